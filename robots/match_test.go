@@ -1,0 +1,288 @@
+package robots
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAllowed(t *testing.T) {
+	tests := []struct {
+		name   string
+		robots string
+		agent  string
+		url    string
+		want   bool
+		line   int // line of the deciding rule; 0 when no rule decided
+	}{
+		// Group selection.
+		{"no file allows", "", "heed", "/x", true, 0},
+		{"star group applies", "User-agent: *\nDisallow: /x\n", "heed", "/x", false, 2},
+		{"named group wins over star", "User-agent: *\nDisallow: /\nUser-agent: heed\nDisallow: /x\n", "heed/1.0", "/y", true, 0},
+		{"named group rules", "User-agent: *\nDisallow: /\nUser-agent: heed\nDisallow: /x\n", "heed/1.0", "/x/1", false, 4},
+		{"product token case-insensitive", "User-agent: HEED\nDisallow: /\n", "Heed/0.1 (+https://example.com)", "/a", false, 2},
+		{"file user-agent reduced to its token", "User-agent: heed/2.0 beta\nDisallow: /\n", "heed", "/a", false, 2},
+		{"token is whole, not a prefix", "User-agent: heedbot\nDisallow: /\n", "heed", "/a", true, 0},
+		{"token with hyphen and underscore", "User-agent: heed-news_x\nDisallow: /\n", "heed-news_x/3", "/a", false, 2},
+		{"hyphenated token is not its prefix", "User-agent: heed\nDisallow: /\n", "heed-news", "/a", true, 0},
+		{"no group for agent and no star allows", "User-agent: other\nDisallow: /\n", "heed", "/a", true, 0},
+		{"agent without token gets star", "User-agent: *\nDisallow: /s\nUser-agent: 9bot\nAllow: /\n", "9bot", "/s", false, 2},
+		{"star followed by text is star", "User-agent: * # all\nDisallow: /s\n", "heed", "/s", false, 2},
+		{"groups naming the agent merge", "User-agent: heed\nDisallow: /a\n\nUser-agent: other\nDisallow: /b\n\nUser-agent: heed\nDisallow: /c\n", "heed", "/c", false, 8},
+		{"merged groups: other group's rule not applied", "User-agent: heed\nDisallow: /a\n\nUser-agent: other\nDisallow: /b\n\nUser-agent: heed\nDisallow: /c\n", "heed", "/b", true, 0},
+		{"star groups merge", "User-agent: *\nDisallow: /a\nUser-agent: x\nDisallow: /\nUser-agent: *\nDisallow: /b\n", "heed", "/b", false, 6},
+		{"empty group for agent allows all", "User-agent: *\nDisallow: /\n\nUser-agent: heed\n", "heed", "/x", true, 0},
+
+		// Patterns.
+		{"prefix", "User-agent: *\nDisallow: /fish\n", "a", "/fish.html", false, 2},
+		{"prefix is case-sensitive", "User-agent: *\nDisallow: /fish\n", "a", "/Fish.html", true, 0},
+		{"trailing slash", "User-agent: *\nDisallow: /fish/\n", "a", "/fish", true, 0},
+		{"star in middle", "User-agent: *\nDisallow: /*.php\n", "a", "/folder/filename.php?parameters", false, 2},
+		{"star does not cross a missing literal", "User-agent: *\nDisallow: /*.php\n", "a", "/windows.PHP", true, 0},
+		{"end anchor", "User-agent: *\nDisallow: /*.php$\n", "a", "/filename.php", false, 2},
+		{"end anchor refuses longer", "User-agent: *\nDisallow: /*.php$\n", "a", "/filename.php?parameters", true, 0},
+		{"end anchor refuses longer path", "User-agent: *\nDisallow: /*.php$\n", "a", "/filename.php5", true, 0},
+		{"pattern without slash", "User-agent: *\nDisallow: *.gif$\n", "a", "/a/b.gif", false, 2},
+		{"fish star", "User-agent: *\nDisallow: /fish*\n", "a", "/fishheads/yummy.html", false, 2},
+		{"consecutive stars", "User-agent: *\nDisallow: /a***b\n", "a", "/a-x-b", false, 2},
+		{"star then end", "User-agent: *\nDisallow: /a*$\n", "a", "/abc", false, 2},
+		{"dollar alone matches nothing", "User-agent: *\nDisallow: $\n", "a", "/", true, 0},
+		{"dollar inside is literal", "User-agent: *\nDisallow: /a$b\n", "a", "/a$b", false, 2},
+		{"dollar inside is not an anchor", "User-agent: *\nDisallow: /a$b\n", "a", "/a", true, 0},
+		{"query matched", "User-agent: *\nDisallow: /*?sort=\n", "a", "/list?sort=asc", false, 2},
+		{"query as written", "User-agent: *\nDisallow: /s?q=https://x\n", "a", "https://example.com/s?q=https://x", false, 2},
+		{"fragment ignored", "User-agent: *\nDisallow: /a$\n", "a", "https://example.com/a#frag", false, 2},
+		{"empty path is /", "User-agent: *\nDisallow: /$\n", "a", "https://example.com", false, 2},
+		{"empty disallow is no rule", "User-agent: *\nDisallow:\n", "a", "/x", true, 0},
+		{"empty allow is no rule", "User-agent: *\nDisallow: /\nAllow:\n", "a", "/x", false, 2},
+
+		// Priority.
+		{"longest wins", "User-agent: *\nAllow: /p\nDisallow: /\n", "a", "/page", true, 2},
+		{"longest disallow wins", "User-agent: *\nAllow: /folder\nDisallow: /folder/page\n", "a", "/folder/page", false, 3},
+		{"allow wins a tie", "User-agent: *\nDisallow: /page\nAllow: /page\n", "a", "/page", true, 3},
+		{"allow wins a tie, order reversed", "User-agent: *\nAllow: /page\nDisallow: /page\n", "a", "/page", true, 2},
+		{"priority is pattern length as written", "User-agent: *\nAllow: /$\nDisallow: /\n", "a", "/", true, 2},
+		{"wildcard length counts", "User-agent: *\nAllow: /*.html\nDisallow: /page\n", "a", "/page.html", true, 2},
+		{"not the matched length", "User-agent: *\nAllow: /a\nDisallow: /*z\n", "a", "/abcdefz", false, 3},
+		{"rules of merged groups compete", "User-agent: heed\nDisallow: /docs\n\nUser-agent: heed\nAllow: /docs/\n", "heed", "/docs/x", true, 5},
+
+		// Percent-encoding, normalized the same way on both sides.
+		{"non-ascii pattern vs encoded url", "User-agent: *\nDisallow: /foo/bar/ツ\n", "a", "/foo/bar/%E3%83%84", false, 2},
+		{"encoded pattern vs non-ascii url", "User-agent: *\nDisallow: /foo/bar/%E3%83%84\n", "a", "https://example.com/foo/bar/ツ", false, 2},
+		{"lower-case escapes", "User-agent: *\nDisallow: /foo/bar/%e3%83%84\n", "a", "/foo/bar/%E3%83%84", false, 2},
+		{"unreserved escape decoded in pattern", "User-agent: *\nDisallow: /foo/bar/%62%61%7A\n", "a", "/foo/bar/baz", false, 2},
+		{"unreserved escape decoded in url", "User-agent: *\nDisallow: /foo/bar/baz\n", "a", "/foo/bar/%62%61%7A", false, 2},
+		{"tilde escape", "User-agent: *\nDisallow: /~joe/\n", "a", "/%7Ejoe/index.html", false, 2},
+		{"reserved escape kept", "User-agent: *\nDisallow: /a%2Fb\n", "a", "/a/b", true, 0},
+		{"reserved escape kept, url side", "User-agent: *\nDisallow: /a/b\n", "a", "/a%2fb", true, 0},
+		{"reserved escape matches itself", "User-agent: *\nDisallow: /a%2fb\n", "a", "/a%2Fb", false, 2},
+		{"encoded star in pattern matches literal star", "User-agent: *\nDisallow: /path/file-with-a-%2A.html\n", "a", "https://www.example.com/path/file-with-a-*.html", false, 2},
+		{"encoded dollar in pattern matches literal dollar", "User-agent: *\nDisallow: /path/foo-%24\n", "a", "https://www.example.com/path/foo-$", false, 2},
+		{"encoded star is not a wildcard", "User-agent: *\nDisallow: /a%2Ab\n", "a", "/axxb", true, 0},
+		{"space in pattern", "User-agent: *\nDisallow: /a b\n", "a", "/a%20b", false, 2},
+		{"reserved query characters as written", "User-agent: *\nDisallow: /foo/bar?baz=https%3A%2F%2Ffoo.bar\n", "a", "/foo/bar?baz=https://foo.bar", true, 0},
+		{"reserved query escapes match themselves", "User-agent: *\nDisallow: /foo/bar?baz=https%3A%2F%2Ffoo.bar\n", "a", "/foo/bar?baz=https%3a%2f%2ffoo.bar", false, 2},
+
+		// Special URLs.
+		{"robots.txt always allowed", "User-agent: *\nDisallow: /\n", "a", "https://example.com/robots.txt", true, 0},
+		{"robots.txt path only", "User-agent: *\nDisallow: /\n", "a", "/robots.txt?x=1", true, 0},
+		{"not robots.txt", "User-agent: *\nDisallow: /\n", "a", "/robots.txt/x", false, 2},
+		{"unparsable url allowed", "User-agent: *\nDisallow: /\n", "a", "http://[::1", true, 0},
+		{"relative url allowed", "User-agent: *\nDisallow: /\n", "a", "foo/bar", true, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := Parse([]byte(tt.robots))
+			d := r.Allowed(tt.agent, tt.url)
+			line := 0
+			if d.Rule != nil {
+				line = d.Rule.Line
+			}
+			if d.Allowed != tt.want || line != tt.line {
+				t.Errorf("Allowed(%q, %q) got %v by line %d (%s), want %v by line %d", tt.agent, tt.url, d.Allowed, line, d, tt.want, tt.line)
+			}
+			if (d.Reason == ReasonRule) != (d.Rule != nil) {
+				t.Errorf("Allowed(%q, %q): reason %s with rule %v", tt.agent, tt.url, d.Reason, d.Rule)
+			}
+		})
+	}
+}
+
+func TestDecisionExplains(t *testing.T) {
+	r := Parse([]byte("User-agent: *\nAllow: /public/\nDisallow: /\n"))
+	tests := []struct {
+		url    string
+		reason Reason
+		text   string
+	}{
+		{"/private", ReasonRule, `disallowed by line 3 "Disallow: /" (group "User-agent: *" at line 1)`},
+		{"/public/x", ReasonRule, `allowed by line 2 "Allow: /public/" (group "User-agent: *" at line 1)`},
+		{"/robots.txt", ReasonRobotsTxt, "allowed: /robots.txt is always allowed"},
+		{"::", ReasonBadURL, "allowed: the URL cannot be parsed, so no rule applies"},
+	}
+	for _, tt := range tests {
+		d := r.Allowed("heed", tt.url)
+		if d.Reason != tt.reason || d.String() != tt.text {
+			t.Errorf("Allowed(%q) got %s %q, want %s %q", tt.url, d.Reason, d, tt.reason, tt.text)
+		}
+	}
+	d := Parse([]byte("User-agent: heed\nUser-agent: other\nDisallow: /x\n")).Allowed("heed", "/y")
+	if want := `allowed: no rule matches (group "User-agent: heed, User-agent: other" at line 1)`; d.String() != want {
+		t.Errorf("no-rule decision: got %q, want %q", d, want)
+	}
+	if d := Parse(nil).Allowed("heed", "/y"); d.Reason != ReasonNoGroup || !d.Allowed {
+		t.Errorf("empty file: got %s %v, want no-group allowed", d.Reason, d.Allowed)
+	}
+}
+
+func TestHandBuiltRules(t *testing.T) {
+	r := &Robots{Groups: []Group{{Agents: []string{"*"}, Rules: []Rule{
+		NewRule(Disallow, "/*.pdf$"),
+		{Kind: Allow, Pattern: "/docs/*.pdf$"}, // not compiled: matched all the same
+	}}}}
+	if d := r.Allowed("heed", "/a/b.pdf"); d.Allowed {
+		t.Errorf("hand-built: /a/b.pdf allowed, want disallowed")
+	}
+	if d := r.Allowed("heed", "/docs/b.pdf"); !d.Allowed || d.Rule == nil || d.Rule.Pattern != "/docs/*.pdf$" {
+		t.Errorf("hand-built: /docs/b.pdf got %s, want allowed by /docs/*.pdf$", d)
+	}
+}
+
+func TestCrawlDelayAndSignals(t *testing.T) {
+	r := Parse([]byte("User-agent: *\nCrawl-delay: 1\nContent-Signal: search=yes, ai-input=no\n\n" +
+		"User-agent: heed\nCrawl-delay: 2\nContent-Signal: ai-input=yes, ai-train=no\n\n" +
+		"User-agent: heed\nCrawl-delay: 0.5\nContent-Signal: ai-input=no\n\n" +
+		"User-agent: silent\nDisallow: /x\n"))
+	tests := []struct {
+		agent   string
+		delay   time.Duration
+		ok      bool
+		signals Signals
+	}{
+		{"heed/0.1", 2 * time.Second, true, Signals{"ai-input": false, "ai-train": false}},
+		{"other", time.Second, true, Signals{"search": true, "ai-input": false}},
+		{"silent", 0, false, nil},
+	}
+	for _, tt := range tests {
+		d, ok := r.CrawlDelay(tt.agent)
+		if d != tt.delay || ok != tt.ok {
+			t.Errorf("CrawlDelay(%q) got %v, %v, want %v, %v", tt.agent, d, ok, tt.delay, tt.ok)
+		}
+		if diff := cmp.Diff(tt.signals, r.ContentSignals(tt.agent)); diff != "" {
+			t.Errorf("ContentSignals(%q) mismatch (-want +got):\n%s", tt.agent, diff)
+		}
+	}
+	if !r.ContentSignals("heed").Denies(SignalAIInput) || r.ContentSignals("other").Denies(SignalSearch) || Signals(nil).Denies(SignalAITrain) {
+		t.Errorf("Denies gave the wrong answer")
+	}
+}
+
+func TestProductToken(t *testing.T) {
+	for in, want := range map[string]string{
+		"ExampleBot/1.0 (+https://example.com/bot)": "examplebot",
+		"heed/0.1.0 (+https://example.com)":         "heed",
+		"Googlebot-News":                            "googlebot-news",
+		"foo_bar baz":                               "foo_bar",
+		"123bot":                                    "",
+		"":                                          "",
+		"*":                                         "",
+	} {
+		if got := ProductToken(in); got != want {
+			t.Errorf("ProductToken(%q) got %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestAdversarialPatternCompletes matches the pattern that drives a
+// backtracking regexp to exponential time against a long near miss. Its
+// cost is measured in BenchmarkAdversarial; here it must give the right
+// answers.
+func TestAdversarialPattern(t *testing.T) {
+	r := Parse([]byte("User-agent: *\nDisallow: /*a*a*a*a*a*a*a*a$\n"))
+	miss := "/" + strings.Repeat("a", 100_000) + "b"
+	if d := r.Allowed("heed", miss); !d.Allowed {
+		t.Errorf("near miss: got disallowed, want allowed")
+	}
+	hit := "/" + strings.Repeat("ab", 50_000) + "a"
+	if d := r.Allowed("heed", hit); d.Allowed {
+		t.Errorf("hit: got allowed, want disallowed")
+	}
+}
+
+// TestConformance runs the cases in testdata/conformance: RFC 9309's
+// examples and matching cases drawn from Google's robots.txt tests. Each
+// file has a "-- robots.txt --" section and a "-- want --" section of
+// lines "allow|disallow AGENT URL [line=N]".
+func TestConformance(t *testing.T) {
+	files, err := filepath.Glob("testdata/conformance/*.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no conformance files")
+	}
+	for _, file := range files {
+		sections := readSections(t, file)
+		body, ok := sections["robots.txt"]
+		if !ok {
+			t.Fatalf("%s: no robots.txt section", file)
+		}
+		r := Parse([]byte(body))
+		sc := bufio.NewScanner(strings.NewReader(sections["want"]))
+		n := 0
+		for sc.Scan() {
+			f := strings.Fields(sc.Text())
+			if len(f) == 0 || strings.HasPrefix(f[0], "#") {
+				continue
+			}
+			n++
+			if len(f) < 3 || f[0] != "allow" && f[0] != "disallow" {
+				t.Fatalf("%s: bad want line %q", file, sc.Text())
+			}
+			want := f[0] == "allow"
+			d := r.Allowed(f[1], f[2])
+			if d.Allowed != want {
+				t.Errorf("%s: %s %s: got %s", filepath.Base(file), f[1], f[2], d)
+			}
+			for _, extra := range f[3:] {
+				if v, ok := strings.CutPrefix(extra, "line="); ok {
+					line, _ := strconv.Atoi(v)
+					if d.Rule == nil || d.Rule.Line != line {
+						t.Errorf("%s: %s %s: got %s, want decided by line %d", filepath.Base(file), f[1], f[2], d, line)
+					}
+				}
+			}
+		}
+		if n == 0 {
+			t.Errorf("%s: no checks", file)
+		}
+	}
+}
+
+// readSections splits a file into its "-- name --" sections.
+func readSections(t *testing.T, file string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	name := ""
+	for l := range strings.Lines(string(data)) {
+		if h, ok := strings.CutPrefix(strings.TrimRight(l, "\n"), "-- "); ok && strings.HasSuffix(h, " --") {
+			name = strings.TrimSuffix(h, " --")
+			out[name] = ""
+			continue
+		}
+		if name != "" {
+			out[name] += l
+		}
+	}
+	return out
+}
