@@ -62,8 +62,8 @@ func (c *clock) Advance(d time.Duration) {
 
 func TestCacheDecides(t *testing.T) {
 	f := &files{files: map[string]string{
-		"https://a.example/robots.txt":      "200 User-agent: *\nDisallow: /private/\nCrawl-delay: 2\nContent-Signal: ai-input=no\n",
-		"https://down.example/robots.txt":   "503",
+		"https://a.example/robots.txt":     "200 User-agent: *\nDisallow: /private/\nCrawl-delay: 2\nContent-Signal: ai-input=no\n",
+		"https://down.example/robots.txt":  "503",
 		"http://a.example:8080/robots.txt": "200 User-agent: *\nDisallow: /\n",
 	}}
 	c := NewCache(f.load, CacheConfig{})
