@@ -1,0 +1,89 @@
+// Package cli is heed's command line: it parses flags and wires the
+// library packages together. cmd/heed calls Run; tests call it too.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heedhq/heed"
+)
+
+// Exit codes (DESIGN: errors and exit codes).
+const (
+	ExitOK     = 0
+	ExitFailed = 1  // the work failed; for "robots check", a URL is disallowed
+	ExitUsage  = 2  // a bad flag or argument
+	ExitConfig = 78 // a configuration error (sysexits EX_CONFIG)
+)
+
+// exitError carries an exit code up to Run. A nil err with a code means
+// the command has already said what it had to say.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErrorf reports a usage error: exit code 2.
+func usageErrorf(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+// env is what a command reads from and writes to.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// Run runs heed with the given arguments (without the program name) and
+// returns its exit code. Results go to stdout, diagnostics to stderr.
+func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := e.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "heed: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	// Errors from cobra itself are about flags and arguments.
+	fmt.Fprintf(stderr, "heed: %v\nRun 'heed help' for usage.\n", err)
+	return ExitUsage
+}
+
+func (e *env) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "heed",
+		Short: "heed fetches the web politely into a searchable stash of Markdown",
+		Long: `heed is a polite web ingester for AI agents. It heeds robots.txt
+(RFC 9309), Crawl-delay and each page's own robots directives.`,
+		Version:       heed.Version,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetVersionTemplate("heed {{.Version}}\n")
+	root.AddCommand(e.robotsCommand())
+	return root
+}

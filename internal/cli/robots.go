@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/robots"
+)
+
+func (e *env) robotsCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "robots",
+		Short: "Explain, format and lint robots.txt files",
+	}
+	cmd.AddCommand(e.robotsCheckCommand(), e.robotsFmtCommand(), e.robotsLintCommand())
+	return cmd
+}
+
+func (e *env) robotsCheckCommand() *cobra.Command {
+	var (
+		file    string
+		agent   string
+		jsonOut bool
+	)
+	cmd := &cobra.Command{
+		Use:   "check --file FILE [--agent UA] [--json] URL...",
+		Short: "Say whether robots.txt allows each URL, and which rule decided",
+		Long: `Check evaluates each URL against a robots.txt file and prints whether it is
+allowed and which rule, on which line, decided. URLs are absolute http(s)
+URLs or paths starting with "/".
+
+Exit status: 0 when every URL is allowed, 1 when any is disallowed, 2 on a
+usage error.`,
+		Example: `  heed robots check --file robots.txt https://example.com/private/x
+  curl -s https://example.com/robots.txt | heed robots check --file - --json /docs/`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErrorf("robots check: no URL to check")
+			}
+			if file == "" {
+				return usageErrorf("robots check: no robots.txt given; pass --file FILE, or --file - to read standard input")
+			}
+			for _, a := range args {
+				if err := checkableURL(a); err != nil {
+					return usageErrorf("robots check: %v", err)
+				}
+			}
+			data, err := e.readInput(file)
+			if err != nil {
+				return usageErrorf("robots check: %v", err)
+			}
+			r := robots.Parse(data)
+			disallowed := false
+			for _, u := range args {
+				d := r.Allowed(agent, u)
+				disallowed = disallowed || !d.Allowed
+				if jsonOut {
+					if err := writeJSON(e.stdout, checkResult(u, d)); err != nil {
+						return err
+					}
+					continue
+				}
+				fmt.Fprintf(e.stdout, "%s: %s\n", u, d)
+			}
+			if disallowed {
+				return &exitError{code: ExitFailed}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "robots.txt file to check against (- for standard input)")
+	cmd.Flags().StringVar(&agent, "agent", heed.UserAgent(), "user agent whose product token picks the group")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per URL")
+	return cmd
+}
+
+// checkableURL accepts absolute http(s) URLs and paths.
+func checkableURL(s string) error {
+	if strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL: %v", s, err)
+	}
+	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" || u.Host == "" {
+		return fmt.Errorf("%q is neither an http(s) URL nor a path starting with /", s)
+	}
+	return nil
+}
+
+// checkJSON is what "robots check --json" prints for one URL.
+type checkJSON struct {
+	URL         string        `json:"url"`
+	Allowed     bool          `json:"allowed"`
+	Reason      robots.Reason `json:"reason"`
+	Rule        *robots.Rule  `json:"rule"`
+	Group       *groupJSON    `json:"group"`
+	Explanation string        `json:"explanation"`
+}
+
+type groupJSON struct {
+	Agents []string `json:"agents"`
+	Line   int      `json:"line"`
+}
+
+func checkResult(u string, d robots.Decision) checkJSON {
+	out := checkJSON{URL: u, Allowed: d.Allowed, Reason: d.Reason, Rule: d.Rule, Explanation: d.String()}
+	if d.Group != nil {
+		out.Group = &groupJSON{Agents: d.Group.Agents, Line: d.Group.Line}
+	}
+	return out
+}
+
+func (e *env) robotsFmtCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "fmt [FILE|-]",
+		Short: "Print a robots.txt file in normal form",
+		Long: `Fmt prints the file as heed reads it: groups with their rules, then sitemaps,
+then other records, with canonical field names. Lines that a crawler ignores
+are left out; 'heed robots lint' lists them.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			data, err := e.readInput(argOrStdin(args))
+			if err != nil {
+				return usageErrorf("robots fmt: %v", err)
+			}
+			return robots.Parse(data).Format(e.stdout)
+		},
+	}
+}
+
+func (e *env) robotsLintCommand() *cobra.Command {
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "lint [FILE|-]",
+		Short: "List the lines of a robots.txt that crawlers ignore or read differently",
+		Long: `Lint lists, with line numbers, the lines of a robots.txt file that a crawler
+will ignore or read differently than written: rules outside any group,
+unknown fields, accepted misspellings and missing colons, unreadable values,
+patterns that match nothing, and lines past the 512 KiB limit.
+
+Exit status: 0 when there is nothing to report, 1 when there is, 2 on a
+usage error.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := argOrStdin(args)
+			data, err := e.readInput(name)
+			if err != nil {
+				return usageErrorf("robots lint: %v", err)
+			}
+			problems := robots.Lint(data)
+			for _, p := range problems {
+				if jsonOut {
+					if err := writeJSON(e.stdout, p); err != nil {
+						return err
+					}
+					continue
+				}
+				fmt.Fprintf(e.stdout, "%s:%d: %s: %s\n", displayName(name), p.Line, p.Message, p.Text)
+			}
+			if len(problems) > 0 {
+				return &exitError{code: ExitFailed}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per problem")
+	return cmd
+}
+
+func argOrStdin(args []string) string {
+	if len(args) == 0 {
+		return "-"
+	}
+	return args[0]
+}
+
+func displayName(name string) string {
+	if name == "-" {
+		return "<stdin>"
+	}
+	return name
+}
+
+// readInput reads a robots.txt file, or standard input for "-". It reads no
+// more than robots.Parse looks at (plus one byte, so that the limit shows).
+func (e *env) readInput(name string) ([]byte, error) {
+	var r io.Reader = e.stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	return io.ReadAll(io.LimitReader(r, robots.MaxBytes+1))
+}
+
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}

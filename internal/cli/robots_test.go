@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const sample = `# sample
+User-agent: *
+Allow: /docs/
+Disallow: /
+
+User-agent: heed
+Disallow: /private/
+`
+
+// run runs the CLI and returns its exit code, stdout and stderr.
+func run(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Run(t.Context(), args, strings.NewReader(stdin), &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func writeFile(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRobotsCheck(t *testing.T) {
+	file := writeFile(t, "robots.txt", sample)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		out  string
+	}{
+		{
+			name: "allowed by default agent's group",
+			args: []string{"robots", "check", "--file", file, "https://example.com/docs/"},
+			code: 0,
+			out:  "https://example.com/docs/: allowed: no rule matches (group \"User-agent: heed\" at line 6)\n",
+		},
+		{
+			name: "disallowed exits 1 and names the rule",
+			args: []string{"robots", "check", "--file", file, "https://example.com/docs/", "/private/x"},
+			code: 1,
+			out: "https://example.com/docs/: allowed: no rule matches (group \"User-agent: heed\" at line 6)\n" +
+				"/private/x: disallowed by line 7 \"Disallow: /private/\" (group \"User-agent: heed\" at line 6)\n",
+		},
+		{
+			name: "another agent gets the star group",
+			args: []string{"robots", "check", "-f", file, "--agent", "OtherBot/1.0", "/docs/a", "/blog"},
+			code: 1,
+			out: "/docs/a: allowed by line 3 \"Allow: /docs/\" (group \"User-agent: *\" at line 2)\n" +
+				"/blog: disallowed by line 4 \"Disallow: /\" (group \"User-agent: *\" at line 2)\n",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, stderr := run(t, "", tt.args...)
+			if code != tt.code || out != tt.out {
+				t.Errorf("heed %v: got exit %d\n%s(stderr %q), want exit %d\n%s", tt.args, code, out, stderr, tt.code, tt.out)
+			}
+		})
+	}
+}
+
+func TestRobotsCheckJSON(t *testing.T) {
+	code, out, _ := run(t, sample, "robots", "check", "--file", "-", "--json", "/private/x", "/docs/")
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("got %d lines, want 2:\n%s", len(lines), out)
+	}
+	var got []map[string]any
+	for _, l := range lines {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		got = append(got, m)
+	}
+	want := []map[string]any{
+		{
+			"url": "/private/x", "allowed": false, "reason": "rule",
+			"rule":        map[string]any{"kind": "disallow", "pattern": "/private/", "line": float64(7)},
+			"group":       map[string]any{"agents": []any{"heed"}, "line": float64(6)},
+			"explanation": `disallowed by line 7 "Disallow: /private/" (group "User-agent: heed" at line 6)`,
+		},
+		{
+			"url": "/docs/", "allowed": true, "reason": "no-rule", "rule": nil,
+			"group":       map[string]any{"agents": []any{"heed"}, "line": float64(6)},
+			"explanation": `allowed: no rule matches (group "User-agent: heed" at line 6)`,
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("JSON mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRobotsCheckUsage(t *testing.T) {
+	file := writeFile(t, "robots.txt", sample)
+	for _, tt := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"robots", "check", "--file", file}, "no URL"},
+		{[]string{"robots", "check", "/x"}, "--file"},
+		{[]string{"robots", "check", "--file", file, "example.com/x"}, "neither an http(s) URL"},
+		{[]string{"robots", "check", "--file", file, "ftp://example.com/x"}, "neither an http(s) URL"},
+		{[]string{"robots", "check", "--file", file, "http://[::1/x"}, "not a URL"},
+		{[]string{"robots", "check", "--file", filepath.Join(t.TempDir(), "missing"), "/x"}, "no such file"},
+		{[]string{"robots", "check", "--bogus", "/x"}, "unknown flag"},
+		{[]string{"robots", "fmt", "a", "b"}, "accepts at most 1 arg"},
+	} {
+		code, out, stderr := run(t, "", tt.args...)
+		if code != 2 || out != "" || !strings.Contains(stderr, tt.msg) {
+			t.Errorf("heed %v: got exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out, stderr, tt.msg)
+		}
+	}
+}
+
+func TestRobotsFmt(t *testing.T) {
+	in := "user-agent: a\r\ndisalow /x # no\r\nSitemap: https://example.com/s.xml\r\nHost: h\r\n"
+	code, out, _ := run(t, in, "robots", "fmt")
+	want := "User-agent: a\nDisallow: /x\n\nSitemap: https://example.com/s.xml\n\nhost: h\n"
+	if code != 0 || out != want {
+		t.Errorf("robots fmt: got exit %d\n%q, want\n%q", code, out, want)
+	}
+	file := writeFile(t, "robots.txt", in)
+	if code, out2, _ := run(t, "", "robots", "fmt", file); code != 0 || out2 != want {
+		t.Errorf("robots fmt FILE: got exit %d\n%q", code, out2)
+	}
+}
+
+func TestRobotsLint(t *testing.T) {
+	in := "Disallow: /x\nUser-agent: *\ndisalow: /y\nFoo: bar\n"
+	file := writeFile(t, "robots.txt", in)
+	code, out, _ := run(t, "", "robots", "lint", file)
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{file + ":1: Disallow before any User-agent line", file + ":3: misspelt", file + ":4: unknown field"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("lint output lacks %q:\n%s", want, out)
+		}
+	}
+	code, out, _ = run(t, in, "robots", "lint", "--json")
+	if code != 1 || strings.Count(out, "\n") != 3 || !strings.Contains(out, `"line":3`) {
+		t.Errorf("lint --json: exit %d\n%s", code, out)
+	}
+	if code, out, _ := run(t, "User-agent: *\nDisallow: /\n", "robots", "lint"); code != 0 || out != "" {
+		t.Errorf("clean file: exit %d, output %q", code, out)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := run(t, "", "--version")
+	if code != 0 || !strings.HasPrefix(out, "heed ") {
+		t.Errorf("--version: exit %d, %q", code, out)
+	}
+}
