@@ -383,7 +383,7 @@ const upperhex = "0123456789ABCDEF"
 func normalize(s string, isURL bool) string {
 	i := 0
 	for ; i < len(s); i++ {
-		if normalBreak(s, i, isURL) {
+		if c := s[i]; !plain[c] && (c != '%' || escapeChanges(s, i)) && (c != '*' || isURL) {
 			break
 		}
 	}
@@ -396,6 +396,8 @@ func normalize(s string, isURL bool) string {
 	for ; i < len(s); i++ {
 		c := s[i]
 		switch {
+		case plain[c], c == '*' && !isURL:
+			b.WriteByte(c)
 		case c == '%' && i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]):
 			v := unhex(s[i+1])<<4 | unhex(s[i+2])
 			if unreserved(v) {
@@ -406,31 +408,33 @@ func normalize(s string, isURL bool) string {
 				b.WriteByte(upperhex[v&15])
 			}
 			i += 2
-		case c == '%' || c == '$' || isURL && c == '*' || mustEncode(c):
+		default:
 			b.WriteByte('%')
 			b.WriteByte(upperhex[c>>4])
 			b.WriteByte(upperhex[c&15])
-		default:
-			b.WriteByte(c)
 		}
 	}
 	return b.String()
 }
 
-// normalBreak reports whether normalize would change s at i.
-func normalBreak(s string, i int, isURL bool) bool {
-	c := s[i]
-	switch {
-	case c == '%':
-		if i+2 < len(s) && ishex(s[i+1]) && ishex(s[i+2]) {
-			v := unhex(s[i+1])<<4 | unhex(s[i+2])
-			return unreserved(v) || 'a' <= s[i+1] || 'a' <= s[i+2]
-		}
-		return true
-	case c == '$', isURL && c == '*':
+// plain marks the bytes that normalize copies as they are in both paths
+// and patterns: all but '%', '$', '*' and the bytes that must be encoded.
+var plain = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c != '%' && c != '$' && c != '*' && !mustEncode(byte(c))
+	}
+	return t
+}()
+
+// escapeChanges reports whether normalize would rewrite the '%' at s[i]:
+// it starts no escape, or an escape that is lower-case or of an
+// unreserved character.
+func escapeChanges(s string, i int) bool {
+	if i+2 >= len(s) || !ishex(s[i+1]) || !ishex(s[i+2]) {
 		return true
 	}
-	return mustEncode(c)
+	v := unhex(s[i+1])<<4 | unhex(s[i+2])
+	return unreserved(v) || 'a' <= s[i+1] || 'a' <= s[i+2]
 }
 
 func mustEncode(c byte) bool {
