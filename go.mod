@@ -3,6 +3,7 @@ module github.com/heedhq/heed
 go 1.26.0
 
 require (
+	code.dny.dev/ssrf v0.3.0
 	github.com/google/go-cmp v0.7.0
 	github.com/spf13/cobra v1.10.2
 )

@@ -1,0 +1,83 @@
+package heed
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind classifies an error for callers that must decide what to do with
+// it: the CLI picks its exit code by it, the MCP server its message.
+type Kind uint8
+
+const (
+	// Other is an error that fits no other kind.
+	Other Kind = iota
+	// Invalid: the input is malformed (a bad URL, a bad value).
+	Invalid
+	// Blocked: a policy refused the request (the network guard,
+	// robots.txt, a page's directives).
+	Blocked
+	// NotFound: what was asked for does not exist.
+	NotFound
+	// TooLarge: a body, a header or a file went past its cap.
+	TooLarge
+	// Transient: it may work later (a timeout, a 5xx, a 429, a dropped
+	// connection).
+	Transient
+	// Internal: a bug or an environment failure in heed itself.
+	Internal
+)
+
+var kindNames = [...]string{
+	Other:     "other",
+	Invalid:   "invalid",
+	Blocked:   "blocked",
+	NotFound:  "not found",
+	TooLarge:  "too large",
+	Transient: "transient",
+	Internal:  "internal",
+}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Error records what heed was doing, to which URL, what kind of failure
+// it met and what the user can do about it.
+type Error struct {
+	Kind Kind
+	Op   string // what heed was doing, such as "get"
+	URL  string // the URL it was doing it to, if any
+	Err  error  // the cause
+	// Hint tells the user how to get past the error, if they can, such as
+	// "to allow it, pass --allow-net 10.0.0.0/8".
+	Hint string
+}
+
+func (e *Error) Error() string {
+	s := e.Op
+	if e.URL != "" {
+		s += " " + e.URL
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	if e.Hint != "" {
+		s += "; " + e.Hint
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// KindOf returns the Kind of the first *Error in err's chain, or Other.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return Other
+}

@@ -1,0 +1,465 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/robots"
+)
+
+// Defaults of Config.
+const (
+	DefaultTimeout        = 60 * time.Second
+	DefaultBodyTimeout    = 30 * time.Second
+	DefaultMaxBodyBytes   = 10 << 20
+	DefaultMaxRedirects   = 10
+	DefaultMaxHeaderBytes = 1 << 20
+	DefaultRetries        = 2
+	DefaultMaxRetryWait   = 30 * time.Second
+)
+
+// Config configures a Client. The zero value is usable: every zero field
+// takes the default written beside it.
+type Config struct {
+	// UserAgent is sent with every request; "" means heed.UserAgent().
+	UserAgent string
+	// AllowNets are networks the user allows beyond the public internet
+	// (an intranet, a loopback test server). Nothing else non-public is
+	// ever dialled.
+	AllowNets []netip.Prefix
+	// Timeout bounds a whole request: every redirect, retry and the body.
+	// 0 means DefaultTimeout.
+	Timeout time.Duration
+	// BodyTimeout bounds reading one response body, so that a server
+	// dripping a byte a second is cut off. 0 means DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// MaxBodyBytes caps a body, counted after decompression. 0 means
+	// DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// MaxRedirects is how many redirects a request follows. 0 means
+	// DefaultMaxRedirects; negative means none.
+	MaxRedirects int
+	// MaxHeaderBytes caps the response headers. 0 means
+	// DefaultMaxHeaderBytes.
+	MaxHeaderBytes int64
+	// Retries is how often a GET is retried after a 429, a 503 or a
+	// transient network error, with backoff. 0 means DefaultRetries;
+	// negative means none.
+	Retries int
+	// MaxRetryWait caps the wait before a retry, including one asked for
+	// by Retry-After; a server asking for longer gets no retry. 0 means
+	// DefaultMaxRetryWait.
+	MaxRetryWait time.Duration
+	// Proxy, if set, is the HTTP proxy every request goes through. The
+	// environment's proxy variables are never read. The proxy itself is
+	// trusted; the destinations are checked before each request (a proxy
+	// resolves names itself, so the check is of heed's own resolution).
+	Proxy *url.URL
+}
+
+func (c *Config) fill() {
+	if c.UserAgent == "" {
+		c.UserAgent = heed.UserAgent()
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+	if c.BodyTimeout == 0 {
+		c.BodyTimeout = DefaultBodyTimeout
+	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.MaxRedirects == 0 {
+		c.MaxRedirects = DefaultMaxRedirects
+	}
+	if c.MaxHeaderBytes == 0 {
+		c.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
+	if c.Retries == 0 {
+		c.Retries = DefaultRetries
+	}
+	if c.MaxRetryWait == 0 {
+		c.MaxRetryWait = DefaultMaxRetryWait
+	}
+}
+
+// Client makes every request heed makes. It refuses, before connecting,
+// URLs it must never fetch and addresses that are not public; follows
+// redirects itself, checking every hop; and reads bodies under caps and
+// deadlines. A Client is safe for concurrent use.
+type Client struct {
+	cfg   Config
+	guard *guard
+	// plain does pages; robots does robots.txt, without asking for
+	// compression, so that its requests carry only User-Agent and Accept.
+	plain, robots *http.Client
+	resolver      *net.Resolver
+	sleep         func(ctx context.Context, d time.Duration) error
+}
+
+// New returns a Client configured by cfg.
+func New(cfg Config) *Client {
+	cfg.fill()
+	c := &Client{cfg: cfg, guard: newGuard(cfg.AllowNets), resolver: net.DefaultResolver, sleep: sleepCtx}
+	c.plain = &http.Client{Transport: c.transport(false), CheckRedirect: noRedirects}
+	c.robots = &http.Client{Transport: c.transport(true), CheckRedirect: noRedirects}
+	return c
+}
+
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+func (c *Client) transport(noCompression bool) *http.Transport {
+	guarded := &net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second, ControlContext: c.guard.control}
+	dial := guarded.DialContext
+	var proxy func(*http.Request) (*url.URL, error)
+	if c.cfg.Proxy != nil {
+		proxy = http.ProxyURL(c.cfg.Proxy)
+		proxyAddr := proxyHostPort(c.cfg.Proxy)
+		direct := &net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second}
+		dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if addr == proxyAddr {
+				return direct.DialContext(ctx, network, addr)
+			}
+			return guarded.DialContext(ctx, network, addr)
+		}
+	}
+	return &http.Transport{
+		Proxy:                  proxy,
+		DialContext:            dial,
+		ForceAttemptHTTP2:      true,
+		MaxIdleConns:           64,
+		MaxIdleConnsPerHost:    4,
+		IdleConnTimeout:        90 * time.Second,
+		TLSHandshakeTimeout:    15 * time.Second,
+		ExpectContinueTimeout:  time.Second,
+		MaxResponseHeaderBytes: c.cfg.MaxHeaderBytes,
+		DisableCompression:     noCompression,
+	}
+}
+
+func proxyHostPort(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = "80"
+		if u.Scheme == "https" {
+			port = "443"
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
+}
+
+// Request is one GET.
+type Request struct {
+	URL string
+	// Accept is the Accept header; "" means one that prefers HTML.
+	Accept string
+	// ETag and LastModified are validators from an earlier response; with
+	// either, the request is conditional and an unchanged resource answers
+	// 304 (Response.NotModified).
+	ETag, LastModified string
+	// MaxBytes lowers the client's body cap for this request; 0 keeps it.
+	MaxBytes int64
+	// Truncate keeps the first MaxBytes of a longer body instead of
+	// failing with a TooLarge error.
+	Truncate bool
+	// MaxRedirects lowers the client's redirect cap for this request; 0
+	// keeps it.
+	MaxRedirects int
+
+	robots bool // a robots.txt request: only User-Agent and Accept
+}
+
+// Response is the final response of a request, after redirects.
+type Response struct {
+	URL       string   // the final URL
+	Redirects []string // the URLs redirected from, in order
+	Status    int
+	Header    http.Header
+	Body      []byte
+	// Truncated is true when Request.Truncate cut the body at its cap.
+	Truncated bool
+	// NotModified is true for a 304 answer to a conditional request.
+	NotModified bool
+}
+
+// ETag and LastModified return the response's validators, to make the
+// next request for the same URL conditional.
+func (r *Response) ETag() string         { return r.Header.Get("ETag") }
+func (r *Response) LastModified() string { return r.Header.Get("Last-Modified") }
+
+// ErrDowngrade is wrapped by the error of an https request redirected to
+// http, which is never followed.
+var ErrDowngrade = errors.New("refused: redirect from https to http")
+
+// ErrTooManyRedirects is wrapped by the error of a request that was
+// redirected more often than its cap allows.
+var ErrTooManyRedirects = errors.New("too many redirects")
+
+// Get fetches req.URL, following redirects. A response of any status is a
+// Response, not an error; errors are *heed.Error values that say what was
+// refused or what failed, with a hint where the user can do something.
+func (c *Client) Get(ctx context.Context, req Request) (*Response, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	fail := func(kind heed.Kind, u string, err error) (*Response, error) {
+		e := &heed.Error{Kind: kind, Op: "get", URL: u, Err: err}
+		var r *refusal
+		if errors.As(err, &r) {
+			e.Hint = r.hint()
+		}
+		return nil, e
+	}
+	u, err := c.guard.checkURL(req.URL)
+	if err != nil {
+		return fail(kindOf(err), req.URL, err)
+	}
+	maxRedirects := c.cfg.MaxRedirects
+	switch {
+	case req.robots:
+		maxRedirects = robots.MaxRedirects // RFC 9309 §2.3.1.2: at least five
+	case req.MaxRedirects > 0 && (maxRedirects < 0 || req.MaxRedirects < maxRedirects):
+		maxRedirects = req.MaxRedirects
+	}
+	maxRedirects = max(maxRedirects, 0)
+	var chain []string
+	for {
+		if err := c.checkProxied(ctx, u); err != nil {
+			return fail(kindOf(err), u.String(), err)
+		}
+		resp, err := c.send(ctx, u, req)
+		if err != nil {
+			return fail(kindOf(err), u.String(), err)
+		}
+		loc := resp.Header.Get("Location")
+		if !isRedirect(resp.StatusCode) || loc == "" {
+			out, err := c.read(ctx, resp, req)
+			if err != nil {
+				return fail(kindOf(err), u.String(), err)
+			}
+			out.URL, out.Redirects = u.String(), chain
+			return out, nil
+		}
+		discard(resp)
+		if len(chain) >= maxRedirects {
+			return fail(heed.Blocked, req.URL, fmt.Errorf("%w: more than %d", ErrTooManyRedirects, maxRedirects))
+		}
+		next, err := u.Parse(loc)
+		if err != nil {
+			return fail(heed.Invalid, u.String(), fmt.Errorf("redirect to an invalid URL %q: %w", loc, err))
+		}
+		next.Fragment, next.RawFragment = "", ""
+		if u.Scheme == "https" && strings.EqualFold(next.Scheme, "http") {
+			return fail(heed.Blocked, u.String(), fmt.Errorf("%w to %s", ErrDowngrade, next))
+		}
+		checked, err := c.guard.checkURL(next.String())
+		if err != nil {
+			return fail(kindOf(err), next.String(), fmt.Errorf("redirect: %w", err))
+		}
+		chain = append(chain, u.String())
+		u = checked
+	}
+}
+
+// checkProxied judges the destination before a proxied request: a proxy
+// dials for us, so the dialer's check cannot see the address.
+func (c *Client) checkProxied(ctx context.Context, u *url.URL) error {
+	if c.cfg.Proxy == nil {
+		return nil
+	}
+	if _, ok := hostAddr(u.Hostname()); ok {
+		return nil // checked by checkURL
+	}
+	addrs, err := c.resolver.LookupNetIP(ctx, "ip", u.Hostname())
+	if err != nil {
+		return err
+	}
+	for _, a := range addrs {
+		if err := c.guard.check(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
+		return true
+	}
+	return false
+}
+
+// send makes one request to u, retrying a GET after a 429, a 503 or a
+// transient network error.
+func (c *Client) send(ctx context.Context, u *url.URL, req Request) (*http.Response, error) {
+	hc := c.plain
+	if req.robots {
+		hc = c.robots
+	}
+	for attempt := 0; ; attempt++ {
+		hr, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+		if err != nil {
+			return nil, err
+		}
+		hr.Header.Set("User-Agent", c.cfg.UserAgent)
+		switch {
+		case req.Accept != "":
+			hr.Header.Set("Accept", req.Accept)
+		default:
+			hr.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8")
+		}
+		if !req.robots {
+			if req.ETag != "" {
+				hr.Header.Set("If-None-Match", req.ETag)
+			}
+			if req.LastModified != "" {
+				hr.Header.Set("If-Modified-Since", req.LastModified)
+			}
+		}
+		resp, err := hc.Do(hr)
+		if attempt >= c.cfg.Retries || !retryable(resp, err) {
+			return resp, err
+		}
+		wait := c.backoff(attempt, resp)
+		deadline, ok := ctx.Deadline()
+		if wait > c.cfg.MaxRetryWait || ok && time.Until(deadline) < wait {
+			return resp, err // not worth waiting for: give the caller what we have
+		}
+		if resp != nil {
+			discard(resp)
+		}
+		if err := c.sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func retryable(resp *http.Response, err error) bool {
+	if err != nil {
+		if errors.Is(err, ErrRefused) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return false
+		}
+		var ne net.Error
+		return errors.As(err, &ne) && ne.Timeout() ||
+			errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||
+			errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+	}
+	return resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable
+}
+
+// backoff is the wait before retry attempt+1: what Retry-After asks, or
+// an exponential backoff with jitter from half a second.
+func (c *Client) backoff(attempt int, resp *http.Response) time.Duration {
+	if resp != nil {
+		if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			return d
+		}
+	}
+	base := 500 * time.Millisecond << attempt
+	return base/2 + rand.N(base/2+1)
+}
+
+// retryAfter reads a Retry-After header: seconds, or an HTTP date.
+func retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseUint(v, 10, 32); err == nil {
+		return time.Duration(n) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0), true
+	}
+	return 0, false
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// errBodyDeadline is the cause of a body that took longer than
+// Config.BodyTimeout to read.
+var errBodyDeadline = errors.New("body read deadline exceeded")
+
+// read reads the body of the final response under its cap and deadline.
+func (c *Client) read(ctx context.Context, resp *http.Response, req Request) (*Response, error) {
+	defer resp.Body.Close()
+	out := &Response{Status: resp.StatusCode, Header: resp.Header, NotModified: resp.StatusCode == http.StatusNotModified}
+	limit := c.cfg.MaxBodyBytes
+	if req.MaxBytes > 0 && req.MaxBytes < limit {
+		limit = req.MaxBytes
+	}
+	if resp.ContentLength > limit && !req.Truncate {
+		return nil, fmt.Errorf("%w: the body is %d bytes, over the %d-byte cap", ErrTooLarge, resp.ContentLength, limit)
+	}
+	timer := time.AfterFunc(c.cfg.BodyTimeout, func() { resp.Body.Close() })
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	fired := !timer.Stop()
+	switch {
+	case fired:
+		return nil, fmt.Errorf("%w after %v (%d bytes read)", errBodyDeadline, c.cfg.BodyTimeout, len(body))
+	case err != nil:
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("reading the body: %w", ctx.Err())
+		}
+		return nil, fmt.Errorf("reading the body: %w", err)
+	case int64(len(body)) > limit && req.Truncate:
+		body, out.Truncated = body[:limit], true
+	case int64(len(body)) > limit:
+		return nil, fmt.Errorf("%w: the body is over the %d-byte cap", ErrTooLarge, limit)
+	}
+	out.Body = body
+	return out, nil
+}
+
+// ErrTooLarge is wrapped by the error of a body over its cap.
+var ErrTooLarge = errors.New("too large")
+
+// discard drops a response we do not read, keeping its connection usable
+// when the rest is short.
+func discard(resp *http.Response) {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+}
+
+// kindOf classifies a request error.
+func kindOf(err error) heed.Kind {
+	var ne net.Error
+	var dnsErr *net.DNSError
+	switch {
+	case errors.Is(err, ErrRefused), errors.Is(err, ErrTooManyRedirects), errors.Is(err, ErrDowngrade):
+		return heed.Blocked
+	case errors.Is(err, ErrTooLarge):
+		return heed.TooLarge
+	case errors.As(err, &dnsErr) && dnsErr.IsNotFound:
+		return heed.NotFound
+	case errors.Is(err, ErrInvalidURL):
+		return heed.Invalid
+	case errors.Is(err, errBodyDeadline), errors.Is(err, context.DeadlineExceeded),
+		errors.As(err, &ne) && ne.Timeout(), errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.ECONNREFUSED):
+		return heed.Transient
+	}
+	return heed.Other
+}

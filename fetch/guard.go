@@ -1,0 +1,253 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"code.dny.dev/ssrf"
+)
+
+// ErrRefused is wrapped by every error of a request that the guard
+// refused before connecting.
+var ErrRefused = errors.New("refused")
+
+// ErrInvalidURL is wrapped by the error of a URL that cannot be read.
+var ErrInvalidURL = errors.New("invalid URL")
+
+// guard decides which addresses heed may connect to: public unicast
+// addresses, and those in the networks the user allowed. The deny lists
+// are code.dny.dev/ssrf's, generated from the IANA special-purpose
+// registries.
+type guard struct {
+	allow []netip.Prefix
+	ssrf  *ssrf.Guardian
+}
+
+func newGuard(allow []netip.Prefix) *guard {
+	var v4, v6 []netip.Prefix
+	for _, p := range allow {
+		p = p.Masked()
+		if p.Addr().Is4() {
+			v4 = append(v4, p)
+		} else {
+			v6 = append(v6, p)
+		}
+	}
+	return &guard{
+		allow: allow,
+		ssrf: ssrf.New(
+			ssrf.WithAnyPort(),
+			ssrf.WithNetworks("tcp4", "tcp6"),
+			ssrf.WithAllowedV4Prefixes(v4...),
+			ssrf.WithAllowedV6Prefixes(v6...),
+		),
+	}
+}
+
+// check refuses an address that is not public unicast and not allowed.
+// An IPv4-mapped IPv6 address is judged by the IPv4 address inside it.
+func (g *guard) check(addr netip.Addr) error {
+	addr = addr.Unmap().WithZone("")
+	if err := g.ssrf.SafeAddr(addr); err != nil {
+		name, prefix := classify(addr)
+		return &refusal{addr: addr, what: name, prefix: prefix}
+	}
+	return nil
+}
+
+// control is the dialer's ControlContext: it judges the address actually
+// dialled, after DNS resolution, for every connection.
+func (g *guard) control(_ context.Context, network, address string, _ syscall.RawConn) error {
+	if network != "tcp4" && network != "tcp6" {
+		return fmt.Errorf("%w: network %s", ErrRefused, network)
+	}
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: cannot read the address %q", ErrRefused, address)
+	}
+	return g.check(ap.Addr())
+}
+
+// refusal is the guard's answer to an address it will not connect to.
+type refusal struct {
+	addr   netip.Addr
+	what   string
+	prefix netip.Prefix
+}
+
+func (r *refusal) Error() string {
+	return fmt.Sprintf("refused: %s is %s (%s), not a public address", r.addr, r.what, r.prefix)
+}
+
+func (r *refusal) Unwrap() error { return ErrRefused }
+
+// hint says how the user can allow the refused address.
+func (r *refusal) hint() string {
+	return fmt.Sprintf("to allow it, pass --allow-net %s (or add it to allow_net in the config)", r.prefix)
+}
+
+// ranges names the networks the guard refuses, most specific first, for
+// messages. Addresses in none of them are outside IPv6 global unicast.
+var ranges = []struct {
+	prefix netip.Prefix
+	name   string
+}{
+	{netip.MustParsePrefix("255.255.255.255/32"), "the broadcast address"},
+	{netip.MustParsePrefix("0.0.0.0/8"), `in "this network"`},
+	{netip.MustParsePrefix("10.0.0.0/8"), "in a private network (RFC 1918)"},
+	{netip.MustParsePrefix("100.64.0.0/10"), "in shared address space (CGNAT, RFC 6598)"},
+	{netip.MustParsePrefix("127.0.0.0/8"), "a loopback address"},
+	{netip.MustParsePrefix("169.254.0.0/16"), "link-local (where cloud metadata services live)"},
+	{netip.MustParsePrefix("172.16.0.0/12"), "in a private network (RFC 1918)"},
+	{netip.MustParsePrefix("192.0.0.0/24"), "reserved for IETF protocol assignments"},
+	{netip.MustParsePrefix("192.0.2.0/24"), "reserved for documentation"},
+	{netip.MustParsePrefix("192.88.99.0/24"), "a 6to4 relay address"},
+	{netip.MustParsePrefix("192.168.0.0/16"), "in a private network (RFC 1918)"},
+	{netip.MustParsePrefix("198.18.0.0/15"), "reserved for benchmarking"},
+	{netip.MustParsePrefix("198.51.100.0/24"), "reserved for documentation"},
+	{netip.MustParsePrefix("203.0.113.0/24"), "reserved for documentation"},
+	{netip.MustParsePrefix("224.0.0.0/4"), "multicast"},
+	{netip.MustParsePrefix("240.0.0.0/4"), "reserved"},
+	{netip.MustParsePrefix("::1/128"), "the IPv6 loopback address"},
+	{netip.MustParsePrefix("::/128"), "the unspecified address"},
+	{netip.MustParsePrefix("64:ff9b::/96"), "a NAT64 address"},
+	{netip.MustParsePrefix("fc00::/7"), "a unique local IPv6 address"},
+	{netip.MustParsePrefix("fe80::/10"), "link-local"},
+	{netip.MustParsePrefix("ff00::/8"), "multicast"},
+	{netip.MustParsePrefix("2001::/32"), "a Teredo address"},
+	{netip.MustParsePrefix("2001:db8::/32"), "reserved for documentation"},
+	{netip.MustParsePrefix("2002::/16"), "a 6to4 address"},
+}
+
+func classify(addr netip.Addr) (string, netip.Prefix) {
+	for _, r := range ranges {
+		if r.prefix.Contains(addr) {
+			return r.name, r.prefix
+		}
+	}
+	for _, p := range append(ssrf.IPv4DeniedPrefixes, ssrf.IPv6DeniedPrefixes...) {
+		if p.Contains(addr) {
+			return "in a special-purpose range", p
+		}
+	}
+	bits := 32
+	if addr.Is6() {
+		bits = 128
+	}
+	what := "special-purpose"
+	if addr.Is6() && !ssrf.IPv6GlobalUnicast.Contains(addr) {
+		what = "outside IPv6 global unicast"
+	}
+	return what, netip.PrefixFrom(addr, bits)
+}
+
+// checkURL refuses, before any connection, a URL heed must never fetch: a
+// scheme other than http or https, credentials, no host, or a host that
+// is (or that resolvers would read as) an address the guard refuses. It
+// returns the URL with its scheme and host in canonical form: a host
+// such as "2130706433", "0x7f.1", "127.1" or "017700000001" becomes the
+// dotted IPv4 address it denotes.
+func (g *guard) checkURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("%w: scheme %q (only http and https are fetched)", ErrRefused, u.Scheme)
+	case u.User != nil:
+		return nil, fmt.Errorf("%w: the URL carries credentials", ErrRefused)
+	case u.Hostname() == "":
+		return nil, fmt.Errorf("%w: no host", ErrInvalidURL)
+	}
+	host := strings.TrimSuffix(u.Hostname(), ".")
+	if addr, ok := hostAddr(host); ok {
+		if err := g.check(addr); err != nil {
+			return nil, err
+		}
+		canon := addr.Unmap().String()
+		if addr.Is6() && !addr.Is4In6() {
+			canon = "[" + addr.String() + "]"
+		}
+		if p := u.Port(); p != "" {
+			canon += ":" + p
+		}
+		u.Host = canon
+	}
+	return u, nil
+}
+
+// hostAddr reads a URL host as an IP address, including the IPv4 forms
+// that inet_aton and browsers accept: one to four parts, each decimal,
+// octal (leading 0) or hexadecimal (leading 0x), the last filling the
+// remaining bytes.
+func hostAddr(host string) (netip.Addr, bool) {
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a, true
+	}
+	parts := strings.Split(host, ".")
+	if len(parts) > 4 {
+		return netip.Addr{}, false
+	}
+	nums := make([]uint64, len(parts))
+	for i, p := range parts {
+		n, ok := parseIPv4Part(p)
+		if !ok {
+			return netip.Addr{}, false
+		}
+		nums[i] = n
+	}
+	var v uint64
+	for i, n := range nums[:len(nums)-1] {
+		if n > 255 {
+			return netip.Addr{}, false
+		}
+		v |= n << (8 * (3 - i))
+	}
+	last := nums[len(nums)-1]
+	if last >= 1<<(8*(5-len(nums))) {
+		return netip.Addr{}, false
+	}
+	v |= last
+	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
+}
+
+func parseIPv4Part(p string) (uint64, bool) {
+	base := 10
+	switch {
+	case p == "":
+		return 0, false
+	case len(p) > 2 && (p[:2] == "0x" || p[:2] == "0X"):
+		p, base = p[2:], 16
+	case len(p) > 1 && p[0] == '0':
+		p, base = p[1:], 8
+	}
+	n, err := strconv.ParseUint(p, base, 32)
+	return n, err == nil
+}
+
+// ParseNets reads CIDR prefixes such as "10.0.0.0/8" or "fd00::/8" (a bare
+// address is read as a single-address prefix), for Config.AllowNets.
+func ParseNets(specs []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range specs {
+		s = strings.TrimSpace(s)
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a CIDR prefix such as 10.0.0.0/8", s)
+		}
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}

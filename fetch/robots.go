@@ -1,0 +1,39 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/heedhq/heed/robots"
+)
+
+// LoadRobots fetches the robots.txt at robotsURL and maps what came of it to
+// an outcome, as a robots.Loader: its request carries only User-Agent and
+// Accept: text/plain, follows up to five redirects (across origins too;
+// the body counts for the origin asked about), and reads at most
+// robots.MaxBytes. Any status is an outcome (see robots.OutcomeOf), and so
+// are network errors, timeouts and too many redirects (unreachable,
+// unreachable and unavailable). Only a URL that the client refuses to
+// fetch at all, such as one whose address the network guard refuses, is
+// an error: it must never read as "allow all".
+func (c *Client) LoadRobots(ctx context.Context, robotsURL string) (robots.Outcome, error) {
+	resp, err := c.Get(ctx, Request{
+		URL:      robotsURL,
+		Accept:   "text/plain",
+		MaxBytes: robots.MaxBytes,
+		Truncate: true,
+		robots:   true,
+	})
+	switch {
+	case err == nil:
+		return robots.OutcomeOf(resp.Status, resp.Body, nil), nil
+	case errors.Is(err, ErrRefused), errors.Is(err, ErrInvalidURL):
+		return robots.Outcome{}, err
+	case errors.Is(err, ErrTooManyRedirects):
+		return robots.OutcomeOf(0, nil, fmt.Errorf("%w: %w", robots.ErrTooManyRedirects, err)), nil
+	}
+	return robots.OutcomeOf(0, nil, err), nil
+}
+
+var _ robots.Loader = (*Client)(nil).LoadRobots
