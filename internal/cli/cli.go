@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
 )
 
 // Exit codes (DESIGN: errors and exit codes).
@@ -42,10 +43,23 @@ func usageErrorf(format string, args ...any) error {
 	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
 }
 
-// env is what a command reads from and writes to.
+// env is what a command reads from and writes to, and the flags every
+// command shares.
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+
+	agent    string   // --agent
+	allowNet []string // --allow-net
+}
+
+// client returns the guarded HTTP client configured by the shared flags.
+func (e *env) client() (*fetch.Client, error) {
+	nets, err := fetch.ParseNets(e.allowNet)
+	if err != nil {
+		return nil, usageErrorf("--allow-net: %v", err)
+	}
+	return fetch.New(fetch.Config{UserAgent: e.agent, AllowNets: nets}), nil
 }
 
 // Run runs heed with the given arguments (without the program name) and
@@ -84,6 +98,8 @@ func (e *env) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 	}
 	root.SetVersionTemplate("heed {{.Version}}\n")
+	root.PersistentFlags().StringVar(&e.agent, "agent", heed.UserAgent(), "user agent sent with requests; its product token picks robots.txt groups")
+	root.PersistentFlags().StringArrayVar(&e.allowNet, "allow-net", nil, "allow requests to this non-public network (CIDR, repeatable), such as 10.0.0.0/8")
 	root.AddCommand(e.robotsCommand())
 	return root
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/robots"
 )
 
@@ -26,40 +25,41 @@ func (e *env) robotsCommand() *cobra.Command {
 func (e *env) robotsCheckCommand() *cobra.Command {
 	var (
 		file    string
-		agent   string
 		jsonOut bool
 	)
 	cmd := &cobra.Command{
-		Use:   "check --file FILE [--agent UA] [--json] URL...",
+		Use:   "check [--file FILE] [--agent UA] [--json] URL...",
 		Short: "Say whether robots.txt allows each URL, and which rule decided",
-		Long: `Check evaluates each URL against a robots.txt file and prints whether it is
-allowed and which rule, on which line, decided. URLs are absolute http(s)
-URLs or paths starting with "/".
+		Long: `Check evaluates each URL against robots.txt and prints whether it is allowed
+and which rule, on which line, decided. With --file, the URLs are checked
+against that file and may be paths starting with "/"; without it, each
+URL's origin's live robots.txt is fetched (through heed's guarded client)
+and the URLs must be absolute http(s) URLs.
 
 Exit status: 0 when every URL is allowed, 1 when any is disallowed, 2 on a
-usage error.`,
-		Example: `  heed robots check --file robots.txt https://example.com/private/x
+usage error or when a robots.txt cannot be asked for at all.`,
+		Example: `  heed robots check https://example.com/private/x
+  heed robots check --file robots.txt /private/x /docs/
   curl -s https://example.com/robots.txt | heed robots check --file - --json /docs/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usageErrorf("robots check: no URL to check")
 			}
-			if file == "" {
-				return usageErrorf("robots check: no robots.txt given; pass --file FILE, or --file - to read standard input")
-			}
 			for _, a := range args {
-				if err := checkableURL(a); err != nil {
+				if err := checkableURL(a, file != ""); err != nil {
 					return usageErrorf("robots check: %v", err)
 				}
 			}
-			data, err := e.readInput(file)
+			decide, err := e.decider(cmd, file)
 			if err != nil {
-				return usageErrorf("robots check: %v", err)
+				return err
 			}
-			r := robots.Parse(data)
 			disallowed := false
 			for _, u := range args {
-				d := r.Allowed(agent, u)
+				d, err := decide(u)
+				if err != nil {
+					return &exitError{code: ExitUsage, err: fmt.Errorf("robots check: %w", err)}
+				}
 				disallowed = disallowed || !d.Allowed
 				if jsonOut {
 					if err := writeJSON(e.stdout, checkResult(u, d)); err != nil {
@@ -75,16 +75,37 @@ usage error.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&file, "file", "f", "", "robots.txt file to check against (- for standard input)")
-	cmd.Flags().StringVar(&agent, "agent", heed.UserAgent(), "user agent whose product token picks the group")
+	cmd.Flags().StringVarP(&file, "file", "f", "", "robots.txt file to check against (- for standard input); without it, the live robots.txt")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per URL")
 	return cmd
 }
 
-// checkableURL accepts absolute http(s) URLs and paths.
-func checkableURL(s string) error {
+// decider returns the function that decides each URL: against the file,
+// or against its origin's live robots.txt, loaded once per origin.
+func (e *env) decider(cmd *cobra.Command, file string) (func(string) (robots.Decision, error), error) {
+	if file != "" {
+		data, err := e.readInput(file)
+		if err != nil {
+			return nil, usageErrorf("robots check: %v", err)
+		}
+		r := robots.Parse(data)
+		return func(u string) (robots.Decision, error) { return r.Allowed(e.agent, u), nil }, nil
+	}
+	client, err := e.client()
+	if err != nil {
+		return nil, err
+	}
+	cache := robots.NewCache(client.LoadRobots, robots.CacheConfig{})
+	return func(u string) (robots.Decision, error) { return cache.Allowed(cmd.Context(), e.agent, u) }, nil
+}
+
+// checkableURL accepts absolute http(s) URLs, and paths when pathOK.
+func checkableURL(s string, pathOK bool) error {
 	if strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") {
-		return nil
+		if pathOK {
+			return nil
+		}
+		return fmt.Errorf("%q is a path; without --file, URLs must be absolute so that heed knows whose robots.txt to fetch", s)
 	}
 	u, err := url.Parse(s)
 	if err != nil {

@@ -3,6 +3,9 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,7 +121,8 @@ func TestRobotsCheckUsage(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"robots", "check", "--file", file}, "no URL"},
-		{[]string{"robots", "check", "/x"}, "--file"},
+		{[]string{"robots", "check", "/x"}, "without --file, URLs must be absolute"},
+		{[]string{"robots", "check", "--allow-net", "loopback", "http://127.0.0.1/x"}, "--allow-net"},
 		{[]string{"robots", "check", "--file", file, "example.com/x"}, "neither an http(s) URL"},
 		{[]string{"robots", "check", "--file", file, "ftp://example.com/x"}, "neither an http(s) URL"},
 		{[]string{"robots", "check", "--file", file, "http://[::1/x"}, "not a URL"},
@@ -130,6 +134,39 @@ func TestRobotsCheckUsage(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(stderr, tt.msg) {
 			t.Errorf("heed %v: got exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out, stderr, tt.msg)
 		}
+	}
+}
+
+func TestRobotsCheckLive(t *testing.T) {
+	var robotsHits int
+	mux := http.NewServeMux()
+	mux.HandleFunc("/robots.txt", func(w http.ResponseWriter, r *http.Request) {
+		robotsHits++
+		fmt.Fprint(w, sample)
+	})
+	s := httptest.NewServer(mux)
+	defer s.Close()
+	down := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	defer down.Close()
+
+	code, out, stderr := run(t, "", "robots", "check", "--allow-net", "127.0.0.1/32", s.URL+"/docs/", s.URL+"/private/x")
+	want := s.URL + "/docs/: allowed: no rule matches (group \"User-agent: heed\" at line 6)\n" +
+		s.URL + "/private/x: disallowed by line 7 \"Disallow: /private/\" (group \"User-agent: heed\" at line 6)\n"
+	if code != 1 || out != want {
+		t.Errorf("live check: exit %d\n%s(stderr %q), want exit 1\n%s", code, out, stderr, want)
+	}
+	if robotsHits != 1 {
+		t.Errorf("robots.txt fetched %d times for one origin, want 1", robotsHits)
+	}
+	code, out, _ = run(t, "", "robots", "check", "--allow-net", "127.0.0.1/32", down.URL+"/a")
+	if code != 1 || !strings.Contains(out, "unreachable (HTTP 500)") {
+		t.Errorf("5xx robots.txt: exit %d, %q; want exit 1, unreachable", code, out)
+	}
+	code, out, stderr = run(t, "", "robots", "check", s.URL+"/docs/")
+	if code != 2 || out != "" || !strings.Contains(stderr, "loopback") || !strings.Contains(stderr, "--allow-net 127.0.0.0/8") {
+		t.Errorf("refused robots.txt: exit %d, out %q, stderr %q; want exit 2 naming the rule and the opt-in", code, out, stderr)
 	}
 }
 
