@@ -78,6 +78,19 @@ func BenchmarkMatch(b *testing.B) {
 				i++
 			}
 		})
+		// heed also takes absolute URLs, which temoto does not.
+		b.Run("heed-absolute/"+name, func(b *testing.B) {
+			urls := make([]string, len(ps))
+			for i, p := range ps {
+				urls[i] = "https://www.example.com" + p
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				r.Allowed(agent, urls[i%len(urls)])
+				i++
+			}
+		})
 	}
 }
 

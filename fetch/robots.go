@@ -30,6 +30,9 @@ func (c *Client) LoadRobots(ctx context.Context, robotsURL string) (robots.Outco
 		return robots.OutcomeOf(resp.Status, resp.Body, nil), nil
 	case errors.Is(err, ErrRefused), errors.Is(err, ErrInvalidURL):
 		return robots.Outcome{}, err
+	case ctx.Err() != nil:
+		// The caller gave up; that says nothing about the origin.
+		return robots.Outcome{}, err
 	case errors.Is(err, ErrTooManyRedirects):
 		return robots.OutcomeOf(0, nil, fmt.Errorf("%w: %w", robots.ErrTooManyRedirects, err)), nil
 	}

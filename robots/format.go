@@ -16,16 +16,15 @@ func (r *Robots) String() string {
 }
 
 // Format writes the file in a normal form: each group with its User-agent
-// lines, then its rules in order, its Crawl-delay, its Content-Signal and
-// any member lines it could not read; then the sitemaps; then every other
-// record. Sections are separated by a blank line and lines end with LF.
+// lines, then its rules in order, its Crawl-delay and its Content-Signal;
+// then the sitemaps; then every other record. Sections are separated by a blank line and lines end with LF.
 // Parsing what Format writes gives back the same groups, sitemaps and
 // records (line numbers aside).
 //
 // Format writes values as they are; it is up to a caller building a file
 // by hand to keep line ends and '#' out of them, to give every group at
 // least one User-agent, and to give every group but the last at least one
-// member line (a group without one merges with the next, RFC 9309 §2.2.1).
+// rule (a group without one merges with the next, RFC 9309 §2.2.1).
 func (r *Robots) Format(w io.Writer) error {
 	var b strings.Builder
 	section := func() {
@@ -48,9 +47,6 @@ func (r *Robots) Format(w io.Writer) error {
 		}
 		if len(g.Signals) > 0 {
 			line(&b, canonical[fieldContentSignal], g.Signals.String())
-		}
-		for _, rec := range g.Invalid {
-			line(&b, rec.Name, rec.Value)
 		}
 	}
 	if len(r.Sitemaps) > 0 {

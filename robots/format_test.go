@@ -19,7 +19,6 @@ Disallow: /x
 Allow: /y
 Crawl-delay: 1.5
 Content-Signal: ai-train=no, search=yes
-crawl-delay: never
 
 User-agent: *
 Disallow: 
@@ -93,10 +92,6 @@ func withoutLines(r *Robots) *Robots {
 		g.Rules = append([]Rule(nil), g.Rules...)
 		for i := range g.Rules {
 			g.Rules[i].Line = 0
-		}
-		g.Invalid = append([]Record(nil), g.Invalid...)
-		for i := range g.Invalid {
-			g.Invalid[i].Line = 0
 		}
 		c.Groups = append(c.Groups, g)
 	}

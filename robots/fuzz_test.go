@@ -74,6 +74,14 @@ func FuzzMatch(f *testing.F) {
 		if len(pat) > 64 || len(path) > 64 {
 			return
 		}
+		// An absolute URL is matched on the same target as its path.
+		if strings.HasPrefix(path, "/") && !strings.HasPrefix(path, "//") {
+			a, okA := matchTarget("https://example.com" + path)
+			b, okB := matchTarget(path)
+			if a != b || !okA || !okB {
+				t.Fatalf("matchTarget of %q: absolute %q %v, path %q %v", path, a, okA, b, okB)
+			}
+		}
 		p := compile(pat)
 		target := normalize(path, true)
 		got := p.match(target)

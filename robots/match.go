@@ -175,7 +175,8 @@ func (g *Group) describe() string {
 // failing that, every "*" group; failing that, everything is allowed. Of
 // the rules that match the URL's path and query, the one with the longest
 // pattern decides, and Allow wins a tie. "/robots.txt" is always allowed,
-// and so is a URL that cannot be parsed.
+// and so is a URL that cannot be parsed (one that is neither a path nor
+// "scheme://authority...").
 func (r *Robots) Allowed(agent, rawURL string) Decision {
 	target, ok := matchTarget(rawURL)
 	if !ok {
@@ -291,32 +292,62 @@ func (r *Robots) ContentSignals(agent string) Signals {
 	return out
 }
 
-// matchTarget returns the part of rawURL that rules match: its path
-// (at least "/") and query, as written, without a fragment.
+// matchTarget returns the part of rawURL that rules match: its path (at
+// least "/") and query exactly as written, without a fragment. rawURL is
+// a path starting with "/", or an absolute URL "scheme://authority...".
+// The target is not decoded or re-encoded here: normalize does that, the
+// same way for paths and patterns.
 func matchTarget(rawURL string) (string, bool) {
-	if strings.HasPrefix(rawURL, "/") && !strings.HasPrefix(rawURL, "//") {
-		if i := strings.IndexByte(rawURL, '#'); i >= 0 {
-			rawURL = rawURL[:i]
+	rest := rawURL
+	if !strings.HasPrefix(rawURL, "/") {
+		scheme, after, ok := strings.Cut(rawURL, ":")
+		if !ok || !validScheme(scheme) || !strings.HasPrefix(after, "//") {
+			return "", false
 		}
-		return rawURL, true
+		after = after[2:]
+		i := strings.IndexAny(after, "/?#")
+		if i < 0 {
+			i = len(after)
+		}
+		// The authority must parse; the path is taken as written.
+		if _, err := url.Parse(scheme + "://" + after[:i]); err != nil {
+			return "", false
+		}
+		rest = after[i:]
+	} else if strings.HasPrefix(rawURL, "//") {
+		return "", false // a network-path reference, not a path
 	}
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Opaque != "" || !u.IsAbs() && u.Host == "" {
-		return "", false
+	if i := strings.IndexByte(rest, '#'); i >= 0 {
+		rest = rest[:i]
 	}
-	path := u.EscapedPath()
-	if path == "" {
-		path = "/"
+	if !strings.HasPrefix(rest, "/") {
+		rest = "/" + rest // "https://host?q" has the path "/"
 	}
-	if u.RawQuery != "" || u.ForceQuery {
-		path += "?" + u.RawQuery
-	}
-	return path, true
+	return rest, true
 }
 
+// validScheme reports whether s is an RFC 3986 scheme.
+func validScheme(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z':
+		case i > 0 && ('0' <= c && c <= '9' || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// isRobotsTxt reports whether a match target is /robots.txt, however its
+// path is percent-encoded.
 func isRobotsTxt(target string) bool {
 	path, _, _ := strings.Cut(target, "?")
-	return path == "/robots.txt"
+	return path == "/robots.txt" || len(path) <= 3*len("/robots.txt") && normalize(path, true) == "/robots.txt"
 }
 
 // pattern is a compiled Allow or Disallow pattern: the literal segments

@@ -89,12 +89,25 @@ func TestAllowed(t *testing.T) {
 		{"reserved query characters as written", "User-agent: *\nDisallow: /foo/bar?baz=https%3A%2F%2Ffoo.bar\n", "a", "/foo/bar?baz=https://foo.bar", true, 0},
 		{"reserved query escapes match themselves", "User-agent: *\nDisallow: /foo/bar?baz=https%3A%2F%2Ffoo.bar\n", "a", "/foo/bar?baz=https%3a%2f%2ffoo.bar", false, 2},
 
+		// Absolute URLs are matched on their path and query as written,
+		// exactly as the same path would be.
+		{"absolute url with sub-delims and non-ascii", "User-agent: *\nDisallow: /wiki/Foo_(bar)\n", "a", "https://e.com/wiki/Foo_(bar)_é", false, 2},
+		{"absolute url keeps reserved escapes", "User-agent: *\nDisallow: /a%2Fb/\n", "a", "https://e.com/a%2Fb/ツ", false, 2},
+		{"absolute url does not decode reserved escapes", "User-agent: *\nDisallow: /a/b/\n", "a", "https://e.com/a%2Fb/ツ", true, 0},
+		{"absolute url keeps !", "User-agent: *\nDisallow: /a!b\n", "a", "https://e.com/a!b/ツ", false, 2},
+		{"absolute url with a bad escape", "User-agent: *\nDisallow: /private/\n", "a", "https://e.com/private/%zz", false, 2},
+		{"absolute url with query and no path", "User-agent: *\nDisallow: /?q\n", "a", "https://e.com?q=1", false, 2},
+		{"absolute url with port and userinfo", "User-agent: *\nDisallow: /p\n", "a", "http://u:p@e.com:8080/p", false, 2},
+
 		// Special URLs.
+		{"encoded robots.txt always allowed", "User-agent: *\nDisallow: /\n", "a", "/%72obots.txt", true, 0},
 		{"robots.txt always allowed", "User-agent: *\nDisallow: /\n", "a", "https://example.com/robots.txt", true, 0},
 		{"robots.txt path only", "User-agent: *\nDisallow: /\n", "a", "/robots.txt?x=1", true, 0},
 		{"not robots.txt", "User-agent: *\nDisallow: /\n", "a", "/robots.txt/x", false, 2},
 		{"unparsable url allowed", "User-agent: *\nDisallow: /\n", "a", "http://[::1", true, 0},
 		{"relative url allowed", "User-agent: *\nDisallow: /\n", "a", "foo/bar", true, 0},
+		{"network-path reference allowed", "User-agent: *\nDisallow: /\n", "a", "//e.com/x", true, 0},
+		{"opaque url allowed", "User-agent: *\nDisallow: /\n", "a", "mailto:a@e.com", true, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -155,9 +168,12 @@ func TestHandBuiltRules(t *testing.T) {
 }
 
 func TestCrawlDelayAndSignals(t *testing.T) {
-	r := Parse([]byte("User-agent: *\nCrawl-delay: 1\nContent-Signal: search=yes, ai-input=no\n\n" +
-		"User-agent: heed\nCrawl-delay: 2\nContent-Signal: ai-input=yes, ai-train=no\n\n" +
-		"User-agent: heed\nCrawl-delay: 0.5\nContent-Signal: ai-input=no\n\n" +
+	// The groups that apply are merged: the longest delay applies, whatever
+	// the order, and "no" wins over "yes", whatever the order.
+	r := Parse([]byte("User-agent: *\nCrawl-delay: 1\nContent-Signal: search=yes, ai-input=no\nDisallow: /x\n\n" +
+		"User-agent: heed\nCrawl-delay: 0.5\nContent-Signal: ai-input=no, ai-train=yes\nDisallow: /x\n\n" +
+		"User-agent: heed\nCrawl-delay: 2\nContent-Signal: ai-input=yes, ai-train=no\nDisallow: /y\n\n" +
+		"User-agent: heed\nCrawl-delay: 1.5\nContent-Signal: ai-train=yes, search=no\nDisallow: /z\n\n" +
 		"User-agent: silent\nDisallow: /x\n"))
 	tests := []struct {
 		agent   string
@@ -165,7 +181,7 @@ func TestCrawlDelayAndSignals(t *testing.T) {
 		ok      bool
 		signals Signals
 	}{
-		{"heed/0.1", 2 * time.Second, true, Signals{"ai-input": false, "ai-train": false}},
+		{"heed/0.1", 2 * time.Second, true, Signals{"ai-input": false, "ai-train": false, "search": false}},
 		{"other", time.Second, true, Signals{"search": true, "ai-input": false}},
 		{"silent", 0, false, nil},
 	}

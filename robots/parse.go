@@ -116,16 +116,15 @@ func (p *parser) note(line int, text []byte, format string, args ...any) {
 
 func (p *parser) run(data []byte) {
 	data = bytes.TrimPrefix(data, []byte("\xEF\xBB\xBF"))
-	full := len(data)
+	var rest []byte // what the limit leaves unread
 	if len(data) > MaxBytes {
-		data = data[:MaxBytes]
-		// Keep only whole lines. A line cut by the limit is not read; if
-		// the cut falls between CR and LF, the CR has already ended it.
-		if i := bytes.LastIndexAny(data, "\r\n"); i >= 0 {
-			data = data[:i+1]
-		} else {
-			data = nil
+		// Keep only whole lines: a line whose end falls past the limit is
+		// not read, but one that ends exactly at it is.
+		cut := MaxBytes
+		if next := data[MaxBytes]; next != '\n' && next != '\r' {
+			cut = bytes.LastIndexAny(data[:MaxBytes], "\r\n") + 1
 		}
+		data, rest = data[:cut], data[cut:]
 	}
 	n := 0
 	for len(data) > 0 {
@@ -143,7 +142,7 @@ func (p *parser) run(data []byte) {
 		n++
 		p.line(n, line)
 	}
-	if full > MaxBytes && p.lint {
+	if len(bytes.TrimLeft(rest, "\r\n")) > 0 {
 		p.note(n+1, nil, "past the %d KiB limit: this line and the rest of the file are ignored", MaxBytes>>10)
 	}
 }
@@ -200,15 +199,16 @@ func (p *parser) line(n int, raw []byte) {
 		p.r.Sitemaps = append(p.r.Sitemaps, string(value))
 		return
 	}
-	// A group member.
 	if len(p.r.Groups) == 0 {
 		p.note(n, raw, "%s before any User-agent line, ignored", canonical[f])
 		return
 	}
-	p.inAgents = false
 	g := &p.r.Groups[len(p.r.Groups)-1]
 	switch f {
 	case fieldAllow, fieldDisallow:
+		// A rule ends the run of User-agent lines; Crawl-delay and
+		// Content-Signal are other records and do not (RFC 9309 §2.2.4).
+		p.inAgents = false
 		kind := Disallow
 		if f == fieldAllow {
 			kind = Allow
@@ -221,7 +221,6 @@ func (p *parser) line(n int, raw []byte) {
 	case fieldCrawlDelay:
 		d, ok := parseDelay(string(value))
 		if !ok {
-			g.Invalid = append(g.Invalid, Record{Name: "crawl-delay", Value: string(value), Line: n})
 			p.note(n, raw, "crawl-delay is not a number of seconds, ignored")
 			return
 		}
@@ -229,7 +228,6 @@ func (p *parser) line(n int, raw []byte) {
 	case fieldContentSignal:
 		s, bad := parseSignals(string(value))
 		if len(s) == 0 {
-			g.Invalid = append(g.Invalid, Record{Name: "content-signal", Value: string(value), Line: n})
 			p.note(n, raw, "content-signal has no name=yes|no pair, ignored")
 			return
 		}
@@ -239,8 +237,10 @@ func (p *parser) line(n int, raw []byte) {
 		for k, v := range s {
 			g.Signals[k] = v
 		}
-		for _, b := range bad {
-			p.note(n, raw, "content-signal pair %q is not name=yes|no, ignored", b)
+		if len(bad) > 0 {
+			// One problem per line, however many bad pairs it holds.
+			shown := bad[:min(len(bad), 3)]
+			p.note(n, raw, "%d content-signal pairs are not name=yes|no and are ignored, such as %q", len(bad), shown)
 		}
 	}
 }

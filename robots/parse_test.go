@@ -105,20 +105,25 @@ func TestParse(t *testing.T) {
 			want: Robots{Groups: []Group{{Agents: []string{"a"}, Line: 1, Rules: []Rule{rule(Disallow, "/x\u00a0", 2)}}}},
 		},
 		{
-			name: "crawl-delay and content signals per group, invalid ones kept aside",
-			in: "User-agent: a\nCrawl-delay: 2.5\nContent-Signal: search=yes, ai-train=no\n" +
-				"User-agent: b\nCrawl-delay: soon\nContent-Signal: whatever\n" +
+			name: "crawl-delay and content signals per group, invalid ones ignored",
+			in: "User-agent: a\nCrawl-delay: 2.5\nContent-Signal: search=yes, ai-train=no\nDisallow: /a\n" +
+				"User-agent: b\nCrawl-delay: soon\nContent-Signal: whatever\nDisallow: /b\n" +
 				"User-agent: c\nCrawl-delay: 1\nCrawl-delay: 3\nContent-signal: AI-Input = No, bogus\ncontent-signal: ai-input=yes\n",
 			want: Robots{Groups: []Group{
 				{Agents: []string{"a"}, Line: 1, CrawlDelay: 2500 * time.Millisecond, HasCrawlDelay: true,
-					Signals: Signals{"search": true, "ai-train": false}},
-				{Agents: []string{"b"}, Line: 4, Invalid: []Record{
-					{Name: "crawl-delay", Value: "soon", Line: 5},
-					{Name: "content-signal", Value: "whatever", Line: 6},
-				}},
-				{Agents: []string{"c"}, Line: 7, CrawlDelay: 3 * time.Second, HasCrawlDelay: true,
+					Signals: Signals{"search": true, "ai-train": false}, Rules: []Rule{rule(Disallow, "/a", 4)}},
+				{Agents: []string{"b"}, Line: 5, Rules: []Rule{rule(Disallow, "/b", 8)}},
+				{Agents: []string{"c"}, Line: 9, CrawlDelay: 3 * time.Second, HasCrawlDelay: true,
 					Signals: Signals{"ai-input": true}},
 			}},
+		},
+		{
+			name: "crawl-delay and content-signal do not end a run of user-agents (RFC 9309 §2.2.4)",
+			in:   "User-agent: a\nCrawl-delay: 5\nUser-agent: b\nContent-Signal: ai-train=no\nUser-agent: c\nCrawl-delay: x\nUser-agent: d\nDisallow: /\n",
+			want: Robots{Groups: []Group{{
+				Agents: []string{"a", "b", "c", "d"}, Line: 1, CrawlDelay: 5 * time.Second, HasCrawlDelay: true,
+				Signals: Signals{"ai-train": false}, Rules: []Rule{rule(Disallow, "/", 8)},
+			}}},
 		},
 		{
 			name: "sitemaps from anywhere",
@@ -200,6 +205,18 @@ func TestParseLimit(t *testing.T) {
 	if got := Parse([]byte(cut)).Groups[0].Rules; len(got) != 1 || got[0].Pattern != "/in" {
 		t.Errorf("straddling line: got rules %v, want only /in", got)
 	}
+	// A line that ends exactly at the limit is whole, whatever follows.
+	edge := head + filler
+	edge += strings.Repeat("#", MaxBytes-len(edge)-len("\nDisallow: /edge")) + "\nDisallow: /edge"
+	if len(edge) != MaxBytes {
+		t.Fatalf("test setup: %d bytes", len(edge))
+	}
+	for _, tail := range []string{"", "\n", "\r\n", "\nDisallow: /past"} {
+		got := Parse([]byte(edge + tail)).Groups[0].Rules
+		if len(got) != 2 || got[1].Pattern != "/edge" {
+			t.Errorf("line ending at the limit, followed by %q: got rules %v, want /in and /edge", tail, got)
+		}
+	}
 	// One line longer than the limit: nothing is read.
 	if got := Parse([]byte("User-agent: *\rDisallow: /" + strings.Repeat("a", MaxBytes))); len(got.Groups) != 1 || len(got.Groups[0].Rules) != 0 {
 		t.Errorf("overlong last line: got %+v, want the group without the rule", got.Groups)
@@ -260,14 +277,19 @@ func TestLint(t *testing.T) {
 			t.Errorf("Lint: no problem at line %d mentioning %q; got %v", want.line, want.sub, got)
 		}
 	}
+	// A line of many bad pairs is one problem, not one per pair.
+	many := "User-agent: *\nContent-Signal: x=yes," + strings.Repeat("a=m,", 10_000) + "\n"
+	if got := Lint([]byte(many)); len(got) != 1 || !strings.Contains(got[0].Message, "10000 content-signal pairs") {
+		t.Errorf("Lint(10000 bad pairs) = %d problems, want 1", len(got))
+	}
 	if got := Lint([]byte("User-agent: *\nDisallow: /\n")); len(got) != 0 {
 		t.Errorf("Lint(clean file) = %v, want nothing", got)
 	}
 	long := "User-agent: *\nDisallow: /a\n" + strings.Repeat("#\n", MaxBytes/2)
 	got = Lint([]byte(long))
-	// The first two lines take 27 bytes; the last whole line within the
-	// limit is followed by the first line that is cut.
-	wantLine := 2 + (MaxBytes-27)/2 + 1
+	// The first two lines take 27 bytes; the "#" lines that follow end
+	// at odd offsets, so one ends exactly at the limit and is read whole.
+	wantLine := 2 + (MaxBytes-27)/2 + 2
 	if len(got) != 1 || !strings.Contains(got[0].Message, "limit") || got[0].Line != wantLine {
 		t.Errorf("Lint(over limit) = %v, want one limit problem at line %d", got, wantLine)
 	}

@@ -57,9 +57,10 @@ const DefaultCacheSize = 1024
 
 // Cache is the policy of a polite crawl: it loads each origin's robots.txt
 // through its Loader and keeps the outcome for the outcome's lifetime.
-// It holds at most Size origins, dropping the least recently used.
-// Concurrent lookups of one origin share one load. Load errors are not
-// cached.
+// It holds at most Size origins, dropping the least recently used (a load
+// under way is never dropped). Concurrent lookups of one origin share one
+// load, and loads of different origins run concurrently. Load errors, and
+// loads whose caller gave up, are not cached.
 //
 // A Cache is safe for concurrent use. Create one with NewCache.
 type Cache struct {
@@ -119,8 +120,12 @@ func (c *Cache) Outcome(ctx context.Context, rawURL string) (Outcome, error) {
 		}
 		select {
 		case <-e.ready:
-		case <-ctx.Done():
-			return Outcome{}, ctx.Err()
+		default:
+			select {
+			case <-e.ready:
+			case <-ctx.Done():
+				return Outcome{}, ctx.Err()
+			}
 		}
 		if e.err != nil && !loader && ctx.Err() == nil &&
 			(errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded)) {
@@ -153,8 +158,16 @@ func (c *Cache) lookup(origin string) (e *entry, loader bool) {
 	}
 	e = &entry{origin: origin, ready: make(chan struct{})}
 	c.entries[origin] = c.lru.PushFront(e)
-	for c.lru.Len() > c.size {
-		c.remove(c.lru.Back())
+	// Evict the least recently used entries that are not loading; a load
+	// under way stays, so that its waiters and later lookups share it.
+	for el := c.lru.Back(); c.lru.Len() > c.size && el != nil; {
+		prev := el.Prev()
+		select {
+		case <-el.Value.(*entry).ready:
+			c.remove(el)
+		default:
+		}
+		el = prev
 	}
 	return e, true
 }
@@ -184,6 +197,12 @@ func (c *Cache) fill(ctx context.Context, e *entry) {
 		close(e.ready)
 	}()
 	e.outcome, e.err = c.load(ctx, e.origin+"/robots.txt")
+	if e.err == nil && ctx.Err() != nil {
+		// The caller gave up during the load, so whatever the loader made
+		// of it (most likely "unreachable") says nothing about the origin:
+		// do not cache it.
+		e.err = ctx.Err()
+	}
 	done = true
 }
 

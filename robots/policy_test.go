@@ -243,6 +243,100 @@ func TestCacheCancelledLoaderDoesNotFailOthers(t *testing.T) {
 	}
 }
 
+// TestCacheCancelledLoadNotCached follows the Loader contract: a loader
+// turns a cancelled request into an "unreachable" outcome, which must not
+// be cached for an hour on behalf of a caller that gave up.
+func TestCacheCancelledLoadNotCached(t *testing.T) {
+	var calls atomic.Int32
+	c := NewCache(func(ctx context.Context, u string) (Outcome, error) {
+		if calls.Add(1) == 1 {
+			<-ctx.Done()
+			return OutcomeOf(0, nil, ctx.Err()), nil
+		}
+		return OutcomeOf(404, nil, nil), nil
+	}, CacheConfig{})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+	defer cancel()
+	if _, err := c.Allowed(ctx, "heed", "https://x.example/a"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("timed-out lookup: got %v, want the deadline", err)
+	}
+	d, err := c.Allowed(t.Context(), "heed", "https://x.example/a")
+	if err != nil || !d.Allowed || d.Reason != ReasonUnavailable || calls.Load() != 2 {
+		t.Errorf("next lookup: got %s, %v after %d loads, want a fresh load (unavailable, allowed)", d, err, calls.Load())
+	}
+}
+
+// TestCacheOriginsLoadConcurrently checks that one slow robots.txt does not
+// hold up another origin: the slow load finishes only after the fast one.
+func TestCacheOriginsLoadConcurrently(t *testing.T) {
+	fastDone := make(chan struct{})
+	c := NewCache(func(ctx context.Context, u string) (Outcome, error) {
+		if strings.Contains(u, "slow") {
+			select {
+			case <-fastDone:
+			case <-ctx.Done():
+				return Outcome{}, ctx.Err()
+			}
+		}
+		return OutcomeOf(404, nil, nil), nil
+	}, CacheConfig{})
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	slow := make(chan error, 1)
+	go func() {
+		_, err := c.Allowed(ctx, "heed", "https://slow.example/")
+		slow <- err
+	}()
+	if _, err := c.Allowed(ctx, "heed", "https://fast.example/"); err != nil {
+		t.Fatalf("fast origin: %v", err)
+	}
+	close(fastDone)
+	if err := <-slow; err != nil {
+		t.Errorf("slow origin: %v (held up by the fast one?)", err)
+	}
+}
+
+func TestCacheKeepsLoadsUnderWay(t *testing.T) {
+	release := make(chan struct{})
+	var loads atomic.Int32
+	c := NewCache(func(ctx context.Context, u string) (Outcome, error) {
+		loads.Add(1)
+		if strings.Contains(u, "slow") {
+			<-release
+		}
+		return OutcomeOf(404, nil, nil), nil
+	}, CacheConfig{Size: 1})
+	var wg sync.WaitGroup
+	wg.Go(func() { c.Allowed(t.Context(), "heed", "https://slow.example/") })
+	for loads.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	// Another origin pushes the cache over its size while slow loads; a
+	// second lookup of slow must still join the load under way.
+	c.Allowed(t.Context(), "heed", "https://other.example/")
+	wg.Go(func() { c.Allowed(t.Context(), "heed", "https://slow.example/") })
+	time.Sleep(10 * time.Millisecond) // let the second lookup find the entry
+	close(release)
+	wg.Wait()
+	if n := loads.Load(); n != 2 {
+		t.Errorf("%d loads, want 2 (one per origin)", n)
+	}
+}
+
+func TestCacheHitWithCancelledContext(t *testing.T) {
+	c := NewCache((&files{}).load, CacheConfig{})
+	if _, err := c.Allowed(t.Context(), "heed", "https://x.example/"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	for range 50 {
+		if _, err := c.Allowed(ctx, "heed", "https://x.example/"); err != nil {
+			t.Fatalf("cached outcome with a cancelled context: %v", err)
+		}
+	}
+}
+
 func TestCacheLoaderPanicLeavesNoEntry(t *testing.T) {
 	c := NewCache(func(context.Context, string) (Outcome, error) { panic("boom") }, CacheConfig{})
 	func() {

@@ -52,7 +52,9 @@ type Robots struct {
 }
 
 // Group is a run of User-agent lines and the lines that follow them
-// (RFC 9309 §2.2.1).
+// (RFC 9309 §2.2.1). Allow and Disallow lines end the run of User-agent
+// lines; Crawl-delay and Content-Signal lines, like every record other than
+// a rule, do not (§2.2.4), but belong to the group being read.
 type Group struct {
 	// Agents are the User-agent values as written, for example
 	// "Googlebot-News" or "*".
@@ -66,11 +68,6 @@ type Group struct {
 	HasCrawlDelay bool
 	// Signals holds the group's Content-Signal values.
 	Signals Signals
-	// Invalid holds the lines of the group whose field is a group member
-	// (Crawl-delay, Content-Signal) but whose value could not be read.
-	// They still end the run of User-agent lines, and Format writes them
-	// back so that the file keeps its shape.
-	Invalid []Record
 }
 
 // Rule is one Allow or Disallow line.

@@ -17,6 +17,12 @@ func (e *env) robotsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "robots",
 		Short: "Explain, format and lint robots.txt files",
+		// Without a subcommand, or with one mistyped, this is a usage error
+		// (exit 2), never a silent success.
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usageErrorf("robots: which one? check, fmt or lint (see 'heed robots --help')")
+		},
 	}
 	cmd.AddCommand(e.robotsCheckCommand(), e.robotsFmtCommand(), e.robotsLintCommand())
 	return cmd
@@ -145,8 +151,9 @@ func (e *env) robotsFmtCommand() *cobra.Command {
 		Use:   "fmt [FILE|-]",
 		Short: "Print a robots.txt file in normal form",
 		Long: `Fmt prints the file as heed reads it: groups with their rules, then sitemaps,
-then other records, with canonical field names. Lines that a crawler ignores
-are left out; 'heed robots lint' lists them.`,
+then other records (such as Host), with canonical field names. Comments,
+rules outside any group and lines heed cannot read are left out; 'heed
+robots lint' lists them.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			data, err := e.readInput(argOrStdin(args))

@@ -129,6 +129,9 @@ func TestRobotsCheckUsage(t *testing.T) {
 		{[]string{"robots", "check", "--file", filepath.Join(t.TempDir(), "missing"), "/x"}, "no such file"},
 		{[]string{"robots", "check", "--bogus", "/x"}, "unknown flag"},
 		{[]string{"robots", "fmt", "a", "b"}, "accepts at most 1 arg"},
+		{[]string{"robots", "chek", "/x"}, `unknown command "chek"`},
+		{[]string{"robots"}, "check, fmt or lint"},
+		{[]string{"rbots"}, `unknown command "rbots"`},
 	} {
 		code, out, stderr := run(t, "", tt.args...)
 		if code != 2 || out != "" || !strings.Contains(stderr, tt.msg) {

@@ -113,14 +113,27 @@ func Merge(a, b Set) Set {
 	if !b.UnavailableAfter.IsZero() && (a.UnavailableAfter.IsZero() || b.UnavailableAfter.Before(a.UnavailableAfter)) {
 		a.UnavailableAfter = b.UnavailableAfter
 	}
-	other := slices.Clone(a.Other)
-	for _, o := range b.Other {
-		if !slices.Contains(other, o) {
-			other = append(other, o)
+	a.Other = union(a.Other, b.Other)
+	return a
+}
+
+// union returns a new slice of the strings of a, then those of b that are
+// not in a, in linear time.
+func union(a, b []string) []string {
+	if len(b) == 0 {
+		return slices.Clone(a)
+	}
+	seen := make(map[string]bool, len(a)+len(b))
+	out := make([]string, 0, len(a)+len(b))
+	for _, list := range [][]string{a, b} {
+		for _, s := range list {
+			if !seen[s] {
+				seen[s] = true
+				out = append(out, s)
+			}
 		}
 	}
-	a.Other = other
-	return a
+	return out
 }
 
 // minLimit returns the more restrictive of two limits where -1 means none.
@@ -180,7 +193,7 @@ func (s Set) format(explicit bool) string {
 		parts = append(parts, "max-video-preview:"+strconv.Itoa(*s.MaxVideoPreview))
 	}
 	if !s.UnavailableAfter.IsZero() {
-		parts = append(parts, "unavailable_after: "+s.UnavailableAfter.UTC().Format(time.RFC3339))
+		parts = append(parts, "unavailable_after: "+s.UnavailableAfter.UTC().Format(time.RFC3339Nano))
 	}
 	parts = append(parts, s.Other...)
 	out := strings.Join(parts, ", ")
@@ -194,6 +207,7 @@ type parser struct {
 	scope string // the bot of the next new set
 	sets  []Set
 	cur   *Set
+	seen  map[string]bool // the Other entries of cur
 }
 
 // set returns the set that directives go into, starting one if needed.
@@ -201,6 +215,7 @@ func (p *parser) set() *Set {
 	if p.cur == nil {
 		p.sets = append(p.sets, Set{Bot: p.scope})
 		p.cur = &p.sets[len(p.sets)-1]
+		p.seen = nil
 	}
 	return p.cur
 }
@@ -220,7 +235,7 @@ func (p *parser) parse(value string) {
 			for _, word := range strings.Fields(piece) {
 				p.flag(strings.ToLower(word))
 			}
-		case name == "unavailable_after":
+		case name == "unavailable_after" || name == "unavailable-after":
 			// Dates such as "Friday, 25-Jun-10 15:00:00 GMT" hold commas:
 			// take in the next pieces until the date reads.
 			t, ok := parseDate(rest)
@@ -229,17 +244,23 @@ func (p *parser) parse(value string) {
 					i += j
 				}
 			}
-			if ok {
+			switch {
+			case ok:
 				s := p.set()
 				if s.UnavailableAfter.IsZero() || t.Before(s.UnavailableAfter) {
 					s.UnavailableAfter = t
 				}
-			} else {
-				p.other(name + ": " + rest)
+			case isWeekday(rest) && i+1 < len(pieces):
+				// An unreadable date that starts with a weekday: its
+				// comma is part of it, not the start of a directive.
+				p.other(strings.ToLower("unavailable_after: " + rest + "," + strings.TrimRight(pieces[i+1], " ")))
+				i++
+			default:
+				p.other("unavailable_after: " + strings.ToLower(rest))
 			}
 		case isValueDirective(name):
 			p.value(name, strings.ToLower(rest))
-		case name != "" && !strings.ContainsAny(name, " \t"):
+		case isBotName(name):
 			// A crawler's name scopes what follows.
 			p.scope, p.cur = name, nil
 			if rest != "" {
@@ -252,6 +273,30 @@ func (p *parser) parse(value string) {
 			p.other(strings.ToLower(piece))
 		}
 	}
+}
+
+// isBotName reports whether name can be a crawler's name that scopes the
+// directives after it: a token of letters, digits, '_', '-' and '.', which
+// does not look like a value directive of its own ("max-...").
+func isBotName(name string) bool {
+	if name == "" || strings.HasPrefix(name, "max-") || !('a' <= name[0] && name[0] <= 'z') {
+		return false
+	}
+	for _, c := range []byte(name) {
+		if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func isWeekday(s string) bool {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "mon", "tue", "wed", "thu", "fri", "sat", "sun",
+		"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday":
+		return true
+	}
+	return false
 }
 
 func isValueDirective(name string) bool {
@@ -313,7 +358,12 @@ func (p *parser) value(name, v string) {
 
 func (p *parser) other(text string) {
 	s := p.set()
-	if text != "" && !slices.Contains(s.Other, text) {
-		s.Other = append(s.Other, text)
+	if text == "" || p.seen[text] {
+		return
 	}
+	if p.seen == nil {
+		p.seen = make(map[string]bool)
+	}
+	p.seen[text] = true
+	s.Other = append(s.Other, text)
 }

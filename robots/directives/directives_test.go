@@ -41,6 +41,11 @@ func TestParse(t *testing.T) {
 			UnavailableAfter: time.Date(2010, 6, 25, 23, 0, 0, 0, time.UTC), NoIndex: true,
 		}}},
 		{"unavailable_after: not a date", []Set{{Other: []string{"unavailable_after: not a date"}}}},
+		{"unavailable-after: 2025-01-01, noindex", []Set{{UnavailableAfter: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), NoIndex: true}}},
+		{"unavailable_after: Fri, 25 Jun 2010 15:00 CEST, noindex", []Set{{Other: []string{"unavailable_after: fri, 25 jun 2010 15:00 cest"}, NoIndex: true}}},
+		{"max-foo: 5, noindex", []Set{{Other: []string{"max-foo: 5"}, NoIndex: true}}},
+		{"Googlebot/2.1: noindex, nofollow", []Set{{Other: []string{"googlebot/2.1: noindex"}, NoFollow: true}}},
+		{"unavailable_after: 2010-06-25T15:00:00.5Z", []Set{{UnavailableAfter: time.Date(2010, 6, 25, 15, 0, 0, 5e8, time.UTC)}}},
 	}
 	for _, tt := range tests {
 		got := Parse(tt.in)
@@ -68,6 +73,13 @@ func TestParseDate(t *testing.T) {
 		"Fri, 25 Jun 2010 16:00:00 +0100",
 		"Friday, 25-Jun-10 15:00:00 GMT",
 		"Friday, 25-Jun-10 09:00:00 MDT",
+		"Fri, 25 Jun 2010 15:00 GMT",
+		"Fri, 25 Jun 2010 15:00 +0000",
+		"25 Jun 10 08:00:00 -0700",
+		"25 Jun 2010 15:00:00 UT",
+		"25 Jun 2010 15:00 Z",
+		"2010-06-25T16:00:00+0100",
+		"2010-06-25T15:00:00.000Z",
 	} {
 		got, ok := parseDate(in)
 		if !ok || !got.Equal(want) {
@@ -77,7 +89,8 @@ func TestParseDate(t *testing.T) {
 	if got, ok := parseDate("2010-06-25"); !ok || !got.Equal(time.Date(2010, 6, 25, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("parseDate(date only) got %v, %v", got, ok)
 	}
-	for _, bad := range []string{"", "tomorrow", "2010-13-01", "32 Jun 2010 15:00:00 GMT"} {
+	for _, bad := range []string{"", "tomorrow", "2010-13-01", "32 Jun 2010 15:00:00 GMT",
+		"25 Jun 2010 15:00:00 CEST", "25 Jun 2010 15:00:00 BST", "25 Jun 2010 15:00:00 IST"} {
 		if got, ok := parseDate(bad); ok {
 			t.Errorf("parseDate(%q) got %v, want failure", bad, got)
 		}
@@ -104,6 +117,8 @@ func TestFor(t *testing.T) {
 		{Bot: "heed", NoIndex: true, MaxSnippet: intp(50), MaxImagePreview: "standard", Other: []string{"noai"}},
 		{Bot: "googlebot", NoFollow: true, MaxSnippet: intp(0), MaxImagePreview: "none", UnavailableAfter: early},
 		{Bot: "Heed", MaxSnippet: intp(80), MaxVideoPreview: intp(10), UnavailableAfter: early.Add(time.Hour), Other: []string{"noai", "noimageai"}},
+		// Later but less restrictive values do not win.
+		{Bot: "heed", MaxImagePreview: "large", MaxVideoPreview: intp(-1), UnavailableAfter: late.Add(time.Hour)},
 	}
 	got := For("heed/0.1 (+https://example.com)", sets...)
 	want := Set{

@@ -1,6 +1,7 @@
 package directives
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -13,6 +14,11 @@ func FuzzParse(f *testing.F) {
 		"noindex, nofollow", "googlebot: noindex, otherbot: max-snippet:20", "none",
 		"unavailable_after: Friday, 25-Jun-10 15:00:00 PST", "max-image-preview:large, noai",
 		"unavailable_after: 2025-07-01T00:00:00+02:00", "x: y: z, , ,",
+		// Shapes from review: many words, many dates, bad zones, values
+		// that are not scopes.
+		strings.Repeat("w ", 2000), strings.Repeat("unavailable_after: x,", 200),
+		"unavailable_after: Fri, 25 Jun 2010 15:00 CEST, noindex", "max-foo: 5, noindex",
+		"unavailable_after: 2010-06-25T15:00:00.5Z",
 	} {
 		f.Add(s)
 	}
