@@ -2,7 +2,6 @@ package robots
 
 import (
 	"bufio"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -10,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/heedhq/heed/internal/testutil"
 )
 
 func TestAllowed(t *testing.T) {
@@ -244,7 +245,7 @@ func TestConformance(t *testing.T) {
 		t.Fatal("no conformance files")
 	}
 	for _, file := range files {
-		sections := readSections(t, file)
+		sections := testutil.Sections(t, file)
 		body, ok := sections["robots.txt"]
 		if !ok {
 			t.Fatalf("%s: no robots.txt section", file)
@@ -279,26 +280,4 @@ func TestConformance(t *testing.T) {
 			t.Errorf("%s: no checks", file)
 		}
 	}
-}
-
-// readSections splits a file into its "-- name --" sections.
-func readSections(t *testing.T, file string) map[string]string {
-	t.Helper()
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]string{}
-	name := ""
-	for l := range strings.Lines(string(data)) {
-		if h, ok := strings.CutPrefix(strings.TrimRight(l, "\n"), "-- "); ok && strings.HasSuffix(h, " --") {
-			name = strings.TrimSuffix(h, " --")
-			out[name] = ""
-			continue
-		}
-		if name != "" {
-			out[name] += l
-		}
-	}
-	return out
 }

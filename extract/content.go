@@ -1,0 +1,392 @@
+package extract
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// Main-content selection: every element gets a score from the paragraphs
+// it holds (their length and commas), weighted by what its class and id
+// say it is and discounted by how much of its text is links; the best
+// element, with those of its siblings that read as content too, is the
+// main content. Semantic markup (main, article, role=main) is a strong
+// hint, not a requirement, so that pages without it come out well too.
+
+// stats are the text measures of one element, over the content that is
+// not skipped.
+type stats struct {
+	text     int // letters of text, whitespace excluded
+	link     int // letters of text inside links
+	comma    int
+	articles int // article elements inside, itself included
+}
+
+type selector struct {
+	skip  func(*html.Node) bool
+	stats map[*html.Node]*stats
+}
+
+var (
+	negativeWords = []string{
+		"ad", "ads", "advert", "banner", "breadcrumb", "byline", "combx", "comment", "community",
+		"consent", "cookie", "disqus", "footer", "gdpr", "header", "hidden", "menu", "meta", "modal",
+		"nav", "navbar", "newsletter", "outbrain", "pager", "pagination", "popup", "promo", "related",
+		"remark", "rss", "share", "sharing", "shoutbox", "sidebar", "skyscraper", "social", "sponsor",
+		"subscribe", "tags", "taboola", "toolbar", "widget", "masthead", "signup", "login", "recommend",
+		"trending", "popular", "toc", "footnote", "copyright", "legal",
+	}
+	positiveWords = []string{
+		"article", "body", "blog", "content", "entry", "hentry", "main", "page", "post", "prose",
+		"story", "text", "markdown", "docs", "documentation", "e-content", "rich",
+	}
+	// boilerplateWords mark an element as boilerplate when it is also short
+	// or mostly links (see softBoilerplate).
+	boilerplateWords = []string{
+		"advert", "ad", "ads", "banner", "breadcrumb", "comment", "comments", "consent", "cookie",
+		"disqus", "gdpr", "newsletter", "outbrain", "popup", "modal", "promo", "related", "share",
+		"sharing", "sidebar", "signup", "social", "sponsor", "sponsored", "subscribe", "taboola",
+		"recommended", "trending", "popular", "skip", "toolbar", "widget",
+	}
+)
+
+// classTokens splits an element's class and id into lower-case words.
+func classTokens(n *html.Node) []string {
+	return strings.FieldsFunc(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), func(r rune) bool {
+		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
+	})
+}
+
+// hasWord reports whether a token is one of words, starts with one of
+// more than three letters, or holds one of more than six ("topcomments").
+func hasWord(tokens, words []string) bool {
+	for _, t := range tokens {
+		for _, w := range words {
+			if t == w || len(w) > 3 && strings.HasPrefix(t, w) || len(w) > 6 && strings.Contains(t, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// classWeight scores an element by its class and id: +25 for words that
+// mark content, -25 for words that mark boilerplate.
+func classWeight(n *html.Node) float64 {
+	tokens := classTokens(n)
+	w := 0.0
+	if hasWord(tokens, negativeWords) {
+		w -= 25
+	}
+	if hasWord(tokens, positiveWords) {
+		w += 25
+	}
+	return w
+}
+
+// hardBoilerplate reports whether an element is never content: navigation,
+// asides, footers, form controls, dialogs, and elements whose
+// role says they are one of those.
+func hardBoilerplate(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Nav, atom.Aside, atom.Footer, atom.Button, atom.Dialog, atom.Select, atom.Input, atom.Textarea, atom.Label, atom.Option:
+		return true
+	}
+	switch strings.ToLower(attr(n, "role")) {
+	case "navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog", "search", "menu", "menubar", "toolbar":
+		return true
+	}
+	return false
+}
+
+// softBoilerplate reports whether an element's class or id calls it
+// boilerplate (a cookie banner, share buttons, related links, comments)
+// and its text agrees: short, or mostly links.
+func (s *selector) softBoilerplate(n *html.Node) bool {
+	if !hasWord(classTokens(n), boilerplateWords) {
+		return false
+	}
+	st := s.stats[n]
+	return st == nil || st.text < 400 || st.linkDensity() > 0.5
+}
+
+// measure computes the stats of every element under n, bottom up.
+func (s *selector) measure(n *html.Node) *stats {
+	st := &stats{}
+	if n.DataAtom == atom.Article {
+		st.articles = 1
+	}
+	s.stats[n] = st
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch c.Type {
+		case html.TextNode:
+			letters, commas := countText(c.Data)
+			st.text += letters
+			st.comma += commas
+		case html.ElementNode:
+			if s.skip(c) {
+				continue
+			}
+			cs := s.measure(c)
+			st.text += cs.text
+			st.link += cs.link
+			st.comma += cs.comma
+			st.articles += cs.articles
+			if c.DataAtom == atom.A {
+				st.link += cs.text - cs.link
+			}
+		}
+	}
+	return st
+}
+
+func countText(s string) (letters, commas int) {
+	for _, r := range s {
+		switch {
+		case r == ',' || r == '，' || r == '、':
+			commas++
+			letters++
+		case r == ' ' || r == '\n' || r == '\t' || r == '\r' || r == '\u00a0':
+		default:
+			letters++
+		}
+	}
+	return letters, commas
+}
+
+// prose is the text that is not links.
+func prose(st *stats) int { return st.text - st.link }
+
+func (st *stats) linkDensity() float64 {
+	if st.text == 0 {
+		return 0
+	}
+	return float64(st.link) / float64(st.text)
+}
+
+// paragraphLike reports whether n carries running text of its own.
+func paragraphLike(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.P, atom.Pre, atom.Blockquote, atom.Td, atom.Dd, atom.Li, atom.H2, atom.H3, atom.Table:
+		return true
+	case atom.Div, atom.Section, atom.Article, atom.Span:
+		// A div that holds text directly, not only through blocks.
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode && utf8.RuneCountInString(strings.TrimSpace(c.Data)) >= 25 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tagWeight is the prior of an element as a container of content.
+func tagWeight(n *html.Node) float64 {
+	switch n.DataAtom {
+	case atom.Article, atom.Main:
+		return 10
+	case atom.Div, atom.Section:
+		return 5
+	case atom.Pre, atom.Td, atom.Blockquote:
+		return 3
+	case atom.Address, atom.Ol, atom.Ul, atom.Dl, atom.Dd, atom.Dt, atom.Li, atom.Form:
+		return -3
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Th:
+		return -5
+	}
+	return 0
+}
+
+// choose returns the elements that make the main content of the page
+// under body, in document order.
+func (s *selector) choose(body *html.Node) []*html.Node {
+	s.stats = map[*html.Node]*stats{}
+	s.measure(body)
+
+	// Score: every paragraph gives to its ancestors, less the further up.
+	scores := map[*html.Node]float64{}
+	var order []*html.Node
+	give := func(n *html.Node, v float64) {
+		if _, ok := scores[n]; !ok {
+			scores[n] = tagWeight(n) + classWeight(n)
+			order = append(order, n)
+		}
+		scores[n] += v
+	}
+	for n := range body.Descendants() {
+		if n.Type != html.ElementNode || !paragraphLike(n) {
+			continue
+		}
+		st := s.stats[n]
+		if st == nil || st.text < 25 {
+			continue
+		}
+		v := 1 + float64(st.comma) + min(float64(st.text)/100, 3)
+		level := 0
+		for a := n.Parent; a != nil && level < 5; a = a.Parent {
+			if a.Type != html.ElementNode {
+				break
+			}
+			div := 1.0
+			switch level {
+			case 0:
+			case 1:
+				div = 2
+			default:
+				div = float64(level) * 3
+			}
+			give(a, v/div)
+			if a == body {
+				break
+			}
+			level++
+		}
+	}
+	var best *html.Node
+	bestScore := 0.0
+	for _, n := range order {
+		st := s.stats[n]
+		if st == nil {
+			continue
+		}
+		final := scores[n] * (1 - st.linkDensity())
+		if st.articles > 1 {
+			final /= 2 // a listing of articles is rarely the one the reader came for
+		}
+		scores[n] = final
+		if best == nil || final > bestScore {
+			best, bestScore = n, final
+		}
+	}
+
+	// A semantic container that holds the best candidate, or most of the
+	// page's text, is the content.
+	if sem := s.semantic(body); sem != nil {
+		st := s.stats[sem]
+		if best == nil || contains(sem, best) && st.linkDensity() < 0.5 ||
+			float64(st.text) >= 0.5*float64(s.stats[body].text) && st.linkDensity() < 0.33 {
+			return []*html.Node{sem}
+		}
+	}
+	if best == nil || s.stats[best].text < 140 {
+		return []*html.Node{body}
+	}
+	// A page of many small blocks (a landing page, a product page) has no
+	// one block that holds most of its text: take the smallest ancestor
+	// that does, if it is not mostly links.
+	bodyProse := prose(s.stats[body])
+	if float64(prose(s.stats[best])) < 0.3*float64(bodyProse) {
+		for a := best.Parent; a != nil && a.Type == html.ElementNode; a = a.Parent {
+			st := s.stats[a]
+			if a == body || float64(prose(st)) >= 0.6*float64(bodyProse) && st.linkDensity() < 0.4 {
+				return []*html.Node{a}
+			}
+		}
+	}
+
+	// Climb while the parent has little more than the best candidate: the
+	// content often spans a few sibling wrappers under one parent.
+	for best.Parent != nil && best.Parent != body && best.Parent.Type == html.ElementNode {
+		p := best.Parent
+		ps, bs := s.stats[p], s.stats[best]
+		if ps == nil || ps.linkDensity() > 0.33 || float64(bs.text) < 0.8*float64(ps.text) {
+			break
+		}
+		best = p
+	}
+
+	// Siblings that read as content join the best candidate.
+	threshold := max(10, bestScore*0.2)
+	var out []*html.Node
+	for sib := best.Parent.FirstChild; sib != nil; sib = sib.NextSibling {
+		if sib == best {
+			out = append(out, sib)
+			continue
+		}
+		if sib.Type != html.ElementNode || s.skip(sib) {
+			continue
+		}
+		st := s.stats[sib]
+		if st == nil {
+			continue
+		}
+		if sib.DataAtom == atom.Article && best.DataAtom == atom.Article || st.articles > 1 {
+			continue // another article, or a listing of them, is not this one
+		}
+		sc, scored := scores[sib]
+		switch {
+		case scored && sc >= threshold && classWeight(sib) >= 0:
+			out = append(out, sib)
+		case sib.DataAtom == atom.P || sib.DataAtom == atom.Pre || sib.DataAtom == atom.Blockquote || sib.DataAtom == atom.Ul || sib.DataAtom == atom.Ol || sib.DataAtom == atom.Table:
+			if st.text >= 80 && st.linkDensity() < 0.25 || st.text > 0 && st.text < 80 && st.link == 0 && strings.ContainsAny(textOf(sib), ".!?。") {
+				out = append(out, sib)
+			}
+		case isHeading(sib) && st.text > 0 && sib.NextSibling != nil:
+			out = append(out, sib)
+		}
+	}
+	return trimHeadings(out)
+}
+
+// trimHeadings drops headings left at the end with nothing under them.
+func trimHeadings(nodes []*html.Node) []*html.Node {
+	for len(nodes) > 1 && isHeading(nodes[len(nodes)-1]) {
+		nodes = nodes[:len(nodes)-1]
+	}
+	return nodes
+}
+
+func isHeading(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return true
+	}
+	return false
+}
+
+// semantic returns the page's one main, role=main, or article element (or
+// articleBody), if it has one with enough text.
+func (s *selector) semantic(body *html.Node) *html.Node {
+	var mains, articles []*html.Node
+	for n := range body.Descendants() {
+		if n.Type != html.ElementNode || s.stats[n] == nil {
+			continue
+		}
+		switch {
+		case strings.EqualFold(attr(n, "itemprop"), "articleBody"):
+			articles = append([]*html.Node{n}, articles...)
+		case n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main"):
+			mains = append(mains, n)
+		case n.DataAtom == atom.Article:
+			articles = append(articles, n)
+		}
+	}
+	pick := func(ns []*html.Node) *html.Node {
+		if len(ns) == 0 {
+			return nil
+		}
+		// One article among many (a listing) is not the content.
+		if len(ns) > 1 && !strings.EqualFold(attr(ns[0], "itemprop"), "articleBody") {
+			return nil
+		}
+		if s.stats[ns[0]].text < 200 {
+			return nil
+		}
+		return ns[0]
+	}
+	if a := pick(articles); a != nil {
+		return a
+	}
+	return pick(mains)
+}
+
+func contains(a, b *html.Node) bool {
+	for n := b; n != nil; n = n.Parent {
+		if n == a {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,396 @@
+package extract
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+
+	"github.com/heedhq/heed/robots/directives"
+)
+
+// MaxInputBytes is the most HTML Extract reads; longer input is an error.
+const MaxInputBytes = 32 << 20
+
+// ErrTooLarge is wrapped by the error of input over MaxInputBytes.
+var ErrTooLarge = errors.New("extract: input too large")
+
+// Document is what a page holds for a reader: its metadata, its main
+// content as Markdown, every link on it, and its robots directives.
+type Document struct {
+	// URL is the page's address, the base its links were resolved against.
+	URL         string `json:"url,omitempty"`
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Lang        string `json:"lang,omitempty"`
+	// Canonical is the URL the page names as its canonical one, absolute.
+	Canonical string `json:"canonical,omitempty"`
+	// Published and Modified are the dates the page states, or zero.
+	Published time.Time `json:"published,omitzero"`
+	Modified  time.Time `json:"modified,omitzero"`
+	// Markdown is the main content.
+	Markdown string `json:"markdown"`
+	// Links are the absolute http(s) URLs of every link on the whole page
+	// (not only the main content), without fragments, in document order,
+	// each once.
+	Links []string `json:"links"`
+	// Directives are the page's <meta name="robots"> and <meta name="heed">
+	// directives. Use directives.For to merge them with X-Robots-Tag.
+	Directives []directives.Set `json:"directives,omitempty"`
+}
+
+// Options configure Extract. The zero value is usable.
+type Options struct {
+	// URL is where the page came from: relative links and images are
+	// resolved against it (or against the page's <base href>).
+	URL string
+	// ContentType is the Content-Type header the page came with, whose
+	// charset wins over the page's own declaration.
+	ContentType string
+}
+
+// Extract reads an HTML page in any charset and returns its document.
+// It never fetches anything. Broken markup is read the way browsers read
+// it; a page nested deeper than the HTML parser allows (512 elements)
+// gives a document of its text alone.
+func Extract(r io.Reader, opts Options) (*Document, error) {
+	raw, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("extract: read: %w", err)
+	}
+	if len(raw) > MaxInputBytes {
+		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, MaxInputBytes)
+	}
+	base, err := url.Parse(opts.URL)
+	if err != nil {
+		return nil, fmt.Errorf("extract: base URL: %w", err)
+	}
+	utf8Reader, err := charset.NewReader(bytes.NewReader(raw), opts.ContentType)
+	if err != nil {
+		return nil, fmt.Errorf("extract: charset: %w", err)
+	}
+	text, err := io.ReadAll(utf8Reader)
+	if err != nil {
+		return nil, fmt.Errorf("extract: decoding: %w", err)
+	}
+	doc, err := html.Parse(bytes.NewReader(text))
+	if err != nil {
+		// The parser refuses pathological nesting; keep the text.
+		return plainDocument(text, opts.URL), nil
+	}
+	return fromTree(doc, base, opts.URL), nil
+}
+
+func fromTree(doc *html.Node, base *url.URL, pageURL string) *Document {
+	out := &Document{URL: pageURL, Links: []string{}}
+	root := findElement(doc, atom.Html)
+	body := findElement(doc, atom.Body)
+	if root != nil {
+		out.Lang = strings.TrimSpace(attr(root, "lang"))
+	}
+	if b := findElement(doc, atom.Base); b != nil {
+		if u, err := base.Parse(strings.TrimSpace(attr(b, "href"))); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+			base = u
+		}
+	}
+	m := readMeta(doc, base)
+	out.Title, out.Description, out.Canonical = m.title, m.description, m.canonical
+	out.Published, out.Modified, out.Directives = m.published, m.modified, m.directives
+	if out.Lang == "" {
+		out.Lang = m.lang
+	}
+	out.Links = links(doc, base)
+	if body == nil {
+		return out
+	}
+	s := &selector{skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
+	nodes := s.choose(body)
+	r := &renderer{base: base, skip: func(n *html.Node) bool {
+		return hidden(n) || hardBoilerplate(n) || s.softBoilerplate(n)
+	}}
+	var parts []string
+	for _, n := range nodes {
+		if md := r.render(n); md != "" {
+			parts = append(parts, md)
+		}
+	}
+	out.Markdown = strings.Join(parts, "\n\n")
+	if out.Title == "" {
+		if h := findElement(body, atom.H1); h != nil {
+			out.Title = strings.Join(strings.Fields(textOf(h)), " ")
+		}
+	}
+	return out
+}
+
+// hidden reports whether an element is never shown as text: scripts,
+// styles, templates, embedded graphics and media, and elements hidden by
+// attribute or inline style.
+func hidden(n *html.Node) bool {
+	if n.Type != html.ElementNode {
+		return false
+	}
+	switch n.DataAtom {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Iframe,
+		atom.Object, atom.Embed, atom.Canvas, atom.Video, atom.Audio, atom.Source, atom.Track,
+		atom.Head, atom.Link, atom.Meta, atom.Title, atom.Map, atom.Area, atom.Frame, atom.Frameset:
+		return true
+	}
+	if n.Namespace == "svg" || n.Namespace == "math" {
+		return true
+	}
+	for _, a := range n.Attr {
+		switch a.Key {
+		case "hidden":
+			return true
+		case "aria-hidden":
+			if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
+				return true
+			}
+		case "style":
+			v := strings.ToLower(strings.ReplaceAll(a.Val, " ", ""))
+			if strings.Contains(v, "display:none") || strings.Contains(v, "visibility:hidden") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func findElement(n *html.Node, a atom.Atom) *html.Node {
+	for d := range n.Descendants() {
+		if d.Type == html.ElementNode && d.DataAtom == a {
+			return d
+		}
+	}
+	return nil
+}
+
+// links returns every http(s) link of the page, absolute, without
+// fragments, each once.
+func links(doc *html.Node, base *url.URL) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for n := range doc.Descendants() {
+		if n.Type != html.ElementNode || n.DataAtom != atom.A && n.DataAtom != atom.Area {
+			continue
+		}
+		href := strings.TrimSpace(attr(n, "href"))
+		if href == "" || strings.HasPrefix(href, "#") {
+			continue
+		}
+		u, err := base.Parse(href)
+		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			continue
+		}
+		u.Fragment, u.RawFragment = "", ""
+		s := u.String()
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// meta is what a page's head (and a few body elements) say about it.
+type meta struct {
+	title, description, canonical, lang string
+	published, modified                 time.Time
+	directives                          []directives.Set
+}
+
+func readMeta(doc *html.Node, base *url.URL) meta {
+	var m meta
+	var titleTag, ogTitle, ogDesc, desc string
+	for n := range doc.Descendants() {
+		if n.Type != html.ElementNode {
+			continue
+		}
+		switch n.DataAtom {
+		case atom.Title:
+			if titleTag == "" && n.Parent != nil && n.Parent.DataAtom != atom.Svg {
+				titleTag = clean(textOf(n))
+			}
+		case atom.Meta:
+			name := strings.ToLower(strings.TrimSpace(firstNonEmpty(attr(n, "name"), attr(n, "property"), attr(n, "itemprop"), attr(n, "http-equiv"))))
+			content := strings.TrimSpace(attr(n, "content"))
+			switch name {
+			case "og:title", "twitter:title":
+				ogTitle = firstNonEmpty(ogTitle, content)
+			case "description":
+				desc = firstNonEmpty(desc, content)
+			case "og:description", "twitter:description":
+				ogDesc = firstNonEmpty(ogDesc, content)
+			case "robots", "heed":
+				m.directives = append(m.directives, directives.ParseMeta(name, content)...)
+			case "content-language":
+				m.lang = firstNonEmpty(m.lang, content)
+			case "article:published_time", "datepublished", "date", "dc.date", "dc.date.issued", "dcterms.created", "dcterms.issued", "pubdate", "publish-date", "publishdate", "sailthru.date", "parsely-pub-date":
+				if m.published.IsZero() {
+					m.published = parseTime(content)
+				}
+			case "article:modified_time", "og:updated_time", "datemodified", "dcterms.modified", "last-modified":
+				if m.modified.IsZero() {
+					m.modified = parseTime(content)
+				}
+			}
+		case atom.Link:
+			if hasToken(attr(n, "rel"), "canonical") && m.canonical == "" {
+				if u, err := base.Parse(strings.TrimSpace(attr(n, "href"))); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
+					m.canonical = u.String()
+				}
+			}
+		case atom.Time:
+			switch strings.ToLower(attr(n, "itemprop")) {
+			case "datepublished":
+				if m.published.IsZero() {
+					m.published = parseTime(attr(n, "datetime"))
+				}
+			case "datemodified":
+				if m.modified.IsZero() {
+					m.modified = parseTime(attr(n, "datetime"))
+				}
+			}
+		case atom.Script:
+			if strings.EqualFold(strings.TrimSpace(attr(n, "type")), "application/ld+json") {
+				ld := readJSONLD(textOf(n))
+				if m.published.IsZero() {
+					m.published = parseTime(ld.DatePublished)
+				}
+				if m.modified.IsZero() {
+					m.modified = parseTime(ld.DateModified)
+				}
+				ogTitle = firstNonEmpty(ogTitle, ld.Headline)
+			}
+		}
+	}
+	m.title = clean(firstNonEmpty(ogTitle, titleTag))
+	m.description = clean(firstNonEmpty(desc, ogDesc))
+	return m
+}
+
+// jsonLD is the part of a schema.org JSON-LD block that Extract reads.
+type jsonLD struct {
+	Headline      string `json:"headline"`
+	DatePublished string `json:"datePublished"`
+	DateModified  string `json:"dateModified"`
+}
+
+// readJSONLD reads the first object of a JSON-LD block that states a date
+// or headline, looking into arrays and @graph.
+func readJSONLD(s string) jsonLD {
+	var v any
+	if len(s) > 1<<20 || json.Unmarshal([]byte(s), &v) != nil {
+		return jsonLD{}
+	}
+	var find func(v any, depth int) jsonLD
+	find = func(v any, depth int) jsonLD {
+		if depth > 4 {
+			return jsonLD{}
+		}
+		switch t := v.(type) {
+		case []any:
+			for _, e := range t {
+				if r := find(e, depth+1); r != (jsonLD{}) {
+					return r
+				}
+			}
+		case map[string]any:
+			var r jsonLD
+			r.Headline, _ = t["headline"].(string)
+			r.DatePublished, _ = t["datePublished"].(string)
+			r.DateModified, _ = t["dateModified"].(string)
+			if r != (jsonLD{}) {
+				return r
+			}
+			if g, ok := t["@graph"]; ok {
+				return find(g, depth+1)
+			}
+		}
+		return jsonLD{}
+	}
+	return find(v, 0)
+}
+
+var timeLayouts = []string{
+	time.RFC3339Nano,
+	"2006-01-02T15:04:05.999999999-0700",
+	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05.999999999Z07:00",
+	"2006-01-02 15:04:05.999999999",
+	"2006-01-02",
+	time.RFC1123,
+	time.RFC1123Z,
+}
+
+// parseTime reads a date as pages state it, or returns the zero time.
+func parseTime(s string) time.Time {
+	s = strings.TrimSpace(s)
+	for _, layout := range timeLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC()
+		}
+	}
+	return time.Time{}
+}
+
+func hasToken(list, token string) bool {
+	for _, t := range strings.Fields(list) {
+		if strings.EqualFold(t, token) {
+			return true
+		}
+	}
+	return false
+}
+
+func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// plainDocument is the best a page the parser refuses can give: its text,
+// a paragraph per block-level tag.
+func plainDocument(page []byte, pageURL string) *Document {
+	z := html.NewTokenizer(bytes.NewReader(page))
+	var b strings.Builder
+	skip := 0
+	for {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			md := strings.TrimSpace(b.String())
+			return &Document{URL: pageURL, Markdown: md, Links: []string{}}
+		case html.StartTagToken, html.EndTagToken:
+			name, _ := z.TagName()
+			a := atom.Lookup(name)
+			switch a {
+			case atom.Script, atom.Style, atom.Template, atom.Noscript:
+				if tt == html.StartTagToken {
+					skip++
+				} else if skip > 0 {
+					skip--
+				}
+			}
+			if blockAtoms[a] && !strings.HasSuffix(b.String(), "\n\n") && b.Len() > 0 {
+				b.WriteString("\n\n")
+			}
+		case html.TextToken:
+			if skip == 0 {
+				if t := clean(string(z.Text())); t != "" {
+					if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
+						b.WriteByte(' ')
+					}
+					b.WriteString(escapeText(t, false))
+				}
+			}
+		}
+	}
+}

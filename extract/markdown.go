@@ -1,0 +1,679 @@
+package extract
+
+import (
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// renderer writes an HTML subtree as Markdown: ATX headings, nested lists,
+// GFM tables, fenced code with its language, blockquotes, images and links
+// made absolute. It writes no raw HTML.
+type renderer struct {
+	base *url.URL
+	skip func(*html.Node) bool // nodes left out (boilerplate, hidden)
+}
+
+// block is Markdown being built: finished blocks, and the inline text of
+// the paragraph under way.
+type block struct {
+	r      *renderer
+	blocks []string
+	inline strings.Builder
+	space  bool // a space is owed before the next inline text
+}
+
+func (r *renderer) render(n *html.Node) string {
+	b := &block{r: r}
+	b.node(n)
+	return b.finish()
+}
+
+// finish returns the blocks, separated by blank lines.
+func (b *block) finish() string {
+	b.flush()
+	return strings.Join(b.blocks, "\n\n")
+}
+
+// flush ends the paragraph under way.
+func (b *block) flush() {
+	if s := strings.TrimSpace(b.inline.String()); s != "" {
+		b.blocks = append(b.blocks, strings.TrimRight(s, "\\ \n"))
+	}
+	b.inline.Reset()
+	b.space = false
+}
+
+func (b *block) add(s string) {
+	b.flush()
+	if s = strings.Trim(s, "\n"); strings.TrimSpace(s) != "" {
+		b.blocks = append(b.blocks, s)
+	}
+}
+
+// children renders n's children into b.
+func (b *block) children(n *html.Node) {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		b.node(c)
+	}
+}
+
+// sub renders n's children as a document of their own.
+func (b *block) sub(n *html.Node) string {
+	s := &block{r: b.r}
+	s.children(n)
+	return s.finish()
+}
+
+func (b *block) node(n *html.Node) {
+	switch n.Type {
+	case html.TextNode:
+		b.text(n.Data)
+		return
+	case html.DocumentNode:
+		b.children(n)
+		return
+	case html.ElementNode:
+	default:
+		return
+	}
+	if b.r.skip(n) {
+		return
+	}
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		level := int(n.Data[1] - '0')
+		if text := b.inlineOf(n); text != "" {
+			b.add(strings.Repeat("#", level) + " " + text)
+		}
+	case atom.P:
+		b.flush()
+		b.children(n)
+		b.flush()
+	case atom.Br:
+		switch {
+		case strings.HasSuffix(b.inline.String(), "\\\n"):
+			b.flush() // two line breaks in a row end the paragraph
+		case b.inline.Len() > 0:
+			b.inline.WriteString("\\\n")
+			b.space = false
+		}
+	case atom.Hr:
+		b.add("---")
+	case atom.Pre:
+		b.add(b.r.code(n))
+	case atom.Blockquote:
+		if inner := b.sub(n); inner != "" {
+			b.add(prefixLines(inner, "> ", ">"))
+		}
+	case atom.Ul, atom.Ol, atom.Menu:
+		if list := b.r.list(n); list != "" {
+			b.add(list)
+		}
+	case atom.Table:
+		b.add(b.r.table(n))
+	case atom.Dl:
+		b.flush()
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.DataAtom {
+			case atom.Dt:
+				if t := b.inlineOf(c); t != "" {
+					b.add("**" + t + "**")
+				}
+			case atom.Dd:
+				b.add(b.sub(c))
+			default:
+				b.node(c)
+			}
+		}
+	case atom.Img:
+		b.inlineText(b.r.image(n))
+	case atom.A:
+		b.link(n)
+	case atom.Strong, atom.B:
+		b.wrap(n, "**")
+	case atom.Em, atom.I, atom.Cite, atom.Dfn:
+		b.wrap(n, "*")
+	case atom.Del, atom.S, atom.Strike:
+		b.wrap(n, "~~")
+	case atom.Code, atom.Kbd, atom.Samp, atom.Tt:
+		if hasBlock(n) {
+			b.add(b.r.code(n))
+			return
+		}
+		b.inlineText(codeSpan(textOf(n)))
+	case atom.Summary, atom.Figcaption, atom.Caption:
+		if t := b.inlineOf(n); t != "" {
+			b.add(t)
+		}
+	default:
+		if isBlock(n) {
+			b.flush()
+			b.children(n)
+			b.flush()
+			return
+		}
+		b.children(n)
+	}
+}
+
+// text adds text to the paragraph under way, collapsing whitespace.
+func (b *block) text(s string) {
+	if s == "" {
+		return
+	}
+	lead, trail := startSpace(s), endSpace(s)
+	words := strings.Fields(s)
+	if len(words) == 0 {
+		b.space = b.space || b.inline.Len() > 0
+		return
+	}
+	if (lead || b.space) && b.inline.Len() > 0 && !strings.HasSuffix(b.inline.String(), "\n") {
+		b.inline.WriteByte(' ')
+	}
+	b.inline.WriteString(escapeText(strings.Join(words, " "), b.inline.Len() == 0 || strings.HasSuffix(b.inline.String(), "\n")))
+	b.space = trail
+}
+
+// inlineText adds ready-made Markdown to the paragraph under way.
+func (b *block) inlineText(s string) {
+	if s == "" {
+		return
+	}
+	if b.space && b.inline.Len() > 0 {
+		b.inline.WriteByte(' ')
+	}
+	b.inline.WriteString(s)
+	b.space = false
+}
+
+// inlineOf renders n's content as one line of inline Markdown.
+func (b *block) inlineOf(n *html.Node) string {
+	s := &block{r: b.r}
+	s.children(n)
+	return oneLine(s.finish())
+}
+
+func (b *block) wrap(n *html.Node, mark string) {
+	if hasBlock(n) {
+		b.children(n)
+		return
+	}
+	inner := b.inlineOf(n)
+	if inner == "" {
+		return
+	}
+	if b.space || startsWithSpace(n) {
+		b.space = true
+	}
+	b.inlineText(mark + inner + mark)
+	b.space = endsWithSpace(n)
+}
+
+func (b *block) link(n *html.Node) {
+	if hasBlock(n) {
+		b.children(n)
+		return
+	}
+	text := b.inlineOf(n)
+	href := b.r.href(attr(n, "href"))
+	if b.space || startsWithSpace(n) {
+		b.space = true
+	}
+	switch {
+	case text == "":
+		return // an empty link is dropped
+	case href == "":
+		b.inlineText(text) // an unsafe or empty target: the text is kept
+	default:
+		b.inlineText("[" + text + "](" + href + ")")
+	}
+	b.space = endsWithSpace(n)
+}
+
+// href resolves a link target, keeping only http, https and mailto.
+func (r *renderer) href(raw string) string {
+	raw = strings.TrimSpace(raw)
+	if raw == "" || strings.HasPrefix(raw, "#") {
+		return ""
+	}
+	u, err := r.base.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https", "mailto":
+		return escapeURL(u.String())
+	}
+	return ""
+}
+
+func (r *renderer) image(n *html.Node) string {
+	src := attr(n, "src")
+	if src == "" || strings.HasPrefix(strings.TrimSpace(src), "data:") {
+		src = firstNonEmpty(attr(n, "data-src"), attr(n, "data-original"), attr(n, "data-lazy-src"))
+	}
+	u := r.href(src)
+	if u == "" || strings.HasPrefix(u, "mailto:") {
+		return ""
+	}
+	alt := escapeText(strings.Join(strings.Fields(attr(n, "alt")), " "), false)
+	return "![" + alt + "](" + u + ")"
+}
+
+// code renders a preformatted block as a fenced code block, with the
+// language named by a language-*, lang-* or highlight-* class of the
+// block or of the code element inside it.
+func (r *renderer) code(n *html.Node) string {
+	lang := codeLanguage(n)
+	for c := n.FirstChild; c != nil && lang == ""; c = c.NextSibling {
+		if c.DataAtom == atom.Code {
+			lang = codeLanguage(c)
+		}
+	}
+	if lang == "" && n.Parent != nil && n.Parent.Type == html.ElementNode {
+		lang = codeLanguage(n.Parent) // <div class="highlight-source-go"><pre>
+	}
+	body := preText(n, r.skip)
+	body = strings.TrimPrefix(body, "\n")
+	body = strings.TrimRight(body, " \t\n")
+	if strings.TrimSpace(body) == "" {
+		return ""
+	}
+	fence := "```"
+	for strings.Contains(body, fence) {
+		fence += "`"
+	}
+	return fence + lang + "\n" + body + "\n" + fence
+}
+
+func codeLanguage(n *html.Node) string {
+	for _, class := range strings.Fields(attr(n, "class")) {
+		for _, prefix := range []string{"language-", "lang-", "highlight-source-", "highlight-"} {
+			if lang, ok := strings.CutPrefix(class, prefix); ok && lang != "" && safeLang(lang) {
+				return strings.ToLower(lang)
+			}
+		}
+	}
+	if lang := attr(n, "data-lang"); lang != "" && safeLang(lang) {
+		return strings.ToLower(lang)
+	}
+	return ""
+}
+
+func safeLang(s string) bool {
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '#' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// preText is the text of a preformatted element as written, with <br> as
+// a line end.
+func preText(n *html.Node, skip func(*html.Node) bool) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.ElementNode && skip(n) {
+			return
+		}
+		switch {
+		case n.Type == html.TextNode:
+			b.WriteString(n.Data)
+		case n.Type == html.ElementNode && n.DataAtom == atom.Br:
+			b.WriteByte('\n')
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+		if n.Type == html.ElementNode && (n.DataAtom == atom.Div || n.DataAtom == atom.P) && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n') // line-per-div code viewers
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// list renders a ul or ol with nested lists indented under their items.
+func (r *renderer) list(n *html.Node) string {
+	ordered := n.DataAtom == atom.Ol
+	start := 1
+	if v, err := strconv.Atoi(attr(n, "start")); err == nil && ordered && v >= 0 && v < 1e9 {
+		start = v
+	}
+	var items []string
+	i := start
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type != html.ElementNode || r.skip(c) {
+			continue
+		}
+		var body string
+		if c.DataAtom == atom.Li {
+			s := &block{r: r}
+			s.children(c)
+			s.flush()
+			body = tightItem(s.blocks)
+		} else if c.DataAtom == atom.Ul || c.DataAtom == atom.Ol {
+			body = r.list(c) // a list directly inside a list
+		} else {
+			s := &block{r: r}
+			s.node(c)
+			body = s.finish()
+		}
+		if strings.TrimSpace(body) == "" {
+			continue
+		}
+		marker := "- "
+		if ordered {
+			marker = strconv.Itoa(i) + ". "
+			i++
+		}
+		items = append(items, marker+indent(body, len(marker)))
+	}
+	return strings.Join(items, "\n")
+}
+
+// tightItem joins the blocks of a list item, keeping a nested list right
+// under the text it belongs to.
+func tightItem(blocks []string) string {
+	var b strings.Builder
+	for i, blk := range blocks {
+		if i > 0 {
+			if isList(blk) {
+				b.WriteString("\n")
+			} else {
+				b.WriteString("\n\n")
+			}
+		}
+		b.WriteString(blk)
+	}
+	return b.String()
+}
+
+func isList(s string) bool {
+	if strings.HasPrefix(s, "- ") {
+		return true
+	}
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i > 0 && strings.HasPrefix(s[i:], ". ")
+}
+
+// indent indents every line of s but the first by n spaces, and tightens
+// blank lines between a list item's paragraphs.
+func indent(s string, n int) string {
+	pad := strings.Repeat(" ", n)
+	lines := strings.Split(s, "\n")
+	for i := 1; i < len(lines); i++ {
+		if lines[i] != "" {
+			lines[i] = pad + lines[i]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func prefixLines(s, prefix, blank string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if l == "" {
+			lines[i] = blank
+		} else {
+			lines[i] = prefix + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// table renders a table as a GFM table. A table of one row or one column
+// is layout, not data: its cells are rendered as blocks.
+func (r *renderer) table(n *html.Node) string {
+	var rows [][]*html.Node
+	header := -1
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || r.skip(c) {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Thead, atom.Tbody, atom.Tfoot:
+				walk(c)
+			case atom.Tr:
+				var cells []*html.Node
+				allTH := true
+				for d := c.FirstChild; d != nil; d = d.NextSibling {
+					if d.DataAtom == atom.Td || d.DataAtom == atom.Th {
+						cells = append(cells, d)
+						allTH = allTH && d.DataAtom == atom.Th
+					}
+				}
+				if len(cells) == 0 {
+					continue
+				}
+				if header < 0 && len(rows) == 0 && (allTH || n.DataAtom == atom.Thead) {
+					header = 0
+				}
+				rows = append(rows, cells)
+			}
+		}
+	}
+	walk(n)
+	cols := 0
+	for _, row := range rows {
+		cols = max(cols, len(row))
+	}
+	if len(rows) <= 1 || cols <= 1 || nestedTable(n) {
+		s := &block{r: r}
+		for _, row := range rows {
+			for _, cell := range row {
+				s.flush()
+				s.children(cell)
+				s.flush()
+			}
+		}
+		return s.finish()
+	}
+	var b strings.Builder
+	line := func(cells []string) {
+		b.WriteString("|")
+		for i := range cols {
+			v := ""
+			if i < len(cells) {
+				v = cells[i]
+			}
+			b.WriteString(" " + v + " |")
+		}
+		b.WriteByte('\n')
+	}
+	cellText := func(c *html.Node) string {
+		s := &block{r: r}
+		s.children(c)
+		return strings.ReplaceAll(oneLine(s.finish()), "|", `\|`)
+	}
+	texts := make([][]string, len(rows))
+	for i, row := range rows {
+		for _, c := range row {
+			texts[i] = append(texts[i], cellText(c))
+		}
+	}
+	body := texts
+	if header == 0 {
+		line(texts[0])
+		body = texts[1:]
+	} else {
+		line(make([]string, cols))
+	}
+	sep := make([]string, cols)
+	for i := range sep {
+		sep[i] = "---"
+	}
+	line(sep)
+	for _, row := range body {
+		line(row)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func nestedTable(n *html.Node) bool {
+	for d := range n.Descendants() {
+		if d.Type == html.ElementNode && d.DataAtom == atom.Table {
+			return true
+		}
+	}
+	return false
+}
+
+// oneLine joins Markdown onto one line.
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\\\n", " ")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func codeSpan(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return ""
+	}
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+// escapeText escapes the characters that would make text read as Markdown
+// syntax. atLineStart also escapes what is special only at a line start.
+func escapeText(s string, atLineStart bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch c {
+		case '\\', '*', '_', '`', '[', ']', '<', '>':
+			b.WriteByte('\\')
+		case '#', '+', '-', '=':
+			if i == 0 && atLineStart {
+				b.WriteByte('\\')
+			}
+		case '.', ')':
+			// "1. " at the start of a line would begin a list.
+			if atLineStart && i > 0 && i+1 <= len(s) && allDigits(s[:i]) {
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func allDigits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// escapeURL keeps a URL from ending its Markdown link early.
+func escapeURL(s string) string {
+	return strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E").Replace(s)
+}
+
+// startSpace and endSpace report whether s starts or ends with white
+// space, no-break spaces included (strings.Fields drops those too).
+func startSpace(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsSpace(r)
+}
+
+func endSpace(s string) bool {
+	r, _ := utf8.DecodeLastRuneInString(s)
+	return unicode.IsSpace(r)
+}
+
+func startsWithSpace(n *html.Node) bool {
+	for c := n.FirstChild; c != nil; c = c.FirstChild {
+		if c.Type == html.TextNode {
+			return startSpace(c.Data)
+		}
+	}
+	return false
+}
+
+func endsWithSpace(n *html.Node) bool {
+	for c := n.LastChild; c != nil; c = c.LastChild {
+		if c.Type == html.TextNode {
+			return endSpace(c.Data)
+		}
+	}
+	return false
+}
+
+// blockAtoms are the elements that start a block of their own.
+var blockAtoms = map[atom.Atom]bool{
+	atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true, atom.Body: true,
+	atom.Center: true, atom.Dd: true, atom.Details: true, atom.Dialog: true, atom.Dir: true,
+	atom.Div: true, atom.Dl: true, atom.Dt: true, atom.Fieldset: true, atom.Figcaption: true,
+	atom.Figure: true, atom.Footer: true, atom.Form: true, atom.H1: true, atom.H2: true,
+	atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true, atom.Header: true, atom.Hgroup: true,
+	atom.Hr: true, atom.Html: true, atom.Legend: true, atom.Li: true, atom.Main: true, atom.Menu: true,
+	atom.Nav: true, atom.Ol: true, atom.P: true, atom.Pre: true, atom.Section: true, atom.Summary: true,
+	atom.Table: true, atom.Tbody: true, atom.Td: true, atom.Tfoot: true, atom.Th: true, atom.Thead: true,
+	atom.Tr: true, atom.Ul: true, atom.Caption: true,
+}
+
+func isBlock(n *html.Node) bool { return n.Type == html.ElementNode && blockAtoms[n.DataAtom] }
+
+// hasBlock reports whether an inline element holds block content.
+func hasBlock(n *html.Node) bool {
+	for d := range n.Descendants() {
+		if isBlock(d) {
+			return true
+		}
+	}
+	return false
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Namespace == "" && a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if strings.TrimSpace(v) != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// textOf is the text of n, as written.
+func textOf(n *html.Node) string {
+	if n.Type == html.TextNode {
+		return n.Data
+	}
+	var b strings.Builder
+	for d := range n.Descendants() {
+		if d.Type == html.TextNode {
+			b.WriteString(d.Data)
+		}
+	}
+	return b.String()
+}

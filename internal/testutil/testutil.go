@@ -1,0 +1,50 @@
+// Package testutil holds helpers that heed's tests share.
+package testutil
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// Sections reads a file of named sections, each starting with a line
+// "-- name --" (the txtar form), and returns the text of each. Text before
+// the first section is a comment and is dropped.
+func Sections(tb testing.TB, file string) map[string]string {
+	tb.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	out := map[string]string{}
+	name := ""
+	for l := range strings.Lines(string(data)) {
+		if h, ok := strings.CutPrefix(strings.TrimRight(l, "\n"), "-- "); ok && strings.HasSuffix(h, " --") {
+			name = strings.TrimSuffix(h, " --")
+			out[name] = ""
+			continue
+		}
+		if name != "" {
+			out[name] += l
+		}
+	}
+	return out
+}
+
+// WriteSections writes sections in the form Sections reads, after a comment.
+func WriteSections(tb testing.TB, file, comment string, names []string, sections map[string]string) {
+	tb.Helper()
+	var b strings.Builder
+	b.WriteString(comment)
+	for _, n := range names {
+		b.WriteString("-- " + n + " --\n")
+		v := sections[n]
+		b.WriteString(v)
+		if v != "" && !strings.HasSuffix(v, "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
