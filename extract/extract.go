@@ -73,11 +73,10 @@ func Extract(r io.Reader, opts Options) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("extract: base URL: %w", err)
 	}
-	utf8Reader, err := charset.NewReader(bytes.NewReader(raw), opts.ContentType)
-	if err != nil {
-		return nil, fmt.Errorf("extract: charset: %w", err)
-	}
-	text, err := io.ReadAll(utf8Reader)
+	// The charset: a byte order mark, then the Content-Type header, then
+	// the page's own <meta> declaration, then a guess (as browsers do).
+	enc, _, _ := charset.DetermineEncoding(raw, opts.ContentType)
+	text, err := enc.NewDecoder().Bytes(raw)
 	if err != nil {
 		return nil, fmt.Errorf("extract: decoding: %w", err)
 	}
@@ -192,6 +191,7 @@ func links(doc *html.Node, base *url.URL) []string {
 			continue
 		}
 		u.Fragment, u.RawFragment = "", ""
+		u.Host = strings.ToLower(u.Host)
 		s := u.String()
 		if !seen[s] {
 			seen[s] = true

@@ -161,7 +161,7 @@ func (g *guard) checkURL(raw string) (*url.URL, error) {
 	u.Scheme = strings.ToLower(u.Scheme)
 	switch {
 	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("%w: scheme %q (only http and https are fetched)", ErrRefused, u.Scheme)
+		return nil, fmt.Errorf("%w: %w: scheme %q (only http and https are fetched)", ErrRefused, ErrInvalidURL, u.Scheme)
 	case u.User != nil:
 		return nil, fmt.Errorf("%w: the URL carries credentials", ErrRefused)
 	case u.Hostname() == "":

@@ -100,6 +100,6 @@ func (e *env) rootCommand() *cobra.Command {
 	root.SetVersionTemplate("heed {{.Version}}\n")
 	root.PersistentFlags().StringVar(&e.agent, "agent", heed.UserAgent(), "user agent sent with requests; its product token picks robots.txt groups")
 	root.PersistentFlags().StringArrayVar(&e.allowNet, "allow-net", nil, "allow requests to this non-public network (CIDR, repeatable), such as 10.0.0.0/8")
-	root.AddCommand(e.robotsCommand())
+	root.AddCommand(e.robotsCommand(), e.fetchCommand(), e.extractCommand())
 	return root
 }

@@ -1,0 +1,111 @@
+package extract
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestCharsets(t *testing.T) {
+	tests := []struct {
+		name        string
+		page        []byte
+		contentType string
+		want        string
+	}{
+		{"header charset", []byte("<p>caf\xe9 cr\xe8me, a long enough sentence to be the content of this page.</p>"), "text/html; charset=iso-8859-1", "café crème"},
+		{"meta charset", []byte("<meta charset=\"windows-1252\"><p>\x93quoted\x94 text, a long enough sentence to be the content of this page.</p>"), "", "“quoted” text"},
+		{"http-equiv", []byte("<meta http-equiv=\"Content-Type\" content=\"text/html; charset=shift_jis\"><p>\x93\xfa\x96\x7b\x8c\xea\x82\xcc\x95\xb6\x8f\xcd\x82\xc5\x82\xb7\x81\x42</p>"), "", "日本語の文章です。"},
+		{"utf-8 by default", []byte("<p>naïve façade, a long enough sentence to be the content of this page.</p>"), "", "naïve façade"},
+		{"byte order mark", []byte("\xef\xbb\xbf<p>ünïcode, a long enough sentence to be the content of this page.</p>"), "text/html; charset=iso-8859-1", "ünïcode"},
+	}
+	for _, tt := range tests {
+		doc, err := Extract(bytes.NewReader(tt.page), Options{URL: "https://example.com/", ContentType: tt.contentType})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if !strings.Contains(doc.Markdown, tt.want) || !utf8.ValidString(doc.Markdown) {
+			t.Errorf("%s: got %q, want it to contain %q", tt.name, doc.Markdown, tt.want)
+		}
+	}
+}
+
+func TestPathologicalHTML(t *testing.T) {
+	deep := strings.Repeat("<div>", 100_000) + "<p>deep text at the bottom of the page</p>" + strings.Repeat("</div>", 100_000)
+	doc, err := Extract(strings.NewReader(deep), Options{})
+	if err != nil || !strings.Contains(doc.Markdown, "deep text at the bottom of the page") {
+		t.Errorf("nesting past the parser's limit: got %v, %.80q", err, doc)
+	}
+	oneLine := "<p>" + strings.Repeat("word ", 1<<20) + "</p>" // 5 MiB on one line
+	doc, err = Extract(strings.NewReader(oneLine), Options{})
+	if err != nil || len(doc.Markdown) < 5<<20-10 {
+		t.Errorf("megabytes of one line: got %v, %d bytes", err, len(doc.Markdown))
+	}
+	broken := "<html><body><p>Unclosed <b>bold <i>italic</p><table><tr><td>cell<p>para in cell</table></div></span><a href=x>link</body><p>after body"
+	doc, err = Extract(strings.NewReader(broken), Options{URL: "https://example.com/"})
+	if err != nil || !strings.Contains(doc.Markdown, "para in cell") || !strings.Contains(doc.Markdown, "after body") {
+		t.Errorf("broken markup: got %v, %q", err, doc.Markdown)
+	}
+	if _, err := Extract(strings.NewReader(strings.Repeat("a", MaxInputBytes+1)), Options{}); err == nil {
+		t.Errorf("input over the limit: no error")
+	}
+	if _, err := Extract(strings.NewReader("<p>x</p>"), Options{URL: "http://[::1"}); err == nil {
+		t.Errorf("bad base URL: no error")
+	}
+	for _, in := range []string{"", "   ", "<html></html>", "<!doctype html>", "\x00\x01\x02", "<svg><p>x</p></svg>", "<frameset><frame src=a></frameset>"} {
+		if _, err := Extract(strings.NewReader(in), Options{}); err != nil {
+			t.Errorf("Extract(%q): %v", in, err)
+		}
+	}
+}
+
+func TestLinks(t *testing.T) {
+	page := `<html><head><base href="https://cdn.example.com/docs/"></head><body>
+<nav><a href="/">Home</a></nav>
+<main><p>Read <a href="intro.html#part">the intro</a>, <a href="intro.html">again</a>,
+<a href="mailto:a@example.com">mail</a>, <a href="javascript:void(0)">js</a>, <a href="data:text/html,hi">data</a>,
+<a href="vbscript:x">vb</a>, <a href="ftp://example.com/f">ftp</a>, <a href="#top">top</a> and <a href="HTTPS://Other.example/x">other</a>.</p></main>
+<footer><a href="/terms">Terms</a></footer></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://example.com/page"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"https://cdn.example.com/", "https://cdn.example.com/docs/intro.html", "https://other.example/x", "https://cdn.example.com/terms"}
+	if strings.Join(doc.Links, " ") != strings.Join(want, " ") {
+		t.Errorf("links:\n got %v\nwant %v", doc.Links, want)
+	}
+	for _, bad := range []string{"javascript:", "data:", "vbscript:", "ftp:"} {
+		if strings.Contains(doc.Markdown, bad) {
+			t.Errorf("markdown keeps a %s link: %s", bad, doc.Markdown)
+		}
+	}
+	for _, kept := range []string{"js", "data", "vb", "ftp", "[mail](mailto:a@example.com)", "[the intro](https://cdn.example.com/docs/intro.html#part)"} {
+		if !strings.Contains(doc.Markdown, kept) {
+			t.Errorf("markdown lacks %q: %s", kept, doc.Markdown)
+		}
+	}
+}
+
+// FuzzExtract checks that any input gives a document or an error, never a
+// panic, and that the Markdown is valid UTF-8 without raw HTML tags.
+func FuzzExtract(f *testing.F) {
+	f.Add([]byte("<p>hello <b>world</b></p>"), "https://example.com/")
+	f.Add([]byte("<table><tr><td>a<td>b<tr><td>c</table><pre class=language-go>x</pre>"), "")
+	f.Add([]byte("<ul><li>a<ol><li>b</ol></ul><blockquote>q</blockquote><a href=javascript:x>y</a>"), "http://x/")
+	f.Add([]byte(strings.Repeat("<div>", 600)), "")
+	f.Fuzz(func(t *testing.T, page []byte, base string) {
+		doc, err := Extract(bytes.NewReader(page), Options{URL: base})
+		if err != nil {
+			return
+		}
+		if !utf8.ValidString(doc.Markdown) {
+			t.Fatalf("invalid UTF-8 in %q", doc.Markdown)
+		}
+		for _, tag := range []string{"<script", "<style", "<div", "<p>", "<a "} {
+			if strings.Contains(strings.ToLower(doc.Markdown), tag) {
+				t.Fatalf("raw HTML %q in %q", tag, doc.Markdown)
+			}
+		}
+	})
+}

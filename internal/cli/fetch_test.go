@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const article = `<!doctype html><html lang="en"><head><title>Tides</title>
+<meta name="description" content="Why the sea rises and falls.">
+<meta name="robots" content="noarchive"></head>
+<body><nav><a href="/">Home</a></nav><main><h1>Tides</h1>
+<p>Tides are the rise and fall of sea levels caused by the Moon and the Sun, and by the rotation of the Earth, as every sailor knows.</p>
+<p>See <a href="/moon">the Moon</a>.</p></main></body></html>`
+
+func TestFetch(t *testing.T) {
+	var mu sync.Mutex
+	var paths []string
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/tides":
+			w.Header().Set("X-Robots-Tag", "heed: nofollow")
+			w.Header().Add("X-Robots-Tag", "otherbot: noindex")
+			fmt.Fprint(w, article)
+		case "/notes.txt":
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			fmt.Fprint(w, "plain notes\n")
+		case "/image.png":
+			w.Header().Set("Content-Type", "image/png")
+			w.Write([]byte("\x89PNG"))
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+
+	code, out, stderr := run(t, "", "fetch", "--allow-net", "127.0.0.1/32", s.URL+"/tides")
+	if code != 0 {
+		t.Fatalf("fetch: exit %d, %s", code, stderr)
+	}
+	head, body, ok := strings.Cut(strings.TrimPrefix(out, "---\n"), "\n---\n\n")
+	if !ok {
+		t.Fatalf("no frontmatter:\n%s", out)
+	}
+	for _, want := range []string{`title: "Tides"`, `description: "Why the sea rises and falls."`, `url: "` + s.URL + `/tides"`, `fetched_at: "20`, `lang: "en"`, `robots: "nofollow, noarchive"`} {
+		if !strings.Contains(head, want) {
+			t.Errorf("frontmatter lacks %s:\n%s", want, head)
+		}
+	}
+	wantBody := "# Tides\n\nTides are the rise and fall of sea levels caused by the Moon and the Sun, and by the rotation of the Earth, as every sailor knows.\n\nSee [the Moon](" + s.URL + "/moon).\n"
+	if body != wantBody {
+		t.Errorf("body:\n%q\nwant\n%q", body, wantBody)
+	}
+	for _, p := range paths {
+		if p == "/robots.txt" {
+			t.Errorf("a single fetch consulted robots.txt")
+		}
+	}
+
+	code, out, _ = run(t, "", "fetch", "--json", "--allow-net", "127.0.0.1/32", s.URL+"/tides")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil {
+		t.Fatalf("fetch --json: exit %d, %v\n%s", code, err, out)
+	}
+	if doc["title"] != "Tides" || doc["links"].([]any)[1] != s.URL+"/moon" || doc["robots"].(map[string]any)["nofollow"] != true {
+		t.Errorf("fetch --json: %v", doc)
+	}
+
+	if code, out, _ := run(t, "", "fetch", "--allow-net", "127.0.0.1/32", s.URL+"/notes.txt"); code != 0 || !strings.HasSuffix(out, "\n\nplain notes\n") {
+		t.Errorf("plain text: exit %d, %q", code, out)
+	}
+	for _, tt := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"fetch", "--allow-net", "127.0.0.1/32", s.URL + "/image.png"}, 1, "not an HTML or text page"},
+		{[]string{"fetch", "--allow-net", "127.0.0.1/32", s.URL + "/missing"}, 1, "HTTP 404"},
+		{[]string{"fetch", s.URL + "/tides"}, 1, "--allow-net 127.0.0.0/8"},
+		{[]string{"fetch", "ftp://example.com/x"}, 2, `scheme "ftp"`},
+		{[]string{"fetch"}, 2, "accepts 1 arg"},
+	} {
+		code, out, stderr := run(t, "", tt.args...)
+		if code != tt.code || out != "" || !strings.Contains(stderr, tt.msg) {
+			t.Errorf("heed %v: exit %d, stdout %q, stderr %q; want exit %d and %q", tt.args, code, out, stderr, tt.code, tt.msg)
+		}
+	}
+}
+
+func TestExtract(t *testing.T) {
+	file := writeFile(t, "tides.html", article)
+	code, out, stderr := run(t, "", "extract", file, "--url", "https://sea.example/tides")
+	if code != 0 || !strings.Contains(out, `url: "https://sea.example/tides"`) || !strings.Contains(out, "[the Moon](https://sea.example/moon)") || strings.Contains(out, "fetched_at") {
+		t.Errorf("extract FILE: exit %d, %s\n%s", code, stderr, out)
+	}
+	code, out, _ = run(t, article, "extract", "--json")
+	var doc map[string]any
+	if err := json.Unmarshal([]byte(out), &doc); code != 0 || err != nil || doc["title"] != "Tides" {
+		t.Errorf("extract --json from stdin: exit %d, %v, %s", code, err, out)
+	}
+	if code, _, stderr := run(t, "", "extract", "/no/such/file.html"); code != 2 || !strings.Contains(stderr, "no such file") {
+		t.Errorf("missing file: exit %d, %s", code, stderr)
+	}
+}
