@@ -1,0 +1,27 @@
+// Package extract turns an HTML page into a [Document]: its title,
+// description, language, canonical URL and dates, its main content as
+// Markdown, every link on the page, and its robots directives. It never
+// touches the network.
+//
+// The main content is the part of the page a reader came for. Every element
+// is scored by the paragraphs it holds (their length and commas), weighted
+// by what its class and id say it is and discounted by how much of its text
+// is links; semantic markup (main, article, role=main, articleBody) is a
+// strong hint. Navigation, headers and footers of the page, sidebars,
+// cookie banners, share buttons, related links and comment sections are
+// left out. The quality is measured on a development set of 181 pages
+// (testdata/extract-dev) by TestQuality.
+//
+// The Markdown has ATX headings, nested lists, GFM tables, fenced code
+// blocks with the language of their language-*, lang-* or highlight-*
+// class, blockquotes, images and links made absolute. Links to anything
+// but http, https and mailto are dropped, their text kept. No raw HTML is
+// ever written, and the same page always gives the same Markdown.
+//
+// # Security Considerations
+//
+// Input is read up to [MaxInputBytes]. Pages are parsed by
+// golang.org/x/net/html, which refuses nesting deeper than 512 elements;
+// such a page gives a document of its text alone. Scripts, styles,
+// templates, embedded objects and hidden elements never reach the output.
+package extract
