@@ -26,6 +26,11 @@ type block struct {
 	blocks []string
 	inline strings.Builder
 	space  bool // a space is owed before the next inline text
+	// pending are emphasis marks opened but not yet written: they are
+	// written with the first text inside them, so that an element with
+	// no text leaves no marks.
+	pending []string
+	active  map[string]int // marks open, so that <b><b>x</b></b> is **x**
 }
 
 func (r *renderer) render(n *html.Node) string {
@@ -47,6 +52,7 @@ func (b *block) flush() {
 	}
 	b.inline.Reset()
 	b.space = false
+	b.pending = b.pending[:0]
 }
 
 func (b *block) add(s string) {
@@ -98,7 +104,9 @@ func (b *block) node(n *html.Node) {
 	case atom.Br:
 		switch {
 		case strings.HasSuffix(b.inline.String(), "\\\n"):
-			b.flush() // two line breaks in a row end the paragraph
+			if !b.inMarks() {
+				b.flush() // two line breaks in a row end the paragraph
+			}
 		case b.inline.Len() > 0:
 			b.inline.WriteString("\\\n")
 			b.space = false
@@ -162,6 +170,35 @@ func (b *block) node(n *html.Node) {
 	}
 }
 
+// inMarks reports whether an emphasis element is open.
+func (b *block) inMarks() bool {
+	for _, n := range b.active {
+		if n > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// atLineStart reports whether inline text written now starts a line.
+func (b *block) atLineStart() bool {
+	return len(b.pending) == 0 && (b.inline.Len() == 0 || strings.HasSuffix(b.inline.String(), "\n"))
+}
+
+// emit adds ready-made inline Markdown to the paragraph under way, after
+// the space and the marks it is owed.
+func (b *block) emit(s string) {
+	if b.space && b.inline.Len() > 0 && !strings.HasSuffix(b.inline.String(), "\n") {
+		b.inline.WriteByte(' ')
+	}
+	for _, m := range b.pending {
+		b.inline.WriteString(m)
+	}
+	b.pending = b.pending[:0]
+	b.inline.WriteString(s)
+	b.space = false
+}
+
 // text adds text to the paragraph under way, collapsing whitespace.
 func (b *block) text(s string) {
 	if s == "" {
@@ -173,23 +210,16 @@ func (b *block) text(s string) {
 		b.space = b.space || b.inline.Len() > 0
 		return
 	}
-	if (lead || b.space) && b.inline.Len() > 0 && !strings.HasSuffix(b.inline.String(), "\n") {
-		b.inline.WriteByte(' ')
-	}
-	b.inline.WriteString(escapeText(strings.Join(words, " "), b.inline.Len() == 0 || strings.HasSuffix(b.inline.String(), "\n")))
+	b.space = b.space || lead
+	b.emit(escapeText(strings.Join(words, " "), b.atLineStart()))
 	b.space = trail
 }
 
 // inlineText adds ready-made Markdown to the paragraph under way.
 func (b *block) inlineText(s string) {
-	if s == "" {
-		return
+	if s != "" {
+		b.emit(s)
 	}
-	if b.space && b.inline.Len() > 0 {
-		b.inline.WriteByte(' ')
-	}
-	b.inline.WriteString(s)
-	b.space = false
 }
 
 // inlineOf renders n's content as one line of inline Markdown.
@@ -199,20 +229,31 @@ func (b *block) inlineOf(n *html.Node) string {
 	return oneLine(s.finish())
 }
 
+// wrap renders an inline element between emphasis marks, streaming its
+// content into the paragraph (nesting costs no copies).
 func (b *block) wrap(n *html.Node, mark string) {
-	if hasBlock(n) {
+	if hasBlock(n) || b.active[mark] > 0 {
 		b.children(n)
 		return
 	}
-	inner := b.inlineOf(n)
-	if inner == "" {
+	if startsWithSpace(n) {
+		b.space = b.space || b.inline.Len() > 0
+	}
+	if b.active == nil {
+		b.active = map[string]int{}
+	}
+	b.pending = append(b.pending, mark)
+	depth := len(b.pending)
+	b.active[mark]++
+	b.children(n)
+	b.active[mark]--
+	if len(b.pending) >= depth {
+		b.pending = b.pending[:depth-1] // no text inside: no marks
 		return
 	}
-	if b.space || startsWithSpace(n) {
-		b.space = true
-	}
-	b.inlineText(mark + inner + mark)
-	b.space = endsWithSpace(n)
+	trail := b.space
+	b.inline.WriteString(mark)
+	b.space = trail
 }
 
 func (b *block) link(n *html.Node) {
@@ -222,8 +263,8 @@ func (b *block) link(n *html.Node) {
 	}
 	text := b.inlineOf(n)
 	href := b.r.href(attr(n, "href"))
-	if b.space || startsWithSpace(n) {
-		b.space = true
+	if startsWithSpace(n) {
+		b.space = b.space || b.inline.Len() > 0
 	}
 	switch {
 	case text == "":
@@ -285,10 +326,7 @@ func (r *renderer) code(n *html.Node) string {
 	if strings.TrimSpace(body) == "" {
 		return ""
 	}
-	fence := "```"
-	for strings.Contains(body, fence) {
-		fence += "`"
-	}
+	fence := strings.Repeat("`", max(3, longestRun(body, '`')+1))
 	return fence + lang + "\n" + body + "\n" + fence
 }
 
@@ -543,14 +581,25 @@ func codeSpan(s string) string {
 	if s == "" {
 		return ""
 	}
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
-	}
+	fence := strings.Repeat("`", longestRun(s, '`')+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
 		return fence + " " + s + " " + fence
 	}
 	return fence + s + fence
+}
+
+// longestRun is the length of the longest run of c in s.
+func longestRun(s string, c byte) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
 }
 
 // escapeText escapes the characters that would make text read as Markdown

@@ -1,0 +1,67 @@
+package extract
+
+import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// BenchmarkExtract measures extraction over the whole development set
+// (bytes per second of HTML).
+func BenchmarkExtract(b *testing.B) {
+	var pages [][]byte
+	total := 0
+	for _, pg := range devPages(b) {
+		f, err := os.Open(filepath.Join(devDir, pg.HTML))
+		if err != nil {
+			b.Fatal(err)
+		}
+		zr, err := gzip.NewReader(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw, err := io.ReadAll(zr)
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		pages = append(pages, raw)
+		total += len(raw)
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, p := range pages {
+			if _, err := Extract(bytes.NewReader(p), Options{URL: "https://example.com/"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
+
+// BenchmarkHostile measures shapes of HTML that cost a naive extractor
+// quadratic time: deep inline nesting over a megabyte of text, long runs
+// of backticks in code, thousands of line breaks.
+func BenchmarkHostile(b *testing.B) {
+	shapes := []struct{ name, page string }{
+		{"nested-emphasis", strings.Repeat("<b><i>", 250) + strings.Repeat("word ", 200_000)},
+		{"nested-quotes", strings.Repeat("<blockquote>", 500) + strings.Repeat("word ", 200_000)},
+		{"backtick-code", "<pre>" + strings.Repeat("`", 1<<20) + "</pre>"},
+		{"line-breaks", strings.Repeat("word<br>", 300_000)},
+		{"nesting-past-limit", strings.Repeat("<div>", 100_000) + "text"},
+	}
+	for _, s := range shapes {
+		b.Run(s.name, func(b *testing.B) {
+			b.SetBytes(int64(len(s.page)))
+			for b.Loop() {
+				if _, err := Extract(strings.NewReader(s.page), Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
