@@ -62,6 +62,11 @@ type Config struct {
 	// by Retry-After; a server asking for longer gets no retry. 0 means
 	// DefaultMaxRetryWait.
 	MaxRetryWait time.Duration
+	// Resolver resolves host names; nil means net.DefaultResolver. Every
+	// address a name resolves to is judged, and a name with any refused
+	// address is refused whole. (*net.Resolver satisfies it; tests hand in
+	// their own to make names resolve anywhere without a DNS server.)
+	Resolver Resolver
 	// Proxy, if set, is the HTTP proxy every request goes through. The
 	// environment's proxy variables are never read. The proxy itself is
 	// trusted; the destinations are checked before each request (a proxy
@@ -96,6 +101,11 @@ func (c *Config) fill() {
 	}
 }
 
+// Resolver resolves a host name to its addresses.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
 // Client makes every request heed makes. It refuses, before connecting,
 // URLs it must never fetch and addresses that are not public; follows
 // redirects itself, checking every hop; and reads bodies under caps and
@@ -106,14 +116,19 @@ type Client struct {
 	// plain does pages; robots does robots.txt, without asking for
 	// compression, so that its requests carry only User-Agent and Accept.
 	plain, robots *http.Client
-	resolver      *net.Resolver
+	resolver      Resolver
+	dialer        *net.Dialer
 	sleep         func(ctx context.Context, d time.Duration) error
 }
 
 // New returns a Client configured by cfg.
 func New(cfg Config) *Client {
 	cfg.fill()
-	c := &Client{cfg: cfg, guard: newGuard(cfg.AllowNets), resolver: net.DefaultResolver, sleep: sleepCtx}
+	c := &Client{cfg: cfg, guard: newGuard(cfg.AllowNets), resolver: cfg.Resolver, sleep: sleepCtx}
+	if c.resolver == nil {
+		c.resolver = net.DefaultResolver
+	}
+	c.dialer = &net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second, ControlContext: c.guard.control}
 	c.plain = &http.Client{Transport: c.transport(false), CheckRedirect: noRedirects}
 	c.robots = &http.Client{Transport: c.transport(true), CheckRedirect: noRedirects}
 	return c
@@ -122,8 +137,7 @@ func New(cfg Config) *Client {
 func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 func (c *Client) transport(noCompression bool) *http.Transport {
-	guarded := &net.Dialer{Timeout: 15 * time.Second, KeepAlive: 30 * time.Second, ControlContext: c.guard.control}
-	dial := guarded.DialContext
+	dial := c.dial
 	var proxy func(*http.Request) (*url.URL, error)
 	if c.cfg.Proxy != nil {
 		proxy = http.ProxyURL(c.cfg.Proxy)
@@ -133,7 +147,7 @@ func (c *Client) transport(noCompression bool) *http.Transport {
 			if addr == proxyAddr {
 				return direct.DialContext(ctx, network, addr)
 			}
-			return guarded.DialContext(ctx, network, addr)
+			return c.dial(ctx, network, addr)
 		}
 	}
 	return &http.Transport{
@@ -148,6 +162,47 @@ func (c *Client) transport(noCompression bool) *http.Transport {
 		MaxResponseHeaderBytes: c.cfg.MaxHeaderBytes,
 		DisableCompression:     noCompression,
 	}
+}
+
+// dial resolves addr's host, refuses it if any of its addresses is
+// refused, and connects to the first address that answers. The dialer's
+// control function judges each address again as it is dialled.
+func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	var ips []netip.Addr
+	if ip, err := netip.ParseAddr(host); err == nil {
+		ips = []netip.Addr{ip}
+	} else {
+		ips, err = c.resolver.LookupNetIP(ctx, "ip", host)
+		if err != nil {
+			return nil, err
+		}
+		if len(ips) == 0 {
+			return nil, &net.DNSError{Err: "no addresses", Name: host, IsNotFound: true}
+		}
+	}
+	for _, ip := range ips {
+		if err := c.guard.check(ip); err != nil {
+			if host != ip.String() {
+				return nil, fmt.Errorf("%s resolves to %s: %w", host, ip, err)
+			}
+			return nil, err
+		}
+	}
+	var first error
+	for _, ip := range ips {
+		conn, err := c.dialer.DialContext(ctx, network, net.JoinHostPort(ip.Unmap().String(), port))
+		if err == nil {
+			return conn, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	return nil, first
 }
 
 func proxyHostPort(u *url.URL) string {
