@@ -2,10 +2,6 @@ package extract
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -16,16 +12,7 @@ func BenchmarkExtract(b *testing.B) {
 	var pages [][]byte
 	total := 0
 	for _, pg := range devPages(b) {
-		f, err := os.Open(filepath.Join(devDir, pg.HTML))
-		if err != nil {
-			b.Fatal(err)
-		}
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		raw, err := io.ReadAll(zr)
-		f.Close()
+		raw, err := pg.HTML()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,0 +1,116 @@
+package bench
+
+import (
+	"bytes"
+	"net/url"
+	"sort"
+	"strings"
+	"testing"
+
+	readability "github.com/go-shiori/go-readability"
+	"github.com/markusmobius/go-trafilatura"
+
+	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/internal/extractdev"
+)
+
+// extractor turns a page into the text it keeps.
+type extractor struct {
+	name string
+	run  func(page []byte, u *url.URL) (string, error)
+}
+
+var extractors = []extractor{
+	{"heed", func(page []byte, u *url.URL) (string, error) {
+		doc, err := extract.Extract(bytes.NewReader(page), extract.Options{URL: u.String(), ContentType: "text/html; charset=utf-8"})
+		if err != nil {
+			return "", err
+		}
+		return extractdev.PlainText(doc.Markdown), nil
+	}},
+	{"trafilatura", func(page []byte, u *url.URL) (string, error) {
+		r, err := trafilatura.Extract(bytes.NewReader(page), trafilatura.Options{OriginalURL: u, EnableFallback: true, ExcludeComments: true})
+		if err != nil {
+			return "", err
+		}
+		return r.ContentText, nil
+	}},
+	{"readability", func(page []byte, u *url.URL) (string, error) {
+		a, err := readability.FromReader(bytes.NewReader(page), u)
+		if err != nil {
+			return "", err
+		}
+		return a.TextContent, nil
+	}},
+}
+
+type devPage struct {
+	extractdev.Page
+	html  []byte
+	truth string
+	url   *url.URL
+}
+
+func loadDev(tb testing.TB) []devPage {
+	tb.Helper()
+	pages, err := extractdev.Load("../extract/testdata/extract-dev")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []devPage
+	for _, p := range pages {
+		h, err := p.HTML()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		t, err := p.TruthText()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		u, err := url.Parse(p.URL)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, devPage{p, h, t, u})
+	}
+	return out
+}
+
+// BenchmarkExtractors runs each extractor over the 181 pages of the
+// development set and reports, beside the time per page, its mean
+// word-level F1 overall ("F1") and per page type ("F1-article", ...). A
+// page an extractor fails on scores 0.
+//
+//	go test -run '^$' -bench Extractors -benchtime 1x
+func BenchmarkExtractors(b *testing.B) {
+	pages := loadDev(b)
+	for _, ex := range extractors {
+		b.Run(ex.name, func(b *testing.B) {
+			var all []float64
+			byType := map[string][]float64{}
+			for b.Loop() {
+				all = all[:0]
+				clear(byType)
+				for _, p := range pages {
+					text, err := ex.run(p.html, p.url)
+					f := 0.0
+					if err == nil {
+						_, _, f = extractdev.Score(text, p.truth)
+					}
+					all = append(all, f)
+					byType[p.PageType] = append(byType[p.PageType], f)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(pages))/1e6, "ms/page")
+			b.ReportMetric(extractdev.Mean(all), "F1")
+			var types []string
+			for t := range byType {
+				types = append(types, t)
+			}
+			sort.Strings(types)
+			for _, t := range types {
+				b.ReportMetric(extractdev.Mean(byType[t]), "F1-"+strings.ReplaceAll(t, " ", "-"))
+			}
+		})
+	}
+}

@@ -1,0 +1,124 @@
+// Package extractdev reads the main-content development set kept in
+// extract/testdata/extract-dev, and scores extractions against it the way
+// its README defines: word-level precision, recall and F1 per page.
+package extractdev
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Page is one page of the set.
+type Page struct {
+	ID       string   `json:"id"`
+	Set      string   `json:"set"`
+	URL      string   `json:"url"`
+	PageType string   `json:"page_type"`
+	HTMLFile string   `json:"html"`
+	Truth    string   `json:"truth"`
+	With     []string `json:"with"`
+	Without  []string `json:"without"`
+
+	dir string
+}
+
+// Load reads the manifest of the set in dir.
+func Load(dir string) ([]Page, error) {
+	f, err := os.Open(filepath.Join(dir, "manifest.jsonl"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var pages []Page
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var p Page
+		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
+			return nil, fmt.Errorf("manifest: %w", err)
+		}
+		p.dir = dir
+		pages = append(pages, p)
+	}
+	return pages, sc.Err()
+}
+
+// HTML returns the page as it was stored.
+func (p Page) HTML() ([]byte, error) {
+	f, err := os.Open(filepath.Join(p.dir, p.HTMLFile))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
+// TruthText returns the main text a person would keep.
+func (p Page) TruthText() (string, error) {
+	b, err := os.ReadFile(filepath.Join(p.dir, p.Truth))
+	return string(b), err
+}
+
+var (
+	mdLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+	wordsRE  = regexp.MustCompile(`[\p{L}\p{N}_]+`)
+	mdMarkup = strings.NewReplacer("\\", "", "*", "", "`", "", "#", "", ">", "", "|", "", "~~", "")
+)
+
+// PlainText strips Markdown down to its words: link targets, image syntax
+// and markup characters go, as the set's README asks before scoring.
+func PlainText(md string) string {
+	return mdMarkup.Replace(mdLink.ReplaceAllString(md, "$1"))
+}
+
+func words(s string) map[string]int {
+	out := map[string]int{}
+	for _, w := range wordsRE.FindAllString(strings.Map(unicode.ToLower, s), -1) {
+		out[w]++
+	}
+	return out
+}
+
+// Score is the set's measure of one page: precision, recall and F1 of the
+// predicted words (with their counts) against the truth's. An empty
+// prediction scores 0.
+func Score(pred, truth string) (p, r, f float64) {
+	pw, tw := words(pred), words(truth)
+	overlap, np, nt := 0, 0, 0
+	for w, c := range pw {
+		overlap += min(c, tw[w])
+		np += c
+	}
+	for _, c := range tw {
+		nt += c
+	}
+	if overlap == 0 {
+		return 0, 0, 0
+	}
+	p, r = float64(overlap)/float64(np), float64(overlap)/float64(nt)
+	return p, r, 2 * p * r / (p + r)
+}
+
+// Mean is the mean of xs, 0 for none.
+func Mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
