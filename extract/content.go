@@ -22,6 +22,8 @@ type stats struct {
 	link     int // letters of text inside links
 	comma    int
 	articles int // article elements inside, itself included
+	// Elements inside, for conditional cleaning.
+	paras, imgs, items, heads, inputs, embeds int
 }
 
 type selector struct {
@@ -134,6 +136,26 @@ func (s *selector) measure(n *html.Node) *stats {
 			st.link += cs.link
 			st.comma += cs.comma
 			st.articles += cs.articles
+			st.paras += cs.paras
+			st.imgs += cs.imgs
+			st.items += cs.items
+			st.heads += cs.heads
+			st.inputs += cs.inputs
+			st.embeds += cs.embeds
+			switch c.DataAtom {
+			case atom.P:
+				st.paras++
+			case atom.Img:
+				st.imgs++
+			case atom.Li:
+				st.items++
+			case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+				st.heads++
+			case atom.Input, atom.Select, atom.Textarea, atom.Button:
+				st.inputs++
+			case atom.Iframe, atom.Embed, atom.Object, atom.Video:
+				st.embeds++
+			}
 			if c.DataAtom == atom.A {
 				st.link += cs.text - cs.link
 			}
@@ -154,6 +176,56 @@ func countText(s string) (letters, commas int) {
 		}
 	}
 	return letters, commas
+}
+
+// clutter reports whether a block inside the main content is clutter
+// rather than content: a strip of teaser images, a list of links, a form.
+// Blocks with many commas are prose and stay. The rules are those of
+// Mozilla's Readability ("clean conditionally"), on heed's measures.
+func (s *selector) clutter(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Table, atom.Form, atom.Header:
+	default:
+		return false
+	}
+	st := s.stats[n]
+	if st == nil {
+		return false
+	}
+	weight := classWeight(n)
+	if weight < 0 && st.comma < 10 {
+		return true
+	}
+	if st.comma >= 10 {
+		return false
+	}
+	isList := n.DataAtom == atom.Ul || n.DataAtom == atom.Ol
+	p, img := float64(st.paras), float64(st.imgs)
+	ld := st.linkDensity()
+	switch {
+	case st.imgs > 1 && p/img < 0.5 && !inFigure(n):
+		return true
+	case st.inputs > st.paras/3:
+		return true
+	case !isList && st.text < 25 && (st.imgs == 0 || st.imgs > 2) && ld > 0:
+		return true
+	case !isList && weight < 25 && ld > 0.2:
+		return true
+	case weight >= 25 && ld > 0.5:
+		return true
+	case st.embeds == 1 && st.text < 75 || st.embeds > 1:
+		return true
+	}
+	return false
+}
+
+func inFigure(n *html.Node) bool {
+	for a := n.Parent; a != nil; a = a.Parent {
+		if a.DataAtom == atom.Figure {
+			return true
+		}
+	}
+	return false
 }
 
 // prose is the text that is not links.

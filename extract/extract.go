@@ -112,16 +112,37 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string) *Document {
 	}
 	s := &selector{skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
 	nodes := s.choose(body)
-	r := &renderer{base: base, skip: func(n *html.Node) bool {
-		return hidden(n) || hardBoilerplate(n) || s.softBoilerplate(n)
-	}}
-	var parts []string
+	// In an article, blocks of teasers, link lists and forms inside the
+	// content are clutter; on other pages they are often the content.
+	roots := map[*html.Node]bool{}
 	for _, n := range nodes {
-		if md := r.render(n); md != "" {
-			parts = append(parts, md)
+		roots[n] = true
+	}
+	article := m.article || !out.Published.IsZero()
+	render := func(clean bool) string {
+		r := &renderer{base: base, skip: func(n *html.Node) bool {
+			return hidden(n) || hardBoilerplate(n) || s.softBoilerplate(n) || clean && !roots[n] && s.clutter(n)
+		}}
+		var parts []string
+		for _, n := range nodes {
+			if md := r.render(n); md != "" {
+				parts = append(parts, md)
+			}
+		}
+		return strings.Join(parts, "\n\n")
+	}
+	out.Markdown = render(article)
+	if article {
+		// Cleaning that takes away most of the text took the content with
+		// the clutter: keep it all instead.
+		prose := 0
+		for _, n := range nodes {
+			prose += s.stats[n].text - s.stats[n].link
+		}
+		if letters, _ := countText(out.Markdown); float64(letters) < 0.5*float64(prose) {
+			out.Markdown = render(false)
 		}
 	}
-	out.Markdown = strings.Join(parts, "\n\n")
 	if out.Title == "" {
 		if h := findElement(body, atom.H1); h != nil {
 			out.Title = strings.Join(strings.Fields(textOf(h)), " ")
@@ -206,6 +227,7 @@ type meta struct {
 	title, description, canonical, lang string
 	published, modified                 time.Time
 	directives                          []directives.Set
+	article                             bool // og:type or JSON-LD says the page is an article
 }
 
 func readMeta(doc *html.Node, base *url.URL) meta {
@@ -230,6 +252,8 @@ func readMeta(doc *html.Node, base *url.URL) meta {
 				desc = firstNonEmpty(desc, content)
 			case "og:description", "twitter:description":
 				ogDesc = firstNonEmpty(ogDesc, content)
+			case "og:type":
+				m.article = m.article || strings.EqualFold(content, "article")
 			case "robots", "heed":
 				m.directives = append(m.directives, directives.ParseMeta(name, content)...)
 			case "content-language":
@@ -270,6 +294,7 @@ func readMeta(doc *html.Node, base *url.URL) meta {
 					m.modified = parseTime(ld.DateModified)
 				}
 				ogTitle = firstNonEmpty(ogTitle, ld.Headline)
+				m.article = m.article || ld.article
 			}
 		}
 	}
@@ -280,9 +305,10 @@ func readMeta(doc *html.Node, base *url.URL) meta {
 
 // jsonLD is the part of a schema.org JSON-LD block that Extract reads.
 type jsonLD struct {
-	Headline      string `json:"headline"`
-	DatePublished string `json:"datePublished"`
-	DateModified  string `json:"dateModified"`
+	Headline      string
+	DatePublished string
+	DateModified  string
+	article       bool // its @type is an Article, NewsArticle, BlogPosting...
 }
 
 // readJSONLD reads the first object of a JSON-LD block that states a date
@@ -309,6 +335,8 @@ func readJSONLD(s string) jsonLD {
 			r.Headline, _ = t["headline"].(string)
 			r.DatePublished, _ = t["datePublished"].(string)
 			r.DateModified, _ = t["dateModified"].(string)
+			typ, _ := t["@type"].(string)
+			r.article = strings.HasSuffix(typ, "Article") || typ == "BlogPosting" || typ == "Report"
 			if r != (jsonLD{}) {
 				return r
 			}
