@@ -50,7 +50,7 @@ var (
 		"advert", "ad", "ads", "banner", "breadcrumb", "comment", "comments", "consent", "cookie",
 		"disqus", "gdpr", "newsletter", "outbrain", "popup", "modal", "promo", "related", "share",
 		"sharing", "sidebar", "signup", "social", "sponsor", "sponsored", "subscribe", "taboola",
-		"recommended", "trending", "popular", "skip", "toolbar", "widget",
+		"recommended", "trending", "popular", "skip", "toolbar", "widget", "pagination", "pager", "navigation",
 	}
 )
 
@@ -183,16 +183,18 @@ func countText(s string) (letters, commas int) {
 // Blocks with many commas are prose and stay. The rules are those of
 // Mozilla's Readability ("clean conditionally"), on heed's measures.
 func (s *selector) clutter(n *html.Node) bool {
-	switch n.DataAtom {
-	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Table, atom.Form, atom.Header:
-	default:
-		return false
-	}
 	st := s.stats[n]
 	if st == nil {
 		return false
 	}
 	weight := classWeight(n)
+	switch n.DataAtom {
+	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Table, atom.Form, atom.Header:
+	case atom.P:
+		return weight < 0 && st.text < 200 // a byline, a dateline, a credit
+	default:
+		return false
+	}
 	if weight < 0 && st.comma < 10 {
 		return true
 	}

@@ -261,6 +261,9 @@ func (b *block) link(n *html.Node) {
 		b.children(n)
 		return
 	}
+	if permalink(n) {
+		return
+	}
 	text := b.inlineOf(n)
 	href := b.r.href(attr(n, "href"))
 	if startsWithSpace(n) {
@@ -275,6 +278,22 @@ func (b *block) link(n *html.Node) {
 		b.inlineText("[" + text + "](" + href + ")")
 	}
 	b.space = endsWithSpace(n)
+}
+
+// permalink reports whether a link is a heading's anchor, such as
+// <a class="headerlink" href="#usage">¶</a>: a link to a fragment whose
+// text is a symbol or nothing.
+func permalink(n *html.Node) bool {
+	href := strings.TrimSpace(attr(n, "href"))
+	if !strings.HasPrefix(href, "#") {
+		return false
+	}
+	for _, r := range textOf(n) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // href resolves a link target, keeping only http, https and mailto.
@@ -317,8 +336,8 @@ func (r *renderer) code(n *html.Node) string {
 			lang = codeLanguage(c)
 		}
 	}
-	if lang == "" && n.Parent != nil && n.Parent.Type == html.ElementNode {
-		lang = codeLanguage(n.Parent) // <div class="highlight-source-go"><pre>
+	for a, up := n.Parent, 0; lang == "" && a != nil && a.Type == html.ElementNode && up < 2; a, up = a.Parent, up+1 {
+		lang = codeLanguage(a) // <div class="highlight-go"><div class="highlight"><pre>
 	}
 	body := preText(n, r.skip)
 	body = strings.TrimPrefix(body, "\n")
@@ -509,6 +528,14 @@ func (r *renderer) table(n *html.Node) string {
 	for _, row := range rows {
 		cols = max(cols, len(row))
 	}
+	caption := ""
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom == atom.Caption {
+			s := &block{r: r}
+			s.children(c)
+			caption = oneLine(s.finish())
+		}
+	}
 	if len(rows) <= 1 || cols <= 1 || nestedTable(n) {
 		s := &block{r: r}
 		for _, row := range rows {
@@ -558,7 +585,11 @@ func (r *renderer) table(n *html.Node) string {
 	for _, row := range body {
 		line(row)
 	}
-	return strings.TrimRight(b.String(), "\n")
+	table := strings.TrimRight(b.String(), "\n")
+	if caption != "" {
+		return caption + "\n\n" + table
+	}
+	return table
 }
 
 func nestedTable(n *html.Node) bool {
