@@ -27,8 +27,10 @@ type stats struct {
 }
 
 type selector struct {
-	skip  func(*html.Node) bool
-	stats map[*html.Node]*stats
+	skip      func(*html.Node) bool
+	stats     map[*html.Node]*stats
+	bodyProse int  // the text of the page that is not links
+	article   bool // the page says it is an article (on a forum, comments are the content)
 }
 
 var (
@@ -103,15 +105,33 @@ func hardBoilerplate(n *html.Node) bool {
 	return false
 }
 
+// alwaysBoilerplate are words that mark an element as boilerplate however
+// much text it holds, in an article (comments are often longer than the
+// post).
+var alwaysBoilerplate = map[string]bool{
+	"comment": true, "comments": true, "commentlist": true, "disqus": true, "cookie": true,
+	"consent": true, "gdpr": true, "newsletter": true, "outbrain": true, "taboola": true,
+}
+
 // softBoilerplate reports whether an element's class or id calls it
 // boilerplate (a cookie banner, share buttons, related links, comments)
-// and its text agrees: short, or mostly links.
+// and its text agrees: short, or mostly links. Comment sections and the
+// like go whatever their length, unless they hold most of the page.
 func (s *selector) softBoilerplate(n *html.Node) bool {
-	if !hasWord(classTokens(n), boilerplateWords) {
+	tokens := classTokens(n)
+	if !hasWord(tokens, boilerplateWords) {
 		return false
 	}
 	st := s.stats[n]
-	return st == nil || st.text < 400 || st.linkDensity() > 0.5
+	if st == nil || st.text < 400 || st.linkDensity() > 0.5 {
+		return true
+	}
+	for _, t := range tokens {
+		if s.article && alwaysBoilerplate[t] {
+			return s.bodyProse == 0 || float64(prose(st)) < 0.5*float64(s.bodyProse)
+		}
+	}
+	return false
 }
 
 // measure computes the stats of every element under n, bottom up.
@@ -277,7 +297,7 @@ func tagWeight(n *html.Node) float64 {
 // under body, in document order.
 func (s *selector) choose(body *html.Node) []*html.Node {
 	s.stats = map[*html.Node]*stats{}
-	s.measure(body)
+	s.bodyProse = prose(s.measure(body))
 
 	// Score: every paragraph gives to its ancestors, less the further up.
 	scores := map[*html.Node]float64{}

@@ -110,7 +110,8 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string) *Document {
 	if body == nil {
 		return out
 	}
-	s := &selector{skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
+	article := m.article && !m.forum
+	s := &selector{article: article, skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
 	nodes := s.choose(body)
 	// In an article, blocks of teasers, link lists and forms inside the
 	// content are clutter; on other pages they are often the content.
@@ -118,7 +119,6 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string) *Document {
 	for _, n := range nodes {
 		roots[n] = true
 	}
-	article := m.article || !out.Published.IsZero()
 	render := func(clean bool) string {
 		r := &renderer{base: base, skip: func(n *html.Node) bool {
 			return hidden(n) || hardBoilerplate(n) || s.softBoilerplate(n) || clean && !roots[n] && s.clutter(n)
@@ -228,6 +228,7 @@ type meta struct {
 	published, modified                 time.Time
 	directives                          []directives.Set
 	article                             bool // og:type or JSON-LD says the page is an article
+	forum                               bool // JSON-LD says it is a discussion
 }
 
 func readMeta(doc *html.Node, base *url.URL) meta {
@@ -295,6 +296,7 @@ func readMeta(doc *html.Node, base *url.URL) meta {
 				}
 				ogTitle = firstNonEmpty(ogTitle, ld.Headline)
 				m.article = m.article || ld.article
+				m.forum = m.forum || ld.forum
 			}
 		}
 	}
@@ -309,6 +311,7 @@ type jsonLD struct {
 	DatePublished string
 	DateModified  string
 	article       bool // its @type is an Article, NewsArticle, BlogPosting...
+	forum         bool // its @type is a DiscussionForumPosting
 }
 
 // readJSONLD reads the first object of a JSON-LD block that states a date
@@ -337,6 +340,7 @@ func readJSONLD(s string) jsonLD {
 			r.DateModified, _ = t["dateModified"].(string)
 			typ, _ := t["@type"].(string)
 			r.article = strings.HasSuffix(typ, "Article") || typ == "BlogPosting" || typ == "Report"
+			r.forum = typ == "DiscussionForumPosting" || typ == "QAPage"
 			if r != (jsonLD{}) {
 				return r
 			}
