@@ -6,6 +6,7 @@ require (
 	code.dny.dev/ssrf v0.3.0
 	github.com/google/go-cmp v0.7.0
 	github.com/spf13/cobra v1.10.2
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/net v0.62.0
 )
 

@@ -40,6 +40,11 @@ func BenchmarkHostile(b *testing.B) {
 		{"backtick-code", "<pre>" + strings.Repeat("`", 1<<20) + "</pre>"},
 		{"line-breaks", strings.Repeat("word<br>", 300_000)},
 		{"nesting-past-limit", strings.Repeat("<div>", 100_000) + "text"},
+		{"quotes-of-lines", strings.Repeat("<blockquote>", 250) + strings.Repeat("a<br>", 200_000)},
+		{"lists-of-code", strings.Repeat("<ul><li>", 120) + "<pre>" + strings.Repeat("line\n", 100_000) + "</pre>"},
+		{"nested-summaries", "<details>" + strings.Repeat("<summary>", 400) + strings.Repeat("word ", 1_000_000)},
+		{"emphasis-over-spans", strings.Repeat("<b><i>", 200) + strings.Repeat("<span>x</span>", 500_000)},
+		{"nested-tables", strings.Repeat("<table><tr><td>", 150) + strings.Repeat("cell<br>", 100_000)},
 	}
 	for _, s := range shapes {
 		b.Run(s.name, func(b *testing.B) {

@@ -30,7 +30,7 @@ type selector struct {
 	skip      func(*html.Node) bool
 	stats     map[*html.Node]*stats
 	bodyProse int  // the text of the page that is not links
-	article   bool // the page says it is an article (on a forum, comments are the content)
+	forum     bool // the page says it is a discussion, whose comments are the content
 }
 
 var (
@@ -53,6 +53,7 @@ var (
 		"disqus", "gdpr", "newsletter", "outbrain", "popup", "modal", "promo", "related", "share",
 		"sharing", "sidebar", "signup", "social", "sponsor", "sponsored", "subscribe", "taboola",
 		"recommended", "trending", "popular", "skip", "toolbar", "widget", "pagination", "pager", "navigation",
+		"menu", "footer", "masthead", "topbar", "navbar",
 	}
 )
 
@@ -106,8 +107,8 @@ func hardBoilerplate(n *html.Node) bool {
 }
 
 // alwaysBoilerplate are words that mark an element as boilerplate however
-// much text it holds, in an article (comments are often longer than the
-// post).
+// much text it holds (comments are often longer than the post), except on
+// a forum.
 var alwaysBoilerplate = map[string]bool{
 	"comment": true, "comments": true, "commentlist": true, "disqus": true, "cookie": true,
 	"consent": true, "gdpr": true, "newsletter": true, "outbrain": true, "taboola": true,
@@ -127,7 +128,7 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 		return true
 	}
 	for _, t := range tokens {
-		if s.article && alwaysBoilerplate[t] {
+		if !s.forum && alwaysBoilerplate[t] {
 			return s.bodyProse == 0 || float64(prose(st)) < 0.5*float64(s.bodyProse)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
@@ -74,11 +75,17 @@ func Extract(r io.Reader, opts Options) (*Document, error) {
 		return nil, fmt.Errorf("extract: base URL: %w", err)
 	}
 	// The charset: a byte order mark, then the Content-Type header, then
-	// the page's own <meta> declaration, then a guess (as browsers do).
-	enc, _, _ := charset.DetermineEncoding(raw, opts.ContentType)
-	text, err := enc.NewDecoder().Bytes(raw)
-	if err != nil {
-		return nil, fmt.Errorf("extract: decoding: %w", err)
+	// the page's own <meta> declaration, then UTF-8 if the page is valid
+	// UTF-8, then a guess (as browsers do).
+	var text []byte
+	if enc, _, certain := charset.DetermineEncoding(raw, opts.ContentType); certain || !utf8.Valid(raw) {
+		if text, err = enc.NewDecoder().Bytes(raw); err != nil {
+			return nil, fmt.Errorf("extract: decoding: %w", err)
+		}
+	} else {
+		// Nothing declared a charset in the first kilobyte, and the page is
+		// valid UTF-8: it is UTF-8, whatever the guess from one kilobyte.
+		text = raw
 	}
 	doc, err := html.Parse(bytes.NewReader(text))
 	if err != nil {
@@ -111,7 +118,7 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string) *Document {
 		return out
 	}
 	article := m.article && !m.forum
-	s := &selector{article: article, skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
+	s := &selector{forum: m.forum, skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
 	nodes := s.choose(body)
 	// In an article, blocks of teasers, link lists and forms inside the
 	// content are clutter; on other pages they are often the content.
@@ -171,6 +178,13 @@ func hidden(n *html.Node) bool {
 		switch a.Key {
 		case "hidden":
 			return true
+		case "class":
+			for _, c := range strings.Fields(a.Val) {
+				switch strings.ToLower(c) {
+				case "hidden", "d-none", "is-hidden", "visually-hidden", "sr-only", "screen-reader-text", "invisible":
+					return true
+				}
+			}
 		case "aria-hidden":
 			if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
 				return true
@@ -233,14 +247,14 @@ type meta struct {
 
 func readMeta(doc *html.Node, base *url.URL) meta {
 	var m meta
-	var titleTag, ogTitle, ogDesc, desc string
+	var titleTag, ogTitle, ldTitle, ogDesc, desc string
 	for n := range doc.Descendants() {
 		if n.Type != html.ElementNode {
 			continue
 		}
 		switch n.DataAtom {
 		case atom.Title:
-			if titleTag == "" && n.Parent != nil && n.Parent.DataAtom != atom.Svg {
+			if titleTag == "" && n.Namespace == "" && n.Parent != nil && n.Parent.DataAtom == atom.Head {
 				titleTag = clean(textOf(n))
 			}
 		case atom.Meta:
@@ -294,13 +308,13 @@ func readMeta(doc *html.Node, base *url.URL) meta {
 				if m.modified.IsZero() {
 					m.modified = parseTime(ld.DateModified)
 				}
-				ogTitle = firstNonEmpty(ogTitle, ld.Headline)
+				ldTitle = firstNonEmpty(ldTitle, ld.Headline)
 				m.article = m.article || ld.article
 				m.forum = m.forum || ld.forum
 			}
 		}
 	}
-	m.title = clean(firstNonEmpty(ogTitle, titleTag))
+	m.title = clean(firstNonEmpty(ogTitle, titleTag, ldTitle))
 	m.description = clean(firstNonEmpty(desc, ogDesc))
 	return m
 }
@@ -334,14 +348,16 @@ func readJSONLD(s string) jsonLD {
 				}
 			}
 		case map[string]any:
-			var r jsonLD
-			r.Headline, _ = t["headline"].(string)
-			r.DatePublished, _ = t["datePublished"].(string)
-			r.DateModified, _ = t["dateModified"].(string)
+			// Only the page's own object says what the page is: an
+			// article, a discussion, a web page; not the items it lists.
 			typ, _ := t["@type"].(string)
+			var r jsonLD
 			r.article = strings.HasSuffix(typ, "Article") || typ == "BlogPosting" || typ == "Report"
 			r.forum = typ == "DiscussionForumPosting" || typ == "QAPage"
-			if r != (jsonLD{}) {
+			if r.article || r.forum || typ == "WebPage" {
+				r.Headline, _ = t["headline"].(string)
+				r.DatePublished, _ = t["datePublished"].(string)
+				r.DateModified, _ = t["dateModified"].(string)
 				return r
 			}
 			if g, ok := t["@graph"]; ok {

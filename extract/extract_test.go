@@ -18,6 +18,7 @@ func TestCharsets(t *testing.T) {
 		{"meta charset", []byte("<meta charset=\"windows-1252\"><p>\x93quoted\x94 text, a long enough sentence to be the content of this page.</p>"), "", "“quoted” text"},
 		{"http-equiv", []byte("<meta http-equiv=\"Content-Type\" content=\"text/html; charset=shift_jis\"><p>\x93\xfa\x96\x7b\x8c\xea\x82\xcc\x95\xb6\x8f\xcd\x82\xc5\x82\xb7\x81\x42</p>"), "", "日本語の文章です。"},
 		{"utf-8 by default", []byte("<p>naïve façade, a long enough sentence to be the content of this page.</p>"), "", "naïve façade"},
+		{"utf-8 past the first kilobyte", []byte("<head><title>t</title><style>" + strings.Repeat("/* padding */\n", 100) + "</style></head><p>Our café serves crème brûlée, a long enough sentence to be the content.</p>"), "text/html", "café serves crème brûlée"},
 		{"byte order mark", []byte("\xef\xbb\xbf<p>ünïcode, a long enough sentence to be the content of this page.</p>"), "text/html; charset=iso-8859-1", "ünïcode"},
 	}
 	for _, tt := range tests {
@@ -56,6 +57,31 @@ func TestPathologicalHTML(t *testing.T) {
 	for _, in := range []string{"", "   ", "<html></html>", "<!doctype html>", "\x00\x01\x02", "<svg><p>x</p></svg>", "<frameset><frame src=a></frameset>"} {
 		if _, err := Extract(strings.NewReader(in), Options{}); err != nil {
 			t.Errorf("Extract(%q): %v", in, err)
+		}
+	}
+}
+
+// TestEscaping checks that text never reads as Markdown it is not: fences,
+// strikethrough, entities, emphasis, headings, list markers.
+func TestEscaping(t *testing.T) {
+	tests := []struct{ html, want string }{
+		{"<p>~~~</p>", `\~\~\~`},
+		{"<p>a ~~b~~ c</p>", `a \~\~b\~\~ c`},
+		{"<p>&amp;copy; &amp;#169; AT&amp;T &amp; co</p>", `\&copy; \&#169; AT\&T & co`},
+		{"<p>*a* _b_ `c` [d](e) &lt;f&gt;</p>", "\\*a\\* \\_b\\_ \\`c\\` \\[d\\](e) \\<f\\>"},
+		{"<p># not a heading</p>", `\# not a heading`},
+		{"<p>- not an item</p>", `\- not an item`},
+		{"<p>+ not an item</p>", `\+ not an item`},
+		{"<p>1. not an item</p>", `1\. not an item`},
+		{"<p>2020. A year.</p>", `2020\. A year.`},
+		{"<p>> not a quote</p>", `\> not a quote`},
+		{"<p>===</p>", `\===`},
+		{"<p>plain text stays plain</p>", "plain text stays plain"},
+	}
+	for _, tt := range tests {
+		doc, err := Extract(strings.NewReader(tt.html), Options{})
+		if err != nil || doc.Markdown != tt.want {
+			t.Errorf("Extract(%q) got %q, want %q", tt.html, doc.Markdown, tt.want)
 		}
 	}
 }
@@ -108,4 +134,70 @@ func FuzzExtract(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestMetadataSources(t *testing.T) {
+	page := `<html><head><title>The page's title</title>
+<script type="application/ld+json">[{"@type":"ItemList","headline":"A teaser","datePublished":"2001-01-01"},
+ {"@type":"NewsArticle","headline":"The headline","datePublished":"2025-04-01T09:00:00Z","dateModified":"2025-04-02"}]</script>
+</head><body><svg><g><title>An icon</title></g></svg>
+<p>Body text that is long enough to be the main content of the page, with words in it.</p></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Title != "The page's title" {
+		t.Errorf("title %q, want the <title>", doc.Title)
+	}
+	if got := doc.Published.Format("2006-01-02"); got != "2025-04-01" {
+		t.Errorf("published %s, want the article's date, not a listed item's", got)
+	}
+	if got := doc.Modified.Format("2006-01-02"); got != "2025-04-02" {
+		t.Errorf("modified %s", got)
+	}
+	noTitle, _ := Extract(strings.NewReader(`<body><svg><title>An icon</title></svg><h1>Heading</h1><p>Text long enough to be content of this page, with commas, too.</p></body>`), Options{})
+	if noTitle.Title != "Heading" {
+		t.Errorf("title without <title>: %q, want the h1", noTitle.Title)
+	}
+}
+
+// TestBoilerplateAround checks short and plain pages, where the content
+// is small and the page's menus and footers are not marked up as such.
+func TestBoilerplateAround(t *testing.T) {
+	short := `<body><div class="menu"><a href="/">Home</a> <a href="/docs">Docs</a> <a href="/blog">Blog</a></div>
+<h1>Quick start</h1><p>Install it, then run it.</p><pre>go install example.com/x@latest</pre><pre>x run</pre>
+<div class="footer-links"><a href="/privacy">Privacy</a> <a href="/terms">Terms</a></div>
+<div class="hidden">Hidden by class.</div></body>`
+	doc, err := Extract(strings.NewReader(short), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"Home", "Privacy", "Hidden by class"} {
+		if strings.Contains(doc.Markdown, bad) {
+			t.Errorf("short page keeps %q:\n%s", bad, doc.Markdown)
+		}
+	}
+	if !strings.Contains(doc.Markdown, "x run") {
+		t.Errorf("short page lost its content:\n%s", doc.Markdown)
+	}
+	para := "<p>" + strings.Repeat("The post goes on, sentence after sentence, with commas and words. ", 4) + "</p>"
+	comment := "<div class=\"comment\"><p>" + strings.Repeat("A reader writes back at length, agreeing, disagreeing, adding more. ", 6) + "</p></div>"
+	beside := `<body><div id="main"><div class="entry">` + strings.Repeat(para, 25) + `</div><div id="comments">` + strings.Repeat(comment, 6) + `</div></div></body>`
+	doc, err = Extract(strings.NewReader(beside), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(doc.Markdown, "A reader writes back") || !strings.Contains(doc.Markdown, "The post goes on") {
+		t.Errorf("comments beside the post: kept comments or lost the post (%d bytes)", len(doc.Markdown))
+	}
+}
+
+func TestRelativeLinksWithoutBase(t *testing.T) {
+	doc, err := Extract(strings.NewReader(`<p>See <a href="../guide/">the guide</a> and <img src="a.png" alt="A">, a long enough paragraph to count.</p>`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(doc.Markdown, "[the guide](../guide/)") || !strings.Contains(doc.Markdown, "![A](a.png)") {
+		t.Errorf("relative links without a base: %s", doc.Markdown)
+	}
 }

@@ -17,7 +17,28 @@ import (
 type renderer struct {
 	base *url.URL
 	skip func(*html.Node) bool // nodes left out (boilerplate, hidden)
+
+	// nest counts the constructs being rendered into Markdown of their own
+	// to be indented, prefixed or joined (quotes, lists, tables, headings).
+	// Past maxNest they are rendered flat, so that hostile nesting costs
+	// at most maxNest copies of the text, not one per level.
+	nest      int
+	blockMemo map[*html.Node]bool
+	tableMemo map[*html.Node]bool
 }
+
+// maxNest is how deep quotes, lists and the like keep their structure.
+const maxNest = 8
+
+func (r *renderer) enter() bool {
+	if r.nest >= maxNest {
+		return false
+	}
+	r.nest++
+	return true
+}
+
+func (r *renderer) leave() { r.nest-- }
 
 // block is Markdown being built: finished blocks, and the inline text of
 // the paragraph under way.
@@ -116,15 +137,30 @@ func (b *block) node(n *html.Node) {
 	case atom.Pre:
 		b.add(b.r.code(n))
 	case atom.Blockquote:
+		if !b.r.enter() {
+			b.flat(n)
+			return
+		}
 		if inner := b.sub(n); inner != "" {
 			b.add(prefixLines(inner, "> ", ">"))
 		}
+		b.r.leave()
 	case atom.Ul, atom.Ol, atom.Menu:
+		if !b.r.enter() {
+			b.flat(n)
+			return
+		}
 		if list := b.r.list(n); list != "" {
 			b.add(list)
 		}
+		b.r.leave()
 	case atom.Table:
+		if !b.r.enter() {
+			b.flat(n)
+			return
+		}
 		b.add(b.r.table(n))
+		b.r.leave()
 	case atom.Dl:
 		b.flush()
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
@@ -134,7 +170,9 @@ func (b *block) node(n *html.Node) {
 					b.add("**" + t + "**")
 				}
 			case atom.Dd:
-				b.add(b.sub(c))
+				b.flush()
+				b.children(c)
+				b.flush()
 			default:
 				b.node(c)
 			}
@@ -150,7 +188,7 @@ func (b *block) node(n *html.Node) {
 	case atom.Del, atom.S, atom.Strike:
 		b.wrap(n, "~~")
 	case atom.Code, atom.Kbd, atom.Samp, atom.Tt:
-		if hasBlock(n) {
+		if b.r.hasBlock(n) {
 			b.add(b.r.code(n))
 			return
 		}
@@ -222,8 +260,21 @@ func (b *block) inlineText(s string) {
 	}
 }
 
-// inlineOf renders n's content as one line of inline Markdown.
+// flat renders n's content as plain blocks, without the structure its
+// element would give it (past maxNest).
+func (b *block) flat(n *html.Node) {
+	b.flush()
+	b.children(n)
+	b.flush()
+}
+
+// inlineOf renders n's content as one line of inline Markdown; past
+// maxNest, as its plain text.
 func (b *block) inlineOf(n *html.Node) string {
+	if !b.r.enter() {
+		return escapeText(clean(textOf(n)), false)
+	}
+	defer b.r.leave()
 	s := &block{r: b.r}
 	s.children(n)
 	return oneLine(s.finish())
@@ -232,7 +283,7 @@ func (b *block) inlineOf(n *html.Node) string {
 // wrap renders an inline element between emphasis marks, streaming its
 // content into the paragraph (nesting costs no copies).
 func (b *block) wrap(n *html.Node, mark string) {
-	if hasBlock(n) || b.active[mark] > 0 {
+	if b.r.hasBlock(n) || b.active[mark] > 0 {
 		b.children(n)
 		return
 	}
@@ -257,7 +308,7 @@ func (b *block) wrap(n *html.Node, mark string) {
 }
 
 func (b *block) link(n *html.Node) {
-	if hasBlock(n) {
+	if b.r.hasBlock(n) {
 		b.children(n)
 		return
 	}
@@ -302,10 +353,15 @@ func (r *renderer) href(raw string) string {
 	if raw == "" || strings.HasPrefix(raw, "#") {
 		return ""
 	}
-	u, err := r.base.Parse(raw)
+	ref, err := url.Parse(raw)
 	if err != nil {
 		return ""
 	}
+	if ref.Scheme == "" && r.base.Scheme == "" && r.base.Host == "" {
+		// No base URL to resolve against: keep a relative link as written.
+		return escapeURL(ref.String())
+	}
+	u := r.base.ResolveReference(ref)
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https", "mailto":
 		return escapeURL(u.String())
@@ -350,7 +406,11 @@ func (r *renderer) code(n *html.Node) string {
 }
 
 func codeLanguage(n *html.Node) string {
-	for _, class := range strings.Fields(attr(n, "class")) {
+	classes := strings.Fields(attr(n, "class"))
+	if len(classes) == 2 && strings.EqualFold(classes[0], "sourceCode") && safeLang(classes[1]) {
+		return strings.ToLower(classes[1]) // pandoc: <pre class="sourceCode python">
+	}
+	for _, class := range classes {
 		for _, prefix := range []string{"language-", "lang-", "highlight-source-", "highlight-"} {
 			if lang, ok := strings.CutPrefix(class, prefix); ok && lang != "" && safeLang(lang) {
 				return strings.ToLower(lang)
@@ -417,8 +477,9 @@ func (r *renderer) list(n *html.Node) string {
 			s.children(c)
 			s.flush()
 			body = tightItem(s.blocks)
-		} else if c.DataAtom == atom.Ul || c.DataAtom == atom.Ol {
+		} else if (c.DataAtom == atom.Ul || c.DataAtom == atom.Ol) && r.enter() {
 			body = r.list(c) // a list directly inside a list
+			r.leave()
 		} else {
 			s := &block{r: r}
 			s.node(c)
@@ -536,7 +597,7 @@ func (r *renderer) table(n *html.Node) string {
 			caption = oneLine(s.finish())
 		}
 	}
-	if len(rows) <= 1 || cols <= 1 || nestedTable(n) {
+	if len(rows) <= 1 || cols <= 1 || r.hasTable(n) {
 		s := &block{r: r}
 		for _, row := range rows {
 			for _, cell := range row {
@@ -592,13 +653,21 @@ func (r *renderer) table(n *html.Node) string {
 	return table
 }
 
-func nestedTable(n *html.Node) bool {
-	for d := range n.Descendants() {
-		if d.Type == html.ElementNode && d.DataAtom == atom.Table {
-			return true
-		}
+// hasTable reports whether a table holds another table (then it is
+// layout). It remembers its answers, so that nesting costs linear time.
+func (r *renderer) hasTable(n *html.Node) bool {
+	if v, ok := r.tableMemo[n]; ok {
+		return v
 	}
-	return false
+	v := false
+	for c := n.FirstChild; c != nil && !v; c = c.NextSibling {
+		v = c.Type == html.ElementNode && (c.DataAtom == atom.Table || r.hasTable(c))
+	}
+	if r.tableMemo == nil {
+		r.tableMemo = map[*html.Node]bool{}
+	}
+	r.tableMemo[n] = v
+	return v
 }
 
 // oneLine joins Markdown onto one line.
@@ -634,21 +703,39 @@ func longestRun(s string, c byte) int {
 }
 
 // escapeText escapes the characters that would make text read as Markdown
-// syntax. atLineStart also escapes what is special only at a line start.
+// syntax: emphasis, code, links, strikethrough and fences, HTML and
+// entities. atLineStart also escapes what is special only at a line start
+// (headings, quotes, list markers, thematic breaks).
 func escapeText(s string, atLineStart bool) string {
+	i := 0
+	for ; i < len(s); i++ {
+		if special[s[i]] {
+			break
+		}
+	}
+	if i == len(s) {
+		return s
+	}
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
+	b.Grow(len(s) + 8)
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
 		c := s[i]
 		switch c {
-		case '\\', '*', '_', '`', '[', ']', '<', '>':
+		case '\\', '*', '_', '`', '[', ']', '<', '>', '~':
 			b.WriteByte('\\')
+		case '&':
+			// Only what could read as an entity: "&copy;", "&#169;".
+			if i+1 < len(s) && (s[i+1] == '#' || 'a' <= s[i+1]|0x20 && s[i+1]|0x20 <= 'z') {
+				b.WriteByte('\\')
+			}
 		case '#', '+', '-', '=':
 			if i == 0 && atLineStart {
 				b.WriteByte('\\')
 			}
 		case '.', ')':
 			// "1. " at the start of a line would begin a list.
-			if atLineStart && i > 0 && i+1 <= len(s) && allDigits(s[:i]) {
+			if atLineStart && allDigits(s[:i]) && (i+1 == len(s) || s[i+1] == ' ') {
 				b.WriteByte('\\')
 			}
 		}
@@ -656,6 +743,14 @@ func escapeText(s string, atLineStart bool) string {
 	}
 	return b.String()
 }
+
+// special marks the bytes escapeText may have to escape.
+var special = func() (t [256]bool) {
+	for _, c := range []byte("\\*_`[]<>~&#+-=.)") {
+		t[c] = true
+	}
+	return t
+}()
 
 func allDigits(s string) bool {
 	for _, c := range []byte(s) {
@@ -716,14 +811,21 @@ var blockAtoms = map[atom.Atom]bool{
 
 func isBlock(n *html.Node) bool { return n.Type == html.ElementNode && blockAtoms[n.DataAtom] }
 
-// hasBlock reports whether an inline element holds block content.
-func hasBlock(n *html.Node) bool {
-	for d := range n.Descendants() {
-		if isBlock(d) {
-			return true
-		}
+// hasBlock reports whether an inline element holds block content. It
+// remembers its answers, so that nested inline elements cost linear time.
+func (r *renderer) hasBlock(n *html.Node) bool {
+	if v, ok := r.blockMemo[n]; ok {
+		return v
 	}
-	return false
+	v := false
+	for c := n.FirstChild; c != nil && !v; c = c.NextSibling {
+		v = isBlock(c) || c.Type == html.ElementNode && r.hasBlock(c)
+	}
+	if r.blockMemo == nil {
+		r.blockMemo = map[*html.Node]bool{}
+	}
+	r.blockMemo[n] = v
+	return v
 }
 
 func attr(n *html.Node, key string) string {

@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -470,7 +471,19 @@ func (c *Client) read(ctx context.Context, resp *http.Response, req Request) (*R
 		return nil, fmt.Errorf("%w: the body is %d bytes, over the %d-byte cap", ErrTooLarge, resp.ContentLength, limit)
 	}
 	timer := time.AfterFunc(c.cfg.BodyTimeout, func() { resp.Body.Close() })
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	var r io.Reader = resp.Body
+	if req.robots && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
+		// robots.txt requests do not ask for compression, so the transport
+		// does not undo it; a server that compresses anyway is read all
+		// the same, under the same cap.
+		zr, err := gzip.NewReader(resp.Body)
+		if err != nil {
+			timer.Stop()
+			return nil, fmt.Errorf("reading the gzipped body: %w", err)
+		}
+		r = zr
+	}
+	body, err := io.ReadAll(io.LimitReader(r, limit+1))
 	fired := !timer.Stop()
 	switch {
 	case fired:
@@ -492,10 +505,10 @@ func (c *Client) read(ctx context.Context, resp *http.Response, req Request) (*R
 // ErrTooLarge is wrapped by the error of a body over its cap.
 var ErrTooLarge = errors.New("too large")
 
-// discard drops a response we do not read, keeping its connection usable
-// when the rest is short.
+// discard drops a response we do not read (a redirect, a retried 429 or
+// 503). Its body is not read, so that a server dripping it cannot hold the
+// request past its body deadline; the connection is given up.
 func discard(resp *http.Response) {
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 }
 

@@ -541,3 +541,44 @@ func TestRetryAfter(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscardedBodiesDoNotStall checks that a redirect whose body drips
+// cannot hold a request past its body deadline.
+func TestDiscardedBodiesDoNotStall(t *testing.T) {
+	s := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/final" {
+			fmt.Fprint(w, "done")
+			return
+		}
+		w.Header().Set("Location", "/final")
+		w.WriteHeader(http.StatusFound)
+		for range 100 {
+			w.Write([]byte("x"))
+			w.(http.Flusher).Flush()
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	})
+	c, _ := newClient(t, Config{BodyTimeout: 200 * time.Millisecond, Timeout: 5 * time.Second})
+	resp, err := c.Get(t.Context(), Request{URL: s.URL + "/drip"})
+	if err != nil || string(resp.Body) != "done" {
+		t.Errorf("redirect with a dripping body: got %v, %v", resp, err)
+	}
+}
+
+func TestRobotsGzippedAnyway(t *testing.T) {
+	s := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		fmt.Fprint(zw, "User-agent: *\nDisallow: /zipped\n")
+		zw.Close()
+	})
+	c, _ := newClient(t, Config{})
+	o, err := c.LoadRobots(t.Context(), s.URL+"/robots.txt")
+	if err != nil || o.Allowed("heed", "/zipped").Allowed {
+		t.Errorf("gzipped robots.txt: got %v, %v, want /zipped disallowed", o, err)
+	}
+}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -126,6 +126,35 @@ func pageOf(body []byte, pageURL, contentType string) (*page, error) {
 	return nil, errors.New("not an HTML or text page (Content-Type " + contentType + ")")
 }
 
+// yamlQuote writes s as a YAML double-quoted scalar, escaping what YAML
+// does not allow in one: control characters, DEL, C1 controls, the line
+// and paragraph separators, and the noncharacters U+FFFE and U+FFFF.
+func yamlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f || 0x80 <= r && r <= 0x9f:
+			fmt.Fprintf(&b, `\x%02X`, r)
+		case r == 0x2028 || r == 0x2029 || r == 0xfffe || r == 0xffff || r == 0xfeff:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		case r == utf8.RuneError:
+			b.WriteString(`\uFFFD`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
 // robotsFor merges every directive the page states for heed's agent.
 func (p *page) robotsFor(agent string) directives.Set {
 	return directives.For(agent, append(append([]directives.Set(nil), p.doc.Directives...), p.headerDirectives...)...)
@@ -144,8 +173,7 @@ func (e *env) writePage(p *page, jsonOut bool) error {
 	b.WriteString("---\n")
 	field := func(k, v string) {
 		if v != "" {
-			q, _ := json.Marshal(v) // a JSON string is a YAML double-quoted scalar
-			fmt.Fprintf(&b, "%s: %s\n", k, q)
+			fmt.Fprintf(&b, "%s: %s\n", k, yamlQuote(v))
 		}
 	}
 	d := p.doc

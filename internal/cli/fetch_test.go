@@ -3,11 +3,14 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 const article = `<!doctype html><html lang="en"><head><title>Tides</title>
@@ -92,6 +95,40 @@ func TestFetch(t *testing.T) {
 		code, out, stderr := run(t, "", tt.args...)
 		if code != tt.code || out != "" || !strings.Contains(stderr, tt.msg) {
 			t.Errorf("heed %v: exit %d, stdout %q, stderr %q; want exit %d and %q", tt.args, code, out, stderr, tt.code, tt.msg)
+		}
+	}
+}
+
+// TestFrontmatterIsYAML parses the frontmatter of hostile titles with a
+// YAML parser: quotes, colons, newlines, control characters, DEL, C1
+// controls, noncharacters.
+func TestFrontmatterIsYAML(t *testing.T) {
+	titles := []string{
+		`He said "hi": a title`, "line one\nline two", "tab\there", "del \x7f x", "c1 \u0080\u0085\u009f",
+		"nonchar \ufffe \uffff", "bom \ufeff", "sep \u2028\u2029", `back\slash`, "- dash: [not] {a} map #",
+		"日本語のタイトル", "&#1; control \x01",
+	}
+	for _, title := range titles {
+		page := "<html><head><title>" + html.EscapeString(title) + "</title></head><body><p>Body text long enough to be content.</p></body></html>"
+		code, out, stderr := run(t, page, "extract", "--url", "https://example.com/a?b=c#d")
+		if code != 0 {
+			t.Fatalf("extract: %s", stderr)
+		}
+		front, _, ok := strings.Cut(strings.TrimPrefix(out, "---\n"), "\n---\n")
+		if !ok {
+			t.Fatalf("no frontmatter in %q", out)
+		}
+		var m map[string]string
+		if err := yaml.Unmarshal([]byte(front), &m); err != nil {
+			t.Errorf("title %q: frontmatter is not YAML: %v\n%s", title, err, front)
+			continue
+		}
+		want := strings.Join(strings.Fields(html.UnescapeString(html.EscapeString(title))), " ")
+		if m["title"] != want && !strings.Contains(title, "&#1;") {
+			t.Errorf("title %q read back as %q, want %q", title, m["title"], want)
+		}
+		if m["url"] != "https://example.com/a?b=c#d" {
+			t.Errorf("url read back as %q", m["url"])
 		}
 	}
 }
