@@ -193,7 +193,14 @@ func (b *block) node(n *html.Node) {
 			return
 		}
 		b.inlineText(codeSpan(textOf(n)))
-	case atom.Summary, atom.Figcaption, atom.Caption:
+	case atom.Figcaption:
+		if figureImage(n.Parent) != nil {
+			return // written as the title of the figure's image
+		}
+		if t := b.inlineOf(n); t != "" {
+			b.add(t)
+		}
+	case atom.Summary, atom.Caption:
 		if t := b.inlineOf(n); t != "" {
 			b.add(t)
 		}
@@ -379,7 +386,42 @@ func (r *renderer) image(n *html.Node) string {
 		return ""
 	}
 	alt := escapeText(strings.Join(strings.Fields(attr(n, "alt")), " "), false)
+	title := ""
+	for a := n.Parent; a != nil && title == "" && a.Type == html.ElementNode; a = a.Parent {
+		if a.DataAtom == atom.Figure {
+			if figureImage(a) == n {
+				title = figureCaption(a)
+			}
+			break
+		}
+	}
+	if title != "" {
+		return "![" + alt + "](" + u + ` "` + strings.ReplaceAll(title, `"`, `\"`) + `")`
+	}
 	return "![" + alt + "](" + u + ")"
+}
+
+// figureImage returns the first image of a figure that has a caption.
+func figureImage(fig *html.Node) *html.Node {
+	if fig == nil || fig.DataAtom != atom.Figure || figureCaption(fig) == "" {
+		return nil
+	}
+	for d := range fig.Descendants() {
+		if d.Type == html.ElementNode && d.DataAtom == atom.Img {
+			return d
+		}
+	}
+	return nil
+}
+
+// figureCaption is the text of a figure's figcaption, on one line.
+func figureCaption(fig *html.Node) string {
+	for c := fig.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && c.DataAtom == atom.Figcaption {
+			return clean(textOf(c))
+		}
+	}
+	return ""
 }
 
 // code renders a preformatted block as a fenced code block, with the

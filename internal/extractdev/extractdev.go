@@ -72,14 +72,17 @@ func (p Page) TruthText() (string, error) {
 }
 
 var (
-	mdLink   = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
+	mdImage  = regexp.MustCompile(`!\[[^\]]*\]\((?:[^)"]|"(?:[^"\\]|\\.)*")*\)`)
+	mdLink   = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 	wordsRE  = regexp.MustCompile(`[\p{L}\p{N}_]+`)
 	mdMarkup = strings.NewReplacer("\\", "", "*", "", "`", "", "#", "", ">", "", "|", "", "~~", "")
 )
 
-// PlainText strips Markdown down to its words: link targets, image syntax
-// and markup characters go, as the set's README asks before scoring.
+// PlainText strips Markdown down to its text: images (they are not text),
+// link targets and markup characters go, as the set's README asks before
+// scoring.
 func PlainText(md string) string {
+	md = mdImage.ReplaceAllString(md, "")
 	return mdMarkup.Replace(mdLink.ReplaceAllString(md, "$1"))
 }
 
