@@ -2,7 +2,6 @@ package robots
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -309,8 +308,8 @@ func matchTarget(rawURL string) (string, bool) {
 		if i < 0 {
 			i = len(after)
 		}
-		// The authority must parse; the path is taken as written.
-		if _, err := url.Parse(scheme + "://" + after[:i]); err != nil {
+		// The authority must be well-formed; the path is taken as written.
+		if !validAuthority(after[:i]) {
 			return "", false
 		}
 		rest = after[i:]
@@ -324,6 +323,40 @@ func matchTarget(rawURL string) (string, bool) {
 		rest = "/" + rest // "https://host?q" has the path "/"
 	}
 	return rest, true
+}
+
+// validAuthority reports whether s can be an RFC 3986 authority:
+// [userinfo@]host[:port], the host a name, an IPv4 address or a bracketed
+// IPv6 literal. It does not allocate.
+func validAuthority(s string) bool {
+	if at := strings.LastIndexByte(s, '@'); at >= 0 {
+		s = s[at+1:]
+	}
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return false
+		}
+		for _, c := range []byte(s[1:end]) {
+			if !ishex(c) && c != ':' && c != '.' && c != '%' && !unreserved(c) {
+				return false
+			}
+		}
+		s = s[end+1:]
+		if s != "" && s[0] != ':' {
+			return false
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !unreserved(c) && !strings.ContainsRune("!$&'()*+,;=:%", rune(c)) {
+			return false
+		}
+	}
+	if i := strings.LastIndexByte(s, ':'); i >= 0 && !digits(s[i+1:]) {
+		return false // a port is digits
+	}
+	return true
 }
 
 // validScheme reports whether s is an RFC 3986 scheme.
