@@ -9,12 +9,12 @@ import (
 	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/frontmatter"
 	"github.com/heedhq/heed/robots/directives"
 )
 
@@ -126,35 +126,6 @@ func pageOf(body []byte, pageURL, contentType string) (*page, error) {
 	return nil, errors.New("not an HTML or text page (Content-Type " + contentType + ")")
 }
 
-// yamlQuote writes s as a YAML double-quoted scalar, escaping what YAML
-// does not allow in one: control characters, DEL, C1 controls, the line
-// and paragraph separators, and the noncharacters U+FFFE and U+FFFF.
-func yamlQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f || 0x80 <= r && r <= 0x9f:
-			fmt.Fprintf(&b, `\x%02X`, r)
-		case r == 0x2028 || r == 0x2029 || r == 0xfffe || r == 0xffff || r == 0xfeff:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		case r == utf8.RuneError:
-			b.WriteString(`\uFFFD`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 // robotsFor merges every directive the page states for heed's agent.
 func (p *page) robotsFor(agent string) directives.Set {
 	return directives.For(agent, append(append([]directives.Set(nil), p.doc.Directives...), p.headerDirectives...)...)
@@ -169,13 +140,8 @@ func (e *env) writePage(p *page, jsonOut bool) error {
 			Robots    directives.Set `json:"robots"`
 		}{p.doc, p.fetchedAt, robots})
 	}
-	var b strings.Builder
-	b.WriteString("---\n")
-	field := func(k, v string) {
-		if v != "" {
-			fmt.Fprintf(&b, "%s: %s\n", k, yamlQuote(v))
-		}
-	}
+	var w frontmatter.Writer
+	field := w.Field
 	d := p.doc
 	field("title", d.Title)
 	field("description", d.Description)
@@ -192,11 +158,6 @@ func (e *env) writePage(p *page, jsonOut bool) error {
 		field("modified", d.Modified.Format(time.RFC3339))
 	}
 	field("robots", robots.String())
-	b.WriteString("---\n\n")
-	if d.Markdown != "" {
-		b.WriteString(d.Markdown)
-		b.WriteString("\n")
-	}
-	_, err := io.WriteString(e.stdout, b.String())
+	_, err := io.WriteString(e.stdout, w.Document(d.Markdown))
 	return err
 }

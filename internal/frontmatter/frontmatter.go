@@ -1,0 +1,100 @@
+// Package frontmatter writes and reads the YAML frontmatter of heed's
+// Markdown: a block between "---" lines before the body.
+package frontmatter
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Writer builds a frontmatter block, one field at a time.
+type Writer struct {
+	b strings.Builder
+}
+
+// Field writes key: value, quoted; an empty value is left out.
+func (w *Writer) Field(key, value string) {
+	if value != "" {
+		fmt.Fprintf(&w.b, "%s: %s\n", key, Quote(value))
+	}
+}
+
+// List writes key: [a, b], each quoted; an empty list is left out.
+func (w *Writer) List(key string, values []string) {
+	if len(values) == 0 {
+		return
+	}
+	quoted := make([]string, len(values))
+	for i, v := range values {
+		quoted[i] = Quote(v)
+	}
+	fmt.Fprintf(&w.b, "%s: [%s]\n", key, strings.Join(quoted, ", "))
+}
+
+// Document returns the frontmatter and the body as one Markdown document.
+func (w *Writer) Document(body string) string {
+	var b strings.Builder
+	b.WriteString("---\n")
+	b.WriteString(w.b.String())
+	b.WriteString("---\n\n")
+	if body != "" {
+		b.WriteString(body)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// Quote writes s as a YAML double-quoted scalar, escaping what YAML does
+// not allow in one: control characters, DEL, C1 controls, the line and
+// paragraph separators, the byte order mark and the noncharacters U+FFFE
+// and U+FFFF.
+func Quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f || 0x80 <= r && r <= 0x9f:
+			fmt.Fprintf(&b, `\x%02X`, r)
+		case r == 0x2028 || r == 0x2029 || r == 0xfffe || r == 0xffff || r == 0xfeff:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		case r == utf8.RuneError:
+			b.WriteString(`\uFFFD`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// ErrNoFrontmatter is returned by Split for a document without one.
+var ErrNoFrontmatter = errors.New("frontmatter: the document does not start with ---")
+
+// Split separates a document into its frontmatter, decoded into v, and
+// its body.
+func Split(doc []byte, v any) (body string, err error) {
+	rest, ok := bytes.CutPrefix(doc, []byte("---\n"))
+	if !ok {
+		return "", ErrNoFrontmatter
+	}
+	front, body2, ok := bytes.Cut(rest, []byte("\n---\n"))
+	if !ok {
+		return "", errors.New("frontmatter: no closing ---")
+	}
+	if err := yaml.Unmarshal(front, v); err != nil {
+		return "", fmt.Errorf("frontmatter: %w", err)
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(string(body2), "\n"), "\n"), nil
+}

@@ -1,0 +1,172 @@
+package stash
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/heedhq/heed/internal/frontmatter"
+)
+
+// PathFor is where a URL's snapshot lives in a stash, relative to it:
+// SOURCE/HOST/PATH.md, with the path's segments made safe for any file
+// system. A path ending in "/" is its directory's "_index.md"; a query
+// adds "~" and a hash of it; names that start with "_" get one more, so
+// that "_index" is never a page's own name; and "index.md" and "log.md",
+// which the stash reserves, are never produced (they become "_index.md"
+// and "_log.md").
+func PathFor(source, rawURL string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("stash: %q is not an absolute URL", rawURL)
+	}
+	segs := []string{sourceDir(source), safeName(strings.ToLower(u.Host))}
+	p := u.EscapedPath()
+	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	last := parts[len(parts)-1]
+	dirs := parts[:len(parts)-1]
+	for _, d := range dirs {
+		if d == "" || d == "." || d == ".." {
+			continue
+		}
+		segs = append(segs, safeName(d))
+	}
+	name := "_index"
+	if last != "" && last != "." && last != ".." {
+		name = safeName(strings.TrimSuffix(last, ".md"))
+		switch strings.ToLower(name) {
+		case "index", "log":
+			name = "_" + name
+		}
+	}
+	if u.RawQuery != "" {
+		h := sha256.Sum256([]byte(u.RawQuery))
+		name += "~" + hex.EncodeToString(h[:4])
+	}
+	return strings.Join(segs, "/") + "/" + name + ".md", nil
+}
+
+// sourceDir is a source name as a directory name.
+func sourceDir(source string) string { return safeName(source) }
+
+// safeName makes a URL path segment or a name safe as a file name: bytes
+// outside [A-Za-z0-9._-] are written %XX, a leading "_" or "." is doubled
+// or escaped, and long names are cut with a hash of the whole.
+func safeName(s string) string {
+	if u, err := url.PathUnescape(s); err == nil {
+		s = u
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
+			b.WriteByte(c)
+		case c == '.' && i > 0:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	out := b.String()
+	if strings.HasPrefix(out, "_") {
+		out = "_" + out
+	}
+	if out == "" {
+		out = "_"
+	}
+	if len(out) > 100 {
+		h := sha256.Sum256([]byte(out))
+		out = out[:80] + "~" + hex.EncodeToString(h[:6])
+	}
+	return out
+}
+
+// header is a snapshot file's frontmatter.
+type header struct {
+	Title        string   `yaml:"title"`
+	Description  string   `yaml:"description"`
+	URL          string   `yaml:"url"`
+	Source       string   `yaml:"source"`
+	FetchedAt    string   `yaml:"fetched_at"`
+	Tags         []string `yaml:"tags"`
+	Hash         string   `yaml:"hash"`
+	ETag         string   `yaml:"etag"`
+	LastModified string   `yaml:"last_modified"`
+	Notes        []string `yaml:"notes"`
+}
+
+// encode writes a snapshot as a Markdown file.
+func encode(s *Snapshot) []byte {
+	var w frontmatter.Writer
+	w.Field("title", s.Title)
+	w.Field("description", s.Description)
+	w.Field("url", s.URL)
+	w.Field("source", s.Source)
+	w.Field("fetched_at", formatTime(s.FetchedAt))
+	w.List("tags", s.Tags)
+	w.Field("hash", "sha256:"+s.Hash)
+	w.Field("etag", s.ETag)
+	w.Field("last_modified", s.LastModified)
+	w.List("notes", s.Notes)
+	return []byte(w.Document(s.Markdown))
+}
+
+// readFile reads a snapshot file.
+func readFile(path string) (*Snapshot, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("stash: %w", err)
+	}
+	var h header
+	body, err := frontmatter.Split(data, &h)
+	if err != nil {
+		return nil, fmt.Errorf("stash: %s: %w", path, err)
+	}
+	at, _ := time.Parse(time.RFC3339, h.FetchedAt)
+	return &Snapshot{
+		Source: h.Source, URL: h.URL, Title: h.Title, Description: h.Description, FetchedAt: at,
+		Tags: h.Tags, Hash: strings.TrimPrefix(h.Hash, "sha256:"), ETag: h.ETag, LastModified: h.LastModified,
+		Notes: h.Notes, Markdown: body,
+	}, nil
+}
+
+// writeFileAtomic writes data to path so that a reader, or a crash, sees
+// the old file or the new one, never a part: a temporary file in the same
+// directory, synced, renamed over path, and the directory synced.
+func writeFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".heed-*.tmp")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // after a successful rename, there is nothing to remove
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}

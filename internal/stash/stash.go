@@ -1,0 +1,434 @@
+// Package stash keeps snapshots: one Markdown file with YAML frontmatter
+// per page, laid out by source and URL path, and a full-text index of them
+// in an embedded SQLite database (pure Go, so heed needs no cgo).
+//
+// The files are the truth. Every change is recorded in the index as
+// pending before the file is touched and settled after, so that after any
+// interruption Open finds the pending rows and makes the index agree with
+// the files again; Reindex rebuilds the whole index from the files.
+package stash
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+)
+
+// ErrNotFound is returned when no snapshot has the URL or ID asked for.
+var ErrNotFound = errors.New("stash: not found")
+
+// Snapshot is one page as kept in the stash.
+type Snapshot struct {
+	ID          string    `json:"id"`
+	Source      string    `json:"source"`
+	URL         string    `json:"url"`
+	Title       string    `json:"title"`
+	Description string    `json:"description,omitempty"`
+	FetchedAt   time.Time `json:"fetched_at"`
+	Tags        []string  `json:"tags,omitempty"`
+	// Hash is the SHA-256 of Markdown, hex: unchanged content is not
+	// rewritten.
+	Hash         string `json:"hash"`
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+	// Notes say what the page's directives or signals said, for a reader.
+	Notes    []string `json:"notes,omitempty"`
+	Markdown string   `json:"-"`
+	// Path is the file's path, relative to the stash directory.
+	Path string `json:"path"`
+}
+
+// Stash is a stash directory and its index. It is safe for concurrent
+// use; writes are serialized.
+type Stash struct {
+	dir string
+	db  *sql.DB
+	mu  sync.Mutex // serializes writes
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS docs (
+	rowid INTEGER PRIMARY KEY,
+	id TEXT NOT NULL UNIQUE,
+	url TEXT NOT NULL UNIQUE,
+	source TEXT NOT NULL,
+	path TEXT NOT NULL,
+	title TEXT NOT NULL DEFAULT '',
+	description TEXT NOT NULL DEFAULT '',
+	fetched_at TEXT NOT NULL DEFAULT '',
+	tags TEXT NOT NULL DEFAULT '',
+	hash TEXT NOT NULL DEFAULT '',
+	etag TEXT NOT NULL DEFAULT '',
+	last_modified TEXT NOT NULL DEFAULT '',
+	state TEXT NOT NULL DEFAULT 'ok' -- ok, writing, removing
+);
+CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body, tokenize = 'porter unicode61 remove_diacritics 2');
+`
+
+// indexFile is where the index lives inside the stash directory.
+const indexFile = ".heed/index.db"
+
+// Open opens (creating if needed) the stash in dir, and settles whatever
+// an interruption left pending.
+func Open(ctx context.Context, dir string) (*Stash, error) {
+	if err := os.MkdirAll(filepath.Join(dir, ".heed"), 0o755); err != nil {
+		return nil, fmt.Errorf("stash: %w", err)
+	}
+	dsn := "file:" + filepath.Join(dir, indexFile) + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("stash: open index: %w", err)
+	}
+	db.SetMaxOpenConns(1) // one writer; SQLite serializes anyway
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("stash: index schema: %w", err)
+	}
+	s := &Stash{dir: dir, db: db}
+	if err := s.settle(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Dir is the stash directory.
+func (s *Stash) Dir() string { return s.dir }
+
+// Close closes the index.
+func (s *Stash) Close() error { return s.db.Close() }
+
+// IDOf is the stable ID of a URL's snapshot: 12 hex digits of its SHA-256.
+func IDOf(url string) string {
+	h := sha256.Sum256([]byte(url))
+	return hex.EncodeToString(h[:6])
+}
+
+// HashOf is the content hash of Markdown.
+func HashOf(markdown string) string {
+	h := sha256.Sum256([]byte(markdown))
+	return hex.EncodeToString(h[:])
+}
+
+// Put stores a snapshot: its file, written atomically, and its index
+// entry. A snapshot whose Markdown is unchanged is not rewritten; Put then
+// only records the new validators and time, and reports changed false.
+func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err error) {
+	if snap.URL == "" || snap.Source == "" {
+		return false, errors.New("stash: a snapshot needs a URL and a source")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap.ID = IDOf(snap.URL)
+	snap.Hash = HashOf(snap.Markdown)
+	path, err := PathFor(snap.Source, snap.URL)
+	if err != nil {
+		return false, err
+	}
+	snap.Path = path
+
+	var oldHash, oldPath, oldState string
+	err = s.db.QueryRowContext(ctx, `SELECT hash, path, state FROM docs WHERE url = ?`, snap.URL).Scan(&oldHash, &oldPath, &oldState)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+	case err != nil:
+		return false, fmt.Errorf("stash: %w", err)
+	case oldHash == snap.Hash && oldPath == path && oldState == "ok":
+		_, err := s.db.ExecContext(ctx, `UPDATE docs SET fetched_at = ?, etag = ?, last_modified = ? WHERE url = ?`,
+			formatTime(snap.FetchedAt), snap.ETag, snap.LastModified, snap.URL)
+		if err != nil {
+			return false, fmt.Errorf("stash: %w", err)
+		}
+		return false, nil
+	}
+
+	// 1. Record the write as pending.
+	_, err = s.db.ExecContext(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, state)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'writing')
+		ON CONFLICT(url) DO UPDATE SET source = excluded.source, path = excluded.path, title = excluded.title,
+			description = excluded.description, fetched_at = excluded.fetched_at, tags = excluded.tags,
+			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified, state = 'writing'`,
+		snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
+		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified)
+	if err != nil {
+		return false, fmt.Errorf("stash: %w", err)
+	}
+	// 2. Write the file.
+	if err := writeFileAtomic(filepath.Join(s.dir, filepath.FromSlash(path)), encode(snap)); err != nil {
+		return false, fmt.Errorf("stash: writing %s: %w", path, err)
+	}
+	if oldPath != "" && oldPath != path {
+		os.Remove(filepath.Join(s.dir, filepath.FromSlash(oldPath)))
+	}
+	// 3. Settle the index.
+	if err := s.index(ctx, snap); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// index writes a snapshot's full-text entry and marks it settled.
+func (s *Stash) index(ctx context.Context, snap *Snapshot) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	defer tx.Rollback()
+	var rowid int64
+	if err := tx.QueryRowContext(ctx, `SELECT rowid FROM docs WHERE url = ?`, snap.URL).Scan(&rowid); err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM fts WHERE rowid = ?`, rowid); err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)`, rowid, snap.Title, snap.Markdown); err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE docs SET state = 'ok' WHERE rowid = ?`, rowid); err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	return tx.Commit()
+}
+
+// settle makes pending rows agree with the files.
+func (s *Stash) settle(ctx context.Context) error {
+	rows, err := s.db.QueryContext(ctx, `SELECT url, path, hash, state FROM docs WHERE state != 'ok'`)
+	if err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	type pending struct{ url, path, hash, state string }
+	var ps []pending
+	for rows.Next() {
+		var p pending
+		if err := rows.Scan(&p.url, &p.path, &p.hash, &p.state); err != nil {
+			rows.Close()
+			return fmt.Errorf("stash: %w", err)
+		}
+		ps = append(ps, p)
+	}
+	rows.Close()
+	for _, p := range ps {
+		file := filepath.Join(s.dir, filepath.FromSlash(p.path))
+		if p.state == "removing" {
+			if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("stash: %w", err)
+			}
+			if err := s.drop(ctx, p.url); err != nil {
+				return err
+			}
+			continue
+		}
+		snap, err := readFile(file)
+		if err != nil || snap.URL != p.url {
+			// The write never reached the file: the file as it is (or its
+			// absence) is the truth.
+			if err := s.drop(ctx, p.url); err != nil {
+				return err
+			}
+			if err == nil && snap.URL != "" {
+				if err := s.restore(ctx, snap, p.path); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if err := s.restore(ctx, snap, p.path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restore indexes a snapshot read from its file.
+func (s *Stash) restore(ctx context.Context, snap *Snapshot, path string) error {
+	snap.ID, snap.Path = IDOf(snap.URL), path
+	_, err := s.db.ExecContext(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, state)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'writing')
+		ON CONFLICT(url) DO UPDATE SET source = excluded.source, path = excluded.path, title = excluded.title,
+			description = excluded.description, fetched_at = excluded.fetched_at, tags = excluded.tags,
+			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified, state = 'writing'`,
+		snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
+		strings.Join(snap.Tags, ","), HashOf(snap.Markdown), snap.ETag, snap.LastModified)
+	if err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	return s.index(ctx, snap)
+}
+
+func (s *Stash) drop(ctx context.Context, url string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM fts WHERE rowid = (SELECT rowid FROM docs WHERE url = ?)`, url); err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE url = ?`, url); err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	return tx.Commit()
+}
+
+// Validators returns the stored ETag and Last-Modified of a URL, for a
+// conditional re-fetch.
+func (s *Stash) Validators(ctx context.Context, url string) (etag, lastModified string, ok bool) {
+	err := s.db.QueryRowContext(ctx, `SELECT etag, last_modified FROM docs WHERE url = ? AND state = 'ok'`, url).Scan(&etag, &lastModified)
+	return etag, lastModified, err == nil
+}
+
+// Touch records that a URL was found unchanged (a 304) at a time.
+func (s *Stash) Touch(ctx context.Context, url string, at time.Time) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE docs SET fetched_at = ? WHERE url = ?`, formatTime(at), url)
+	return err
+}
+
+// Get returns the snapshot with the URL or ID, read from its file.
+func (s *Stash) Get(ctx context.Context, urlOrID string) (*Snapshot, error) {
+	var path string
+	err := s.db.QueryRowContext(ctx, `SELECT path FROM docs WHERE (url = ? OR id = ?) AND state = 'ok'`, urlOrID, urlOrID).Scan(&path)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, urlOrID)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("stash: %w", err)
+	}
+	snap, err := readFile(filepath.Join(s.dir, filepath.FromSlash(path)))
+	if err != nil {
+		return nil, err
+	}
+	snap.ID, snap.Path = IDOf(snap.URL), path
+	return snap, nil
+}
+
+// Entry is a snapshot as listed, without its content.
+type Entry struct {
+	ID        string    `json:"id"`
+	Source    string    `json:"source"`
+	URL       string    `json:"url"`
+	Title     string    `json:"title"`
+	FetchedAt time.Time `json:"fetched_at"`
+	Path      string    `json:"path"`
+}
+
+// List returns the snapshots of a source (every source for ""), by URL.
+func (s *Stash) List(ctx context.Context, source string) ([]Entry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, source, url, title, fetched_at, path FROM docs
+		WHERE state = 'ok' AND (? = '' OR source = ?) ORDER BY source, url`, source, source)
+	if err != nil {
+		return nil, fmt.Errorf("stash: %w", err)
+	}
+	defer rows.Close()
+	var out []Entry
+	for rows.Next() {
+		var e Entry
+		var at string
+		if err := rows.Scan(&e.ID, &e.Source, &e.URL, &e.Title, &at, &e.Path); err != nil {
+			return nil, fmt.Errorf("stash: %w", err)
+		}
+		e.FetchedAt = parseTime(at)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Sources returns each source's name and number of snapshots.
+func (s *Stash) Sources(ctx context.Context) (map[string]int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT source, count(*) FROM docs WHERE state = 'ok' GROUP BY source`)
+	if err != nil {
+		return nil, fmt.Errorf("stash: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var name string
+		var n int
+		if err := rows.Scan(&name, &n); err != nil {
+			return nil, fmt.Errorf("stash: %w", err)
+		}
+		out[name] = n
+	}
+	return out, rows.Err()
+}
+
+// Remove deletes every snapshot of a source, files and index entries, and
+// returns how many it removed.
+func (s *Stash) Remove(ctx context.Context, source string) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	res, err := s.db.ExecContext(ctx, `UPDATE docs SET state = 'removing' WHERE source = ?`, source)
+	if err != nil {
+		return 0, fmt.Errorf("stash: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	if err := s.settle(ctx); err != nil {
+		return 0, err
+	}
+	os.RemoveAll(filepath.Join(s.dir, sourceDir(source)))
+	return int(n), nil
+}
+
+// Reindex rebuilds the index from the files, and returns how many
+// snapshots it indexed. Files it cannot read are skipped and counted in
+// the error.
+func (s *Stash) Reindex(ctx context.Context) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM fts; DELETE FROM docs;`); err != nil {
+		return 0, fmt.Errorf("stash: %w", err)
+	}
+	n := 0
+	var bad []string
+	err := filepath.WalkDir(s.dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".heed" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		snap, err := readFile(path)
+		if err != nil || snap.URL == "" {
+			bad = append(bad, path)
+			return nil
+		}
+		rel, _ := filepath.Rel(s.dir, path)
+		if err := s.restore(ctx, snap, filepath.ToSlash(rel)); err != nil {
+			return err
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("stash: reindex: %w", err)
+	}
+	if len(bad) > 0 {
+		return n, fmt.Errorf("stash: reindex: %d files are not snapshots and were skipped, such as %s", len(bad), bad[0])
+	}
+	return n, nil
+}
+
+func formatTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339, s)
+	return t
+}

@@ -1,0 +1,248 @@
+package stash
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func open(t *testing.T, dir string) *Stash {
+	t.Helper()
+	s, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func snap(url, title, md string) *Snapshot {
+	return &Snapshot{Source: "docs", URL: url, Title: title, Markdown: md, FetchedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Tags: []string{"web", "docs"}}
+}
+
+func TestPathFor(t *testing.T) {
+	tests := []struct{ url, want string }{
+		{"https://Docs.Example.com/", "docs/docs.example.com/_index.md"},
+		{"https://docs.example.com", "docs/docs.example.com/_index.md"},
+		{"https://docs.example.com/guide/", "docs/docs.example.com/guide/_index.md"},
+		{"https://docs.example.com/guide/intro", "docs/docs.example.com/guide/intro.md"},
+		{"https://docs.example.com/guide/intro.html", "docs/docs.example.com/guide/intro.html.md"},
+		{"https://docs.example.com/index.md", "docs/docs.example.com/_index.md"},
+		{"https://docs.example.com/index", "docs/docs.example.com/_index.md"},
+		{"https://docs.example.com/LOG", "docs/docs.example.com/_LOG.md"},
+		{"https://docs.example.com/_index", "docs/docs.example.com/__index.md"},
+		{"https://docs.example.com/a/../../etc/passwd", "docs/docs.example.com/a/etc/passwd.md"},
+		{"https://docs.example.com/caf%C3%A9", "docs/docs.example.com/caf%C3%A9.md"},
+		{"https://docs.example.com/a%2Fb", "docs/docs.example.com/a%2Fb.md"},
+		{"https://docs.example.com/.hidden", "docs/docs.example.com/%2Ehidden.md"},
+		{"https://docs.example.com:8080/x?b=1", "docs/docs.example.com%3A8080/x~"},
+	}
+	for _, tt := range tests {
+		got, err := PathFor("docs", tt.url)
+		if err != nil || !strings.HasPrefix(got, tt.want) {
+			t.Errorf("PathFor(%q) got %q, %v, want %q", tt.url, got, err, tt.want)
+		}
+		for _, seg := range strings.Split(got, "/") {
+			if seg == ".." || seg == "." || seg == "" {
+				t.Errorf("PathFor(%q) = %q has segment %q", tt.url, got, seg)
+			}
+		}
+		if base := filepath.Base(got); base == "index.md" || base == "log.md" {
+			t.Errorf("PathFor(%q) = %q, a reserved name", tt.url, got)
+		}
+	}
+	if a, b := must(PathFor("docs", "https://e.com/x?a=1")), must(PathFor("docs", "https://e.com/x?a=2")); a == b {
+		t.Errorf("two queries share a path: %s", a)
+	}
+	long := "https://e.com/" + strings.Repeat("x", 300)
+	if p := must(PathFor("docs", long)); len(filepath.Base(p)) > 120 {
+		t.Errorf("long name kept: %d bytes", len(filepath.Base(p)))
+	}
+	if _, err := PathFor("docs", "/relative"); err == nil {
+		t.Errorf("PathFor(relative) did not fail")
+	}
+}
+
+func must(s string, err error) string {
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+func TestPutGetSearch(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := t.Context()
+	tides := snap("https://docs.example.com/tides", "Tides", "# Tides\n\nTides rise and fall with the moon.\n\nSpring tides are the highest.")
+	tides.ETag = `"v1"`
+	changed, err := s.Put(ctx, tides)
+	if err != nil || !changed {
+		t.Fatalf("Put: %v, %v", changed, err)
+	}
+	if _, err := s.Put(ctx, snap("https://docs.example.com/waves", "Waves", "Waves are made by wind over water.")); err != nil {
+		t.Fatal(err)
+	}
+	other := snap("https://blog.example.com/moon", "The Moon", "The moon pulls the oceans.")
+	other.Source = "blog"
+	if _, err := s.Put(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := s.Get(ctx, "https://docs.example.com/tides")
+	if err != nil || got.Markdown != tides.Markdown || got.Title != "Tides" || got.ETag != `"v1"` || strings.Join(got.Tags, ",") != "web,docs" {
+		t.Fatalf("Get: %+v, %v", got, err)
+	}
+	if byID, err := s.Get(ctx, IDOf("https://docs.example.com/tides")); err != nil || byID.URL != tides.URL {
+		t.Errorf("Get by ID: %v, %v", byID, err)
+	}
+	if _, err := s.Get(ctx, "https://nowhere.example/"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get missing: %v", err)
+	}
+	data, _ := os.ReadFile(filepath.Join(dir, "docs/docs.example.com/tides.md"))
+	for _, want := range []string{`title: "Tides"`, `url: "https://docs.example.com/tides"`, `source: "docs"`, `fetched_at: "2026-01-02T03:04:05Z"`, `tags: ["web", "docs"]`, `hash: "sha256:`, `etag: "\"v1\""`, "# Tides"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("file lacks %s:\n%s", want, data)
+		}
+	}
+
+	hits, err := s.Search(ctx, Query{Text: "moon"})
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("Search(moon): %v, %v", hits, err)
+	}
+	if hits[0].Title != "The Moon" {
+		t.Errorf("title match should rank first: %+v", hits)
+	}
+	if !strings.Contains(hits[1].Snippet, "**moon**") {
+		t.Errorf("snippet %q does not mark the match", hits[1].Snippet)
+	}
+	if hits, _ := s.Search(ctx, Query{Text: "moon", Source: "docs"}); len(hits) != 1 || hits[0].Source != "docs" {
+		t.Errorf("Search by source: %+v", hits)
+	}
+	for q, n := range map[string]int{"tide": 1, "rising": 1, `"spring tides"`: 1, `"tides spring"`: 0, "wav*": 1, "moon AND NOT": 0, `"unclosed`: 0, "OR": 0, "tides waves": 0} {
+		hits, err := s.Search(ctx, Query{Text: q})
+		if err != nil || len(hits) != n {
+			t.Errorf("Search(%q): %d hits, %v; want %d", q, len(hits), err, n)
+		}
+	}
+	if _, err := s.Search(ctx, Query{Text: "  ***  "}); err == nil {
+		t.Errorf("empty query did not fail")
+	}
+
+	// Unchanged content is not rewritten.
+	info, _ := os.Stat(filepath.Join(dir, "docs/docs.example.com/tides.md"))
+	again := snap(tides.URL, "Tides", tides.Markdown)
+	again.ETag = `"v2"`
+	time.Sleep(10 * time.Millisecond)
+	if changed, err := s.Put(ctx, again); err != nil || changed {
+		t.Errorf("Put unchanged: %v, %v", changed, err)
+	}
+	info2, _ := os.Stat(filepath.Join(dir, "docs/docs.example.com/tides.md"))
+	if !info2.ModTime().Equal(info.ModTime()) {
+		t.Errorf("unchanged snapshot rewritten")
+	}
+	if etag, _, ok := s.Validators(ctx, tides.URL); !ok || etag != `"v2"` {
+		t.Errorf("validators not updated: %q", etag)
+	}
+
+	list, err := s.List(ctx, "docs")
+	if err != nil || len(list) != 2 || list[0].URL != "https://docs.example.com/tides" {
+		t.Errorf("List(docs): %+v, %v", list, err)
+	}
+	n, err := s.Remove(ctx, "docs")
+	if err != nil || n != 2 {
+		t.Errorf("Remove: %d, %v", n, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "docs")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("source directory left behind")
+	}
+	if hits, _ := s.Search(ctx, Query{Text: "tides"}); len(hits) != 0 {
+		t.Errorf("removed snapshots still found")
+	}
+	if srcs, _ := s.Sources(ctx); srcs["blog"] != 1 || len(srcs) != 1 {
+		t.Errorf("Sources: %v", srcs)
+	}
+}
+
+// TestInterruptedWrites simulates a crash at each step of a write, by
+// leaving the index and files as the crash would, and checks that opening
+// the stash makes them agree again.
+func TestInterruptedWrites(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := s.Put(ctx, snap(fmt.Sprintf("https://e.com/p%d", i), fmt.Sprintf("Page %d", i), fmt.Sprintf("Body %d about tides.", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// p0: crash after the index said "writing", before the file changed.
+	s.db.Exec(`UPDATE docs SET state = 'writing', hash = 'new', title = 'Never written' WHERE url = 'https://e.com/p0'`)
+	// p1: crash after the file was written, before the index settled.
+	newer := snap("https://e.com/p1", "Page 1, edited", "Body 1 edited about currents.")
+	os.WriteFile(filepath.Join(dir, "docs/e.com/p1.md"), encode(newer), 0o644)
+	s.db.Exec(`UPDATE docs SET state = 'writing' WHERE url = 'https://e.com/p1'`)
+	// p2: crash in the middle of removing it.
+	s.db.Exec(`UPDATE docs SET state = 'removing' WHERE url = 'https://e.com/p2'`)
+	// p3: a write that never reached the disk at all.
+	s.db.Exec(`INSERT INTO docs (id, url, source, path, state) VALUES ('x', 'https://e.com/p3', 'docs', 'docs/e.com/p3.md', 'writing')`)
+	s.Close()
+
+	s = open(t, dir)
+	if got, err := s.Get(ctx, "https://e.com/p0"); err != nil || got.Title != "Page 0" {
+		t.Errorf("p0: %+v, %v; want the file as it was", got, err)
+	}
+	if hits, _ := s.Search(ctx, Query{Text: "currents"}); len(hits) != 1 || hits[0].Title != "Page 1, edited" {
+		t.Errorf("p1: %+v; want the written file indexed", hits)
+	}
+	if _, err := s.Get(ctx, "https://e.com/p2"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("p2 not removed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "docs/e.com/p2.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("p2 file left behind")
+	}
+	if _, err := s.Get(ctx, "https://e.com/p3"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("p3 indexed without a file: %v", err)
+	}
+	// Every file is indexed and every indexed file exists.
+	entries, _ := s.List(ctx, "")
+	if len(entries) != 2 {
+		t.Errorf("%d entries, want 2: %+v", len(entries), entries)
+	}
+	for _, e := range entries {
+		if _, err := os.Stat(filepath.Join(dir, e.Path)); err != nil {
+			t.Errorf("indexed %s has no file", e.URL)
+		}
+	}
+}
+
+func TestReindex(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := t.Context()
+	for i := range 5 {
+		s.Put(ctx, snap(fmt.Sprintf("https://e.com/p%d", i), fmt.Sprintf("Page %d", i), fmt.Sprintf("Body %d about lighthouses.", i)))
+	}
+	s.Close()
+	os.Remove(filepath.Join(dir, indexFile))
+	os.WriteFile(filepath.Join(dir, "docs", "notes.md"), []byte("a person's own notes, not a snapshot"), 0o644)
+	s = open(t, dir)
+	n, err := s.Reindex(ctx)
+	if n != 5 || err == nil || !strings.Contains(err.Error(), "notes.md") {
+		t.Errorf("Reindex: %d, %v; want 5 and a word about notes.md", n, err)
+	}
+	if hits, _ := s.Search(ctx, Query{Text: "lighthouses", Limit: 10}); len(hits) != 5 {
+		t.Errorf("after reindex: %d hits", len(hits))
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "docs", "notes.md")); string(data) != "a person's own notes, not a snapshot" {
+		t.Errorf("reindex touched a file that is not a snapshot")
+	}
+}
