@@ -234,6 +234,11 @@ type Request struct {
 	// MaxRedirects lowers the client's redirect cap for this request; 0
 	// keeps it.
 	MaxRedirects int
+	// CheckRedirect, if set, is asked before each redirect is followed,
+	// with the URL it leads to; an error stops the request with that
+	// error (a crawler uses it to check robots.txt and its scope before
+	// it fetches anything there).
+	CheckRedirect func(next string) error
 
 	robots bool // a robots.txt request: only User-Agent and Accept
 }
@@ -323,6 +328,11 @@ func (c *Client) Get(ctx context.Context, req Request) (*Response, error) {
 		checked, err := c.guard.checkURL(next.String())
 		if err != nil {
 			return fail(kindOf(err), next.String(), fmt.Errorf("redirect: %w", err))
+		}
+		if req.CheckRedirect != nil {
+			if err := req.CheckRedirect(checked.String()); err != nil {
+				return fail(heed.Blocked, u.String(), fmt.Errorf("redirect to %s: %w", checked, err))
+			}
 		}
 		chain = append(chain, u.String())
 		u = checked

@@ -51,6 +51,7 @@ type env struct {
 
 	agent    string   // --agent
 	allowNet []string // --allow-net
+	stash    string   // --stash
 }
 
 // client returns the guarded HTTP client configured by the shared flags.
@@ -100,6 +101,8 @@ func (e *env) rootCommand() *cobra.Command {
 	root.SetVersionTemplate("heed {{.Version}}\n")
 	root.PersistentFlags().StringVar(&e.agent, "agent", heed.UserAgent(), "user agent sent with requests; its product token picks robots.txt groups")
 	root.PersistentFlags().StringArrayVar(&e.allowNet, "allow-net", nil, "allow requests to this non-public network (CIDR, repeatable), such as 10.0.0.0/8")
-	root.AddCommand(e.robotsCommand(), e.fetchCommand(), e.extractCommand())
+	root.PersistentFlags().StringVar(&e.stash, "stash", "", "the stash directory (default $HEED_STASH, or heed in the user's data directory)")
+	root.AddCommand(e.robotsCommand(), e.fetchCommand(), e.extractCommand(), e.crawlCommand(),
+		e.searchCommand(), e.showCommand(), e.lsCommand(), e.rmCommand(), e.reindexCommand())
 	return root
 }

@@ -46,6 +46,10 @@ type Snapshot struct {
 	Markdown string   `json:"-"`
 	// Path is the file's path, relative to the stash directory.
 	Path string `json:"path"`
+	// Links are the page's links that a crawl follows, kept in the index
+	// (crawl state, not part of the file), so that a re-crawl that finds
+	// the page unchanged still follows them.
+	Links []string `json:"-"`
 }
 
 // Stash is a stash directory and its index. It is safe for concurrent
@@ -70,6 +74,7 @@ CREATE TABLE IF NOT EXISTS docs (
 	hash TEXT NOT NULL DEFAULT '',
 	etag TEXT NOT NULL DEFAULT '',
 	last_modified TEXT NOT NULL DEFAULT '',
+	links TEXT NOT NULL DEFAULT '', -- newline-separated: crawl state
 	state TEXT NOT NULL DEFAULT 'ok' -- ok, writing, removing
 );
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
@@ -145,8 +150,8 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	case err != nil:
 		return false, fmt.Errorf("stash: %w", err)
 	case oldHash == snap.Hash && oldPath == path && oldState == "ok":
-		_, err := s.db.ExecContext(ctx, `UPDATE docs SET fetched_at = ?, etag = ?, last_modified = ? WHERE url = ?`,
-			formatTime(snap.FetchedAt), snap.ETag, snap.LastModified, snap.URL)
+		_, err := s.db.ExecContext(ctx, `UPDATE docs SET fetched_at = ?, etag = ?, last_modified = ?, links = ? WHERE url = ?`,
+			formatTime(snap.FetchedAt), snap.ETag, snap.LastModified, strings.Join(snap.Links, "\n"), snap.URL)
 		if err != nil {
 			return false, fmt.Errorf("stash: %w", err)
 		}
@@ -154,13 +159,14 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	}
 
 	// 1. Record the write as pending.
-	_, err = s.db.ExecContext(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, state)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'writing')
+	_, err = s.db.ExecContext(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, links, state)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'writing')
 		ON CONFLICT(url) DO UPDATE SET source = excluded.source, path = excluded.path, title = excluded.title,
 			description = excluded.description, fetched_at = excluded.fetched_at, tags = excluded.tags,
-			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified, state = 'writing'`,
+			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified,
+			links = excluded.links, state = 'writing'`,
 		snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
-		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified)
+		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, strings.Join(snap.Links, "\n"))
 	if err != nil {
 		return false, fmt.Errorf("stash: %w", err)
 	}
@@ -286,6 +292,15 @@ func (s *Stash) drop(ctx context.Context, url string) error {
 func (s *Stash) Validators(ctx context.Context, url string) (etag, lastModified string, ok bool) {
 	err := s.db.QueryRowContext(ctx, `SELECT etag, last_modified FROM docs WHERE url = ? AND state = 'ok'`, url).Scan(&etag, &lastModified)
 	return etag, lastModified, err == nil
+}
+
+// Links returns the links recorded for a URL's page by the last crawl.
+func (s *Stash) Links(ctx context.Context, url string) []string {
+	var links string
+	if err := s.db.QueryRowContext(ctx, `SELECT links FROM docs WHERE url = ?`, url).Scan(&links); err != nil || links == "" {
+		return nil
+	}
+	return strings.Split(links, "\n")
 }
 
 // Touch records that a URL was found unchanged (a 304) at a time.

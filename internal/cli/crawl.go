@@ -1,0 +1,209 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/stash"
+)
+
+// stashDir is where the stash lives: --stash, then HEED_STASH, then the
+// user's data directory.
+func (e *env) stashDir() (string, error) {
+	if e.stash != "" {
+		return e.stash, nil
+	}
+	if d := os.Getenv("HEED_STASH"); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "heed"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", usageErrorf("no stash directory: pass --stash DIR or set HEED_STASH (%v)", err)
+	}
+	switch runtime.GOOS {
+	case "darwin":
+		return filepath.Join(home, "Library", "Application Support", "heed"), nil
+	case "windows":
+		if d := os.Getenv("LocalAppData"); d != "" {
+			return filepath.Join(d, "heed"), nil
+		}
+	}
+	return filepath.Join(home, ".local", "share", "heed"), nil
+}
+
+func (e *env) openStash(cmd *cobra.Command) (*stash.Stash, error) {
+	dir, err := e.stashDir()
+	if err != nil {
+		return nil, err
+	}
+	s, err := stash.Open(cmd.Context(), dir)
+	if err != nil {
+		return nil, &exitError{code: ExitFailed, err: err}
+	}
+	return s, nil
+}
+
+func (e *env) crawlCommand() *cobra.Command {
+	var (
+		o       crawl.Options
+		jsonOut bool
+	)
+	cmd := &cobra.Command{
+		Use:   "crawl URL",
+		Short: "Crawl a site politely into the stash",
+		Long: `Crawl fetches a site breadth-first from URL, within its origin (narrowed or
+widened with --include, --exclude and --allow-host), and stores each page's
+main content as Markdown in the stash, where 'heed search' finds it.
+
+It is polite by default: robots.txt is heeded for every URL (a start URL it
+disallows, or a robots.txt that cannot be reached, fails the crawl with
+exit 2); requests to one host go one at a time, spaced by the larger of
+--delay and robots.txt's Crawl-delay (capped at 10 s); pages that say
+noindex are not stored and nofollow pages' links are not followed; a
+robots.txt Content-Signal of ai-input=no keeps pages out of the stash.
+--no-robots and --ignore-signals opt out, and say so.
+
+Every URL skipped is reported with its reason; the crawl ends with a
+summary. Re-crawls send conditional requests and leave unchanged pages be.`,
+		Example: `  heed crawl https://go.dev/doc/ --max-pages 50
+  heed crawl https://docs.example.com/ --include '/guide/**' --delay 2s --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.Start = args[0]
+			if o.Source == "" {
+				o.Source = defaultSource(args[0])
+			}
+			client, err := e.client()
+			if err != nil {
+				return err
+			}
+			st, err := e.openStash(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			c := &crawl.Crawler{Client: client, Stash: st, Agent: e.agent}
+			progress := e.progress(jsonOut)
+			sum, err := c.Crawl(cmd.Context(), o, progress.event)
+			progress.done()
+			if err != nil {
+				if errors.Is(err, crawl.ErrStartRefused) || heed.KindOf(err) == heed.Invalid {
+					return &exitError{code: ExitUsage, err: err}
+				}
+				return &exitError{code: ExitFailed, err: err}
+			}
+			if jsonOut {
+				return writeJSON(e.stdout, struct {
+					Event string `json:"event"`
+					*crawl.Summary
+					Stash string `json:"stash"`
+				}{"summary", sum, st.Dir()})
+			}
+			fmt.Fprint(e.stdout, summaryText(sum, st.Dir(), o.Source))
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Source, "name", "", "the stash source the pages go to (default: the start URL's host)")
+	f.IntVar(&o.MaxPages, "max-pages", crawl.DefaultMaxPages, "fetch at most this many pages")
+	f.IntVar(&o.MaxDepth, "max-depth", crawl.DefaultMaxDepth, "follow links at most this deep from the start URL")
+	f.DurationVar(&o.Deadline, "deadline", crawl.DefaultDeadline, "stop the crawl after this long")
+	f.StringArrayVar(&o.Include, "include", nil, "crawl only paths matching this glob (repeatable; * within a segment, ** across)")
+	f.StringArrayVar(&o.Exclude, "exclude", nil, "skip paths matching this glob (repeatable)")
+	f.StringArrayVar(&o.AllowHosts, "allow-host", nil, "also crawl this host (repeatable)")
+	f.DurationVar(&o.Delay, "delay", 500*time.Millisecond, "least time between two requests to one host (robots.txt may ask for more)")
+	f.BoolVar(&o.NoRobots, "no-robots", false, "do not consult robots.txt (no robots.txt request is made)")
+	f.BoolVar(&o.IgnoreSignals, "ignore-signals", false, "store pages whatever their noindex, nofollow and content signals say")
+	f.StringArrayVar(&o.Tags, "tag", nil, "tag the snapshots (repeatable)")
+	f.BoolVar(&jsonOut, "json", false, "print a JSON line per URL and one for the summary")
+	return cmd
+}
+
+// defaultSource names a source after its start URL's host.
+func defaultSource(start string) string {
+	if n, err := crawl.Normalize(start); err == nil {
+		host := strings.TrimPrefix(strings.SplitN(strings.SplitN(n, "://", 2)[1], "/", 2)[0], "www.")
+		return strings.NewReplacer(":", "_", "[", "", "]", "").Replace(host)
+	}
+	return "web"
+}
+
+func summaryText(s *crawl.Summary, dir, source string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d stored, %d unchanged, %d failed", s.Stored, s.Unchanged, s.Failed)
+	skipped := 0
+	var reasons []string
+	for r, n := range s.Skipped {
+		skipped += n
+		reasons = append(reasons, fmt.Sprintf("%d %s", n, r))
+	}
+	sort.Strings(reasons)
+	if skipped > 0 {
+		fmt.Fprintf(&b, ", %d skipped (%s)", skipped, strings.Join(reasons, ", "))
+	}
+	fmt.Fprintf(&b, " in %s\n", s.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(&b, "%s\n", s.Robots)
+	fmt.Fprintf(&b, "stash: %s (source %q)\n", dir, source)
+	return b.String()
+}
+
+// progress shows a crawl as it goes: a JSON line per event with --json, a
+// line per skipped or failed URL and a status line on a terminal, and the
+// skipped and failed URLs alone otherwise.
+type progress struct {
+	e        *env
+	json     bool
+	terminal bool
+	mu       sync.Mutex
+	counts   map[crawl.Kind]int
+}
+
+func (e *env) progress(jsonOut bool) *progress {
+	terminal := false
+	if f, ok := e.stderr.(*os.File); ok {
+		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
+			terminal = true
+		}
+	}
+	return &progress{e: e, json: jsonOut, terminal: terminal, counts: map[crawl.Kind]int{}}
+}
+
+func (p *progress) event(ev crawl.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.counts[ev.Kind]++
+	if p.json {
+		writeJSON(p.e.stdout, ev)
+		return
+	}
+	if p.terminal {
+		fmt.Fprint(p.e.stderr, "\r\033[K")
+	}
+	if ev.Kind == crawl.Skipped || ev.Kind == crawl.Failed {
+		fmt.Fprintf(p.e.stderr, "%s %s: %s: %s\n", ev.Kind, ev.URL, ev.Reason, ev.Detail)
+	}
+	if p.terminal {
+		fmt.Fprintf(p.e.stderr, "%d stored · %d unchanged · %d skipped · %d failed · %d queued · delay %s",
+			p.counts[crawl.Stored], p.counts[crawl.Unchanged], p.counts[crawl.Skipped], p.counts[crawl.Failed], ev.Queued, ev.Delay)
+	}
+}
+
+func (p *progress) done() {
+	if p.terminal && !p.json {
+		fmt.Fprint(p.e.stderr, "\r\033[K")
+	}
+}

@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heedhq/heed/internal/frontmatter"
+	"github.com/heedhq/heed/internal/stash"
+)
+
+func (e *env) searchCommand() *cobra.Command {
+	var (
+		q       stash.Query
+		jsonOut bool
+	)
+	cmd := &cobra.Command{
+		Use:   "search QUERY...",
+		Short: "Search the stash",
+		Long: `Search ranks the stash's snapshots by how well they match the words of the
+query (all of them, in any form that stems alike; "quoted phrases"; a
+trailing * for a prefix), a match in the title weighing more, and prints
+each with a snippet around what matched.`,
+		Example: `  heed search goroutine leak
+  heed search '"context cancellation"' --source go.dev --json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			q.Text = strings.Join(args, " ")
+			st, err := e.openStash(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			hits, err := st.Search(cmd.Context(), q)
+			if err != nil {
+				return usageErrorf("%v", err)
+			}
+			for i, h := range hits {
+				if jsonOut {
+					if err := writeJSON(e.stdout, h); err != nil {
+						return err
+					}
+					continue
+				}
+				if i > 0 {
+					fmt.Fprintln(e.stdout)
+				}
+				fmt.Fprintf(e.stdout, "%s  %s\n%s  [%s] %s\n  %s\n", h.ID, h.Title, strings.Repeat(" ", len(h.ID)), h.Source, h.URL, h.Snippet)
+			}
+			if len(hits) == 0 {
+				fmt.Fprintf(e.stderr, "heed: nothing in the stash matches %q\n", q.Text)
+				return &exitError{code: ExitFailed}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&q.Source, "source", "", "search only this source")
+	cmd.Flags().IntVar(&q.Limit, "limit", 10, "print at most this many results")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print a JSON object per result")
+	return cmd
+}
+
+func (e *env) showCommand() *cobra.Command {
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "show URL|ID",
+		Short: "Print a snapshot from the stash",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.openStash(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			snap, err := st.Get(cmd.Context(), args[0])
+			if errors.Is(err, stash.ErrNotFound) {
+				return &exitError{code: ExitFailed, err: fmt.Errorf("no snapshot of %s in the stash", args[0])}
+			}
+			if err != nil {
+				return &exitError{code: ExitFailed, err: err}
+			}
+			if jsonOut {
+				return writeJSON(e.stdout, struct {
+					*stash.Snapshot
+					Markdown string `json:"markdown"`
+				}{snap, snap.Markdown})
+			}
+			var w frontmatter.Writer
+			w.Field("title", snap.Title)
+			w.Field("url", snap.URL)
+			w.Field("source", snap.Source)
+			w.Field("fetched_at", snap.FetchedAt.Format("2006-01-02T15:04:05Z07:00"))
+			w.Field("id", snap.ID)
+			w.Field("path", snap.Path)
+			fmt.Fprint(e.stdout, w.Document(snap.Markdown))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the snapshot as JSON")
+	return cmd
+}
+
+func (e *env) lsCommand() *cobra.Command {
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "ls [SOURCE]",
+		Short: "List the stash's sources, or one source's snapshots",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.openStash(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if len(args) == 0 {
+				srcs, err := st.Sources(cmd.Context())
+				if err != nil {
+					return &exitError{code: ExitFailed, err: err}
+				}
+				if jsonOut {
+					return writeJSON(e.stdout, srcs)
+				}
+				for _, name := range sortedKeys(srcs) {
+					fmt.Fprintf(e.stdout, "%-30s %6d snapshots\n", name, srcs[name])
+				}
+				return nil
+			}
+			entries, err := st.List(cmd.Context(), args[0])
+			if err != nil {
+				return &exitError{code: ExitFailed, err: err}
+			}
+			for _, en := range entries {
+				if jsonOut {
+					writeJSON(e.stdout, en)
+					continue
+				}
+				fmt.Fprintf(e.stdout, "%s  %s  %s\n", en.ID, en.URL, en.Title)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	return cmd
+}
+
+func (e *env) rmCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm SOURCE",
+		Short: "Remove a source's snapshots from the stash",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.openStash(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			n, err := st.Remove(cmd.Context(), args[0])
+			if err != nil {
+				return &exitError{code: ExitFailed, err: err}
+			}
+			if n == 0 {
+				return &exitError{code: ExitFailed, err: fmt.Errorf("no source %q in the stash", args[0])}
+			}
+			fmt.Fprintf(e.stdout, "removed %d snapshots of %s\n", n, args[0])
+			return nil
+		},
+	}
+}
+
+func (e *env) reindexCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "reindex",
+		Short: "Rebuild the stash's search index from its files",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			st, err := e.openStash(cmd)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			n, err := st.Reindex(cmd.Context())
+			fmt.Fprintf(e.stdout, "indexed %d snapshots\n", n)
+			if err != nil {
+				return &exitError{code: ExitFailed, err: err}
+			}
+			return nil
+		},
+	}
+}
+
+func sortedKeys(m map[string]int) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,565 @@
+// Package crawl crawls a site politely into the stash: breadth-first
+// within a scope, heeding robots.txt and Crawl-delay per host, each page's
+// own robots directives and the site's content signals, and saying what it
+// skipped and why.
+package crawl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/robots"
+	"github.com/heedhq/heed/robots/directives"
+)
+
+// Defaults of Options.
+const (
+	DefaultMaxPages      = 500
+	DefaultMaxDepth      = 5
+	DefaultDeadline      = 10 * time.Minute
+	DefaultMaxCrawlDelay = 10 * time.Second
+	DefaultHosts         = 4
+)
+
+// Options say what to crawl and how. Zero values take the defaults.
+type Options struct {
+	Start  string // the start URL
+	Source string // the stash source the pages go to
+	Tags   []string
+
+	MaxPages int           // pages fetched at most; 0 means DefaultMaxPages
+	MaxDepth int           // links followed from the start; 0 means DefaultMaxDepth, negative means only the start
+	Deadline time.Duration // the whole crawl; 0 means DefaultDeadline
+
+	Include, Exclude []string // path globs; see the README
+	AllowHosts       []string // hosts beyond the start URL's
+
+	// Delay is the least time between two requests to one host. A
+	// robots.txt Crawl-delay may raise it, never lower it.
+	Delay time.Duration
+	// MaxCrawlDelay caps a robots.txt Crawl-delay; 0 means
+	// DefaultMaxCrawlDelay.
+	MaxCrawlDelay time.Duration
+	// NoRobots turns robots.txt off: no robots.txt request is made at all.
+	NoRobots bool
+	// IgnoreSignals stores pages whatever their noindex directives and the
+	// site's content signals say, and follows nofollow pages' links.
+	IgnoreSignals bool
+	// Hosts is how many hosts are crawled at once; 0 means DefaultHosts.
+	Hosts int
+	// NoSitemaps leaves robots.txt's Sitemap lines and /sitemap.xml unread.
+	NoSitemaps bool
+}
+
+func (o *Options) fill() {
+	if o.MaxPages == 0 {
+		o.MaxPages = DefaultMaxPages
+	}
+	if o.MaxDepth == 0 {
+		o.MaxDepth = DefaultMaxDepth
+	}
+	if o.Deadline == 0 {
+		o.Deadline = DefaultDeadline
+	}
+	if o.MaxCrawlDelay == 0 {
+		o.MaxCrawlDelay = DefaultMaxCrawlDelay
+	}
+	if o.Hosts <= 0 {
+		o.Hosts = DefaultHosts
+	}
+}
+
+// Crawler holds what crawls share: the client, the robots policy cache
+// and the per-host schedule. A Crawler is safe for concurrent use.
+type Crawler struct {
+	Client   *fetch.Client
+	Stash    *stash.Stash
+	Agent    string
+	Robots   *robots.Cache // shared robots.txt outcomes; nil makes one per crawl
+	Schedule *Schedule     // shared politeness; nil makes one per crawl
+}
+
+// Kind is what happened to a URL.
+type Kind string
+
+// The kinds of Event.
+const (
+	Stored    Kind = "stored"
+	Unchanged Kind = "unchanged"
+	Skipped   Kind = "skipped"
+	Failed    Kind = "failed"
+)
+
+// Event is what happened to one URL.
+type Event struct {
+	Kind   Kind   `json:"event"`
+	URL    string `json:"url"`
+	Reason string `json:"reason,omitempty"` // for skipped and failed: the class, such as "robots"
+	Detail string `json:"detail,omitempty"` // the rule and line, the directive, the error
+	Depth  int    `json:"depth"`
+	Queued int    `json:"queued"` // URLs waiting after this one
+	Delay  string `json:"delay,omitempty"`
+}
+
+// Reasons a URL is skipped.
+const (
+	ReasonRobots   = "robots"   // robots.txt disallows it
+	ReasonNoindex  = "noindex"  // the page asks not to be indexed
+	ReasonSignal   = "signal"   // the site's Content-Signal says ai-input=no
+	ReasonScope    = "scope"    // out of the crawl's scope
+	ReasonLimit    = "limit"    // max_pages or max_depth reached
+	ReasonDeadline = "deadline" // the crawl's deadline came first
+	ReasonDup      = "duplicate"
+	ReasonType     = "not-html"
+)
+
+// Summary is what a crawl came to.
+type Summary struct {
+	Stored    int            `json:"stored"`
+	Unchanged int            `json:"unchanged"`
+	Failed    int            `json:"failed"`
+	Skipped   map[string]int `json:"skipped"` // by reason
+	Robots    string         `json:"robots"`  // what the robots policy did
+	Elapsed   time.Duration  `json:"elapsed"`
+}
+
+// ErrStartRefused is wrapped by the error of a crawl whose start URL
+// robots.txt disallows, or whose robots.txt cannot be reached.
+var ErrStartRefused = errors.New("the start URL may not be crawled")
+
+type item struct {
+	url   string
+	depth int
+}
+
+type run struct {
+	c      *Crawler
+	o      Options
+	scope  *scope
+	policy robots.Policy
+	sched  *Schedule
+	emit   func(Event)
+
+	mu      sync.Mutex
+	seen    map[string]bool
+	queues  map[string][]item // by host
+	active  map[string]bool   // hosts with a worker
+	fetched int
+	queued  int
+	sum     Summary
+	wg      sync.WaitGroup
+	tokens  chan struct{}
+	ctx     context.Context
+}
+
+// Crawl crawls from o.Start and reports every URL's fate to emit (which may
+// be nil). It fails only when the crawl cannot start: a bad start URL, or a
+// start URL that robots.txt refuses (ErrStartRefused, with the rule or the
+// cause and how to opt out).
+func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summary, error) {
+	o.fill()
+	begin := time.Now()
+	start, err := Normalize(o.Start)
+	if err != nil {
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: o.Start, Err: err}
+	}
+	su, _ := url.Parse(start)
+	if o.Source == "" {
+		o.Source = su.Host
+	}
+	sc, err := newScope(su, o.AllowHosts, o.Include, o.Exclude)
+	if err != nil {
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: start, Err: err}
+	}
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	r := &run{
+		c: c, o: o, scope: sc, emit: emit,
+		seen: map[string]bool{}, queues: map[string][]item{}, active: map[string]bool{},
+		tokens: make(chan struct{}, o.Hosts),
+	}
+	r.sum.Skipped = map[string]int{}
+	switch {
+	case o.NoRobots:
+		r.policy = robots.Off{}
+	case c.Robots != nil:
+		r.policy = c.Robots
+	default:
+		r.policy = robots.NewCache(c.Client.LoadRobots, robots.CacheConfig{})
+	}
+	r.sum.Robots = r.policy.String()
+	r.sched = c.Schedule
+	if r.sched == nil {
+		r.sched = NewSchedule()
+	}
+	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
+	defer cancel()
+	r.ctx = ctx
+
+	// The start URL must be allowed: a crawl refused at its door fails,
+	// and says why.
+	d, err := r.policy.Allowed(ctx, c.Agent, start)
+	if err != nil {
+		return nil, &heed.Error{Kind: heed.Blocked, Op: "crawl", URL: start, Err: fmt.Errorf("%w: robots.txt: %w", ErrStartRefused, err)}
+	}
+	if !d.Allowed {
+		return nil, &heed.Error{Kind: heed.Blocked, Op: "crawl", URL: start, Err: fmt.Errorf("%w: %s", ErrStartRefused, d),
+			Hint: "to crawl it anyway, pass --no-robots (respect_robots: false in the config)"}
+	}
+
+	r.add(item{url: start, depth: 0}, "")
+	if !o.NoSitemaps && !o.NoRobots {
+		r.sitemaps(su)
+	}
+	r.wg.Wait()
+	r.sum.Elapsed = time.Since(begin)
+	return &r.sum, nil
+}
+
+// add queues a URL found at depth (from page from, for messages), unless
+// it was seen or is out of scope, and starts a worker for its host.
+func (r *run) add(it item, from string) {
+	u, err := url.Parse(it.url)
+	if err != nil {
+		return
+	}
+	r.mu.Lock()
+	if r.seen[it.url] {
+		r.mu.Unlock()
+		return
+	}
+	r.seen[it.url] = true
+	if why := r.scope.check(u); why != "" {
+		r.mu.Unlock()
+		r.skip(it, ReasonScope, why)
+		return
+	}
+	if it.depth > max(r.o.MaxDepth, 0) {
+		r.mu.Unlock()
+		r.skip(it, ReasonLimit, fmt.Sprintf("deeper than max_depth %d", r.o.MaxDepth))
+		return
+	}
+	r.queues[u.Host] = append(r.queues[u.Host], it)
+	r.queued++
+	if !r.active[u.Host] {
+		r.active[u.Host] = true
+		r.wg.Add(1)
+		go r.worker(u.Host)
+	}
+	r.mu.Unlock()
+}
+
+// worker crawls one host's queue, one request at a time.
+func (r *run) worker(host string) {
+	defer r.wg.Done()
+	select {
+	case r.tokens <- struct{}{}:
+	case <-r.ctx.Done():
+	}
+	defer func() {
+		select {
+		case <-r.tokens:
+		default:
+		}
+	}()
+	for {
+		r.mu.Lock()
+		q := r.queues[host]
+		if len(q) == 0 {
+			r.active[host] = false
+			r.mu.Unlock()
+			return
+		}
+		it := q[0]
+		r.queues[host] = q[1:]
+		r.queued--
+		over := r.fetched >= r.o.MaxPages
+		if !over {
+			r.fetched++
+		}
+		r.mu.Unlock()
+		switch {
+		case over:
+			r.skip(it, ReasonLimit, fmt.Sprintf("max_pages %d reached", r.o.MaxPages))
+		case r.ctx.Err() != nil:
+			r.skip(it, ReasonDeadline, "the crawl's deadline passed")
+		default:
+			r.visit(it)
+		}
+	}
+}
+
+func (r *run) count(kind Kind, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch kind {
+	case Stored:
+		r.sum.Stored++
+	case Unchanged:
+		r.sum.Unchanged++
+	case Failed:
+		r.sum.Failed++
+	case Skipped:
+		r.sum.Skipped[reason]++
+	}
+}
+
+func (r *run) report(e Event) {
+	r.count(e.Kind, e.Reason)
+	r.mu.Lock()
+	e.Queued = r.queued
+	r.mu.Unlock()
+	r.emit(e)
+}
+
+func (r *run) skip(it item, reason, detail string) {
+	r.report(Event{Kind: Skipped, URL: it.url, Depth: it.depth, Reason: reason, Detail: detail})
+}
+
+func (r *run) fail(it item, err error) {
+	r.report(Event{Kind: Failed, URL: it.url, Depth: it.depth, Reason: heed.KindOf(err).String(), Detail: err.Error()})
+}
+
+// visit fetches one page and does what it says.
+func (r *run) visit(it item) {
+	ctx := r.ctx
+	agent := r.c.Agent
+	d, err := r.policy.Allowed(ctx, agent, it.url)
+	if err != nil {
+		r.fail(it, err)
+		return
+	}
+	if !d.Allowed {
+		r.skip(it, ReasonRobots, d.String())
+		return
+	}
+	u, _ := url.Parse(it.url)
+	delay := r.o.Delay
+	if cd, err := r.policy.CrawlDelay(ctx, agent, it.url); err == nil && min(cd, r.o.MaxCrawlDelay) > delay {
+		delay = min(cd, r.o.MaxCrawlDelay)
+	}
+	release, err := r.sched.Acquire(ctx, u.Host)
+	if err != nil {
+		r.skip(it, ReasonDeadline, err.Error())
+		return
+	}
+	// Every redirect hop answers to scope and robots.txt before it is
+	// followed: a Disallow: /secret/ is not fetched through /secret's
+	// redirect to it.
+	var refused *redirectRefusal
+	req := fetch.Request{URL: it.url, CheckRedirect: func(next string) error {
+		nu, err := url.Parse(next)
+		if err != nil {
+			return err
+		}
+		if why := r.scope.check(nu); why != "" {
+			refused = &redirectRefusal{to: next, reason: ReasonScope, detail: why}
+			return refused
+		}
+		d, err := r.policy.Allowed(ctx, agent, next)
+		if err != nil {
+			return err
+		}
+		if !d.Allowed {
+			refused = &redirectRefusal{to: next, reason: ReasonRobots, detail: d.String()}
+			return refused
+		}
+		return nil
+	}}
+	if r.c.Stash != nil {
+		req.ETag, req.LastModified, _ = r.c.Stash.Validators(ctx, it.url)
+	}
+	resp, err := r.c.Client.Get(ctx, req)
+	release(delay)
+	if refused != nil {
+		r.skip(it, refused.reason, "redirected to "+refused.to+": "+refused.detail)
+		return
+	}
+	if err != nil {
+		r.fail(it, err)
+		return
+	}
+	final := resp.URL
+	if final != it.url {
+		// The URL fetched is the URL checked: after redirects, the final
+		// URL answers to scope and robots.txt again.
+		fu, _ := url.Parse(final)
+		if why := r.scope.check(fu); why != "" {
+			r.skip(it, ReasonScope, "redirected to "+final+": "+why)
+			return
+		}
+		if d, err := r.policy.Allowed(ctx, agent, final); err != nil || !d.Allowed {
+			detail := "redirected to " + final
+			if err == nil {
+				detail += ": " + d.String()
+			}
+			r.skip(it, ReasonRobots, detail)
+			return
+		}
+		r.mu.Lock()
+		dup := r.seen[final] && final != it.url
+		r.seen[final] = true
+		r.mu.Unlock()
+		if dup {
+			r.skip(it, ReasonDup, "redirected to "+final+", already crawled")
+			return
+		}
+	}
+	if resp.NotModified {
+		if r.c.Stash != nil {
+			r.c.Stash.Touch(ctx, it.url, time.Now())
+			for _, l := range r.c.Stash.Links(ctx, it.url) {
+				r.add(item{url: l, depth: it.depth + 1}, it.url)
+			}
+		}
+		r.report(Event{Kind: Unchanged, URL: it.url, Depth: it.depth, Delay: delay.String()})
+		return
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		r.fail(it, fmt.Errorf("HTTP %d", resp.Status))
+		return
+	}
+	ct := resp.Header.Get("Content-Type")
+	if !isHTML(ct) {
+		r.skip(it, ReasonType, "Content-Type "+ct)
+		return
+	}
+	doc, err := extract.Extract(bytes.NewReader(resp.Body), extract.Options{URL: final, ContentType: ct})
+	if err != nil {
+		r.fail(it, err)
+		return
+	}
+	var sets []directives.Set
+	for _, v := range resp.Header.Values("X-Robots-Tag") {
+		sets = append(sets, directives.Parse(v)...)
+	}
+	sets = append(sets, doc.Directives...)
+	dir := directives.For(agent, sets...)
+
+	// Links first: nofollow stops them, noindex does not.
+	var links []string
+	if !dir.NoFollow || r.o.IgnoreSignals {
+		for _, l := range doc.Links {
+			if n, err := Normalize(l); err == nil {
+				links = append(links, n)
+				r.add(item{url: n, depth: it.depth + 1}, final)
+			}
+		}
+	}
+	var notes []string
+	if !dir.IsZero() {
+		notes = append(notes, "robots directives: "+dir.String())
+	}
+	if dir.NoIndex && !r.o.IgnoreSignals {
+		r.skip(it, ReasonNoindex, "the page says "+dir.String())
+		return
+	}
+	if sig, err := r.policy.ContentSignals(ctx, agent, final); err == nil && sig.Denies(robots.SignalAIInput) {
+		if !r.o.IgnoreSignals {
+			r.skip(it, ReasonSignal, "robots.txt says Content-Signal: "+sig.String())
+			return
+		}
+		notes = append(notes, "content signal: "+sig.String())
+	}
+	if doc.Canonical != "" {
+		if cn, err := Normalize(doc.Canonical); err == nil && cn != final && cn != it.url {
+			r.mu.Lock()
+			dup := r.seen[cn]
+			r.seen[cn] = true
+			r.mu.Unlock()
+			if dup {
+				r.skip(it, ReasonDup, "its canonical URL "+cn+" is crawled already")
+				return
+			}
+		}
+	}
+	if r.c.Stash == nil {
+		r.report(Event{Kind: Stored, URL: final, Depth: it.depth, Delay: delay.String()})
+		return
+	}
+	snap := &stash.Snapshot{
+		Source: r.o.Source, URL: final, Title: doc.Title, Description: doc.Description,
+		FetchedAt: time.Now().UTC(), Tags: r.o.Tags, ETag: resp.ETag(), LastModified: resp.LastModified(),
+		Notes: notes, Markdown: doc.Markdown, Links: links,
+	}
+	changed, err := r.c.Stash.Put(ctx, snap)
+	switch {
+	case err != nil:
+		r.fail(it, err)
+	case changed:
+		r.report(Event{Kind: Stored, URL: final, Depth: it.depth, Delay: delay.String()})
+	default:
+		r.report(Event{Kind: Unchanged, URL: final, Depth: it.depth, Delay: delay.String()})
+	}
+}
+
+// redirectRefusal stops a redirect that leaves the crawl's scope or that
+// robots.txt disallows.
+type redirectRefusal struct {
+	to, reason, detail string
+}
+
+func (e *redirectRefusal) Error() string { return e.reason + ": " + e.detail }
+
+func isHTML(contentType string) bool {
+	ct := strings.ToLower(contentType)
+	return ct == "" || strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/xhtml+xml")
+}
+
+// sitemaps seeds the crawl from robots.txt's Sitemap lines and
+// /sitemap.xml, following sitemap indexes, within scope.
+func (r *run) sitemaps(start *url.URL) {
+	origin := start.Scheme + "://" + start.Host
+	var lists []string
+	if c, ok := r.policy.(*robots.Cache); ok {
+		if o, err := c.Outcome(r.ctx, origin+"/"); err == nil && o.Robots != nil {
+			lists = append(lists, o.Robots.Sitemaps...)
+		}
+	}
+	lists = append(lists, origin+"/sitemap.xml")
+	done := map[string]bool{}
+	for i := 0; i < len(lists) && i < 50; i++ {
+		sm, err := Normalize(lists[i])
+		if err != nil || done[sm] {
+			continue
+		}
+		done[sm] = true
+		su, _ := url.Parse(sm)
+		if r.scope.check(su) != "" && su.Host != start.Host {
+			continue
+		}
+		if d, err := r.policy.Allowed(r.ctx, r.c.Agent, sm); err != nil || !d.Allowed {
+			continue
+		}
+		release, err := r.sched.Acquire(r.ctx, su.Host)
+		if err != nil {
+			return
+		}
+		resp, err := r.c.Client.Get(r.ctx, fetch.Request{URL: sm, Accept: "application/xml, text/xml;q=0.9, */*;q=0.5", MaxBytes: maxSitemapBytes})
+		release(r.o.Delay)
+		if err != nil || resp.Status != 200 {
+			continue
+		}
+		parsed, _ := parseSitemap(resp.Body)
+		if parsed == nil {
+			continue
+		}
+		lists = append(lists, parsed.Sitemaps...)
+		for _, p := range parsed.Pages {
+			if n, err := Normalize(p.Loc); err == nil {
+				r.add(item{url: n, depth: 1}, sm)
+			}
+		}
+	}
+}

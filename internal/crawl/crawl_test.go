@@ -1,0 +1,475 @@
+package crawl
+
+import (
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/stash"
+)
+
+// site is a loopback web site that records every request it serves.
+type site struct {
+	*httptest.Server
+	mu     sync.Mutex
+	pages  map[string]page
+	robots string // "" for a 404
+	log    []hit
+}
+
+type page struct {
+	body   string
+	header map[string]string
+	status int
+	etag   string
+}
+
+type hit struct {
+	path string
+	at   time.Time
+	cond bool // a conditional request
+}
+
+func newSite(t *testing.T) *site {
+	t.Helper()
+	s := &site{pages: map[string]page{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *site) serve(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	s.log = append(s.log, hit{path: r.URL.RequestURI(), at: time.Now(), cond: r.Header.Get("If-None-Match") != ""})
+	p, ok := s.pages[r.URL.RequestURI()]
+	robots := s.robots
+	s.mu.Unlock()
+	if r.URL.Path == "/robots.txt" {
+		if robots == "" {
+			http.NotFound(w, r)
+			return
+		}
+		if robots == "503" {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprint(w, robots)
+		return
+	}
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	for k, v := range p.header {
+		w.Header().Set(k, v)
+	}
+	if p.etag != "" {
+		w.Header().Set("ETag", p.etag)
+		if r.Header.Get("If-None-Match") == p.etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	if p.status != 0 {
+		w.WriteHeader(p.status)
+	}
+	fmt.Fprint(w, p.body)
+}
+
+// html is a page with a title, a paragraph of text and links.
+func html(title string, links ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<html><head><title>%s</title></head><body><main><h1>%s</h1><p>This page is about %s, and it says so at length, with enough words to be content.</p>", title, title, strings.ToLower(title))
+	for _, l := range links {
+		fmt.Fprintf(&b, `<p><a href="%s">%s</a></p>`, l, l)
+	}
+	b.WriteString("</main></body></html>")
+	return b.String()
+}
+
+func (s *site) set(path string, p page) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pages[path] = p
+}
+
+func (s *site) requests() []hit {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.log)
+}
+
+func (s *site) paths() []string {
+	var out []string
+	for _, h := range s.requests() {
+		out = append(out, h.path)
+	}
+	return out
+}
+
+func crawler(t *testing.T) (*Crawler, *stash.Stash) {
+	t.Helper()
+	st, err := stash.Open(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	client := fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1})
+	return &Crawler{Client: client, Stash: st, Agent: "heed/0.1"}, st
+}
+
+// events collects a crawl's events.
+type events struct {
+	mu  sync.Mutex
+	all []Event
+}
+
+func (e *events) add(ev Event) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.all = append(e.all, ev)
+}
+
+func (e *events) find(kind Kind, suffix string) *Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i := range e.all {
+		if e.all[i].Kind == kind && strings.HasSuffix(e.all[i].URL, suffix) {
+			return &e.all[i]
+		}
+	}
+	return nil
+}
+
+func (e *events) urls(kind Kind) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []string
+	for _, ev := range e.all {
+		if ev.Kind == kind {
+			out = append(out, ev.URL)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestCrawlHeedsRobots(t *testing.T) {
+	s := newSite(t)
+	s.robots = "User-agent: *\nDisallow: /private/\nDisallow: /secret/\n\nUser-agent: heed\nDisallow: /private/\nDisallow: /secret/\nDisallow: /*.pdf$\nAllow: /private/press/\n"
+	s.set("/", page{body: html("Home", "/docs", "/private/x", "/private/press/q3", "/report.pdf", "/secret", "https://elsewhere.example/")})
+	s.set("/docs", page{body: html("Docs", "/")})
+	s.set("/private/x", page{body: html("Private")})
+	s.set("/private/press/q3", page{body: html("Press")})
+	s.set("/report.pdf", page{body: "%PDF"})
+	// The /secret → /secret/ redirect must not slip past Disallow: /secret/.
+	s.set("/secret", page{status: http.StatusMovedPermanently, header: map[string]string{"Location": "/secret/"}})
+	s.set("/secret/", page{body: html("Secret")})
+
+	c, st := crawler(t)
+	var ev events
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "site", NoSitemaps: true}, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ev.urls(Stored), []string{s.URL + "/", s.URL + "/docs", s.URL + "/private/press/q3"}; !slices.Equal(got, want) {
+		t.Errorf("stored %v, want %v", got, want)
+	}
+	for _, p := range []string{"/private/x", "/report.pdf"} {
+		e := ev.find(Skipped, p)
+		if e == nil || e.Reason != ReasonRobots || !strings.Contains(e.Detail, "line") {
+			t.Errorf("%s: got %+v, want skipped by a robots rule with its line", p, e)
+		}
+	}
+	if e := ev.find(Skipped, "/secret"); e == nil || e.Reason != ReasonRobots || !strings.Contains(e.Detail, "redirected to") {
+		t.Errorf("/secret: got %+v, want skipped after the redirect", e)
+	}
+	if e := ev.find(Skipped, "elsewhere.example/"); e == nil || e.Reason != ReasonScope {
+		t.Errorf("another host: got %+v, want skipped for scope", e)
+	}
+	for _, p := range s.paths() {
+		if p == "/private/x" || p == "/report.pdf" || p == "/secret/" {
+			t.Errorf("%s was fetched", p)
+		}
+	}
+	if sum.Stored != 3 || sum.Skipped[ReasonRobots] != 3 {
+		t.Errorf("summary %+v", sum)
+	}
+	if hits, err := st.Search(t.Context(), stash.Query{Text: "press"}); err != nil || len(hits) == 0 || hits[0].Title != "Press" {
+		t.Errorf("search: %v, %v", hits, err)
+	}
+}
+
+func TestCrawlStartRefused(t *testing.T) {
+	s := newSite(t)
+	s.robots = "User-agent: *\nDisallow: /\n"
+	s.set("/", page{body: html("Home")})
+	c, _ := crawler(t)
+	_, err := c.Crawl(t.Context(), Options{Start: s.URL + "/"}, nil)
+	if !errors.Is(err, ErrStartRefused) || !strings.Contains(err.Error(), s.URL+"/") || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "--no-robots") {
+		t.Errorf("disallowed start: %v", err)
+	}
+	s.robots = "503"
+	c, _ = crawler(t)
+	_, err = c.Crawl(t.Context(), Options{Start: s.URL + "/"}, nil)
+	if !errors.Is(err, ErrStartRefused) || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "RFC 9309") {
+		t.Errorf("unreachable robots.txt: %v", err)
+	}
+	for _, p := range s.paths() {
+		if p == "/" {
+			t.Errorf("the refused start page was fetched")
+		}
+	}
+}
+
+func TestCrawlNoRobots(t *testing.T) {
+	s := newSite(t)
+	s.robots = "User-agent: *\nDisallow: /\n"
+	s.set("/", page{body: html("Home", "/a")})
+	s.set("/a", page{body: html("A")})
+	c, _ := crawler(t)
+	var ev events
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoRobots: true}, ev.add)
+	if err != nil || sum.Stored != 2 {
+		t.Fatalf("crawl without robots: %+v, %v", sum, err)
+	}
+	for _, p := range s.paths() {
+		if p == "/robots.txt" || p == "/sitemap.xml" {
+			t.Errorf("%s requested with robots off", p)
+		}
+	}
+}
+
+func TestCrawlDelaySpacing(t *testing.T) {
+	s := newSite(t)
+	s.robots = "User-agent: *\nCrawl-delay: 0.3\n"
+	s.set("/", page{body: html("Home", "/a", "/b", "/c")})
+	for _, p := range []string{"/a", "/b", "/c"} {
+		s.set(p, page{body: html(p)})
+	}
+	c, _ := crawler(t)
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Delay: 100 * time.Millisecond, NoSitemaps: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var pages []hit
+	for _, h := range s.requests() {
+		if h.path != "/robots.txt" {
+			pages = append(pages, h)
+		}
+	}
+	if len(pages) != 4 {
+		t.Fatalf("%d page requests, want 4", len(pages))
+	}
+	// The server's log shows the robots.txt delay (larger than --delay)
+	// between requests, with some slack for the request itself.
+	for i := 1; i < len(pages); i++ {
+		if gap := pages[i].at.Sub(pages[i-1].at); gap < 290*time.Millisecond {
+			t.Errorf("request %d came %v after the one before, want at least 300ms", i, gap)
+		}
+	}
+}
+
+func TestCrawlDelayNeverPastDeadline(t *testing.T) {
+	s := newSite(t)
+	s.robots = "User-agent: *\nCrawl-delay: 5\n"
+	s.set("/", page{body: html("Home", "/a")})
+	s.set("/a", page{body: html("A")})
+	c, _ := crawler(t)
+	var ev events
+	begin := time.Now()
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Deadline: 500 * time.Millisecond, NoSitemaps: true}, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stored != 1 || ev.find(Skipped, "/a") == nil || ev.find(Skipped, "/a").Reason != ReasonDeadline {
+		t.Errorf("summary %+v, events %+v", sum, ev.all)
+	}
+	if time.Since(begin) > 3*time.Second {
+		t.Errorf("the crawl slept past its deadline")
+	}
+}
+
+func TestCrawlPageSignals(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home", "/noindex", "/nofollow", "/header-noindex")})
+	s.set("/noindex", page{body: strings.Replace(html("Hidden", "/from-noindex"), "<head>", `<head><meta name="robots" content="noindex">`, 1)})
+	s.set("/from-noindex", page{body: html("Linked from noindex")})
+	s.set("/nofollow", page{body: strings.Replace(html("Nofollow", "/unfollowed"), "<head>", `<head><meta name="heed" content="nofollow">`, 1)})
+	s.set("/unfollowed", page{body: html("Unfollowed")})
+	s.set("/header-noindex", page{body: html("Header"), header: map[string]string{"X-Robots-Tag": "heed: noindex"}})
+	c, _ := crawler(t)
+	var ev events
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ev.urls(Stored), []string{s.URL + "/", s.URL + "/from-noindex", s.URL + "/nofollow"}; !slices.Equal(got, want) {
+		t.Errorf("stored %v, want %v", got, want)
+	}
+	for _, p := range []string{"/noindex", "/header-noindex"} {
+		if e := ev.find(Skipped, p); e == nil || e.Reason != ReasonNoindex {
+			t.Errorf("%s: %+v, want skipped for noindex", p, e)
+		}
+	}
+	if slices.Contains(s.paths(), "/unfollowed") {
+		t.Errorf("a nofollow page's link was followed")
+	}
+	// --ignore-signals stores and follows them all.
+	c2, _ := crawler(t)
+	sum, err := c2.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true, IgnoreSignals: true}, nil)
+	if err != nil || sum.Stored != 6 {
+		t.Errorf("ignoring signals: %+v, %v", sum, err)
+	}
+}
+
+func TestCrawlContentSignal(t *testing.T) {
+	s := newSite(t)
+	s.robots = "User-agent: *\nContent-Signal: search=yes, ai-input=no\nAllow: /\n"
+	s.set("/", page{body: html("Home")})
+	c, st := crawler(t)
+	var ev events
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add)
+	if err != nil || sum.Stored != 0 || sum.Skipped[ReasonSignal] != 1 {
+		t.Errorf("content signal: %+v, %v", sum, err)
+	}
+	if e := ev.find(Skipped, "/"); e == nil || !strings.Contains(e.Detail, "ai-input=no") {
+		t.Errorf("skip event %+v", e)
+	}
+	if list, _ := st.List(t.Context(), ""); len(list) != 0 {
+		t.Errorf("stored despite ai-input=no: %v", list)
+	}
+}
+
+func TestCrawlSitemaps(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home")})
+	s.set("/orphan", page{body: html("Orphan")})
+	s.set("/gz-orphan", page{body: html("Gzipped orphan")})
+	s.set("/outside", page{body: html("Outside")})
+	s.robots = "User-agent: *\nAllow: /\nSitemap: " + "{{base}}/sitemap-index.xml\n"
+	s.mu.Lock()
+	s.robots = strings.ReplaceAll(s.robots, "{{base}}", s.URL)
+	s.mu.Unlock()
+	s.set("/sitemap-index.xml", page{body: `<?xml version="1.0"?><sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>` + s.URL + `/pages.xml.gz</loc></sitemap></sitemapindex>`})
+	var gz strings.Builder
+	zw := gzip.NewWriter(&gz)
+	fmt.Fprintf(zw, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/gz-orphan</loc><lastmod>2025-01-01</lastmod></url><url><loc>https://other.example/x</loc></url></urlset>`, s.URL)
+	zw.Close()
+	s.set("/pages.xml.gz", page{body: gz.String()})
+	s.set("/sitemap.xml", page{body: `<urlset><url><loc>` + s.URL + `/orphan</loc></url></urlset>`})
+	c, _ := crawler(t)
+	var ev events
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Include: []string{"/", "/orphan", "/gz-orphan"}}, ev.add); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ev.urls(Stored), []string{s.URL + "/", s.URL + "/gz-orphan", s.URL + "/orphan"}; !slices.Equal(got, want) {
+		t.Errorf("stored %v, want %v (sitemap pages, within scope)", got, want)
+	}
+	if slices.Contains(s.paths(), "/outside") {
+		t.Errorf("an out-of-scope sitemap URL was fetched")
+	}
+}
+
+func TestCrawlIncremental(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home", "/a"), etag: `"h1"`})
+	s.set("/a", page{body: html("A"), etag: `"a1"`})
+	c, st := crawler(t)
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil)
+	if err != nil || sum.Stored != 2 {
+		t.Fatalf("first crawl: %+v, %v", sum, err)
+	}
+	// The second crawl sends conditional requests; only the changed page
+	// is rewritten.
+	s.set("/a", page{body: html("A, revised"), etag: `"a2"`})
+	before := len(s.requests())
+	var ev events
+	sum, err = c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add)
+	if err != nil || sum.Unchanged != 1 || sum.Stored != 1 {
+		t.Fatalf("second crawl: %+v, %v", sum, err)
+	}
+	conditional := 0
+	for _, h := range s.requests()[before:] {
+		if h.cond {
+			conditional++
+		}
+	}
+	if conditional != 2 {
+		t.Errorf("%d conditional requests, want 2", conditional)
+	}
+	snap, err := st.Get(t.Context(), s.URL+"/a")
+	if err != nil || !strings.Contains(snap.Markdown, "revised") || snap.ETag != `"a2"` {
+		t.Errorf("revised page: %+v, %v", snap, err)
+	}
+}
+
+func TestCrawlLimitsAndCanonical(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home", "/1", "/2", "/3", "/4", "/dup?utm=x")})
+	for _, p := range []string{"/1", "/2", "/3", "/4"} {
+		s.set(p, page{body: html("Page "+p, p+"/deeper")})
+		s.set(p+"/deeper", page{body: html("Deeper " + p)})
+	}
+	s.set("/dup?utm=x", page{body: strings.Replace(html("Dup"), "<head>", `<head><link rel="canonical" href="/">`, 1)})
+	c, _ := crawler(t)
+	var ev events
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxDepth: 1, NoSitemaps: true}, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stored != 5 || sum.Skipped[ReasonLimit] != 4 || sum.Skipped[ReasonDup] != 1 {
+		t.Errorf("depth 1: %+v", sum)
+	}
+	c2, _ := crawler(t)
+	sum, err = c2.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 3, NoSitemaps: true}, nil)
+	if err != nil || sum.Stored != 3 || sum.Skipped[ReasonLimit] == 0 {
+		t.Errorf("max 3 pages: %+v, %v", sum, err)
+	}
+}
+
+func TestNormalize(t *testing.T) {
+	for in, want := range map[string]string{
+		"HTTP://Example.COM:80/a/./b/../c?x=1#frag": "http://example.com/a/c?x=1",
+		"https://example.com":                       "https://example.com/",
+		"https://example.com:443/x":                 "https://example.com/x",
+		"https://example.com:8443/x":                "https://example.com:8443/x",
+		"https://user:pw@example.com/x":             "https://example.com/x",
+	} {
+		if got, err := Normalize(in); err != nil || got != want {
+			t.Errorf("Normalize(%q) got %q, %v, want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"ftp://example.com/", "/relative", "mailto:a@example.com"} {
+		if _, err := Normalize(bad); err == nil {
+			t.Errorf("Normalize(%q) did not fail", bad)
+		}
+	}
+}
+
+func TestScopeGlobs(t *testing.T) {
+	re, err := globs([]string{"/docs/**", "/blog/*/index.html", "/faq"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]bool{
+		"/docs/a/b/c": true, "/docs/": true, "/documents": false, "/blog/2025/index.html": true,
+		"/blog/2025/x/index.html": false, "/faq": true, "/faq/more": true, "/other": false,
+	} {
+		got := false
+		for _, r := range re {
+			got = got || r.MatchString(path)
+		}
+		if got != want {
+			t.Errorf("globs match %s: got %v, want %v", path, got, want)
+		}
+	}
+}

@@ -1,0 +1,127 @@
+package crawl
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Normalize returns the form of a URL that a crawl compares and fetches:
+// scheme and host lower-cased, the default port and the fragment dropped,
+// dot segments resolved, an empty path made "/". The query is kept as
+// written. Only http and https URLs normalize.
+func Normalize(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return "", err
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return "", fmt.Errorf("%q is not an http(s) URL", raw)
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if u.Scheme == "http" && port == "80" || u.Scheme == "https" && port == "443" {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	u.Host = host
+	u.User = nil
+	u.Fragment, u.RawFragment = "", ""
+	// Resolving the empty reference removes "." and ".." segments.
+	u = u.ResolveReference(&url.URL{})
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	return u.String(), nil
+}
+
+// scope decides which URLs a crawl may visit: the start URL's origin and
+// the extra hosts allowed, narrowed by include and exclude path globs.
+type scope struct {
+	scheme  string
+	hosts   map[string]bool // host[:port], lower-case
+	include []*regexp.Regexp
+	exclude []*regexp.Regexp
+}
+
+func newScope(start *url.URL, allowHosts, include, exclude []string) (*scope, error) {
+	s := &scope{scheme: start.Scheme, hosts: map[string]bool{start.Host: true}}
+	for _, h := range allowHosts {
+		s.hosts[strings.ToLower(strings.TrimSpace(h))] = true
+	}
+	var err error
+	if s.include, err = globs(include); err != nil {
+		return nil, err
+	}
+	if s.exclude, err = globs(exclude); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// check says why a URL is out of scope, or "" when it is in.
+func (s *scope) check(u *url.URL) string {
+	if !s.hosts[u.Host] {
+		return "another host (" + u.Host + ")"
+	}
+	for _, re := range s.exclude {
+		if re.MatchString(u.Path) {
+			return "excluded by " + re.String()
+		}
+	}
+	if len(s.include) == 0 {
+		return ""
+	}
+	for _, re := range s.include {
+		if re.MatchString(u.Path) {
+			return ""
+		}
+	}
+	return "not included"
+}
+
+// globs compiles path globs: "*" is any run within a segment, "**" any
+// run across segments, "?" one character; a glob without wildcards is a
+// prefix ("/docs/" covers everything under it).
+func globs(patterns []string) ([]*regexp.Regexp, error) {
+	var out []*regexp.Regexp
+	for _, p := range patterns {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p
+		}
+		var b strings.Builder
+		b.WriteString("^")
+		for i := 0; i < len(p); i++ {
+			switch c := p[i]; {
+			case c == '*' && i+1 < len(p) && p[i+1] == '*':
+				b.WriteString(".*")
+				i++
+			case c == '*':
+				b.WriteString("[^/]*")
+			case c == '?':
+				b.WriteString("[^/]")
+			default:
+				b.WriteString(regexp.QuoteMeta(string(c)))
+			}
+		}
+		if strings.ContainsAny(p, "*?") {
+			b.WriteString("$")
+		}
+		re, err := regexp.Compile(b.String())
+		if err != nil {
+			return nil, fmt.Errorf("glob %q: %w", p, err)
+		}
+		out = append(out, re)
+	}
+	return out, nil
+}
