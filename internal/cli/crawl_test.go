@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestCrawlAndSearch runs the README's offline example: crawl the example
+// site, served on loopback, into a fresh stash, then search, show, list,
+// reindex and remove.
+func TestCrawlAndSearch(t *testing.T) {
+	var robotsHits int
+	files := http.FileServer(http.Dir("../../examples/offline/site"))
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			robotsHits++
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer s.Close()
+	stash := t.TempDir()
+	base := []string{"--stash", stash, "--allow-net", "127.0.0.1/32"}
+	args := func(a ...string) []string { return append(append([]string{}, a...), base...) }
+
+	code, out, stderr := run(t, "", args("crawl", s.URL+"/", "--name", "tidewater", "--delay", "0")...)
+	if code != 0 || !strings.HasPrefix(out, "4 stored, 0 unchanged, 0 failed, 1 skipped (1 robots)") {
+		t.Fatalf("crawl: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "drafts/estuaries.html: robots: disallowed by line 3") {
+		t.Errorf("the skipped draft is not reported with its rule:\n%s", stderr)
+	}
+	if robotsHits != 1 {
+		t.Errorf("robots.txt fetched %d times", robotsHits)
+	}
+
+	code, out, _ = run(t, "", args("search", "rip", "current")...)
+	if code != 0 || !strings.Contains(out, "Safety at the shore") || !strings.Contains(out, "**rip**") {
+		t.Errorf("search: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "", args("search", "--json", "--limit", "1", "spring", "tides")...)
+	var hit map[string]any
+	if err := json.Unmarshal([]byte(out), &hit); code != 0 || err != nil || hit["title"] != "Tides" {
+		t.Errorf("search --json: exit %d, %v\n%s", code, err, out)
+	}
+	if code, _, stderr := run(t, "", args("search", "unicorns")...); code != 1 || !strings.Contains(stderr, "nothing in the stash matches") {
+		t.Errorf("search without hits: exit %d, %s", code, stderr)
+	}
+
+	code, out, _ = run(t, "", args("show", s.URL+"/guide/tides.html")...)
+	if code != 0 || !strings.Contains(out, `title: "Tides"`) || !strings.Contains(out, "| Spring | New and full moon | Largest |") {
+		t.Errorf("show: exit %d\n%s", code, out)
+	}
+	if code, _, _ := run(t, "", args("show", "https://nowhere.example/")...); code != 1 {
+		t.Errorf("show missing: exit %d", code)
+	}
+	code, out, _ = run(t, "", args("ls")...)
+	if code != 0 || !strings.Contains(out, "tidewater") || !strings.Contains(out, "4 snapshots") {
+		t.Errorf("ls: exit %d\n%s", code, out)
+	}
+
+	// A second crawl finds everything unchanged.
+	code, out, _ = run(t, "", args("crawl", s.URL+"/", "--name", "tidewater", "--delay", "0")...)
+	if code != 0 || !strings.HasPrefix(out, "0 stored, 4 unchanged") {
+		t.Errorf("re-crawl: exit %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "", args("reindex")...)
+	if code != 0 || out != "indexed 4 snapshots\n" {
+		t.Errorf("reindex: exit %d, %q", code, out)
+	}
+	code, out, _ = run(t, "", args("rm", "tidewater")...)
+	if code != 0 || out != "removed 4 snapshots of tidewater\n" {
+		t.Errorf("rm: exit %d, %q", code, out)
+	}
+	if code, _, _ := run(t, "", args("search", "tides")...); code != 1 {
+		t.Errorf("search after rm: exit %d", code)
+	}
+}
+
+func TestCrawlRefused(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: heed\nDisallow: /\n"))
+			return
+		}
+		w.Write([]byte("<p>page</p>"))
+	}))
+	defer s.Close()
+	code, out, stderr := run(t, "", "crawl", s.URL+"/", "--stash", t.TempDir(), "--allow-net", "127.0.0.1/32")
+	if code != 2 || out != "" || !strings.Contains(stderr, "line 2") || !strings.Contains(stderr, "--no-robots") {
+		t.Errorf("refused start: exit %d, %q, %s", code, out, stderr)
+	}
+	code, out, _ = run(t, "", "crawl", s.URL+"/", "--stash", t.TempDir(), "--allow-net", "127.0.0.1/32", "--no-robots", "--json")
+	if code != 0 || !strings.Contains(out, `"event":"stored"`) || !strings.Contains(out, `"event":"summary"`) {
+		t.Errorf("--no-robots --json: exit %d\n%s", code, out)
+	}
+}
