@@ -89,7 +89,7 @@ func (r *refusal) Unwrap() error { return ErrRefused }
 
 // hint says how the user can allow the refused address.
 func (r *refusal) hint() string {
-	return fmt.Sprintf("to allow it, pass --allow-net %s", r.prefix)
+	return fmt.Sprintf("to allow it, pass --allow-net %s or add it to allow_net in the config file", r.prefix)
 }
 
 // ranges names the networks the guard refuses, most specific first, for

@@ -12,6 +12,7 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/config"
 )
 
 // Exit codes (DESIGN: errors and exit codes).
@@ -49,18 +50,56 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 
-	agent    string   // --agent
-	allowNet []string // --allow-net
-	stash    string   // --stash
+	agent      string   // --agent
+	agentSet   bool     // --agent was given
+	allowNet   []string // --allow-net
+	stash      string   // --stash
+	configPath string   // --config
+
+	conf *config.Config // loaded on first use
 }
 
-// client returns the guarded HTTP client configured by the shared flags.
+// config loads the config file (--config, HEED_CONFIG, or the default
+// place) once. Its errors exit 78.
+func (e *env) config() (*config.Config, error) {
+	if e.conf != nil {
+		return e.conf, nil
+	}
+	path := e.configPath
+	if path == "" {
+		p, err := config.DefaultPath()
+		if err != nil {
+			return nil, &exitError{code: ExitConfig, err: fmt.Errorf("no config file: %v; pass --config FILE", err)}
+		}
+		path = p
+	}
+	c, err := config.Load(path)
+	if err != nil {
+		return nil, &exitError{code: ExitConfig, err: err}
+	}
+	e.conf = c
+	return c, nil
+}
+
+// client returns the guarded HTTP client: the user agent of --agent or
+// the config, and the networks of --allow-net and the config.
 func (e *env) client() (*fetch.Client, error) {
+	c, err := e.config()
+	if err != nil {
+		return nil, err
+	}
 	nets, err := fetch.ParseNets(e.allowNet)
 	if err != nil {
 		return nil, usageErrorf("--allow-net: %v", err)
 	}
-	return fetch.New(fetch.Config{UserAgent: e.agent, AllowNets: nets}), nil
+	fromConfig, err := c.Nets()
+	if err != nil {
+		return nil, &exitError{code: ExitConfig, err: fmt.Errorf("%s: allow_net: %v", c.Path(), err)}
+	}
+	if !e.agentSet && c.Agent != "" {
+		e.agent = c.Agent
+	}
+	return fetch.New(fetch.Config{UserAgent: e.agent, AllowNets: append(nets, fromConfig...)}), nil
 }
 
 // Run runs heed with the given arguments (without the program name) and
@@ -101,8 +140,13 @@ func (e *env) rootCommand() *cobra.Command {
 	root.SetVersionTemplate("heed {{.Version}}\n")
 	root.PersistentFlags().StringVar(&e.agent, "agent", heed.UserAgent(), "user agent sent with requests; its product token picks robots.txt groups")
 	root.PersistentFlags().StringArrayVar(&e.allowNet, "allow-net", nil, "allow requests to this non-public network (CIDR, repeatable), such as 10.0.0.0/8")
-	root.PersistentFlags().StringVar(&e.stash, "stash", "", "the stash directory (default $HEED_STASH, or heed in the user's data directory)")
+	root.PersistentFlags().StringVar(&e.stash, "stash", "", "the stash directory (default $HEED_STASH, the config's stash, or heed in the user's data directory)")
+	root.PersistentFlags().StringVar(&e.configPath, "config", "", "the config file (default $HEED_CONFIG, or heed/config.yaml in the user's config directory)")
+	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
+		e.agentSet = cmd.Flags().Changed("agent")
+	}
 	root.AddCommand(e.robotsCommand(), e.fetchCommand(), e.extractCommand(), e.crawlCommand(),
-		e.searchCommand(), e.showCommand(), e.lsCommand(), e.rmCommand(), e.reindexCommand())
+		e.searchCommand(), e.showCommand(), e.lsCommand(), e.rmCommand(), e.reindexCommand(),
+		e.addCommand(), e.syncCommand())
 	return root
 }

@@ -21,11 +21,18 @@ import (
 // stashDir is where the stash lives: --stash, then HEED_STASH, then the
 // user's data directory.
 func (e *env) stashDir() (string, error) {
+	c, err := e.config() // a broken config fails every command that uses it
+	if err != nil {
+		return "", err
+	}
 	if e.stash != "" {
 		return e.stash, nil
 	}
 	if d := os.Getenv("HEED_STASH"); d != "" {
 		return d, nil
+	}
+	if c.Stash != "" {
+		return c.Stash, nil
 	}
 	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
 		return filepath.Join(d, "heed"), nil
@@ -57,19 +64,32 @@ func (e *env) openStash(cmd *cobra.Command) (*stash.Stash, error) {
 	return s, nil
 }
 
-func (e *env) crawlCommand() *cobra.Command {
-	var (
-		o       crawl.Options
-		jsonOut bool
-	)
-	cmd := &cobra.Command{
-		Use:   "crawl URL",
-		Short: "Crawl a site politely into the stash",
-		Long: `Crawl fetches a site breadth-first from URL, within its origin (narrowed or
-widened with --include, --exclude and --allow-host), and stores each page's
-main content as Markdown in the stash, where 'heed search' finds it.
+// crawlFlags are the flags of a crawl, shared by crawl and add.
+type crawlFlags struct {
+	o       crawl.Options
+	jsonOut bool
+}
 
-It is polite by default: robots.txt is heeded for every URL (a start URL it
+func (cf *crawlFlags) register(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&cf.o.Source, "name", "", "the source's name in the stash (default: the start URL's host)")
+	f.IntVar(&cf.o.MaxPages, "max-pages", crawl.DefaultMaxPages, "fetch at most this many pages")
+	f.IntVar(&cf.o.MaxDepth, "max-depth", crawl.DefaultMaxDepth, "follow links at most this deep from the start URL")
+	f.DurationVar(&cf.o.Deadline, "deadline", crawl.DefaultDeadline, "stop the crawl after this long")
+	f.StringArrayVar(&cf.o.Include, "include", nil, "crawl only paths matching this glob (repeatable; * within a segment, ** across)")
+	f.StringArrayVar(&cf.o.Exclude, "exclude", nil, "skip paths matching this glob (repeatable)")
+	f.StringArrayVar(&cf.o.AllowHosts, "allow-host", nil, "also crawl this host (repeatable)")
+	f.DurationVar(&cf.o.Delay, "delay", defaultDelay, "least time between two requests to one host (robots.txt may ask for more)")
+	f.BoolVar(&cf.o.NoRobots, "no-robots", false, "do not consult robots.txt (no robots.txt request is made)")
+	f.BoolVar(&cf.o.IgnoreSignals, "ignore-signals", false, "store pages whatever their noindex, nofollow and content signals say")
+	f.StringArrayVar(&cf.o.Tags, "tag", nil, "tag the snapshots (repeatable)")
+	f.BoolVar(&cf.jsonOut, "json", false, "print a JSON line per URL and one for the summary")
+}
+
+// defaultDelay is the least time between two requests to a host.
+const defaultDelay = 500 * time.Millisecond
+
+const crawlLong = `It is polite by default: robots.txt is heeded for every URL (a start URL it
 disallows, or a robots.txt that cannot be reached, fails the crawl with
 exit 2); requests to one host go one at a time, spaced by the larger of
 --delay and robots.txt's Crawl-delay (capped at 10 s); pages that say
@@ -78,59 +98,69 @@ robots.txt Content-Signal of ai-input=no keeps pages out of the stash.
 --no-robots and --ignore-signals opt out, and say so.
 
 Every URL skipped is reported with its reason; the crawl ends with a
-summary. Re-crawls send conditional requests and leave unchanged pages be.`,
+summary. Re-crawls send conditional requests and leave unchanged pages be.`
+
+func (e *env) crawlCommand() *cobra.Command {
+	var cf crawlFlags
+	cmd := &cobra.Command{
+		Use:   "crawl URL",
+		Short: "Crawl a site politely into the stash",
+		Long: `Crawl fetches a site breadth-first from URL, within its origin (narrowed or
+widened with --include, --exclude and --allow-host), and stores each page's
+main content as Markdown in the stash, where 'heed search' finds it. To
+record the site as a source to sync later, use 'heed add'.
+
+` + crawlLong,
 		Example: `  heed crawl https://go.dev/doc/ --max-pages 50
   heed crawl https://docs.example.com/ --include '/guide/**' --delay 2s --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			o := cf.o
 			o.Start = args[0]
 			if o.Source == "" {
 				o.Source = defaultSource(args[0])
 			}
-			client, err := e.client()
-			if err != nil {
-				return err
-			}
-			st, err := e.openStash(cmd)
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			c := &crawl.Crawler{Client: client, Stash: st, Agent: e.agent}
-			progress := e.progress(jsonOut)
-			sum, err := c.Crawl(cmd.Context(), o, progress.event)
-			progress.done()
-			if err != nil {
-				if errors.Is(err, crawl.ErrStartRefused) || heed.KindOf(err) == heed.Invalid {
-					return &exitError{code: ExitUsage, err: err}
-				}
-				return &exitError{code: ExitFailed, err: err}
-			}
-			if jsonOut {
-				return writeJSON(e.stdout, struct {
-					Event string `json:"event"`
-					*crawl.Summary
-					Stash string `json:"stash"`
-				}{"summary", sum, st.Dir()})
-			}
-			fmt.Fprint(e.stdout, summaryText(sum, st.Dir(), o.Source))
-			return nil
+			return e.runCrawl(cmd, o, cf.jsonOut)
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&o.Source, "name", "", "the stash source the pages go to (default: the start URL's host)")
-	f.IntVar(&o.MaxPages, "max-pages", crawl.DefaultMaxPages, "fetch at most this many pages")
-	f.IntVar(&o.MaxDepth, "max-depth", crawl.DefaultMaxDepth, "follow links at most this deep from the start URL")
-	f.DurationVar(&o.Deadline, "deadline", crawl.DefaultDeadline, "stop the crawl after this long")
-	f.StringArrayVar(&o.Include, "include", nil, "crawl only paths matching this glob (repeatable; * within a segment, ** across)")
-	f.StringArrayVar(&o.Exclude, "exclude", nil, "skip paths matching this glob (repeatable)")
-	f.StringArrayVar(&o.AllowHosts, "allow-host", nil, "also crawl this host (repeatable)")
-	f.DurationVar(&o.Delay, "delay", 500*time.Millisecond, "least time between two requests to one host (robots.txt may ask for more)")
-	f.BoolVar(&o.NoRobots, "no-robots", false, "do not consult robots.txt (no robots.txt request is made)")
-	f.BoolVar(&o.IgnoreSignals, "ignore-signals", false, "store pages whatever their noindex, nofollow and content signals say")
-	f.StringArrayVar(&o.Tags, "tag", nil, "tag the snapshots (repeatable)")
-	f.BoolVar(&jsonOut, "json", false, "print a JSON line per URL and one for the summary")
+	cf.register(cmd)
 	return cmd
+}
+
+// runCrawl crawls into the stash and prints the summary.
+func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error {
+	client, err := e.client()
+	if err != nil {
+		return err
+	}
+	if conf, _ := e.config(); conf != nil && conf.MaxCrawlDelay > 0 {
+		o.MaxCrawlDelay = time.Duration(conf.MaxCrawlDelay)
+	}
+	st, err := e.openStash(cmd)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	c := &crawl.Crawler{Client: client, Stash: st, Agent: e.agent}
+	progress := e.progress(jsonOut)
+	sum, err := c.Crawl(cmd.Context(), o, progress.event)
+	progress.done()
+	if err != nil {
+		if errors.Is(err, crawl.ErrStartRefused) || heed.KindOf(err) == heed.Invalid {
+			return &exitError{code: ExitUsage, err: err}
+		}
+		return &exitError{code: ExitFailed, err: err}
+	}
+	if jsonOut {
+		return writeJSON(e.stdout, struct {
+			Event  string `json:"event"`
+			Source string `json:"source"`
+			*crawl.Summary
+			Stash string `json:"stash"`
+		}{"summary", o.Source, sum, st.Dir()})
+	}
+	fmt.Fprint(e.stdout, summaryText(sum, st.Dir(), o.Source))
+	return nil
 }
 
 // defaultSource names a source after its start URL's host.

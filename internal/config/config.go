@@ -1,0 +1,264 @@
+// Package config reads and writes heed's configuration file: the agent,
+// the networks the user allows, and the named sources heed ingests.
+//
+// The file is YAML. Reading it is strict: an unknown key, a value of the
+// wrong type (a respect_robots of "no" is an error, never a guess) or an
+// invalid URL, glob or network is an *Error naming the file, line and key.
+// Writing it edits the document in place, so that a person's comments and
+// order survive heed add.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is heed's configuration.
+type Config struct {
+	// Agent is the User-Agent heed sends; its product token picks
+	// robots.txt groups. Empty means heed's own.
+	Agent string `yaml:"agent,omitempty" json:"agent,omitempty" doc:"User-Agent sent with every request; its product token picks robots.txt groups. Empty means heed's own."`
+	// AllowNet lists the non-public networks heed may reach (CIDR).
+	AllowNet []string `yaml:"allow_net,omitempty" json:"allow_net,omitempty" doc:"Non-public networks heed may reach, as CIDR prefixes such as 10.0.0.0/8. Nothing else non-public is ever dialled."`
+	// Stash is the stash directory; empty means the default.
+	Stash string `yaml:"stash,omitempty" json:"stash,omitempty" doc:"The stash directory. Empty means HEED_STASH, or heed in the user's data directory."`
+	// MaxCrawlDelay caps a robots.txt Crawl-delay.
+	MaxCrawlDelay Duration `yaml:"max_crawl_delay,omitempty" json:"max_crawl_delay,omitempty" doc:"The longest robots.txt Crawl-delay heed honours, such as 10s (the default)."`
+	// Sources are the named sources, by name.
+	Sources map[string]*Source `yaml:"sources,omitempty" json:"sources,omitempty" doc:"Named sources that heed add records and heed sync ingests."`
+
+	path string
+	doc  *yaml.Node // the document as read, for writing back
+}
+
+// Source is one named source and how to ingest it.
+type Source struct {
+	URL           string   `yaml:"url" json:"url" doc:"Where the source is: a site's start URL." required:"true"`
+	Kind          string   `yaml:"kind,omitempty" json:"kind,omitempty" enum:"website" doc:"What kind of source it is. Empty means found from the URL."`
+	RespectRobots *bool    `yaml:"respect_robots,omitempty" json:"respect_robots,omitempty" doc:"Whether robots.txt is heeded (default true). false makes no robots.txt request at all."`
+	IgnoreSignals bool     `yaml:"ignore_signals,omitempty" json:"ignore_signals,omitempty" doc:"Store pages whatever their noindex, nofollow and content signals say."`
+	MaxPages      int      `yaml:"max_pages,omitempty" json:"max_pages,omitempty" minimum:"1" doc:"Fetch at most this many pages (default 500)."`
+	MaxDepth      int      `yaml:"max_depth,omitempty" json:"max_depth,omitempty" minimum:"1" doc:"Follow links at most this deep from the start URL (default 5)."`
+	Deadline      Duration `yaml:"deadline,omitempty" json:"deadline,omitempty" doc:"Stop a crawl after this long, such as 10m (the default)."`
+	Delay         *Duration `yaml:"delay,omitempty" json:"delay,omitempty" doc:"Least time between two requests to one host, such as 500ms (the default); 0s for none. robots.txt may ask for more."`
+	Include       []string `yaml:"include,omitempty" json:"include,omitempty" doc:"Crawl only paths matching these globs (* within a segment, ** across)."`
+	Exclude       []string `yaml:"exclude,omitempty" json:"exclude,omitempty" doc:"Skip paths matching these globs."`
+	AllowHosts    []string `yaml:"allow_hosts,omitempty" json:"allow_hosts,omitempty" doc:"Hosts to crawl beside the start URL's."`
+	Tags          []string `yaml:"tags,omitempty" json:"tags,omitempty" doc:"Tags given to the source's snapshots."`
+}
+
+// Robots reports whether robots.txt is heeded for the source.
+func (s *Source) Robots() bool { return s.RespectRobots == nil || *s.RespectRobots }
+
+// Duration is a time.Duration written as "500ms", "2s" or "10m".
+type Duration time.Duration
+
+// Error is a configuration error: it names the file, line and key. heed
+// exits 78 (EX_CONFIG) on it.
+type Error struct {
+	File string
+	Line int
+	Key  string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	where := e.File
+	if e.Line > 0 {
+		where += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Key != "" {
+		return fmt.Sprintf("%s: %s: %s", where, e.Key, e.Msg)
+	}
+	return where + ": " + e.Msg
+}
+
+// DefaultPath is where the config file lives: HEED_CONFIG, or
+// heed/config.yaml in the user's config directory.
+func DefaultPath() (string, error) {
+	if p := os.Getenv("HEED_CONFIG"); p != "" {
+		return p, nil
+	}
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "heed", "config.yaml"), nil
+}
+
+// Load reads the config file at path. A file that does not exist is an
+// empty configuration, not an error.
+func Load(path string) (*Config, error) {
+	c := &Config{path: path, Sources: map[string]*Source{}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return c, nil
+	}
+	if err != nil {
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, &Error{File: path, Line: yamlLine(err), Msg: "not valid YAML: " + yamlMessage(err)}
+	}
+	c.doc = &doc
+	if len(doc.Content) == 0 {
+		return c, nil
+	}
+	d := decoder{file: path}
+	if err := d.config(doc.Content[0], c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Path is the file the config was read from.
+func (c *Config) Path() string { return c.path }
+
+// Names returns the sources' names, sorted.
+func (c *Config) Names() []string {
+	names := make([]string, 0, len(c.Sources))
+	for n := range c.Sources {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Nets returns AllowNet as prefixes.
+func (c *Config) Nets() ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, s := range c.AllowNet {
+		p, err := parseNet(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func parseNet(s string) (netip.Prefix, error) {
+	if p, err := netip.ParsePrefix(strings.TrimSpace(s)); err == nil {
+		return p.Masked(), nil
+	}
+	if a, err := netip.ParseAddr(strings.TrimSpace(s)); err == nil {
+		return netip.PrefixFrom(a, a.BitLen()), nil
+	}
+	return netip.Prefix{}, fmt.Errorf("%q is not a CIDR prefix such as 10.0.0.0/8", s)
+}
+
+// ErrSourceExists is returned by AddSource for a name already recorded.
+var ErrSourceExists = errors.New("config: a source of that name exists")
+
+// AddSource records a source under a name and writes the file, keeping the
+// rest of it (comments included) as it was.
+func (c *Config) AddSource(name string, s *Source) error {
+	if !validName(name) {
+		return &Error{File: c.path, Key: "sources", Msg: fmt.Sprintf("%q is not a source name (letters, digits, '.', '_' and '-')", name)}
+	}
+	if _, ok := c.Sources[name]; ok {
+		return fmt.Errorf("%w: %s", ErrSourceExists, name)
+	}
+	if c.doc == nil || len(c.doc.Content) == 0 {
+		c.doc = &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
+	}
+	root := c.doc.Content[0]
+	sources := mapValue(root, "sources")
+	if sources == nil {
+		sources = &yaml.Node{Kind: yaml.MappingNode}
+		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "sources"}, sources)
+	}
+	var val yaml.Node
+	if err := val.Encode(s); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	sources.Content = append(sources.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: name}, &val)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(c.doc); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	if err := writeAtomic(c.path, buf.Bytes()); err != nil {
+		return &Error{File: c.path, Msg: "writing: " + err.Error()}
+	}
+	if c.Sources == nil {
+		c.Sources = map[string]*Source{}
+	}
+	c.Sources[name] = s
+	return nil
+}
+
+func validName(s string) bool {
+	if s == "" || len(s) > 100 || s[0] == '.' {
+		return false
+	}
+	for _, r := range s {
+		if !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// MarshalYAML writes a duration as "2s".
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), ".config-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}
+
+// validURL checks a source URL.
+func validURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		return fmt.Errorf("%q is not an http(s) URL", s)
+	}
+	return nil
+}

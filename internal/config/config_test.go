@@ -1,0 +1,184 @@
+package config
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+var update = flag.Bool("update", false, "rewrite schema/config.schema.json")
+
+func write(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoad(t *testing.T) {
+	p := write(t, `# heed's config
+agent: "ExampleAgent/1.0 (+https://example.com)"
+allow_net: [10.0.0.0/8, fd00::/8, 192.168.1.5]
+max_crawl_delay: 5s
+sources:
+  docs:
+    url: https://docs.example.com/
+    respect_robots: false
+    max_pages: 200
+    max_depth: 3
+    delay: 2s
+    deadline: 90
+    include: ["/guide/**"]
+    exclude: [/guide/old/]
+    allow_hosts: [cdn.example.com]
+    tags: [docs, example]
+  blog:
+    url: https://blog.example.com/
+`)
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Agent != "ExampleAgent/1.0 (+https://example.com)" || len(c.AllowNet) != 3 || time.Duration(c.MaxCrawlDelay) != 5*time.Second {
+		t.Errorf("top level: %+v", c)
+	}
+	nets, err := c.Nets()
+	if err != nil || len(nets) != 3 || nets[2].String() != "192.168.1.5/32" {
+		t.Errorf("Nets: %v, %v", nets, err)
+	}
+	d := c.Sources["docs"]
+	if d == nil || d.Robots() || d.MaxPages != 200 || d.MaxDepth != 3 || d.Delay == nil || time.Duration(*d.Delay) != 2*time.Second ||
+		time.Duration(d.Deadline) != 90*time.Second || d.Include[0] != "/guide/**" || d.Tags[1] != "example" {
+		t.Errorf("docs: %+v", d)
+	}
+	if b := c.Sources["blog"]; b == nil || !b.Robots() {
+		t.Errorf("blog: %+v", b)
+	}
+	if strings.Join(c.Names(), ",") != "blog,docs" {
+		t.Errorf("Names: %v", c.Names())
+	}
+}
+
+func TestLoadMissingIsEmpty(t *testing.T) {
+	c, err := Load(filepath.Join(t.TempDir(), "none.yaml"))
+	if err != nil || len(c.Sources) != 0 {
+		t.Errorf("missing file: %+v, %v", c, err)
+	}
+	if c, err := Load(write(t, "")); err != nil || len(c.Sources) != 0 {
+		t.Errorf("empty file: %+v, %v", c, err)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	tests := []struct {
+		name, content string
+		line          int
+		key, msg      string
+	}{
+		{"string for a bool", "sources:\n  docs:\n    url: https://e.com/\n    respect_robots: no\n", 4, "sources.docs.respect_robots", `must be true or false, not "no"`},
+		{"quoted false", "sources:\n  docs:\n    url: https://e.com/\n    respect_robots: \"false\"\n", 4, "sources.docs.respect_robots", "must be true or false"},
+		{"unknown key", "sources:\n  docs:\n    url: https://e.com/\n    respect_robot: true\n", 4, "sources.docs.respect_robot", "is not a setting heed knows"},
+		{"unknown top key", "agnet: x\n", 1, "agnet", "is not a setting heed knows"},
+		{"missing url", "sources:\n  docs:\n    max_pages: 3\n", 3, "sources.docs.url", "is missing"},
+		{"bad url", "sources:\n  docs:\n    url: ftp://e.com/\n", 3, "sources.docs.url", "not an http(s) URL"},
+		{"negative pages", "sources:\n  docs:\n    url: https://e.com/\n    max_pages: -1\n", 4, "sources.docs.max_pages", "above 0"},
+		{"bad duration", "sources:\n  docs:\n    url: https://e.com/\n    delay: soon\n", 4, "sources.docs.delay", "must be a duration"},
+		{"bad network", "allow_net: [intranet]\n", 1, "allow_net", "not a CIDR prefix"},
+		{"list for a string", "agent: [a, b]\n", 1, "agent", "must be a string, not a list"},
+		{"bad kind", "sources:\n  docs:\n    url: https://e.com/\n    kind: ftp\n", 4, "sources.docs.kind", "not a kind of source"},
+		{"bad name", "sources:\n  ../etc:\n    url: https://e.com/\n", 3, "sources.../etc", "not a source name"},
+		{"duplicate key", "agent: a\nagent: b\n", 2, "agent", "appears twice"},
+		{"not YAML", "sources: [unclosed\n", 1, "", "not valid YAML"},
+		{"not a mapping", "- a\n- b\n", 1, "", "must be a mapping"},
+	}
+	for _, tt := range tests {
+		p := write(t, tt.content)
+		_, err := Load(p)
+		var ce *Error
+		if !errors.As(err, &ce) {
+			t.Errorf("%s: got %v, want a config error", tt.name, err)
+			continue
+		}
+		if ce.File != p || tt.line != 0 && ce.Line != tt.line || ce.Key != tt.key || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%s: got %q (line %d, key %q), want line %d, key %q, %q", tt.name, err, ce.Line, ce.Key, tt.line, tt.key, tt.msg)
+		}
+	}
+}
+
+func TestAddSourceKeepsComments(t *testing.T) {
+	p := write(t, "# my heed config\nagent: me/1.0 # who I am\n\nsources:\n  old:\n    url: https://old.example/ # kept\n")
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	no := false
+	two := Duration(2 * time.Second)
+	if err := c.AddSource("new", &Source{URL: "https://new.example/", RespectRobots: &no, Delay: &two, Include: []string{"/docs/**"}}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	for _, want := range []string{"# my heed config", "# who I am", "# kept", "new:", "url: https://new.example/", "respect_robots: false", "delay: 2s"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("written config lacks %q:\n%s", want, data)
+		}
+	}
+	again, err := Load(p)
+	if err != nil || again.Sources["new"] == nil || again.Sources["new"].Robots() || time.Duration(*again.Sources["new"].Delay) != 2*time.Second {
+		t.Errorf("read back: %+v, %v", again, err)
+	}
+	if err := again.AddSource("new", &Source{URL: "https://x.example/"}); !errors.Is(err, ErrSourceExists) {
+		t.Errorf("adding a name twice: %v", err)
+	}
+	if err := again.AddSource("bad/name", &Source{URL: "https://x.example/"}); err == nil {
+		t.Errorf("a bad name was added")
+	}
+	// A config that does not exist yet is created.
+	fresh, _ := Load(filepath.Join(t.TempDir(), "sub", "config.yaml"))
+	if err := fresh.AddSource("first", &Source{URL: "https://first.example/"}); err != nil {
+		t.Fatal(err)
+	}
+	if back, err := Load(fresh.Path()); err != nil || back.Sources["first"] == nil {
+		t.Errorf("fresh config: %+v, %v", back, err)
+	}
+}
+
+// TestSchemaUpToDate fails when schema/config.schema.json no longer matches
+// the Go types; run with -update to regenerate it.
+func TestSchemaUpToDate(t *testing.T) {
+	got, err := Schema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const file = "../../schema/config.schema.json"
+	if *update {
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/config -update)", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("schema/config.schema.json is stale: run go test ./internal/config -update")
+	}
+	// The schema is itself valid JSON describing every setting.
+	var m map[string]any
+	if err := yaml.Unmarshal(got, &m); err != nil {
+		t.Fatal(err)
+	}
+	props := m["$defs"].(map[string]any)["source"].(map[string]any)["properties"].(map[string]any)
+	for _, key := range []string{"url", "respect_robots", "max_pages", "max_depth", "include", "exclude", "delay"} {
+		if props[key] == nil {
+			t.Errorf("schema lacks sources.*.%s", key)
+		}
+	}
+}

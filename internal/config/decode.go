@@ -1,0 +1,254 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// decoder reads a config document strictly, naming the line and key of
+// whatever it cannot read.
+type decoder struct {
+	file string
+}
+
+func (d *decoder) errAt(n *yaml.Node, key, format string, args ...any) error {
+	return &Error{File: d.file, Line: n.Line, Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// fields walks a mapping, calling set for each key; unknown keys and
+// duplicate keys are errors.
+func (d *decoder) fields(n *yaml.Node, path string, set func(key string, v *yaml.Node) (known bool, err error)) error {
+	if n.Kind != yaml.MappingNode {
+		return d.errAt(n, path, "must be a mapping of keys to values")
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key := strings.TrimPrefix(path+"."+k.Value, ".")
+		if seen[k.Value] {
+			return d.errAt(k, key, "appears twice")
+		}
+		seen[k.Value] = true
+		known, err := set(k.Value, v)
+		if err != nil {
+			return err
+		}
+		if !known {
+			return d.errAt(k, key, "is not a setting heed knows")
+		}
+	}
+	return nil
+}
+
+func (d *decoder) config(n *yaml.Node, c *Config) error {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil
+	}
+	return d.fields(n, "", func(key string, v *yaml.Node) (bool, error) {
+		var err error
+		switch key {
+		case "agent":
+			c.Agent, err = d.str(v, key)
+		case "allow_net":
+			c.AllowNet, err = d.strs(v, key)
+			for _, s := range c.AllowNet {
+				if _, perr := parseNet(s); perr != nil && err == nil {
+					err = d.errAt(v, key, "%v", perr)
+				}
+			}
+		case "stash":
+			c.Stash, err = d.str(v, key)
+		case "max_crawl_delay":
+			c.MaxCrawlDelay, err = d.duration(v, key)
+		case "sources":
+			err = d.sources(v, c)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+}
+
+func (d *decoder) sources(n *yaml.Node, c *Config) error {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil
+	}
+	return d.fields(n, "sources", func(name string, v *yaml.Node) (bool, error) {
+		key := "sources." + name
+		if !validName(name) {
+			return true, d.errAt(v, key, "%q is not a source name (letters, digits, '.', '_' and '-')", name)
+		}
+		s := &Source{}
+		if err := d.source(v, key, s); err != nil {
+			return true, err
+		}
+		if s.URL == "" {
+			return true, d.errAt(v, key+".url", "is missing: every source needs its URL")
+		}
+		c.Sources[name] = s
+		return true, nil
+	})
+}
+
+func (d *decoder) source(n *yaml.Node, path string, s *Source) error {
+	return d.fields(n, path, func(key string, v *yaml.Node) (bool, error) {
+		k := path + "." + key
+		var err error
+		switch key {
+		case "url":
+			if s.URL, err = d.str(v, k); err == nil {
+				if uerr := validURL(s.URL); uerr != nil {
+					err = d.errAt(v, k, "%v", uerr)
+				}
+			}
+		case "kind":
+			if s.Kind, err = d.str(v, k); err == nil && s.Kind != "" && s.Kind != "website" {
+				err = d.errAt(v, k, "%q is not a kind of source heed knows (website)", s.Kind)
+			}
+		case "respect_robots":
+			var b bool
+			b, err = d.boolean(v, k)
+			s.RespectRobots = &b
+		case "ignore_signals":
+			s.IgnoreSignals, err = d.boolean(v, k)
+		case "max_pages":
+			s.MaxPages, err = d.positive(v, k)
+		case "max_depth":
+			s.MaxDepth, err = d.positive(v, k)
+		case "deadline":
+			s.Deadline, err = d.duration(v, k)
+		case "delay":
+			var dur Duration
+			dur, err = d.duration(v, k)
+			s.Delay = &dur
+		case "include":
+			s.Include, err = d.globs(v, k)
+		case "exclude":
+			s.Exclude, err = d.globs(v, k)
+		case "allow_hosts":
+			s.AllowHosts, err = d.strs(v, k)
+		case "tags":
+			s.Tags, err = d.strs(v, k)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+}
+
+func (d *decoder) str(n *yaml.Node, key string) (string, error) {
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" && n.Tag != "!!int" && n.Tag != "!!float" {
+		return "", d.errAt(n, key, "must be a string, not %s", describe(n))
+	}
+	return n.Value, nil
+}
+
+func (d *decoder) strs(n *yaml.Node, key string) ([]string, error) {
+	if n.Kind != yaml.SequenceNode {
+		return nil, d.errAt(n, key, "must be a list, not %s", describe(n))
+	}
+	var out []string
+	for _, item := range n.Content {
+		s, err := d.str(item, key)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// boolean accepts only true and false: "no", "off" or "0" are errors, so
+// that a misspelt opt-out is never taken for the opposite of what was
+// meant.
+func (d *decoder) boolean(n *yaml.Node, key string) (bool, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!bool" {
+		switch n.Value {
+		case "true":
+			return true, nil
+		case "false":
+			return false, nil
+		}
+	}
+	return false, d.errAt(n, key, "must be true or false, not %s", describe(n))
+}
+
+func (d *decoder) positive(n *yaml.Node, key string) (int, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" {
+		if v, err := strconv.Atoi(n.Value); err == nil && v > 0 {
+			return v, nil
+		}
+	}
+	return 0, d.errAt(n, key, "must be a whole number above 0, not %s", describe(n))
+}
+
+func (d *decoder) duration(n *yaml.Node, key string) (Duration, error) {
+	if n.Kind == yaml.ScalarNode {
+		if v, err := time.ParseDuration(n.Value); err == nil && v >= 0 {
+			return Duration(v), nil
+		}
+		if n.Tag == "!!int" || n.Tag == "!!float" {
+			if f, err := strconv.ParseFloat(n.Value, 64); err == nil && f >= 0 && f < 1e9 {
+				return Duration(f * float64(time.Second)), nil
+			}
+		}
+	}
+	return 0, d.errAt(n, key, "must be a duration such as 500ms, 2s or 10m, not %s", describe(n))
+}
+
+var globRE = regexp.MustCompile(`^[^\s]+$`)
+
+func (d *decoder) globs(n *yaml.Node, key string) ([]string, error) {
+	out, err := d.strs(n, key)
+	for _, g := range out {
+		if !globRE.MatchString(g) {
+			return nil, d.errAt(n, key, "%q is not a path glob", g)
+		}
+	}
+	return out, err
+}
+
+// describe names what a node holds, for messages.
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return strconv.Quote(n.Value)
+}
+
+// yamlLine finds the line number in a YAML parse error.
+func yamlLine(err error) int {
+	var te *yaml.TypeError
+	msg := err.Error()
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	if i := strings.Index(msg, "line "); i >= 0 {
+		rest := msg[i+5:]
+		j := strings.IndexFunc(rest, func(r rune) bool { return r < '0' || r > '9' })
+		if j > 0 {
+			n, _ := strconv.Atoi(rest[:j])
+			return n
+		}
+	}
+	return 0
+}
+
+func yamlMessage(err error) string {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "line ") {
+		msg = msg[i+2:]
+	}
+	return msg
+}

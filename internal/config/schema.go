@@ -1,0 +1,93 @@
+package config
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Schema returns the JSON Schema of the config file, generated from the Go
+// types (their json names, and doc, enum, minimum and required tags). The
+// repository keeps it in schema/config.schema.json; a test fails when that
+// file is stale.
+func Schema() ([]byte, error) {
+	defs := map[string]any{}
+	root := objectSchema(reflect.TypeFor[Config](), defs)
+	root["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+	root["$id"] = "https://github.com/heedhq/heed/schema/config.schema.json"
+	root["title"] = "heed configuration"
+	root["$defs"] = defs
+	b, err := json.MarshalIndent(root, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+var durationType = reflect.TypeFor[Duration]()
+
+func objectSchema(t reflect.Type, defs map[string]any) map[string]any {
+	props := map[string]any{}
+	var required []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "" || name == "-" {
+			continue
+		}
+		s := typeSchema(f.Type, defs)
+		if doc := f.Tag.Get("doc"); doc != "" {
+			s["description"] = doc
+		}
+		if enum := f.Tag.Get("enum"); enum != "" {
+			s["enum"] = strings.Split(enum, ",")
+		}
+		if m := f.Tag.Get("minimum"); m != "" {
+			n, _ := strconv.Atoi(m)
+			s["minimum"] = n
+		}
+		if f.Tag.Get("required") == "true" {
+			required = append(required, name)
+		}
+		props[name] = s
+	}
+	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		out["required"] = required
+	}
+	return out
+}
+
+func typeSchema(t reflect.Type, defs map[string]any) map[string]any {
+	if t == durationType {
+		return map[string]any{"oneOf": []any{
+			map[string]any{"type": "string", "pattern": `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`},
+			map[string]any{"type": "number", "minimum": 0, "description": "seconds"},
+		}}
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		return typeSchema(t.Elem(), defs)
+	case reflect.String:
+		return map[string]any{"type": "string"}
+	case reflect.Bool:
+		return map[string]any{"type": "boolean"}
+	case reflect.Int:
+		return map[string]any{"type": "integer"}
+	case reflect.Slice:
+		return map[string]any{"type": "array", "items": typeSchema(t.Elem(), defs)}
+	case reflect.Map:
+		elem := t.Elem()
+		if elem.Kind() == reflect.Pointer {
+			elem = elem.Elem()
+		}
+		name := strings.ToLower(elem.Name())
+		defs[name] = objectSchema(elem, defs)
+		return map[string]any{"type": "object", "additionalProperties": map[string]any{"$ref": "#/$defs/" + name},
+			"propertyNames": map[string]any{"pattern": `^[A-Za-z0-9_-][A-Za-z0-9._-]*$`}}
+	case reflect.Struct:
+		return objectSchema(t, defs)
+	}
+	return map[string]any{}
+}
