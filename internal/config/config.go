@@ -44,18 +44,18 @@ type Config struct {
 
 // Source is one named source and how to ingest it.
 type Source struct {
-	URL           string   `yaml:"url" json:"url" doc:"Where the source is: a site's start URL." required:"true"`
-	Kind          string   `yaml:"kind,omitempty" json:"kind,omitempty" enum:"website" doc:"What kind of source it is. Empty means found from the URL."`
-	RespectRobots *bool    `yaml:"respect_robots,omitempty" json:"respect_robots,omitempty" doc:"Whether robots.txt is heeded (default true). false makes no robots.txt request at all."`
-	IgnoreSignals bool     `yaml:"ignore_signals,omitempty" json:"ignore_signals,omitempty" doc:"Store pages whatever their noindex, nofollow and content signals say."`
-	MaxPages      int      `yaml:"max_pages,omitempty" json:"max_pages,omitempty" minimum:"1" doc:"Fetch at most this many pages (default 500)."`
-	MaxDepth      int      `yaml:"max_depth,omitempty" json:"max_depth,omitempty" minimum:"1" doc:"Follow links at most this deep from the start URL (default 5)."`
-	Deadline      Duration `yaml:"deadline,omitempty" json:"deadline,omitempty" doc:"Stop a crawl after this long, such as 10m (the default)."`
+	URL           string    `yaml:"url" json:"url" doc:"Where the source is: a site's start URL." required:"true"`
+	Kind          string    `yaml:"kind,omitempty" json:"kind,omitempty" enum:"website" doc:"What kind of source it is. Empty means found from the URL."`
+	RespectRobots *bool     `yaml:"respect_robots,omitempty" json:"respect_robots,omitempty" doc:"Whether robots.txt is heeded (default true). false makes no robots.txt request at all."`
+	IgnoreSignals bool      `yaml:"ignore_signals,omitempty" json:"ignore_signals,omitempty" doc:"Store pages whatever their noindex, nofollow and content signals say."`
+	MaxPages      int       `yaml:"max_pages,omitempty" json:"max_pages,omitempty" minimum:"1" doc:"Fetch at most this many pages (default 500)."`
+	MaxDepth      int       `yaml:"max_depth,omitempty" json:"max_depth,omitempty" minimum:"1" doc:"Follow links at most this deep from the start URL (default 5)."`
+	Deadline      Duration  `yaml:"deadline,omitempty" json:"deadline,omitempty" doc:"Stop a crawl after this long, such as 10m (the default)."`
 	Delay         *Duration `yaml:"delay,omitempty" json:"delay,omitempty" doc:"Least time between two requests to one host, such as 500ms (the default); 0s for none. robots.txt may ask for more."`
-	Include       []string `yaml:"include,omitempty" json:"include,omitempty" doc:"Crawl only paths matching these globs (* within a segment, ** across)."`
-	Exclude       []string `yaml:"exclude,omitempty" json:"exclude,omitempty" doc:"Skip paths matching these globs."`
-	AllowHosts    []string `yaml:"allow_hosts,omitempty" json:"allow_hosts,omitempty" doc:"Hosts to crawl beside the start URL's."`
-	Tags          []string `yaml:"tags,omitempty" json:"tags,omitempty" doc:"Tags given to the source's snapshots."`
+	Include       []string  `yaml:"include,omitempty" json:"include,omitempty" doc:"Crawl only paths matching these globs (* within a segment, ** across)."`
+	Exclude       []string  `yaml:"exclude,omitempty" json:"exclude,omitempty" doc:"Skip paths matching these globs."`
+	AllowHosts    []string  `yaml:"allow_hosts,omitempty" json:"allow_hosts,omitempty" doc:"Hosts to crawl beside the start URL's."`
+	Tags          []string  `yaml:"tags,omitempty" json:"tags,omitempty" doc:"Tags given to the source's snapshots."`
 }
 
 // Robots reports whether robots.txt is heeded for the source.
