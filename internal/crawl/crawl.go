@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
@@ -158,7 +159,8 @@ type run struct {
 	queued  int
 	sum     Summary
 	wg      sync.WaitGroup
-	tokens  chan struct{}
+	tokens  chan struct{} // hosts crawled at once
+	procs   chan struct{} // pages extracted and stored at once
 	ctx     context.Context
 }
 
@@ -188,6 +190,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		c: c, o: o, scope: sc, emit: emit,
 		seen: map[string]bool{}, queues: map[string][]item{}, active: map[string]bool{},
 		tokens: make(chan struct{}, o.Hosts),
+		procs:  make(chan struct{}, runtime.GOMAXPROCS(0)),
 	}
 	r.sum.Skipped = map[string]int{}
 	switch {
@@ -390,6 +393,23 @@ func (r *run) visit(it item) {
 		r.fail(it, err)
 		return
 	}
+	// The next request to this host may go out while this page is
+	// extracted and stored: politeness is about requests, and extraction
+	// is ours to do in parallel.
+	r.procs <- struct{}{}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		defer func() { <-r.procs }()
+		r.process(it, resp, delay)
+	}()
+}
+
+// process does what a fetched page says: checks the final URL, extracts
+// it, heeds its signals, follows its links and stores it.
+func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
+	ctx := r.ctx
+	agent := r.c.Agent
 	final := resp.URL
 	if final != it.url {
 		// The URL fetched is the URL checked: after redirects, the final

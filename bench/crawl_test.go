@@ -1,0 +1,191 @@
+package bench
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gocolly/colly/v2"
+
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/extractdev"
+	"github.com/heedhq/heed/internal/stash"
+)
+
+// testSite serves n realistic pages: the development set's real pages in
+// turn, each with links to its children in a tree of fan-out 8 and to a
+// few pages further on, so that a crawl reaches every one.
+func testSite(tb testing.TB, n int) *httptest.Server {
+	tb.Helper()
+	pages, err := extractdev.Load("../extract/testdata/extract-dev")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var bodies [][]byte
+	for _, p := range pages {
+		h, err := p.HTML()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		// The page's own links and canonical URL point at its real site:
+		// take them out, so that the tree's links are the only ones.
+		bodies = append(bodies, bytes.ReplaceAll(bytes.ReplaceAll(h, []byte("href="), []byte("data-href=")), []byte("HREF="), []byte("data-href=")))
+	}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/p/") {
+			http.NotFound(w, r)
+			return
+		}
+		i, err := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/p/"))
+		if err != nil || i < 0 || i >= n {
+			http.NotFound(w, r)
+			return
+		}
+		body := bodies[i%len(bodies)]
+		var links bytes.Buffer
+		links.WriteString("<nav>")
+		for c := i*8 + 1; c <= i*8+8 && c < n; c++ {
+			fmt.Fprintf(&links, `<a href="/p/%d">child %d</a> `, c, c)
+		}
+		fmt.Fprintf(&links, `<a href="/p/%d">next</a></nav>`, (i+1)%n)
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if at := bytes.Index(body, []byte("</body>")); at >= 0 {
+			w.Write(body[:at])
+			w.Write(links.Bytes())
+			w.Write(body[at:])
+			return
+		}
+		w.Write(body)
+		w.Write(links.Bytes())
+	}))
+	tb.Cleanup(s.Close)
+	return s
+}
+
+// peakHeap samples the heap in use until stop is called, and returns the
+// highest it saw, in MB.
+func peakHeap() (stop func() float64) {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			if m.HeapInuse > peak.Load() {
+				peak.Store(m.HeapInuse)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	})
+	return func() float64 {
+		close(done)
+		wg.Wait()
+		return float64(peak.Load()) / (1 << 20)
+	}
+}
+
+// BenchmarkCrawl crawls a loopback site of 2,000 real pages with delays
+// off: heed extracting every page to Markdown and indexing it in the
+// stash, colly only following links. It reports pages/s and the peak heap.
+//
+//	go test -run '^$' -bench Crawl -benchtime 1x
+func BenchmarkCrawl(b *testing.B) {
+	const n = 2000
+	site := testSite(b, n)
+	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+
+	b.Run("heed", func(b *testing.B) {
+		for b.Loop() {
+			st, err := stash.Open(b.Context(), b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			c := &crawl.Crawler{Client: fetch.New(fetch.Config{AllowNets: loopback}), Stash: st, Agent: "heed"}
+			runtime.GC()
+			stop := peakHeap()
+			start := time.Now()
+			sum, err := c.Crawl(b.Context(), crawl.Options{Start: site.URL + "/p/0", MaxPages: n, MaxDepth: 100, NoSitemaps: true, Hosts: 1}, nil)
+			elapsed := time.Since(start)
+			peak := stop()
+			st.Close()
+			if err != nil || sum.Stored+sum.Unchanged < n*9/10 {
+				b.Fatalf("crawl: %+v, %v", sum, err)
+			}
+			b.ReportMetric(float64(sum.Stored+sum.Unchanged)/elapsed.Seconds(), "pages/s")
+			b.ReportMetric(peak, "peak-MB")
+		}
+	})
+	b.Run("colly", func(b *testing.B) {
+		for b.Loop() {
+			var visited atomic.Int32
+			c := colly.NewCollector(colly.MaxDepth(100), colly.Async(true))
+			c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: 4})
+			c.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
+			c.OnResponse(func(*colly.Response) { visited.Add(1) })
+			runtime.GC()
+			stop := peakHeap()
+			start := time.Now()
+			c.Visit(site.URL + "/p/0")
+			c.Wait()
+			elapsed := time.Since(start)
+			peak := stop()
+			b.ReportMetric(float64(visited.Load())/elapsed.Seconds(), "pages/s")
+			b.ReportMetric(peak, "peak-MB")
+		}
+	})
+}
+
+// BenchmarkSearch measures search latency on a stash of 50,000 snapshots
+// (real page text, cycled), per query.
+func BenchmarkSearch(b *testing.B) {
+	const n = 50_000
+	pages, err := extractdev.Load("../extract/testdata/extract-dev")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var texts []string
+	for _, p := range pages {
+		t, err := p.TruthText()
+		if err != nil {
+			b.Fatal(err)
+		}
+		texts = append(texts, t)
+	}
+	st, err := stash.Open(b.Context(), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	for i := range n {
+		t := texts[i%len(texts)]
+		title, _, _ := strings.Cut(t, "\n")
+		snap := &stash.Snapshot{Source: "bench", URL: fmt.Sprintf("https://bench.example/p/%d", i), Title: title, Markdown: t, FetchedAt: time.Now()}
+		if _, err := st.Put(b.Context(), snap); err != nil {
+			b.Fatal(err)
+		}
+	}
+	queries := []string{"climate change", "apple", "security vulnerability", "\"machine learning\"", "government policy", "recipe", "court ruling", "install*"}
+	b.ResetTimer()
+	i := 0
+	for b.Loop() {
+		if _, err := st.Search(b.Context(), stash.Query{Text: queries[i%len(queries)], Limit: 10}); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
