@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -180,12 +181,17 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	}
 	queries := []string{"climate change", "apple", "security vulnerability", "\"machine learning\"", "government policy", "recipe", "court ruling", "install*"}
-	b.ResetTimer()
+	var took []time.Duration
 	i := 0
 	for b.Loop() {
+		start := time.Now()
 		if _, err := st.Search(b.Context(), stash.Query{Text: queries[i%len(queries)], Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
+		took = append(took, time.Since(start))
 		i++
 	}
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(took[len(took)*9/10].Microseconds())/1000, "p90-ms")
 }

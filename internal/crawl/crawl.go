@@ -59,6 +59,7 @@ type Options struct {
 	// Hosts is how many hosts are crawled at once; 0 means DefaultHosts.
 	Hosts int
 	// NoSitemaps leaves robots.txt's Sitemap lines and /sitemap.xml unread.
+	// (With NoRobots, /sitemap.xml is still read; robots.txt is not.)
 	NoSitemaps bool
 }
 
@@ -139,8 +140,9 @@ type Summary struct {
 var ErrStartRefused = errors.New("the start URL may not be crawled")
 
 type item struct {
-	url   string
-	depth int
+	url     string
+	depth   int
+	lastmod string // what a sitemap said of it
 }
 
 type run struct {
@@ -222,7 +224,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	}
 
 	r.add(item{url: start, depth: 0}, "")
-	if !o.NoSitemaps && !o.NoRobots {
+	if !o.NoSitemaps {
 		r.sitemaps(su)
 	}
 	r.wg.Wait()
@@ -478,6 +480,9 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
 		}
 	}
 	var notes []string
+	if it.lastmod != "" {
+		notes = append(notes, "sitemap lastmod: "+it.lastmod)
+	}
 	if !dir.IsZero() {
 		notes = append(notes, "robots directives: "+dir.String())
 	}
@@ -578,7 +583,7 @@ func (r *run) sitemaps(start *url.URL) {
 		lists = append(lists, parsed.Sitemaps...)
 		for _, p := range parsed.Pages {
 			if n, err := Normalize(p.Loc); err == nil {
-				r.add(item{url: n, depth: 1}, sm)
+				r.add(item{url: n, depth: 1, lastmod: p.LastMod}, sm)
 			}
 		}
 	}

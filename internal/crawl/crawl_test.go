@@ -244,7 +244,7 @@ func TestCrawlNoRobots(t *testing.T) {
 		t.Fatalf("crawl without robots: %+v, %v", sum, err)
 	}
 	for _, p := range s.paths() {
-		if p == "/robots.txt" || p == "/sitemap.xml" {
+		if p == "/robots.txt" {
 			t.Errorf("%s requested with robots off", p)
 		}
 	}
@@ -366,7 +366,7 @@ func TestCrawlSitemaps(t *testing.T) {
 	zw.Close()
 	s.set("/pages.xml.gz", page{body: gz.String()})
 	s.set("/sitemap.xml", page{body: `<urlset><url><loc>` + s.URL + `/orphan</loc></url></urlset>`})
-	c, _ := crawler(t)
+	c, st := crawler(t)
 	var ev events
 	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Include: []string{"/", "/orphan", "/gz-orphan"}}, ev.add); err != nil {
 		t.Fatal(err)
@@ -376,6 +376,9 @@ func TestCrawlSitemaps(t *testing.T) {
 	}
 	if slices.Contains(s.paths(), "/outside") {
 		t.Errorf("an out-of-scope sitemap URL was fetched")
+	}
+	if snap, err := st.Get(t.Context(), s.URL+"/gz-orphan"); err != nil || !slices.Contains(snap.Notes, "sitemap lastmod: 2025-01-01") {
+		t.Errorf("sitemap lastmod not kept: %+v, %v", snap, err)
 	}
 }
 

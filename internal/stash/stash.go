@@ -79,6 +79,7 @@ CREATE TABLE IF NOT EXISTS docs (
 );
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body, tokenize = 'porter unicode61 remove_diacritics 2');
+INSERT INTO fts(fts, rank) VALUES ('rank', 'bm25(5.0, 1.0)');
 `
 
 // indexFile is where the index lives inside the stash directory.
