@@ -145,6 +145,9 @@ func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error 
 	progress := e.progress(jsonOut)
 	sum, err := c.Crawl(cmd.Context(), o, progress.event)
 	progress.done()
+	if err == nil && sum.Stored >= 100 {
+		st.Optimize(cmd.Context()) // many new pages: merge the index for faster searches
+	}
 	if err != nil {
 		if errors.Is(err, crawl.ErrStartRefused) || heed.KindOf(err) == heed.Invalid {
 			return &exitError{code: ExitUsage, err: err}
