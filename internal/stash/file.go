@@ -14,34 +14,41 @@ import (
 )
 
 // PathFor is where a URL's snapshot lives in a stash, relative to it:
-// SOURCE/HOST/PATH.md, with the path's segments made safe for any file
-// system. A path ending in "/" is its directory's "_index.md"; a query
-// adds "~" and a hash of it; names that start with "_" get one more, so
-// that "_index" is never a page's own name; and "index.md" and "log.md",
-// which the stash reserves, are never produced (they become "_index.md"
-// and "_log.md").
+// SOURCE/HOST/PATH.md, with every segment made safe for any file system,
+// and no two URLs of a source sharing a file: a path ending in "/" is its
+// folder's "_index.md" (names a page gives that start with "_" get one
+// more, so "_index" is never a page's own); a query adds "~" and a hash
+// of it ("~" in a name is always escaped); an empty segment ("//") is
+// "_"; a folder whose name ends in ".md" has its dot escaped, so that it
+// is never a page's file; and the stash's reserved "index.md" and
+// "log.md" are never produced (a page called "index" is "%69ndex.md").
 func PathFor(source, rawURL string) (string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("stash: %q is not an absolute URL", rawURL)
 	}
 	segs := []string{sourceDir(source), safeName(strings.ToLower(u.Host))}
-	p := u.EscapedPath()
-	parts := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	last := parts[len(parts)-1]
-	dirs := parts[:len(parts)-1]
-	for _, d := range dirs {
-		if d == "" || d == "." || d == ".." {
+	parts := strings.Split(strings.TrimPrefix(u.EscapedPath(), "/"), "/")
+	for _, d := range parts[:len(parts)-1] {
+		switch d {
+		case ".", "..":
+			continue
+		case "":
+			segs = append(segs, "_")
 			continue
 		}
-		segs = append(segs, safeName(d))
+		name := safeName(d)
+		if strings.HasSuffix(name, ".md") {
+			name = strings.TrimSuffix(name, ".md") + "%2Emd"
+		}
+		segs = append(segs, name)
 	}
 	name := "_index"
-	if last != "" && last != "." && last != ".." {
-		name = safeName(strings.TrimSuffix(last, ".md"))
+	if last := parts[len(parts)-1]; last != "" && last != "." && last != ".." {
+		name = safeName(last)
 		switch strings.ToLower(name) {
 		case "index", "log":
-			name = "_" + name
+			name = fmt.Sprintf("%%%02X", name[0]) + name[1:]
 		}
 	}
 	if u.RawQuery != "" {
@@ -66,6 +73,7 @@ func safeName(s string) string {
 		c := s[i]
 		switch {
 		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_':
+			// '~' is not kept: it marks a query's hash.
 			b.WriteByte(c)
 		case c == '.' && i > 0:
 			b.WriteByte(c)

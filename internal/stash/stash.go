@@ -58,7 +58,16 @@ type Stash struct {
 	dir string
 	db  *sql.DB
 	mu  sync.Mutex // serializes writes
+
+	// lock is the writer lock's file: one process writes a stash at a
+	// time. A Stash that could not take it can be read but not written.
+	lock   *os.File
+	writer bool
 }
+
+// ErrBusy is returned by a write to a stash that another heed process is
+// writing.
+var ErrBusy = errors.New("stash: another heed process is writing this stash; try again when it is done")
 
 const schema = `
 CREATE TABLE IF NOT EXISTS docs (
@@ -102,18 +111,51 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 		return nil, fmt.Errorf("stash: index schema: %w", err)
 	}
 	s := &Stash{dir: dir, db: db}
-	if err := s.settle(ctx); err != nil {
-		db.Close()
-		return nil, err
+	// Only the writer settles pending rows: another process's pending
+	// rows are writes under way, not leftovers of a crash.
+	if f, err := os.OpenFile(filepath.Join(dir, ".heed", "lock"), os.O_CREATE|os.O_RDWR, 0o644); err == nil {
+		s.lock, s.writer = f, lockFile(f)
+	}
+	if s.writer {
+		if _, err := os.Stat(filepath.Join(dir, reindexMarker)); err == nil {
+			// A reindex was interrupted: finish it.
+			if _, err := s.Reindex(ctx); err != nil && !errors.Is(err, errNotSnapshots) {
+				s.Close()
+				return nil, err
+			}
+		}
+		if err := s.settle(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+		s.sweep()
 	}
 	return s, nil
+}
+
+// reindexMarker exists while a reindex is under way.
+const reindexMarker = ".heed/reindexing"
+
+// sweep removes temporary files that a killed write left behind.
+func (s *Stash) sweep() {
+	filepath.WalkDir(s.dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), ".heed-") && strings.HasSuffix(d.Name(), ".tmp") {
+			os.Remove(path)
+		}
+		return nil
+	})
 }
 
 // Dir is the stash directory.
 func (s *Stash) Dir() string { return s.dir }
 
-// Close closes the index.
-func (s *Stash) Close() error { return s.db.Close() }
+// Close closes the index and lets go of the writer lock.
+func (s *Stash) Close() error {
+	if s.lock != nil {
+		s.lock.Close()
+	}
+	return s.db.Close()
+}
 
 // IDOf is the stable ID of a URL's snapshot: 12 hex digits of its SHA-256.
 func IDOf(url string) string {
@@ -133,6 +175,9 @@ func HashOf(markdown string) string {
 func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err error) {
 	if snap.URL == "" || snap.Source == "" {
 		return false, errors.New("stash: a snapshot needs a URL and a source")
+	}
+	if !s.writer {
+		return false, ErrBusy
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -306,6 +351,9 @@ func (s *Stash) Links(ctx context.Context, url string) []string {
 
 // Touch records that a URL was found unchanged (a 304) at a time.
 func (s *Stash) Touch(ctx context.Context, url string, at time.Time) error {
+	if !s.writer {
+		return ErrBusy
+	}
 	_, err := s.db.ExecContext(ctx, `UPDATE docs SET fetched_at = ? WHERE url = ?`, formatTime(at), url)
 	return err
 }
@@ -381,6 +429,9 @@ func (s *Stash) Sources(ctx context.Context) (map[string]int, error) {
 // Remove deletes every snapshot of a source, files and index entries, and
 // returns how many it removed.
 func (s *Stash) Remove(ctx context.Context, source string) (int, error) {
+	if !s.writer {
+		return 0, ErrBusy
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res, err := s.db.ExecContext(ctx, `UPDATE docs SET state = 'removing' WHERE source = ?`, source)
@@ -391,16 +442,39 @@ func (s *Stash) Remove(ctx context.Context, source string) (int, error) {
 	if err := s.settle(ctx); err != nil {
 		return 0, err
 	}
-	os.RemoveAll(filepath.Join(s.dir, sourceDir(source)))
+	// Only the snapshots' files went; what else a person keeps in the
+	// source's folder stays, and only folders left empty are removed.
+	removeEmptyDirs(filepath.Join(s.dir, sourceDir(source)))
 	return int(n), nil
+}
+
+// removeEmptyDirs removes dir and the folders under it that hold nothing.
+func removeEmptyDirs(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			removeEmptyDirs(filepath.Join(dir, e.Name()))
+		}
+	}
+	os.Remove(dir) // fails, as it should, if anything is left
 }
 
 // Reindex rebuilds the index from the files, and returns how many
 // snapshots it indexed. Files it cannot read are skipped and counted in
 // the error.
 func (s *Stash) Reindex(ctx context.Context) (int, error) {
+	if !s.writer {
+		return 0, ErrBusy
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	marker := filepath.Join(s.dir, reindexMarker)
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		return 0, fmt.Errorf("stash: %w", err)
+	}
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM fts; DELETE FROM docs;`); err != nil {
 		return 0, fmt.Errorf("stash: %w", err)
 	}
@@ -413,8 +487,8 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 		if d.IsDir() && d.Name() == ".heed" {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(path, ".md") {
-			return nil
+		if d.IsDir() || !strings.HasSuffix(path, ".md") || filepath.Dir(path) == filepath.Clean(s.dir) {
+			return nil // the stash's own files (index.md, log.md) are no snapshots
 		}
 		snap, err := readFile(path)
 		if err != nil || snap.URL == "" {
@@ -434,11 +508,16 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	if err := s.Optimize(ctx); err != nil {
 		return n, err
 	}
+	os.Remove(marker)
 	if len(bad) > 0 {
-		return n, fmt.Errorf("stash: reindex: %d files are not snapshots and were skipped, such as %s", len(bad), bad[0])
+		return n, fmt.Errorf("%w: %d files were skipped, such as %s", errNotSnapshots, len(bad), bad[0])
 	}
 	return n, nil
 }
+
+// errNotSnapshots is wrapped by Reindex's error when some Markdown files
+// of the stash are not snapshots (a person's own notes, say).
+var errNotSnapshots = errors.New("stash: reindex: some files are not snapshots")
 
 // Optimize merges the full-text index into one segment, which makes
 // searches faster after many writes. Reindex does it; a crawl that

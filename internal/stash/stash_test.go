@@ -32,15 +32,30 @@ func TestPathFor(t *testing.T) {
 		{"https://docs.example.com/guide/", "docs/docs.example.com/guide/_index.md"},
 		{"https://docs.example.com/guide/intro", "docs/docs.example.com/guide/intro.md"},
 		{"https://docs.example.com/guide/intro.html", "docs/docs.example.com/guide/intro.html.md"},
-		{"https://docs.example.com/index.md", "docs/docs.example.com/_index.md"},
-		{"https://docs.example.com/index", "docs/docs.example.com/_index.md"},
-		{"https://docs.example.com/LOG", "docs/docs.example.com/_LOG.md"},
+		{"https://docs.example.com/page.md", "docs/docs.example.com/page.md.md"},
+		{"https://docs.example.com/index", "docs/docs.example.com/%69ndex.md"},
+		{"https://docs.example.com/index.md", "docs/docs.example.com/index.md.md"},
+		{"https://docs.example.com/LOG", "docs/docs.example.com/%4COG.md"},
 		{"https://docs.example.com/_index", "docs/docs.example.com/__index.md"},
+		{"https://docs.example.com/a//b", "docs/docs.example.com/a/_/b.md"},
+		{"https://docs.example.com/x/y.md/z", "docs/docs.example.com/x/y%2Emd/z.md"},
 		{"https://docs.example.com/a/../../etc/passwd", "docs/docs.example.com/a/etc/passwd.md"},
 		{"https://docs.example.com/caf%C3%A9", "docs/docs.example.com/caf%C3%A9.md"},
 		{"https://docs.example.com/a%2Fb", "docs/docs.example.com/a%2Fb.md"},
 		{"https://docs.example.com/.hidden", "docs/docs.example.com/%2Ehidden.md"},
+		{"https://docs.example.com/a~b", "docs/docs.example.com/a%7Eb.md"},
 		{"https://docs.example.com:8080/x?b=1", "docs/docs.example.com%3A8080/x~"},
+	}
+	// No two of these URLs share a file.
+	seen := map[string]string{}
+	for _, u := range []string{"https://e.com/docs/", "https://e.com/docs/index", "https://e.com/docs/index.md", "https://e.com/page",
+		"https://e.com/page.md", "https://e.com/a/b", "https://e.com/a//b", "https://e.com/x/y.md/z", "https://e.com/x/y.md",
+		"https://e.com/x/y", "https://e.com/p?q=1", "https://e.com/p%7E" + "0", "https://e.com/_index", "https://e.com/"} {
+		p := must(PathFor("docs", u))
+		if other, ok := seen[p]; ok {
+			t.Errorf("%s and %s share %s", u, other, p)
+		}
+		seen[p] = u
 	}
 	for _, tt := range tests {
 		got, err := PathFor("docs", tt.url)
@@ -244,5 +259,47 @@ func TestReindex(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "docs", "notes.md")); string(data) != "a person's own notes, not a snapshot" {
 		t.Errorf("reindex touched a file that is not a snapshot")
+	}
+}
+
+// TestSecondOpenerDoesNotSettle opens a stash while another opener writes
+// it: the second can read but not write, and never takes the first's
+// writes under way for a crash's leftovers.
+func TestSecondOpenerDoesNotSettle(t *testing.T) {
+	dir := t.TempDir()
+	w := open(t, dir)
+	ctx := t.Context()
+	w.Put(ctx, snap("https://e.com/a", "A", "alpha text"))
+	w.db.Exec(`UPDATE docs SET state = 'writing' WHERE url = 'https://e.com/a'`) // a write under way
+	r := open(t, dir)
+	if _, err := r.Put(ctx, snap("https://e.com/b", "B", "beta")); !errors.Is(err, ErrBusy) {
+		t.Errorf("second opener wrote: %v", err)
+	}
+	var state string
+	w.db.QueryRow(`SELECT state FROM docs WHERE url = 'https://e.com/a'`).Scan(&state)
+	if state != "writing" {
+		t.Errorf("the second opener settled the first's write (state %q)", state)
+	}
+	w.db.Exec(`UPDATE docs SET state = 'ok' WHERE url = 'https://e.com/a'`)
+	if hits, err := r.Search(ctx, Query{Text: "alpha"}); err != nil || len(hits) != 1 {
+		t.Errorf("the second opener cannot read: %v, %v", hits, err)
+	}
+}
+
+func TestRemoveKeepsOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := t.Context()
+	s.Put(ctx, snap("https://e.com/a", "A", "alpha"))
+	notes := filepath.Join(dir, "docs", "e.com", "my-notes.txt")
+	os.WriteFile(notes, []byte("mine"), 0o644)
+	if n, err := s.Remove(ctx, "docs"); n != 1 || err != nil {
+		t.Fatalf("Remove: %d, %v", n, err)
+	}
+	if _, err := os.Stat(notes); err != nil {
+		t.Errorf("Remove deleted a file that was not a snapshot: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "docs", "e.com", "a.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the snapshot's file is still there")
 	}
 }
