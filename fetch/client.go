@@ -239,6 +239,9 @@ type Request struct {
 	// error (a crawler uses it to check robots.txt and its scope before
 	// it fetches anything there).
 	CheckRedirect func(next string) error
+	// NoRetry makes one attempt only. A crawler sets it: its schedule,
+	// not the client, decides when a host is asked again.
+	NoRetry bool
 
 	robots bool // a robots.txt request: only User-Agent and Accept
 }
@@ -397,7 +400,7 @@ func (c *Client) send(ctx context.Context, u *url.URL, req Request) (*http.Respo
 			}
 		}
 		resp, err := hc.Do(hr)
-		if attempt >= c.cfg.Retries || !retryable(resp, err) {
+		if req.NoRetry || attempt >= c.cfg.Retries || !retryable(resp, err) {
 			return resp, err
 		}
 		wait := c.backoff(attempt, resp)

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/heedhq/heed/internal/cli"
@@ -36,8 +37,9 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	// A user allows their own intranet the same way: --allow-net.
-	common := []string{"--stash", stash, "--allow-net", "127.0.0.1/32"}
+	// The example keeps away from the user's own config and stash. A user
+	// allows their own intranet the same way: --allow-net.
+	common := []string{"--stash", stash, "--config", filepath.Join(stash, "config.yaml"), "--allow-net", "127.0.0.1/32"}
 	steps := [][]string{
 		append([]string{"crawl", base, "--name", "tidewater"}, common...),
 		append([]string{"search", "rip", "current"}, common...),

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/stash"
 )
@@ -127,8 +128,32 @@ record the site as a source to sync later, use 'heed add'.
 	return cmd
 }
 
+// checkOptions refuses crawl options no crawl can run with, and reads a
+// --max-depth of 0 as "the start URL only".
+func checkOptions(o *crawl.Options) error {
+	switch {
+	case !config.ValidName(o.Source):
+		return usageErrorf("%q is not a source name (letters, digits, '.', '_' and '-')", o.Source)
+	case o.MaxPages < 1:
+		return usageErrorf("--max-pages must be 1 or more")
+	case o.MaxDepth < 0:
+		return usageErrorf("--max-depth must be 0 (the start URL only) or more")
+	case o.Deadline <= 0:
+		return usageErrorf("--deadline must be longer than 0")
+	case o.Delay < 0:
+		return usageErrorf("--delay cannot be negative")
+	}
+	if o.MaxDepth == 0 {
+		o.MaxDepth = -1 // crawl.Options: negative is the start URL only
+	}
+	return nil
+}
+
 // runCrawl crawls into the stash and prints the summary.
 func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error {
+	if err := checkOptions(&o); err != nil {
+		return err
+	}
 	client, err := e.client()
 	if err != nil {
 		return err
@@ -147,6 +172,9 @@ func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error 
 	progress.done()
 	if err == nil && sum.Stored >= 100 {
 		st.Optimize(cmd.Context()) // many new pages: merge the index for faster searches
+	}
+	if cmd.Context().Err() != nil {
+		return &exitError{code: ExitFailed, err: errors.New("crawl interrupted; what was stored is in the stash, and crawling again picks up where this left off")}
 	}
 	if err != nil {
 		if errors.Is(err, crawl.ErrStartRefused) || heed.KindOf(err) == heed.Invalid {

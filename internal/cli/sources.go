@@ -34,6 +34,19 @@ recorded sources again.
 				name = defaultSource(args[0])
 			}
 			src := sourceFromFlags(cmd, args[0], cf.o)
+			if _, ok := conf.Sources[name]; ok {
+				return usageErrorf("add: a source named %q is recorded already; 'heed sync %s' crawls it again, --name gives another name", name, name)
+			}
+			if err := src.Validate(); err != nil {
+				return usageErrorf("add: %v", err)
+			}
+			// Crawl first: a source whose start URL robots.txt refuses, or
+			// that is not a URL at all, is not recorded.
+			crawlErr := e.runCrawl(cmd, optionsOf(name, src), cf.jsonOut)
+			var ee *exitError
+			if errors.As(crawlErr, &ee) && ee.code == ExitUsage {
+				return crawlErr
+			}
 			if err := conf.AddSource(name, src); err != nil {
 				var ce *config.Error
 				switch {
@@ -45,7 +58,7 @@ recorded sources again.
 				return &exitError{code: ExitFailed, err: err}
 			}
 			fmt.Fprintf(e.stderr, "heed: recorded source %q in %s\n", name, conf.Path())
-			return e.runCrawl(cmd, optionsOf(name, src), cf.jsonOut)
+			return crawlErr
 		},
 	}
 	cf.register(cmd)
@@ -88,6 +101,15 @@ func optionsOf(name string, s *config.Source) crawl.Options {
 	}
 	if s.Delay != nil {
 		o.Delay = time.Duration(*s.Delay)
+	}
+	if o.MaxPages == 0 {
+		o.MaxPages = crawl.DefaultMaxPages
+	}
+	if o.MaxDepth == 0 {
+		o.MaxDepth = crawl.DefaultMaxDepth
+	}
+	if o.Deadline == 0 {
+		o.Deadline = crawl.DefaultDeadline
 	}
 	return o
 }

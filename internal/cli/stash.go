@@ -132,6 +132,9 @@ func (e *env) lsCommand() *cobra.Command {
 			if err != nil {
 				return &exitError{code: ExitFailed, err: err}
 			}
+			if len(entries) == 0 {
+				return &exitError{code: ExitFailed, err: fmt.Errorf("no source %q in the stash", args[0])}
+			}
 			for _, en := range entries {
 				if jsonOut {
 					writeJSON(e.stdout, en)

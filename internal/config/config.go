@@ -40,6 +40,9 @@ type Config struct {
 
 	path string
 	doc  *yaml.Node // the document as read, for writing back
+	// prefix is the text of a file without a document (comments only),
+	// which the YAML parser does not keep: it is written back first.
+	prefix []byte
 }
 
 // Source is one named source and how to ingest it.
@@ -56,6 +59,35 @@ type Source struct {
 	Exclude       []string  `yaml:"exclude,omitempty" json:"exclude,omitempty" doc:"Skip paths matching these globs."`
 	AllowHosts    []string  `yaml:"allow_hosts,omitempty" json:"allow_hosts,omitempty" doc:"Hosts to crawl beside the start URL's."`
 	Tags          []string  `yaml:"tags,omitempty" json:"tags,omitempty" doc:"Tags given to the source's snapshots."`
+}
+
+// Validate checks a source the way Load checks one read from the file, so
+// that what heed writes it can read back.
+func (s *Source) Validate() error {
+	if err := validURL(s.URL); err != nil {
+		return fmt.Errorf("url: %w", err)
+	}
+	switch {
+	case s.Kind != "" && s.Kind != "website":
+		return fmt.Errorf("kind: %q is not a kind of source heed knows (website)", s.Kind)
+	case s.MaxPages < 0:
+		return errors.New("max_pages: must be a whole number above 0")
+	case s.MaxDepth < 0:
+		return errors.New("max_depth: must be a whole number above 0")
+	case s.Deadline < 0, s.Delay != nil && *s.Delay < 0:
+		return errors.New("durations cannot be negative")
+	}
+	for _, g := range append(append([]string{}, s.Include...), s.Exclude...) {
+		if !globRE.MatchString(g) {
+			return fmt.Errorf("%q is not a path glob", g)
+		}
+	}
+	for _, h := range s.AllowHosts {
+		if h == "" || strings.ContainsAny(h, "/ ") {
+			return fmt.Errorf("allow_hosts: %q is not a host", h)
+		}
+	}
+	return nil
 }
 
 // Robots reports whether robots.txt is heeded for the source.
@@ -114,6 +146,7 @@ func Load(path string) (*Config, error) {
 	}
 	c.doc = &doc
 	if len(doc.Content) == 0 {
+		c.prefix = bytes.TrimSuffix(bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(data), []byte("---"))), []byte("..."))
 		return c, nil
 	}
 	d := decoder{file: path}
@@ -171,14 +204,31 @@ func (c *Config) AddSource(name string, s *Source) error {
 	if _, ok := c.Sources[name]; ok {
 		return fmt.Errorf("%w: %s", ErrSourceExists, name)
 	}
-	if c.doc == nil || len(c.doc.Content) == 0 {
-		c.doc = &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
+	if err := s.Validate(); err != nil {
+		return &Error{File: c.path, Key: "sources." + name, Msg: err.Error()}
+	}
+	if c.doc == nil {
+		c.doc = &yaml.Node{Kind: yaml.DocumentNode}
+	}
+	if c.doc.Kind == 0 {
+		c.doc.Kind = yaml.DocumentNode // a file of comments only
+	}
+	if len(c.doc.Content) == 0 {
+		// A file of comments only: keep them, on the document.
+		c.doc.Content = []*yaml.Node{{Kind: yaml.MappingNode, Tag: "!!map"}}
 	}
 	root := c.doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		// "null" or an empty document: a mapping takes its place.
+		root.Kind, root.Tag, root.Value = yaml.MappingNode, "!!map", ""
+	}
 	sources := mapValue(root, "sources")
 	if sources == nil {
-		sources = &yaml.Node{Kind: yaml.MappingNode}
+		sources = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 		root.Content = append(root.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "sources"}, sources)
+	} else if sources.Kind != yaml.MappingNode {
+		// "sources:" with nothing after it is null: make it a mapping.
+		sources.Kind, sources.Tag, sources.Value = yaml.MappingNode, "!!map", ""
 	}
 	var val yaml.Node
 	if err := val.Encode(s); err != nil {
@@ -186,6 +236,10 @@ func (c *Config) AddSource(name string, s *Source) error {
 	}
 	sources.Content = append(sources.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: name}, &val)
 	var buf bytes.Buffer
+	if len(c.prefix) > 0 {
+		buf.Write(c.prefix)
+		buf.WriteString("\n")
+	}
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
 	if err := enc.Encode(c.doc); err != nil {
@@ -194,12 +248,17 @@ func (c *Config) AddSource(name string, s *Source) error {
 	if err := writeAtomic(c.path, buf.Bytes()); err != nil {
 		return &Error{File: c.path, Msg: "writing: " + err.Error()}
 	}
+	c.prefix = nil
 	if c.Sources == nil {
 		c.Sources = map[string]*Source{}
 	}
 	c.Sources[name] = s
 	return nil
 }
+
+// ValidName reports whether s can name a source: letters, digits, '.',
+// '_' and '-', not starting with '.'.
+func ValidName(s string) bool { return validName(s) }
 
 func validName(s string) bool {
 	if s == "" || len(s) > 100 || s[0] == '.' {

@@ -140,6 +140,34 @@ func TestAddSourceKeepsComments(t *testing.T) {
 	if err := again.AddSource("bad/name", &Source{URL: "https://x.example/"}); err == nil {
 		t.Errorf("a bad name was added")
 	}
+	// What heed would not read back, it does not write.
+	for _, bad := range []*Source{{URL: "notaurl"}, {URL: "https://x.example/", MaxPages: -3}, {URL: "https://x.example/", Include: []string{"/a b"}}} {
+		if err := again.AddSource("bad", bad); err == nil {
+			t.Errorf("AddSource(%+v) wrote a source Load refuses", bad)
+		}
+	}
+	if back, err := Load(p); err != nil || len(back.Sources) != 2 {
+		t.Errorf("after refused adds: %v, %v", back, err)
+	}
+	// "sources:" with nothing after it, and a file of comments only.
+	for _, content := range []string{"sources:\n", "# only a comment\n", "---\n# c\n...\n", "null\n"} {
+		p := write(t, content)
+		c, err := Load(p)
+		if err != nil {
+			t.Fatalf("%q: %v", content, err)
+		}
+		if err := c.AddSource("s", &Source{URL: "https://s.example/"}); err != nil {
+			t.Fatalf("%q: %v", content, err)
+		}
+		back, err := Load(p)
+		data, _ := os.ReadFile(p)
+		if err != nil || back.Sources["s"] == nil {
+			t.Errorf("%q: the source was lost: %v\n%s", content, err, data)
+		}
+		if strings.Contains(content, "comment") && !strings.Contains(string(data), "# only a comment") {
+			t.Errorf("%q: the comment was lost:\n%s", content, data)
+		}
+	}
 	// A config that does not exist yet is created.
 	fresh, _ := Load(filepath.Join(t.TempDir(), "sub", "config.yaml"))
 	if err := fresh.AddSource("first", &Source{URL: "https://first.example/"}); err != nil {

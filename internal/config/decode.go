@@ -202,7 +202,7 @@ func (d *decoder) duration(n *yaml.Node, key string) (Duration, error) {
 	return 0, d.errAt(n, key, "must be a duration such as 500ms, 2s or 10m, not %s", describe(n))
 }
 
-var globRE = regexp.MustCompile(`^[^\s]+$`)
+var globRE = regexp.MustCompile(`^\S+$`)
 
 func (d *decoder) globs(n *yaml.Node, key string) ([]string, error) {
 	out, err := d.strs(n, key)

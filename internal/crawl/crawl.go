@@ -123,6 +123,7 @@ const (
 	ReasonDeadline = "deadline" // the crawl's deadline came first
 	ReasonDup      = "duplicate"
 	ReasonType     = "not-html"
+	ReasonRedirect = "redirect" // redirected to another host, whose queue takes the target
 )
 
 // Summary is what a crawl came to.
@@ -155,6 +156,7 @@ type run struct {
 
 	mu      sync.Mutex
 	seen    map[string]bool
+	stored  map[string]bool   // URLs stored (or found unchanged) in this crawl
 	queues  map[string][]item // by host
 	active  map[string]bool   // hosts with a worker
 	fetched int
@@ -190,24 +192,24 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	}
 	r := &run{
 		c: c, o: o, scope: sc, emit: emit,
-		seen: map[string]bool{}, queues: map[string][]item{}, active: map[string]bool{},
+		seen: map[string]bool{}, stored: map[string]bool{}, queues: map[string][]item{}, active: map[string]bool{},
 		tokens: make(chan struct{}, o.Hosts),
 		procs:  make(chan struct{}, runtime.GOMAXPROCS(0)),
 	}
 	r.sum.Skipped = map[string]int{}
+	r.sched = c.Schedule
+	if r.sched == nil {
+		r.sched = NewSchedule()
+	}
 	switch {
 	case o.NoRobots:
 		r.policy = robots.Off{}
 	case c.Robots != nil:
 		r.policy = c.Robots
 	default:
-		r.policy = robots.NewCache(c.Client.LoadRobots, robots.CacheConfig{})
+		r.policy = robots.NewCache(ScheduledLoader(c.Client, r.sched, o.Delay), robots.CacheConfig{})
 	}
 	r.sum.Robots = r.policy.String()
-	r.sched = c.Schedule
-	if r.sched == nil {
-		r.sched = NewSchedule()
-	}
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
 	r.ctx = ctx
@@ -232,12 +234,34 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	return &r.sum, nil
 }
 
+// ScheduledLoader loads robots.txt files through the client on the
+// schedule, as one more request to the host, so that the one-at-a-time
+// rule holds for robots.txt too. A Cache shared by crawls that share a
+// Schedule should be made with it.
+func ScheduledLoader(client *fetch.Client, sched *Schedule, delay time.Duration) robots.Loader {
+	return func(ctx context.Context, robotsURL string) (robots.Outcome, error) {
+		u, err := url.Parse(robotsURL)
+		if err != nil {
+			return robots.Outcome{}, err
+		}
+		release, err := sched.Acquire(ctx, u.Host)
+		if err != nil {
+			return robots.Outcome{}, err
+		}
+		defer release(delay)
+		return client.LoadRobots(ctx, robotsURL)
+	}
+}
+
 // add queues a URL found at depth (from page from, for messages), unless
 // it was seen or is out of scope, and starts a worker for its host.
 func (r *run) add(it item, from string) {
 	u, err := url.Parse(it.url)
 	if err != nil {
 		return
+	}
+	if u.Path == "/robots.txt" {
+		return // a site's robots.txt is not one of its pages
 	}
 	r.mu.Lock()
 	if r.seen[it.url] {
@@ -289,19 +313,12 @@ func (r *run) worker(host string) {
 		it := q[0]
 		r.queues[host] = q[1:]
 		r.queued--
-		over := r.fetched >= r.o.MaxPages
-		if !over {
-			r.fetched++
-		}
 		r.mu.Unlock()
-		switch {
-		case over:
-			r.skip(it, ReasonLimit, fmt.Sprintf("max_pages %d reached", r.o.MaxPages))
-		case r.ctx.Err() != nil:
-			r.skip(it, ReasonDeadline, "the crawl's deadline passed")
-		default:
-			r.visit(it)
+		if r.ctx.Err() != nil {
+			r.skip(it, ReasonDeadline, "the crawl stopped: "+context.Cause(r.ctx).Error())
+			continue
 		}
+		r.visit(it)
 	}
 }
 
@@ -349,11 +366,19 @@ func (r *run) visit(it item) {
 		r.skip(it, ReasonRobots, d.String())
 		return
 	}
-	u, _ := url.Parse(it.url)
-	delay := r.o.Delay
-	if cd, err := r.policy.CrawlDelay(ctx, agent, it.url); err == nil && min(cd, r.o.MaxCrawlDelay) > delay {
-		delay = min(cd, r.o.MaxCrawlDelay)
+	// Only pages about to be fetched count against max_pages.
+	r.mu.Lock()
+	over := r.fetched >= r.o.MaxPages
+	if !over {
+		r.fetched++
 	}
+	r.mu.Unlock()
+	if over {
+		r.skip(it, ReasonLimit, fmt.Sprintf("max_pages %d reached", r.o.MaxPages))
+		return
+	}
+	u, _ := url.Parse(it.url)
+	delay := r.delayFor(it.url)
 	release, err := r.sched.Acquire(ctx, u.Host)
 	if err != nil {
 		r.skip(it, ReasonDeadline, err.Error())
@@ -363,10 +388,19 @@ func (r *run) visit(it item) {
 	// followed: a Disallow: /secret/ is not fetched through /secret's
 	// redirect to it.
 	var refused *redirectRefusal
-	req := fetch.Request{URL: it.url, CheckRedirect: func(next string) error {
+	req := fetch.Request{URL: it.url, NoRetry: true, CheckRedirect: func(next string) error {
 		nu, err := url.Parse(next)
 		if err != nil {
 			return err
+		}
+		if nu.Host != u.Host {
+			// Another host has its own schedule: the redirect's target is
+			// queued for it, not fetched on this host's turn.
+			refused = &redirectRefusal{to: next, reason: ReasonRedirect, detail: "another host; queued"}
+			if n, err := Normalize(next); err == nil {
+				r.add(item{url: n, depth: it.depth}, it.url)
+			}
+			return refused
 		}
 		if why := r.scope.check(nu); why != "" {
 			refused = &redirectRefusal{to: next, reason: ReasonScope, detail: why}
@@ -439,6 +473,9 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
 		}
 	}
 	if resp.NotModified {
+		r.mu.Lock()
+		r.stored[it.url] = true
+		r.mu.Unlock()
 		if r.c.Stash != nil {
 			r.c.Stash.Touch(ctx, it.url, time.Now())
 			for _, l := range r.c.Stash.Links(ctx, it.url) {
@@ -469,12 +506,15 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
 	sets = append(sets, doc.Directives...)
 	dir := directives.For(agent, sets...)
 
-	// Links first: nofollow stops them, noindex does not.
+	// Links first: nofollow stops them, noindex does not. The links kept
+	// for a re-crawl are those a polite crawl follows.
 	var links []string
 	if !dir.NoFollow || r.o.IgnoreSignals {
 		for _, l := range doc.Links {
 			if n, err := Normalize(l); err == nil {
-				links = append(links, n)
+				if !dir.NoFollow {
+					links = append(links, n)
+				}
 				r.add(item{url: n, depth: it.depth + 1}, final)
 			}
 		}
@@ -499,16 +539,22 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
 	}
 	if doc.Canonical != "" {
 		if cn, err := Normalize(doc.Canonical); err == nil && cn != final && cn != it.url {
+			// A duplicate only of a page stored in this crawl: a canonical
+			// URL merely seen (queued, out of scope, disallowed) is not.
 			r.mu.Lock()
-			dup := r.seen[cn]
+			dup := r.stored[cn]
+			r.stored[cn] = true
 			r.seen[cn] = true
 			r.mu.Unlock()
 			if dup {
-				r.skip(it, ReasonDup, "its canonical URL "+cn+" is crawled already")
+				r.skip(it, ReasonDup, "its canonical URL "+cn+" is stored already")
 				return
 			}
 		}
 	}
+	r.mu.Lock()
+	r.stored[final] = true
+	r.mu.Unlock()
 	if r.c.Stash == nil {
 		r.report(Event{Kind: Stored, URL: final, Depth: it.depth, Delay: delay.String()})
 		return
@@ -529,6 +575,16 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
 	}
 }
 
+// delayFor is the time to keep after a request to url's host: the larger of
+// the configured delay and the robots.txt Crawl-delay, capped.
+func (r *run) delayFor(rawURL string) time.Duration {
+	delay := r.o.Delay
+	if cd, err := r.policy.CrawlDelay(r.ctx, r.c.Agent, rawURL); err == nil && min(cd, r.o.MaxCrawlDelay) > delay {
+		delay = min(cd, r.o.MaxCrawlDelay)
+	}
+	return delay
+}
+
 // redirectRefusal stops a redirect that leaves the crawl's scope or that
 // robots.txt disallows.
 type redirectRefusal struct {
@@ -536,6 +592,20 @@ type redirectRefusal struct {
 }
 
 func (e *redirectRefusal) Error() string { return e.reason + ": " + e.detail }
+
+// resolve reads ref against base, leniently: sitemaps should list
+// absolute URLs, but some list paths.
+func resolve(base, ref string) string {
+	b, err := url.Parse(base)
+	if err != nil {
+		return ref
+	}
+	u, err := b.Parse(strings.TrimSpace(ref))
+	if err != nil {
+		return ref
+	}
+	return u.String()
+}
 
 func isHTML(contentType string) bool {
 	ct := strings.ToLower(contentType)
@@ -555,7 +625,7 @@ func (r *run) sitemaps(start *url.URL) {
 	lists = append(lists, origin+"/sitemap.xml")
 	done := map[string]bool{}
 	for i := 0; i < len(lists) && i < 50; i++ {
-		sm, err := Normalize(lists[i])
+		sm, err := Normalize(resolve(origin+"/robots.txt", lists[i]))
 		if err != nil || done[sm] {
 			continue
 		}
@@ -571,8 +641,8 @@ func (r *run) sitemaps(start *url.URL) {
 		if err != nil {
 			return
 		}
-		resp, err := r.c.Client.Get(r.ctx, fetch.Request{URL: sm, Accept: "application/xml, text/xml;q=0.9, */*;q=0.5", MaxBytes: maxSitemapBytes})
-		release(r.o.Delay)
+		resp, err := r.c.Client.Get(r.ctx, fetch.Request{URL: sm, Accept: "application/xml, text/xml;q=0.9, */*;q=0.5", MaxBytes: maxSitemapBytes, NoRetry: true})
+		release(r.delayFor(sm))
 		if err != nil || resp.Status != 200 {
 			continue
 		}
@@ -581,8 +651,11 @@ func (r *run) sitemaps(start *url.URL) {
 			continue
 		}
 		lists = append(lists, parsed.Sitemaps...)
+		for j, child := range parsed.Sitemaps {
+			parsed.Sitemaps[j] = resolve(sm, child)
+		}
 		for _, p := range parsed.Pages {
-			if n, err := Normalize(p.Loc); err == nil {
+			if n, err := Normalize(resolve(sm, p.Loc)); err == nil {
 				r.add(item{url: n, depth: 1, lastmod: p.LastMod}, sm)
 			}
 		}

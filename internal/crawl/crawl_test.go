@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -475,4 +476,172 @@ func TestScopeGlobs(t *testing.T) {
 			t.Errorf("globs match %s: got %v, want %v", path, got, want)
 		}
 	}
+}
+
+// TestCrawlReviewFindings holds the crawler to what review found it
+// getting wrong.
+func TestCrawlReviewFindings(t *testing.T) {
+	t.Run("encoded dot segments do not pass robots.txt", func(t *testing.T) {
+		s := newSite(t)
+		s.robots = "User-agent: *\nDisallow: /secret/\n"
+		s.set("/", page{body: html("Home", "/pub/%2e%2e/secret/x.html", "/pub/%2E%2E/secret/y.html")})
+		s.set("/secret/x.html", page{body: html("Secret")})
+		c, _ := crawler(t)
+		var ev events
+		c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add)
+		for _, p := range s.paths() {
+			if strings.Contains(p, "secret") || strings.Contains(p, "%2") {
+				t.Errorf("%s was fetched", p)
+			}
+		}
+		if e := ev.find(Skipped, "/secret/x.html"); e == nil || e.Reason != ReasonRobots {
+			t.Errorf("the encoded path was not skipped by robots: %+v", ev.all)
+		}
+	})
+	t.Run("the start URL is in scope whatever include says", func(t *testing.T) {
+		s := newSite(t)
+		s.set("/", page{body: html("Home", "/guide/a", "/blog/b")})
+		s.set("/guide/a", page{body: html("A")})
+		s.set("/blog/b", page{body: html("B")})
+		c, _ := crawler(t)
+		var ev events
+		sum, _ := c.Crawl(t.Context(), Options{Start: s.URL + "/", Include: []string{"/guide/**"}, NoSitemaps: true}, ev.add)
+		if got, want := ev.urls(Stored), []string{s.URL + "/", s.URL + "/guide/a"}; !slices.Equal(got, want) {
+			t.Errorf("stored %v, want %v (%+v)", got, want, sum)
+		}
+	})
+	t.Run("max_pages counts pages fetched, not URLs skipped", func(t *testing.T) {
+		s := newSite(t)
+		s.robots = "User-agent: *\nDisallow: /x\n"
+		s.set("/", page{body: html("Home", "/x1", "/x2", "/x3", "/a")})
+		s.set("/a", page{body: html("A")})
+		c, _ := crawler(t)
+		sum, _ := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 2, NoSitemaps: true}, nil)
+		if sum.Stored != 2 || sum.Skipped[ReasonRobots] != 3 {
+			t.Errorf("summary %+v, want 2 stored and 3 skipped by robots", sum)
+		}
+	})
+	t.Run("a redirect to another host waits for that host's turn", func(t *testing.T) {
+		b := newSite(t)
+		b.robots = "User-agent: *\nCrawl-delay: 0.3\n"
+		a := newSite(t)
+		var links []string
+		for i := range 3 {
+			p := fmt.Sprintf("/p%d", i)
+			a.set(p, page{status: http.StatusFound, header: map[string]string{"Location": b.URL + p}})
+			b.set(p, page{body: html("B " + p)})
+			links = append(links, p)
+		}
+		a.set("/", page{body: html("A", links...)})
+		c, _ := crawler(t)
+		bu := strings.TrimPrefix(b.URL, "http://")
+		var ev events
+		sum, err := c.Crawl(t.Context(), Options{Start: a.URL + "/", AllowHosts: []string{bu}, NoSitemaps: true}, ev.add)
+		if err != nil || sum.Stored != 4 {
+			t.Fatalf("summary %+v, %v", sum, err)
+		}
+		var hits []hit
+		for _, h := range b.requests() {
+			if h.path != "/robots.txt" {
+				hits = append(hits, h)
+			}
+		}
+		for i := 1; i < len(hits); i++ {
+			if gap := hits[i].at.Sub(hits[i-1].at); gap < 290*time.Millisecond {
+				t.Errorf("host B saw requests %v apart, want its Crawl-delay of 300ms", gap)
+			}
+		}
+	})
+	t.Run("no retries inside a host's turn", func(t *testing.T) {
+		s := newSite(t)
+		s.set("/", page{body: html("Home", "/flaky")})
+		s.set("/flaky", page{status: http.StatusServiceUnavailable, body: "busy"})
+		c, _ := crawler(t)
+		c.Client = fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}) // retries on by default
+		c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil)
+		n := 0
+		for _, p := range s.paths() {
+			if p == "/flaky" {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("/flaky requested %d times, want 1", n)
+		}
+	})
+	t.Run("the sitemap request keeps the Crawl-delay", func(t *testing.T) {
+		s := newSite(t)
+		s.robots = "User-agent: *\nCrawl-delay: 0.3\n"
+		s.set("/", page{body: html("Home")})
+		s.set("/sitemap.xml", page{body: `<urlset><url><loc>/</loc></url></urlset>`})
+		c, _ := crawler(t)
+		c.Crawl(t.Context(), Options{Start: s.URL + "/"}, nil)
+		var hits []hit
+		for _, h := range s.requests() {
+			if h.path != "/robots.txt" {
+				hits = append(hits, h)
+			}
+		}
+		for i := 1; i < len(hits); i++ {
+			if gap := hits[i].at.Sub(hits[i-1].at); gap < 290*time.Millisecond {
+				t.Errorf("%s came %v after %s", hits[i].path, gap, hits[i-1].path)
+			}
+		}
+	})
+	t.Run("a canonical URL only seen is no duplicate", func(t *testing.T) {
+		s := newSite(t)
+		s.set("/", page{body: html("Home", "/a")})
+		s.set("/a", page{body: strings.Replace(html("A"), "<head>", `<head><link rel="canonical" href="https://elsewhere.example/a">`, 1)})
+		c, _ := crawler(t)
+		sum, _ := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil)
+		if sum.Stored != 2 {
+			t.Errorf("summary %+v, want both pages stored", sum)
+		}
+	})
+	t.Run("a polite re-crawl does not follow links stored by an impolite one", func(t *testing.T) {
+		s := newSite(t)
+		s.set("/", page{body: strings.Replace(html("Home", "/hidden"), "<head>", `<head><meta name="robots" content="nofollow">`, 1), etag: `"h"`})
+		s.set("/hidden", page{body: html("Hidden")})
+		c, _ := crawler(t)
+		c.Crawl(t.Context(), Options{Start: s.URL + "/", IgnoreSignals: true, NoSitemaps: true}, nil)
+		before := len(s.requests())
+		c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil)
+		for _, h := range s.requests()[before:] {
+			if h.path == "/hidden" {
+				t.Errorf("the polite re-crawl followed a nofollow page's link")
+			}
+		}
+	})
+	t.Run("a shared crawler's robots.txt requests keep the host's turn", func(t *testing.T) {
+		s := newSite(t)
+		s.robots = "User-agent: *\nAllow: /\n"
+		var inFlight, most atomic.Int32
+		slow := s.Config.Handler
+		s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n := inFlight.Add(1)
+			defer inFlight.Add(-1)
+			for {
+				m := most.Load()
+				if n <= m || most.CompareAndSwap(m, n) {
+					break
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+			slow.ServeHTTP(w, r)
+		})
+		for i := range 5 {
+			s.set(fmt.Sprintf("/%d", i), page{body: html(fmt.Sprint(i))})
+		}
+		s.set("/", page{body: html("Home", "/0", "/1", "/2", "/3", "/4")})
+		c, _ := crawler(t)
+		c.Schedule = NewSchedule()
+		var wg sync.WaitGroup
+		for range 2 {
+			wg.Go(func() { c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil) })
+		}
+		wg.Wait()
+		if m := most.Load(); m > 1 {
+			t.Errorf("the host had %d requests at once, want 1", m)
+		}
+	})
 }

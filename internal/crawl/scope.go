@@ -30,10 +30,20 @@ func Normalize(raw string) (string, error) {
 	if port != "" {
 		host += ":" + port
 	}
-	u.Host = host
+	u.Host = strings.TrimSuffix(host, ".")
 	u.User = nil
 	u.Fragment, u.RawFragment = "", ""
-	// Resolving the empty reference removes "." and ".." segments.
+	// Escapes of unreserved characters are decoded and the others
+	// upper-cased, so that "%2e%2e" is the ".." it means, and "%7e" the
+	// "~"; then resolving the empty reference removes "." and ".."
+	// segments.
+	if p := normalEscapes(u.EscapedPath()); p != u.EscapedPath() {
+		np, err := url.PathUnescape(p)
+		if err != nil {
+			return "", err
+		}
+		u.Path, u.RawPath = np, p
+	}
 	u = u.ResolveReference(&url.URL{})
 	if u.Path == "" {
 		u.Path = "/"
@@ -41,17 +51,55 @@ func Normalize(raw string) (string, error) {
 	return u.String(), nil
 }
 
+// normalEscapes decodes the percent-escapes of unreserved characters in
+// an escaped path and upper-cases the rest.
+func normalEscapes(p string) string {
+	if !strings.Contains(p, "%") {
+		return p
+	}
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		if p[i] == '%' && i+2 < len(p) && ishex(p[i+1]) && ishex(p[i+2]) {
+			v := unhex(p[i+1])<<4 | unhex(p[i+2])
+			if 'a' <= v && v <= 'z' || 'A' <= v && v <= 'Z' || '0' <= v && v <= '9' || v == '-' || v == '.' || v == '_' || v == '~' {
+				b.WriteByte(v)
+			} else {
+				b.WriteString(strings.ToUpper(p[i : i+3]))
+			}
+			i += 2
+			continue
+		}
+		b.WriteByte(p[i])
+	}
+	return b.String()
+}
+
+func ishex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
 // scope decides which URLs a crawl may visit: the start URL's origin and
 // the extra hosts allowed, narrowed by include and exclude path globs.
 type scope struct {
-	scheme  string
-	hosts   map[string]bool // host[:port], lower-case
+	start   string          // the start URL: always in scope
+	origin  string          // scheme://host[:port] of the start URL
+	hosts   map[string]bool // further hosts allowed, host[:port], lower-case
 	include []*regexp.Regexp
 	exclude []*regexp.Regexp
 }
 
 func newScope(start *url.URL, allowHosts, include, exclude []string) (*scope, error) {
-	s := &scope{scheme: start.Scheme, hosts: map[string]bool{start.Host: true}}
+	s := &scope{start: start.String(), origin: start.Scheme + "://" + start.Host, hosts: map[string]bool{}}
 	for _, h := range allowHosts {
 		s.hosts[strings.ToLower(strings.TrimSpace(h))] = true
 	}
@@ -67,8 +115,11 @@ func newScope(start *url.URL, allowHosts, include, exclude []string) (*scope, er
 
 // check says why a URL is out of scope, or "" when it is in.
 func (s *scope) check(u *url.URL) string {
-	if !s.hosts[u.Host] {
-		return "another host (" + u.Host + ")"
+	if u.String() == s.start {
+		return "" // the start URL is in scope whatever the globs say
+	}
+	if u.Scheme+"://"+u.Host != s.origin && !s.hosts[u.Host] {
+		return "another origin (" + u.Scheme + "://" + u.Host + ")"
 	}
 	for _, re := range s.exclude {
 		if re.MatchString(u.Path) {
