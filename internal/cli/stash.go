@@ -35,8 +35,11 @@ each with a snippet around what matched.`,
 			}
 			defer st.Close()
 			hits, err := st.Search(cmd.Context(), q)
-			if err != nil {
+			if errors.Is(err, stash.ErrEmptyQuery) {
 				return usageErrorf("%v", err)
+			}
+			if err != nil {
+				return &exitError{code: ExitFailed, err: err}
 			}
 			for i, h := range hits {
 				if jsonOut {

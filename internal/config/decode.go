@@ -54,7 +54,9 @@ func (d *decoder) config(n *yaml.Node, c *Config) error {
 		var err error
 		switch key {
 		case "agent":
-			c.Agent, err = d.str(v, key)
+			if c.Agent, err = d.str(v, key); err == nil && strings.ContainsFunc(c.Agent, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+				err = d.errAt(v, key, "cannot hold control characters or line breaks")
+			}
 		case "allow_net":
 			c.AllowNet, err = d.strs(v, key)
 			for _, s := range c.AllowNet {
@@ -132,7 +134,14 @@ func (d *decoder) source(n *yaml.Node, path string, s *Source) error {
 		case "exclude":
 			s.Exclude, err = d.globs(v, k)
 		case "allow_hosts":
-			s.AllowHosts, err = d.strs(v, k)
+			if s.AllowHosts, err = d.strs(v, k); err == nil {
+				for i, h := range s.AllowHosts {
+					if h == "" || strings.ContainsAny(h, "/ @") {
+						err = d.errAt(v.Content[i], k, "%q is not a host (such as docs.example.com or example.com:8080)", h)
+						break
+					}
+				}
+			}
 		case "tags":
 			s.Tags, err = d.strs(v, k)
 		default:

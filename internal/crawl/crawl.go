@@ -133,7 +133,8 @@ type Summary struct {
 	Failed    int            `json:"failed"`
 	Skipped   map[string]int `json:"skipped"` // by reason
 	Robots    string         `json:"robots"`  // what the robots policy did
-	Elapsed   time.Duration  `json:"elapsed"`
+	Elapsed   time.Duration  `json:"-"`
+	Seconds   float64        `json:"elapsed_seconds"`
 }
 
 // ErrStartRefused is wrapped by the error of a crawl whose start URL
@@ -231,6 +232,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	}
 	r.wg.Wait()
 	r.sum.Elapsed = time.Since(begin)
+	r.sum.Seconds = r.sum.Elapsed.Seconds()
 	return &r.sum, nil
 }
 
@@ -417,7 +419,7 @@ func (r *run) visit(it item) {
 		return nil
 	}}
 	if r.c.Stash != nil {
-		req.ETag, req.LastModified, _ = r.c.Stash.Validators(ctx, it.url)
+		req.ETag, req.LastModified, _ = r.c.Stash.Validators(ctx, r.o.Source, it.url)
 	}
 	resp, err := r.c.Client.Get(ctx, req)
 	release(delay)
@@ -478,7 +480,7 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
 		r.mu.Unlock()
 		if r.c.Stash != nil {
 			r.c.Stash.Touch(ctx, it.url, time.Now())
-			for _, l := range r.c.Stash.Links(ctx, it.url) {
+			for _, l := range r.c.Stash.Links(ctx, r.o.Source, it.url) {
 				r.add(item{url: l, depth: it.depth + 1}, it.url)
 			}
 		}

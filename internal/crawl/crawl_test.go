@@ -645,3 +645,18 @@ func TestCrawlReviewFindings(t *testing.T) {
 		}
 	})
 }
+
+func TestCrawlUnderANewSourceName(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home", "/a"), etag: `"h"`})
+	s.set("/a", page{body: html("A"), etag: `"a"`})
+	c, st := crawler(t)
+	c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "first", NoSitemaps: true}, nil)
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "second", NoSitemaps: true}, nil)
+	if err != nil || sum.Stored != 2 {
+		t.Errorf("second source: %+v, %v; want both pages stored under it", sum, err)
+	}
+	if list, _ := st.List(t.Context(), "second"); len(list) != 2 {
+		t.Errorf("second source lists %d pages", len(list))
+	}
+}

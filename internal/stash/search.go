@@ -3,6 +3,7 @@ package stash
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -16,6 +17,9 @@ type Query struct {
 	Source string // only this source, if set
 	Limit  int    // 0 means 10
 }
+
+// ErrEmptyQuery is returned for a query without a word to look for.
+var ErrEmptyQuery = errors.New("stash: nothing to search for")
 
 // Hit is one search result, best first.
 type Hit struct {
@@ -34,7 +38,7 @@ type Hit struct {
 func (s *Stash) Search(ctx context.Context, q Query) ([]Hit, error) {
 	match := ftsQuery(q.Text)
 	if match == "" {
-		return nil, fmt.Errorf("stash: nothing to search for in %q", q.Text)
+		return nil, fmt.Errorf("%w in %q", ErrEmptyQuery, q.Text)
 	}
 	if q.Limit <= 0 {
 		q.Limit = 10

@@ -333,17 +333,19 @@ func (s *Stash) drop(ctx context.Context, url string) error {
 	return tx.Commit()
 }
 
-// Validators returns the stored ETag and Last-Modified of a URL, for a
-// conditional re-fetch.
-func (s *Stash) Validators(ctx context.Context, url string) (etag, lastModified string, ok bool) {
-	err := s.db.QueryRowContext(ctx, `SELECT etag, last_modified FROM docs WHERE url = ? AND state = 'ok'`, url).Scan(&etag, &lastModified)
+// Validators returns the stored ETag and Last-Modified of a URL in a
+// source, for a conditional re-fetch. A URL stored under another source
+// has none here: that source's copy must not stand for this one's.
+func (s *Stash) Validators(ctx context.Context, source, url string) (etag, lastModified string, ok bool) {
+	err := s.db.QueryRowContext(ctx, `SELECT etag, last_modified FROM docs WHERE url = ? AND source = ? AND state = 'ok'`, url, source).Scan(&etag, &lastModified)
 	return etag, lastModified, err == nil
 }
 
-// Links returns the links recorded for a URL's page by the last crawl.
-func (s *Stash) Links(ctx context.Context, url string) []string {
+// Links returns the links recorded for a URL's page in a source by the
+// last crawl.
+func (s *Stash) Links(ctx context.Context, source, url string) []string {
 	var links string
-	if err := s.db.QueryRowContext(ctx, `SELECT links FROM docs WHERE url = ?`, url).Scan(&links); err != nil || links == "" {
+	if err := s.db.QueryRowContext(ctx, `SELECT links FROM docs WHERE url = ? AND source = ?`, url, source).Scan(&links); err != nil || links == "" {
 		return nil
 	}
 	return strings.Split(links, "\n")

@@ -161,7 +161,7 @@ func TestPutGetSearch(t *testing.T) {
 	if !info2.ModTime().Equal(info.ModTime()) {
 		t.Errorf("unchanged snapshot rewritten")
 	}
-	if etag, _, ok := s.Validators(ctx, tides.URL); !ok || etag != `"v2"` {
+	if etag, _, ok := s.Validators(ctx, "docs", tides.URL); !ok || etag != `"v2"` {
 		t.Errorf("validators not updated: %q", etag)
 	}
 
