@@ -11,16 +11,24 @@ import (
 // TestCrawlAndSearch runs the README's offline example: crawl the example
 // site, served on loopback, into a fresh stash, then search, show, list,
 // reindex and remove.
-func TestCrawlAndSearch(t *testing.T) {
-	var robotsHits int
+// exampleSite serves the offline example's site on loopback and counts its
+// robots.txt requests.
+func exampleSite(t *testing.T) (*httptest.Server, *int) {
+	t.Helper()
+	robotsHits := new(int)
 	files := http.FileServer(http.Dir("../../examples/offline/site"))
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
-			robotsHits++
+			*robotsHits++
 		}
 		files.ServeHTTP(w, r)
 	}))
-	defer s.Close()
+	t.Cleanup(s.Close)
+	return s, robotsHits
+}
+
+func TestCrawlAndSearch(t *testing.T) {
+	s, robotsHits := exampleSite(t)
 	stash := t.TempDir()
 	base := []string{"--stash", stash, "--allow-net", "127.0.0.1/32"}
 	args := func(a ...string) []string { return append(append([]string{}, a...), base...) }
@@ -32,8 +40,8 @@ func TestCrawlAndSearch(t *testing.T) {
 	if !strings.Contains(stderr, "drafts/estuaries.html: robots: disallowed by line 3") {
 		t.Errorf("the skipped draft is not reported with its rule:\n%s", stderr)
 	}
-	if robotsHits != 1 {
-		t.Errorf("robots.txt fetched %d times", robotsHits)
+	if *robotsHits != 1 {
+		t.Errorf("robots.txt fetched %d times", *robotsHits)
 	}
 
 	code, out, _ = run(t, "", args("search", "rip", "current")...)

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,15 +9,7 @@ import (
 
 func TestAddAndSync(t *testing.T) {
 	t.Setenv("HEED_STASH", "") // the config names the stash
-	var robotsHits int
-	files := http.FileServer(http.Dir("../../examples/offline/site"))
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/robots.txt" {
-			robotsHits++
-		}
-		files.ServeHTTP(w, r)
-	}))
-	defer s.Close()
+	s, robotsHits := exampleSite(t)
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "config.yaml")
 	os.WriteFile(conf, []byte("# my sources\nallow_net: [127.0.0.1/32] # the test site\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
@@ -46,12 +36,12 @@ func TestAddAndSync(t *testing.T) {
 		t.Errorf("sync unknown: exit %d, %s", code, stderr)
 	}
 	// respect_robots: false in the config makes no robots.txt request.
-	before := robotsHits
+	before := *robotsHits
 	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash2")+"\nsources:\n  tide:\n    url: "+s.URL+"/\n    respect_robots: false\n    delay: 0s\n"), 0o644)
 	if code, out, _ := run(t, "", append([]string{"sync", "tide"}, base...)...); code != 0 || !strings.Contains(out, "5 stored") {
 		t.Errorf("sync without robots: exit %d\n%s", code, out)
 	}
-	if robotsHits != before {
+	if *robotsHits != before {
 		t.Errorf("robots.txt requested with respect_robots: false")
 	}
 }

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/heedhq/heed/internal/atomicfile"
 )
 
 // Config is heed's configuration.
@@ -245,7 +247,7 @@ func (c *Config) AddSource(name string, s *Source) error {
 	if err := enc.Encode(c.doc); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	if err := writeAtomic(c.path, buf.Bytes()); err != nil {
+	if err := atomicfile.Write(c.path, buf.Bytes()); err != nil {
 		return &Error{File: c.path, Msg: "writing: " + err.Error()}
 	}
 	c.prefix = nil
@@ -285,29 +287,6 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
-}
-
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".config-*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }
 
 // validURL checks a source URL.

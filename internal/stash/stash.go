@@ -22,6 +22,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/heedhq/heed/internal/atomicfile"
 )
 
 // ErrNotFound is returned when no snapshot has the URL or ID asked for.
@@ -139,7 +141,7 @@ const reindexMarker = ".heed/reindexing"
 // sweep removes temporary files that a killed write left behind.
 func (s *Stash) sweep() {
 	filepath.WalkDir(s.dir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), ".heed-") && strings.HasSuffix(d.Name(), ".tmp") {
+		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), atomicfile.TempPrefix) && strings.HasSuffix(d.Name(), ".tmp") {
 			os.Remove(path)
 		}
 		return nil
@@ -217,7 +219,7 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 		return false, fmt.Errorf("stash: %w", err)
 	}
 	// 2. Write the file.
-	if err := writeFileAtomic(filepath.Join(s.dir, filepath.FromSlash(path)), encode(snap)); err != nil {
+	if err := atomicfile.Write(filepath.Join(s.dir, filepath.FromSlash(path)), encode(snap)); err != nil {
 		return false, fmt.Errorf("stash: writing %s: %w", path, err)
 	}
 	if oldPath != "" && oldPath != path {
