@@ -126,11 +126,15 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 				return nil, err
 			}
 		}
-		if err := s.settle(ctx); err != nil {
+		pending, err := s.settleCount(ctx)
+		if err != nil {
 			s.Close()
 			return nil, err
 		}
-		s.sweep()
+		if pending > 0 {
+			// A write was cut short, and may have left its temporary file.
+			s.sweep()
+		}
 	}
 	return s, nil
 }
@@ -257,9 +261,15 @@ func (s *Stash) index(ctx context.Context, snap *Snapshot) error {
 
 // settle makes pending rows agree with the files.
 func (s *Stash) settle(ctx context.Context) error {
+	_, err := s.settleCount(ctx)
+	return err
+}
+
+// settleCount settles pending rows and says how many there were.
+func (s *Stash) settleCount(ctx context.Context) (int, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT url, path, hash, state FROM docs WHERE state != 'ok'`)
 	if err != nil {
-		return fmt.Errorf("stash: %w", err)
+		return 0, fmt.Errorf("stash: %w", err)
 	}
 	type pending struct{ url, path, hash, state string }
 	var ps []pending
@@ -267,7 +277,7 @@ func (s *Stash) settle(ctx context.Context) error {
 		var p pending
 		if err := rows.Scan(&p.url, &p.path, &p.hash, &p.state); err != nil {
 			rows.Close()
-			return fmt.Errorf("stash: %w", err)
+			return 0, fmt.Errorf("stash: %w", err)
 		}
 		ps = append(ps, p)
 	}
@@ -276,10 +286,10 @@ func (s *Stash) settle(ctx context.Context) error {
 		file := filepath.Join(s.dir, filepath.FromSlash(p.path))
 		if p.state == "removing" {
 			if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("stash: %w", err)
+				return 0, fmt.Errorf("stash: %w", err)
 			}
 			if err := s.drop(ctx, p.url); err != nil {
-				return err
+				return 0, err
 			}
 			continue
 		}
@@ -288,20 +298,20 @@ func (s *Stash) settle(ctx context.Context) error {
 			// The write never reached the file: the file as it is (or its
 			// absence) is the truth.
 			if err := s.drop(ctx, p.url); err != nil {
-				return err
+				return 0, err
 			}
 			if err == nil && snap.URL != "" {
 				if err := s.restore(ctx, snap, p.path); err != nil {
-					return err
+					return 0, err
 				}
 			}
 			continue
 		}
 		if err := s.restore(ctx, snap, p.path); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return len(ps), nil
 }
 
 // restore indexes a snapshot read from its file.
