@@ -27,6 +27,7 @@ type stats struct {
 }
 
 type selector struct {
+	weights   map[*html.Node]float64 // classWeight, remembered
 	skip      func(*html.Node) bool
 	stats     map[*html.Node]*stats
 	bodyProse int  // the text of the page that is not links
@@ -59,6 +60,9 @@ var (
 
 // classTokens splits an element's class and id into lower-case words.
 func classTokens(n *html.Node) []string {
+	if attr(n, "class") == "" && attr(n, "id") == "" {
+		return nil
+	}
 	return strings.FieldsFunc(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), func(r rune) bool {
 		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
 	})
@@ -88,6 +92,20 @@ func classWeight(n *html.Node) float64 {
 	if hasWord(tokens, positiveWords) {
 		w += 25
 	}
+	return w
+}
+
+// weight is classWeight, remembered per element: scoring, cleaning and
+// sibling choice all ask.
+func (s *selector) weight(n *html.Node) float64 {
+	if w, ok := s.weights[n]; ok {
+		return w
+	}
+	if s.weights == nil {
+		s.weights = map[*html.Node]float64{}
+	}
+	w := classWeight(n)
+	s.weights[n] = w
 	return w
 }
 
@@ -208,7 +226,7 @@ func (s *selector) clutter(n *html.Node) bool {
 	if st == nil {
 		return false
 	}
-	weight := classWeight(n)
+	weight := s.weight(n)
 	switch n.DataAtom {
 	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Table, atom.Form, atom.Header:
 	case atom.P:
@@ -305,7 +323,7 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	var order []*html.Node
 	give := func(n *html.Node, v float64) {
 		if _, ok := scores[n]; !ok {
-			scores[n] = tagWeight(n) + classWeight(n)
+			scores[n] = tagWeight(n) + s.weight(n)
 			order = append(order, n)
 		}
 		scores[n] += v
@@ -412,7 +430,7 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 		}
 		sc, scored := scores[sib]
 		switch {
-		case scored && sc >= threshold && classWeight(sib) >= 0:
+		case scored && sc >= threshold && s.weight(sib) >= 0:
 			out = append(out, sib)
 		case sib.DataAtom == atom.P || sib.DataAtom == atom.Pre || sib.DataAtom == atom.Blockquote || sib.DataAtom == atom.Ul || sib.DataAtom == atom.Ol || sib.DataAtom == atom.Table:
 			if st.text >= 80 && st.linkDensity() < 0.25 || st.text > 0 && st.text < 80 && st.link == 0 && strings.ContainsAny(textOf(sib), ".!?。") {
