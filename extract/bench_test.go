@@ -1,7 +1,6 @@
 package extract
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 )
@@ -23,7 +22,7 @@ func BenchmarkExtract(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, p := range pages {
-			if _, err := Extract(bytes.NewReader(p), Options{URL: "https://example.com/"}); err != nil {
+			if _, err := ExtractBytes(p, Options{URL: "https://example.com/"}); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -67,6 +67,12 @@ func Extract(r io.Reader, opts Options) (*Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("extract: read: %w", err)
 	}
+	return ExtractBytes(raw, opts)
+}
+
+// ExtractBytes is Extract for a page already in memory, which it does not
+// copy.
+func ExtractBytes(raw []byte, opts Options) (*Document, error) {
 	if len(raw) > MaxInputBytes {
 		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, MaxInputBytes)
 	}
@@ -76,16 +82,17 @@ func Extract(r io.Reader, opts Options) (*Document, error) {
 	}
 	// The charset: a byte order mark, then the Content-Type header, then
 	// the page's own <meta> declaration, then UTF-8 if the page is valid
-	// UTF-8, then a guess (as browsers do).
+	// UTF-8, then a guess (as browsers do). Valid UTF-8 that is declared
+	// or taken as UTF-8 is used as it is, without a copy.
 	var text []byte
-	if enc, _, certain := charset.DetermineEncoding(raw, opts.ContentType); certain || !utf8.Valid(raw) {
+	if enc, name, certain := charset.DetermineEncoding(raw, opts.ContentType); (certain && name != "utf-8") || !utf8.Valid(raw) {
 		if text, err = enc.NewDecoder().Bytes(raw); err != nil {
 			return nil, fmt.Errorf("extract: decoding: %w", err)
 		}
 	} else {
-		// Nothing declared a charset in the first kilobyte, and the page is
-		// valid UTF-8: it is UTF-8, whatever the guess from one kilobyte.
-		text = raw
+		// The page is valid UTF-8, declared so or with nothing declared in
+		// its first kilobyte: it is used as it is, less a byte order mark.
+		text = bytes.TrimPrefix(raw, []byte("\xEF\xBB\xBF"))
 	}
 	doc, err := html.Parse(bytes.NewReader(text))
 	if err != nil {

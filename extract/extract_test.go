@@ -26,7 +26,7 @@ func TestCharsets(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
-		if !strings.Contains(doc.Markdown, tt.want) || !utf8.ValidString(doc.Markdown) {
+		if !strings.Contains(doc.Markdown, tt.want) || !utf8.ValidString(doc.Markdown) || strings.ContainsRune(doc.Markdown, '\ufeff') {
 			t.Errorf("%s: got %q, want it to contain %q", tt.name, doc.Markdown, tt.want)
 		}
 	}

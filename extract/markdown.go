@@ -804,9 +804,9 @@ func allDigits(s string) bool {
 }
 
 // escapeURL keeps a URL from ending its Markdown link early.
-func escapeURL(s string) string {
-	return strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E").Replace(s)
-}
+func escapeURL(s string) string { return urlEscaper.Replace(s) }
+
+var urlEscaper = strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E")
 
 // startSpace and endSpace report whether s starts or ends with white
 // space, no-break spaces included (strings.Fields drops those too).

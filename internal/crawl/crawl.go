@@ -5,7 +5,6 @@
 package crawl
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -496,7 +495,7 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
 		r.skip(it, ReasonType, "Content-Type "+ct)
 		return
 	}
-	doc, err := extract.Extract(bytes.NewReader(resp.Body), extract.Options{URL: final, ContentType: ct})
+	doc, err := extract.ExtractBytes(resp.Body, extract.Options{URL: final, ContentType: ct})
 	if err != nil {
 		r.fail(it, err)
 		return
