@@ -108,29 +108,7 @@ func peakHeap() (stop func() float64) {
 func BenchmarkCrawl(b *testing.B) {
 	const n = 2000
 	site := testSite(b, n)
-	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
-
-	b.Run("heed", func(b *testing.B) {
-		for b.Loop() {
-			st, err := stash.Open(b.Context(), b.TempDir())
-			if err != nil {
-				b.Fatal(err)
-			}
-			c := &crawl.Crawler{Client: fetch.New(fetch.Config{AllowNets: loopback}), Stash: st, Agent: "heed"}
-			runtime.GC()
-			stop := peakHeap()
-			start := time.Now()
-			sum, err := c.Crawl(b.Context(), crawl.Options{Start: site.URL + "/p/0", MaxPages: n, MaxDepth: 100, NoSitemaps: true, Hosts: 1}, nil)
-			elapsed := time.Since(start)
-			peak := stop()
-			st.Close()
-			if err != nil || sum.Stored+sum.Unchanged < n*9/10 {
-				b.Fatalf("crawl: %+v, %v", sum, err)
-			}
-			b.ReportMetric(float64(sum.Stored+sum.Unchanged)/elapsed.Seconds(), "pages/s")
-			b.ReportMetric(peak, "peak-MB")
-		}
-	})
+	b.Run("heed", func(b *testing.B) { crawlHeed(b, site, n) })
 	b.Run("colly", func(b *testing.B) {
 		for b.Loop() {
 			var visited atomic.Int32
@@ -149,6 +127,39 @@ func BenchmarkCrawl(b *testing.B) {
 			b.ReportMetric(peak, "peak-MB")
 		}
 	})
+}
+
+// crawlHeed crawls the site's n pages with heed into a fresh stash.
+func crawlHeed(b *testing.B, site *httptest.Server, n int) {
+	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+	for b.Loop() {
+		st, err := stash.Open(b.Context(), b.TempDir())
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := &crawl.Crawler{Client: fetch.New(fetch.Config{AllowNets: loopback}), Stash: st, Agent: "heed"}
+		runtime.GC()
+		stop := peakHeap()
+		start := time.Now()
+		sum, err := c.Crawl(b.Context(), crawl.Options{Start: site.URL + "/p/0", MaxPages: n, MaxDepth: 100, NoSitemaps: true, Hosts: 1}, nil)
+		elapsed := time.Since(start)
+		peak := stop()
+		st.Close()
+		if err != nil || sum.Stored+sum.Unchanged < n*9/10 {
+			b.Fatalf("crawl: %+v, %v", sum, err)
+		}
+		b.ReportMetric(float64(sum.Stored+sum.Unchanged)/elapsed.Seconds(), "pages/s")
+		b.ReportMetric(peak, "peak-MB")
+	}
+}
+
+// BenchmarkCrawl10k crawls a 10,000-page site with heed alone, for its
+// peak heap (goal: under 150 MB).
+//
+//	go test -run '^$' -bench Crawl10k -benchtime 1x
+func BenchmarkCrawl10k(b *testing.B) {
+	const n = 10_000
+	crawlHeed(b, testSite(b, n), n)
 }
 
 // BenchmarkSearch measures search latency on a stash of 50,000 snapshots
