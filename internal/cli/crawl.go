@@ -173,6 +173,11 @@ func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error 
 	if err == nil && sum.Stored >= 100 {
 		st.Optimize(cmd.Context()) // many new pages: merge the index for faster searches
 	}
+	if err == nil {
+		if lerr := st.AppendLog(logEntry(o, sum, progress.skips, time.Now())); lerr != nil {
+			fmt.Fprintf(e.stderr, "heed: %v\n", lerr)
+		}
+	}
 	if cmd.Context().Err() != nil {
 		return &exitError{code: ExitFailed, err: errors.New("crawl interrupted; what was stored is in the stash, and crawling again picks up where this left off")}
 	}
@@ -190,7 +195,7 @@ func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error 
 			Stash string `json:"stash"`
 		}{"summary", o.Source, sum, st.Dir()})
 	}
-	fmt.Fprint(e.stdout, summaryText(sum, st.Dir(), o.Source))
+	fmt.Fprintf(e.stdout, "%sstash: %s (source %q)\n", summaryText(sum), st.Dir(), o.Source)
 	return nil
 }
 
@@ -203,7 +208,8 @@ func defaultSource(start string) string {
 	return "web"
 }
 
-func summaryText(s *crawl.Summary, dir, source string) string {
+// summaryText says what a crawl came to, in two lines.
+func summaryText(s *crawl.Summary) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d stored, %d unchanged, %d failed", s.Stored, s.Unchanged, s.Failed)
 	skipped := 0
@@ -218,7 +224,27 @@ func summaryText(s *crawl.Summary, dir, source string) string {
 	}
 	fmt.Fprintf(&b, " in %s\n", s.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(&b, "%s\n", s.Robots)
-	fmt.Fprintf(&b, "stash: %s (source %q)\n", dir, source)
+	return b.String()
+}
+
+// maxLogged is how many skipped and failed URLs a crawl's log entry lists.
+const maxLogged = 500
+
+// logEntry is a crawl's entry in the stash's log: when, what, the summary,
+// and the URLs it skipped (other than those out of scope) or failed.
+func logEntry(o crawl.Options, s *crawl.Summary, skips []crawl.Event, at time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s: crawl of %s into %s\n\n", at.UTC().Format(time.RFC3339), o.Start, o.Source)
+	b.WriteString(summaryText(s))
+	if len(skips) > 0 {
+		b.WriteString("\n")
+		for _, ev := range skips {
+			fmt.Fprintf(&b, "- %s %s: %s: %s\n", ev.Kind, ev.URL, ev.Reason, ev.Detail)
+		}
+		if len(skips) == maxLogged {
+			fmt.Fprintf(&b, "- (only the first %d are listed)\n", maxLogged)
+		}
+	}
 	return b.String()
 }
 
@@ -231,6 +257,7 @@ type progress struct {
 	terminal bool
 	mu       sync.Mutex
 	counts   map[crawl.Kind]int
+	skips    []crawl.Event // skipped and failed URLs, for the stash's log
 }
 
 func (e *env) progress(jsonOut bool) *progress {
@@ -247,6 +274,9 @@ func (p *progress) event(ev crawl.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts[ev.Kind]++
+	if (ev.Kind == crawl.Skipped && ev.Reason != crawl.ReasonScope || ev.Kind == crawl.Failed) && len(p.skips) < maxLogged {
+		p.skips = append(p.skips, ev)
+	}
 	if p.json {
 		writeJSON(p.e.stdout, ev)
 		return

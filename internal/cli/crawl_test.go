@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -44,6 +46,11 @@ func TestCrawlAndSearch(t *testing.T) {
 		t.Errorf("robots.txt fetched %d times", *robotsHits)
 	}
 
+	logData, err := os.ReadFile(filepath.Join(stash, "log.md"))
+	if err != nil || !strings.Contains(string(logData), "crawl of "+s.URL+"/ into tidewater") ||
+		!strings.Contains(string(logData), "drafts/estuaries.html: robots: disallowed by line 3") {
+		t.Errorf("the stash's log.md lacks the crawl or its skipped URL: %v\n%s", err, logData)
+	}
 	code, out, _ = run(t, "", args("search", "rip", "current")...)
 	if code != 0 || !strings.Contains(out, "Safety at the shore") || !strings.Contains(out, "**rip**") {
 		t.Errorf("search: exit %d\n%s", code, out)
