@@ -225,7 +225,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 			Hint: "to crawl it anyway, pass --no-robots (respect_robots: false in the config)"}
 	}
 
-	r.add(item{url: start, depth: 0}, "")
+	r.add(item{url: start, depth: 0})
 	if !o.NoSitemaps {
 		r.sitemaps(su)
 	}
@@ -254,9 +254,9 @@ func ScheduledLoader(client *fetch.Client, sched *Schedule, delay time.Duration)
 	}
 }
 
-// add queues a URL found at depth (from page from, for messages), unless
+// add queues a URL at its depth, unless
 // it was seen or is out of scope, and starts a worker for its host.
-func (r *run) add(it item, from string) {
+func (r *run) add(it item) {
 	u, err := url.Parse(it.url)
 	if err != nil {
 		return
@@ -295,14 +295,10 @@ func (r *run) worker(host string) {
 	defer r.wg.Done()
 	select {
 	case r.tokens <- struct{}{}:
+		defer func() { <-r.tokens }()
 	case <-r.ctx.Done():
+		// The crawl is over: the loop below skips what is queued.
 	}
-	defer func() {
-		select {
-		case <-r.tokens:
-		default:
-		}
-	}()
 	for {
 		r.mu.Lock()
 		q := r.queues[host]
@@ -399,7 +395,7 @@ func (r *run) visit(it item) {
 			// queued for it, not fetched on this host's turn.
 			refused = &redirectRefusal{to: next, reason: ReasonRedirect, detail: "another host; queued"}
 			if n, err := Normalize(next); err == nil {
-				r.add(item{url: n, depth: it.depth}, it.url)
+				r.add(item{url: n, depth: it.depth})
 			}
 			return refused
 		}
@@ -480,7 +476,7 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
 		if r.c.Stash != nil {
 			r.c.Stash.Touch(ctx, it.url, time.Now())
 			for _, l := range r.c.Stash.Links(ctx, r.o.Source, it.url) {
-				r.add(item{url: l, depth: it.depth + 1}, it.url)
+				r.add(item{url: l, depth: it.depth + 1})
 			}
 		}
 		r.report(Event{Kind: Unchanged, URL: it.url, Depth: it.depth, Delay: delay.String()})
@@ -516,7 +512,7 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
 				if !dir.NoFollow {
 					links = append(links, n)
 				}
-				r.add(item{url: n, depth: it.depth + 1}, final)
+				r.add(item{url: n, depth: it.depth + 1})
 			}
 		}
 	}
@@ -657,7 +653,7 @@ func (r *run) sitemaps(start *url.URL) {
 		}
 		for _, p := range parsed.Pages {
 			if n, err := Normalize(resolve(sm, p.Loc)); err == nil {
-				r.add(item{url: n, depth: 1, lastmod: p.LastMod}, sm)
+				r.add(item{url: n, depth: 1, lastmod: p.LastMod})
 			}
 		}
 	}
