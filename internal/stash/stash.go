@@ -203,7 +203,7 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 		return false, fmt.Errorf("stash: %w", err)
 	case oldHash == snap.Hash && oldPath == path && oldState == "ok":
 		_, err := s.db.ExecContext(ctx, `UPDATE docs SET fetched_at = ?, etag = ?, last_modified = ?, links = ? WHERE url = ?`,
-			formatTime(snap.FetchedAt), snap.ETag, snap.LastModified, strings.Join(snap.Links, "\n"), snap.URL)
+			formatTime(snap.FetchedAt), snap.ETag, snap.LastModified, joinLinks(snap.Links), snap.URL)
 		if err != nil {
 			return false, fmt.Errorf("stash: %w", err)
 		}
@@ -218,7 +218,7 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified,
 			links = excluded.links, state = 'writing'`,
 		snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
-		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, strings.Join(snap.Links, "\n"))
+		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, joinLinks(snap.Links))
 	if err != nil {
 		return false, fmt.Errorf("stash: %w", err)
 	}
@@ -347,9 +347,12 @@ func (s *Stash) drop(ctx context.Context, url string) error {
 
 // Validators returns the stored ETag and Last-Modified of a URL in a
 // source, for a conditional re-fetch. A URL stored under another source
-// has none here: that source's copy must not stand for this one's.
+// has none here: that source's copy must not stand for this one's. Nor
+// has a page whose links the index does not know (an index rebuilt from
+// the files alone, which do not hold them): a "not modified" answer would
+// leave the crawl nothing to follow, so such a page is fetched whole.
 func (s *Stash) Validators(ctx context.Context, source, url string) (etag, lastModified string, ok bool) {
-	err := s.db.QueryRowContext(ctx, `SELECT etag, last_modified FROM docs WHERE url = ? AND source = ? AND state = 'ok'`, url, source).Scan(&etag, &lastModified)
+	err := s.db.QueryRowContext(ctx, `SELECT etag, last_modified FROM docs WHERE url = ? AND source = ? AND state = 'ok' AND links != ''`, url, source).Scan(&etag, &lastModified)
 	return etag, lastModified, err == nil
 }
 
@@ -357,10 +360,25 @@ func (s *Stash) Validators(ctx context.Context, source, url string) (etag, lastM
 // last crawl.
 func (s *Stash) Links(ctx context.Context, source, url string) []string {
 	var links string
-	if err := s.db.QueryRowContext(ctx, `SELECT links FROM docs WHERE url = ? AND source = ?`, url, source).Scan(&links); err != nil || links == "" {
+	if err := s.db.QueryRowContext(ctx, `SELECT links FROM docs WHERE url = ? AND source = ?`, url, source).Scan(&links); err != nil {
 		return nil
 	}
-	return strings.Split(links, "\n")
+	return strings.Fields(links)
+}
+
+// joinLinks is how links are kept in the index: each followed by a
+// newline, so that a page known to have none ("\n") differs from a page
+// whose links are not known ("").
+func joinLinks(links []string) string {
+	var b strings.Builder
+	for _, l := range links {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	if b.Len() == 0 {
+		return "\n"
+	}
+	return b.String()
 }
 
 // Touch records that a URL was found unchanged (a 304) at a time.
@@ -489,12 +507,18 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
 		return 0, fmt.Errorf("stash: %w", err)
 	}
+	// The links a crawl follows are crawl state, kept in the index and not
+	// in the files: carry over what the old index knew.
+	links, err := s.allLinks(ctx)
+	if err != nil {
+		return 0, err
+	}
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM fts; DELETE FROM docs;`); err != nil {
 		return 0, fmt.Errorf("stash: %w", err)
 	}
 	n := 0
 	var bad []string
-	err := filepath.WalkDir(s.dir, func(path string, d os.DirEntry, err error) error {
+	err = filepath.WalkDir(s.dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -513,6 +537,11 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 		if err := s.restore(ctx, snap, filepath.ToSlash(rel)); err != nil {
 			return err
 		}
+		if l := links[snap.URL]; l != "" {
+			if _, err := s.db.ExecContext(ctx, `UPDATE docs SET links = ? WHERE url = ?`, l, snap.URL); err != nil {
+				return fmt.Errorf("stash: %w", err)
+			}
+		}
 		n++
 		return nil
 	})
@@ -527,6 +556,24 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 		return n, fmt.Errorf("%w: %d files were skipped, such as %s", errNotSnapshots, len(bad), bad[0])
 	}
 	return n, nil
+}
+
+// allLinks returns the links the index holds, by URL.
+func (s *Stash) allLinks(ctx context.Context) (map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT url, links FROM docs WHERE links != ''`)
+	if err != nil {
+		return nil, fmt.Errorf("stash: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var u, l string
+		if err := rows.Scan(&u, &l); err != nil {
+			return nil, fmt.Errorf("stash: %w", err)
+		}
+		out[u] = l
+	}
+	return out, rows.Err()
 }
 
 // errNotSnapshots is wrapped by Reindex's error when some Markdown files

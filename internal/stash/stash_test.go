@@ -262,6 +262,41 @@ func TestReindex(t *testing.T) {
 	}
 }
 
+// TestReindexKeepsLinks: the links a re-crawl follows from an unchanged
+// page live only in the index; a reindex keeps them, and an index rebuilt
+// without them gives no validators, so the page is fetched whole.
+func TestReindexKeepsLinks(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := t.Context()
+	p := snap("https://e.com/a", "A", "Body")
+	p.ETag, p.Links = `"1"`, []string{"https://e.com/b", "https://e.com/c"}
+	if _, err := s.Put(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Links(ctx, "docs", p.URL); strings.Join(got, " ") != "https://e.com/b https://e.com/c" {
+		t.Errorf("links after reindex: %q", got)
+	}
+	if etag, _, ok := s.Validators(ctx, "docs", p.URL); !ok || etag != `"1"` {
+		t.Errorf("validators after reindex: %q, %v", etag, ok)
+	}
+	s.Close()
+	os.Remove(filepath.Join(dir, indexFile))
+	s = open(t, dir)
+	if _, err := s.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, ok := s.Validators(ctx, "docs", p.URL); ok {
+		t.Errorf("validators given though the rebuilt index lost the page's links")
+	}
+	if _, err := s.Get(ctx, p.URL); err != nil {
+		t.Errorf("page lost: %v", err)
+	}
+}
+
 // TestSecondOpenerDoesNotSettle opens a stash while another opener writes
 // it: the second can read but not write, and never takes the first's
 // writes under way for a crash's leftovers.
