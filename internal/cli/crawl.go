@@ -181,12 +181,21 @@ func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error 
 	if cmd.Context().Err() != nil {
 		return &exitError{code: ExitFailed, err: errors.New("crawl interrupted; what was stored is in the stash, and crawling again picks up where this left off")}
 	}
+	if errors.Is(err, crawl.ErrStash) {
+		e.printSummary(o, sum, st, jsonOut)
+		return &exitError{code: ExitFailed, err: fmt.Errorf("crawl stopped: %w; what was stored before is intact, and crawling again once the stash can be written picks up from there", err)}
+	}
 	if err != nil {
 		if errors.Is(err, crawl.ErrStartRefused) || heed.KindOf(err) == heed.Invalid {
 			return &exitError{code: ExitUsage, err: err}
 		}
 		return &exitError{code: ExitFailed, err: err}
 	}
+	return e.printSummary(o, sum, st, jsonOut)
+}
+
+// printSummary prints what a crawl came to.
+func (e *env) printSummary(o crawl.Options, sum *crawl.Summary, st *stash.Stash, jsonOut bool) error {
 	if jsonOut {
 		return writeJSON(e.stdout, struct {
 			Event  string `json:"event"`
@@ -195,8 +204,8 @@ func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error 
 			Stash string `json:"stash"`
 		}{"summary", o.Source, sum, st.Dir()})
 	}
-	fmt.Fprintf(e.stdout, "%sstash: %s (source %q)\n", summaryText(sum), st.Dir(), o.Source)
-	return nil
+	_, err := fmt.Fprintf(e.stdout, "%sstash: %s (source %q)\n", summaryText(sum), st.Dir(), o.Source)
+	return err
 }
 
 // defaultSource names a source after its start URL's host.

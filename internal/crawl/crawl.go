@@ -120,6 +120,7 @@ const (
 	ReasonScope    = "scope"    // out of the crawl's scope
 	ReasonLimit    = "limit"    // max_pages or max_depth reached
 	ReasonDeadline = "deadline" // the crawl's deadline came first
+	ReasonStopped  = "stopped"  // the crawl stopped for a failure (ErrStash)
 	ReasonDup      = "duplicate"
 	ReasonType     = "not-html"
 	ReasonRedirect = "redirect" // redirected to another host, whose queue takes the target
@@ -166,12 +167,19 @@ type run struct {
 	tokens  chan struct{} // hosts crawled at once
 	procs   chan struct{} // pages extracted and stored at once
 	ctx     context.Context
+	stop    context.CancelCauseFunc // ends the crawl early, with why
 }
 
+// ErrStash is wrapped by Crawl's error when the stash could not be
+// written (a full disk, say): the crawl stops at the first such failure
+// rather than fetch pages it cannot keep. What was stored before stays.
+var ErrStash = errors.New("the stash could not be written")
+
 // Crawl crawls from o.Start and reports every URL's fate to emit (which may
-// be nil). It fails only when the crawl cannot start: a bad start URL, or a
+// be nil). It fails when the crawl cannot start: a bad start URL, or a
 // start URL that robots.txt refuses (ErrStartRefused, with the rule or the
-// cause and how to opt out).
+// cause and how to opt out); and when the stash cannot be written
+// (ErrStash), with the summary of what was done until then.
 func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summary, error) {
 	o.fill()
 	begin := time.Now()
@@ -212,6 +220,8 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	r.sum.Robots = r.policy.String()
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
+	ctx, r.stop = context.WithCancelCause(ctx)
+	defer r.stop(nil)
 	r.ctx = ctx
 
 	// The start URL must be allowed: a crawl refused at its door fails,
@@ -232,6 +242,9 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	r.wg.Wait()
 	r.sum.Elapsed = time.Since(begin)
 	r.sum.Seconds = r.sum.Elapsed.Seconds()
+	if err := context.Cause(ctx); errors.Is(err, ErrStash) {
+		return &r.sum, err
+	}
 	return &r.sum, nil
 }
 
@@ -312,11 +325,19 @@ func (r *run) worker(host string) {
 		r.queued--
 		r.mu.Unlock()
 		if r.ctx.Err() != nil {
-			r.skip(it, ReasonDeadline, "the crawl stopped: "+context.Cause(r.ctx).Error())
+			r.skip(it, r.stopReason(), "the crawl stopped: "+context.Cause(r.ctx).Error())
 			continue
 		}
 		r.visit(it)
 	}
+}
+
+// stopReason is why URLs still queued when the crawl ended were skipped.
+func (r *run) stopReason() string {
+	if errors.Is(context.Cause(r.ctx), ErrStash) {
+		return ReasonStopped
+	}
+	return ReasonDeadline
 }
 
 func (r *run) count(kind Kind, reason string) {
@@ -378,7 +399,10 @@ func (r *run) visit(it item) {
 	delay := r.delayFor(it.url)
 	release, err := r.sched.Acquire(ctx, u.Host)
 	if err != nil {
-		r.skip(it, ReasonDeadline, err.Error())
+		if cause := context.Cause(ctx); cause != nil {
+			err = cause
+		}
+		r.skip(it, r.stopReason(), "the crawl stopped: "+err.Error())
 		return
 	}
 	// Every redirect hop answers to scope and robots.txt before it is
@@ -563,6 +587,9 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
 	}
 	changed, err := r.c.Stash.Put(ctx, snap)
 	switch {
+	case err != nil && ctx.Err() == nil:
+		r.fail(it, err)
+		r.stop(fmt.Errorf("%w: %w", ErrStash, err))
 	case err != nil:
 		r.fail(it, err)
 	case changed:

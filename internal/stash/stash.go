@@ -205,7 +205,7 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 		_, err := s.db.ExecContext(ctx, `UPDATE docs SET fetched_at = ?, etag = ?, last_modified = ?, links = ? WHERE url = ?`,
 			formatTime(snap.FetchedAt), snap.ETag, snap.LastModified, joinLinks(snap.Links), snap.URL)
 		if err != nil {
-			return false, fmt.Errorf("stash: %w", err)
+			return false, writeErr("recording "+path, err)
 		}
 		return false, nil
 	}
@@ -220,7 +220,7 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 		snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
 		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, joinLinks(snap.Links))
 	if err != nil {
-		return false, fmt.Errorf("stash: %w", err)
+		return false, writeErr("recording "+path, err)
 	}
 	// 2. Write the file.
 	if err := atomicfile.Write(filepath.Join(s.dir, filepath.FromSlash(path)), encode(snap)); err != nil {
@@ -229,11 +229,25 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	if oldPath != "" && oldPath != path {
 		os.Remove(filepath.Join(s.dir, filepath.FromSlash(oldPath)))
 	}
-	// 3. Settle the index.
+	// 3. Settle the index. Should this fail, the file is written and the
+	// row pending: the next Open indexes the file.
 	if err := s.index(ctx, snap); err != nil {
-		return false, err
+		return false, writeErr("indexing "+path, err)
 	}
 	return true, nil
+}
+
+// writeErr says which write failed, and, when the database's answer means
+// it, that the disk may be full.
+func writeErr(what string, err error) error {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		switch coded.Code() & 0xff {
+		case 10, 13: // SQLITE_IOERR, SQLITE_FULL
+			return fmt.Errorf("stash: %s: %w (is the disk full?)", what, err)
+		}
+	}
+	return fmt.Errorf("stash: %s: %w", what, err)
 }
 
 // index writes a snapshot's full-text entry and marks it settled.
