@@ -82,26 +82,38 @@ func (s *Stash) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("stash: search: %w", err)
 	}
-	words := queryWords(q.Text)
+	terms := queryTerms(q.Text)
 	for i, rowid := range rowids {
 		var body string
 		if err := s.db.QueryRowContext(ctx, `SELECT body FROM fts WHERE rowid = ?`, rowid).Scan(&body); err != nil {
 			return nil, fmt.Errorf("stash: search: %w", err)
 		}
-		out[i].Snippet = snippet(body, words, 16)
+		out[i].Snippet = snippet(body, terms, 16)
 	}
 	return out, nil
 }
 
-// queryWords are the words of a query, lower-cased and roughly stemmed,
-// for marking them in snippets.
-func queryWords(text string) []string {
-	var out []string
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }) {
-		out = append(out, stem(w))
+// queryTerms are the words of a query, lower-cased and roughly stemmed,
+// for marking them in snippets. A word of an unspaced script is a
+// sequence of its characters, all of which must stand side by side.
+func queryTerms(text string) [][]string {
+	var out [][]string
+	for _, w := range strings.Fields(strings.ToLower(text)) {
+		tokens := strings.FieldsFunc(segment(w), notWord)
+		if !strings.ContainsFunc(w, unspaced) {
+			for _, t := range tokens {
+				out = append(out, []string{stem(t)})
+			}
+			continue
+		}
+		if len(tokens) > 0 {
+			out = append(out, tokens)
+		}
 	}
 	return out
 }
+
+func notWord(r rune) bool { return !isWordRune(r) }
 
 // stem cuts the commonest English endings, so that "tides" marks "tide"
 // and "rising" marks "rise" in a snippet (the index itself stems properly).
@@ -114,47 +126,113 @@ func stem(w string) string {
 	return w
 }
 
-// snippet is the window of about n words of body around the first word
-// that matches the query, with the matching words in bold.
-func snippet(body string, words []string, n int) string {
-	fields := strings.Fields(body)
-	matches := func(f string) bool {
-		t := strings.ToLower(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) }))
-		for _, w := range words {
-			if w != "" && strings.HasPrefix(t, w) {
-				return true
+// piece is a word of an indexed body, as snippets cut it: joined is true
+// when it follows the one before without a space (characters of an
+// unspaced script, which the index separates with zero-width spaces).
+type piece struct {
+	text   string
+	joined bool
+}
+
+func pieces(body string) []piece {
+	var out []piece
+	joined := false
+	start := -1
+	for i, r := range body {
+		sep := unicode.IsSpace(r) || r == zwsp
+		switch {
+		case sep && start >= 0:
+			out = append(out, piece{body[start:i], joined})
+			start, joined = -1, r == zwsp
+		case sep:
+			joined = joined && r == zwsp
+		case start < 0:
+			start = i
+		}
+	}
+	if start >= 0 {
+		out = append(out, piece{body[start:], joined})
+	}
+	return out
+}
+
+// snippet is the window of about n words of body around the first place
+// that matches the query, with what matched in bold. A character of an
+// unspaced script counts as half a word.
+func snippet(body string, terms [][]string, n int) string {
+	ps := pieces(body)
+	core := func(f string) string {
+		return strings.TrimFunc(f, notWord)
+	}
+	marked := make([]bool, len(ps))
+	for i := range ps {
+		for _, term := range terms {
+			if i+len(term) > len(ps) {
+				continue
+			}
+			ok := true
+			for j, w := range term {
+				c := strings.ToLower(core(ps[i+j].text))
+				if (j > 0 && !ps[i+j].joined) || !strings.HasPrefix(c, w) || (len(term) > 1 && j < len(term)-1 && c != w) {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				for j := range term {
+					marked[i+j] = true
+				}
 			}
 		}
-		return false
 	}
 	first := 0
-	for i, f := range fields {
-		if matches(f) {
+	for i, m := range marked {
+		if m {
 			first = i
 			break
 		}
 	}
 	from := max(0, first-n/4)
-	to := min(len(fields), from+n)
+	for from > 0 && ps[from].joined && first-from < n/2 {
+		from-- // start a run of characters at its start, if near
+	}
+	to, budget := from, 2*n
+	for to < len(ps) && budget > 0 {
+		if ps[to].joined {
+			budget--
+		} else {
+			budget -= 2
+		}
+		to++
+	}
 	var b strings.Builder
 	if from > 0 {
 		b.WriteString("…")
 	}
 	for i := from; i < to; i++ {
-		if i > from {
+		p := ps[i]
+		if i > from && !p.joined {
 			b.WriteByte(' ')
 		}
-		f := fields[i]
-		if matches(f) {
-			// Bold the word, not the punctuation around it.
-			core := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
-			at := strings.Index(f, core)
-			b.WriteString(f[:at] + "**" + core + "**" + f[at+len(core):])
-		} else {
-			b.WriteString(f)
+		if !marked[i] {
+			b.WriteString(p.text)
+			continue
 		}
+		// Bold the word, not the punctuation around it; a run of joined
+		// characters is one bold run.
+		c := core(p.text)
+		at := strings.Index(p.text, c)
+		b.WriteString(p.text[:at])
+		if i == from || !marked[i-1] || !p.joined {
+			b.WriteString("**")
+		}
+		b.WriteString(c)
+		if i+1 >= to || !marked[i+1] || !ps[i+1].joined {
+			b.WriteString("**")
+		}
+		b.WriteString(p.text[at+len(c):])
 	}
-	if to < len(fields) {
+	if to < len(ps) {
 		b.WriteString("…")
 	}
 	return b.String()
@@ -187,7 +265,7 @@ func ftsQuery(text string) string {
 		}
 		prefix := strings.HasSuffix(term, "*")
 		term = strings.TrimRight(term, "*")
-		words := strings.FieldsFunc(term, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+		words := strings.FieldsFunc(segment(term), notWord)
 		if len(words) == 0 {
 			continue
 		}

@@ -119,6 +119,10 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 		s.lock, s.writer = f, lockFile(f)
 	}
 	if s.writer {
+		if err := s.upgrade(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
 		if _, err := os.Stat(filepath.Join(dir, reindexMarker)); err == nil {
 			// A reindex was interrupted: finish it.
 			if _, err := s.Reindex(ctx); err != nil && !errors.Is(err, errNotSnapshots) {
@@ -137,6 +141,33 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 		}
 	}
 	return s, nil
+}
+
+// indexVersion is the version of what the index holds (SQLite's
+// user_version): 1 segments unspaced scripts. An index of an older
+// version is rebuilt from the files when a writer opens it.
+const indexVersion = 1
+
+// upgrade rebuilds an index older than indexVersion.
+func (s *Stash) upgrade(ctx context.Context) error {
+	var v, n int
+	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	if v >= indexVersion {
+		return nil
+	}
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM docs`).Scan(&n); err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	if n > 0 {
+		// The marker makes an interrupted rebuild finish on the next Open.
+		if err := os.WriteFile(filepath.Join(s.dir, reindexMarker), nil, 0o644); err != nil {
+			return fmt.Errorf("stash: %w", err)
+		}
+	}
+	_, err := s.db.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, indexVersion))
+	return err
 }
 
 // reindexMarker exists while a reindex is under way.
@@ -264,7 +295,7 @@ func (s *Stash) index(ctx context.Context, snap *Snapshot) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM fts WHERE rowid = ?`, rowid); err != nil {
 		return fmt.Errorf("stash: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)`, rowid, snap.Title, snap.Markdown); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)`, rowid, segment(snap.Title), segment(snap.Markdown)); err != nil {
 		return fmt.Errorf("stash: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE docs SET state = 'ok' WHERE rowid = ?`, rowid); err != nil {

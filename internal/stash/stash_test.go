@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func open(t *testing.T, dir string) *Stash {
@@ -336,5 +337,106 @@ func TestRemoveKeepsOtherFiles(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "docs", "e.com", "a.md")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the snapshot's file is still there")
+	}
+}
+
+// TestSearchUnspacedScripts: Chinese, Japanese and Korean text is found
+// by any run of characters inside it, as a reader of these languages
+// searches, and snippets show it as written.
+func TestSearchUnspacedScripts(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	docs := map[string]string{
+		"https://e.com/ja":    "東京都に住んでいます。東京タワーは高いです。",
+		"https://e.com/zh":    "我们在北京学习中文，北京的冬天很冷。",
+		"https://e.com/ko":    "서울에서 만나요. 한국어를 공부합니다.",
+		"https://e.com/mixed": "Go言語の入門。Write Go programs.",
+		"https://e.com/en":    "Tides rise and fall twice a day in Tokyo Bay.",
+	}
+	for u, body := range docs {
+		if _, err := s.Put(ctx, snap(u, "Page", body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for q, want := range map[string][]string{
+		"東京":      {"https://e.com/ja"},
+		"京都":      {"https://e.com/ja"}, // inside 東京都
+		"東京タワー":   {"https://e.com/ja"},
+		"タワー":     {"https://e.com/ja"},
+		"北京":      {"https://e.com/zh"},
+		"中文 冬天":   {"https://e.com/zh"},
+		"서울":      {"https://e.com/ko"},
+		"공부":      {"https://e.com/ko"},
+		"言語":      {"https://e.com/mixed"},
+		"Go":      {"https://e.com/mixed"},
+		"tokyo":   {"https://e.com/en"},
+		"大阪":      nil,
+		"京東":      nil, // the characters, but not side by side
+		"北京 서울":   nil,
+		"\"住んで\"": {"https://e.com/ja"},
+	} {
+		hits, err := s.Search(ctx, Query{Text: q})
+		if err != nil {
+			t.Errorf("Search(%q): %v", q, err)
+			continue
+		}
+		var got []string
+		for _, h := range hits {
+			got = append(got, h.URL)
+			if strings.ContainsRune(h.Snippet, zwsp) {
+				t.Errorf("Search(%q): snippet shows the index's separators: %q", q, h.Snippet)
+			}
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("Search(%q) = %v, want %v", q, got, want)
+		}
+	}
+	for q, want := range map[string]string{
+		"東京":    "**東京**都に住んでいます。**東京**タワーは高いです。",
+		"北京":    "我们在**北京**学习中文，**北京**的冬天很冷。",
+		"서울":    "**서울**에서 만나요. 한국어를 공부합니다.",
+		"言語 go": "**Go言語**の入門。Write **Go** programs.",
+	} {
+		hits, _ := s.Search(ctx, Query{Text: q})
+		if len(hits) != 1 || hits[0].Snippet != want {
+			t.Errorf("Search(%q) snippet: %+v, want %q", q, hits, want)
+		}
+	}
+}
+
+func TestSnippetOfLongUnspacedText(t *testing.T) {
+	body := segment(strings.Repeat("これは長い文章です。", 50) + "灯台守は潮を記録する。" + strings.Repeat("海は静かでした。", 50))
+	got := snippet(body, queryTerms("灯台"), 16)
+	if !strings.Contains(got, "**灯台**守は潮を記録する。") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
+		t.Errorf("snippet %q", got)
+	}
+	if n := utf8.RuneCountInString(got); n > 40 {
+		t.Errorf("snippet of %d characters: %q", n, got)
+	}
+}
+
+// TestIndexUpgrade: an index written before unspaced scripts were
+// segmented is rebuilt when a writer opens it.
+func TestIndexUpgrade(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := t.Context()
+	if _, err := s.Put(ctx, snap("https://e.com/ja", "東京", "東京都に住んでいます。")); err != nil {
+		t.Fatal(err)
+	}
+	// Make it an old index: the body as one token, version 0.
+	if _, err := s.db.ExecContext(ctx, `UPDATE fts SET title = '東京', body = '東京都に住んでいます。'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, `PRAGMA user_version = 0`); err != nil {
+		t.Fatal(err)
+	}
+	if hits, _ := s.Search(ctx, Query{Text: "住んで"}); len(hits) != 0 {
+		t.Fatalf("the old index found a run inside a token: %+v", hits)
+	}
+	s.Close()
+	s = open(t, dir)
+	if hits, err := s.Search(ctx, Query{Text: "住んで"}); err != nil || len(hits) != 1 {
+		t.Errorf("after the upgrade: %+v, %v", hits, err)
 	}
 }

@@ -1,0 +1,60 @@
+package stash
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The index's tokenizer splits words at spaces and punctuation, which
+// makes a run of Chinese or Japanese text, written without spaces, one
+// long token that no search for a word inside it matches. So the index
+// sees such text one character to a token: a zero-width space goes
+// between each character of these scripts and its neighbours, in what is
+// indexed and in the query, whose words become phrases of characters. A
+// search for 東京 is then the phrase "東 京", which matches the two
+// characters side by side anywhere: substring search, as a reader of
+// these languages expects.
+
+// zwsp separates the characters of unspaced scripts in the index. The
+// tokenizer takes it for a separator (it is no letter or number), and
+// snippets remove it.
+const zwsp = '\u200b'
+
+// unspaced reports whether r belongs to a script written without spaces
+// between words (or, in Korean, with words that take their endings
+// attached), where a search must find text inside a run.
+func unspaced(r rune) bool {
+	return r >= 0x2e80 && (unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar) ||
+		r == 'ー') // the katakana length mark is Common, but part of words
+}
+
+// segment puts a zero-width space on each side of every character of an
+// unspaced script, where it meets anything but a space. Text without
+// such characters is returned as it is.
+func segment(s string) string {
+	i := strings.IndexFunc(s, unspaced)
+	if i < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/2)
+	b.WriteString(s[:i])
+	prev, _ := utf8.DecodeLastRuneInString(s[:i])
+	prevSolid := i > 0 && solid(prev)
+	prevUnspaced := false
+	for _, r := range s[i:] {
+		u := unspaced(r)
+		if solid(r) && prevSolid && (u || prevUnspaced) {
+			b.WriteRune(zwsp)
+		}
+		b.WriteRune(r)
+		prevSolid, prevUnspaced = solid(r), u
+	}
+	return b.String()
+}
+
+// solid reports whether r is neither a space nor a zero-width space.
+func solid(r rune) bool { return r != zwsp && !unicode.IsSpace(r) }
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) || r == 'ー' }
