@@ -30,8 +30,51 @@ type selector struct {
 	weights   map[*html.Node]float64 // classWeight, remembered
 	skip      func(*html.Node) bool
 	stats     map[*html.Node]*stats
-	bodyProse int  // the text of the page that is not links
-	forum     bool // the page says it is a discussion, whose comments are the content
+	bodyProse int                 // the text of the page that is not links
+	forum     bool                // the page says it is a discussion, whose comments are the content
+	words     map[string]wordKind // what each class token is, remembered
+}
+
+// wordKind says which word lists a class token belongs to (hasWord).
+type wordKind uint8
+
+const (
+	negativeWord wordKind = 1 << iota
+	positiveWord
+	boilerplateWord
+	knownWord // the token was looked up
+)
+
+// kind is what a class token is, remembered: pages repeat their classes.
+func (s *selector) kind(token string) wordKind {
+	if k, ok := s.words[token]; ok {
+		return k
+	}
+	k := knownWord
+	t := []string{token}
+	if hasWord(t, negativeWords) {
+		k |= negativeWord
+	}
+	if hasWord(t, positiveWords) {
+		k |= positiveWord
+	}
+	if hasWord(t, boilerplateWords) {
+		k |= boilerplateWord
+	}
+	if s.words == nil {
+		s.words = map[string]wordKind{}
+	}
+	s.words[token] = k
+	return k
+}
+
+// kinds is what any of an element's class tokens are.
+func (s *selector) kinds(tokens []string) wordKind {
+	var k wordKind
+	for _, t := range tokens {
+		k |= s.kind(t)
+	}
+	return k
 }
 
 var (
@@ -81,22 +124,9 @@ func hasWord(tokens, words []string) bool {
 	return false
 }
 
-// classWeight scores an element by its class and id: +25 for words that
-// mark content, -25 for words that mark boilerplate.
-func classWeight(n *html.Node) float64 {
-	tokens := classTokens(n)
-	w := 0.0
-	if hasWord(tokens, negativeWords) {
-		w -= 25
-	}
-	if hasWord(tokens, positiveWords) {
-		w += 25
-	}
-	return w
-}
-
-// weight is classWeight, remembered per element: scoring, cleaning and
-// sibling choice all ask.
+// weight scores an element by its class and id: +25 for words that mark
+// content, -25 for words that mark boilerplate; remembered per element,
+// since scoring, cleaning and sibling choice all ask.
 func (s *selector) weight(n *html.Node) float64 {
 	if w, ok := s.weights[n]; ok {
 		return w
@@ -104,7 +134,14 @@ func (s *selector) weight(n *html.Node) float64 {
 	if s.weights == nil {
 		s.weights = map[*html.Node]float64{}
 	}
-	w := classWeight(n)
+	k := s.kinds(classTokens(n))
+	w := 0.0
+	if k&negativeWord != 0 {
+		w -= 25
+	}
+	if k&positiveWord != 0 {
+		w += 25
+	}
 	s.weights[n] = w
 	return w
 }
@@ -138,7 +175,7 @@ var alwaysBoilerplate = map[string]bool{
 // like go whatever their length, unless they hold most of the page.
 func (s *selector) softBoilerplate(n *html.Node) bool {
 	tokens := classTokens(n)
-	if !hasWord(tokens, boilerplateWords) {
+	if s.kinds(tokens)&boilerplateWord == 0 {
 		return false
 	}
 	st := s.stats[n]

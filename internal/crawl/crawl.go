@@ -170,6 +170,9 @@ type run struct {
 	stop    context.CancelCauseFunc // ends the crawl early, with why
 }
 
+// stashBatch is how many pages a crawl indexes in one transaction.
+const stashBatch = 64
+
 // ErrStash is wrapped by Crawl's error when the stash could not be
 // written (a full disk, say): the crawl stops at the first such failure
 // rather than fetch pages it cannot keep. What was stored before stays.
@@ -235,11 +238,23 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 			Hint: "to crawl it anyway, pass --no-robots (respect_robots: false in the config)"}
 	}
 
+	if c.Stash != nil {
+		// Pages are indexed in batches, one transaction each: much less
+		// work than one each, and safe, since a page's file is written
+		// first and the next Open indexes any whose entry did not make it.
+		c.Stash.SetBatch(stashBatch)
+	}
 	r.add(item{url: start, depth: 0})
 	if !o.NoSitemaps {
 		r.sitemaps(su)
 	}
 	r.wg.Wait()
+	if c.Stash != nil {
+		// The last batch's index entries: the crawl is done when they are.
+		if err := c.Stash.Flush(context.WithoutCancel(ctx)); err != nil && context.Cause(ctx) == nil {
+			r.stop(fmt.Errorf("%w: %w", ErrStash, err))
+		}
+	}
 	r.sum.Elapsed = time.Since(begin)
 	r.sum.Seconds = r.sum.Elapsed.Seconds()
 	if err := context.Cause(ctx); errors.Is(err, ErrStash) {

@@ -65,6 +65,11 @@ type Stash struct {
 	// time. A Stash that could not take it can be read but not written.
 	lock   *os.File
 	writer bool
+
+	// batch is how many snapshots' full-text entries Put may leave
+	// waiting, to write them in one transaction; waiting are they.
+	batch   int
+	waiting []*Snapshot
 }
 
 // ErrBusy is returned by a write to a stash that another heed process is
@@ -188,10 +193,43 @@ func (s *Stash) Dir() string { return s.dir }
 
 // Close closes the index and lets go of the writer lock.
 func (s *Stash) Close() error {
+	ferr := s.Flush(context.Background())
 	if s.lock != nil {
 		s.lock.Close()
 	}
-	return s.db.Close()
+	return errors.Join(ferr, s.db.Close())
+}
+
+// SetBatch lets Put leave up to n snapshots out of the full-text index, to
+// index them together in one transaction, which is much cheaper than one
+// each: a crawl stores many pages. Until then they are on disk, and their
+// index rows pending, so an interruption leaves nothing to lose: the next
+// Open indexes them from their files. Flush and Close index what waits.
+// n <= 1 indexes each snapshot as it is put.
+func (s *Stash) SetBatch(n int) {
+	s.mu.Lock()
+	s.batch = n
+	s.mu.Unlock()
+}
+
+// Flush indexes the snapshots that Put left waiting.
+func (s *Stash) Flush(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.flush(ctx)
+}
+
+func (s *Stash) flush(ctx context.Context) error {
+	if len(s.waiting) == 0 {
+		return nil
+	}
+	err := s.index(ctx, s.waiting...)
+	clear(s.waiting)
+	s.waiting = s.waiting[:0]
+	if err != nil {
+		return writeErr("indexing", err)
+	}
+	return nil
 }
 
 // IDOf is the stable ID of a URL's snapshot: 12 hex digits of its SHA-256.
@@ -260,8 +298,15 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	if oldPath != "" && oldPath != path {
 		os.Remove(filepath.Join(s.dir, filepath.FromSlash(oldPath)))
 	}
-	// 3. Settle the index. Should this fail, the file is written and the
-	// row pending: the next Open indexes the file.
+	// 3. Settle the index, now or with a batch. Should this fail, the
+	// file is written and the row pending: the next Open indexes the file.
+	if s.batch > 1 {
+		s.waiting = append(s.waiting, &Snapshot{URL: snap.URL, Title: snap.Title, Markdown: snap.Markdown})
+		if len(s.waiting) < s.batch {
+			return true, nil
+		}
+		return true, s.flush(ctx)
+	}
 	if err := s.index(ctx, snap); err != nil {
 		return false, writeErr("indexing "+path, err)
 	}
@@ -281,25 +326,28 @@ func writeErr(what string, err error) error {
 	return fmt.Errorf("stash: %s: %w", what, err)
 }
 
-// index writes a snapshot's full-text entry and marks it settled.
-func (s *Stash) index(ctx context.Context, snap *Snapshot) error {
+// index writes snapshots' full-text entries and marks them settled, in
+// one transaction.
+func (s *Stash) index(ctx context.Context, snaps ...*Snapshot) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("stash: %w", err)
 	}
 	defer tx.Rollback()
-	var rowid int64
-	if err := tx.QueryRowContext(ctx, `SELECT rowid FROM docs WHERE url = ?`, snap.URL).Scan(&rowid); err != nil {
-		return fmt.Errorf("stash: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM fts WHERE rowid = ?`, rowid); err != nil {
-		return fmt.Errorf("stash: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)`, rowid, segment(snap.Title), segment(snap.Markdown)); err != nil {
-		return fmt.Errorf("stash: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE docs SET state = 'ok' WHERE rowid = ?`, rowid); err != nil {
-		return fmt.Errorf("stash: %w", err)
+	for _, snap := range snaps {
+		var rowid int64
+		if err := tx.QueryRowContext(ctx, `SELECT rowid FROM docs WHERE url = ?`, snap.URL).Scan(&rowid); err != nil {
+			return fmt.Errorf("stash: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM fts WHERE rowid = ?`, rowid); err != nil {
+			return fmt.Errorf("stash: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)`, rowid, segment(snap.Title), segment(snap.Markdown)); err != nil {
+			return fmt.Errorf("stash: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE docs SET state = 'ok' WHERE rowid = ?`, rowid); err != nil {
+			return fmt.Errorf("stash: %w", err)
+		}
 	}
 	return tx.Commit()
 }
@@ -511,6 +559,9 @@ func (s *Stash) Remove(ctx context.Context, source string) (int, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.flush(ctx); err != nil {
+		return 0, err
+	}
 	res, err := s.db.ExecContext(ctx, `UPDATE docs SET state = 'removing' WHERE source = ?`, source)
 	if err != nil {
 		return 0, fmt.Errorf("stash: %w", err)
@@ -548,6 +599,7 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.waiting = s.waiting[:0] // the files are read again, those too
 	marker := filepath.Join(s.dir, reindexMarker)
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
 		return 0, fmt.Errorf("stash: %w", err)

@@ -440,3 +440,49 @@ func TestIndexUpgrade(t *testing.T) {
 		t.Errorf("after the upgrade: %+v, %v", hits, err)
 	}
 }
+
+// TestBatch: with a batch, Put writes the file and leaves the index entry
+// waiting; the batch's last Put, Flush and Close index what waits, and a
+// process that dies first leaves rows the next Open settles.
+func TestBatch(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := t.Context()
+	s.SetBatch(3)
+	count := func() int {
+		hits, err := s.Search(ctx, Query{Text: "lighthouse", Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(hits)
+	}
+	for i := range 2 {
+		if changed, err := s.Put(ctx, snap(fmt.Sprintf("https://e.com/%d", i), "Lighthouse", "A lighthouse.")); err != nil || !changed {
+			t.Fatalf("Put: %v, %v", changed, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "docs/e.com/1.md")); err != nil {
+		t.Errorf("the file of a waiting snapshot is not written: %v", err)
+	}
+	if n := count(); n != 0 {
+		t.Errorf("%d waiting snapshots searchable before the batch is full", n)
+	}
+	s.Put(ctx, snap("https://e.com/2", "Lighthouse", "A lighthouse."))
+	if n := count(); n != 3 {
+		t.Errorf("%d searchable after a full batch, want 3", n)
+	}
+	s.Put(ctx, snap("https://e.com/3", "Lighthouse", "A lighthouse."))
+	if err := s.Flush(ctx); err != nil || count() != 4 {
+		t.Errorf("Flush: %v, %d searchable", err, count())
+	}
+
+	// An entry left waiting by a process that died is settled by the
+	// next Open, from the file.
+	s.Put(ctx, snap("https://e.com/4", "Lighthouse", "A lighthouse."))
+	s.waiting = nil // as if the process had died here
+	s.Close()
+	s = open(t, dir)
+	if n := count(); n != 5 {
+		t.Errorf("%d searchable after reopening, want 5", n)
+	}
+}
