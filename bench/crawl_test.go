@@ -75,8 +75,13 @@ func testSite(tb testing.TB, n int) *httptest.Server {
 }
 
 // peakHeap samples the heap in use until stop is called, and returns the
-// highest it saw, in MB.
-func peakHeap() (stop func() float64) {
+// highest it saw, in MB, and how much of that was added after the start
+// (the crawler's own, without the test site's pages, which live in this
+// process too).
+func peakHeap() (stop func() (peak, added float64)) {
+	runtime.GC()
+	var base runtime.MemStats
+	runtime.ReadMemStats(&base)
 	var peak atomic.Uint64
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -94,10 +99,11 @@ func peakHeap() (stop func() float64) {
 			}
 		}
 	})
-	return func() float64 {
+	return func() (float64, float64) {
 		close(done)
 		wg.Wait()
-		return float64(peak.Load()) / (1 << 20)
+		const mb = 1 << 20
+		return float64(peak.Load()) / mb, float64(peak.Load()-min(peak.Load(), base.HeapInuse)) / mb
 	}
 }
 
@@ -126,22 +132,25 @@ func crawlColly(b *testing.B, site *httptest.Server, parallel int) {
 		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: parallel})
 		c.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
 		c.OnResponse(func(*colly.Response) { visited.Add(1) })
-		runtime.GC()
 		stop := peakHeap()
 		cpu := cpuTime()
 		start := time.Now()
 		c.Visit(site.URL + "/p/0")
 		c.Wait()
-		report(b, int(visited.Load()), time.Since(start), cpu(), stop())
+		elapsed, used := time.Since(start), cpu()
+		peak, added := stop()
+		report(b, int(visited.Load()), elapsed, used, peak, added)
 	}
 }
 
-// report reports a crawl's pages/s, CPU time per page (server's
-// included: the same for every crawler) and peak heap.
-func report(b *testing.B, pages int, elapsed, cpu time.Duration, peakMB float64) {
+// report reports a crawl's pages/s, CPU time per page (the test site's
+// included: the same for every crawler), peak heap (the site's pages
+// included) and the peak heap the crawl added.
+func report(b *testing.B, pages int, elapsed, cpu time.Duration, peakMB, addedMB float64) {
 	b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(pages), "cpu-ms/page")
 	b.ReportMetric(peakMB, "peak-MB")
+	b.ReportMetric(addedMB, "crawl-MB")
 }
 
 // cpuTime starts counting the process's CPU time, user and system; the
@@ -165,17 +174,17 @@ func crawlHeed(b *testing.B, site *httptest.Server, n int) {
 			b.Fatal(err)
 		}
 		c := &crawl.Crawler{Client: fetch.New(fetch.Config{AllowNets: loopback}), Stash: st, Agent: "heed"}
-		runtime.GC()
 		stop := peakHeap()
 		cpu := cpuTime()
 		start := time.Now()
 		sum, err := c.Crawl(b.Context(), crawl.Options{Start: site.URL + "/p/0", MaxPages: n, MaxDepth: 100, NoSitemaps: true, Hosts: 1}, nil)
-		elapsed, used, peak := time.Since(start), cpu(), stop()
+		elapsed, used := time.Since(start), cpu()
+		peak, added := stop()
 		st.Close()
 		if err != nil || sum.Stored+sum.Unchanged < n*9/10 {
 			b.Fatalf("crawl: %+v, %v", sum, err)
 		}
-		report(b, sum.Stored+sum.Unchanged, elapsed, used, peak)
+		report(b, sum.Stored+sum.Unchanged, elapsed, used, peak, added)
 	}
 }
 
