@@ -20,6 +20,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -235,14 +236,21 @@ func (s *Server) toolError(err error) error {
 	if he.Err != nil {
 		msg += ": " + he.Err.Error()
 	}
+	// The hints in the chain speak to a person at a command line (flags,
+	// config keys): an agent is told its own way on, below.
+	network := false
+	for _, hint := range hints(err) {
+		msg = strings.ReplaceAll(msg, "; "+hint, "")
+		network = network || strings.Contains(hint, "allow_net")
+	}
 	switch {
-	case errors.Is(err, crawl.ErrStartRefused):
-		return fmt.Errorf("%s. Crawls always heed robots.txt, and no tool argument turns that off; to read this one page on purpose, use web_fetch", msg)
 	case errors.Is(err, fetch.ErrInvalidURL):
 		return fmt.Errorf("%s. Give an absolute http or https URL, such as https://example.com/page", msg)
-	case errors.Is(err, fetch.ErrRefused) && he.Hint != "":
+	case errors.Is(err, fetch.ErrRefused) && network:
 		// The network guard: only the user can allow another network.
 		return fmt.Errorf("%s. heed reaches non-public networks only where the user allows them (allow_net in heed's config file, or --allow-net when heed mcp starts); no tool argument can allow one", msg)
+	case errors.Is(err, crawl.ErrStartRefused):
+		return fmt.Errorf("%s. Crawls always heed robots.txt, and no tool argument turns that off; to read this one page on purpose, use web_fetch", msg)
 	case he.Kind == heed.Transient:
 		return fmt.Errorf("%s. This may pass: try again later", msg)
 	case he.Kind == heed.TooLarge:
@@ -253,6 +261,29 @@ func (s *Server) toolError(err error) error {
 		return fmt.Errorf("%s. Check the arguments", msg)
 	}
 	return errors.New(msg)
+}
+
+// hints are the hints of every *heed.Error in err's tree.
+func hints(err error) []string {
+	var out []string
+	var walk func(error)
+	walk = func(err error) {
+		if he, ok := err.(*heed.Error); ok && he.Hint != "" {
+			out = append(out, he.Hint)
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			if e := u.Unwrap(); e != nil {
+				walk(e)
+			}
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				walk(e)
+			}
+		}
+	}
+	walk(err)
+	return out
 }
 
 func (s *Server) done(tool string) {

@@ -518,7 +518,7 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 		return a.URL < b.URL || a.URL == b.URL && a.Line < b.Line
 	})
 	out.PagesSearched, out.MatchCount = g.pages, g.count
-	out.Matches = g.matches[:min(len(g.matches), MaxMatches)]
+	out.Matches = append([]Match{}, g.matches[:min(len(g.matches), MaxMatches)]...)
 	out.Truncated = g.count > len(out.Matches)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d matches of %q in %d pages", out.MatchCount, in.Pattern, out.PagesSearched)
