@@ -219,6 +219,11 @@ func TestToolsListed(t *testing.T) {
 		if tool.Description == "" || tool.OutputSchema == nil || tool.Annotations == nil {
 			t.Errorf("%s: description %q, output schema %v, annotations %v", tool.Name, tool.Description, tool.OutputSchema, tool.Annotations)
 		}
+		for _, sc := range []any{tool.InputSchema, tool.OutputSchema} {
+			if path := nullableType(sc, tool.Name); path != "" {
+				t.Errorf("%s has a type list where one type would do (a portable schema has one)", path)
+			}
+		}
 		schema := tool.InputSchema.(map[string]any)
 		if schema["type"] != "object" || schema["additionalProperties"] != false {
 			t.Errorf("%s: input schema %v lets unknown arguments through", tool.Name, schema)
@@ -250,6 +255,27 @@ func TestToolsListed(t *testing.T) {
 			t.Errorf("web_crawl does not state the user's limits: %s", tool.Description)
 		}
 	}
+}
+
+// nullableType finds a schema whose type is a list, and returns its path.
+func nullableType(schema any, path string) string {
+	m, ok := schema.(map[string]any)
+	if !ok {
+		return ""
+	}
+	if _, ok := m["type"].([]any); ok {
+		return path
+	}
+	props, _ := m["properties"].(map[string]any)
+	for name, p := range props {
+		if found := nullableType(p, path+"."+name); found != "" {
+			return found
+		}
+	}
+	if found := nullableType(m["items"], path+"[]"); found != "" {
+		return found
+	}
+	return nullableType(m["additionalProperties"], path+"{}")
 }
 
 func TestWebFetch(t *testing.T) {

@@ -163,8 +163,8 @@ type SourcesOutput struct {
 
 func ptr[T any](v T) *T { return &v }
 
-// schemaFor infers a tool's input schema from its arguments' type and
-// sets the least value of the integer properties named.
+// schemaFor infers a tool's schema from a type and sets the least value of
+// the integer properties named.
 func schemaFor[T any](minimums map[string]float64) *jsonschema.Schema {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
@@ -173,7 +173,27 @@ func schemaFor[T any](minimums map[string]float64) *jsonschema.Schema {
 	for name, m := range minimums {
 		s.Properties[name].Minimum = ptr(m)
 	}
+	singleTypes(s)
 	return s
+}
+
+// singleTypes gives every property one type: the inferred ["null", "array"]
+// of a slice (or pointer) becomes "array". An optional argument is left out,
+// never null, and a result never holds null; and clients that map schemas
+// onto a dialect of single types (as some model providers' function
+// declarations are) read them as written.
+func singleTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	for _, p := range s.Properties {
+		singleTypes(p)
+	}
+	singleTypes(s.Items)
+	singleTypes(s.AdditionalProperties)
 }
 
 func (s *Server) addTools() {
@@ -184,45 +204,52 @@ func (s *Server) addTools() {
 		Title: "Read one web page",
 		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url and start_index set to next_start_index. Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown.`,
 			min(DefaultChars, l.MaxChars), l.MaxChars),
-		InputSchema: schemaFor[FetchInput](map[string]float64{"max_chars": 1, "start_index": 0}),
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: open},
+		InputSchema:  schemaFor[FetchInput](map[string]float64{"max_chars": 1, "start_index": 0}),
+		OutputSchema: schemaFor[FetchOutput](nil),
+		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: open},
 	}, s.webFetch)
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_crawl",
 		Title: "Crawl a site politely into the stash",
 		Description: fmt.Sprintf(`Crawl a site breadth-first from url, on its host, and store each page's main content as Markdown in heed's stash, where stash_search finds it. The crawl is polite and no argument changes that: robots.txt is heeded for every URL (a start URL it disallows fails the crawl), requests to a host go one at a time at least %s apart (longer if robots.txt's Crawl-delay asks), and pages marked noindex or a site's Content-Signal ai-input=no are not stored. The user's limits are %d pages, %d links deep and %s; larger max_pages or max_depth are lowered to them. Sends progress notifications when the request carries a progress token; cancelling the request stops the crawl, and what was stored stays. Returns the summary: pages stored, unchanged, failed, and skipped by reason.`,
 			l.Delay, l.MaxPages, l.MaxDepth, l.Deadline),
-		InputSchema: schemaFor[CrawlInput](map[string]float64{"max_pages": 1, "max_depth": 0}),
-		Annotations: &sdk.ToolAnnotations{OpenWorldHint: open, DestructiveHint: ptr(false), IdempotentHint: true},
+		InputSchema:  schemaFor[CrawlInput](map[string]float64{"max_pages": 1, "max_depth": 0}),
+		OutputSchema: schemaFor[CrawlOutput](nil),
+		Annotations:  &sdk.ToolAnnotations{OpenWorldHint: open, DestructiveHint: ptr(false), IdempotentHint: true},
 	}, s.webCrawl)
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_grep",
 		Title: "Find a pattern in a page or a site",
 		Description: fmt.Sprintf(`Find the lines of web pages' Markdown that match an RE2 regular expression, with their URL and line number. At depth 0 (the default) it reads the one page at url on purpose, as web_fetch does, without robots.txt. Above depth 0 it crawls from url as politely as web_crawl does (robots.txt heeded, one request at a time per host, noindex pages and Content-Signal ai-input=no sites not searched), at most %d pages and %d links deep (a larger depth is lowered), and stores nothing in the stash. Lists at most %d matches.`,
 			l.MaxPages, l.MaxDepth, MaxMatches),
-		InputSchema: schemaFor[GrepInput](map[string]float64{"depth": 0}),
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: open},
+		InputSchema:  schemaFor[GrepInput](map[string]float64{"depth": 0}),
+		OutputSchema: schemaFor[GrepOutput](nil),
+		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: open},
 	}, s.webGrep)
 	sdk.AddTool(s.mcp, &sdk.Tool{
-		Name:        "stash_search",
-		Title:       "Search the stash",
-		Description: `Search the pages heed has crawled into its stash (web_crawl puts them there), ranked by BM25 with a title match weighing more. Returns each hit's ID, URL, title, source and a snippet; read a whole page with stash_read.`,
-		InputSchema: schemaFor[SearchInput](map[string]float64{"limit": 1}),
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+		Name:         "stash_search",
+		Title:        "Search the stash",
+		Description:  `Search the pages heed has crawled into its stash (web_crawl puts them there), ranked by BM25 with a title match weighing more. Returns each hit's ID, URL, title, source and a snippet; read a whole page with stash_read.`,
+		InputSchema:  schemaFor[SearchInput](map[string]float64{"limit": 1}),
+		OutputSchema: schemaFor[SearchOutput](nil),
+		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.stashSearch)
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "stash_read",
 		Title: "Read a page from the stash",
 		Description: fmt.Sprintf(`Read a stored page's Markdown by its URL or ID (as stash_search gives). Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call again with start_index set to next_start_index. Makes no network request.`,
 			min(DefaultChars, l.MaxChars), l.MaxChars),
-		InputSchema: schemaFor[ReadInput](map[string]float64{"max_chars": 1, "start_index": 0}),
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+		InputSchema:  schemaFor[ReadInput](map[string]float64{"max_chars": 1, "start_index": 0}),
+		OutputSchema: schemaFor[ReadOutput](nil),
+		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.stashRead)
 	sdk.AddTool(s.mcp, &sdk.Tool{
-		Name:        "stash_sources",
-		Title:       "List the stash's sources",
-		Description: `List the sources in heed's stash (each site web_crawl crawled, or the user added) and how many pages each holds. Pass a name to stash_search's source to search only it.`,
-		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+		Name:         "stash_sources",
+		Title:        "List the stash's sources",
+		Description:  `List the sources in heed's stash (each site web_crawl crawled, or the user added) and how many pages each holds. Pass a name to stash_search's source to search only it.`,
+		InputSchema:  schemaFor[struct{}](nil),
+		OutputSchema: schemaFor[SourcesOutput](nil),
+		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, s.stashSources)
 }
 
