@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -31,7 +32,7 @@ func TestStdio(t *testing.T) {
 	site.set("/fresnel", html("Fresnel lenses", []string{"A Fresnel lens bends the lamp's light into a narrow beam seen far out at sea."}))
 	site.set("/private/keeper", html("Keeper", []string{"Private."}))
 
-	start := func(t *testing.T, config string, progress *progressLog) (*sdk.ClientSession, *bytes.Buffer) {
+	start := func(t *testing.T, config string, progress *progressLog) (*sdk.ClientSession, *lockedBuffer) {
 		t.Helper()
 		cfg := filepath.Join(t.TempDir(), "config.yaml")
 		if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
@@ -39,7 +40,7 @@ func TestStdio(t *testing.T) {
 		}
 		cmd := exec.Command(bin, "mcp", "--config", cfg, "--stash", filepath.Join(t.TempDir(), "stash"))
 		cmd.Env = append(os.Environ(), "HEED_CONFIG=", "HEED_STASH=")
-		stderr := new(bytes.Buffer)
+		stderr := new(lockedBuffer)
 		cmd.Stderr = stderr
 		opts := &sdk.ClientOptions{}
 		if progress != nil {
@@ -105,7 +106,7 @@ func TestStdio(t *testing.T) {
 		if text, isErr := call(t, cs, "web_grep", map[string]any{"url": site.URL + "/", "pattern": "(?i)lens", "depth": 1}, &grep); isErr || grep.MatchCount != 2 || grep.PagesSearched != 2 {
 			t.Errorf("web_grep: %s %+v", text, grep)
 		}
-		if stderr.Len() > 0 {
+		if stderr.String() != "" {
 			t.Errorf("heed mcp wrote to stderr:\n%s", stderr)
 		}
 	})
@@ -119,4 +120,22 @@ func TestStdio(t *testing.T) {
 			}
 		}
 	})
+}
+
+// lockedBuffer is a buffer a process writes while a test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
