@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/stash"
 )
 
 // site is a loopback web site that logs every request it serves, with
@@ -831,5 +832,40 @@ func TestStreamableHTTP(t *testing.T) {
 	var p FetchOutput
 	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/"}, &p); isErr || p.Title != "Over HTTP" {
 		t.Errorf("web_fetch over HTTP: %s %+v", text, p)
+	}
+}
+
+// TestStashBusy: while another heed process writes the stash, web_crawl
+// says so and the stash can still be read; the server holds the stash's
+// writer lock only during its calls, so once the other is done, and
+// between calls, the stash is free.
+func TestStashBusy(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("Buoys", []string{"Red buoys to port, green to starboard, coming in from the sea."}))
+	s := newServer(t, Limits{}, loopback)
+	cs := connect(t, s, nil)
+	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, nil); isErr {
+		t.Fatal(text)
+	}
+	// Between calls the server holds no lock: another heed can write.
+	other, err := stash.Open(t.Context(), s.cfg.StashDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !other.Writable() {
+		t.Fatalf("the server held the stash's writer lock between calls")
+	}
+	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, nil)
+	if !isErr || !strings.Contains(text, "another heed process (such as a crawl the user started) is writing the stash. Try again when it is done") {
+		t.Errorf("web_crawl while another process writes: %v %q", isErr, text)
+	}
+	var found SearchOutput
+	if text, isErr := call(t, cs, "stash_search", map[string]any{"query": "starboard"}, &found); isErr || len(found.Hits) != 1 {
+		t.Errorf("stash_search while another process writes: %s %+v", text, found)
+	}
+	other.Close()
+	var again CrawlOutput
+	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, &again); isErr || again.Unchanged != 1 {
+		t.Errorf("web_crawl once the other is done: %s %+v", text, again)
 	}
 }
