@@ -25,7 +25,8 @@ func (e *env) mcpCommand() *cobra.Command {
 		Short: "Serve heed's tools to agents over MCP (stdio, or streamable HTTP)",
 		Long: `Mcp serves heed to agents over the Model Context Protocol: on standard input
 and output (how MCP clients start a local server), or with --http over
-streamable HTTP at http://ADDR/mcp.
+streamable HTTP at http://ADDR/mcp (with no credentials asked: bind it to a
+loopback address).
 
 Tools: web_fetch (one page as Markdown; robots.txt is not consulted for a
 page asked for on purpose), web_crawl (a polite crawl into the stash, with
