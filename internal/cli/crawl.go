@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -119,7 +117,7 @@ record the site as a source to sync later, use 'heed add'.
 			o := cf.o
 			o.Start = args[0]
 			if o.Source == "" {
-				o.Source = defaultSource(args[0])
+				o.Source = crawl.SourceName(args[0])
 			}
 			return e.runCrawl(cmd, o, cf.jsonOut)
 		},
@@ -174,7 +172,7 @@ func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error 
 		st.Optimize(cmd.Context()) // many new pages: merge the index for faster searches
 	}
 	if err == nil {
-		if lerr := st.AppendLog(logEntry(o, sum, progress.skips, time.Now())); lerr != nil {
+		if lerr := st.AppendLog(crawl.LogEntry(o, sum, progress.skips, time.Now())); lerr != nil {
 			fmt.Fprintf(e.stderr, "heed: %v\n", lerr)
 		}
 	}
@@ -204,57 +202,8 @@ func (e *env) printSummary(o crawl.Options, sum *crawl.Summary, st *stash.Stash,
 			Stash string `json:"stash"`
 		}{"summary", o.Source, sum, st.Dir()})
 	}
-	_, err := fmt.Fprintf(e.stdout, "%sstash: %s (source %q)\n", summaryText(sum), st.Dir(), o.Source)
+	_, err := fmt.Fprintf(e.stdout, "%sstash: %s (source %q)\n", sum.Text(), st.Dir(), o.Source)
 	return err
-}
-
-// defaultSource names a source after its start URL's host.
-func defaultSource(start string) string {
-	if n, err := crawl.Normalize(start); err == nil {
-		host := strings.TrimPrefix(strings.SplitN(strings.SplitN(n, "://", 2)[1], "/", 2)[0], "www.")
-		return strings.NewReplacer(":", "_", "[", "", "]", "").Replace(host)
-	}
-	return "web"
-}
-
-// summaryText says what a crawl came to, in two lines.
-func summaryText(s *crawl.Summary) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d stored, %d unchanged, %d failed", s.Stored, s.Unchanged, s.Failed)
-	skipped := 0
-	var reasons []string
-	for r, n := range s.Skipped {
-		skipped += n
-		reasons = append(reasons, fmt.Sprintf("%d %s", n, r))
-	}
-	sort.Strings(reasons)
-	if skipped > 0 {
-		fmt.Fprintf(&b, ", %d skipped (%s)", skipped, strings.Join(reasons, ", "))
-	}
-	fmt.Fprintf(&b, " in %s\n", s.Elapsed.Round(time.Millisecond))
-	fmt.Fprintf(&b, "%s\n", s.Robots)
-	return b.String()
-}
-
-// maxLogged is how many skipped and failed URLs a crawl's log entry lists.
-const maxLogged = 500
-
-// logEntry is a crawl's entry in the stash's log: when, what, the summary,
-// and the URLs it skipped (other than those out of scope) or failed.
-func logEntry(o crawl.Options, s *crawl.Summary, skips []crawl.Event, at time.Time) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "## %s: crawl of %s into %s\n\n", at.UTC().Format(time.RFC3339), o.Start, o.Source)
-	b.WriteString(summaryText(s))
-	if len(skips) > 0 {
-		b.WriteString("\n")
-		for _, ev := range skips {
-			fmt.Fprintf(&b, "- %s %s: %s: %s\n", ev.Kind, ev.URL, ev.Reason, ev.Detail)
-		}
-		if len(skips) == maxLogged {
-			fmt.Fprintf(&b, "- (only the first %d are listed)\n", maxLogged)
-		}
-	}
-	return b.String()
 }
 
 // progress shows a crawl as it goes: a JSON line per event with --json, a
@@ -283,7 +232,7 @@ func (p *progress) event(ev crawl.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts[ev.Kind]++
-	if (ev.Kind == crawl.Skipped && ev.Reason != crawl.ReasonScope || ev.Kind == crawl.Failed) && len(p.skips) < maxLogged {
+	if ev.Logged() && len(p.skips) < crawl.MaxLogged {
 		p.skips = append(p.skips, ev)
 	}
 	if p.json {

@@ -31,7 +31,7 @@ recorded sources again.
 			}
 			name := cf.o.Source
 			if name == "" {
-				name = defaultSource(args[0])
+				name = crawl.SourceName(args[0])
 			}
 			src := sourceFromFlags(cmd, args[0], cf.o)
 			if _, ok := conf.Sources[name]; ok {

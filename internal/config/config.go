@@ -37,6 +37,9 @@ type Config struct {
 	Stash string `yaml:"stash,omitempty" json:"stash,omitempty" doc:"The stash directory. Empty means HEED_STASH, or heed in the user's data directory."`
 	// MaxCrawlDelay caps a robots.txt Crawl-delay.
 	MaxCrawlDelay Duration `yaml:"max_crawl_delay,omitempty" json:"max_crawl_delay,omitempty" doc:"The longest robots.txt Crawl-delay heed honours, such as 10s (the default)."`
+	// MCP holds the limits of the MCP server (heed mcp): no tool argument
+	// goes past them.
+	MCP *MCP `yaml:"mcp,omitempty" json:"mcp,omitempty" doc:"Limits of the MCP server (heed mcp). An agent's tool arguments can narrow them, never widen them."`
 	// Sources are the named sources, by name.
 	Sources map[string]*Source `yaml:"sources,omitempty" json:"sources,omitempty" doc:"Named sources that heed add records and heed sync ingests."`
 
@@ -61,6 +64,16 @@ type Source struct {
 	Exclude       []string  `yaml:"exclude,omitempty" json:"exclude,omitempty" doc:"Skip paths matching these globs."`
 	AllowHosts    []string  `yaml:"allow_hosts,omitempty" json:"allow_hosts,omitempty" doc:"Hosts to crawl beside the start URL's."`
 	Tags          []string  `yaml:"tags,omitempty" json:"tags,omitempty" doc:"Tags given to the source's snapshots."`
+}
+
+// MCP is what the user allows agents that use heed through MCP. Zero
+// values take heed mcp's defaults.
+type MCP struct {
+	MaxPages int       `yaml:"max_pages,omitempty" json:"max_pages,omitempty" minimum:"1" doc:"The most pages one web_crawl or web_grep may fetch (default 100)."`
+	MaxDepth int       `yaml:"max_depth,omitempty" json:"max_depth,omitempty" minimum:"1" doc:"The deepest links one web_crawl or web_grep may follow from its start URL (default 3)."`
+	Delay    *Duration `yaml:"delay,omitempty" json:"delay,omitempty" doc:"Least time between two requests to one host, for every tool call together, such as 500ms (the default). robots.txt may ask for more during crawls."`
+	Deadline Duration  `yaml:"deadline,omitempty" json:"deadline,omitempty" doc:"The longest one web_crawl or web_grep may run, such as 5m (the default)."`
+	MaxChars int       `yaml:"max_chars,omitempty" json:"max_chars,omitempty" minimum:"1" doc:"The most characters of Markdown one web_fetch or stash_read returns at a time (default 100000)."`
 }
 
 // Validate checks a source the way Load checks one read from the file, so

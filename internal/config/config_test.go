@@ -28,6 +28,12 @@ func TestLoad(t *testing.T) {
 agent: "ExampleAgent/1.0 (+https://example.com)"
 allow_net: [10.0.0.0/8, fd00::/8, 192.168.1.5]
 max_crawl_delay: 5s
+mcp:
+  max_pages: 40
+  max_depth: 2
+  delay: 1s
+  deadline: 2m
+  max_chars: 5000
 sources:
   docs:
     url: https://docs.example.com/
@@ -49,6 +55,10 @@ sources:
 	}
 	if c.Agent != "ExampleAgent/1.0 (+https://example.com)" || len(c.AllowNet) != 3 || time.Duration(c.MaxCrawlDelay) != 5*time.Second {
 		t.Errorf("top level: %+v", c)
+	}
+	if m := c.MCP; m == nil || m.MaxPages != 40 || m.MaxDepth != 2 || m.Delay == nil || time.Duration(*m.Delay) != time.Second ||
+		time.Duration(m.Deadline) != 2*time.Minute || m.MaxChars != 5000 {
+		t.Errorf("mcp: %+v", c.MCP)
 	}
 	nets, err := c.Nets()
 	if err != nil || len(nets) != 3 || nets[2].String() != "192.168.1.5/32" {
@@ -95,6 +105,9 @@ func TestLoadErrors(t *testing.T) {
 		{"list for a string", "agent: [a, b]\n", 1, "agent", "must be a string, not a list"},
 		{"bad kind", "sources:\n  docs:\n    url: https://e.com/\n    kind: ftp\n", 4, "sources.docs.kind", "not a kind of source"},
 		{"bad name", "sources:\n  ../etc:\n    url: https://e.com/\n", 3, "sources.../etc", "not a source name"},
+		{"mcp pages", "mcp:\n  max_pages: 0\n", 2, "mcp.max_pages", "above 0"},
+		{"mcp unknown", "mcp:\n  respect_robots: false\n", 2, "mcp.respect_robots", "is not a setting heed knows"},
+		{"mcp deadline", "mcp:\n  deadline: 0s\n", 2, "mcp.deadline", "longer than 0"},
 		{"duplicate key", "agent: a\nagent: b\n", 2, "agent", "appears twice"},
 		{"not YAML", "sources: [unclosed\n", 1, "", "not valid YAML"},
 		{"not a mapping", "- a\n- b\n", 1, "", "must be a mapping"},

@@ -68,8 +68,40 @@ func (d *decoder) config(n *yaml.Node, c *Config) error {
 			c.Stash, err = d.str(v, key)
 		case "max_crawl_delay":
 			c.MaxCrawlDelay, err = d.duration(v, key)
+		case "mcp":
+			c.MCP = &MCP{}
+			err = d.mcp(v, c.MCP)
 		case "sources":
 			err = d.sources(v, c)
+		default:
+			return false, nil
+		}
+		return true, err
+	})
+}
+
+func (d *decoder) mcp(n *yaml.Node, m *MCP) error {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil
+	}
+	return d.fields(n, "mcp", func(key string, v *yaml.Node) (bool, error) {
+		k := "mcp." + key
+		var err error
+		switch key {
+		case "max_pages":
+			m.MaxPages, err = d.positive(v, k)
+		case "max_depth":
+			m.MaxDepth, err = d.positive(v, k)
+		case "delay":
+			var dur Duration
+			dur, err = d.duration(v, k)
+			m.Delay = &dur
+		case "deadline":
+			if m.Deadline, err = d.duration(v, k); err == nil && m.Deadline == 0 {
+				err = d.errAt(v, k, "must be longer than 0")
+			}
+		case "max_chars":
+			m.MaxChars, err = d.positive(v, k)
 		default:
 			return false, nil
 		}

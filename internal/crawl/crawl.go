@@ -60,6 +60,11 @@ type Options struct {
 	// NoSitemaps leaves robots.txt's Sitemap lines and /sitemap.xml unread.
 	// (With NoRobots, /sitemap.xml is still read; robots.txt is not.)
 	NoSitemaps bool
+	// Page, if set, is called with every page the crawl keeps (one that
+	// its robots directives and the site's content signals let it store),
+	// before it is stored; with a nil Crawler.Stash, instead of storing it.
+	// It may be called from several goroutines at once.
+	Page func(url string, doc *extract.Document)
 }
 
 func (o *Options) fill() {
@@ -591,6 +596,9 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
 	r.mu.Lock()
 	r.stored[final] = true
 	r.mu.Unlock()
+	if r.o.Page != nil {
+		r.o.Page(final, doc)
+	}
 	if r.c.Stash == nil {
 		r.report(Event{Kind: Stored, URL: final, Depth: it.depth, Delay: delay.String()})
 		return

@@ -4,6 +4,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/stash"
 )
@@ -658,5 +660,33 @@ func TestCrawlUnderANewSourceName(t *testing.T) {
 	}
 	if list, _ := st.List(t.Context(), "second"); len(list) != 2 {
 		t.Errorf("second source lists %d pages", len(list))
+	}
+}
+
+// TestCrawlPageHook: Options.Page sees the pages a crawl keeps, and no
+// others; without a stash nothing is written, and the pages still count.
+func TestCrawlPageHook(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home", "/kept", "/noindex")})
+	s.set("/kept", page{body: html("Kept")})
+	s.set("/noindex", page{body: strings.Replace(html("Hidden"), "<head>", `<head><meta name="robots" content="noindex">`, 1)})
+	c, st := crawler(t)
+	c.Stash = nil
+	var mu sync.Mutex
+	seen := map[string]string{}
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true, Page: func(u string, doc *extract.Document) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[u] = doc.Title
+	}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{s.URL + "/": "Home", s.URL + "/kept": "Kept"}
+	if !maps.Equal(seen, want) || sum.Stored != 2 || sum.Skipped[ReasonNoindex] != 1 {
+		t.Errorf("Page saw %v (summary %+v), want %v", seen, sum, want)
+	}
+	if srcs, _ := st.Sources(t.Context()); len(srcs) != 0 {
+		t.Errorf("a crawl without a stash wrote to one: %v", srcs)
 	}
 }

@@ -188,6 +188,11 @@ func (s *Stash) sweep() {
 	})
 }
 
+// Writable reports whether this Stash holds the writer lock: whether
+// Put, Remove and Reindex can work, or fail with ErrBusy because another
+// heed process was writing the stash when it was opened.
+func (s *Stash) Writable() bool { return s.writer }
+
 // Dir is the stash directory.
 func (s *Stash) Dir() string { return s.dir }
 

@@ -308,6 +308,9 @@ func TestSecondOpenerDoesNotSettle(t *testing.T) {
 	w.Put(ctx, snap("https://e.com/a", "A", "alpha text"))
 	w.db.Exec(`UPDATE docs SET state = 'writing' WHERE url = 'https://e.com/a'`) // a write under way
 	r := open(t, dir)
+	if !w.Writable() || r.Writable() {
+		t.Errorf("Writable: first opener %v, second %v; want true, false", w.Writable(), r.Writable())
+	}
 	if _, err := r.Put(ctx, snap("https://e.com/b", "B", "beta")); !errors.Is(err, ErrBusy) {
 		t.Errorf("second opener wrote: %v", err)
 	}

@@ -1,0 +1,64 @@
+package crawl
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// SourceName names a source after its start URL's host: "docs.example.com"
+// for https://www.docs.example.com/guide/, "127.0.0.1_8080" for a port.
+func SourceName(start string) string {
+	if n, err := Normalize(start); err == nil {
+		host := strings.TrimPrefix(strings.SplitN(strings.SplitN(n, "://", 2)[1], "/", 2)[0], "www.")
+		return strings.NewReplacer(":", "_", "[", "", "]", "").Replace(host)
+	}
+	return "web"
+}
+
+// Text says what a crawl came to, in two lines.
+func (s *Summary) Text() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d stored, %d unchanged, %d failed", s.Stored, s.Unchanged, s.Failed)
+	skipped := 0
+	var reasons []string
+	for r, n := range s.Skipped {
+		skipped += n
+		reasons = append(reasons, fmt.Sprintf("%d %s", n, r))
+	}
+	sort.Strings(reasons)
+	if skipped > 0 {
+		fmt.Fprintf(&b, ", %d skipped (%s)", skipped, strings.Join(reasons, ", "))
+	}
+	fmt.Fprintf(&b, " in %s\n", s.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(&b, "%s\n", s.Robots)
+	return b.String()
+}
+
+// MaxLogged is how many skipped and failed URLs a crawl's log entry lists.
+const MaxLogged = 500
+
+// Logged reports whether a crawl's log entry lists the event: URLs
+// skipped for any reason but scope, and URLs that failed.
+func (e Event) Logged() bool {
+	return e.Kind == Skipped && e.Reason != ReasonScope || e.Kind == Failed
+}
+
+// LogEntry is a crawl's entry in the stash's log: when, what, the summary,
+// and the URLs it skipped (other than those out of scope) or failed.
+func LogEntry(o Options, s *Summary, skips []Event, at time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s: crawl of %s into %s\n\n", at.UTC().Format(time.RFC3339), o.Start, o.Source)
+	b.WriteString(s.Text())
+	if len(skips) > 0 {
+		b.WriteString("\n")
+		for _, ev := range skips {
+			fmt.Fprintf(&b, "- %s %s: %s: %s\n", ev.Kind, ev.URL, ev.Reason, ev.Detail)
+		}
+		if len(skips) == MaxLogged {
+			fmt.Fprintf(&b, "- (only the first %d are listed)\n", MaxLogged)
+		}
+	}
+	return b.String()
+}

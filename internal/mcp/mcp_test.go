@@ -1,0 +1,871 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/stash"
+)
+
+// site is a loopback web site that logs every request it serves, with
+// when it began and ended.
+type site struct {
+	*httptest.Server
+	mu     sync.Mutex
+	pages  map[string]string // path -> HTML
+	types  map[string]string // path -> Content-Type, if not HTML
+	robots string            // "" for a 404
+	log    []hit
+	// block, if set, is called for a path before it is served: a test
+	// holds a request there.
+	block func(r *http.Request)
+}
+
+type hit struct {
+	path       string
+	start, end time.Time
+}
+
+func newSite(t *testing.T) *site {
+	t.Helper()
+	s := &site{pages: map[string]string{}, types: map[string]string{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *site) serve(w http.ResponseWriter, r *http.Request) {
+	h := hit{path: r.URL.RequestURI(), start: time.Now()}
+	defer func() {
+		h.end = time.Now()
+		s.mu.Lock()
+		s.log = append(s.log, h)
+		s.mu.Unlock()
+	}()
+	s.mu.Lock()
+	body, ok := s.pages[r.URL.Path]
+	ct := s.types[r.URL.Path]
+	robots, block := s.robots, s.block
+	s.mu.Unlock()
+	if block != nil {
+		block(r)
+	}
+	switch {
+	case r.URL.Path == "/robots.txt" && robots != "":
+		fmt.Fprint(w, robots)
+	case !ok:
+		http.NotFound(w, r)
+	default:
+		if ct != "" {
+			w.Header().Set("Content-Type", ct)
+		}
+		fmt.Fprint(w, body)
+	}
+}
+
+func (s *site) set(path, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pages[path] = body
+}
+
+func (s *site) hits() []hit {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.log)
+}
+
+func (s *site) count(path string) int {
+	n := 0
+	for _, h := range s.hits() {
+		if h.path == path {
+			n++
+		}
+	}
+	return n
+}
+
+// html is a page with a title, paragraphs and links.
+func html(title string, paras []string, links ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<html><head><title>%s</title></head><body><nav><a href=\"/\">Home</a></nav><main><h1>%s</h1>", title, title)
+	for _, p := range paras {
+		fmt.Fprintf(&b, "<p>%s</p>", p)
+	}
+	for _, l := range links {
+		fmt.Fprintf(&b, `<p>See <a href="%s">%s</a>.</p>`, l, l)
+	}
+	b.WriteString("</main></body></html>")
+	return b.String()
+}
+
+var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+
+// newServer is a Server whose client may reach loopback, as a user allows
+// it with allow_net, with the limits given (no delay unless they say).
+func newServer(t *testing.T, l Limits, allow []netip.Prefix) *Server {
+	t.Helper()
+	if l.Delay == 0 {
+		l.Delay = -1
+	}
+	s := New(Config{
+		Client:   fetch.New(fetch.Config{AllowNets: allow, Retries: -1}),
+		Agent:    "heed/0.1",
+		StashDir: t.TempDir(),
+		Limits:   l,
+	})
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// progressLog collects the progress notifications a client receives.
+type progressLog struct {
+	mu    sync.Mutex
+	items []*sdk.ProgressNotificationParams
+}
+
+func (p *progressLog) handle(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.items = append(p.items, req.Params)
+}
+
+func (p *progressLog) all() []*sdk.ProgressNotificationParams {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.items)
+}
+
+// connect connects an SDK client to s over in-memory transports.
+func connect(t *testing.T, s *Server, progress *progressLog) *sdk.ClientSession {
+	t.Helper()
+	st, ct := sdk.NewInMemoryTransports()
+	ss, err := s.MCP().Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	opts := &sdk.ClientOptions{}
+	if progress != nil {
+		opts.ProgressNotificationHandler = progress.handle
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "0"}, opts).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and decodes its structured result into out; it
+// returns the result's text and whether it is an error.
+func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any, out any) (text string, isError bool) {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return decode(t, res, out)
+}
+
+func decode(t *testing.T, res *sdk.CallToolResult, out any) (string, bool) {
+	t.Helper()
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	if out != nil && !res.IsError {
+		data, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatalf("structured content %s: %v", data, err)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+// waitCalled makes s report each tool call's return on a channel.
+func waitCalled(s *Server) <-chan string {
+	ch := make(chan string, 16)
+	s.called = func(tool string) { ch <- tool }
+	return ch
+}
+
+func TestToolsListed(t *testing.T) {
+	s := newServer(t, Limits{MaxPages: 7, MaxDepth: 2}, loopback)
+	cs := connect(t, s, nil)
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := map[string][]string{}
+	for _, tool := range res.Tools {
+		if tool.Description == "" || tool.OutputSchema == nil || tool.Annotations == nil {
+			t.Errorf("%s: description %q, output schema %v, annotations %v", tool.Name, tool.Description, tool.OutputSchema, tool.Annotations)
+		}
+		for _, sc := range []any{tool.InputSchema, tool.OutputSchema} {
+			if path := nullableType(sc, tool.Name); path != "" {
+				t.Errorf("%s has a type list where one type would do (a portable schema has one)", path)
+			}
+		}
+		schema := tool.InputSchema.(map[string]any)
+		if schema["type"] != "object" || schema["additionalProperties"] != false {
+			t.Errorf("%s: input schema %v lets unknown arguments through", tool.Name, schema)
+		}
+		var names []string
+		properties, _ := schema["properties"].(map[string]any)
+		for name, p := range properties {
+			names = append(names, name)
+			if p.(map[string]any)["description"] == nil {
+				t.Errorf("%s: argument %s has no description", tool.Name, name)
+			}
+		}
+		sort.Strings(names)
+		props[tool.Name] = names
+	}
+	want := map[string][]string{
+		"web_fetch":     {"max_chars", "start_index", "url"},
+		"web_crawl":     {"exclude", "include", "max_depth", "max_pages", "url"},
+		"web_grep":      {"depth", "pattern", "url"},
+		"stash_search":  {"limit", "query", "source"},
+		"stash_read":    {"max_chars", "start_index", "url_or_id"},
+		"stash_sources": nil,
+	}
+	if fmt.Sprint(props) != fmt.Sprint(want) {
+		t.Errorf("tools and their arguments:\n%v\nwant\n%v", props, want)
+	}
+	for _, tool := range res.Tools {
+		if tool.Name == "web_crawl" && !strings.Contains(tool.Description, "7 pages, 2 links deep") {
+			t.Errorf("web_crawl does not state the user's limits: %s", tool.Description)
+		}
+	}
+}
+
+// nullableType finds a schema whose type is a list, and returns its path.
+func nullableType(schema any, path string) string {
+	m, ok := schema.(map[string]any)
+	if !ok {
+		return ""
+	}
+	if _, ok := m["type"].([]any); ok {
+		return path
+	}
+	props, _ := m["properties"].(map[string]any)
+	for name, p := range props {
+		if found := nullableType(p, path+"."+name); found != "" {
+			return found
+		}
+	}
+	if found := nullableType(m["items"], path+"[]"); found != "" {
+		return found
+	}
+	return nullableType(m["additionalProperties"], path+"{}")
+}
+
+func TestWebFetch(t *testing.T) {
+	site := newSite(t)
+	site.robots = "User-agent: *\nDisallow: /\n"
+	var paras []string
+	for i := range 40 {
+		paras = append(paras, fmt.Sprintf("Paragraph %d of the tide tables: ebb and flow, ĉiu tago, 潮の満ち引き, and so on at length.", i))
+	}
+	site.set("/long", strings.Replace(html("Tide tables", paras), "<head>", `<head><meta name="robots" content="noindex">`, 1))
+	site.set("/notes.txt", "plain notes\nsecond line\n")
+	site.types["/notes.txt"] = "text/plain; charset=utf-8"
+	site.set("/image.png", "\x89PNG")
+	site.types["/image.png"] = "image/png"
+	s := newServer(t, Limits{MaxChars: 1500}, loopback)
+	cs := connect(t, s, nil)
+
+	// The whole page, in one part as large as the limit allows; asking for
+	// more than the limit is lowered to it, and says so.
+	var whole FetchOutput
+	text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/long", "max_chars": 1_000_000}, &whole)
+	if isErr {
+		t.Fatalf("web_fetch: %s", text)
+	}
+	if whole.Title != "Tide tables" || whole.Chars != 1500 || whole.TotalChars <= 3000 || !strings.HasPrefix(whole.Markdown, "# Tide tables\n\nParagraph 0") {
+		t.Errorf("web_fetch: %+v", whole)
+	}
+	if len(whole.Notes) != 1 || !strings.Contains(whole.Notes[0], "max_chars 1000000 was lowered to 1500, the limit the user set") || !strings.Contains(text, "lowered to 1500") {
+		t.Errorf("the lowered max_chars is not reported: %v\n%s", whole.Notes, text)
+	}
+	if whole.Robots != "noindex" {
+		t.Errorf("the page's robots directives: %q, want noindex reported", whole.Robots)
+	}
+	if n := site.count("/robots.txt"); n != 0 {
+		t.Errorf("web_fetch asked for robots.txt %d times; a page read on purpose does not", n)
+	}
+
+	// Paging: parts of 700 characters, following next_start_index, make
+	// up the page, and each says what remains and how to ask for it.
+	var got strings.Builder
+	start, parts, total := 0, 0, 0
+	for {
+		var p FetchOutput
+		text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/long", "max_chars": 700, "start_index": start}, &p)
+		if isErr {
+			t.Fatalf("part at %d: %s", start, text)
+		}
+		parts++
+		got.WriteString(p.Markdown)
+		total = p.TotalChars
+		if p.StartIndex != start || p.Chars != len([]rune(p.Markdown)) || p.Remaining != p.TotalChars-start-p.Chars {
+			t.Errorf("part at %d: %+v", start, p.Part)
+		}
+		if p.Remaining == 0 {
+			if p.NextStart != 0 || !strings.Contains(text, "the end") {
+				t.Errorf("last part: next %d, text %q", p.NextStart, text[max(0, len(text)-80):])
+			}
+			break
+		}
+		want := fmt.Sprintf("%d characters remain. For the next part, call web_fetch with url %q and start_index %d.", p.Remaining, site.URL+"/long", start+700)
+		if p.Chars != 700 || p.NextStart != start+700 || !strings.Contains(text, want) {
+			t.Errorf("part at %d: %+v; text lacks %q", start, p.Part, want)
+		}
+		start = p.NextStart
+		if parts > 100 {
+			t.Fatal("paging does not end")
+		}
+	}
+	if wantParts := (total + 699) / 700; parts != wantParts || len([]rune(got.String())) != total || !strings.HasPrefix(got.String(), whole.Markdown) {
+		t.Errorf("%d parts of %d characters; want %d parts making up the page", parts, len([]rune(got.String())), wantParts)
+	}
+	if !strings.HasSuffix(got.String(), "and so on at length.") {
+		t.Errorf("the parts end with %q", got.String()[max(0, got.Len()-40):])
+	}
+	// Later parts came from the version read for the first: the page was
+	// asked for once per first part (two here), not once per part.
+	if n := site.count("/long"); n != 2 {
+		t.Errorf("the page was requested %d times, want 2", n)
+	}
+	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/long", "start_index": total + 5}, nil); !isErr ||
+		!strings.Contains(text, fmt.Sprintf("start_index %d is past the end of the text, which has %d characters", total+5, total)) {
+		t.Errorf("start_index past the end: %v %s", isErr, text)
+	}
+
+	var notes FetchOutput
+	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/notes.txt"}, &notes); isErr || notes.Markdown != "plain notes\nsecond line" {
+		t.Errorf("plain text: %s %+v", text, notes)
+	}
+	for _, tt := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"url": site.URL + "/image.png"}, "not an HTML or text page (Content-Type image/png)"},
+		{map[string]any{"url": site.URL + "/missing"}, "the server answered HTTP 404"},
+		{map[string]any{"url": "ftp://example.com/x"}, "give an absolute http or https URL"},
+		{map[string]any{"url": "/relative"}, "give an absolute http or https URL"},
+		{map[string]any{"url": site.URL + "/long", "start_index": -1}, "start_index"},
+		{map[string]any{"url": site.URL + "/long", "max_chars": 0}, "max_chars"},
+		{map[string]any{}, "url"},
+	} {
+		if text, isErr := call(t, cs, "web_fetch", tt.args, nil); !isErr || !strings.Contains(text, tt.want) {
+			t.Errorf("web_fetch %v: error %v, %q; want an error saying %q", tt.args, isErr, text, tt.want)
+		}
+	}
+}
+
+// TestRefusals: no argument widens what the user allowed, and a refusal
+// says what was refused, why, and what can be done, without internal
+// detail.
+func TestRefusals(t *testing.T) {
+	site := newSite(t)
+	site.robots = "User-agent: *\nAllow: /$\nDisallow: /private/\n\nUser-agent: heed\nDisallow: /private/\nDisallow: /closed\n"
+	site.set("/", html("Home", []string{"The home page, with words enough to be the main content of it."}, "/a", "/b", "/c", "/private/x"))
+	for _, p := range []string{"/a", "/b", "/c"} {
+		site.set(p, html("Page "+p, []string{"A page of the site with words enough to be the main content."}, "/a/deeper"+p))
+	}
+	site.set("/closed", html("Closed", []string{"A page robots.txt closes to heed, readable on purpose."}))
+	site.set("/private/x", html("Private", []string{"Private words."}))
+
+	t.Run("loopback without the user's allowance", func(t *testing.T) {
+		s := newServer(t, Limits{}, nil)
+		cs := connect(t, s, nil)
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"web_fetch", map[string]any{"url": site.URL + "/"}},
+			{"web_crawl", map[string]any{"url": site.URL + "/"}},
+			{"web_grep", map[string]any{"url": site.URL + "/", "pattern": "x"}},
+			{"web_grep", map[string]any{"url": site.URL + "/", "pattern": "x", "depth": 1}},
+		} {
+			text, isErr := call(t, cs, c.tool, c.args, nil)
+			for _, want := range []string{"127.0.0.1 is a loopback address (127.0.0.0/8)", "only where the user allows them (allow_net in heed's config file", "no tool argument can allow one"} {
+				if !isErr || !strings.Contains(text, want) {
+					t.Errorf("%s %v: error %v, %q; want it to say %q", c.tool, c.args, isErr, text, want)
+				}
+			}
+			if strings.Contains(text, "--allow-net 127") || strings.Contains(text, s.cfg.StashDir) || strings.Contains(text, "goroutine") {
+				t.Errorf("%s: the refusal carries a command-line hint or internal detail: %q", c.tool, text)
+			}
+		}
+		if n := len(site.hits()); n != 0 {
+			t.Errorf("the site was asked %d times", n)
+		}
+	})
+
+	s := newServer(t, Limits{MaxPages: 2, MaxDepth: 1}, loopback)
+	cs := connect(t, s, nil)
+	t.Run("arguments that would widen the user's limits", func(t *testing.T) {
+		for _, extra := range []map[string]any{
+			{"no_robots": true}, {"respect_robots": false}, {"allow_net": []string{"127.0.0.0/8"}},
+			{"delay": 0}, {"ignore_signals": true}, {"allow_hosts": []string{"example.com"}},
+		} {
+			for _, tool := range []string{"web_crawl", "web_fetch", "web_grep"} {
+				args := map[string]any{"url": site.URL + "/", "pattern": "x"}
+				if tool != "web_grep" {
+					delete(args, "pattern")
+				}
+				for k, v := range extra {
+					args[k] = v
+				}
+				text, isErr := call(t, cs, tool, args, nil)
+				var key string
+				for k := range extra {
+					key = k
+				}
+				if !isErr || !strings.Contains(text, "unexpected additional properties") || !strings.Contains(text, key) {
+					t.Errorf("%s with %v: error %v, %q", tool, extra, isErr, text)
+				}
+			}
+		}
+		if n := len(site.hits()); n != 0 {
+			t.Errorf("refused calls reached the site %d times", n)
+		}
+	})
+
+	t.Run("robots.txt refuses the start URL", func(t *testing.T) {
+		text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/closed"}, nil)
+		for _, want := range []string{"disallowed by line 7", "Crawls always heed robots.txt, and no tool argument turns that off", "use web_fetch"} {
+			if !isErr || !strings.Contains(text, want) {
+				t.Errorf("web_crawl of a disallowed start: error %v, %q; want %q", isErr, text, want)
+			}
+		}
+		if strings.Contains(text, "--no-robots") || strings.Contains(text, "respect_robots") {
+			t.Errorf("an agent is told of an opt-out it cannot use: %q", text)
+		}
+		if n := site.count("/closed"); n != 0 {
+			t.Errorf("the disallowed start URL was fetched")
+		}
+		if text, isErr := call(t, cs, "web_grep", map[string]any{"url": site.URL + "/closed", "pattern": "x", "depth": 1}, nil); !isErr || !strings.Contains(text, "disallowed by line 7") {
+			t.Errorf("web_grep crawl of a disallowed start: %v %q", isErr, text)
+		}
+		// The one page, asked for on purpose, is read.
+		var p FetchOutput
+		if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/closed"}, &p); isErr || p.Title != "Closed" {
+			t.Errorf("web_fetch of the page robots.txt closes to crawls: %s", text)
+		}
+	})
+
+	t.Run("limits above the user's are lowered", func(t *testing.T) {
+		before := len(site.hits())
+		var out CrawlOutput
+		text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "max_pages": 50, "max_depth": 9}, &out)
+		if isErr {
+			t.Fatal(text)
+		}
+		if out.Limits != (Limit{MaxPages: 2, MaxDepth: 1}) || out.Stored != 2 || out.Skipped["limit"] == 0 || out.Skipped["robots"] != 1 {
+			t.Errorf("crawl with max_pages 50, max_depth 9 under limits 2 and 1: %+v", out)
+		}
+		wantNotes := []string{"max_pages 50 was lowered to 2, the limit the user set", "max_depth 9 was lowered to 1, the limit the user set"}
+		if !slices.Equal(out.Notes, wantNotes) || !strings.Contains(text, wantNotes[0]) {
+			t.Errorf("notes %q, want %q", out.Notes, wantNotes)
+		}
+		pages := 0
+		for _, h := range site.hits()[before:] {
+			if h.path != "/robots.txt" && h.path != "/sitemap.xml" {
+				pages++
+			}
+			if strings.HasPrefix(h.path, "/private/") {
+				t.Errorf("a disallowed URL was fetched: %s", h.path)
+			}
+		}
+		if pages != 2 {
+			t.Errorf("the site served %d pages; the user's limit is 2", pages)
+		}
+		var grep GrepOutput
+		if text, isErr := call(t, cs, "web_grep", map[string]any{"url": site.URL + "/", "pattern": "words", "depth": 5}, &grep); isErr ||
+			!slices.Equal(grep.Notes, []string{"max_depth 5 was lowered to 1, the limit the user set"}) || grep.PagesSearched != 2 {
+			t.Errorf("web_grep depth 5 under limit 1: %s %+v", text, grep)
+		}
+	})
+
+	t.Run("bad arguments", func(t *testing.T) {
+		for _, c := range []struct {
+			tool string
+			args map[string]any
+			want string
+		}{
+			{"web_grep", map[string]any{"url": site.URL + "/", "pattern": "(?<=x)y"}, "not an RE2 regular expression"},
+			{"web_grep", map[string]any{"url": site.URL + "/", "pattern": ""}, "pattern is empty"},
+			{"web_grep", map[string]any{"url": site.URL + "/", "pattern": strings.Repeat("a", 1001)}, "at most 1000"},
+			{"web_crawl", map[string]any{"url": "mailto:x@example.com"}, "give an absolute http or https URL"},
+			{"web_crawl", map[string]any{"url": site.URL + "/", "max_pages": 0}, "max_pages"},
+			{"web_crawl", map[string]any{"url": site.URL + "/", "include": "/docs"}, "include"},
+			{"stash_search", map[string]any{"query": "  ** "}, "has no word to search for"},
+			{"stash_read", map[string]any{"url_or_id": "https://nowhere.example/"}, "no page \"https://nowhere.example/\" in the stash: stash_search finds pages"},
+		} {
+			text, isErr := call(t, cs, c.tool, c.args, nil)
+			if !isErr || !strings.Contains(text, c.want) || strings.Contains(text, s.cfg.StashDir) {
+				t.Errorf("%s %v: error %v, %q; want %q", c.tool, c.args, isErr, text, c.want)
+			}
+		}
+	})
+}
+
+func TestWebCrawlAndStash(t *testing.T) {
+	site := newSite(t)
+	site.robots = "User-agent: *\nDisallow: /private/\n"
+	site.set("/", html("Tides", []string{"Tides rise and fall twice a day, pulled by the Moon and the Sun."}, "/spring", "/neap", "/private/log", "/hidden"))
+	site.set("/spring", html("Spring tides", []string{"Spring tides come at new and full moon, when the Sun and Moon pull together.", strings.Repeat("Spring tide water runs high and low. ", 60)}))
+	site.set("/neap", html("Neap tides", []string{"Neap tides come at the quarter moons, when the pulls are at right angles."}))
+	site.set("/hidden", strings.Replace(html("Hidden", []string{"A page that asks not to be indexed."}), "<head>", `<head><meta name="robots" content="noindex">`, 1))
+	site.set("/private/log", html("Log", []string{"Private."}))
+	s := newServer(t, Limits{MaxChars: 500}, loopback)
+	var progress progressLog
+	cs := connect(t, s, &progress)
+
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "web_crawl", Arguments: map[string]any{"url": site.URL + "/"}, Meta: sdk.Meta{"progressToken": "crawl-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out CrawlOutput
+	text, isErr := decode(t, res, &out)
+	if isErr {
+		t.Fatal(text)
+	}
+	source := strings.ReplaceAll(strings.TrimPrefix(site.URL, "http://"), ":", "_")
+	if out.Source != source || out.Stored != 3 || out.Skipped["robots"] != 1 || out.Skipped["noindex"] != 1 || out.Failed != 0 {
+		t.Errorf("summary: %+v", out)
+	}
+	if out.Limits != (Limit{MaxPages: DefaultMaxPages, MaxDepth: DefaultMaxDepth}) || len(out.Notes) != 0 {
+		t.Errorf("limits %+v, notes %v; want the user's, unchanged", out.Limits, out.Notes)
+	}
+	var reasons []string
+	for _, sk := range out.Skips {
+		reasons = append(reasons, sk.Reason+" "+strings.TrimPrefix(sk.URL, site.URL))
+	}
+	sort.Strings(reasons)
+	if !slices.Equal(reasons, []string{"noindex /hidden", "robots /private/log"}) {
+		t.Errorf("skips %v", reasons)
+	}
+	if !strings.Contains(text, "3 stored, 0 unchanged, 0 failed, 2 skipped (1 noindex, 1 robots)") || !strings.Contains(text, fmt.Sprintf("stash_search and source %q", source)) {
+		t.Errorf("text: %s", text)
+	}
+	// Progress: one notification per URL handled, in order, each saying
+	// how far the crawl is.
+	events := progress.all()
+	if len(events) < 5 {
+		t.Fatalf("%d progress notifications, want one per URL (at least 5)", len(events))
+	}
+	for i, p := range events {
+		if p.ProgressToken != "crawl-1" || p.Progress != float64(i+1) || !strings.Contains(p.Message, "stored") {
+			t.Errorf("progress %d: %+v", i, p)
+		}
+	}
+	if last := events[len(events)-1].Message; !strings.HasPrefix(last, "3 stored, 0 unchanged, 2 skipped, 0 failed") {
+		t.Errorf("last progress message %q", last)
+	}
+
+	// The stash tools read what was stored.
+	var srcs SourcesOutput
+	if text, isErr := call(t, cs, "stash_sources", nil, &srcs); isErr || len(srcs.Sources) != 1 || srcs.Sources[0] != (Source{Name: source, Snapshots: 3}) {
+		t.Errorf("stash_sources: %s %+v", text, srcs)
+	}
+	var found SearchOutput
+	text, isErr = call(t, cs, "stash_search", map[string]any{"query": "quarter moons", "source": source}, &found)
+	if isErr || len(found.Hits) != 1 || found.Hits[0].Title != "Neap tides" || !strings.Contains(found.Hits[0].Snippet, "**quarter**") || !strings.Contains(text, "stash_read") {
+		t.Errorf("stash_search: %s %+v", text, found)
+	}
+	if _, isErr := call(t, cs, "stash_search", map[string]any{"query": "quarter moons", "source": "elsewhere"}, &found); isErr || len(found.Hits) != 0 {
+		t.Errorf("stash_search in another source: %+v", found)
+	}
+	var many SearchOutput
+	if text, isErr := call(t, cs, "stash_search", map[string]any{"query": "tides", "limit": 500}, &many); isErr || len(many.Hits) != 3 || !slices.Equal(many.Notes, []string{"limit 500 was lowered to 50"}) {
+		t.Errorf("stash_search limit 500: %s %+v", text, many)
+	}
+	if text, _ := call(t, cs, "stash_search", map[string]any{"query": "unicorns"}, nil); !strings.Contains(text, "Nothing in the stash matches") {
+		t.Errorf("no hits: %q", text)
+	}
+
+	// stash_read pages a long snapshot, by ID and then by the next start.
+	var spring SearchOutput
+	call(t, cs, "stash_search", map[string]any{"query": "spring new full moon"}, &spring)
+	if len(spring.Hits) == 0 {
+		t.Fatal("the spring tides page is not found")
+	}
+	var first, second ReadOutput
+	text, isErr = call(t, cs, "stash_read", map[string]any{"url_or_id": spring.Hits[0].ID}, &first)
+	if isErr || first.URL != site.URL+"/spring" || first.Chars != 500 || first.NextStart != 500 || first.Remaining != first.TotalChars-500 ||
+		!strings.Contains(text, fmt.Sprintf("call stash_read with url_or_id %q and start_index 500", spring.Hits[0].ID)) {
+		t.Errorf("stash_read: %s %+v", text, first)
+	}
+	if _, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": site.URL + "/spring", "start_index": 500, "max_chars": 100_000}, &second); isErr ||
+		second.StartIndex != 500 || second.Chars != 500 || second.NextStart != 1000 ||
+		!slices.Equal(second.Notes, []string{"max_chars 100000 was lowered to 500, the limit the user set"}) {
+		t.Errorf("stash_read, second part: %+v", second)
+	}
+	whole := first.Markdown + second.Markdown
+	for start := second.NextStart; start != 0; {
+		var p ReadOutput
+		if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": first.ID, "start_index": start}, &p); isErr {
+			t.Fatal(text)
+		}
+		whole += p.Markdown
+		start = p.NextStart
+	}
+	if len([]rune(whole)) != first.TotalChars || !strings.HasPrefix(whole, "# Spring tides\n") || !strings.HasSuffix(whole, "runs high and low.") {
+		t.Errorf("the parts of stash_read make %q", whole)
+	}
+
+	// A second crawl finds the pages unchanged; the stash's log has both.
+	var again CrawlOutput
+	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "max_depth": 0}, &again); isErr || again.Unchanged != 1 || again.Stored != 0 || again.Limits.MaxDepth != 0 {
+		t.Errorf("re-crawl of the start URL only: %s %+v", text, again)
+	}
+}
+
+func TestWebGrep(t *testing.T) {
+	site := newSite(t)
+	site.robots = "User-agent: *\nDisallow: /private/\n"
+	site.set("/", html("Harbour", []string{"The harbour opens at dawn.", "Mooring fees are due at the harbour office."}, "/rules", "/private/fees", "/quiet"))
+	site.set("/rules", html("Rules", []string{"No mooring in the fairway.", "Speed limit in the harbour: 4 knots."}))
+	site.set("/private/fees", html("Fees", []string{"Harbour fees for members only."}))
+	site.set("/quiet", strings.Replace(html("Quiet", []string{"The harbour is quiet here."}), "<head>", `<head><meta name="robots" content="noindex">`, 1))
+	s := newServer(t, Limits{}, loopback)
+	cs := connect(t, s, nil)
+
+	// Depth 0: the one page, without robots.txt; line numbers are those of
+	// the page's Markdown as web_fetch gives it.
+	var one GrepOutput
+	text, isErr := call(t, cs, "web_grep", map[string]any{"url": site.URL + "/private/fees", "pattern": "(?i)harbour"}, &one)
+	if isErr || one.PagesSearched != 1 || one.MatchCount != 1 || one.Matches[0] != (Match{URL: site.URL + "/private/fees", Line: 3, Text: "Harbour fees for members only."}) {
+		t.Errorf("web_grep depth 0: %s %+v", text, one)
+	}
+	if !strings.Contains(text, site.URL+"/private/fees:3: Harbour fees for members only.") {
+		t.Errorf("text: %s", text)
+	}
+	var page FetchOutput
+	call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/private/fees"}, &page)
+	if lines := strings.Split(page.Markdown, "\n"); len(lines) < 3 || lines[2] != "Harbour fees for members only." {
+		t.Errorf("line 3 of web_fetch's Markdown is not the match: %q", page.Markdown)
+	}
+	if n := site.count("/robots.txt"); n != 0 {
+		t.Errorf("web_grep at depth 0 asked for robots.txt")
+	}
+
+	// Depth 1: a polite crawl. The disallowed page is not fetched and the
+	// noindex page not searched; nothing is stored.
+	fetchedBefore := site.count("/private/fees")
+	var crawled GrepOutput
+	text, isErr = call(t, cs, "web_grep", map[string]any{"url": site.URL + "/", "pattern": "(?i)harbour", "depth": 1}, &crawled)
+	if isErr {
+		t.Fatal(text)
+	}
+	var got []string
+	for _, m := range crawled.Matches {
+		got = append(got, fmt.Sprintf("%s:%d", strings.TrimPrefix(m.URL, site.URL), m.Line))
+	}
+	want := []string{"/:1", "/:3", "/:5", "/rules:5"}
+	if !slices.Equal(got, want) || crawled.MatchCount != 4 || crawled.PagesSearched != 2 || crawled.Skipped["robots"] != 1 || crawled.Skipped["noindex"] != 1 {
+		t.Errorf("web_grep depth 1: matches %v (want %v), %+v", got, want, crawled)
+	}
+	if site.count("/private/fees") != fetchedBefore || site.count("/robots.txt") != 1 {
+		t.Errorf("the disallowed page was fetched by the crawl, or robots.txt not read once: %v", site.hits())
+	}
+	var srcs SourcesOutput
+	if call(t, cs, "stash_sources", nil, &srcs); len(srcs.Sources) != 0 {
+		t.Errorf("web_grep stored pages: %+v", srcs)
+	}
+	var none GrepOutput
+	if text, isErr := call(t, cs, "web_grep", map[string]any{"url": site.URL + "/rules", "pattern": "lighthouse"}, &none); isErr || none.MatchCount != 0 || none.Matches == nil || !strings.Contains(text, "0 matches") {
+		t.Errorf("no matches: %s %+v", text, none)
+	}
+}
+
+// TestCancel: cancelling web_crawl stops the crawl; no request goes out
+// after it, and what was stored stays.
+func TestCancel(t *testing.T) {
+	site := newSite(t)
+	links := []string{"/p1", "/p2", "/p3", "/p4", "/p5", "/p6"}
+	site.set("/", html("Start", []string{"The start page of a site with six more."}, links...))
+	for _, l := range links {
+		site.set(l, html("Page "+l, []string{"A page about the sea, " + l + ", long enough to be content."}))
+	}
+	held := make(chan struct{})
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	site.block = func(r *http.Request) {
+		if r.URL.Path == "/p3" {
+			close(held)
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}
+	}
+	// A delay, so that the pages fetched before /p3 are stored before the
+	// crawl waits on it.
+	s := newServer(t, Limits{Delay: 50 * time.Millisecond}, loopback)
+	called := waitCalled(s)
+	cs := connect(t, s, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "web_crawl", Arguments: map[string]any{"url": site.URL + "/"}})
+		errc <- err
+	}()
+	<-held // the crawl is waiting on /p3
+	before := len(site.hits())
+	cancel()
+	if err := <-errc; err == nil {
+		t.Errorf("the cancelled call returned no error")
+	}
+	if tool := <-called; tool != "web_crawl" {
+		t.Fatalf("called %s", tool)
+	}
+	after := site.hits()
+	// Only /p3 itself, cut off, may have been logged since.
+	if len(after) > before+1 {
+		t.Errorf("requests after the cancellation: %v", after[before:])
+	}
+	for _, h := range after {
+		if h.path == "/p4" || h.path == "/p5" || h.path == "/p6" {
+			t.Errorf("%s was fetched after the crawl was cancelled", h.path)
+		}
+	}
+	var srcs SourcesOutput
+	call(t, cs, "stash_sources", nil, &srcs)
+	if len(srcs.Sources) != 1 || srcs.Sources[0].Snapshots < 2 || srcs.Sources[0].Snapshots > 3 {
+		t.Errorf("what was stored before the cancellation: %+v, want the start, /p1 and perhaps /p2", srcs)
+	}
+}
+
+// TestSharedPoliteness: two agents crawl one host at once and a third
+// fetches from it; the host sees one request at a time, spaced by the
+// user's delay, and one robots.txt request.
+func TestSharedPoliteness(t *testing.T) {
+	site := newSite(t)
+	site.robots = "User-agent: *\nDisallow: /private/\n"
+	links := []string{"/a", "/b", "/c"}
+	site.set("/", html("Start", []string{"The start page, with words enough to be content."}, links...))
+	for _, l := range links {
+		site.set(l, html("Page "+l, []string{"Words of page " + l + ", enough to be content."}))
+	}
+	const delay = 60 * time.Millisecond
+	s := newServer(t, Limits{Delay: delay}, loopback)
+	agents := []*sdk.ClientSession{connect(t, s, nil), connect(t, s, nil), connect(t, s, nil)}
+	var wg sync.WaitGroup
+	results := make([]CrawlOutput, 2)
+	texts := make([]string, 3)
+	for i := range 2 {
+		wg.Go(func() {
+			res, err := agents[i].CallTool(t.Context(), &sdk.CallToolParams{Name: "web_crawl", Arguments: map[string]any{"url": site.URL + "/"}})
+			if err != nil {
+				texts[i] = err.Error()
+				return
+			}
+			texts[i], _ = decode(t, res, &results[i])
+		})
+	}
+	wg.Go(func() {
+		res, err := agents[2].CallTool(t.Context(), &sdk.CallToolParams{Name: "web_fetch", Arguments: map[string]any{"url": site.URL + "/b"}})
+		if err == nil {
+			texts[2], _ = decode(t, res, nil)
+		}
+	})
+	wg.Wait()
+	for i, r := range results {
+		if r.Stored+r.Unchanged != 4 {
+			t.Errorf("agent %d's crawl: %+v\n%s", i, r, texts[i])
+		}
+	}
+	if !strings.Contains(texts[2], "Words of page /b") {
+		t.Errorf("web_fetch: %s", texts[2])
+	}
+	hits := site.hits()
+	sort.Slice(hits, func(i, j int) bool { return hits[i].start.Before(hits[j].start) })
+	// Two crawls of four pages and a sitemap each, the fetch, and one
+	// robots.txt.
+	if len(hits) != 12 || site.count("/robots.txt") != 1 {
+		t.Errorf("the host served %d requests (%d of robots.txt), want 12 (1)", len(hits), site.count("/robots.txt"))
+	}
+	for i := 1; i < len(hits); i++ {
+		if gap := hits[i].start.Sub(hits[i-1].end); gap < delay {
+			t.Errorf("request %d (%s) began %v after request %d (%s) ended; the delay is %v", i, hits[i].path, gap, i-1, hits[i-1].path, delay)
+		}
+	}
+}
+
+// TestStreamableHTTP serves the tools over streamable HTTP, as heed mcp
+// --http does.
+func TestStreamableHTTP(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("Over HTTP", []string{"A page read by an agent over streamable HTTP."}))
+	s := newServer(t, Limits{}, loopback)
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "0"}, nil).Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: hs.URL}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var p FetchOutput
+	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/"}, &p); isErr || p.Title != "Over HTTP" {
+		t.Errorf("web_fetch over HTTP: %s %+v", text, p)
+	}
+}
+
+// TestStashBusy: while another heed process writes the stash, web_crawl
+// says so and the stash can still be read; the server holds the stash's
+// writer lock only during its calls, so once the other is done, and
+// between calls, the stash is free.
+func TestStashBusy(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("Buoys", []string{"Red buoys to port, green to starboard, coming in from the sea."}))
+	s := newServer(t, Limits{}, loopback)
+	cs := connect(t, s, nil)
+	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, nil); isErr {
+		t.Fatal(text)
+	}
+	// Between calls the server holds no lock: another heed can write.
+	other, err := stash.Open(t.Context(), s.cfg.StashDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !other.Writable() {
+		t.Fatalf("the server held the stash's writer lock between calls")
+	}
+	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, nil)
+	if !isErr || !strings.Contains(text, "another heed process (such as a crawl the user started) is writing the stash. Try again when it is done") {
+		t.Errorf("web_crawl while another process writes: %v %q", isErr, text)
+	}
+	var found SearchOutput
+	if text, isErr := call(t, cs, "stash_search", map[string]any{"query": "starboard"}, &found); isErr || len(found.Hits) != 1 {
+		t.Errorf("stash_search while another process writes: %s %+v", text, found)
+	}
+	other.Close()
+	var again CrawlOutput
+	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, &again); isErr || again.Unchanged != 1 {
+		t.Errorf("web_crawl once the other is done: %s %+v", text, again)
+	}
+}

@@ -1,0 +1,140 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/robots/directives"
+)
+
+// page is one page read on purpose: its document and what its robots
+// directives say to heed.
+type page struct {
+	url    string // after redirects
+	doc    *extract.Document
+	robots directives.Set
+	at     time.Time
+}
+
+// fetchPage reads one page on purpose: robots.txt is not consulted (a
+// page asked for is not a crawl), but the request takes its host's turn
+// in the shared schedule, so that it adds nothing to the load of a crawl
+// of the same host.
+func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
+	norm, err := crawl.Normalize(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("%q is not a URL heed can fetch: give an absolute http or https URL, such as https://example.com/page", rawURL)
+	}
+	u, _ := url.Parse(norm)
+	release, err := s.sched.Acquire(ctx, u.Host)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: stopped while waiting for the host's turn: %v", norm, err)
+	}
+	resp, err := s.cfg.Client.Get(ctx, fetch.Request{URL: norm})
+	release(s.cfg.Limits.Delay)
+	if err != nil {
+		return nil, s.toolError(err)
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		return nil, fmt.Errorf("fetch %s: the server answered HTTP %d", resp.URL, resp.Status)
+	}
+	ct := resp.Header.Get("Content-Type")
+	doc, err := readPage(resp.Body, resp.URL, ct)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %v", resp.URL, err)
+	}
+	var sets []directives.Set
+	for _, v := range resp.Header.Values("X-Robots-Tag") {
+		sets = append(sets, directives.Parse(v)...)
+	}
+	p := &page{url: resp.URL, doc: doc, robots: directives.For(s.cfg.Agent, append(sets, doc.Directives...)...), at: time.Now()}
+	s.pages.put(norm, p)
+	return p, nil
+}
+
+// readPage extracts an HTML page; plain text and Markdown are kept as
+// they are; anything else is refused.
+func readPage(body []byte, pageURL, contentType string) (*extract.Document, error) {
+	mediaType, _, _ := mime.ParseMediaType(contentType)
+	switch mediaType {
+	case "", "text/html", "application/xhtml+xml":
+		return extract.Extract(bytes.NewReader(body), extract.Options{URL: pageURL, ContentType: contentType})
+	case "text/plain", "text/markdown", "text/x-markdown":
+		if !utf8.Valid(body) {
+			body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
+		}
+		return &extract.Document{URL: pageURL, Markdown: strings.TrimSpace(string(body))}, nil
+	}
+	return nil, errors.New("not an HTML or text page (Content-Type " + contentType + "); heed reads HTML, plain text and Markdown")
+}
+
+// pageCache keeps the pages fetched lately, so that reading a long page
+// part by part reads one version of it and asks its host once.
+type pageCache struct {
+	mu    sync.Mutex
+	pages map[string]*page
+	order []string // oldest first
+}
+
+const (
+	pageCacheSize = 32
+	pageCacheTTL  = 10 * time.Minute
+)
+
+func newPageCache() *pageCache { return &pageCache{pages: map[string]*page{}} }
+
+func (c *pageCache) put(key string, p *page) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.pages[key]; !ok {
+		c.order = append(c.order, key)
+	}
+	c.pages[key] = p
+	for len(c.order) > pageCacheSize {
+		delete(c.pages, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+func (c *pageCache) get(key string) *page {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.pages[key]
+	if p == nil || time.Since(p.at) > pageCacheTTL {
+		return nil
+	}
+	return p
+}
+
+// window is the part of text from character start (counted in Unicode
+// code points) of at most n characters, and the text's length.
+func window(text string, start, n int) (part string, total int) {
+	total = utf8.RuneCountInString(text)
+	if start >= total {
+		return "", total
+	}
+	from, i := len(text), 0
+	to := len(text)
+	for at := range text {
+		if i == start {
+			from = at
+		}
+		if i == start+n {
+			to = at
+			break
+		}
+		i++
+	}
+	return text[from:to], total
+}

@@ -1,0 +1,293 @@
+// Package mcp serves heed's abilities to agents over the Model Context
+// Protocol: web_fetch, web_crawl and web_grep read the web; stash_search,
+// stash_read and stash_sources read the stash.
+//
+// A Server is one politeness domain. Every tool call, from every session
+// connected to it, shares one robots.txt policy cache and one per-host
+// schedule, so two agents crawling one host do not double its load; and
+// every tool call that uses the stash shares one open stash.
+//
+// What an agent may do is what the user configured, and no less polite:
+// no tool argument turns robots.txt off, reaches a network the guarded
+// client refuses, or goes past a limit of [Limits] (an argument above a
+// limit is lowered to it, and the result says so).
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/robots"
+)
+
+// Defaults of Limits.
+const (
+	DefaultMaxPages = 100
+	DefaultMaxDepth = 3
+	DefaultDelay    = 500 * time.Millisecond
+	DefaultDeadline = 5 * time.Minute
+	DefaultMaxChars = 100_000
+	// DefaultChars is how many characters web_fetch and stash_read return
+	// when the agent does not say (or the user's MaxChars, if lower).
+	DefaultChars = 20_000
+	// MaxSearchResults caps stash_search's limit.
+	MaxSearchResults = 50
+	// MaxMatches caps the matches web_grep returns.
+	MaxMatches = 200
+)
+
+// Limits are what the user allows agents. Zero values take the defaults.
+type Limits struct {
+	// MaxPages is the most pages one web_crawl or web_grep fetches; it is
+	// also their default.
+	MaxPages int
+	// MaxDepth is the deepest one web_crawl or web_grep follows links from
+	// its start URL; it is also web_crawl's default.
+	MaxDepth int
+	// Delay is the least time between two requests to one host, across
+	// every tool call. A robots.txt Crawl-delay may raise it for crawls.
+	// Negative means none (for tests); 0 means DefaultDelay.
+	Delay time.Duration
+	// MaxCrawlDelay caps a robots.txt Crawl-delay; 0 means the crawler's
+	// default.
+	MaxCrawlDelay time.Duration
+	// Deadline bounds one web_crawl or web_grep.
+	Deadline time.Duration
+	// MaxChars is the most characters of Markdown one web_fetch or
+	// stash_read returns at a time.
+	MaxChars int
+}
+
+func (l *Limits) fill() {
+	if l.MaxPages <= 0 {
+		l.MaxPages = DefaultMaxPages
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultMaxDepth
+	}
+	switch {
+	case l.Delay == 0:
+		l.Delay = DefaultDelay
+	case l.Delay < 0:
+		l.Delay = 0
+	}
+	if l.Deadline <= 0 {
+		l.Deadline = DefaultDeadline
+	}
+	if l.MaxChars <= 0 {
+		l.MaxChars = DefaultMaxChars
+	}
+}
+
+// Config is what a Server is made of.
+type Config struct {
+	// Client makes every request; its allowed networks are the user's.
+	Client *fetch.Client
+	// Agent is the user agent whose product token picks robots.txt groups.
+	Agent string
+	// StashDir is the stash directory.
+	StashDir string
+	Limits   Limits
+	// Logger receives what agents are not told: internal errors with
+	// their detail. nil discards it.
+	Logger *slog.Logger
+}
+
+// Server is heed's MCP server. It is safe for concurrent use, and one
+// Server serves any number of sessions.
+type Server struct {
+	cfg    Config
+	sched  *crawl.Schedule
+	robots *robots.Cache
+	pages  *pageCache
+	mcp    *sdk.Server
+	log    *slog.Logger
+
+	stashMu sync.Mutex
+	st      *stash.Stash
+	users   int
+
+	// called, if set, when a tool call returns: tests wait on it.
+	called func(tool string)
+}
+
+// New returns a Server with heed's tools.
+func New(cfg Config) *Server {
+	cfg.Limits.fill()
+	if cfg.Agent == "" {
+		cfg.Agent = heed.UserAgent()
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s := &Server{cfg: cfg, sched: crawl.NewSchedule(), pages: newPageCache(), log: log}
+	s.robots = robots.NewCache(crawl.ScheduledLoader(cfg.Client, s.sched, cfg.Limits.Delay), robots.CacheConfig{})
+	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "heed", Title: "heed: the polite web for agents", Version: heed.Version}, &sdk.ServerOptions{
+		Instructions: instructions,
+		Capabilities: &sdk.ServerCapabilities{}, // tools only; no logging capability
+	})
+	s.addTools()
+	return s
+}
+
+const instructions = `heed reads the web politely and keeps what it crawls in a local stash of Markdown.
+web_fetch reads one page on purpose (robots.txt is not consulted for a single page); web_crawl
+crawls a site into the stash, heeding robots.txt, Crawl-delay and each page's robots directives;
+web_grep finds a regular expression in one page, or in a site crawled politely. stash_search,
+stash_read and stash_sources read what was crawled. The user's limits (networks, pages, depth,
+delay) bind every call: arguments can narrow them, never widen them.`
+
+// MCP returns the SDK server, to connect to any transport.
+func (s *Server) MCP() *sdk.Server { return s.mcp }
+
+// ServeStdio serves one session on standard input and output until the
+// client closes it or ctx ends.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	err := s.mcp.Run(ctx, &sdk.StdioTransport{})
+	if ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// Handler serves MCP over streamable HTTP, every session sharing this
+// Server.
+func (s *Server) Handler() http.Handler {
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, nil)
+}
+
+// useStash opens the stash, or shares the one open, for one tool call;
+// done lets go of it. The stash is closed when no call uses it, so that
+// the writer lock is held only while a tool call works and the user's own
+// heed commands can write the stash between calls.
+func (s *Server) useStash(ctx context.Context) (st *stash.Stash, done func(), err error) {
+	s.stashMu.Lock()
+	defer s.stashMu.Unlock()
+	if s.st == nil {
+		st, err := stash.Open(ctx, s.cfg.StashDir)
+		if err != nil {
+			return nil, nil, s.internal("open the stash", err)
+		}
+		s.st = st
+	}
+	s.users++
+	st = s.st
+	var once sync.Once
+	return st, func() {
+		once.Do(func() {
+			s.stashMu.Lock()
+			defer s.stashMu.Unlock()
+			s.users--
+			if s.users == 0 {
+				s.st.Close()
+				s.st = nil
+			}
+		})
+	}, nil
+}
+
+// Close lets go of what the Server holds.
+func (s *Server) Close() error {
+	s.stashMu.Lock()
+	defer s.stashMu.Unlock()
+	if s.st != nil {
+		err := s.st.Close()
+		s.st = nil
+		return err
+	}
+	return nil
+}
+
+// internal logs an error agents are not shown, and returns the one they are.
+func (s *Server) internal(what string, err error) error {
+	s.log.Error("heed mcp: "+what, "error", err)
+	return fmt.Errorf("heed could not %s (an internal error; the details are in heed's own log, for the user)", what)
+}
+
+// toolError turns an error of the packages below into what an agent is
+// told: what was refused or failed and why, and what it can do, without
+// the command-line hints and without internal detail.
+func (s *Server) toolError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var he *heed.Error
+	if !errors.As(err, &he) {
+		return err
+	}
+	msg := he.Op
+	if he.URL != "" {
+		msg += " " + he.URL
+	}
+	if he.Err != nil {
+		msg += ": " + he.Err.Error()
+	}
+	// The hints in the chain speak to a person at a command line (flags,
+	// config keys): an agent is told its own way on, below.
+	network := false
+	for _, hint := range hints(err) {
+		msg = strings.ReplaceAll(msg, "; "+hint, "")
+		network = network || strings.Contains(hint, "allow_net")
+	}
+	switch {
+	case errors.Is(err, fetch.ErrInvalidURL):
+		return fmt.Errorf("%s. Give an absolute http or https URL, such as https://example.com/page", msg)
+	case errors.Is(err, fetch.ErrRefused) && network:
+		// The network guard: only the user can allow another network.
+		return fmt.Errorf("%s. heed reaches non-public networks only where the user allows them (allow_net in heed's config file, or --allow-net when heed mcp starts); no tool argument can allow one", msg)
+	case errors.Is(err, crawl.ErrStartRefused):
+		return fmt.Errorf("%s. Crawls always heed robots.txt, and no tool argument turns that off; to read this one page on purpose, use web_fetch", msg)
+	case he.Kind == heed.Transient:
+		return fmt.Errorf("%s. This may pass: try again later", msg)
+	case he.Kind == heed.TooLarge:
+		return fmt.Errorf("%s. heed does not read pages this large", msg)
+	case he.Kind == heed.NotFound:
+		return fmt.Errorf("%s. Check the host name", msg)
+	case he.Kind == heed.Invalid:
+		return fmt.Errorf("%s. Check the arguments", msg)
+	}
+	return errors.New(msg)
+}
+
+// hints are the hints of every *heed.Error in err's tree.
+func hints(err error) []string {
+	var out []string
+	var walk func(error)
+	walk = func(err error) {
+		if he, ok := err.(*heed.Error); ok && he.Hint != "" {
+			out = append(out, he.Hint)
+		}
+		switch u := err.(type) {
+		case interface{ Unwrap() error }:
+			if e := u.Unwrap(); e != nil {
+				walk(e)
+			}
+		case interface{ Unwrap() []error }:
+			for _, e := range u.Unwrap() {
+				walk(e)
+			}
+		}
+	}
+	walk(err)
+	return out
+}
+
+func (s *Server) done(tool string) {
+	if s.called != nil {
+		s.called(tool)
+	}
+}

@@ -1,0 +1,656 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/stash"
+)
+
+// FetchInput is web_fetch's arguments.
+type FetchInput struct {
+	URL        string `json:"url" jsonschema:"The page to read: an absolute http or https URL."`
+	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"The most characters of Markdown to return in this call. Longer pages come in parts."`
+	StartIndex int    `json:"start_index,omitempty" jsonschema:"The character to start from: 0 (the default) for the first part; for the next part, the next_start_index of the previous call."`
+}
+
+// Part is a part of a long text, and where the rest of it is.
+type Part struct {
+	Markdown   string `json:"markdown" jsonschema:"This part of the page's main content, as Markdown."`
+	StartIndex int    `json:"start_index" jsonschema:"The character this part starts at."`
+	Chars      int    `json:"chars" jsonschema:"The characters in this part."`
+	TotalChars int    `json:"total_chars" jsonschema:"The characters in the whole text."`
+	Remaining  int    `json:"remaining_chars" jsonschema:"The characters after this part; 0 when this part is the last."`
+	NextStart  int    `json:"next_start_index,omitempty" jsonschema:"Where the next part starts: call again with this start_index. Absent when this part is the last."`
+}
+
+// FetchOutput is web_fetch's result.
+type FetchOutput struct {
+	URL         string `json:"url" jsonschema:"The page's URL, after redirects."`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Part
+	Robots string   `json:"robots,omitempty" jsonschema:"What the page's own robots directives (meta robots, X-Robots-Tag) say to heed. Reported, not enforced: a page asked for on purpose is not a crawl."`
+	Notes  []string `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_chars lowered to the user's limit."`
+}
+
+// CrawlInput is web_crawl's arguments.
+type CrawlInput struct {
+	URL      string   `json:"url" jsonschema:"Where the crawl starts: an absolute http or https URL. The crawl stays on its host."`
+	MaxPages int      `json:"max_pages,omitempty" jsonschema:"The most pages to fetch. Defaults to, and is never more than, the user's limit."`
+	MaxDepth *int     `json:"max_depth,omitempty" jsonschema:"How many links deep to follow from the start URL; 0 crawls the start URL only. Defaults to, and is never more than, the user's limit."`
+	Include  []string `json:"include,omitempty" jsonschema:"Crawl only paths matching these globs, such as /docs/** (* within a path segment, ** across). The start URL is always crawled."`
+	Exclude  []string `json:"exclude,omitempty" jsonschema:"Skip paths matching these globs, such as /blog/**."`
+}
+
+// Skip is a URL a crawl skipped or failed, and why.
+type Skip struct {
+	URL    string `json:"url"`
+	Event  string `json:"event" jsonschema:"skipped or failed"`
+	Reason string `json:"reason" jsonschema:"The reason, such as robots, noindex, signal, limit, deadline."`
+	Detail string `json:"detail,omitempty" jsonschema:"The robots.txt rule and line, the directive, or the error."`
+}
+
+// Limit is a limit a crawl ran under.
+type Limit struct {
+	MaxPages int `json:"max_pages"`
+	MaxDepth int `json:"max_depth"`
+}
+
+// CrawlOutput is web_crawl's result.
+type CrawlOutput struct {
+	Source    string         `json:"source" jsonschema:"The stash source the pages are stored under: pass it to stash_search to search only them."`
+	Start     string         `json:"start"`
+	Stored    int            `json:"stored" jsonschema:"Pages stored, new or changed."`
+	Unchanged int            `json:"unchanged" jsonschema:"Pages already in the stash as they are."`
+	Failed    int            `json:"failed"`
+	Skipped   map[string]int `json:"skipped" jsonschema:"URLs skipped, by reason: robots (robots.txt disallows), noindex, signal (Content-Signal ai-input=no), scope, limit, deadline, duplicate, not-html, redirect."`
+	Robots    string         `json:"robots" jsonschema:"What the robots.txt policy did."`
+	Seconds   float64        `json:"elapsed_seconds"`
+	Limits    Limit          `json:"limits" jsonschema:"The limits the crawl ran under."`
+	Skips     []Skip         `json:"skips,omitempty" jsonschema:"The first URLs skipped (other than out of scope) or failed, with their reasons."`
+	Notes     []string       `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_pages lowered to the user's limit."`
+}
+
+// GrepInput is web_grep's arguments.
+type GrepInput struct {
+	URL     string `json:"url" jsonschema:"The page to search, or where the crawl starts at depth above 0: an absolute http or https URL."`
+	Pattern string `json:"pattern" jsonschema:"An RE2 regular expression (Go syntax: no lookaround, no backreferences), matched against each line of the pages' Markdown. (?i) makes it case-insensitive."`
+	Depth   int    `json:"depth,omitempty" jsonschema:"0 (the default): the one page, read on purpose, without robots.txt. Above 0: a polite crawl this many links deep, heeding robots.txt, that stores nothing."`
+}
+
+// Match is one line that matched.
+type Match struct {
+	URL  string `json:"url"`
+	Line int    `json:"line" jsonschema:"The line's number in the page's Markdown (as web_fetch returns it), from 1."`
+	Text string `json:"text" jsonschema:"The line (cut at 500 characters)."`
+}
+
+// GrepOutput is web_grep's result.
+type GrepOutput struct {
+	Pattern       string         `json:"pattern"`
+	PagesSearched int            `json:"pages_searched"`
+	MatchCount    int            `json:"match_count" jsonschema:"Every match found; matches lists at most 200."`
+	Matches       []Match        `json:"matches" jsonschema:"Matches by URL and line."`
+	Truncated     bool           `json:"truncated,omitempty" jsonschema:"True when there were more matches than listed."`
+	Skipped       map[string]int `json:"skipped,omitempty" jsonschema:"For a crawl: URLs skipped, by reason."`
+	Robots        string         `json:"robots" jsonschema:"Whether robots.txt was consulted."`
+	Notes         []string       `json:"notes,omitempty"`
+}
+
+// SearchInput is stash_search's arguments.
+type SearchInput struct {
+	Query  string `json:"query" jsonschema:"Words to find (all must match, in any form that stems alike), \"quoted phrases\", and a trailing * for a prefix."`
+	Limit  int    `json:"limit,omitempty" jsonschema:"The most results (default 10, at most 50)."`
+	Source string `json:"source,omitempty" jsonschema:"Only this source (as stash_sources lists them, or web_crawl named it)."`
+}
+
+// Hit is one search result.
+type Hit struct {
+	ID      string  `json:"id" jsonschema:"The snapshot's ID: stash_read takes it."`
+	URL     string  `json:"url"`
+	Title   string  `json:"title"`
+	Source  string  `json:"source"`
+	Snippet string  `json:"snippet" jsonschema:"Words around the match, the matching ones in **bold**."`
+	Score   float64 `json:"score" jsonschema:"BM25; higher is better."`
+}
+
+// SearchOutput is stash_search's result.
+type SearchOutput struct {
+	Hits  []Hit    `json:"hits" jsonschema:"Best first."`
+	Notes []string `json:"notes,omitempty"`
+}
+
+// ReadInput is stash_read's arguments.
+type ReadInput struct {
+	URLOrID    string `json:"url_or_id" jsonschema:"A snapshot's URL, or the ID stash_search gave."`
+	StartIndex int    `json:"start_index,omitempty" jsonschema:"The character to start from: 0 (the default) for the first part; for the next part, the next_start_index of the previous call."`
+	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"The most characters of Markdown to return in this call."`
+}
+
+// ReadOutput is stash_read's result.
+type ReadOutput struct {
+	ID        string    `json:"id"`
+	URL       string    `json:"url"`
+	Title     string    `json:"title"`
+	Source    string    `json:"source"`
+	FetchedAt time.Time `json:"fetched_at"`
+	Part
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Source is one source of the stash.
+type Source struct {
+	Name      string `json:"name" jsonschema:"The source's name: stash_search's source argument."`
+	Snapshots int    `json:"snapshots"`
+}
+
+// SourcesOutput is stash_sources' result.
+type SourcesOutput struct {
+	Sources []Source `json:"sources" jsonschema:"By name."`
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// schemaFor infers a tool's schema from a type and sets the least value of
+// the integer properties named.
+func schemaFor[T any](minimums map[string]float64) *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(err) // the types above are fixed: a test catches this
+	}
+	for name, m := range minimums {
+		s.Properties[name].Minimum = ptr(m)
+	}
+	singleTypes(s)
+	return s
+}
+
+// singleTypes gives every property one type: the inferred ["null", "array"]
+// of a slice (or pointer) becomes "array". An optional argument is left out,
+// never null, and a result never holds null; and clients that map schemas
+// onto a dialect of single types (as some model providers' function
+// declarations are) read them as written.
+func singleTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && s.Types[0] == "null" {
+		s.Type, s.Types = s.Types[1], nil
+	}
+	for _, p := range s.Properties {
+		singleTypes(p)
+	}
+	singleTypes(s.Items)
+	singleTypes(s.AdditionalProperties)
+}
+
+func (s *Server) addTools() {
+	l := s.cfg.Limits
+	open := ptr(true)
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:  "web_fetch",
+		Title: "Read one web page",
+		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url and start_index set to next_start_index. Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown.`,
+			min(DefaultChars, l.MaxChars), l.MaxChars),
+		InputSchema:  schemaFor[FetchInput](map[string]float64{"max_chars": 1, "start_index": 0}),
+		OutputSchema: schemaFor[FetchOutput](nil),
+		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: open},
+	}, s.webFetch)
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:  "web_crawl",
+		Title: "Crawl a site politely into the stash",
+		Description: fmt.Sprintf(`Crawl a site breadth-first from url, on its host, and store each page's main content as Markdown in heed's stash, where stash_search finds it. The crawl is polite and no argument changes that: robots.txt is heeded for every URL (a start URL it disallows fails the crawl), requests to a host go one at a time at least %s apart (longer if robots.txt's Crawl-delay asks), and pages marked noindex or a site's Content-Signal ai-input=no are not stored. The user's limits are %d pages, %d links deep and %s; larger max_pages or max_depth are lowered to them. Sends progress notifications when the request carries a progress token; cancelling the request stops the crawl, and what was stored stays. Returns the summary: pages stored, unchanged, failed, and skipped by reason.`,
+			l.Delay, l.MaxPages, l.MaxDepth, l.Deadline),
+		InputSchema:  schemaFor[CrawlInput](map[string]float64{"max_pages": 1, "max_depth": 0}),
+		OutputSchema: schemaFor[CrawlOutput](nil),
+		Annotations:  &sdk.ToolAnnotations{OpenWorldHint: open, DestructiveHint: ptr(false), IdempotentHint: true},
+	}, s.webCrawl)
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:  "web_grep",
+		Title: "Find a pattern in a page or a site",
+		Description: fmt.Sprintf(`Find the lines of web pages' Markdown that match an RE2 regular expression, with their URL and line number. At depth 0 (the default) it reads the one page at url on purpose, as web_fetch does, without robots.txt. Above depth 0 it crawls from url as politely as web_crawl does (robots.txt heeded, one request at a time per host, noindex pages and Content-Signal ai-input=no sites not searched), at most %d pages and %d links deep (a larger depth is lowered), and stores nothing in the stash. Lists at most %d matches.`,
+			l.MaxPages, l.MaxDepth, MaxMatches),
+		InputSchema:  schemaFor[GrepInput](map[string]float64{"depth": 0}),
+		OutputSchema: schemaFor[GrepOutput](nil),
+		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: open},
+	}, s.webGrep)
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:         "stash_search",
+		Title:        "Search the stash",
+		Description:  `Search the pages heed has crawled into its stash (web_crawl puts them there), ranked by BM25 with a title match weighing more. Returns each hit's ID, URL, title, source and a snippet; read a whole page with stash_read.`,
+		InputSchema:  schemaFor[SearchInput](map[string]float64{"limit": 1}),
+		OutputSchema: schemaFor[SearchOutput](nil),
+		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, s.stashSearch)
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:  "stash_read",
+		Title: "Read a page from the stash",
+		Description: fmt.Sprintf(`Read a stored page's Markdown by its URL or ID (as stash_search gives). Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call again with start_index set to next_start_index. Makes no network request.`,
+			min(DefaultChars, l.MaxChars), l.MaxChars),
+		InputSchema:  schemaFor[ReadInput](map[string]float64{"max_chars": 1, "start_index": 0}),
+		OutputSchema: schemaFor[ReadOutput](nil),
+		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, s.stashRead)
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:         "stash_sources",
+		Title:        "List the stash's sources",
+		Description:  `List the sources in heed's stash (each site web_crawl crawled, or the user added) and how many pages each holds. Pass a name to stash_search's source to search only it.`,
+		InputSchema:  schemaFor[struct{}](nil),
+		OutputSchema: schemaFor[SourcesOutput](nil),
+		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, s.stashSources)
+}
+
+// chars settles how many characters a call returns: the default when the
+// agent gives none, the user's limit when it asks for more.
+func (s *Server) chars(asked int, notes *[]string) int {
+	limit := s.cfg.Limits.MaxChars
+	switch {
+	case asked <= 0:
+		return min(DefaultChars, limit)
+	case asked > limit:
+		*notes = append(*notes, fmt.Sprintf("max_chars %d was lowered to %d, the limit the user set", asked, limit))
+		return limit
+	}
+	return asked
+}
+
+// part cuts a text into the part asked for.
+func part(text string, start, n int) (Part, error) {
+	w, total := window(text, start, n)
+	if start > 0 && start >= total {
+		return Part{}, fmt.Errorf("start_index %d is past the end of the text, which has %d characters; start_index 0 reads it from the start", start, total)
+	}
+	p := Part{Markdown: w, StartIndex: start, Chars: len([]rune(w)), TotalChars: total}
+	p.Remaining = total - start - p.Chars
+	if p.Remaining > 0 {
+		p.NextStart = start + p.Chars
+	}
+	return p, nil
+}
+
+// partText is what an agent reads of a part: the Markdown, and where the
+// rest is.
+func partText(tool, ref string, p Part) string {
+	var b strings.Builder
+	b.WriteString(p.Markdown)
+	b.WriteString("\n\n---\n")
+	if p.Remaining > 0 {
+		fmt.Fprintf(&b, "Characters %d to %d of %d; %d characters remain. For the next part, call %s with %s and start_index %d.\n",
+			p.StartIndex, p.StartIndex+p.Chars, p.TotalChars, p.Remaining, tool, ref, p.NextStart)
+	} else {
+		fmt.Fprintf(&b, "Characters %d to %d of %d: the end.\n", p.StartIndex, p.StartIndex+p.Chars, p.TotalChars)
+	}
+	return b.String()
+}
+
+func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in FetchInput) (*sdk.CallToolResult, FetchOutput, error) {
+	defer s.done("web_fetch")
+	var out FetchOutput
+	n := s.chars(in.MaxChars, &out.Notes)
+	var p *page
+	if in.StartIndex > 0 {
+		// A later part: the version read for the first part, if heed
+		// still has it.
+		if norm, err := crawl.Normalize(in.URL); err == nil {
+			p = s.pages.get(norm)
+		}
+	}
+	if p == nil {
+		var err error
+		if p, err = s.fetchPage(ctx, in.URL); err != nil {
+			return nil, out, err
+		}
+	}
+	pt, err := part(p.doc.Markdown, in.StartIndex, n)
+	if err != nil {
+		return nil, out, err
+	}
+	out.URL, out.Title, out.Description, out.Part = p.url, p.doc.Title, p.doc.Description, pt
+	out.Robots = p.robots.String()
+	text := partText("web_fetch", fmt.Sprintf("url %q", in.URL), pt)
+	if in.StartIndex == 0 {
+		text = fmt.Sprintf("Page: %s\nURL: %s\n\n", out.Title, out.URL) + text
+	}
+	for _, note := range out.Notes {
+		text += "Note: " + note + ".\n"
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+}
+
+// progress sends a tool call's progress notifications, one at a time and
+// in order, if the request asked for them.
+type progress struct {
+	req   *sdk.CallToolRequest
+	ctx   context.Context
+	token any
+	mu    sync.Mutex
+	n     float64
+}
+
+func newProgress(ctx context.Context, req *sdk.CallToolRequest) *progress {
+	return &progress{req: req, ctx: ctx, token: req.Params.GetProgressToken()}
+}
+
+func (p *progress) send(msg string) {
+	if p.token == nil || p.req.Session == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.n++
+	p.req.Session.NotifyProgress(p.ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: msg})
+}
+
+// crawlLimits settles a crawl's limits: the user's when the agent gives
+// none, and never more.
+func (s *Server) crawlLimits(pages int, depth *int, notes *[]string) (maxPages, maxDepth int) {
+	l := s.cfg.Limits
+	maxPages, maxDepth = l.MaxPages, l.MaxDepth
+	if pages > l.MaxPages {
+		*notes = append(*notes, fmt.Sprintf("max_pages %d was lowered to %d, the limit the user set", pages, l.MaxPages))
+	} else if pages > 0 {
+		maxPages = pages
+	}
+	if depth != nil {
+		if *depth > l.MaxDepth {
+			*notes = append(*notes, fmt.Sprintf("max_depth %d was lowered to %d, the limit the user set", *depth, l.MaxDepth))
+		} else {
+			maxDepth = *depth
+		}
+	}
+	return maxPages, maxDepth
+}
+
+func (s *Server) crawlOptions(start string, maxPages, maxDepth int) crawl.Options {
+	o := crawl.Options{
+		Start: start, MaxPages: maxPages, MaxDepth: maxDepth,
+		Deadline: s.cfg.Limits.Deadline, Delay: s.cfg.Limits.Delay, MaxCrawlDelay: s.cfg.Limits.MaxCrawlDelay,
+	}
+	if maxDepth == 0 {
+		o.MaxDepth = -1 // crawl.Options: the start URL only
+	}
+	return o
+}
+
+const maxSkipsShown = 20
+
+func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in CrawlInput) (*sdk.CallToolResult, CrawlOutput, error) {
+	defer s.done("web_crawl")
+	var out CrawlOutput
+	if _, err := crawl.Normalize(in.URL); err != nil {
+		return nil, out, fmt.Errorf("%q is not a URL heed can crawl: give an absolute http or https URL, such as https://docs.example.com/", in.URL)
+	}
+	maxPages, maxDepth := s.crawlLimits(in.MaxPages, in.MaxDepth, &out.Notes)
+	o := s.crawlOptions(in.URL, maxPages, maxDepth)
+	o.Source = crawl.SourceName(in.URL)
+	o.Include, o.Exclude = in.Include, in.Exclude
+
+	st, done, err := s.useStash(ctx)
+	if err != nil {
+		return nil, out, err
+	}
+	defer done()
+	if !st.Writable() {
+		return nil, out, errors.New("web_crawl cannot store pages now: another heed process (such as a crawl the user started) is writing the stash. Try again when it is done; stash_search, stash_read and web_fetch work meanwhile")
+	}
+	c := &crawl.Crawler{Client: s.cfg.Client, Stash: st, Agent: s.cfg.Agent, Robots: s.robots, Schedule: s.sched}
+	prog := newProgress(ctx, req)
+	var mu sync.Mutex
+	var logged []crawl.Event
+	counts := map[crawl.Kind]int{}
+	sum, err := c.Crawl(ctx, o, func(ev crawl.Event) {
+		mu.Lock()
+		counts[ev.Kind]++
+		if ev.Logged() && len(logged) < crawl.MaxLogged {
+			logged = append(logged, ev)
+		}
+		msg := fmt.Sprintf("%d stored, %d unchanged, %d skipped, %d failed, %d queued; %s %s",
+			counts[crawl.Stored], counts[crawl.Unchanged], counts[crawl.Skipped], counts[crawl.Failed], ev.Queued, ev.Kind, ev.URL)
+		mu.Unlock()
+		prog.send(msg)
+	})
+	if err != nil {
+		return nil, out, s.toolError(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if lerr := st.AppendLog(crawl.LogEntry(o, sum, logged, time.Now())); lerr != nil {
+		s.log.Warn("heed mcp: the stash's log", "error", lerr)
+	}
+	if ctx.Err() != nil {
+		return nil, out, fmt.Errorf("web_crawl of %s was cancelled after storing %d pages; they stay in the stash, and crawling again picks up where this left off", in.URL, sum.Stored)
+	}
+	if sum.Stored >= 100 {
+		st.Optimize(ctx)
+	}
+	out.Source, out.Start = o.Source, in.URL
+	out.Stored, out.Unchanged, out.Failed, out.Skipped = sum.Stored, sum.Unchanged, sum.Failed, sum.Skipped
+	out.Robots, out.Seconds = sum.Robots, sum.Seconds
+	out.Limits = Limit{MaxPages: maxPages, MaxDepth: maxDepth}
+	for _, ev := range logged[:min(len(logged), maxSkipsShown)] {
+		out.Skips = append(out.Skips, Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: ev.Detail})
+	}
+	text := fmt.Sprintf("Crawled %s into the stash as source %q: %s", in.URL, o.Source, sum.Text())
+	for _, sk := range out.Skips {
+		text += fmt.Sprintf("- %s %s: %s: %s\n", sk.Event, sk.URL, sk.Reason, sk.Detail)
+	}
+	for _, note := range out.Notes {
+		text += "Note: " + note + ".\n"
+	}
+	text += fmt.Sprintf("Search these pages with stash_search and source %q.\n", o.Source)
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+}
+
+// maxPatternLen bounds a web_grep pattern.
+const maxPatternLen = 1000
+
+// maxLineChars is how much of a matching line web_grep returns.
+const maxLineChars = 500
+
+// grepper collects a pattern's matches over pages.
+type grepper struct {
+	re      *regexp.Regexp
+	mu      sync.Mutex
+	pages   int
+	matches []Match
+	count   int
+}
+
+func (g *grepper) page(url, markdown string) {
+	var found []Match
+	line := 0
+	for l := range strings.Lines(markdown) {
+		line++
+		l = strings.TrimRight(l, "\r\n")
+		if g.re.MatchString(l) {
+			if r := []rune(l); len(r) > maxLineChars {
+				l = string(r[:maxLineChars])
+			}
+			found = append(found, Match{URL: url, Line: line, Text: l})
+		}
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.pages++
+	g.count += len(found)
+	// Keep enough to list the first matches in order, whatever order the
+	// pages come in.
+	if len(g.matches) < 50*MaxMatches {
+		g.matches = append(g.matches, found...)
+	}
+}
+
+func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepInput) (*sdk.CallToolResult, GrepOutput, error) {
+	defer s.done("web_grep")
+	out := GrepOutput{Pattern: in.Pattern}
+	if in.Pattern == "" {
+		return nil, out, errors.New("pattern is empty: give an RE2 regular expression, such as (?i)rate limit")
+	}
+	if len(in.Pattern) > maxPatternLen {
+		return nil, out, fmt.Errorf("pattern is %d bytes long; heed takes patterns of at most %d", len(in.Pattern), maxPatternLen)
+	}
+	re, err := regexp.Compile(in.Pattern)
+	if err != nil {
+		return nil, out, fmt.Errorf("pattern is not an RE2 regular expression (%v); RE2 has no lookaround or backreferences, and \\ escapes a special character", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	g := &grepper{re: re}
+	if in.Depth <= 0 {
+		p, err := s.fetchPage(ctx, in.URL)
+		if err != nil {
+			return nil, out, err
+		}
+		g.page(p.url, p.doc.Markdown)
+		out.Robots = "robots.txt is not consulted (one page, read on purpose)"
+	} else {
+		if _, err := crawl.Normalize(in.URL); err != nil {
+			return nil, out, fmt.Errorf("%q is not a URL heed can crawl: give an absolute http or https URL, such as https://docs.example.com/", in.URL)
+		}
+		maxPages, maxDepth := s.crawlLimits(0, &in.Depth, &out.Notes)
+		o := s.crawlOptions(in.URL, maxPages, maxDepth)
+		o.Page = func(url string, doc *extract.Document) { g.page(url, doc.Markdown) }
+		// No stash: a grep reads pages, and stores none of them.
+		c := &crawl.Crawler{Client: s.cfg.Client, Agent: s.cfg.Agent, Robots: s.robots, Schedule: s.sched}
+		prog := newProgress(ctx, req)
+		sum, err := c.Crawl(ctx, o, func(ev crawl.Event) {
+			g.mu.Lock()
+			msg := fmt.Sprintf("%d pages searched, %d matches; %s %s", g.pages, g.count, ev.Kind, ev.URL)
+			g.mu.Unlock()
+			prog.send(msg)
+		})
+		if err != nil {
+			return nil, out, s.toolError(err)
+		}
+		if ctx.Err() != nil {
+			return nil, out, errors.New("web_grep was cancelled")
+		}
+		out.Skipped, out.Robots = sum.Skipped, sum.Robots
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	sort.SliceStable(g.matches, func(i, j int) bool {
+		a, b := g.matches[i], g.matches[j]
+		return a.URL < b.URL || a.URL == b.URL && a.Line < b.Line
+	})
+	out.PagesSearched, out.MatchCount = g.pages, g.count
+	out.Matches = append([]Match{}, g.matches[:min(len(g.matches), MaxMatches)]...)
+	out.Truncated = g.count > len(out.Matches)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d matches of %q in %d pages", out.MatchCount, in.Pattern, out.PagesSearched)
+	if out.Truncated {
+		fmt.Fprintf(&b, " (the first %d listed)", len(out.Matches))
+	}
+	b.WriteString(".\n")
+	for _, m := range out.Matches {
+		fmt.Fprintf(&b, "%s:%d: %s\n", m.URL, m.Line, m.Text)
+	}
+	for _, note := range out.Notes {
+		b.WriteString("Note: " + note + ".\n")
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, out, nil
+}
+
+func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in SearchInput) (*sdk.CallToolResult, SearchOutput, error) {
+	defer s.done("stash_search")
+	out := SearchOutput{Hits: []Hit{}}
+	limit := in.Limit
+	if limit > MaxSearchResults {
+		out.Notes = append(out.Notes, fmt.Sprintf("limit %d was lowered to %d", limit, MaxSearchResults))
+		limit = MaxSearchResults
+	}
+	st, done, err := s.useStash(ctx)
+	if err != nil {
+		return nil, out, err
+	}
+	defer done()
+	hits, err := st.Search(ctx, stash.Query{Text: in.Query, Source: in.Source, Limit: limit})
+	if errors.Is(err, stash.ErrEmptyQuery) {
+		return nil, out, fmt.Errorf("query %q has no word to search for: give words, a \"quoted phrase\" or a prefix*", in.Query)
+	}
+	if err != nil {
+		return nil, out, s.internal("search the stash", err)
+	}
+	var b strings.Builder
+	for _, h := range hits {
+		out.Hits = append(out.Hits, Hit{ID: h.ID, URL: h.URL, Title: h.Title, Source: h.Source, Snippet: h.Snippet, Score: h.Score})
+		fmt.Fprintf(&b, "%s  %s\n    [%s] %s\n    %s\n", h.ID, h.Title, h.Source, h.URL, h.Snippet)
+	}
+	if len(hits) == 0 {
+		b.WriteString("Nothing in the stash matches. Try other words, or crawl a site into the stash with web_crawl.\n")
+	} else {
+		b.WriteString("Read a page with stash_read and its ID or URL.\n")
+	}
+	for _, note := range out.Notes {
+		b.WriteString("Note: " + note + ".\n")
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, out, nil
+}
+
+func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in ReadInput) (*sdk.CallToolResult, ReadOutput, error) {
+	defer s.done("stash_read")
+	var out ReadOutput
+	n := s.chars(in.MaxChars, &out.Notes)
+	st, done, err := s.useStash(ctx)
+	if err != nil {
+		return nil, out, err
+	}
+	defer done()
+	snap, err := st.Get(ctx, strings.TrimSpace(in.URLOrID))
+	if errors.Is(err, stash.ErrNotFound) {
+		return nil, out, fmt.Errorf("no page %q in the stash: stash_search finds pages and their IDs, stash_sources lists the sources, and web_crawl adds pages", in.URLOrID)
+	}
+	if err != nil {
+		return nil, out, s.internal("read the stash", err)
+	}
+	pt, err := part(snap.Markdown, in.StartIndex, n)
+	if err != nil {
+		return nil, out, err
+	}
+	out.ID, out.URL, out.Title, out.Source, out.FetchedAt, out.Part = snap.ID, snap.URL, snap.Title, snap.Source, snap.FetchedAt, pt
+	text := partText("stash_read", fmt.Sprintf("url_or_id %q", snap.ID), pt)
+	if in.StartIndex == 0 {
+		text = fmt.Sprintf("Page: %s\nURL: %s\nSource: %s, fetched %s\n\n", snap.Title, snap.URL, snap.Source, snap.FetchedAt.Format(time.RFC3339)) + text
+	}
+	for _, note := range out.Notes {
+		text += "Note: " + note + ".\n"
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+}
+
+func (s *Server) stashSources(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, SourcesOutput, error) {
+	defer s.done("stash_sources")
+	out := SourcesOutput{Sources: []Source{}}
+	st, done, err := s.useStash(ctx)
+	if err != nil {
+		return nil, out, err
+	}
+	defer done()
+	srcs, err := st.Sources(ctx)
+	if err != nil {
+		return nil, out, s.internal("list the stash's sources", err)
+	}
+	var b strings.Builder
+	for name, n := range srcs {
+		out.Sources = append(out.Sources, Source{Name: name, Snapshots: n})
+	}
+	sort.Slice(out.Sources, func(i, j int) bool { return out.Sources[i].Name < out.Sources[j].Name })
+	for _, src := range out.Sources {
+		fmt.Fprintf(&b, "%s: %d pages\n", src.Name, src.Snapshots)
+	}
+	if len(out.Sources) == 0 {
+		b.WriteString("The stash is empty. web_crawl crawls a site into it.\n")
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, out, nil
+}
