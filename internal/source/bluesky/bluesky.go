@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/heedhq/heed/fetch"
@@ -164,7 +163,7 @@ func (c *client) get(ctx context.Context, method string, q url.Values, out any) 
 		if e.Error == "" {
 			msg = http.StatusText(resp.Status)
 		}
-		return resp.Status, fmt.Errorf("%s answered %d (%s)", method, resp.Status, truncate(msg, 200))
+		return resp.Status, fmt.Errorf("%s answered %d (%s)", method, resp.Status, source.Truncate(msg, 200))
 	}
 	if err := json.Unmarshal(resp.Body, out); err != nil {
 		return resp.Status, fmt.Errorf("%s: the answer is not the JSON expected: %v", method, err)
@@ -296,7 +295,7 @@ type (
 func render(p *profile, posts []feedItem) string {
 	var b strings.Builder
 	if d := strings.TrimSpace(p.Description); d != "" {
-		b.WriteString(escape(d) + "\n\n")
+		b.WriteString(source.Escape(d) + "\n\n")
 	}
 	fmt.Fprintf(&b, "Followers: %d · Following: %d · Posts: %d\n", p.FollowersCount, p.FollowsCount, p.PostsCount)
 	for _, it := range posts {
@@ -310,7 +309,7 @@ func render(p *profile, posts []feedItem) string {
 func renderPost(it feedItem) string {
 	var b strings.Builder
 	p := it.Post
-	date := isoDate(p.Record.CreatedAt, p.IndexedAt)
+	date := source.ISODate(p.Record.CreatedAt, p.IndexedAt)
 	heading := "Post"
 	if date != "" {
 		heading += " of " + date
@@ -338,7 +337,7 @@ func renderPost(it feedItem) string {
 		}
 	}
 	fmt.Fprintf(&b, "- Likes: %d · Reposts: %d · Replies: %d · Quotes: %d\n", p.LikeCount, p.RepostCount, p.ReplyCount, p.QuoteCount)
-	if t := Text(p.Record.Text, p.Record.Facets); t != "" {
+	if t := richText(p.Record.Text, p.Record.Facets); t != "" {
 		b.WriteString("\n" + t + "\n")
 	}
 	if p.Embed != nil {
@@ -354,14 +353,14 @@ func renderPost(it feedItem) string {
 func renderEmbed(e *embed) string {
 	var parts []string
 	if e.External != nil {
-		if u := httpURL(e.External.URI); u != "" {
+		if u := source.HTTPURL(e.External.URI); u != "" {
 			t := source.OneLine(e.External.Title)
 			if t == "" {
 				t = u
 			}
-			line := "Link: [" + escapeText(t) + "](" + dest(u) + ")"
+			line := "Link: [" + source.EscapeText(t) + "](" + source.LinkDest(u) + ")"
 			if d := source.OneLine(e.External.Description); d != "" {
-				line += " — " + escape(d)
+				line += " — " + source.Escape(d)
 			}
 			parts = append(parts, line)
 		}
@@ -371,10 +370,10 @@ func renderEmbed(e *embed) string {
 		if alt == "" {
 			alt = "(no alt text)"
 		}
-		parts = append(parts, fmt.Sprintf("Image %d: %s", i+1, escape(alt)))
+		parts = append(parts, fmt.Sprintf("Image %d: %s", i+1, source.Escape(alt)))
 	}
 	if alt := source.OneLine(e.Alt); alt != "" && strings.Contains(e.Type, "video") {
-		parts = append(parts, "Video: "+escape(alt))
+		parts = append(parts, "Video: "+source.Escape(alt))
 	}
 	if q := e.Record; q != nil {
 		if q.Record != nil { // recordWithMedia: record#view around the viewRecord
@@ -387,12 +386,12 @@ func renderEmbed(e *embed) string {
 				qb.WriteString(" (<" + link + ">)")
 			}
 			qb.WriteString(":")
-			if t := Text(q.Value.Text, q.Value.Facets); t != "" {
+			if t := richText(q.Value.Text, q.Value.Facets); t != "" {
 				qb.WriteString("\n\n" + t)
 			}
 			parts = append(parts, "> "+strings.ReplaceAll(qb.String(), "\n", "\n> "))
 		} else if q.URI != "" {
-			parts = append(parts, "> A quoted post that cannot be shown ("+escape(q.Type)+")")
+			parts = append(parts, "> A quoted post that cannot be shown ("+source.Escape(q.Type)+")")
 		}
 	}
 	if e.Media != nil {
@@ -405,16 +404,16 @@ func renderEmbed(e *embed) string {
 
 func who(a author) string {
 	if n := source.OneLine(a.DisplayName); n != "" {
-		return escape(n) + " (@" + a.Handle + ")"
+		return source.Escape(n) + " (@" + a.Handle + ")"
 	}
 	return "@" + a.Handle
 }
 
-// Text writes a post's text as Markdown, its facets as links: a link's
+// richText writes a post's text as Markdown, its facets as links: a link's
 // to its URI, a mention's to the profile, a tag's to the tag's page.
 // Facets index the text's UTF-8 bytes; one that overlaps another, falls
 // outside the text or splits a character is left out.
-func Text(text string, facets []facet) string {
+func richText(text string, facets []facet) string {
 	sort.SliceStable(facets, func(i, j int) bool { return facets[i].Index.ByteStart < facets[j].Index.ByteStart })
 	var b strings.Builder
 	at := 0
@@ -427,7 +426,7 @@ func Text(text string, facets []facet) string {
 		for _, ft := range f.Features {
 			switch {
 			case strings.HasSuffix(ft.Type, "#link"):
-				target = httpURL(ft.URI)
+				target = source.HTTPURL(ft.URI)
 			case strings.HasSuffix(ft.Type, "#mention") && didRE.MatchString(ft.DID):
 				target = "https://bsky.app/profile/" + ft.DID
 			case strings.HasSuffix(ft.Type, "#tag") && ft.Tag != "":
@@ -440,48 +439,16 @@ func Text(text string, facets []facet) string {
 		if target == "" {
 			continue
 		}
-		b.WriteString(escape(text[at:s]))
-		b.WriteString("[" + escapeText(text[s:e]) + "](" + dest(target) + ")")
+		b.WriteString(source.Escape(text[at:s]))
+		b.WriteString("[" + source.EscapeText(text[s:e]) + "](" + source.LinkDest(target) + ")")
 		at = e
 	}
-	b.WriteString(escape(text[at:]))
+	b.WriteString(source.Escape(text[at:]))
 	return strings.TrimSpace(b.String())
 }
 
 // boundary reports whether byte i of s starts a character (or ends s).
 func boundary(s string, i int) bool { return i == len(s) || utf8.RuneStart(s[i]) }
-
-// escape keeps text from reading as Markdown structure: a "#" or ">" at
-// a line's start, and link brackets.
-func escape(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = escapeText(s)
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if t := strings.TrimLeft(l, " "); strings.HasPrefix(t, "#") || strings.HasPrefix(t, ">") || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			lines[i] = "\\" + t
-		}
-	}
-	return strings.Join(lines, "\n")
-}
-
-// escapeText escapes the characters that would open or close a link.
-func escapeText(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "[", `\[`, "]", `\]`, "<", `\<`).Replace(s)
-}
-
-// dest writes a URL as a link destination.
-func dest(u string) string {
-	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(u)
-}
-
-func httpURL(s string) string {
-	u, err := url.Parse(strings.TrimSpace(s))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return ""
-	}
-	return u.String()
-}
 
 // postURL is a post's address on bsky.app, from its at:// URI.
 func postURL(uri, handle string) string {
@@ -498,21 +465,4 @@ func postURL(uri, handle string) string {
 		who = handle
 	}
 	return "https://bsky.app/profile/" + who + "/post/" + url.PathEscape(parts[2])
-}
-
-// isoDate writes the first date that parses as ISO 8601, in UTC.
-func isoDate(dates ...string) string {
-	for _, d := range dates {
-		if t, err := time.Parse(time.RFC3339Nano, d); err == nil {
-			return t.UTC().Format(time.RFC3339)
-		}
-	}
-	return ""
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }

@@ -109,8 +109,8 @@ func (a *appView) post(i int) map[string]any {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Hour).Format("2006-01-02T15:04:05.000Z")
 	return map[string]any{"post": map[string]any{
 		"uri": fmt.Sprintf("at://%s/app.bsky.feed.post/3k%04d", aliceDID, i), "cid": "bafyrei" + strconv.Itoa(i),
-		"author": map[string]any{"did": aliceDID, "handle": "alice.example.com", "displayName": "Alice Marlin"},
-		"record": map[string]any{"$type": "app.bsky.feed.post", "text": fmt.Sprintf("Low water number %d", i), "createdAt": at},
+		"author":     map[string]any{"did": aliceDID, "handle": "alice.example.com", "displayName": "Alice Marlin"},
+		"record":     map[string]any{"$type": "app.bsky.feed.post", "text": fmt.Sprintf("Low water number %d", i), "createdAt": at},
 		"replyCount": 1, "repostCount": 2, "likeCount": i, "quoteCount": 0, "indexedAt": at,
 	}}
 }
@@ -284,7 +284,10 @@ func TestHandleThatDoesNotResolveFallsThrough(t *testing.T) {
 		t.Errorf("kind bluesky: %v", err)
 	}
 	// A failing AppView is an error, not a fall-through.
-	a.hook = func(w http.ResponseWriter, r *http.Request) bool { xrpcErr(w, 502, "UpstreamFailure", "down"); return true }
+	a.hook = func(w http.ResponseWriter, r *http.Request) bool {
+		xrpcErr(w, 502, "UpstreamFailure", "down")
+		return true
+	}
 	if _, err := reg.Ingest(t.Context(), e.Env, "", source.Input{Name: "alice", URL: "https://bsky.app/profile/alice.example.com"}); err == nil || !strings.Contains(err.Error(), "502") {
 		t.Errorf("AppView down: %v", err)
 	}
