@@ -255,6 +255,10 @@ func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind s
 	if cmd.Context().Err() != nil {
 		return nil, &exitError{code: ExitFailed, err: errors.New("interrupted; what was stored is in the stash")}
 	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return nil, err
+	}
 	if err != nil {
 		code := ExitFailed
 		if heed.KindOf(err) == heed.Invalid {
