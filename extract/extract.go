@@ -56,6 +56,11 @@ type Options struct {
 	// ContentType is the Content-Type header the page came with, whose
 	// charset wins over the page's own declaration.
 	ContentType string
+	// Whole renders the whole body as the content, choosing no main part:
+	// for fragments that are all content, such as a feed item's HTML.
+	// Hidden elements (scripts, styles, hidden attributes) are still left
+	// out.
+	Whole bool
 }
 
 // Extract reads an HTML page in any charset and returns its document.
@@ -99,10 +104,10 @@ func ExtractBytes(raw []byte, opts Options) (*Document, error) {
 		// The parser refuses pathological nesting; keep the text.
 		return plainDocument(text, opts.URL), nil
 	}
-	return fromTree(doc, base, opts.URL), nil
+	return fromTree(doc, base, opts.URL, opts.Whole), nil
 }
 
-func fromTree(doc *html.Node, base *url.URL, pageURL string) *Document {
+func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Document {
 	out := &Document{URL: pageURL, Links: []string{}}
 	root := findElement(doc, atom.Html)
 	body := findElement(doc, atom.Body)
@@ -122,6 +127,10 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string) *Document {
 	}
 	out.Links = links(doc, base)
 	if body == nil {
+		return out
+	}
+	if whole {
+		out.Markdown = (&renderer{base: base, skip: hidden}).render(body)
 		return out
 	}
 	article := m.article && !m.forum

@@ -201,3 +201,17 @@ func TestRelativeLinksWithoutBase(t *testing.T) {
 		t.Errorf("relative links without a base: %s", doc.Markdown)
 	}
 }
+
+func TestWholeKeepsEveryPart(t *testing.T) {
+	// A feed item's HTML: short, and mostly links, which main-content
+	// selection would take for navigation.
+	frag := `<p>Released: <a href="/v2">v2</a>, <a href="/v3">v3</a></p><ul><li><a href="/notes">notes</a></li></ul><script>alert(1)</script><h2>Why</h2><p>Because.</p>`
+	doc, err := ExtractBytes([]byte(frag), Options{URL: "https://example.com/blog/", Whole: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "Released: [v2](https://example.com/v2), [v3](https://example.com/v3)\n\n- [notes](https://example.com/notes)\n\n## Why\n\nBecause."
+	if doc.Markdown != want {
+		t.Errorf("Whole got\n%q\nwant\n%q", doc.Markdown, want)
+	}
+}

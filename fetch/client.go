@@ -242,6 +242,11 @@ type Request struct {
 	// NoRetry makes one attempt only. A crawler sets it: its schedule,
 	// not the client, decides when a host is asked again.
 	NoRetry bool
+	// Header holds more request headers, such as an API's Authorization.
+	// They go to the origin (scheme, host and port) of URL only: a
+	// redirect to any other origin is followed without them, so that a
+	// credential never leaves the service it is meant for.
+	Header http.Header
 
 	robots bool // a robots.txt request: only User-Agent and Accept
 }
@@ -298,12 +303,13 @@ func (c *Client) Get(ctx context.Context, req Request) (*Response, error) {
 		maxRedirects = req.MaxRedirects
 	}
 	maxRedirects = max(maxRedirects, 0)
+	origin := *u
 	var chain []string
 	for {
 		if err := c.checkProxied(ctx, u); err != nil {
 			return fail(kindOf(err), u.String(), err)
 		}
-		resp, err := c.send(ctx, u, req)
+		resp, err := c.send(ctx, u, req, sameOrigin(u, origin))
 		if err != nil {
 			return fail(kindOf(err), u.String(), err)
 		}
@@ -363,6 +369,20 @@ func (c *Client) checkProxied(ctx context.Context, u *url.URL) error {
 	return nil
 }
 
+// sameOrigin reports whether u has the scheme, host and port of o.
+func sameOrigin(u *url.URL, o url.URL) bool {
+	port := func(u *url.URL) string {
+		if p := u.Port(); p != "" {
+			return p
+		}
+		if strings.EqualFold(u.Scheme, "https") {
+			return "443"
+		}
+		return "80"
+	}
+	return strings.EqualFold(u.Scheme, o.Scheme) && strings.EqualFold(u.Hostname(), o.Hostname()) && port(u) == port(&o)
+}
+
 func isRedirect(status int) bool {
 	switch status {
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
@@ -374,7 +394,8 @@ func isRedirect(status int) bool {
 
 // send makes one request to u, retrying a GET after a 429, a 503 or a
 // transient network error.
-func (c *Client) send(ctx context.Context, u *url.URL, req Request) (*http.Response, error) {
+// Request.Header goes with it when withHeader is true.
+func (c *Client) send(ctx context.Context, u *url.URL, req Request, withHeader bool) (*http.Response, error) {
 	hc := c.plain
 	if req.robots {
 		hc = c.robots
@@ -383,6 +404,13 @@ func (c *Client) send(ctx context.Context, u *url.URL, req Request) (*http.Respo
 		hr, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 		if err != nil {
 			return nil, err
+		}
+		if withHeader && !req.robots {
+			for k, vs := range req.Header {
+				for _, v := range vs {
+					hr.Header.Add(k, v)
+				}
+			}
 		}
 		hr.Header.Set("User-Agent", c.cfg.UserAgent)
 		switch {

@@ -582,3 +582,36 @@ func TestRobotsGzippedAnyway(t *testing.T) {
 		t.Errorf("gzipped robots.txt: got %v, %v, want /zipped disallowed", o, err)
 	}
 }
+
+func TestHeaderStaysWithItsOrigin(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]string{} // path -> Authorization
+	other := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen["other"+r.URL.Path] = r.Header.Get("Authorization")
+		mu.Unlock()
+		fmt.Fprint(w, "elsewhere")
+	})
+	api := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.URL.Path] = r.Header.Get("Authorization")
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/a":
+			http.Redirect(w, r, "/b", http.StatusFound)
+		case "/b":
+			http.Redirect(w, r, other.URL+"/c", http.StatusFound)
+		}
+	})
+	c, _ := newClient(t, Config{})
+	resp, err := c.Get(t.Context(), Request{URL: api.URL + "/a", Header: http.Header{"Authorization": {"Bearer s3cret"}}})
+	if err != nil || string(resp.Body) != "elsewhere" {
+		t.Fatalf("Get: %v, %v", resp, err)
+	}
+	want := map[string]string{"/a": "Bearer s3cret", "/b": "Bearer s3cret", "other/c": ""}
+	for k, v := range want {
+		if seen[k] != v {
+			t.Errorf("%s got Authorization %q, want %q", k, seen[k], v)
+		}
+	}
+}

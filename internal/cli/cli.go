@@ -99,8 +99,12 @@ func (e *env) client() (*fetch.Client, error) {
 	if !e.agentSet && c.Agent != "" {
 		e.agent = c.Agent
 	}
-	return fetch.New(fetch.Config{UserAgent: e.agent, AllowNets: append(nets, fromConfig...)}), nil
+	return fetch.New(fetch.Config{UserAgent: e.agent, AllowNets: append(nets, fromConfig...), Resolver: resolver}), nil
 }
+
+// resolver resolves host names for the client; nil is the system's. The
+// package's tests set one that sends no name anywhere off the machine.
+var resolver fetch.Resolver
 
 // Run runs heed with the given arguments (without the program name) and
 // returns its exit code. Results go to stdout, diagnostics to stderr.

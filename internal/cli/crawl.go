@@ -149,6 +149,11 @@ func checkOptions(o *crawl.Options) error {
 
 // runCrawl crawls into the stash and prints the summary.
 func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error {
+	return e.crawlInto(cmd, nil, o, jsonOut)
+}
+
+// crawlInto crawls into a stash already open, or (st nil) the stash.
+func (e *env) crawlInto(cmd *cobra.Command, st *stash.Stash, o crawl.Options, jsonOut bool) error {
 	if err := checkOptions(&o); err != nil {
 		return err
 	}
@@ -159,11 +164,12 @@ func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error 
 	if conf, _ := e.config(); conf != nil && conf.MaxCrawlDelay > 0 {
 		o.MaxCrawlDelay = time.Duration(conf.MaxCrawlDelay)
 	}
-	st, err := e.openStash(cmd)
-	if err != nil {
-		return err
+	if st == nil {
+		if st, err = e.openStash(cmd); err != nil {
+			return err
+		}
+		defer st.Close()
 	}
-	defer st.Close()
 	c := &crawl.Crawler{Client: client, Stash: st, Agent: e.agent}
 	progress := e.progress(jsonOut)
 	sum, err := c.Crawl(cmd.Context(), o, progress.event)

@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,5 +62,128 @@ func TestConfigErrorsExit78(t *testing.T) {
 	// Commands that need no config do not read it.
 	if code, _, _ := run(t, "User-agent: *\n", "robots", "fmt", "--config", conf); code != 0 {
 		t.Errorf("robots fmt read the config: exit %d", code)
+	}
+}
+
+// services answers on loopback like a blog's feed, the Bluesky AppView
+// and the X API v2, with a post in each about a different animal of the
+// shore, so that search can tell them apart.
+func services(t *testing.T, token string) *httptest.Server {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/blog/feed.xml", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ETag", `"f1"`)
+		if r.Header.Get("If-None-Match") == `"f1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("Content-Type", "application/rss+xml")
+		fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>Shore Diary</title><link>https://shore.example.com/</link><description>Notes</description>
+<item><title>Oystercatchers at dawn</title><link>https://shore.example.com/oystercatchers</link><pubDate>Mon, 02 Mar 2026 06:00:00 GMT</pubDate><description><![CDATA[<p>A pair of <b>oystercatchers</b> probing the mud.</p>]]></description></item>
+</channel></rss>`)
+	})
+	mux.HandleFunc("/xrpc/com.atproto.identity.resolveHandle", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"did":"did:plc:alicexyz"}`)
+	})
+	mux.HandleFunc("/xrpc/app.bsky.actor.getProfile", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"did":"did:plc:alicexyz","handle":"alice.example.com","displayName":"Alice","description":"Rock pools","followersCount":1,"followsCount":2,"postsCount":1}`)
+	})
+	mux.HandleFunc("/xrpc/app.bsky.feed.getAuthorFeed", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("ratelimit-remaining", "2999")
+		fmt.Fprint(w, `{"feed":[{"post":{"uri":"at://did:plc:alicexyz/app.bsky.feed.post/3kstar","cid":"bafy","author":{"did":"did:plc:alicexyz","handle":"alice.example.com"},
+"record":{"$type":"app.bsky.feed.post","text":"A starfish in the rock pool","createdAt":"2026-03-01T10:00:00.000Z"},"replyCount":0,"repostCount":0,"likeCount":3,"quoteCount":0,"indexedAt":"2026-03-01T10:00:00.000Z"}}]}`)
+	})
+	mux.HandleFunc("/2/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer "+token {
+			w.WriteHeader(http.StatusUnauthorized)
+			fmt.Fprint(w, `{"title":"Unauthorized","detail":"Unauthorized","status":401}`)
+			return
+		}
+		w.Header().Set("x-rate-limit-remaining", "99")
+		switch r.URL.Path {
+		case "/2/users/by/username/tidewatch":
+			fmt.Fprint(w, `{"data":{"id":"42","name":"Tide Watch","username":"tidewatch","description":"token holder `+token+`","public_metrics":{"followers_count":5,"following_count":1,"tweet_count":1}}}`)
+		case "/2/users/42/tweets":
+			fmt.Fprint(w, `{"data":[{"id":"7","text":"Seals hauled out on the sandbank","created_at":"2026-03-03T09:00:00.000Z","public_metrics":{"retweet_count":0,"reply_count":0,"like_count":8,"quote_count":0}}],"meta":{"result_count":1}}`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	})
+	s := httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+func TestAddFeedBlueskyAndX(t *testing.T) {
+	const token = "AAAAAAAAAAAAAAAAAAAAAcliTestBearerToken0123456789"
+	for _, k := range []string{"HEED_STASH", "X_BEARER_TOKEN", "X_RSS_TEMPLATE", "HEED_BLUESKY_API_BASE", "HEED_X_API_BASE"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("SHORE_X_TOKEN", token)
+	s := services(t, token)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	stashDir := filepath.Join(dir, "stash")
+	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+stashDir+"\nbluesky:\n  api_base: "+s.URL+"\nx:\n  api_base: "+s.URL+"\n  bearer_token: env:SHORE_X_TOKEN\n"), 0o644)
+	base := []string{"--config", conf}
+	var said strings.Builder // everything heed printed
+	heed := func(args ...string) (int, string) {
+		t.Helper()
+		code, out, stderr := run(t, "", append(args, base...)...)
+		said.WriteString(out + stderr)
+		return code, out + stderr
+	}
+
+	if code, out := heed("add", s.URL+"/blog/feed.xml"); code != 0 || !strings.Contains(out, "feed "+s.URL+"/blog/feed.xml: 1 items, 1 new") {
+		t.Fatalf("add feed: exit %d\n%s", code, out)
+	}
+	if code, out := heed("add", "https://bsky.app/profile/alice.example.com"); code != 0 || !strings.Contains(out, "bluesky/alice.example.com.md") || !strings.Contains(out, `recorded source "bluesky-alice.example.com" (bluesky,`) {
+		t.Fatalf("add bluesky: exit %d\n%s", code, out)
+	}
+	if code, out := heed("add", "https://x.com/tidewatch", "--json"); code != 0 || !strings.Contains(out, `"kind":"x"`) || !strings.Contains(out, `"path":"x/tidewatch.md"`) {
+		t.Fatalf("add x: exit %d\n%s", code, out)
+	}
+	for word, want := range map[string]string{"oystercatchers": "Shore Diary", "starfish": "Alice (@alice.example.com) on Bluesky", "seals": "Tide Watch (@tidewatch) on X"} {
+		code, out := heed("search", word)
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("search %s: exit %d\n%s", word, code, out)
+		}
+	}
+	if code, out := heed("search", "--json", "seals"); code != 0 || !strings.Contains(out, `"source":"x-tidewatch"`) {
+		t.Errorf("search --json: exit %d\n%s", code, out)
+	}
+	data, _ := os.ReadFile(conf)
+	for _, want := range []string{"kind: feed", "kind: bluesky", "kind: x", "bearer_token: env:SHORE_X_TOKEN"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("config lacks %q:\n%s", want, data)
+		}
+	}
+	// Sync goes by the recorded kinds: the feed answers 304.
+	code, out := heed("sync")
+	if code != 0 || !strings.Contains(out, "feed "+s.URL+"/blog/feed.xml: not modified") || !strings.Contains(out, "x https://x.com/tidewatch: 1 items") {
+		t.Errorf("sync: exit %d\n%s", code, out)
+	}
+	if code, out := heed("show", "https://x.com/tidewatch", "--json"); code != 0 || !strings.Contains(out, "Seals hauled out") {
+		t.Errorf("show: exit %d\n%s", code, out)
+	}
+	// The token is nowhere: not in what heed said, the config, the stash's
+	// files, its log or its index.
+	if strings.Contains(said.String(), token) {
+		t.Errorf("heed printed the token")
+	}
+	for _, root := range []string{dir} {
+		filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				if b, _ := os.ReadFile(path); strings.Contains(string(b), token) {
+					t.Errorf("%s holds the token", path)
+				}
+			}
+			return nil
+		})
+	}
+	// A bad token reference is a configuration error, for X sources.
+	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+stashDir+"\nx:\n  api_base: "+s.URL+"\n  bearer_token: env:UNSET_TOKEN_VAR\nsources:\n  tw:\n    url: https://x.com/tidewatch\n    kind: x\n"), 0o644)
+	if code, out := heed("sync", "tw"); code != 78 || !strings.Contains(out, "UNSET_TOKEN_VAR is empty or not set") {
+		t.Errorf("sync with a broken token reference: exit %d\n%s", code, out)
 	}
 }

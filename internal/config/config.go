@@ -40,6 +40,10 @@ type Config struct {
 	// MCP holds the limits of the MCP server (heed mcp): no tool argument
 	// goes past them.
 	MCP *MCP `yaml:"mcp,omitempty" json:"mcp,omitempty" doc:"Limits of the MCP server (heed mcp). An agent's tool arguments can narrow them, never widen them."`
+	// Bluesky configures the Bluesky source kind.
+	Bluesky *Bluesky `yaml:"bluesky,omitempty" json:"bluesky,omitempty" doc:"Settings of Bluesky sources."`
+	// X configures the X source kind.
+	X *X `yaml:"x,omitempty" json:"x,omitempty" doc:"Settings of X sources."`
 	// Sources are the named sources, by name.
 	Sources map[string]*Source `yaml:"sources,omitempty" json:"sources,omitempty" doc:"Named sources that heed add records and heed sync ingests."`
 
@@ -52,8 +56,9 @@ type Config struct {
 
 // Source is one named source and how to ingest it.
 type Source struct {
-	URL           string    `yaml:"url" json:"url" doc:"Where the source is: a site's start URL." required:"true"`
-	Kind          string    `yaml:"kind,omitempty" json:"kind,omitempty" enum:"website" doc:"What kind of source it is. Empty means found from the URL."`
+	URL           string    `yaml:"url" json:"url" doc:"Where the source is: a site's start URL, a feed, a Bluesky or an X profile." required:"true"`
+	Kind          string    `yaml:"kind,omitempty" json:"kind,omitempty" enum:"website,feed,bluesky,x" doc:"What kind of source it is. Empty means found from the URL, as heed add does."`
+	Limit         int       `yaml:"limit,omitempty" json:"limit,omitempty" minimum:"1" doc:"For feeds, Bluesky and X: take at most this many items or posts a sync (default 50)."`
 	RespectRobots *bool     `yaml:"respect_robots,omitempty" json:"respect_robots,omitempty" doc:"Whether robots.txt is heeded (default true). false makes no robots.txt request at all."`
 	IgnoreSignals bool      `yaml:"ignore_signals,omitempty" json:"ignore_signals,omitempty" doc:"Store pages whatever their noindex, nofollow and content signals say."`
 	MaxPages      int       `yaml:"max_pages,omitempty" json:"max_pages,omitempty" minimum:"1" doc:"Fetch at most this many pages (default 500)."`
@@ -76,6 +81,36 @@ type MCP struct {
 	MaxChars int       `yaml:"max_chars,omitempty" json:"max_chars,omitempty" minimum:"1" doc:"The most characters of Markdown one web_fetch or stash_read returns at a time (default 100000)."`
 }
 
+// Bluesky is the bluesky section of the config file.
+type Bluesky struct {
+	// APIBase is the AppView's base URL.
+	APIBase string `yaml:"api_base,omitempty" json:"api_base,omitempty" doc:"Base URL of the Bluesky AppView heed asks (default https://public.api.bsky.app; env HEED_BLUESKY_API_BASE wins)."`
+}
+
+// X is the x section of the config file.
+type X struct {
+	// APIBase is the X API's base URL.
+	APIBase string `yaml:"api_base,omitempty" json:"api_base,omitempty" doc:"Base URL of the X API (default https://api.x.com; env HEED_X_API_BASE wins)."`
+	// BearerToken says where the API's bearer token is: "env:NAME" or
+	// "file:PATH", never the token itself.
+	BearerToken string `yaml:"bearer_token,omitempty" json:"bearer_token,omitempty" pattern:"^(env|file):.+$" doc:"Where the X API bearer token is: env:NAME (an environment variable) or file:PATH (a file holding it), never the token itself. X_BEARER_TOKEN wins."`
+	// RSSTemplate is the URL of a feed of a user's posts, with {user}.
+	RSSTemplate string `yaml:"rss_template,omitempty" json:"rss_template,omitempty" doc:"URL of an RSS feed of an X user's posts, with {user} for the user name, used without a bearer token (X_RSS_TEMPLATE wins)."`
+}
+
+// Kinds are the kinds of source heed knows, in the order heed add asks
+// them about a URL.
+var Kinds = []string{"bluesky", "x", "feed", "website"}
+
+func knownKind(k string) bool {
+	for _, n := range Kinds {
+		if k == n {
+			return true
+		}
+	}
+	return false
+}
+
 // Validate checks a source the way Load checks one read from the file, so
 // that what heed writes it can read back.
 func (s *Source) Validate() error {
@@ -83,8 +118,10 @@ func (s *Source) Validate() error {
 		return fmt.Errorf("url: %w", err)
 	}
 	switch {
-	case s.Kind != "" && s.Kind != "website":
-		return fmt.Errorf("kind: %q is not a kind of source heed knows (website)", s.Kind)
+	case s.Kind != "" && !knownKind(s.Kind):
+		return fmt.Errorf("kind: %q is not a kind of source heed knows (%s)", s.Kind, strings.Join(Kinds, ", "))
+	case s.Limit < 0:
+		return errors.New("limit: must be a whole number above 0")
 	case s.MaxPages < 0:
 		return errors.New("max_pages: must be a whole number above 0")
 	case s.MaxDepth < 0:

@@ -77,6 +77,43 @@ sources:
 	}
 }
 
+func TestLoadSourceKinds(t *testing.T) {
+	p := write(t, `bluesky:
+  api_base: http://127.0.0.1:8080
+x:
+  api_base: http://127.0.0.1:8081
+  bearer_token: env:MY_X_TOKEN
+  rss_template: https://bridge.example/{user}/rss
+sources:
+  blog:
+    url: https://blog.example.com/feed.xml
+    kind: feed
+    limit: 20
+  alice:
+    url: https://bsky.app/profile/alice.example.com
+    kind: bluesky
+  jack:
+    url: https://x.com/jack
+    kind: x
+`)
+	c, err := Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Bluesky == nil || c.Bluesky.APIBase != "http://127.0.0.1:8080" || c.X == nil || c.X.APIBase != "http://127.0.0.1:8081" ||
+		c.X.BearerToken != "env:MY_X_TOKEN" || c.X.RSSTemplate != "https://bridge.example/{user}/rss" {
+		t.Errorf("services: %+v %+v", c.Bluesky, c.X)
+	}
+	if b := c.Sources["blog"]; b.Kind != "feed" || b.Limit != 20 || c.Sources["alice"].Kind != "bluesky" || c.Sources["jack"].Kind != "x" {
+		t.Errorf("sources: %+v", c.Sources)
+	}
+	// The literal token is never echoed in the error.
+	_, err = Load(write(t, "x:\n  bearer_token: AAAAsecretAAAA\n"))
+	if err == nil || strings.Contains(err.Error(), "AAAAsecretAAAA") {
+		t.Errorf("a literal token: %v", err)
+	}
+}
+
 func TestLoadMissingIsEmpty(t *testing.T) {
 	c, err := Load(filepath.Join(t.TempDir(), "none.yaml"))
 	if err != nil || len(c.Sources) != 0 {
@@ -109,6 +146,11 @@ func TestLoadErrors(t *testing.T) {
 		{"mcp unknown", "mcp:\n  respect_robots: false\n", 2, "mcp.respect_robots", "is not a setting heed knows"},
 		{"mcp deadline", "mcp:\n  deadline: 0s\n", 2, "mcp.deadline", "longer than 0"},
 		{"duplicate key", "agent: a\nagent: b\n", 2, "agent", "appears twice"},
+		{"zero limit", "sources:\n  f:\n    url: https://e.com/feed\n    limit: 0\n", 4, "sources.f.limit", "above 0"},
+		{"literal token", "x:\n  bearer_token: AAAAsecretAAAA\n", 2, "x.bearer_token", "env:NAME or file:PATH"},
+		{"template without user", "x:\n  rss_template: https://bridge.example/rss\n", 2, "x.rss_template", "{user}"},
+		{"bad api base", "bluesky:\n  api_base: bsky\n", 2, "bluesky.api_base", "not an http(s) URL"},
+		{"unknown x key", "x:\n  token: env:T\n", 2, "x.token", "is not a setting heed knows"},
 		{"not YAML", "sources: [unclosed\n", 1, "", "not valid YAML"},
 		{"not a mapping", "- a\n- b\n", 1, "", "must be a mapping"},
 	}

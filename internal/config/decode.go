@@ -73,6 +73,38 @@ func (d *decoder) config(n *yaml.Node, c *Config) error {
 			err = d.mcp(v, c.MCP)
 		case "sources":
 			err = d.sources(v, c)
+		case "bluesky":
+			c.Bluesky = &Bluesky{}
+			err = d.fields(v, key, func(k string, v *yaml.Node) (bool, error) {
+				if k != "api_base" {
+					return false, nil
+				}
+				return true, d.baseURL(v, key+"."+k, &c.Bluesky.APIBase)
+			})
+		case "x":
+			c.X = &X{}
+			err = d.fields(v, key, func(k string, v *yaml.Node) (bool, error) {
+				kk := key + "." + k
+				var err error
+				switch k {
+				case "api_base":
+					err = d.baseURL(v, kk, &c.X.APIBase)
+				case "bearer_token":
+					if c.X.BearerToken, err = d.str(v, kk); err == nil && !validSecretRef(c.X.BearerToken) {
+						// The value is not repeated: it may be the token itself.
+						err = d.errAt(v, kk, "must say where the token is, as env:NAME or file:PATH, never the token itself")
+					}
+				case "rss_template":
+					if c.X.RSSTemplate, err = d.str(v, kk); err == nil {
+						if uerr := validURL(strings.ReplaceAll(c.X.RSSTemplate, "{user}", "user")); uerr != nil || !strings.Contains(c.X.RSSTemplate, "{user}") {
+							err = d.errAt(v, kk, "must be an http(s) URL with {user} in it, such as https://bridge.example/{user}/rss")
+						}
+					}
+				default:
+					return false, nil
+				}
+				return true, err
+			})
 		default:
 			return false, nil
 		}
@@ -142,9 +174,11 @@ func (d *decoder) source(n *yaml.Node, path string, s *Source) error {
 				}
 			}
 		case "kind":
-			if s.Kind, err = d.str(v, k); err == nil && s.Kind != "" && s.Kind != "website" {
-				err = d.errAt(v, k, "%q is not a kind of source heed knows (website)", s.Kind)
+			if s.Kind, err = d.str(v, k); err == nil && !knownKind(s.Kind) {
+				err = d.errAt(v, k, "%q is not a kind of source heed knows (%s)", s.Kind, strings.Join(Kinds, ", "))
 			}
+		case "limit":
+			s.Limit, err = d.positive(v, k)
 		case "respect_robots":
 			var b bool
 			b, err = d.boolean(v, k)
@@ -181,6 +215,29 @@ func (d *decoder) source(n *yaml.Node, path string, s *Source) error {
 		}
 		return true, err
 	})
+}
+
+// baseURL reads a service's base URL.
+func (d *decoder) baseURL(n *yaml.Node, key string, into *string) error {
+	s, err := d.str(n, key)
+	if err != nil {
+		return err
+	}
+	if err := validURL(s); err != nil {
+		return d.errAt(n, key, "%v", err)
+	}
+	*into = s
+	return nil
+}
+
+// validSecretRef reports whether s is a reference to a secret: env:NAME
+// or file:PATH.
+func validSecretRef(s string) bool {
+	if name, ok := strings.CutPrefix(s, "env:"); ok {
+		return name != "" && !strings.ContainsAny(name, "= \t")
+	}
+	path, ok := strings.CutPrefix(s, "file:")
+	return ok && path != ""
 }
 
 func (d *decoder) str(n *yaml.Node, key string) (string, error) {

@@ -43,6 +43,9 @@ func objectSchema(t reflect.Type, defs map[string]any) map[string]any {
 		if enum := f.Tag.Get("enum"); enum != "" {
 			s["enum"] = strings.Split(enum, ",")
 		}
+		if p := f.Tag.Get("pattern"); p != "" {
+			s["pattern"] = p
+		}
 		if m := f.Tag.Get("minimum"); m != "" {
 			n, _ := strconv.Atoi(m)
 			s["minimum"] = n

@@ -57,6 +57,25 @@ func PathFor(source, rawURL string) (string, error) {
 	return strings.Join(segs, "/") + "/" + name + ".md", nil
 }
 
+// NamedPath is the file of a snapshot with a preferred name, such as
+// "bluesky/alice.example.com": each "/"-separated segment made safe as
+// PathFor makes them, and ".md" added. A name needs a folder and a file
+// ("a/b" at least), so that it never lands in the stash's root beside
+// index.md and log.md; empty, "." and ".." segments are refused.
+func NamedPath(name string) (string, error) {
+	parts := strings.Split(name, "/")
+	if len(parts) < 2 {
+		return "", fmt.Errorf("stash: a snapshot name needs a folder: %q", name)
+	}
+	for i, p := range parts {
+		if p == "" || p == "." || p == ".." {
+			return "", fmt.Errorf("stash: %q is not a snapshot name", name)
+		}
+		parts[i] = safeName(p)
+	}
+	return strings.Join(parts, "/") + ".md", nil
+}
+
 // sourceDir is a source name as a directory name.
 func sourceDir(source string) string { return safeName(source) }
 

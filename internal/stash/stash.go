@@ -48,6 +48,10 @@ type Snapshot struct {
 	Markdown string   `json:"-"`
 	// Path is the file's path, relative to the stash directory.
 	Path string `json:"path"`
+	// Name, if set, is where the snapshot wants to live instead of
+	// SOURCE/HOST/PATH.md: a path relative to the stash without ".md",
+	// such as "feeds/example.com-feed" (see NamedPath).
+	Name string `json:"-"`
 	// Links are the page's links that a crawl follows, kept in the index
 	// (crawl state, not part of the file), so that a re-crawl that finds
 	// the page unchanged still follows them.
@@ -263,7 +267,12 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	defer s.mu.Unlock()
 	snap.ID = IDOf(snap.URL)
 	snap.Hash = HashOf(snap.Markdown)
-	path, err := PathFor(snap.Source, snap.URL)
+	var path string
+	if snap.Name != "" {
+		path, err = NamedPath(snap.Name)
+	} else {
+		path, err = PathFor(snap.Source, snap.URL)
+	}
 	if err != nil {
 		return false, err
 	}

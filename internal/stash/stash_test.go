@@ -489,3 +489,47 @@ func TestBatch(t *testing.T) {
 		t.Errorf("%d searchable after reopening, want 5", n)
 	}
 }
+
+func TestNamedSnapshots(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"feeds/blog-example-com-feed", "feeds/blog-example-com-feed.md"},
+		{"bluesky/alice.example.com", "bluesky/alice.example.com.md"},
+		{"bluesky/did:plc:abc", "bluesky/did%3Aplc%3Aabc.md"},
+		{"x/_jack", "x/__jack.md"},
+		{"index", ""}, {"", ""}, {"a/../b", ""}, {"a//b", ""}, {"/abs", ""},
+	} {
+		got, err := NamedPath(c.name)
+		if c.want == "" {
+			if err == nil {
+				t.Errorf("NamedPath(%q) got %q, want an error", c.name, got)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("NamedPath(%q) got %q, %v, want %q", c.name, got, err, c.want)
+		}
+	}
+	dir := t.TempDir()
+	s := open(t, dir)
+	sn := snap("https://blog.example.com/feed.xml", "Blog", "## Post\n\nA lighthouse keeper's notes.")
+	sn.Source, sn.Name = "blog", "feeds/blog-example-com-feed-xml"
+	if _, err := s.Put(t.Context(), sn); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "feeds/blog-example-com-feed-xml.md")); err != nil {
+		t.Errorf("the named file is missing: %v", err)
+	}
+	if hits, err := s.Search(t.Context(), Query{Text: "lighthouse"}); err != nil || len(hits) != 1 || hits[0].Path != "feeds/blog-example-com-feed-xml.md" {
+		t.Errorf("Search: %+v, %v", hits, err)
+	}
+	// Reindexing from the files finds it where it is.
+	if n, err := s.Reindex(t.Context()); err != nil || n != 1 {
+		t.Errorf("Reindex: %d, %v", n, err)
+	}
+	if n, err := s.Remove(t.Context(), "blog"); err != nil || n != 1 {
+		t.Errorf("Remove: %d, %v", n, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "feeds/blog-example-com-feed-xml.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the named file outlived its source: %v", err)
+	}
+}

@@ -1,0 +1,318 @@
+// Package feed is the source kind of RSS, Atom, RDF and JSON feeds: one
+// snapshot per feed, at feeds/<host-path-slug>, its items as sections.
+//
+// A feed a person subscribes to is fetched without consulting robots.txt,
+// as feed readers do; every request still goes through heed's guarded
+// client.
+package feed
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"mime"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/source"
+	"github.com/heedhq/heed/internal/stash"
+)
+
+// Kind is the feed kind. Asked about any http(s) URL, it takes those that
+// serve a feed, and web pages that name one with <link rel="alternate">;
+// others it leaves to the next kind.
+type Kind struct{}
+
+var _ source.Kind = Kind{}
+
+// Name is "feed".
+func (Kind) Name() string { return "feed" }
+
+// Tags are the tags of every feed snapshot, beside the feed's host.
+func (Kind) Tags() []string { return []string{"rss"} }
+
+// Match takes every http(s) URL: one that does not look like a feed's may
+// still serve one, or name one.
+func (Kind) Match(u *url.URL) bool { return u.Scheme == "http" || u.Scheme == "https" }
+
+// LooksLikeFeed reports whether a URL's path says it is a feed: it ends
+// in .rss, .atom or .xml, or a segment is feed, rss or atom.
+func LooksLikeFeed(u *url.URL) bool {
+	p := strings.ToLower(u.Path)
+	for _, ext := range []string{".rss", ".atom", ".xml"} {
+		if strings.HasSuffix(p, ext) {
+			return true
+		}
+	}
+	for seg := range strings.SplitSeq(p, "/") {
+		switch seg {
+		case "feed", "rss", "atom":
+			return true
+		}
+	}
+	return false
+}
+
+// accept prefers feeds, and takes a web page that may name one.
+const accept = "application/rss+xml, application/atom+xml, application/feed+json, application/rdf+xml;q=0.9, application/xml;q=0.9, text/xml;q=0.9, application/json;q=0.8, text/html;q=0.7, */*;q=0.5"
+
+// Ingest reads the feed at in.URL, or the feed the web page there names,
+// into its snapshot, keeping the items earlier syncs stored.
+func (k Kind) Ingest(ctx context.Context, env *source.Env, in source.Input) (*source.Result, error) {
+	u, err := url.Parse(in.URL)
+	if err != nil {
+		return nil, err
+	}
+	miss := source.NotMine
+	if LooksLikeFeed(u) {
+		miss = source.NotUsable
+	}
+	resp, err := get(ctx, env, in.Name, in.URL)
+	if err != nil {
+		return nil, miss(err)
+	}
+	if resp.NotModified {
+		return &source.Result{URL: in.URL, NotModified: true}, nil
+	}
+	if resp.Status < 200 || resp.Status > 299 {
+		return nil, miss(fmt.Errorf("%s answered %d, not a feed", in.URL, resp.Status))
+	}
+	if Sniff(resp.Body) {
+		return Build(ctx, env, in, Target{URL: in.URL}, resp)
+	}
+	if !isHTML(resp) {
+		return nil, miss(fmt.Errorf("%s is not a feed (%s)", in.URL, mediaType(resp)))
+	}
+	feeds := Discover(resp.Body, resp.URL)
+	if len(feeds) == 0 {
+		return nil, miss(fmt.Errorf("%s is a web page that names no feed", in.URL))
+	}
+	i := 0
+	if len(feeds) > 1 {
+		if env.ChooseFeed != nil {
+			if i, err = env.ChooseFeed(in.URL, feeds); err != nil {
+				return nil, err
+			}
+			if i < 0 || i >= len(feeds) {
+				return nil, source.NotUsable(fmt.Errorf("no feed of %s was chosen", in.URL))
+			}
+		} else {
+			env.Warnf("%s names %d feeds; taking the first, %s (to take another, heed add its URL):\n  %s",
+				in.URL, len(feeds), feeds[0], strings.Join(feeds, "\n  "))
+		}
+	}
+	feedURL := feeds[i]
+	resp, err = get(ctx, env, in.Name, feedURL)
+	if err != nil {
+		return nil, source.NotUsable(err)
+	}
+	if resp.NotModified {
+		return &source.Result{URL: feedURL, NotModified: true}, nil
+	}
+	if resp.Status < 200 || resp.Status > 299 || !Sniff(resp.Body) {
+		return nil, source.NotUsable(fmt.Errorf("%s names the feed %s, which answered %d and is not a feed", in.URL, feedURL, resp.Status))
+	}
+	in.URL = feedURL
+	return Build(ctx, env, in, Target{URL: feedURL}, resp)
+}
+
+// get fetches a feed, conditionally when the source stored it before.
+func get(ctx context.Context, env *source.Env, src, rawURL string) (*fetch.Response, error) {
+	return Fetch(ctx, env, src, Target{URL: rawURL}, rawURL)
+}
+
+// Fetch gets a feed URL for a snapshot stored at target.URL, conditionally
+// when the source stored that snapshot before.
+func Fetch(ctx context.Context, env *source.Env, src string, target Target, feedURL string) (*fetch.Response, error) {
+	req := fetch.Request{URL: feedURL, Accept: accept, MaxBytes: MaxBytes}
+	if env.Stash != nil {
+		req.ETag, req.LastModified, _ = env.Stash.Validators(ctx, src, target.URL)
+	}
+	return env.Client.Get(ctx, req)
+}
+
+// Target says where a feed's snapshot goes. Zero fields take the feed's
+// own: its URL, feeds/<host-path-slug>, its title, and the tags rss and
+// its host.
+type Target struct {
+	URL   string   // the snapshot's URL
+	Name  string   // its place in the stash
+	Title string   // its title
+	Tags  []string // its tags, before the source's own
+}
+
+// Build reads a fetched feed into its snapshot at target, merged with the
+// items the source stored there before.
+func Build(ctx context.Context, env *source.Env, in source.Input, target Target, resp *fetch.Response) (*source.Result, error) {
+	f, err := Read(resp.Body, resp.URL, in.Limit)
+	if err != nil {
+		return nil, source.NotUsable(fmt.Errorf("%s: %w", resp.URL, err))
+	}
+	u, err := url.Parse(target.URL)
+	if err != nil {
+		return nil, err
+	}
+	if target.Name == "" {
+		target.Name = "feeds/" + Slug(u)
+	}
+	if target.Title == "" {
+		target.Title = f.Title
+		if target.Title == "" {
+			target.Title = u.Host
+		}
+	}
+	if target.Tags == nil {
+		target.Tags = []string{"rss", strings.ToLower(u.Hostname())}
+	}
+	old := ""
+	if env.Stash != nil {
+		if snap, err := env.Stash.Get(ctx, target.URL); err == nil && snap.Source == in.Name {
+			old = snap.Markdown
+		}
+	}
+	md, total, fresh := Document(f.Description, f.Items, old)
+	snap := &stash.Snapshot{
+		Source: in.Name, URL: target.URL, Name: target.Name, Title: target.Title,
+		Description: plain(f.Description), FetchedAt: env.Now(), Tags: source.Tags(target.Tags, in.Tags),
+		ETag: resp.ETag(), LastModified: resp.LastModified(), Markdown: md,
+	}
+	return &source.Result{URL: target.URL, Snapshot: snap, Items: total, New: fresh}, nil
+}
+
+// plain is the first line of Markdown as plain text, for a description.
+func plain(md string) string {
+	line, _, _ := strings.Cut(md, "\n")
+	line = strings.NewReplacer("**", "", "__", "", "`", "").Replace(line)
+	if len(line) > 300 {
+		line = strings.ToValidUTF8(line[:300], "") + "…"
+	}
+	return strings.TrimSpace(line)
+}
+
+// Slug names a feed's snapshot after its host and path (and query):
+// lower-case letters and digits, runs of anything else one "-", 100
+// characters at most (a long one ends with a hash of the whole).
+func Slug(u *url.URL) string {
+	s := strings.ToLower(strings.TrimPrefix(u.Host, "www.") + u.EscapedPath())
+	if u.RawQuery != "" {
+		s += "-" + strings.ToLower(u.RawQuery)
+	}
+	var b strings.Builder
+	dash := false
+	for _, c := range []byte(s) {
+		if 'a' <= c && c <= 'z' || '0' <= c && c <= '9' {
+			b.WriteByte(c)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	out := strings.TrimSuffix(b.String(), "-")
+	if len(out) > 100 {
+		h := sha256.Sum256([]byte(out))
+		out = strings.TrimSuffix(out[:80], "-") + "-" + hex.EncodeToString(h[:6])
+	}
+	if out == "" {
+		out = "feed"
+	}
+	return out
+}
+
+func mediaType(resp *fetch.Response) string {
+	mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if mt == "" {
+		return "no content type"
+	}
+	return mt
+}
+
+func isHTML(resp *fetch.Response) bool {
+	switch mediaType(resp) {
+	case "text/html", "application/xhtml+xml":
+		return true
+	case "no content type":
+		head := bytes.ToLower(bytes.TrimSpace(resp.Body[:min(len(resp.Body), 512)]))
+		return bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html"))
+	}
+	return false
+}
+
+// feedTypes are the media types of <link rel="alternate"> that name a
+// feed.
+var feedTypes = map[string]bool{
+	"application/rss+xml": true, "application/atom+xml": true, "application/rdf+xml": true,
+	"application/feed+json": true, "application/json": true,
+}
+
+// maxDiscovered is how many feeds Discover lists at most.
+const maxDiscovered = 20
+
+// Discover lists the feeds a web page names in <link rel="alternate">
+// elements, resolved against the page's URL (or its <base href>), each
+// once, in the page's order. It reads the page's head only.
+func Discover(page []byte, pageURL string) []string {
+	base, err := url.Parse(pageURL)
+	if err != nil {
+		return nil
+	}
+	z := html.NewTokenizer(bytes.NewReader(page))
+	var out []string
+	seen := map[string]bool{}
+	for len(out) < maxDiscovered {
+		tt := z.Next()
+		switch tt {
+		case html.ErrorToken:
+			return out
+		case html.StartTagToken, html.SelfClosingTagToken:
+		default:
+			continue
+		}
+		name, hasAttr := z.TagName()
+		a := atom.Lookup(name)
+		if a == atom.Body {
+			return out
+		}
+		if (a != atom.Link && a != atom.Base) || !hasAttr {
+			continue
+		}
+		attrs := map[string]string{}
+		for {
+			k, v, more := z.TagAttr()
+			attrs[string(k)] = string(v)
+			if !more {
+				break
+			}
+		}
+		if a == atom.Base {
+			if b, err := base.Parse(strings.TrimSpace(attrs["href"])); err == nil && (b.Scheme == "http" || b.Scheme == "https") {
+				base = b
+			}
+			continue
+		}
+		mt, _, _ := mime.ParseMediaType(attrs["type"])
+		if !hasToken(attrs["rel"], "alternate") || !feedTypes[strings.ToLower(mt)] {
+			continue
+		}
+		if u := httpURL(base.String(), attrs["href"]); u != "" && !seen[u] {
+			seen[u] = true
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+func hasToken(list, token string) bool {
+	for _, f := range strings.Fields(strings.ToLower(list)) {
+		if f == token {
+			return true
+		}
+	}
+	return false
+}

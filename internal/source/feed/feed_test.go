@@ -1,0 +1,504 @@
+package feed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/heedhq/heed/internal/source"
+	"github.com/heedhq/heed/internal/source/sourcetest"
+)
+
+// site serves feeds and pages on loopback, and records the requests.
+type site struct {
+	*httptest.Server
+	mu    sync.Mutex
+	pages map[string]page
+	reqs  []*http.Request
+}
+
+type page struct {
+	typ, body, etag string
+	status          int
+}
+
+func newSite(t *testing.T) *site {
+	s := &site{pages: map[string]page{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.reqs = append(s.reqs, r)
+		p, ok := s.pages[r.URL.Path]
+		s.mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if p.etag != "" {
+			w.Header().Set("ETag", p.etag)
+			if r.Header.Get("If-None-Match") == p.etag {
+				w.WriteHeader(http.StatusNotModified)
+				return
+			}
+		}
+		if p.typ != "" {
+			w.Header().Set("Content-Type", p.typ)
+		}
+		if p.status != 0 {
+			w.WriteHeader(p.status)
+		}
+		fmt.Fprint(w, strings.ReplaceAll(p.body, "{{base}}", s.URL))
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *site) set(path string, p page) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pages[path] = p
+}
+
+func (s *site) requests() []*http.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*http.Request(nil), s.reqs...)
+}
+
+func fixture(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// website stands in for the website kind: it takes every URL and records
+// it.
+type website struct{ got []string }
+
+func (w *website) Name() string          { return "website" }
+func (w *website) Match(u *url.URL) bool { return true }
+func (w *website) Ingest(_ context.Context, _ *source.Env, in source.Input) (*source.Result, error) {
+	w.got = append(w.got, in.URL)
+	return &source.Result{Summary: "crawled"}, nil
+}
+
+func registry() (*source.Registry, *website) {
+	w := &website{}
+	return &source.Registry{Kinds: []source.Kind{Kind{}, w}}, w
+}
+
+func TestFormats(t *testing.T) {
+	s := newSite(t)
+	tests := []struct {
+		file, typ, path string
+		slug, title     string
+		want            []string // in the snapshot, in this order
+		not             []string
+	}{
+		{"rss2.xml", "application/rss+xml; charset=utf-8", "/feed.xml", "feeds/127-0-0-1-PORT-feed-xml.md", "Harbour Notes", []string{
+			"A harbourmaster's notes on tides & boats",
+			"## Spring tides & neap tides\n\n- Link: <https://blog.example.com/2026/spring-tides>\n- Date: 2026-03-02T07:30:00Z\n- Author: Mara Quayle\n\n" +
+				"The **moon** and the sun pull together at [new moon](https://blog.example.com/moon).\n\n#### Why it matters\n\nMooring lines need slack.\n\n```sh\n## not a heading: a shell comment\ntide --at noon\n```",
+			"## Fog signals\n\n- Link: <https://blog.example.com/2026/fog>\n- Date: 2026-03-01T10:00:00Z\n- Author: Mara Quayle\n- ID: harbour-42\n\nTwo long blasts — every two minutes.",
+			"## Old news\n\n- Link: <https://blog.example.com/2025/old>\n- Date: 2025-01-01T00:00:00Z\n\nFrom last year.",
+		}, []string{"Short summary that the content supersedes", "<p>", "CDATA"}},
+		{"rss091.xml", "text/xml", "/rss", "feeds/127-0-0-1-PORT-rss.md", "Lighthouse Log", []string{
+			"Keepers' log, café edition",
+			"## Lamp relit at Skerry Point\n\n- Link: <http://lights.example.org/skerry>\n\nThe lamp at Skerry Point burns again. Café open.",
+		}, nil},
+		{"latin1.xml", "application/xml", "/latin1.xml", "feeds/127-0-0-1-PORT-latin1-xml.md", "Latin-1 été", []string{
+			"## Café at the pier\n\nCrème brûlée for sailors.",
+		}, nil},
+		{"rdf.xml", "application/rdf+xml", "/index.rdf", "feeds/127-0-0-1-PORT-index-rdf.md", "Tide Tables", []string{
+			"## High water at Portmoor\n\n- Link: <https://tides.example.net/2026-03-02>\n- Date: 2026-03-02T06:12:00Z\n- Author: Tide Office\n\nHigh water 06:12, 4.8 metres; low water 12:30.",
+		}, nil},
+		{"atom.xml", "application/atom+xml", "/atom", "feeds/127-0-0-1-PORT-atom.md", "Keel & Rudder", []string{
+			"Boat-building *journal*",
+			"## Steaming oak frames\n\n- Link: <https://keel.example.com/2026/steaming>\n- Date: 2026-02-27T14:00:00Z\n- Author: Ines Hull\n- ID: urn:uuid:1225c695-cfb8-4ebb-aaaa-80da344efa6a\n\nOak bends after an hour per inch in the [steam box](https://keel.example.com/box).",
+			"## Caulking with cotton\n",
+			"Cotton first, then **oakum**.",
+		}, nil},
+		{"feed.json", "application/feed+json", "/feed.json", "feeds/127-0-0-1-PORT-feed-json.md", "Chart Room", []string{
+			"Notes from the chart room",
+			"## Soundings in fathoms\n\n- Link: <https://charts.example.com/soundings>\n- Date: 2026-02-10T10:00:00Z\n- Author: Olu Fathom\n- ID: 2\n\nA fathom is *six feet*.",
+			"## Compass roses\n\n- Link: <https://charts.example.com/compass>\n- Date: 2026-01-05T08:00:00Z\n- ID: 1\n\nTrue north and magnetic north differ by the variation.",
+		}, nil},
+	}
+	port := strings.TrimPrefix(s.URL, "http://127.0.0.1:")
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			env := sourcetest.NewEnv(t)
+			s.set(tt.path, page{typ: tt.typ, body: fixture(t, tt.file)})
+			reg, web := registry()
+			res, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "blog", URL: s.URL + tt.path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Kind != "feed" || len(web.got) != 0 || !res.Changed {
+				t.Fatalf("got kind %q (website asked %v, changed %v), want the feed kind", res.Kind, web.got, res.Changed)
+			}
+			snap, err := env.Stash.Get(t.Context(), s.URL+tt.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := strings.ReplaceAll(tt.slug, "PORT", port); snap.Path != want {
+				t.Errorf("path got %q, want %q", snap.Path, want)
+			}
+			if snap.Title != tt.title {
+				t.Errorf("title got %q, want %q", snap.Title, tt.title)
+			}
+			if strings.Join(snap.Tags, ",") != "rss,127.0.0.1" {
+				t.Errorf("tags got %v, want [rss 127.0.0.1]", snap.Tags)
+			}
+			at := 0
+			for _, w := range tt.want {
+				i := strings.Index(snap.Markdown[at:], w)
+				if i < 0 {
+					t.Errorf("the snapshot lacks, in order,\n%s\n--- got:\n%s", w, snap.Markdown)
+					break
+				}
+				at += i + len(w)
+			}
+			for _, n := range tt.not {
+				if strings.Contains(snap.Markdown, n) {
+					t.Errorf("the snapshot holds %q:\n%s", n, snap.Markdown)
+				}
+			}
+			if res.Items != len(Sections(snap.Markdown)) || res.Items == 0 {
+				t.Errorf("items got %d, sections %d", res.Items, len(Sections(snap.Markdown)))
+			}
+		})
+	}
+}
+
+func TestHostileXML(t *testing.T) {
+	t.Run("billion laughs", func(t *testing.T) {
+		f, err := Read([]byte(fixture(t, "billion-laughs.xml")), "https://laughs.example.com/feed", 0)
+		if err != nil {
+			return // refused: fine
+		}
+		var all strings.Builder
+		all.WriteString(f.Title + f.Description)
+		for _, it := range f.Items {
+			all.WriteString(it.Title + it.Markdown)
+		}
+		if f.Title != "Laughs &lol9;" || strings.Contains(all.String(), "lollol") || all.Len() > 1000 {
+			t.Errorf("entities were expanded: %d bytes, %.80q", all.Len(), all.String())
+		}
+	})
+	t.Run("external entities", func(t *testing.T) {
+		var hits atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			fmt.Fprint(w, "FETCHED-BY-THE-PARSER")
+		}))
+		defer srv.Close()
+		secret := filepath.Join(t.TempDir(), "secret.txt")
+		os.WriteFile(secret, []byte("LOCAL-SECRET"), 0o600)
+		doc := `<?xml version="1.0"?>
+<!DOCTYPE rss [
+  <!ENTITY remote SYSTEM "` + srv.URL + `/xxe">
+  <!ENTITY local SYSTEM "file://` + secret + `">
+  <!ENTITY % param SYSTEM "` + srv.URL + `/dtd"> %param;
+]>
+<rss version="2.0"><channel><title>XXE &remote;</title><link>https://x.example.com/</link><description>&local;</description>
+<item><title>Item &local;</title><description>&remote;</description></item></channel></rss>`
+		f, err := Read([]byte(doc), "https://x.example.com/feed", 0)
+		if hits.Load() != 0 {
+			t.Errorf("the parser made %d requests", hits.Load())
+		}
+		if err != nil {
+			return
+		}
+		all := f.Title + f.Description
+		for _, it := range f.Items {
+			all += it.Title + it.Markdown
+		}
+		if strings.Contains(all, "FETCHED") || strings.Contains(all, "LOCAL-SECRET") {
+			t.Errorf("an external entity was read: %q", all)
+		}
+	})
+}
+
+// bigFeed is an RSS feed of n items, the newest last, so that the limit
+// must pick them from the end.
+func bigFeed(n int) []byte {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0"?><rss version="2.0"><channel><title>Big</title><link>https://big.example.com/</link><description>many</description>`)
+	start := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range n {
+		fmt.Fprintf(&b, "<item><title>Item %d</title><link>https://big.example.com/%d</link><pubDate>%s</pubDate><description><![CDATA[<p>Body of item %d, with a few words to make it a paragraph.</p>]]></description></item>\n",
+			i, i, start.Add(time.Duration(i)*time.Hour).Format(time.RFC1123Z), i)
+	}
+	b.WriteString("</channel></rss>")
+	return []byte(b.String())
+}
+
+func TestLimitHolds(t *testing.T) {
+	s := newSite(t)
+	s.set("/big.xml", page{typ: "application/rss+xml", body: string(bigFeed(10000))})
+	env := sourcetest.NewEnv(t)
+	reg, _ := registry()
+	res, err := reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "big", URL: s.URL + "/big.xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := env.Stash.Get(t.Context(), s.URL+"/big.xml")
+	secs := Sections(snap.Markdown)
+	if res.Items != source.DefaultLimit || len(secs) != source.DefaultLimit {
+		t.Fatalf("got %d items (%d sections), want %d", res.Items, len(secs), source.DefaultLimit)
+	}
+	// The newest 50, newest first.
+	if !strings.HasPrefix(secs[0].text, "## Item 9999\n") || !strings.HasPrefix(secs[49].text, "## Item 9950\n") {
+		t.Errorf("got first %q and last %q, want items 9999 to 9950", secs[0].text[:16], secs[49].text[:16])
+	}
+	// A limit in the input holds too.
+	res, err = reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "big2", URL: s.URL + "/big.xml", Limit: 7})
+	if err != nil || res.Items != 7 {
+		t.Errorf("limit 7: got %v items, %v", res, err)
+	}
+}
+
+func TestTooLargeIsRefused(t *testing.T) {
+	s := newSite(t)
+	s.set("/huge.xml", page{typ: "application/rss+xml", body: "<rss><channel><title>x</title>" + strings.Repeat("<item><title>x</title></item>", MaxBytes/28+10) + "</channel></rss>"})
+	s.set("/broken.xml", page{typ: "application/rss+xml", body: "<rss version=\"2.0\"><channel><title>Broken</title><item><title>a</ti"})
+	env := sourcetest.NewEnv(t)
+	reg, _ := registry()
+	for _, p := range []string{"/huge.xml", "/broken.xml"} {
+		res, err := reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "x", URL: s.URL + p})
+		if p == "/broken.xml" && err == nil {
+			// Lenient parsing may keep what it read; it must not panic or
+			// invent items.
+			if res.Items > 1 {
+				t.Errorf("%s: %d items", p, res.Items)
+			}
+			continue
+		}
+		if err == nil {
+			t.Errorf("%s: got %+v, want an error", p, res)
+		}
+	}
+	if entries, _ := env.Stash.List(t.Context(), "x"); len(entries) > 1 {
+		t.Errorf("stored %v", entries)
+	}
+	if _, err := env.Stash.Get(t.Context(), s.URL+"/huge.xml"); err == nil {
+		t.Errorf("a too-large feed was stored")
+	}
+}
+
+func TestFallThrough(t *testing.T) {
+	s := newSite(t)
+	html := func(head string) page {
+		return page{typ: "text/html; charset=utf-8", body: "<!doctype html><html><head><title>Blog</title>" + head + "</head><body><p>Hello</p><link rel=alternate type=application/rss+xml href=/in-body.xml></body></html>"}
+	}
+	s.set("/feed", html(""))                 // looks like a feed, serves a page
+	s.set("/plain/", html(""))               // a page without feeds
+	s.set("/missing.rss", page{status: 404}) // looks like a feed, is missing
+	s.set("/blog/", html(`<link rel="alternate" type="application/rss+xml" title="Posts" href="posts.xml">
+		<link rel="alternate stylesheet" href="/style.css"><link rel=alternate type="application/atom+xml" href="{{base}}/comments.atom">
+		<link rel="alternate" type="application/rss+xml" href="/blog/posts.xml">`))
+	s.set("/blog/posts.xml", page{typ: "application/rss+xml", body: fixture(t, "rss2.xml")})
+	s.set("/one/", html(`<base href="/deep/"><link rel="alternate" type="application/feed+json" href="feed.json">`))
+	s.set("/deep/feed.json", page{typ: "application/json", body: fixture(t, "feed.json")})
+	s.set("/dud/", html(`<link rel="alternate" type="application/rss+xml" href="/dud.xml">`))
+	s.set("/dud.xml", page{typ: "text/html", body: "<html>not a feed</html>"})
+
+	tests := []struct {
+		path      string
+		kind, url string // the kind that took it, and the URL it recorded
+		warn      string // "" for no warning
+	}{
+		{"/feed", "website", "/feed", "is a web page that names no feed"},
+		{"/plain/", "website", "/plain/", ""},
+		{"/missing.rss", "website", "/missing.rss", "answered 404"},
+		{"/blog/", "feed", "/blog/posts.xml", "names 2 feeds; taking the first"},
+		{"/one/", "feed", "/deep/feed.json", ""},
+		{"/dud/", "website", "/dud/", "which answered 200 and is not a feed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			env := sourcetest.NewEnv(t)
+			reg, web := registry()
+			res, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "x", URL: s.URL + tt.path})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Kind != tt.kind || res.URL != s.URL+tt.url {
+				t.Errorf("got kind %q at %s, want %q at %s", res.Kind, res.URL, tt.kind, s.URL+tt.url)
+			}
+			if tt.kind == "website" && (len(web.got) != 1 || web.got[0] != s.URL+tt.path) {
+				t.Errorf("the website kind got %v", web.got)
+			}
+			w := env.Warnings()
+			switch {
+			case tt.warn == "" && len(w) != 0:
+				t.Errorf("warned %q", w)
+			case tt.warn != "" && (len(w) != 1 || !strings.Contains(w[0], tt.warn)):
+				t.Errorf("warnings got %q, want one with %q", w, tt.warn)
+			}
+			if tt.path == "/blog/" && !strings.Contains(w[0], s.URL+"/comments.atom") {
+				t.Errorf("the warning does not list the other feed: %q", w[0])
+			}
+		})
+	}
+	// Named explicitly, the kind does not fall through: it fails.
+	env := sourcetest.NewEnv(t)
+	reg, web := registry()
+	if _, err := reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "x", URL: s.URL + "/feed"}); err == nil || !strings.Contains(err.Error(), "names no feed") || len(web.got) != 0 {
+		t.Errorf("kind feed on a page: %v, website got %v", err, web.got)
+	}
+	// A chooser picks among several feeds: here the second, which is
+	// missing, so the website kind takes the page after a warning.
+	env.ChooseFeed = func(page string, feeds []string) (int, error) { return 1, nil }
+	res, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "x", URL: s.URL + "/blog/"})
+	if w := env.Warnings(); err != nil || res.Kind != "website" || len(w) != 1 || !strings.Contains(w[0], "comments.atom") {
+		t.Errorf("chosen missing feed: %+v, %v, warnings %q", res, err, w)
+	}
+	env.ChooseFeed = func(page string, feeds []string) (int, error) { return 0, errors.New("no terminal") }
+	if _, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "x", URL: s.URL + "/blog/"}); err == nil || !strings.Contains(err.Error(), "no terminal") {
+		t.Errorf("a chooser's error: %v", err)
+	}
+}
+
+func TestResyncKeepsItems(t *testing.T) {
+	s := newSite(t)
+	feed := func(items ...string) string {
+		return `<?xml version="1.0"?><rss version="2.0"><channel><title>Quay</title><link>https://quay.example.com/</link><description>d</description>` +
+			strings.Join(items, "") + `</channel></rss>`
+	}
+	item := func(n int, day int) string {
+		return fmt.Sprintf("<item><title>Post %d</title><link>https://quay.example.com/%d</link><pubDate>%s</pubDate><description>Text %d.</description></item>",
+			n, n, time.Date(2026, 1, day, 0, 0, 0, 0, time.UTC).Format(time.RFC1123Z), n)
+	}
+	s.set("/feed.xml", page{typ: "application/rss+xml", etag: `"v1"`, body: feed(item(2, 2), item(1, 1))})
+	env := sourcetest.NewEnv(t)
+	reg, _ := registry()
+	in := source.Input{Name: "quay", URL: s.URL + "/feed.xml"}
+	res, err := reg.Ingest(t.Context(), env.Env, "feed", in)
+	if err != nil || res.Items != 2 || res.New != 2 {
+		t.Fatalf("first sync: %+v, %v", res, err)
+	}
+	// Unchanged: a conditional request, answered 304.
+	res, err = reg.Ingest(t.Context(), env.Env, "feed", in)
+	reqs := s.requests()
+	if err != nil || !res.NotModified || reqs[len(reqs)-1].Header.Get("If-None-Match") != `"v1"` {
+		t.Fatalf("second sync: %+v, %v, If-None-Match %q", res, err, reqs[len(reqs)-1].Header.Get("If-None-Match"))
+	}
+	// Post 1 leaves the feed, post 3 arrives: the snapshot keeps all three.
+	s.set("/feed.xml", page{typ: "application/rss+xml", etag: `"v2"`, body: feed(item(3, 3), item(2, 2))})
+	res, err = reg.Ingest(t.Context(), env.Env, "feed", in)
+	if err != nil || res.Items != 3 || res.New != 1 || !res.Changed {
+		t.Fatalf("third sync: %+v, %v", res, err)
+	}
+	snap, _ := env.Stash.Get(t.Context(), in.URL)
+	var titles []string
+	for _, sec := range Sections(snap.Markdown) {
+		titles = append(titles, strings.SplitN(sec.text, "\n", 2)[0])
+	}
+	if got := strings.Join(titles, "|"); got != "## Post 3|## Post 2|## Post 1" {
+		t.Errorf("items got %s, want posts 3, 2, 1", got)
+	}
+	if snap.ETag != `"v2"` {
+		t.Errorf("etag got %q", snap.ETag)
+	}
+	// Another source's copy of the same feed is not merged into this one.
+	other := source.Input{Name: "other", URL: in.URL}
+	s.set("/feed.xml", page{typ: "application/rss+xml", body: feed(item(4, 4))})
+	res, err = reg.Ingest(t.Context(), env.Env, "feed", other)
+	if err != nil || res.Items != 1 {
+		t.Errorf("another source: %+v, %v", res, err)
+	}
+}
+
+func TestSectionsRoundTrip(t *testing.T) {
+	items := []Item{
+		{Title: "Fenced", Link: "https://e.com/1", Date: time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC),
+			Markdown: "# Big\n\n```\n## inside a fence\n```\n\n~~~~\n```\n## still inside\n~~~~\n\n## Small"},
+		{Title: "", ID: "urn:2", Markdown: "No title, no date."},
+		{Title: "Dated", Link: "https://e.com/3", Date: time.Date(2026, 1, 3, 0, 0, 0, 0, time.UTC), Markdown: "x"},
+	}
+	md, total, fresh := Document("# Feed about things", items, "")
+	if total != 3 || fresh != 3 {
+		t.Errorf("got %d items, %d new", total, fresh)
+	}
+	secs := Sections(md)
+	if len(secs) != 3 {
+		t.Fatalf("got %d sections from\n%s", len(secs), md)
+	}
+	if !strings.HasPrefix(md, "### Feed about things\n\n## Dated") {
+		t.Errorf("preamble or order wrong:\n%s", md)
+	}
+	for _, want := range []string{"### Big", "## inside a fence", "## still inside", "#### Small"} {
+		if !strings.Contains(secs[1].text, want) {
+			t.Errorf("section lacks %q:\n%s", want, secs[1].text)
+		}
+	}
+	if secs[2].key != "id urn:2" || secs[0].key != "id https://e.com/3" {
+		t.Errorf("keys got %q, %q", secs[0].key, secs[2].key)
+	}
+	// Written again with no items, the old ones are all kept, unchanged.
+	again, total, fresh := Document("# Feed about things", nil, md)
+	if again != md || total != 3 || fresh != 0 {
+		t.Errorf("re-rendered differently (%d, %d):\n%s\n---\n%s", total, fresh, again, md)
+	}
+}
+
+func TestSlug(t *testing.T) {
+	for in, want := range map[string]string{
+		"https://blog.example.com/feed.xml":         "blog-example-com-feed-xml",
+		"https://www.example.com/":                  "example-com",
+		"http://example.com:8080/a/b.rss?tag=go":    "example-com-8080-a-b-rss-tag-go",
+		"https://ÉTÉ.example/ünï":                   "t-example-c3-bcn-c3-af",
+		"https://e.com/" + strings.Repeat("a", 200): "e-com-" + strings.Repeat("a", 74) + "-",
+	} {
+		u, _ := url.Parse(in)
+		got := Slug(u)
+		if strings.HasSuffix(want, "-") {
+			if !strings.HasPrefix(got, want) || len(got) > 100 {
+				t.Errorf("Slug(%q) got %q, want %q and a hash", in, got, want)
+			}
+			continue
+		}
+		if got != want {
+			t.Errorf("Slug(%q) got %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	for _, name := range []string{"rss2.xml", "rss091.xml", "rdf.xml", "atom.xml", "feed.json", "billion-laughs.xml", "latin1.xml"} {
+		f.Add([]byte(fixture(f, name)))
+	}
+	f.Add([]byte(`{"version":"https://jsonfeed.org/version/1","items":[{"id":1}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		feed, err := Read(data, "https://fuzz.example/feed", 5)
+		if err != nil {
+			return
+		}
+		if len(feed.Items) > 5 {
+			t.Errorf("%d items over the limit", len(feed.Items))
+		}
+		md, total, _ := Document(feed.Description, feed.Items, "")
+		if !utf8.ValidString(md) {
+			t.Errorf("the snapshot is not UTF-8")
+		}
+		// What was written reads back as the same items.
+		if got := len(Sections(md)); got != total {
+			t.Errorf("wrote %d items, read back %d:\n%s", total, got, md)
+		}
+	})
+}

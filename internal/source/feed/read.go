@@ -1,0 +1,204 @@
+package feed
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mmcdole/gofeed"
+	"golang.org/x/net/html"
+
+	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/internal/source"
+)
+
+// Feed is a feed as heed keeps it: its title and description, and its
+// items newest first.
+type Feed struct {
+	Type        string // "rss", "atom" or "json"
+	Title       string
+	Description string // Markdown
+	Link        string // the site's address, if the feed names it
+	Items       []Item
+}
+
+// Item is one item of a feed.
+type Item struct {
+	Title  string
+	Link   string // absolute http(s), or ""
+	ID     string // the item's guid or id, if it has one
+	Author string
+	Date   time.Time // published, or else updated; zero if neither
+	// Markdown is the item's HTML content (or, lacking it, its summary)
+	// converted by heed's extractor.
+	Markdown string
+}
+
+// ErrNotFeed is wrapped by Read's error for a document that is not RSS,
+// Atom, RDF or JSON Feed.
+var ErrNotFeed = errors.New("not a feed")
+
+// MaxBytes is the most of a feed heed reads; a longer one is refused
+// before it is parsed.
+const MaxBytes = 10 << 20
+
+// Sniff reports whether a document's start looks like a feed: an XML
+// document whose root is rss, rdf:RDF or feed, or a JSON Feed.
+func Sniff(body []byte) bool {
+	prefix := body[:min(len(body), 4096)]
+	switch gofeed.DetectFeedType(bytes.NewReader(prefix)) {
+	case gofeed.FeedTypeRSS, gofeed.FeedTypeAtom:
+		return true
+	case gofeed.FeedTypeJSON:
+		return isJSONFeed(body)
+	}
+	return false
+}
+
+// isJSONFeed reports whether a JSON document says it is a JSON Feed.
+func isJSONFeed(body []byte) bool {
+	var v struct {
+		Version string `json:"version"`
+	}
+	return json.Unmarshal(body, &v) == nil && strings.HasPrefix(v.Version, "https://jsonfeed.org/version/")
+}
+
+// Read parses a feed of any format gofeed reads (RSS 0.9x, 1.0 (RDF) and
+// 2.0, Atom 0.3 and 1.0, JSON Feed 1.0 and 1.1) and keeps its newest
+// limit items (all of them when limit is 0), their HTML converted to
+// Markdown with links resolved against base. It reads only what it is
+// given: XML entities beyond the five predefined and the character
+// references are never expanded, no DTD or external entity is read, and
+// nothing is fetched. Input longer than MaxBytes is refused.
+func Read(body []byte, base string, limit int) (*Feed, error) {
+	if len(body) > MaxBytes {
+		return nil, fmt.Errorf("feed: over %d bytes", MaxBytes)
+	}
+	if !Sniff(body) {
+		return nil, ErrNotFeed
+	}
+	f, err := gofeed.NewParser().Parse(bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotFeed, err)
+	}
+	out := &Feed{Type: f.FeedType, Title: text(f.Title), Link: httpURL(base, f.Link)}
+	if out.Link != "" {
+		base = out.Link
+	}
+	out.Description = toMarkdown(f.Description, base)
+	type dated struct {
+		it *gofeed.Item
+		at time.Time
+	}
+	items := make([]dated, 0, len(f.Items))
+	for _, it := range f.Items {
+		if it == nil {
+			continue
+		}
+		var at time.Time
+		switch {
+		case it.PublishedParsed != nil:
+			at = *it.PublishedParsed
+		case it.UpdatedParsed != nil:
+			at = *it.UpdatedParsed
+		}
+		items = append(items, dated{it, at})
+	}
+	// Newest first; items without a date after those with one, in the
+	// feed's order.
+	sort.SliceStable(items, func(i, j int) bool {
+		a, b := items[i].at, items[j].at
+		if a.IsZero() || b.IsZero() {
+			return !a.IsZero() && b.IsZero()
+		}
+		return a.After(b)
+	})
+	if limit > 0 && len(items) > limit {
+		items = items[:limit]
+	}
+	out.Items = make([]Item, 0, len(items))
+	for _, d := range items {
+		it := d.it
+		link := httpURL(base, it.Link)
+		itemBase := base
+		if link != "" {
+			itemBase = link
+		}
+		content := it.Content
+		if strings.TrimSpace(content) == "" {
+			content = it.Description
+		}
+		item := Item{Title: text(it.Title), Link: link, ID: source.OneLine(it.GUID), Date: d.at.UTC(),
+			Markdown: toMarkdown(content, itemBase)}
+		var names []string
+		for _, p := range it.Authors {
+			if p == nil {
+				continue
+			}
+			if n := source.OneLine(p.Name); n != "" {
+				names = append(names, n)
+			} else if e := source.OneLine(p.Email); e != "" {
+				names = append(names, e)
+			}
+		}
+		if len(names) == 0 && it.Author != nil {
+			names = append(names, source.OneLine(it.Author.Name))
+		}
+		item.Author = strings.Join(names, ", ")
+		out.Items = append(out.Items, item)
+	}
+	return out, nil
+}
+
+// text is a title as one line of plain text: a title may be HTML (Atom's
+// type="html", and RSS titles in practice), whose tags are dropped.
+func text(s string) string {
+	if !strings.Contains(s, "<") {
+		return source.OneLine(s)
+	}
+	var b strings.Builder
+	z := html.NewTokenizer(strings.NewReader(s))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return source.OneLine(b.String())
+		case html.TextToken:
+			b.Write(z.Text())
+		}
+	}
+}
+
+// toMarkdown converts a feed's HTML (or plain text, which reads as HTML
+// the same) to Markdown.
+func toMarkdown(html, base string) string {
+	if strings.TrimSpace(html) == "" {
+		return ""
+	}
+	doc, err := extract.ExtractBytes([]byte(html), extract.Options{URL: base, Whole: true})
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(doc.Markdown)
+}
+
+// httpURL resolves ref against base and keeps it if it is http(s).
+func httpURL(base, ref string) string {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return ""
+	}
+	b, err := url.Parse(base)
+	if err != nil {
+		b = &url.URL{}
+	}
+	u, err := b.Parse(ref)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	return u.String()
+}

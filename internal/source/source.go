@@ -1,0 +1,229 @@
+// Package source is heed's registry of source kinds: websites, feeds,
+// Bluesky profiles and X profiles. heed add asks each kind in turn whether
+// a URL is its own; heed sync goes straight to the kind a source recorded.
+//
+// The kinds beside the website live in the subpackages feed, bluesky and
+// xcom. Each turns one URL into one snapshot; the website kind, which
+// crawls many pages, is handed in by the caller.
+package source
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/stash"
+)
+
+// DefaultLimit is how many items or posts a source takes a sync when it
+// names no limit.
+const DefaultLimit = 50
+
+// Kind is one kind of source.
+type Kind interface {
+	// Name is the kind's name in the config file: "feed", "bluesky", ...
+	Name() string
+	// Match reports, without any I/O, whether the URL may be the kind's.
+	Match(u *url.URL) bool
+	// Ingest reads the source. An *Unusable error says the URL matched
+	// but holds nothing the kind can use: heed add then asks the next
+	// kind.
+	Ingest(ctx context.Context, env *Env, in Input) (*Result, error)
+}
+
+// Unusable is the error of a kind that matched a URL but found nothing it
+// could use there: a /feed URL that serves a web page, a handle that does
+// not resolve. Asking kinds in turn, the registry warns (unless Quiet)
+// and asks the next; with the kind named, it is an error like any other.
+type Unusable struct {
+	// Quiet is set when the kind only looked on the chance the URL was
+	// its own (a web page without feeds): moving on needs no warning.
+	Quiet bool
+	Err   error
+}
+
+func (e *Unusable) Error() string { return e.Err.Error() }
+func (e *Unusable) Unwrap() error { return e.Err }
+
+// NotUsable wraps err as an *Unusable that is warned about.
+func NotUsable(err error) error { return &Unusable{Err: err} }
+
+// NotMine wraps err as a quiet *Unusable.
+func NotMine(err error) error { return &Unusable{Quiet: true, Err: err} }
+
+// Input is one source to ingest.
+type Input struct {
+	Name  string   // the source's name in the stash
+	URL   string   // where it is
+	Limit int      // items or posts at most; 0 means DefaultLimit
+	Tags  []string // the source's own tags, added to the kind's
+}
+
+// Env is what the kinds share: the guarded client, the stash (read for
+// validators and items already kept; the registry writes), and the
+// clock, for rate-limit waits.
+type Env struct {
+	Client *fetch.Client
+	Stash  *stash.Stash
+	// Warn says something the user should know, once; nil discards it.
+	Warn func(msg string)
+	// Clock and Sleep are the clock; nil means the real one.
+	Clock func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+	// MaxWait is the longest a rate limit is waited out; longer, and the
+	// request fails (or pagination stops, keeping what it has). 0 means
+	// DefaultMaxWait.
+	MaxWait time.Duration
+	// ChooseFeed picks one of the feeds a web page lists (index into
+	// feeds); nil takes the first.
+	ChooseFeed func(page string, feeds []string) (int, error)
+}
+
+// DefaultMaxWait is the longest rate-limit wait when Env.MaxWait is 0.
+const DefaultMaxWait = 15 * time.Minute
+
+// Warnf says something through Warn.
+func (e *Env) Warnf(format string, args ...any) {
+	if e.Warn != nil {
+		e.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+// Now is the time by the Env's clock.
+func (e *Env) Now() time.Time {
+	if e.Clock != nil {
+		return e.Clock()
+	}
+	return time.Now()
+}
+
+func (e *Env) sleep(ctx context.Context, d time.Duration) error {
+	if e.Sleep != nil {
+		return e.Sleep(ctx, d)
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Result is what ingesting a source came to.
+type Result struct {
+	Kind string // the kind that took the source
+	// URL is the URL to record the source under: the URL given, or the
+	// feed a web page led to.
+	URL string
+	// Snapshot is the one snapshot to store; nil for the website kind,
+	// which stores its pages itself, and for an unchanged source.
+	Snapshot *stash.Snapshot
+	// NotModified is true when the source answered a conditional request
+	// with "not modified".
+	NotModified bool
+	Changed     bool // the registry stored a changed snapshot
+	Items       int  // items or posts in the snapshot
+	New         int  // of them, new since the last sync
+	// Summary, if set, is printed instead of the registry's own line (the
+	// website kind prints its crawl's summary itself).
+	Summary string
+}
+
+// Registry holds the kinds, in the order they are asked.
+type Registry struct {
+	Kinds []Kind
+}
+
+// Kind returns the kind of a name, or nil.
+func (r *Registry) Kind(name string) Kind {
+	for _, k := range r.Kinds {
+		if k.Name() == name {
+			return k
+		}
+	}
+	return nil
+}
+
+// Ingest reads a source and stores its snapshot. With kind "" it asks
+// each kind in order whether the URL is its own, moving on when one finds
+// nothing usable there; with a kind named, only that kind is asked, and
+// nothing usable is an error.
+func (r *Registry) Ingest(ctx context.Context, env *Env, kind string, in Input) (*Result, error) {
+	u, err := url.Parse(in.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%q is not an http(s) URL", in.URL)
+	}
+	if in.Limit <= 0 {
+		in.Limit = DefaultLimit
+	}
+	if kind != "" {
+		k := r.Kind(kind)
+		if k == nil {
+			return nil, fmt.Errorf("%q is not a kind of source heed knows", kind)
+		}
+		return r.ingest(ctx, env, k, in)
+	}
+	for _, k := range r.Kinds {
+		if !k.Match(u) {
+			continue
+		}
+		res, err := r.ingest(ctx, env, k, in)
+		var u *Unusable
+		if errors.As(err, &u) {
+			if !u.Quiet {
+				env.Warnf("%s: %v; trying the next kind of source", k.Name(), err)
+			}
+			continue
+		}
+		return res, err
+	}
+	return nil, fmt.Errorf("no kind of source takes %s", in.URL)
+}
+
+func (r *Registry) ingest(ctx context.Context, env *Env, k Kind, in Input) (*Result, error) {
+	res, err := k.Ingest(ctx, env, in)
+	if err != nil {
+		return nil, err
+	}
+	res.Kind = k.Name()
+	if res.URL == "" {
+		res.URL = in.URL
+	}
+	if res.NotModified && env.Stash != nil {
+		if err := env.Stash.Touch(ctx, res.URL, env.Now()); err != nil {
+			return nil, err
+		}
+	}
+	if res.Snapshot != nil {
+		changed, err := env.Stash.Put(ctx, res.Snapshot)
+		if err != nil {
+			return nil, err
+		}
+		res.Changed = changed
+	}
+	return res, nil
+}
+
+// Tags joins a kind's tags and a source's own, each once, in order.
+func Tags(lists ...[]string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range lists {
+		for _, t := range l {
+			if t != "" && !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// OneLine makes text one line: runs of white space become one space.
+func OneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

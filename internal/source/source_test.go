@@ -1,0 +1,67 @@
+package source_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/heedhq/heed/internal/source"
+	"github.com/heedhq/heed/internal/source/sourcetest"
+)
+
+// kind matches URLs whose path starts with its name, and answers err.
+type kind struct {
+	name  string
+	err   error
+	asked *[]string
+}
+
+func (k kind) Name() string { return k.name }
+func (k kind) Match(u *url.URL) bool {
+	return strings.HasPrefix(u.Path, "/"+k.name) || k.name == "last"
+}
+func (k kind) Ingest(_ context.Context, _ *source.Env, in source.Input) (*source.Result, error) {
+	*k.asked = append(*k.asked, k.name)
+	if k.err != nil {
+		return nil, k.err
+	}
+	return &source.Result{Items: in.Limit}, nil
+}
+
+func TestRegistryOrder(t *testing.T) {
+	var asked []string
+	reg := &source.Registry{Kinds: []source.Kind{
+		kind{"a", source.NotUsable(errors.New("a found nothing")), &asked},
+		kind{"ab", source.NotMine(errors.New("not ab's")), &asked},
+		kind{"abc", nil, &asked},
+		kind{"last", nil, &asked},
+	}}
+	e := sourcetest.NewEnv(t)
+	res, err := reg.Ingest(t.Context(), e.Env, "", source.Input{Name: "s", URL: "https://example.com/abc"})
+	if err != nil || res.Kind != "abc" || res.Items != source.DefaultLimit || res.URL != "https://example.com/abc" {
+		t.Fatalf("got %+v, %v", res, err)
+	}
+	if strings.Join(asked, ",") != "a,ab,abc" {
+		t.Errorf("asked %v, want a, ab, abc in order", asked)
+	}
+	if w := e.Warnings(); len(w) != 1 || w[0] != "a: a found nothing; trying the next kind of source" {
+		t.Errorf("warnings got %q, want one from a only", w)
+	}
+	// A URL no specific kind matches goes to the last.
+	asked = nil
+	if res, err := reg.Ingest(t.Context(), e.Env, "", source.Input{Name: "s", URL: "https://example.com/zzz"}); err != nil || res.Kind != "last" || len(asked) != 1 {
+		t.Errorf("got %+v, %v, asked %v", res, err, asked)
+	}
+	// Named, a kind is asked alone, and nothing usable is its error.
+	asked = nil
+	if _, err := reg.Ingest(t.Context(), e.Env, "a", source.Input{Name: "s", URL: "https://example.com/abc"}); err == nil || err.Error() != "a found nothing" || len(asked) != 1 {
+		t.Errorf("kind a: %v, asked %v", err, asked)
+	}
+	for _, bad := range []struct{ kind, url string }{{"nope", "https://example.com/"}, {"", "ftp://example.com/a"}, {"", "/relative"}} {
+		if _, err := reg.Ingest(t.Context(), e.Env, bad.kind, source.Input{Name: "s", URL: bad.url}); err == nil {
+			t.Errorf("kind %q, URL %q: no error", bad.kind, bad.url)
+		}
+	}
+}
