@@ -35,7 +35,7 @@ each with a snippet around what matched.`,
 			}
 			defer st.Close()
 			hits, err := st.Search(cmd.Context(), q)
-			if errors.Is(err, stash.ErrEmptyQuery) {
+			if errors.Is(err, stash.ErrEmptyQuery) || errors.Is(err, stash.ErrQueryTooLong) {
 				return usageErrorf("%v", err)
 			}
 			if err != nil {

@@ -173,14 +173,29 @@ type run struct {
 	procs   chan struct{} // pages extracted and stored at once
 	ctx     context.Context
 	stop    context.CancelCauseFunc // ends the crawl early, with why
+
+	stashErr error // the stash's failure that ended the crawl (ErrStash)
+}
+
+// fatal ends the crawl for a stash that cannot be written.
+func (r *run) fatal(err error) {
+	r.mu.Lock()
+	if r.stashErr == nil {
+		r.stashErr = fmt.Errorf("%w: %w", ErrStash, err)
+	}
+	cause := r.stashErr
+	r.mu.Unlock()
+	r.stop(cause)
 }
 
 // stashBatch is how many pages a crawl indexes in one transaction.
 const stashBatch = 64
 
 // ErrStash is wrapped by Crawl's error when the stash could not be
-// written (a full disk, say): the crawl stops at the first such failure
-// rather than fetch pages it cannot keep. What was stored before stays.
+// written (a full disk, say: stash.ErrUnwritable): the crawl stops at the
+// first such failure rather than fetch pages it cannot keep. What was
+// stored before stays. A page that fails alone (a path too long for the
+// file system) is one failed page.
 var ErrStash = errors.New("the stash could not be written")
 
 // Crawl crawls from o.Start and reports every URL's fate to emit (which may
@@ -256,14 +271,16 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	r.wg.Wait()
 	if c.Stash != nil {
 		// The last batch's index entries: the crawl is done when they are.
-		if err := c.Stash.Flush(context.WithoutCancel(ctx)); err != nil && context.Cause(ctx) == nil {
-			r.stop(fmt.Errorf("%w: %w", ErrStash, err))
+		if err := c.Stash.Flush(context.WithoutCancel(ctx)); err != nil {
+			r.fatal(err)
 		}
 	}
 	r.sum.Elapsed = time.Since(begin)
 	r.sum.Seconds = r.sum.Elapsed.Seconds()
-	if err := context.Cause(ctx); errors.Is(err, ErrStash) {
-		return &r.sum, err
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stashErr != nil {
+		return &r.sum, r.stashErr
 	}
 	return &r.sum, nil
 }
@@ -610,9 +627,11 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
 	}
 	changed, err := r.c.Stash.Put(ctx, snap)
 	switch {
-	case err != nil && ctx.Err() == nil:
+	case err != nil && ctx.Err() != nil:
+		r.skip(it, r.stopReason(), "the crawl stopped before the page was stored: "+context.Cause(ctx).Error())
+	case errors.Is(err, stash.ErrUnwritable) || errors.Is(err, stash.ErrBusy):
 		r.fail(it, err)
-		r.stop(fmt.Errorf("%w: %w", ErrStash, err))
+		r.fatal(err)
 	case err != nil:
 		r.fail(it, err)
 	case changed:

@@ -690,3 +690,23 @@ func TestCrawlPageHook(t *testing.T) {
 		t.Errorf("a crawl without a stash wrote to one: %v", srcs)
 	}
 }
+
+// TestOnePageThatCannotBeStored: a page whose file the file system
+// refuses (a path too long) fails alone; the crawl goes on.
+func TestOnePageThatCannotBeStored(t *testing.T) {
+	s := newSite(t)
+	long := "/" + strings.Repeat(strings.Repeat("x", 90)+"/", 50) + "page"
+	s.set("/", page{body: html("Home", long, "/b")})
+	s.set(long, page{body: html("Long", "/c")})
+	s.set("/b", page{body: html("B", "/c")})
+	s.set("/c", page{body: html("C")})
+	c, _ := crawler(t)
+	var ev events
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add)
+	if err != nil {
+		t.Fatalf("crawl: %v", err)
+	}
+	if sum.Stored != 3 || sum.Failed != 1 || ev.find(Failed, long) == nil {
+		t.Errorf("summary %+v; want /, /b and /c stored and the long path failed", sum)
+	}
+}

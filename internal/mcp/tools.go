@@ -579,6 +579,9 @@ func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in S
 	if errors.Is(err, stash.ErrEmptyQuery) {
 		return nil, out, fmt.Errorf("query %q has no word to search for: give words, a \"quoted phrase\" or a prefix*", in.Query)
 	}
+	if errors.Is(err, stash.ErrQueryTooLong) {
+		return nil, out, fmt.Errorf("the query is %d bytes long; a query may be at most %d: search for fewer words", len(in.Query), stash.MaxQuery)
+	}
 	if err != nil {
 		return nil, out, s.internal("search the stash", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Query is a full-text search.
@@ -36,6 +37,9 @@ type Hit struct {
 // five times a body match (the index's rank function), with a snippet of
 // each around what matched.
 func (s *Stash) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if len(q.Text) > MaxQuery {
+		return nil, ErrQueryTooLong
+	}
 	match := ftsQuery(q.Text)
 	if match == "" {
 		return nil, fmt.Errorf("%w in %q", ErrEmptyQuery, q.Text)
@@ -134,70 +138,91 @@ type piece struct {
 	joined bool
 }
 
-func pieces(body string) []piece {
-	var out []piece
-	joined := false
-	start := -1
-	for i, r := range body {
-		sep := unicode.IsSpace(r) || r == zwsp
-		switch {
-		case sep && start >= 0:
-			out = append(out, piece{body[start:i], joined})
-			start, joined = -1, r == zwsp
-		case sep:
-			joined = joined && r == zwsp
-		case start < 0:
-			start = i
+// pieceReader cuts a body into pieces as far as asked, no further.
+type pieceReader struct {
+	body   string
+	at     int // where the next piece is looked for
+	joined bool
+	ps     []piece
+}
+
+// has reports whether piece i exists, cutting pieces up to it.
+func (pr *pieceReader) has(i int) bool {
+	for len(pr.ps) <= i && pr.at < len(pr.body) {
+		start := -1
+		for pr.at < len(pr.body) {
+			r, size := utf8.DecodeRuneInString(pr.body[pr.at:])
+			sep := unicode.IsSpace(r) || r == zwsp || r == barrier
+			if sep && start >= 0 {
+				break
+			}
+			if sep {
+				pr.joined = pr.joined && (r == zwsp || r == barrier)
+			} else if start < 0 {
+				start = pr.at
+			}
+			pr.at += size
+		}
+		if start >= 0 {
+			pr.ps = append(pr.ps, piece{pr.body[start:pr.at], pr.joined})
+			if pr.at < len(pr.body) {
+				r, _ := utf8.DecodeRuneInString(pr.body[pr.at:])
+				pr.joined = r == zwsp || r == barrier
+			}
 		}
 	}
-	if start >= 0 {
-		out = append(out, piece{body[start:], joined})
-	}
-	return out
+	return i < len(pr.ps)
 }
 
 // snippet is the window of about n words of body around the first place
 // that matches the query, with what matched in bold. A character of an
-// unspaced script counts as half a word.
+// unspaced script counts as half a word. Only the window is marked, and
+// only the first maxSnippetTerms terms are looked for, so that the cost
+// stays linear in the body whatever the query.
 func snippet(body string, terms [][]string, n int) string {
-	ps := pieces(body)
+	pr := &pieceReader{body: body}
+	if len(terms) > maxSnippetTerms {
+		terms = terms[:maxSnippetTerms]
+	}
 	core := func(f string) string {
 		return strings.TrimFunc(f, notWord)
 	}
-	marked := make([]bool, len(ps))
-	for i := range ps {
+	// matchAt reports the length of a term matching at piece i, or 0.
+	matchAt := func(i int) int {
 		for _, term := range terms {
-			if i+len(term) > len(ps) {
+			if !pr.has(i + len(term) - 1) {
 				continue
 			}
 			ok := true
 			for j, w := range term {
-				c := strings.ToLower(core(ps[i+j].text))
-				if (j > 0 && !ps[i+j].joined) || !strings.HasPrefix(c, w) || (len(term) > 1 && j < len(term)-1 && c != w) {
+				p := pr.ps[i+j]
+				c := strings.ToLower(core(p.text))
+				if (j > 0 && !p.joined) || !strings.HasPrefix(c, w) || (j < len(term)-1 && c != w) {
 					ok = false
 					break
 				}
 			}
 			if ok {
-				for j := range term {
-					marked[i+j] = true
-				}
+				return len(term)
 			}
 		}
+		return 0
 	}
 	first := 0
-	for i, m := range marked {
-		if m {
+	for i := 0; pr.has(i); i++ {
+		if matchAt(i) > 0 {
 			first = i
 			break
 		}
 	}
+	ps := pr.ps
 	from := max(0, first-n/4)
 	for from > 0 && ps[from].joined && first-from < n/2 {
 		from-- // start a run of characters at its start, if near
 	}
 	to, budget := from, 2*n
-	for to < len(ps) && budget > 0 {
+	for pr.has(to) && budget > 0 {
+		ps = pr.ps
 		if ps[to].joined {
 			budget--
 		} else {
@@ -205,6 +230,16 @@ func snippet(body string, terms [][]string, n int) string {
 		}
 		to++
 	}
+	marked := make([]bool, to-from)
+	for i := from; i < to; i++ {
+		for j := range matchAt(i) {
+			if i+j < to {
+				marked[i+j-from] = true
+			}
+		}
+	}
+	ps = pr.ps
+	isMarked := func(i int) bool { return i >= from && i < to && marked[i-from] }
 	var b strings.Builder
 	if from > 0 {
 		b.WriteString("…")
@@ -214,7 +249,7 @@ func snippet(body string, terms [][]string, n int) string {
 		if i > from && !p.joined {
 			b.WriteByte(' ')
 		}
-		if !marked[i] {
+		if !isMarked(i) {
 			b.WriteString(p.text)
 			continue
 		}
@@ -223,20 +258,23 @@ func snippet(body string, terms [][]string, n int) string {
 		c := core(p.text)
 		at := strings.Index(p.text, c)
 		b.WriteString(p.text[:at])
-		if i == from || !marked[i-1] || !p.joined {
+		if i == from || !isMarked(i-1) || !p.joined {
 			b.WriteString("**")
 		}
 		b.WriteString(c)
-		if i+1 >= to || !marked[i+1] || !ps[i+1].joined {
+		if !isMarked(i+1) || !ps[i+1].joined {
 			b.WriteString("**")
 		}
 		b.WriteString(p.text[at+len(c):])
 	}
-	if to < len(ps) {
+	if pr.has(to) {
 		b.WriteString("…")
 	}
 	return b.String()
 }
+
+// maxSnippetTerms is how many of a query's terms a snippet looks for.
+const maxSnippetTerms = 16
 
 // ftsQuery turns what a person types into an FTS5 query that cannot be a
 // syntax error: every word and phrase is quoted, a trailing * is kept as a
@@ -265,15 +303,28 @@ func ftsQuery(text string) string {
 		}
 		prefix := strings.HasSuffix(term, "*")
 		term = strings.TrimRight(term, "*")
-		words := strings.FieldsFunc(segment(term), notWord)
-		if len(words) == 0 {
-			continue
+		words := strings.FieldsFunc(segment(term), func(r rune) bool { return notWord(r) && r != barrier })
+		// A long phrase is matched as phrases of at most maxPhrase words
+		// each: matching a phrase costs its length times the occurrences
+		// of its words.
+		for len(words) > 0 {
+			n := min(len(words), maxPhrase)
+			q := `"` + strings.Join(words[:n], " ") + `"`
+			words = words[n:]
+			if prefix && len(words) == 0 {
+				q += "*"
+			}
+			terms = append(terms, q)
 		}
-		q := `"` + strings.Join(words, " ") + `"`
-		if prefix {
-			q += "*"
-		}
-		terms = append(terms, q)
 	}
 	return strings.Join(terms, " ")
 }
+
+// maxPhrase is the most words ftsQuery puts in one phrase.
+const maxPhrase = 32
+
+// MaxQuery is the longest query Search takes, in bytes.
+const MaxQuery = 1000
+
+// ErrQueryTooLong is returned for a query longer than MaxQuery.
+var ErrQueryTooLong = fmt.Errorf("stash: a query may be at most %d bytes long", MaxQuery)

@@ -21,17 +21,28 @@ import (
 // snippets remove it.
 const zwsp = '\u200b'
 
+// barrier is indexed where a run of an unspaced script meets punctuation
+// or a line break: the tokenizer keeps it (it is a private-use character,
+// which it takes for a letter), so it holds a place between the
+// characters on either side, and a phrase does not match across it:
+// 北京。大学 is not 北京大学. Queries carry it too, at the same places;
+// snippets drop it.
+const barrier = '\ue000'
+
 // unspaced reports whether r belongs to a script written without spaces
-// between words (or, in Korean, with words that take their endings
-// attached), where a search must find text inside a run.
+// between words (Chinese, Japanese), or, as Korean, with words that take
+// their endings attached, where a search must find text inside a run.
+// (Scripts whose characters take combining marks, such as Thai, are not
+// segmented: the tokenizer would drop the marks.)
 func unspaced(r rune) bool {
-	return r >= 0x2e80 && (unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul, unicode.Thai, unicode.Lao, unicode.Khmer, unicode.Myanmar) ||
+	return r >= 0x2e80 && (unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) ||
 		r == 'ー') // the katakana length mark is Common, but part of words
 }
 
 // segment puts a zero-width space on each side of every character of an
-// unspaced script, where it meets anything but a space. Text without
-// such characters is returned as it is.
+// unspaced script, where it meets anything but a space, and a barrier
+// where such a character is followed by anything but a letter or number.
+// Text without such characters is returned as it is.
 func segment(s string) string {
 	i := strings.IndexFunc(s, unspaced)
 	if i < 0 {
@@ -45,6 +56,11 @@ func segment(s string) string {
 	prevUnspaced := false
 	for _, r := range s[i:] {
 		u := unspaced(r)
+		if prevUnspaced && !isWordRune(r) {
+			b.WriteRune(zwsp)
+			b.WriteRune(barrier)
+			prevSolid = true
+		}
 		if solid(r) && prevSolid && (u || prevUnspaced) {
 			b.WriteRune(zwsp)
 		}

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
@@ -232,12 +233,12 @@ func (s *Stash) flush(ctx context.Context) error {
 	if len(s.waiting) == 0 {
 		return nil
 	}
-	err := s.index(ctx, s.waiting...)
-	clear(s.waiting)
-	s.waiting = s.waiting[:0]
-	if err != nil {
+	// On failure the entries stay waiting, for the next flush to retry.
+	if err := s.index(ctx, s.waiting...); err != nil {
 		return writeErr("indexing", err)
 	}
+	clear(s.waiting)
+	s.waiting = s.waiting[:0]
 	return nil
 }
 
@@ -307,7 +308,7 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	}
 	// 2. Write the file.
 	if err := atomicfile.Write(filepath.Join(s.dir, filepath.FromSlash(path)), encode(snap)); err != nil {
-		return false, fmt.Errorf("stash: writing %s: %w", path, err)
+		return false, writeErr("writing "+path, err)
 	}
 	if oldPath != "" && oldPath != path {
 		os.Remove(filepath.Join(s.dir, filepath.FromSlash(oldPath)))
@@ -327,14 +328,24 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	return true, nil
 }
 
-// writeErr says which write failed, and, when the database's answer means
-// it, that the disk may be full.
+// ErrUnwritable is wrapped by the errors of writes that fail for the
+// whole stash, not for one snapshot: a full disk, a read-only or failing
+// file system. Writing more is no use until the cause is mended.
+var ErrUnwritable = errors.New("the stash cannot be written")
+
+// writeErr says which write failed, and, when the error means the stash
+// as a whole cannot be written, says so (ErrUnwritable).
 func writeErr(what string, err error) error {
 	var coded interface{ Code() int }
 	if errors.As(err, &coded) {
 		switch coded.Code() & 0xff {
-		case 10, 13: // SQLITE_IOERR, SQLITE_FULL
-			return fmt.Errorf("stash: %s: %w (is the disk full?)", what, err)
+		case 8, 10, 13: // SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL
+			return fmt.Errorf("stash: %s: %w (%w: is the disk full, or read-only?)", what, err, ErrUnwritable)
+		}
+	}
+	for _, e := range []error{syscall.ENOSPC, syscall.EFBIG, syscall.EDQUOT, syscall.EROFS, syscall.EIO} {
+		if errors.Is(err, e) {
+			return fmt.Errorf("stash: %s: %w (%w)", what, err, ErrUnwritable)
 		}
 	}
 	return fmt.Errorf("stash: %s: %w", what, err)
@@ -470,7 +481,13 @@ func (s *Stash) Links(ctx context.Context, source, url string) []string {
 	if err := s.db.QueryRowContext(ctx, `SELECT links FROM docs WHERE url = ? AND source = ?`, url, source).Scan(&links); err != nil {
 		return nil
 	}
-	return strings.Fields(links)
+	var out []string
+	for l := range strings.SplitSeq(links, "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // joinLinks is how links are kept in the index: each followed by a

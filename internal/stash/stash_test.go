@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -355,6 +356,7 @@ func TestSearchUnspacedScripts(t *testing.T) {
 		"https://e.com/ko":    "서울에서 만나요. 한국어를 공부합니다.",
 		"https://e.com/mixed": "Go言語の入門。Write Go programs.",
 		"https://e.com/en":    "Tides rise and fall twice a day in Tokyo Bay.",
+		"https://e.com/punct": "我去了北京。大学生活很好。\n\n## 大阪\n\n城の案内",
 	}
 	for u, body := range docs {
 		if _, err := s.Put(ctx, snap(u, "Page", body)); err != nil {
@@ -362,21 +364,26 @@ func TestSearchUnspacedScripts(t *testing.T) {
 		}
 	}
 	for q, want := range map[string][]string{
-		"東京":      {"https://e.com/ja"},
-		"京都":      {"https://e.com/ja"}, // inside 東京都
-		"東京タワー":   {"https://e.com/ja"},
-		"タワー":     {"https://e.com/ja"},
-		"北京":      {"https://e.com/zh"},
-		"中文 冬天":   {"https://e.com/zh"},
-		"서울":      {"https://e.com/ko"},
-		"공부":      {"https://e.com/ko"},
-		"言語":      {"https://e.com/mixed"},
-		"Go":      {"https://e.com/mixed"},
-		"tokyo":   {"https://e.com/en"},
-		"大阪":      nil,
-		"京東":      nil, // the characters, but not side by side
-		"北京 서울":   nil,
-		"\"住んで\"": {"https://e.com/ja"},
+		"東京":         {"https://e.com/ja"},
+		"京都":         {"https://e.com/ja"}, // inside 東京都
+		"東京タワー":      {"https://e.com/ja"},
+		"タワー":        {"https://e.com/ja"},
+		"北京":         {"https://e.com/zh", "https://e.com/punct"},
+		"中文 冬天":      {"https://e.com/zh"},
+		"서울":         {"https://e.com/ko"},
+		"공부":         {"https://e.com/ko"},
+		"言語":         {"https://e.com/mixed"},
+		"Go":         {"https://e.com/mixed"},
+		"tokyo":      {"https://e.com/en"},
+		"京東":         nil, // the characters, but not side by side
+		"北京 서울":      nil,
+		"\"住んで\"":    {"https://e.com/ja"},
+		"北京大学":       nil, // not across punctuation
+		"大阪城":        nil, // nor across a line break
+		"北京。大学":      {"https://e.com/punct"},
+		"大学生活":       {"https://e.com/punct"},
+		"大阪":         {"https://e.com/punct"},
+		"ฉันกินข้าว": nil, // Thai is not segmented (its marks would be lost); a run is one word
 	} {
 		hits, err := s.Search(ctx, Query{Text: q})
 		if err != nil {
@@ -401,7 +408,7 @@ func TestSearchUnspacedScripts(t *testing.T) {
 		"言語 go": "**Go言語**の入門。Write **Go** programs.",
 	} {
 		hits, _ := s.Search(ctx, Query{Text: q})
-		if len(hits) != 1 || hits[0].Snippet != want {
+		if len(hits) == 0 || hits[0].Snippet != want {
 			t.Errorf("Search(%q) snippet: %+v, want %q", q, hits, want)
 		}
 	}
@@ -531,5 +538,77 @@ func TestNamedSnapshots(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "feeds/blog-example-com-feed-xml.md")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the named file outlived its source: %v", err)
+	}
+}
+
+// TestLinksKeepSpaces: a link is one line of the index, whatever spaces
+// it holds.
+func TestLinksKeepSpaces(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	p := snap("https://e.com/a", "A", "Body")
+	p.Links = []string{"https://e.com/search?q=tide tables", "https://e.com/b?x=a\u00a0b", "https://e.com/c"}
+	if _, err := s.Put(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Links(ctx, "docs", p.URL); !slices.Equal(got, p.Links) {
+		t.Errorf("Links = %q, want %q", got, p.Links)
+	}
+}
+
+// TestFailedFlushKeepsWaiting: entries whose batch failed to index stay
+// waiting, and the next flush indexes them.
+func TestFailedFlushKeepsWaiting(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	s.SetBatch(3)
+	for i := range 2 {
+		if _, err := s.Put(ctx, snap(fmt.Sprintf("https://e.com/%d", i), "Lighthouse", "A lighthouse.")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.db.ExecContext(ctx, `CREATE TRIGGER fail BEFORE UPDATE OF state ON docs BEGIN SELECT RAISE(ABORT, 'disk on fire'); END`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(ctx, snap("https://e.com/2", "Lighthouse", "A lighthouse.")); err == nil || !strings.Contains(err.Error(), "disk on fire") {
+		t.Errorf("Put completing a batch that fails: %v", err)
+	}
+	if _, err := s.db.ExecContext(ctx, `DROP TRIGGER fail`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if hits, _ := s.Search(ctx, Query{Text: "lighthouse", Limit: 10}); len(hits) != 3 {
+		t.Errorf("%d searchable after the retried flush, want 3", len(hits))
+	}
+}
+
+func TestQueryLimits(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	if _, err := s.Search(ctx, Query{Text: strings.Repeat("a", MaxQuery+1)}); !errors.Is(err, ErrQueryTooLong) {
+		t.Errorf("a query over the limit: %v", err)
+	}
+	// A long run of characters is matched as phrases of maxPhrase.
+	long := strings.Repeat("あいうえお", 10) // 50 characters
+	if _, err := s.Put(ctx, snap("https://e.com/a", "A", "前"+long+"後")); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(ftsQuery(long), `"`); got != 4 {
+		t.Errorf("ftsQuery of 50 characters: %d quotes, want two phrases", got)
+	}
+	if hits, err := s.Search(ctx, Query{Text: long}); err != nil || len(hits) != 1 {
+		t.Errorf("a 50-character run: %v, %v", hits, err)
+	}
+}
+
+// BenchmarkSnippet makes a snippet of a large body whose match comes
+// early: the cost is one pass over the body, whatever the query.
+func BenchmarkSnippet(b *testing.B) {
+	body := segment("The lighthouse keeper wrote. " + strings.Repeat("Waves broke on the rocks all night long. ", 100_000))
+	terms := queryTerms(strings.Repeat("lighthouse waves rocks night ", 50))
+	for b.Loop() {
+		snippet(body, terms, 16)
 	}
 }
