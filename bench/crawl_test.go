@@ -1,11 +1,15 @@
 package bench
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
+	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -24,26 +28,25 @@ import (
 	"github.com/heedhq/heed/internal/stash"
 )
 
-// testSite serves n realistic pages: the development set's real pages in
-// turn, each with links to its children in a tree of fan-out 8 and to a
-// few pages further on, so that a crawl reaches every one.
-func testSite(tb testing.TB, n int) *httptest.Server {
-	tb.Helper()
+// siteHandler serves n realistic pages: the development set's real pages
+// in turn, each with links to its children in a tree of fan-out 8 and to
+// a few pages further on, so that a crawl reaches every one.
+func siteHandler(n int) (http.Handler, error) {
 	pages, err := extractdev.Load("../extract/testdata/extract-dev")
 	if err != nil {
-		tb.Fatal(err)
+		return nil, err
 	}
 	var bodies [][]byte
 	for _, p := range pages {
 		h, err := p.HTML()
 		if err != nil {
-			tb.Fatal(err)
+			return nil, err
 		}
 		// The page's own links and canonical URL point at its real site:
 		// take them out, so that the tree's links are the only ones.
 		bodies = append(bodies, bytes.ReplaceAll(bytes.ReplaceAll(h, []byte("href="), []byte("data-href=")), []byte("HREF="), []byte("data-href=")))
 	}
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, "/p/") {
 			http.NotFound(w, r)
 			return
@@ -69,19 +72,69 @@ func testSite(tb testing.TB, n int) *httptest.Server {
 		}
 		w.Write(body)
 		w.Write(links.Bytes())
-	}))
-	tb.Cleanup(s.Close)
-	return s
+	}), nil
+}
+
+// siteEnv, set to a number of pages, makes the test binary serve the test
+// site on loopback instead of running tests: testSite's server process.
+const siteEnv = "HEED_BENCH_SITE_PAGES"
+
+func TestMain(m *testing.M) {
+	if v := os.Getenv(siteEnv); v != "" {
+		n, _ := strconv.Atoi(v)
+		h, err := siteHandler(n)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Printf("http://%s\n", l.Addr())
+		go func() { io.Copy(io.Discard, os.Stdin); os.Exit(0) }() // ends with its parent
+		http.Serve(l, h)
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// testSite serves the test site of n pages from another process, so that
+// the crawler's heap is the only one measured in this one; it returns the
+// site's URL.
+func testSite(tb testing.TB, n int) string {
+	tb.Helper()
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", siteEnv, n))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		stdin.Close()
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		tb.Fatalf("the test site did not start: %v", err)
+	}
+	return strings.TrimSpace(line)
 }
 
 // peakHeap samples the heap in use until stop is called, and returns the
-// highest it saw, in MB, and how much of that was added after the start
-// (the crawler's own, without the test site's pages, which live in this
-// process too).
-func peakHeap() (stop func() (peak, added float64)) {
+// highest it saw, in MB.
+func peakHeap() (stop func() float64) {
 	runtime.GC()
-	var base runtime.MemStats
-	runtime.ReadMemStats(&base)
 	var peak atomic.Uint64
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -99,11 +152,10 @@ func peakHeap() (stop func() (peak, added float64)) {
 			}
 		}
 	})
-	return func() (float64, float64) {
+	return func() float64 {
 		close(done)
 		wg.Wait()
-		const mb = 1 << 20
-		return float64(peak.Load()) / mb, float64(peak.Load()-min(peak.Load(), base.HeapInuse)) / mb
+		return float64(peak.Load()) / (1 << 20)
 	}
 }
 
@@ -125,7 +177,7 @@ func BenchmarkCrawl(b *testing.B) {
 
 // crawlColly crawls the site with colly, parallel requests at a time,
 // only following links.
-func crawlColly(b *testing.B, site *httptest.Server, parallel int) {
+func crawlColly(b *testing.B, site string, parallel int) {
 	for b.Loop() {
 		var visited atomic.Int32
 		c := colly.NewCollector(colly.MaxDepth(100), colly.Async(true))
@@ -135,22 +187,19 @@ func crawlColly(b *testing.B, site *httptest.Server, parallel int) {
 		stop := peakHeap()
 		cpu := cpuTime()
 		start := time.Now()
-		c.Visit(site.URL + "/p/0")
+		c.Visit(site + "/p/0")
 		c.Wait()
 		elapsed, used := time.Since(start), cpu()
-		peak, added := stop()
-		report(b, int(visited.Load()), elapsed, used, peak, added)
+		report(b, int(visited.Load()), elapsed, used, stop())
 	}
 }
 
-// report reports a crawl's pages/s, CPU time per page (the test site's
-// included: the same for every crawler), peak heap (the site's pages
-// included) and the peak heap the crawl added.
-func report(b *testing.B, pages int, elapsed, cpu time.Duration, peakMB, addedMB float64) {
+// report reports a crawl's pages/s, its CPU time per page (the crawler's
+// process alone: the test site is served by another) and its peak heap.
+func report(b *testing.B, pages int, elapsed, cpu time.Duration, peakMB float64) {
 	b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(pages), "cpu-ms/page")
 	b.ReportMetric(peakMB, "peak-MB")
-	b.ReportMetric(addedMB, "crawl-MB")
 }
 
 // cpuTime starts counting the process's CPU time, user and system; the
@@ -166,7 +215,7 @@ func cpuTime() func() time.Duration {
 }
 
 // crawlHeed crawls the site's n pages with heed into a fresh stash.
-func crawlHeed(b *testing.B, site *httptest.Server, n int) {
+func crawlHeed(b *testing.B, site string, n int) {
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	for b.Loop() {
 		st, err := stash.Open(b.Context(), b.TempDir())
@@ -177,14 +226,14 @@ func crawlHeed(b *testing.B, site *httptest.Server, n int) {
 		stop := peakHeap()
 		cpu := cpuTime()
 		start := time.Now()
-		sum, err := c.Crawl(b.Context(), crawl.Options{Start: site.URL + "/p/0", MaxPages: n, MaxDepth: 100, NoSitemaps: true, Hosts: 1}, nil)
+		sum, err := c.Crawl(b.Context(), crawl.Options{Start: site + "/p/0", MaxPages: n, MaxDepth: 100, NoSitemaps: true, Hosts: 1}, nil)
 		elapsed, used := time.Since(start), cpu()
-		peak, added := stop()
+		peak := stop()
 		st.Close()
 		if err != nil || sum.Stored+sum.Unchanged < n*9/10 {
 			b.Fatalf("crawl: %+v, %v", sum, err)
 		}
-		report(b, sum.Stored+sum.Unchanged, elapsed, used, peak, added)
+		report(b, sum.Stored+sum.Unchanged, elapsed, used, peak)
 	}
 }
 
