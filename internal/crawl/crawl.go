@@ -170,7 +170,7 @@ type run struct {
 	sum     Summary
 	wg      sync.WaitGroup
 	tokens  chan struct{} // hosts crawled at once
-	procs   chan struct{} // pages extracted and stored at once
+	procs   chan struct{} // pages extracted and stored at once: twice the CPUs, as storing waits on the disk
 	ctx     context.Context
 	stop    context.CancelCauseFunc // ends the crawl early, with why
 
@@ -225,7 +225,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		c: c, o: o, scope: sc, emit: emit,
 		seen: map[string]bool{}, stored: map[string]bool{}, queues: map[string][]item{}, active: map[string]bool{},
 		tokens: make(chan struct{}, o.Hosts),
-		procs:  make(chan struct{}, runtime.GOMAXPROCS(0)),
+		procs:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 	}
 	r.sum.Skipped = map[string]int{}
 	r.sched = c.Schedule
