@@ -265,7 +265,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		c.Stash.SetBatch(stashBatch)
 	}
 	r.add(item{url: start, depth: 0})
-	if !o.NoSitemaps {
+	if !o.NoSitemaps && o.MaxDepth >= 1 { // sitemaps' pages are one link from the start
 		r.sitemaps(su)
 	}
 	r.wg.Wait()
@@ -367,6 +367,14 @@ func (r *run) worker(host string) {
 		}
 		r.visit(it)
 	}
+}
+
+// full reports whether the crawl has as many URLs fetched and queued as
+// it may fetch: reading more sitemaps would be no use.
+func (r *run) full() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.fetched+r.queued >= r.o.MaxPages
 }
 
 // stopReason is why URLs still queued when the crawl ended were skipped.
@@ -690,7 +698,7 @@ func (r *run) sitemaps(start *url.URL) {
 	}
 	lists = append(lists, origin+"/sitemap.xml")
 	done := map[string]bool{}
-	for i := 0; i < len(lists) && i < 50; i++ {
+	for i := 0; i < len(lists) && i < 50 && !r.full(); i++ {
 		sm, err := Normalize(resolve(origin+"/robots.txt", lists[i]))
 		if err != nil || done[sm] {
 			continue
@@ -716,9 +724,8 @@ func (r *run) sitemaps(start *url.URL) {
 		if parsed == nil {
 			continue
 		}
-		lists = append(lists, parsed.Sitemaps...)
-		for j, child := range parsed.Sitemaps {
-			parsed.Sitemaps[j] = resolve(sm, child)
+		for _, child := range parsed.Sitemaps {
+			lists = append(lists, resolve(sm, child)) // relative to its index
 		}
 		for _, p := range parsed.Pages {
 			if n, err := Normalize(resolve(sm, p.Loc)); err == nil {

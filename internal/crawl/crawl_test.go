@@ -710,3 +710,60 @@ func TestOnePageThatCannotBeStored(t *testing.T) {
 		t.Errorf("summary %+v; want /, /b and /c stored and the long path failed", sum)
 	}
 }
+
+// TestSitemapLimits: a child sitemap's relative URL is resolved against
+// its index; a crawl of the start URL alone reads no sitemap; and a crawl
+// whose queue holds max_pages URLs reads no more of them.
+func TestSitemapLimits(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home")})
+	s.set("/deep/child.xml", page{body: `<urlset><url><loc>` + "/orphan" + `</loc></url></urlset>`})
+	s.set("/deep/index.xml", page{body: `<sitemapindex><sitemap><loc>child.xml</loc></sitemap></sitemapindex>`})
+	s.set("/orphan", page{body: html("Orphan")})
+	s.mu.Lock()
+	s.robots = "User-agent: *\nAllow: /\nSitemap: " + s.URL + "/deep/index.xml\n"
+	s.mu.Unlock()
+	for i := range 5 {
+		s.set(fmt.Sprintf("/more%d.xml", i), page{body: fmt.Sprintf(`<urlset><url><loc>%s/m%d</loc></url></urlset>`, s.URL, i)})
+	}
+	var more strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&more, `<sitemap><loc>%s/more%d.xml</loc></sitemap>`, s.URL, i)
+	}
+	s.set("/sitemap.xml", page{body: `<sitemapindex>` + more.String() + `</sitemapindex>`})
+
+	c, _ := crawler(t)
+	var ev events
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/"}, ev.add); err != nil {
+		t.Fatal(err)
+	}
+	if ev.find(Stored, "/orphan") == nil {
+		t.Errorf("the page of a relative child sitemap was not found: requests %v", s.paths())
+	}
+
+	before := len(s.requests())
+	c, _ = crawler(t)
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxDepth: -1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range s.requests()[before:] {
+		if strings.HasSuffix(h.path, ".xml") {
+			t.Errorf("a crawl of the start URL alone read %s", h.path)
+		}
+	}
+
+	before = len(s.requests())
+	c, _ = crawler(t)
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, h := range s.requests()[before:] {
+		if strings.HasPrefix(h.path, "/more") {
+			read++
+		}
+	}
+	if read > 1 {
+		t.Errorf("%d more sitemaps read for a crawl of 2 pages whose queue was full", read)
+	}
+}

@@ -75,7 +75,13 @@ type Stash struct {
 	// waiting, to write them in one transaction; waiting are they.
 	batch   int
 	waiting []*Snapshot
+	flusher *time.Timer // flushes waiting maxWait after the first came
+	closed  bool
 }
+
+// maxWait is how long a batch's first entry waits to be indexed at most:
+// a search finds a crawl's pages soon after they are stored.
+var maxWait = time.Second
 
 // ErrBusy is returned by a write to a stash that another heed process is
 // writing.
@@ -118,9 +124,18 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 		return nil, fmt.Errorf("stash: open index: %w", err)
 	}
 	db.SetMaxOpenConns(1) // one writer; SQLite serializes anyway
-	if _, err := db.ExecContext(ctx, schema); err != nil {
+	// The schema is written only where it is missing: opening a stash to
+	// read it must not wait for another process's write.
+	var tables int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('docs', 'fts')`).Scan(&tables); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("stash: index schema: %w", err)
+		return nil, fmt.Errorf("stash: index: %w", err)
+	}
+	if tables < 2 {
+		if _, err := db.ExecContext(ctx, schema); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("stash: index schema: %w", err)
+		}
 	}
 	s := &Stash{dir: dir, db: db}
 	// Only the writer settles pending rows: another process's pending
@@ -204,6 +219,9 @@ func (s *Stash) Dir() string { return s.dir }
 // Close closes the index and lets go of the writer lock.
 func (s *Stash) Close() error {
 	ferr := s.Flush(context.Background())
+	s.mu.Lock()
+	s.closed = true // a flusher's timer that fired meanwhile finds nothing to do
+	s.mu.Unlock()
 	if s.lock != nil {
 		s.lock.Close()
 	}
@@ -230,7 +248,11 @@ func (s *Stash) Flush(ctx context.Context) error {
 }
 
 func (s *Stash) flush(ctx context.Context) error {
-	if len(s.waiting) == 0 {
+	if s.flusher != nil {
+		s.flusher.Stop()
+		s.flusher = nil
+	}
+	if len(s.waiting) == 0 || s.closed {
 		return nil
 	}
 	// On failure the entries stay waiting, for the next flush to retry.
@@ -316,11 +338,17 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	// 3. Settle the index, now or with a batch. Should this fail, the
 	// file is written and the row pending: the next Open indexes the file.
 	if s.batch > 1 {
+		if s.flusher == nil {
+			// However few follow, these wait maxWait at most.
+			s.flusher = time.AfterFunc(maxWait, func() { s.Flush(context.Background()) })
+		}
 		s.waiting = append(s.waiting, &Snapshot{URL: snap.URL, Title: snap.Title, Markdown: snap.Markdown})
 		if len(s.waiting) < s.batch {
 			return true, nil
 		}
-		return true, s.flush(ctx)
+		// Another caller's cancelled context must not fail a batch that
+		// holds its snapshots too.
+		return true, s.flush(context.WithoutCancel(ctx))
 	}
 	if err := s.index(ctx, snap); err != nil {
 		return false, writeErr("indexing "+path, err)
@@ -516,8 +544,10 @@ func (s *Stash) Touch(ctx context.Context, url string, at time.Time) error {
 
 // Get returns the snapshot with the URL or ID, read from its file.
 func (s *Stash) Get(ctx context.Context, urlOrID string) (*Snapshot, error) {
-	var path string
-	err := s.db.QueryRowContext(ctx, `SELECT path FROM docs WHERE (url = ? OR id = ?) AND state = 'ok'`, urlOrID, urlOrID).Scan(&path)
+	var url, path, state string
+	// A snapshot whose index entry waits (a batch, or a write under way)
+	// is read from its file all the same, if the file is its.
+	err := s.db.QueryRowContext(ctx, `SELECT url, path, state FROM docs WHERE (url = ? OR id = ?) AND state != 'removing'`, urlOrID, urlOrID).Scan(&url, &path, &state)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, urlOrID)
 	}
@@ -525,8 +555,13 @@ func (s *Stash) Get(ctx context.Context, urlOrID string) (*Snapshot, error) {
 		return nil, fmt.Errorf("stash: %w", err)
 	}
 	snap, err := readFile(filepath.Join(s.dir, filepath.FromSlash(path)))
-	if err != nil {
+	switch {
+	case (err != nil || snap.URL != url) && state != "ok":
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, urlOrID) // its first write is under way
+	case err != nil:
 		return nil, err
+	case snap.URL != url:
+		return nil, fmt.Errorf("stash: %s holds %s, not %s; 'heed reindex' mends the index", path, snap.URL, url)
 	}
 	snap.ID, snap.Path = IDOf(snap.URL), path
 	return snap, nil

@@ -455,6 +455,8 @@ func TestIndexUpgrade(t *testing.T) {
 // waiting; the batch's last Put, Flush and Close index what waits, and a
 // process that dies first leaves rows the next Open settles.
 func TestBatch(t *testing.T) {
+	defer func(d time.Duration) { maxWait = d }(maxWait)
+	maxWait = time.Hour // only the batch's size flushes it here
 	dir := t.TempDir()
 	s := open(t, dir)
 	ctx := t.Context()
@@ -476,6 +478,9 @@ func TestBatch(t *testing.T) {
 	}
 	if n := count(); n != 0 {
 		t.Errorf("%d waiting snapshots searchable before the batch is full", n)
+	}
+	if got, err := s.Get(ctx, "https://e.com/1"); err != nil || got.Title != "Lighthouse" {
+		t.Errorf("Get of a waiting snapshot: %+v, %v", got, err)
 	}
 	s.Put(ctx, snap("https://e.com/2", "Lighthouse", "A lighthouse."))
 	if n := count(); n != 3 {
@@ -610,5 +615,53 @@ func BenchmarkSnippet(b *testing.B) {
 	terms := queryTerms(strings.Repeat("lighthouse waves rocks night ", 50))
 	for b.Loop() {
 		snippet(body, terms, 16)
+	}
+}
+
+// TestBatchWaitsLittle: entries of a batch that does not fill are indexed
+// maxWait after the first, without another Put.
+func TestBatchWaitsLittle(t *testing.T) {
+	defer func(d time.Duration) { maxWait = d }(maxWait)
+	maxWait = 10 * time.Millisecond
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	s.SetBatch(64)
+	if _, err := s.Put(ctx, snap("https://e.com/a", "Lighthouse", "A lighthouse.")); err != nil {
+		t.Fatal(err)
+	}
+	for range 500 { // at most 5 s
+		if hits, _ := s.Search(ctx, Query{Text: "lighthouse"}); len(hits) == 1 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("a lone waiting entry was never indexed")
+}
+
+// TestReaderDoesNotWrite: opening a stash to read it writes nothing, so it
+// does not wait for another process's write.
+func TestReaderDoesNotWrite(t *testing.T) {
+	dir := t.TempDir()
+	w := open(t, dir)
+	ctx := t.Context()
+	if _, err := w.Put(ctx, snap("https://e.com/a", "Lighthouse", "A lighthouse.")); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := w.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, `ROLLBACK`)
+	r, err := Open(ctx, dir) // not the writer: w holds the lock
+	if err != nil {
+		t.Fatalf("opening to read while a write is under way: %v", err)
+	}
+	defer r.Close()
+	if hits, err := r.Search(ctx, Query{Text: "lighthouse"}); err != nil || len(hits) != 1 {
+		t.Errorf("search while a write is under way: %v, %v", hits, err)
 	}
 }
