@@ -97,7 +97,8 @@ var (
 		"disqus", "gdpr", "newsletter", "outbrain", "popup", "modal", "promo", "related", "share",
 		"sharing", "sidebar", "signup", "social", "sponsor", "sponsored", "subscribe", "taboola",
 		"recommended", "trending", "popular", "skip", "toolbar", "widget", "pagination", "pager", "navigation",
-		"menu", "footer", "masthead", "topbar", "navbar",
+		"menu", "footer", "masthead", "topbar", "navbar", "caption", "credit", "author", "bio",
+		"avatar", "byline", "reviews",
 	}
 )
 
@@ -167,6 +168,7 @@ func hardBoilerplate(n *html.Node) bool {
 var alwaysBoilerplate = map[string]bool{
 	"comment": true, "comments": true, "commentlist": true, "disqus": true, "cookie": true,
 	"consent": true, "gdpr": true, "newsletter": true, "outbrain": true, "taboola": true,
+	"related": true, "caption": true, "credit": true, "reviews": true,
 }
 
 // softBoilerplate reports whether an element's class or id calls it

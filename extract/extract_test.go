@@ -215,3 +215,37 @@ func TestWholeKeepsEveryPart(t *testing.T) {
 		t.Errorf("Whole got\n%q\nwant\n%q", doc.Markdown, want)
 	}
 }
+
+// TestArticleClutter: what surrounds an article's text on news and shop
+// pages — photo captions and credits of a slideshow, an author's box,
+// related articles with their blurbs, a product's reviews — is left out,
+// and paragraphs of nothing but zero-width characters are no paragraphs.
+func TestArticleClutter(t *testing.T) {
+	para := "<p>" + strings.Repeat("The story goes on, sentence after sentence, with commas and words. ", 4) + "</p>"
+	blurb := "<p>" + strings.Repeat("Another story told at some length, so that this teaser is long. ", 3) + "</p>"
+	review := `<div class="review"><p>` + strings.Repeat("A buyer liked it very much and says so at some length here. ", 3) + `</p></div>`
+	page := `<body><article><h1>The story</h1>
+<div class="gallery"><img src="/a.jpg" alt="A harbour"><div class="caption-full"><p>Boats in the harbour at dawn, as seen from the pier.</p></div><div class="credit">Photo: A. Photographer, Agency</div></div>
+` + strings.Repeat(para, 12) + `<p>&#8205;</p><p>&#8205; &#8203;</p><p>A family: 👨&#8205;👩&#8205;👧 at home.</p>
+<div class="author__box"><p>Jane Writer has covered harbours for ten years.</p><a href="/jane">More by Jane</a></div>
+<section class="related-pages"><h4>More stories</h4>` + strings.Repeat(blurb, 4) + `</section>
+<section id="reviews"><h2>Reviews</h2>` + strings.Repeat(review, 4) + `</section>
+</article></body>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://news.example/story"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"Boats in the harbour", "Photo: A. Photographer", "Jane Writer", "Another story told", "A buyer liked it", "\u200d\n"} {
+		if strings.Contains(doc.Markdown, bad) {
+			t.Errorf("kept %q:\n%s", bad, doc.Markdown)
+		}
+	}
+	for _, good := range []string{"The story goes on", "👨\u200d👩\u200d👧"} {
+		if !strings.Contains(doc.Markdown, good) {
+			t.Errorf("lost %q:\n%s", good, doc.Markdown)
+		}
+	}
+	if strings.Contains(doc.Markdown, "\n\n\n") || strings.Contains(doc.Markdown, "\u200b") {
+		t.Errorf("empty paragraphs left:\n%q", doc.Markdown)
+	}
+}

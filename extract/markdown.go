@@ -2,6 +2,7 @@ package extract
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -244,6 +245,11 @@ func (b *block) emit(s string) {
 	b.space = false
 }
 
+// invisible are the characters that show nothing: a word made of them
+// alone (a paragraph of one zero-width joiner, as some site builders
+// leave) is no word. Within words they stay (emoji sequences, Persian).
+const invisible = "\u200b\u200c\u200d\u2060\ufeff"
+
 // text adds text to the paragraph under way, collapsing whitespace.
 func (b *block) text(s string) {
 	if s == "" {
@@ -251,6 +257,9 @@ func (b *block) text(s string) {
 	}
 	lead, trail := startSpace(s), endSpace(s)
 	words := strings.Fields(s)
+	if strings.ContainsAny(s, invisible) {
+		words = slices.DeleteFunc(words, func(w string) bool { return strings.Trim(w, invisible) == "" })
+	}
 	if len(words) == 0 {
 		b.space = b.space || b.inline.Len() > 0
 		return
