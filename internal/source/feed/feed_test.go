@@ -502,3 +502,144 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// A JSON Feed's null entries are dropped: gofeed's translator would
+// dereference them.
+func TestJSONFeedNullEntries(t *testing.T) {
+	for d, want := range map[string]int{
+		`{"version":"https://jsonfeed.org/version/1.1","items":[null]}`:                                        0,
+		`{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"1"},null]}`:                             1,
+		`{"version":"https://jsonfeed.org/version/1.1","items":[null, {"id":"1"}, null, {"id":"2"}]}`:          2,
+		`{"version":"https://jsonfeed.org/version/1.1","authors":[null],"items":[{"id":"1"}]}`:                 1,
+		`{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"1","authors":[null,{"name":"Ann"}]}]}`: 1,
+		`{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"1","attachments":[null]}]}`:             1,
+		`{"version":"https://jsonfeed.org/version/1.1","hubs":[null],"items":[{"id":"1"}]}`:                    1,
+		`{"version":"https://jsonfeed.org/version/1","author":null,"items":[{"id":"1","author":null}]}`:        1,
+	} {
+		f, err := Read([]byte(d), "https://e.com/", 5)
+		if err != nil {
+			t.Errorf("Read(%s): %v", d, err)
+			continue
+		}
+		if len(f.Items) != want {
+			t.Errorf("Read(%s): %d items, want %d", d, len(f.Items), want)
+		}
+		if strings.Contains(d, "Ann") && f.Items[0].Author != "Ann" {
+			t.Errorf("Read(%s): author %q", d, f.Items[0].Author)
+		}
+	}
+}
+
+// The cut keeps the newest items by date, whatever their order in the
+// feed, the undated after the dated in the feed's order, and what lies
+// between and after the items.
+func TestCutKeepsTheNewest(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel rdf:about="https://e.com/"><title>Late title</title><link>https://e.com/</link><description>d</description></channel>`)
+	order := []int{5, 1, 9, 0, 7, 3, 0, 8, 2, 6, 4} // 0: undated
+	for i, d := range order {
+		date := ""
+		if d > 0 {
+			date = "<dc:date>" + day(d).Format(time.RFC3339) + "</dc:date>"
+		}
+		fmt.Fprintf(&b, "<item rdf:about=\"https://e.com/%d\"><title>T%d-%d</title><link>https://e.com/%d</link>%s<!-- <item> --><description><![CDATA[<p>a </item> in text</p>]]></description></item>\n", i, i, d, i, date)
+	}
+	b.WriteString(`<textinput><title>search</title></textinput></rdf:RDF>`)
+	for limit, want := range map[int][]string{
+		3:  {"T2-9", "T7-8", "T4-7"},
+		10: {"T2-9", "T7-8", "T4-7", "T9-6", "T0-5", "T10-4", "T5-3", "T8-2", "T1-1", "T3-0"},
+		11: {"T2-9", "T7-8", "T4-7", "T9-6", "T0-5", "T10-4", "T5-3", "T8-2", "T1-1", "T3-0", "T6-0"},
+	} {
+		f, err := Read([]byte(b.String()), "https://e.com/", limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range f.Items {
+			got = append(got, it.Title)
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") || f.Title != "Late title" {
+			t.Errorf("limit %d: got %q (title %q), want %q", limit, got, f.Title, want)
+		}
+	}
+	// Atom and JSON Feed likewise.
+	atom := `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>A</title>` +
+		`<entry><title>old</title><id>1</id><updated>2026-01-01T00:00:00Z</updated></entry>` +
+		`<entry><title>new</title><id>2</id><published>2026-01-03T00:00:00Z</published><updated>2025-01-01T00:00:00Z</updated></entry>` +
+		`<entry><title>mid</title><id>3</id><updated>2026-01-02T00:00:00Z</updated></entry></feed>`
+	json := `{"version":"https://jsonfeed.org/version/1.1","title":"J","items":[` +
+		`{"id":"1","title":"old","date_published":"2026-01-01T00:00:00Z"},null,` +
+		`{"id":"2","title":"new","date_published":"2026-01-03T00:00:00Z"},` +
+		`{"id":"3","title":"mid","date_modified":"2026-01-02T00:00:00Z"}],"user_comment":"after"}`
+	for _, doc := range []string{atom, json} {
+		f, err := Read([]byte(doc), "https://e.com/", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Items) != 2 || f.Items[0].Title != "new" || f.Items[1].Title != "mid" {
+			t.Errorf("got %+v", f.Items)
+		}
+	}
+}
+
+// A feed of a million empty items is cut before gofeed sees it (the
+// benchmark BenchmarkReadTinyItems measures the memory).
+func TestCutTinyItems(t *testing.T) {
+	for _, body := range [][]byte{tinyItems("<item/>"), tinyItems("<entry/>"), tinyItems("{}")} {
+		f, err := Read(body, "https://e.com/", 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Items) != 50 {
+			t.Errorf("%d items", len(f.Items))
+		}
+	}
+}
+
+// tinyItems is a feed of items just under MaxBytes: RSS for "<item/>",
+// Atom for "<entry/>", JSON Feed for "{}".
+func tinyItems(item string) []byte {
+	var b strings.Builder
+	head, tail, sep := `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>`, "</channel></rss>", ""
+	switch item {
+	case "<entry/>":
+		head, tail = `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>`, "</feed>"
+	case "{}":
+		head, tail, sep = `{"version":"https://jsonfeed.org/version/1.1","title":"t","items":[{}`, "]}", ","
+	}
+	b.WriteString(head)
+	for b.Len() < MaxBytes-100 {
+		b.WriteString(sep + item)
+	}
+	b.WriteString(tail)
+	return []byte(b.String())
+}
+
+// XML that reaches out in any way the reviewers could think of is read
+// without a request and without its entities.
+func TestNoRequestsFromXML(t *testing.T) {
+	var hits atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1); fmt.Fprint(w, "PWNED") }))
+	defer s.Close()
+	docs := []string{
+		`<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><rss version="2.0"><channel><title>&xxe;</title><item><title>&xxe;</title><description>&xxe;</description></item></channel></rss>`,
+		`<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY xxe SYSTEM "` + s.URL + `/e">]><rss version="2.0"><channel><title>&xxe;</title><item><title>&xxe;</title></item></channel></rss>`,
+		`<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY % p SYSTEM "` + s.URL + `/p"> %p;]><rss version="2.0"><channel><title>t</title><item><title>i</title></item></channel></rss>`,
+		`<?xml version="1.0"?><!DOCTYPE rss SYSTEM "` + s.URL + `/dtd"><rss version="2.0"><channel><title>t</title><item><title>i</title></item></channel></rss>`,
+		`<?xml version="1.0"?><?xml-stylesheet href="` + s.URL + `/xsl"?><feed xmlns="http://www.w3.org/2005/Atom" xmlns:xi="http://www.w3.org/2001/XInclude"><title>t</title><entry><title>e</title><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><xi:include href="` + s.URL + `/xi"/><img src="` + s.URL + `/img"/></div></content></entry></feed>`,
+	}
+	for i, d := range docs {
+		f, err := Read([]byte(d), "https://e.com/", 5)
+		if err != nil {
+			continue
+		}
+		md, _, _ := Document(f.Description, f.Items, "")
+		if strings.Contains(md, "root:") || strings.Contains(md, "PWNED") {
+			t.Errorf("%d: expanded: %s", i, md)
+		}
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the parser fetched %d times", hits.Load())
+	}
+}
