@@ -507,14 +507,14 @@ func FuzzRead(f *testing.F) {
 // dereference them.
 func TestJSONFeedNullEntries(t *testing.T) {
 	for d, want := range map[string]int{
-		`{"version":"https://jsonfeed.org/version/1.1","items":[null]}`:                                        0,
-		`{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"1"},null]}`:                             1,
-		`{"version":"https://jsonfeed.org/version/1.1","items":[null, {"id":"1"}, null, {"id":"2"}]}`:          2,
-		`{"version":"https://jsonfeed.org/version/1.1","authors":[null],"items":[{"id":"1"}]}`:                 1,
+		`{"version":"https://jsonfeed.org/version/1.1","items":[null]}`:                                       0,
+		`{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"1"},null]}`:                            1,
+		`{"version":"https://jsonfeed.org/version/1.1","items":[null, {"id":"1"}, null, {"id":"2"}]}`:         2,
+		`{"version":"https://jsonfeed.org/version/1.1","authors":[null],"items":[{"id":"1"}]}`:                1,
 		`{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"1","authors":[null,{"name":"Ann"}]}]}`: 1,
-		`{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"1","attachments":[null]}]}`:             1,
-		`{"version":"https://jsonfeed.org/version/1.1","hubs":[null],"items":[{"id":"1"}]}`:                    1,
-		`{"version":"https://jsonfeed.org/version/1","author":null,"items":[{"id":"1","author":null}]}`:        1,
+		`{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"1","attachments":[null]}]}`:            1,
+		`{"version":"https://jsonfeed.org/version/1.1","hubs":[null],"items":[{"id":"1"}]}`:                   1,
+		`{"version":"https://jsonfeed.org/version/1","author":null,"items":[{"id":"1","author":null}]}`:       1,
 	} {
 		f, err := Read([]byte(d), "https://e.com/", 5)
 		if err != nil {
@@ -642,4 +642,119 @@ func TestNoRequestsFromXML(t *testing.T) {
 	if hits.Load() != 0 {
 		t.Errorf("the parser fetched %d times", hits.Load())
 	}
+}
+
+// A code block inside a list item (an ordinary how-to post) is code to
+// the section reader too: the items after it stay items, and those that
+// left the feed are kept.
+func TestListCodeBlockKeepsOlderItems(t *testing.T) {
+	s := newSite(t)
+	feed := func(items ...string) string {
+		return `<?xml version="1.0"?><rss version="2.0"><channel><title>Quay</title><link>https://quay.example.com/</link><description>d</description>` +
+			strings.Join(items, "") + `</channel></rss>`
+	}
+	item := func(n, day int, html string) string {
+		return fmt.Sprintf("<item><title>Post %d</title><link>https://quay.example.com/%d</link><pubDate>%s</pubDate><description><![CDATA[%s]]></description></item>",
+			n, n, time.Date(2026, 1, day, 0, 0, 0, 0, time.UTC).Format(time.RFC1123Z), html)
+	}
+	howto := `<p>Install:</p><ul><li><pre><code>go install example.com/tool@latest</code></pre></li><li>then run it.</li></ul>`
+	s.set("/feed.xml", page{typ: "application/rss+xml", body: feed(item(3, 3, howto), item(2, 2, "<p>Two.</p>"), item(1, 1, "<p>One.</p>"))})
+	env := sourcetest.NewEnv(t)
+	reg, _ := registry()
+	in := source.Input{Name: "quay", URL: s.URL + "/feed.xml"}
+	if res, err := reg.Ingest(t.Context(), env.Env, "feed", in); err != nil || res.Items != 3 {
+		t.Fatalf("first sync: %+v, %v", res, err)
+	}
+	// Posts 1 and 2 leave the feed; post 4 arrives. All four are kept.
+	s.set("/feed.xml", page{typ: "application/rss+xml", body: feed(item(4, 4, "<p>Four.</p>"), item(3, 3, howto))})
+	res, err := reg.Ingest(t.Context(), env.Env, "feed", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := env.Stash.Get(t.Context(), in.URL)
+	for _, want := range []string{"## Post 4", "## Post 3", "## Post 2", "## Post 1"} {
+		if !strings.Contains(snap.Markdown, want) {
+			t.Errorf("second sync lost %q (items %d, new %d):\n%s", want, res.Items, res.New, snap.Markdown)
+		}
+	}
+}
+
+// Demote leaves code in a list item as it is, and keeps the indentation
+// of the headings it moves.
+func TestDemoteKeepsCodeInListItems(t *testing.T) {
+	md := toMarkdown("<ul><li><pre><code># install it\nmake install</code></pre></li></ul><p>After the list.</p>", "https://e.com/")
+	if got := Demote(md); got != md {
+		t.Errorf("Demote changed code inside a list item:\n--- before\n%s\n--- after\n%s", md, got)
+	}
+	for in, want := range map[string]string{
+		"- item\n\n  # Big":                      "- item\n\n  ### Big",
+		"> ```\n> # code\n\n# Big":               "> ```\n> # code\n\n### Big", // the quote ended, and its code
+		"- ```\n  # code\n# Big\n  ```":          "- ```\n  # code\n### Big\n  ```\n```",
+		"````\n```\n# code\n````\n# Big":         "````\n```\n# code\n````\n### Big",
+		"~~~\n# code\n~~\n# still code":          "~~~\n# code\n~~\n# still code\n~~~",
+		"   ```\n# code\n   ```\n## Big":         "   ```\n# code\n   ```\n#### Big",
+		"    ```\n# Big":                         "    ```\n### Big", // indented code, not a fence
+		"1. one\n2. ```\n   # code\n   ```\n# x": "1. one\n2. ```\n   # code\n   ```\n### x",
+	} {
+		if got := Demote(in); got != want {
+			t.Errorf("Demote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzResync: whatever an item's HTML, the items of the last snapshot
+// that the feed no longer lists are kept by the next sync.
+func FuzzResync(f *testing.F) {
+	f.Add("<p>plain</p>", "Title")
+	f.Add("<pre>```\n## x</pre>", "Code")
+	f.Add("<ol><li>a<pre>b</pre></li></ol>", "List")
+	f.Add("<blockquote><pre>x</pre></blockquote>", "Quote")
+	f.Add("<ul><li><pre><code>go install</code></pre></li><li>then</li></ul>", "How-to")
+	f.Fuzz(func(t *testing.T, html, title string) {
+		if len(html) > 2000 || len(title) > 200 {
+			return
+		}
+		day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+		a := Item{Title: text(title), Link: "https://e.com/a", Date: day(3), Markdown: toMarkdown(html, "https://e.com/")}
+		b := Item{Title: "Bee", Link: "https://e.com/b", Date: day(2), Markdown: "bee"}
+		c := Item{Title: "Sea", Link: "https://e.com/c", Date: day(1), Markdown: "sea"}
+		first, n, _ := Document("", []Item{a, b, c}, "")
+		if n != 3 {
+			return
+		}
+		second, _, _ := Document("", []Item{a}, first)
+		if !strings.Contains(second, "## Bee") || !strings.Contains(second, "## Sea") {
+			t.Errorf("an older item was lost:\nhtml %q\n--- first\n%s\n--- second\n%s", html, first, second)
+		}
+	})
+}
+
+// FuzzSectionsRoundTrip: items of any Markdown and any title, with a
+// preamble of any Markdown, written into a snapshot, read back as the
+// same items, and written again the same.
+func FuzzSectionsRoundTrip(f *testing.F) {
+	f.Add("- ```\n  ## x\n  ```", "T", "pre")
+	f.Add("> ```\n## x", "T\r## y", "```")
+	f.Add("1. a\n   ~~~~\n## x\n   ~~~", "T", "- ```")
+	f.Fuzz(func(t *testing.T, md, title, preamble string) {
+		day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+		items := []Item{
+			{Title: text(title), Link: "https://e.com/a", Date: day(3), Markdown: md},
+			{Title: "Bee", Link: "https://e.com/b", Date: day(2), Markdown: md},
+			{Title: "Sea", Link: "https://e.com/c", Date: day(1), Markdown: "sea"},
+		}
+		doc, n, _ := Document(preamble, items, "")
+		secs := Sections(doc)
+		if len(secs) != n {
+			t.Fatalf("wrote %d items, read back %d:\n%s", n, len(secs), doc)
+		}
+		for i, s := range secs {
+			if want := items[i].section(); s.key != want.key || s.text != want.text {
+				t.Errorf("item %d read back as %q, not %q", i, s.text, want.text)
+			}
+		}
+		if again, _, _ := Document(preamble, nil, doc); again != doc {
+			t.Errorf("written again differently:\n%s\n---\n%s", doc, again)
+		}
+	})
 }
