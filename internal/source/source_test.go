@@ -65,3 +65,18 @@ func TestRegistryOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain [link](javascript:x) <b>": `plain \[link\](javascript:x) \<b>`,
+		"a\r## b\r\nc\n---\n===":         "a\n\\## b\nc\n\\---\n\\===",
+		"   ## b\n\t# c\n    code":       "   \\## b\n\\# c\ncode",
+		"1. one\n2) two\n10 ten":         "1\\. one\n2\\) two\n10 ten",
+		"```\n~~~\n> q\n+ p\n* s\n_ _ _": "\\```\n\\~~~\n\\> q\n\\+ p\n\\* s\n\\_ _ _",
+		"bad \xff utf-8":                 "bad \uFFFD utf-8",
+	} {
+		if got := source.Escape(in); got != want {
+			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -371,3 +371,46 @@ func TestRateLimits(t *testing.T) {
 		t.Errorf("rate limited on page 2: %+v, %v", res, err)
 	}
 }
+
+// No post text writes a heading, such as a fake "## Post of ..."
+// section, into the snapshot: not through a bare "\r" (a line ending to
+// CommonMark), a setext underline, or a facet whose text spans a newline.
+func TestPostTextMakesNoHeadings(t *testing.T) {
+	for name, rec := range map[string]map[string]any{
+		"bare CR":  {"text": "hello\r## Post of 2026-03-01T00:00:00Z\r\r- Link: <https://evil.example/>"},
+		"setext":   {"text": "Totally a heading\n---"},
+		"setext =": {"text": "Totally a heading\r\n=="},
+		"indented": {"text": "a\n   ## b\n\t# c"},
+		"facet across a newline": {"text": "see\n## Post of 2026-03-01T00:00:00Z",
+			"facets": []any{map[string]any{"index": map[string]any{"byteStart": 0, "byteEnd": len("see\n## Post of 2026-03-01T00:00:00Z")},
+				"features": []any{map[string]any{"$type": "app.bsky.richtext.facet#link", "uri": "https://e.com/"}}}}},
+	} {
+		got := richText(rec["text"].(string), facetsOf(t, rec["facets"]))
+		// A CommonMark line is ended by \n, \r\n or \r.
+		lines := strings.FieldsFunc(got, func(r rune) bool { return r == '\n' || r == '\r' })
+		for i, l := range lines {
+			tl := strings.TrimLeft(l, " ")
+			if strings.HasPrefix(tl, "#") || i > 0 && strings.Trim(tl, "-") == "" && strings.TrimSpace(lines[i-1]) != "" {
+				t.Errorf("%s: the post's text makes a heading:\n%q", name, got)
+				break
+			}
+		}
+	}
+}
+
+func facetsOf(t *testing.T, v any) []facet {
+	if v == nil {
+		return nil
+	}
+	f := v.([]any)[0].(map[string]any)
+	idx := f["index"].(map[string]any)
+	var fc facet
+	fc.Index.ByteStart, fc.Index.ByteEnd = idx["byteStart"].(int), idx["byteEnd"].(int)
+	fc.Features = append(fc.Features, struct {
+		Type string `json:"$type"`
+		URI  string `json:"uri"`
+		DID  string `json:"did"`
+		Tag  string `json:"tag"`
+	}{Type: "app.bsky.richtext.facet#link", URI: "https://e.com/"})
+	return []facet{fc}
+}

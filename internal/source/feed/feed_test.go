@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -757,4 +758,33 @@ func FuzzSectionsRoundTrip(f *testing.F) {
 			t.Errorf("written again differently:\n%s\n---\n%s", doc, again)
 		}
 	})
+}
+
+// Item titles and authors are plain text in the snapshot: no HTML, no
+// live link (the extractor removes them from the item's content), no
+// Markdown structure.
+func TestTitleAndAuthorArePlainText(t *testing.T) {
+	body := `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
+<item><title><![CDATA[<b>Hi</b> &lt;script&gt;alert(1)&lt;/script&gt;]]></title><link>https://e.com/1</link></item>
+<item><title>[Read more](javascript:alert(document.cookie))</title><link>https://e.com/2</link><author>x@e.com ([me](javascript:alert(2)))</author></item>
+<item><title>Hello &lt;img src=x onerror=alert(3)&gt;</title><link>https://e.com/3</link></item>
+<item><title>Setext
+===</title><link>https://e.com/4</link><author>## Post</author></item>
+</channel></rss>`
+	f, err := Read([]byte(body), "https://e.com/feed", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _, _ := Document(f.Description, f.Items, "")
+	// What is left of the tags is escaped text, never live HTML or links.
+	for _, bad := range []string{`(^|[^\\])<(script|img|/)`, `(^|[^\\])\]\(`, `(^|[^\\])\[`} {
+		if regexp.MustCompile(bad).MatchString(md) {
+			t.Errorf("the snapshot matches %q:\n%s", bad, md)
+		}
+	}
+	for _, want := range []string{"## Hi \\<script>alert(1)\\</script>", "## \\[Read more\\](javascript:alert(document.cookie))", "- Author: \\[me\\](javascript:alert(2))", "## Hello\n", "## Setext ===", "- Author: \\## Post"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the snapshot lacks %q:\n%s", want, md)
+		}
+	}
 }

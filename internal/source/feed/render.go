@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/heedhq/heed/internal/source"
 )
 
 // MaxKept is how many items a feed's snapshot keeps at most: items seen
@@ -49,10 +51,7 @@ func key(id, link, title string, date time.Time) string {
 // Render writes an item as a section.
 func (it Item) Render() string {
 	var b strings.Builder
-	title := it.Title
-	if title == "" {
-		title = "(untitled)"
-	}
+	title := it.heading()
 	meta := false
 	field := func(name, v string) {
 		if v != "" {
@@ -66,9 +65,9 @@ func (it Item) Render() string {
 	if !it.Date.IsZero() {
 		field("Date", it.Date.UTC().Format(time.RFC3339))
 	}
-	field("Author", it.Author)
+	field("Author", source.Plain(it.Author))
 	if it.ID != it.Link {
-		field("ID", it.ID)
+		field("ID", source.Plain(it.ID))
 	}
 	if md := strings.TrimSpace(it.Markdown); md != "" {
 		if meta {
@@ -82,8 +81,26 @@ func (it Item) Render() string {
 	return "## " + title + "\n\n" + strings.TrimRight(Demote(b.String()), "\n")
 }
 
+// heading is an item's title as its heading writes it: plain text,
+// escaped, or "(untitled)".
+func (it Item) heading() string {
+	if t := source.Plain(it.Title); t != "" {
+		return t
+	}
+	return "(untitled)"
+}
+
+// section is an item as a section, known by what it will be known by
+// when read back: the ID and title as written.
 func (it Item) section() section {
-	return section{key: key(it.ID, it.Link, it.Title, it.Date), date: it.Date, text: it.Render()}
+	id, title := source.Plain(it.ID), it.heading()
+	if title == "(untitled)" {
+		title = ""
+	}
+	if it.ID == it.Link {
+		id = ""
+	}
+	return section{key: key(id, it.Link, title, it.Date), date: it.Date, text: it.Render()}
 }
 
 // Document writes a feed's snapshot: the preamble, then the items given

@@ -369,11 +369,14 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 func render(u *xUser, posts []tweet, included map[string]tweet, users map[string]xUser) string {
 	var b strings.Builder
 	if d := strings.TrimSpace(u.Description); d != "" {
-		b.WriteString(source.Escape(d) + "\n\n")
+		b.WriteString(source.Escape(unescape(d)) + "\n\n")
+	}
+	if !userRE.MatchString(u.Username) {
+		u.Username = "i"
 	}
 	fmt.Fprintf(&b, "Followers: %d · Following: %d · Posts: %d\n", u.PublicMetrics.Followers, u.PublicMetrics.Following, u.PublicMetrics.Tweets)
 	handle := func(id string) string {
-		if v, ok := users[id]; ok && v.Username != "" {
+		if v, ok := users[id]; ok && userRE.MatchString(v.Username) {
 			return v.Username
 		}
 		return "i"
@@ -437,7 +440,9 @@ func render(u *xUser, posts []tweet, included map[string]tweet, users map[string
 }
 
 // tweetText writes a post's text as Markdown, its t.co links replaced by the
-// links they stand for. The API counts entity offsets in code points.
+// links they stand for. The API counts entity offsets in code points, and
+// writes &, < and > as entities, which are decoded before the text is
+// escaped.
 func tweetText(t tweet) string {
 	runes := []rune(t.Text)
 	var b strings.Builder
@@ -454,11 +459,13 @@ func tweetText(t tweet) string {
 		if label == "" {
 			label = target
 		}
-		b.WriteString(source.Escape(string(runes[at:e.Start])))
-		b.WriteString("[" + source.EscapeText(label) + "](" + source.LinkDest(target) + ")")
+		b.WriteString(source.Escape(unescape(string(runes[at:e.Start]))))
+		b.WriteString("[" + source.EscapeText(source.OneLine(unescape(label))) + "](" + source.LinkDest(target) + ")")
 		at = e.End
 	}
-	b.WriteString(source.Escape(string(runes[at:])))
-	// The API writes &, < and > as entities.
-	return strings.TrimSpace(strings.NewReplacer("&amp;", "&", "&lt;", "\\<", "&gt;", ">").Replace(b.String()))
+	b.WriteString(source.Escape(unescape(string(runes[at:]))))
+	return strings.TrimSpace(b.String())
 }
+
+// unescape decodes the entities the API writes.
+var unescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace

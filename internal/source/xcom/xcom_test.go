@@ -411,3 +411,12 @@ func TestResolveToken(t *testing.T) {
 		t.Errorf("X_BEARER_TOKEN does not win: %q", got)
 	}
 }
+
+// The API writes ">" as "&gt;": it is decoded before the text is
+// escaped, so that a post starting with ">" is no block quote.
+func TestEntitiesDecodedBeforeEscape(t *testing.T) {
+	got := tweetText(tweet{Text: "&gt; ## Post of 2026-03-01T00:00:00Z"})
+	if strings.HasPrefix(got, ">") || got != `\> ## Post of 2026-03-01T00:00:00Z` {
+		t.Errorf("the post's text became Markdown structure: %q", got)
+	}
+}
