@@ -175,8 +175,10 @@ func (c *client) get(ctx context.Context, method string, q url.Values, out any) 
 func (c *client) feed(ctx context.Context, env *source.Env, did string, limit int) ([]feedItem, error) {
 	var out []feedItem
 	cursor := ""
-	seen := map[string]bool{}
-	for len(out) < limit {
+	seen := map[string]bool{} // cursors and post URIs
+	// Pages enough for the limit, and a few for pages cut short; a page
+	// that adds no post ends the reading too.
+	for pages := 0; len(out) < limit && pages < limit/pageSize+4; pages++ {
 		q := url.Values{"actor": {did}, "limit": {strconv.Itoa(min(pageSize, limit-len(out)))}}
 		if cursor != "" {
 			q.Set("cursor", cursor)
@@ -192,15 +194,23 @@ func (c *client) feed(ctx context.Context, env *source.Env, did string, limit in
 			}
 			return nil, err
 		}
+		added := 0
 		for _, it := range page.Feed {
-			if len(out) < limit && it.Post.URI != "" {
+			// A repost is the post again, by another: known by who reposted.
+			id := "post " + it.Post.URI
+			if it.Reason != nil {
+				id += " reposted by " + it.Reason.By.DID
+			}
+			if len(out) < limit && it.Post.URI != "" && !seen[id] {
+				seen[id] = true
 				out = append(out, it)
+				added++
 			}
 		}
-		if page.Cursor == "" || len(page.Feed) == 0 || seen[page.Cursor] {
+		if page.Cursor == "" || added == 0 || seen["cursor "+page.Cursor] {
 			break
 		}
-		seen[page.Cursor] = true
+		seen["cursor "+page.Cursor] = true
 		cursor = page.Cursor
 	}
 	return out, nil

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -413,4 +414,62 @@ func facetsOf(t *testing.T, v any) []facet {
 		Tag  string `json:"tag"`
 	}{Type: "app.bsky.richtext.facet#link", URI: "https://e.com/"})
 	return []facet{fc}
+}
+
+// An AppView that answers pages of feed items without a URI, each with a
+// new cursor, is not asked again and again: a page that adds no post
+// ends the reading, and the pages are capped.
+func TestCursorWithoutPostsEnds(t *testing.T) {
+	a := newAppView(t, 1)
+	var pages atomic.Int32
+	a.hook = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/xrpc/app.bsky.feed.getAuthorFeed" {
+			return false
+		}
+		n := pages.Add(1)
+		if n > 500 { // stop the test from spinning forever
+			fmt.Fprint(w, `{"feed":[]}`)
+			return true
+		}
+		fmt.Fprintf(w, `{"feed":[{"post":{"uri":""}}],"cursor":"c%d"}`, n)
+		return true
+	}
+	e := env(t)
+	if _, err := ingest(t, e, a, "https://bsky.app/profile/alice.example.com", 10); err != nil {
+		t.Fatal(err)
+	}
+	if n := pages.Load(); n > 1 {
+		t.Errorf("asked for %d pages to take 10 posts", n)
+	}
+}
+
+// The same post on several pages is written once, and the page that
+// adds nothing ends the reading.
+func TestDuplicatePostsAcrossPages(t *testing.T) {
+	a := newAppView(t, 3)
+	var pages atomic.Int32
+	a.hook = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/xrpc/app.bsky.feed.getAuthorFeed" {
+			return false
+		}
+		n := pages.Add(1)
+		post := fmt.Sprintf(`{"post":{"uri":"at://%s/app.bsky.feed.post/3kdup","author":{"did":%q,"handle":"alice.example.com"},"record":{"text":"the same post","createdAt":"2026-01-01T00:00:00Z"}}}`, aliceDID, aliceDID)
+		if n >= 3 {
+			fmt.Fprintf(w, `{"feed":[%s]}`, post)
+			return true
+		}
+		fmt.Fprintf(w, `{"feed":[%s],"cursor":"c%d"}`, post, n)
+		return true
+	}
+	e := env(t)
+	res, err := ingest(t, e, a, "https://bsky.app/profile/alice.example.com", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(res.Snapshot.Markdown, "the same post"); c != 1 {
+		t.Errorf("one post written %d times (items %d)", c, res.Items)
+	}
+	if n := pages.Load(); n != 2 {
+		t.Errorf("asked for %d pages, want 2", n)
+	}
 }

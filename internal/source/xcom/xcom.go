@@ -170,12 +170,16 @@ func (r redactor) text(s string) string {
 	if r == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, string(r), redacted)
+	s = strings.ReplaceAll(s, string(r), redacted)
+	if q := url.QueryEscape(string(r)); q != string(r) {
+		s = strings.ReplaceAll(s, q, redacted)
+	}
+	return s
 }
 
 // err returns err with the token out of its message.
 func (r redactor) err(err error) error {
-	if err == nil || r == "" || !strings.Contains(err.Error(), string(r)) {
+	if err == nil || r == "" || r.text(err.Error()) == err.Error() {
 		return err
 	}
 	return &redactedError{msg: r.text(err.Error()), err: err}
@@ -268,6 +272,7 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 		base = DefaultAPIBase
 	}
 	rl := &source.RateLimiter{Env: env, Service: "the X API", Remaining: "x-rate-limit-remaining", Reset: "x-rate-limit-reset"}
+	r := redactor(k.Token)
 	get := func(path string, q url.Values, out any) error {
 		req := fetch.Request{URL: base + path + "?" + q.Encode(), Accept: "application/json", MaxBytes: 8 << 20,
 			Header: http.Header{"Authorization": {"Bearer " + k.Token}}}
@@ -291,7 +296,8 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 			if resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden {
 				msg += "; check the bearer token"
 			}
-			return fmt.Errorf("the X API answered %d to %s (%s)", resp.Status, path, source.Truncate(msg, 200))
+			// Redacted before it is cut: a cut token would be redacted no more.
+			return fmt.Errorf("the X API answered %d to %s (%s)", resp.Status, path, source.Truncate(r.text(msg), 200))
 		}
 		if err := json.Unmarshal(resp.Body, out); err != nil {
 			return fmt.Errorf("the X API's answer to %s is not the JSON expected: %v", path, err)
@@ -310,14 +316,16 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 		if len(who.Errors) > 0 {
 			detail = source.OneLine(who.Errors[0].Detail)
 		}
-		return nil, fmt.Errorf("the X user %s: %s", user, source.Truncate(detail, 200))
+		return nil, fmt.Errorf("the X user %s: %s", user, source.Truncate(r.text(detail), 200))
 	}
 	var posts []tweet
 	included := map[string]tweet{}
 	users := map[string]xUser{who.Data.ID: *who.Data}
 	token := ""
-	seen := map[string]bool{}
-	for len(posts) < in.Limit {
+	seen := map[string]bool{} // pagination tokens and post IDs
+	// Pages enough for the limit, and a few for pages cut short; a page
+	// that adds no post ends the reading too.
+	for pages := 0; len(posts) < in.Limit && pages < in.Limit/pageSize+4; pages++ {
 		q := url.Values{
 			"max_results":  {strconv.Itoa(max(5, min(pageSize, in.Limit-len(posts))))},
 			"tweet.fields": {"created_at,public_metrics,entities,referenced_tweets,author_id"},
@@ -335,9 +343,12 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 			}
 			return nil, err
 		}
+		added := 0
 		for _, t := range p.Data {
-			if len(posts) < in.Limit && t.ID != "" {
+			if len(posts) < in.Limit && t.ID != "" && !seen["post "+t.ID] {
+				seen["post "+t.ID] = true
 				posts = append(posts, t)
+				added++
 			}
 		}
 		for _, t := range p.Includes.Tweets {
@@ -346,13 +357,12 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 		for _, u := range p.Includes.Users {
 			users[u.ID] = u
 		}
-		if p.Meta.NextToken == "" || len(p.Data) == 0 || seen[p.Meta.NextToken] {
+		if p.Meta.NextToken == "" || added == 0 || seen["token "+p.Meta.NextToken] {
 			break
 		}
-		seen[p.Meta.NextToken] = true
+		seen["token "+p.Meta.NextToken] = true
 		token = p.Meta.NextToken
 	}
-	r := redactor(k.Token)
 	title := target.Title
 	if n := source.OneLine(who.Data.Name); n != "" {
 		title = n + " (@" + who.Data.Username + ") on X"
