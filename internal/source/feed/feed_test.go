@@ -788,3 +788,39 @@ func TestTitleAndAuthorArePlainText(t *testing.T) {
 		}
 	}
 }
+
+// Two different feeds whose URLs differ only in punctuation get the same
+// slug, but never one file: each reads back its own snapshot, and
+// removing one source leaves the other's.
+func TestSlugCollisionKeepsSourcesApart(t *testing.T) {
+	s := newSite(t)
+	rss := func(title, word string) string {
+		return `<?xml version="1.0"?><rss version="2.0"><channel><title>` + title + `</title><item><title>` + word + `</title><link>https://e.com/` + word + `</link></item></channel></rss>`
+	}
+	s.set("/feed.xml", page{typ: "application/rss+xml", body: rss("Harbour", "herring")})
+	s.set("/feed-xml", page{typ: "application/rss+xml", body: rss("Moor", "heather")})
+	env := sourcetest.NewEnv(t)
+	reg, _ := registry()
+	a, err := reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "harbour", URL: s.URL + "/feed.xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "moor", URL: s.URL + "/feed-xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Snapshot.Path == b.Snapshot.Path {
+		t.Errorf("two sources' feeds share one file: %s", a.Snapshot.Path)
+	}
+	got, err := env.Stash.Get(t.Context(), s.URL+"/feed.xml")
+	if err != nil || !strings.Contains(got.Markdown, "herring") {
+		t.Errorf("the harbour feed's snapshot now reads: %v\n%+v", err, got)
+	}
+	if _, err := env.Stash.Remove(t.Context(), "moor"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Stash.Get(t.Context(), s.URL+"/feed.xml"); err != nil {
+		t.Errorf("removing the moor source broke the harbour source's snapshot: %v", err)
+	}
+}
+
