@@ -326,9 +326,9 @@ func TestFallThrough(t *testing.T) {
 		{"/feed", "website", "/feed", "is a web page that names no feed"},
 		{"/plain/", "website", "/plain/", ""},
 		{"/missing.rss", "website", "/missing.rss", "answered 404"},
-		{"/blog/", "feed", "/blog/posts.xml", "names 2 feeds; taking the first"},
-		{"/one/", "feed", "/deep/feed.json", ""},
-		{"/dud/", "website", "/dud/", "which answered 200 and is not a feed"},
+		{"/blog/", "website", "/blog/", "naming 2 feeds; crawling it as a website"},
+		{"/one/", "website", "/one/", "naming a feed; crawling it as a website (to follow a feed instead, heed add its URL):\n  {{base}}/deep/feed.json"},
+		{"/dud/", "website", "/dud/", "naming a feed; crawling it as a website"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -348,7 +348,7 @@ func TestFallThrough(t *testing.T) {
 			switch {
 			case tt.warn == "" && len(w) != 0:
 				t.Errorf("warned %q", w)
-			case tt.warn != "" && (len(w) != 1 || !strings.Contains(w[0], tt.warn)):
+			case tt.warn != "" && (len(w) != 1 || !strings.Contains(w[0], strings.ReplaceAll(tt.warn, "{{base}}", s.URL))):
 				t.Errorf("warnings got %q, want one with %q", w, tt.warn)
 			}
 			if tt.path == "/blog/" && !strings.Contains(w[0], s.URL+"/comments.atom") {
@@ -362,16 +362,75 @@ func TestFallThrough(t *testing.T) {
 	if _, err := reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "x", URL: s.URL + "/feed"}); err == nil || !strings.Contains(err.Error(), "names no feed") || len(web.got) != 0 {
 		t.Errorf("kind feed on a page: %v, website got %v", err, web.got)
 	}
-	// A chooser picks among several feeds: here the second, which is
-	// missing, so the website kind takes the page after a warning.
-	env.ChooseFeed = func(page string, feeds []string) (int, error) { return 1, nil }
-	res, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "x", URL: s.URL + "/blog/"})
-	if w := env.Warnings(); err != nil || res.Kind != "website" || len(w) != 1 || !strings.Contains(w[0], "comments.atom") {
-		t.Errorf("chosen missing feed: %+v, %v, warnings %q", res, err, w)
+	// Named, a page's one feed is taken, and of several the first, with a
+	// warning.
+	for path, want := range map[string]string{"/one/": "/deep/feed.json", "/blog/": "/blog/posts.xml"} {
+		env := sourcetest.NewEnv(t)
+		res, err := reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "x", URL: s.URL + path})
+		if w := env.Warnings(); err != nil || res.URL != s.URL+want || path == "/blog/" && (len(w) != 1 || !strings.Contains(w[0], "taking the first")) {
+			t.Errorf("kind feed on %s: %+v, %v, warnings %q", path, res, err, w)
+		}
 	}
-	env.ChooseFeed = func(page string, feeds []string) (int, error) { return 0, errors.New("no terminal") }
+	// A chooser picks among the feeds: here the second, which is
+	// missing, so the website kind takes the page after a warning.
+	var offered bool
+	env.ChooseFeed = func(page string, feeds []string, orSite bool) (int, error) { offered = orSite; return 1, nil }
+	res, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "x", URL: s.URL + "/blog/"})
+	if w := env.Warnings(); err != nil || res.Kind != "website" || len(w) != 1 || !strings.Contains(w[0], "comments.atom") || !offered {
+		t.Errorf("chosen missing feed: %+v, %v, warnings %q, the site offered %v", res, err, w, offered)
+	}
+	// Or the site: the page is crawled, without a word.
+	web.got = nil
+	env.ChooseFeed = func(page string, feeds []string, orSite bool) (int, error) { return -1, nil }
+	res, err = reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "x", URL: s.URL + "/one/"})
+	if w := env.Warnings(); err != nil || res.Kind != "website" || len(w) != 1 || len(web.got) != 1 {
+		t.Errorf("chosen the site: %+v, %v, warnings %q, website got %v", res, err, w, web.got)
+	}
+	env.ChooseFeed = func(page string, feeds []string, orSite bool) (int, error) { return 0, errors.New("no terminal") }
 	if _, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "x", URL: s.URL + "/blog/"}); err == nil || !strings.Contains(err.Error(), "no terminal") {
 		t.Errorf("a chooser's error: %v", err)
+	}
+}
+
+// A page robots.txt disallows is not fetched to look for feeds: the
+// website kind takes it (and, crawling, refuses it). A URL that looks
+// like a feed is fetched without robots.txt, as feed readers do; so is a
+// page under a kind named feed.
+func TestProbeHeedsRobots(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{typ: "text/plain", body: "User-agent: *\nDisallow: /private/\n"})
+	s.set("/private/", page{typ: "text/html", body: `<html><head><link rel="alternate" type="application/rss+xml" href="/private/feed.xml"></head></html>`})
+	s.set("/private/feed.xml", page{typ: "application/rss+xml", body: fixture(t, "rss2.xml")})
+	env := sourcetest.NewEnv(t)
+	reg, web := registry()
+	res, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "x", URL: s.URL + "/private/"})
+	if err != nil || res.Kind != "website" || len(env.Warnings()) != 0 {
+		t.Fatalf("%+v, %v, warnings %q", res, err, env.Warnings())
+	}
+	for _, r := range s.requests() {
+		if r.URL.Path == "/private/" {
+			t.Errorf("the page robots.txt disallows was fetched")
+		}
+	}
+	if len(web.got) != 1 {
+		t.Errorf("the website kind got %v", web.got)
+	}
+	if res, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "y", URL: s.URL + "/private/feed.xml"}); err != nil || res.Kind != "feed" {
+		t.Errorf("a feed by its URL: %+v, %v", res, err)
+	}
+	if res, err := reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "z", URL: s.URL + "/private/"}); err != nil || res.URL != s.URL+"/private/feed.xml" {
+		t.Errorf("a page under the kind named feed: %+v, %v", res, err)
+	}
+}
+
+// Only the media types of feeds name a feed: application/json is any
+// JSON.
+func TestDiscoverTypes(t *testing.T) {
+	page := `<head><link rel=alternate type=application/json href=/wp-json/><link rel=alternate type="application/feed+json" href=/feed.json>
+		<link rel=alternate type=application/rdf+xml href=/rdf><link rel=alternate type=application/atom+xml href=/atom></head>`
+	got := Discover([]byte(page), "https://e.com/")
+	if strings.Join(got, " ") != "https://e.com/feed.json https://e.com/rdf https://e.com/atom" {
+		t.Errorf("got %q", got)
 	}
 }
 
@@ -823,4 +882,3 @@ func TestSlugCollisionKeepsSourcesApart(t *testing.T) {
 		t.Errorf("removing the moor source broke the harbour source's snapshot: %v", err)
 	}
 }
-
