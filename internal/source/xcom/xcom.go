@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"regexp"
@@ -58,8 +59,8 @@ var reserved = map[string]bool{
 	"messages": true, "compose": true, "login": true, "logout": true, "signup": true, "tos": true,
 	"privacy": true, "about": true, "hashtag": true, "intent": true, "share": true, "account": true,
 	"jobs": true, "lists": true, "bookmarks": true, "communities": true, "premium": true, "verified": true,
-	"download": true, "help": true, "rules": true, "topics": true, "follower_requests": true, "x": true,
-	"twitter": true, "oauth": true, "sessions": true, "privacy_policy": true, "en": true, "who_to_follow": true,
+	"download": true, "help": true, "rules": true, "topics": true, "follower_requests": true,
+	"oauth": true, "sessions": true, "privacy_policy": true, "en": true, "who_to_follow": true,
 }
 
 // User returns the user name of a profile URL, and whether the URL is one.
@@ -271,6 +272,11 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 	if base == "" {
 		base = DefaultAPIBase
 	}
+	// The token travels only over TLS (plain http to the loopback, for
+	// tests, aside).
+	if b, err := url.Parse(base); err != nil || b.Scheme != "https" && !(b.Scheme == "http" && isLoopback(b.Hostname())) {
+		return nil, fmt.Errorf("the X API base %q is not https; heed sends the bearer token over https only", base)
+	}
 	rl := &source.RateLimiter{Env: env, Service: "the X API", Remaining: "x-rate-limit-remaining", Reset: "x-rate-limit-reset"}
 	r := redactor(k.Token)
 	get := func(path string, q url.Values, out any) error {
@@ -373,6 +379,15 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 		Tags: source.Tags(target.Tags, in.Tags), Markdown: r.text(render(who.Data, posts, included, users)),
 	}
 	return &source.Result{URL: in.URL, Snapshot: snap, Items: len(posts), New: len(posts)}, nil
+}
+
+// isLoopback reports whether a host is the loopback.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
 }
 
 // render writes a user and their posts as Markdown.

@@ -479,3 +479,20 @@ func leaked(s string) string {
 	}
 	return ""
 }
+
+// The token is sent over https only (http to the loopback aside, for
+// tests); @x and @twitter are accounts like any other.
+func TestTokenOnlyOverHTTPS(t *testing.T) {
+	e := sourcetest.NewEnv(t)
+	reg := &source.Registry{Kinds: []source.Kind{Kind{APIBase: "http://api.example", Token: token}}}
+	_, err := reg.Ingest(t.Context(), e.Env, "x", source.Input{Name: "hm", URL: "https://x.com/harbourmaster"})
+	if err == nil || !strings.Contains(err.Error(), "not https") {
+		t.Errorf("an http API base: %v", err)
+	}
+	for _, u := range []string{"https://x.com/x", "https://twitter.com/twitter"} {
+		p, _ := url.Parse(u)
+		if _, ok := User(p); !ok {
+			t.Errorf("%s is not taken as a profile", u)
+		}
+	}
+}
