@@ -30,15 +30,19 @@ the URL leaves it to the next, and a website is the last:
   x        https://x.com/USER or https://twitter.com/USER: the user's posts,
            through the X API with a bearer token, else through a feed of them
            made from a URL template, into x/USER.md
-  feed     an RSS, Atom, RDF or JSON feed, or a web page naming one with
-           <link rel="alternate">, into feeds/HOST-PATH.md; fetched without
-           robots.txt, as feed readers do
+  feed     an RSS, Atom, RDF or JSON feed, into feeds/HOST-PATH.md; a feed is
+           fetched without robots.txt, as feed readers do (a page that is
+           not a feed by its URL is only looked at if robots.txt allows it)
   website  anything else: a polite crawl, one snapshot per page
 
---kind (or kind: in the config) names the kind and asks no other. A page
-naming several feeds takes the first, listing the others, unless heed is
-asked on a terminal, where it asks which. Feeds, Bluesky and X take --limit
-items or posts a sync (50 by default); a feed keeps the items it saw before.
+--kind (or kind: in the config) names the kind and asks no other; crawl
+settings (--include, --max-pages, --delay, ...) name the website. A web page
+naming feeds with <link rel="alternate">: on a terminal heed asks which feed
+to follow, or to crawl the site; otherwise it crawls the site and lists the
+feeds ('heed add FEEDURL' follows one). With --kind feed, the page's feed is
+taken (the first of several). A source in the config without kind: is a
+website. Feeds, Bluesky and X take --limit items or posts a sync (50 by
+default); a feed keeps the items it saw before.
 
 Settings of the services (environment variables win over the config file):
   HEED_BLUESKY_API_BASE, bluesky.api_base   the AppView (https://public.api.bsky.app)
@@ -66,7 +70,7 @@ again.
 
 A website is crawled politely. ` + crawlLong,
 		Example: `  heed add https://docs.example.com/ --name docs --include '/guide/**'
-  heed add https://blog.example.com/            # finds the blog's feed
+  heed add https://blog.example.com/feed.xml    # a blog's feed
   heed add https://bsky.app/profile/alice.bsky.social --limit 100
   X_BEARER_TOKEN=... heed add https://x.com/jack
   heed sync docs`,
@@ -81,6 +85,16 @@ A website is crawled politely. ` + crawlLong,
 			}
 			if limit < 1 {
 				return usageErrorf("add: --limit must be 1 or more")
+			}
+			// Crawl settings say the source is a website: no other kind
+			// is asked, and none is guessed from the page.
+			if given := crawlFlagsGiven(cmd); len(given) > 0 {
+				switch kind {
+				case "", "website":
+					kind = "website"
+				default:
+					return usageErrorf("add: --%s is a website's setting, and --kind is %s", given[0], kind)
+				}
 			}
 			name := cf.o.Source
 			if name == "" {
@@ -127,6 +141,20 @@ A website is crawled politely. ` + crawlLong,
 	cmd.Flags().StringVar(&kind, "kind", "", "the kind of source: bluesky, x, feed or website (default: found from the URL)")
 	cmd.Flags().IntVar(&limit, "limit", source.DefaultLimit, "feeds, Bluesky and X: take at most this many items or posts a sync")
 	return cmd
+}
+
+// crawlFlags are the flags that only a website's crawl reads.
+var crawlFlagNames = []string{"include", "exclude", "allow-host", "max-pages", "max-depth", "deadline", "delay", "no-robots", "ignore-signals"}
+
+// crawlFlagsGiven lists the crawl flags given.
+func crawlFlagsGiven(cmd *cobra.Command) []string {
+	var out []string
+	for _, n := range crawlFlagNames {
+		if cmd.Flags().Changed(n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func slicesContains(list []string, s string) bool {
@@ -247,6 +275,11 @@ func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind s
 	if e.terminalIn() {
 		env.ChooseFeed = e.chooseFeed
 	}
+	if !src.Robots() {
+		env.Allowed = nil // --no-robots: the user's word
+	} else {
+		env.Allowed = source.RobotsAllowed(client, e.agent)
+	}
 	if kind == "website" {
 		kind = "" // asked last in any case; the others are skipped below
 		reg.Kinds = []source.Kind{web}
@@ -353,6 +386,13 @@ func (k brokenKind) Ingest(context.Context, *source.Env, source.Input) (*source.
 	return nil, k.err
 }
 
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
 // terminalIn reports whether standard input is a terminal.
 func (e *env) terminalIn() bool {
 	f, ok := e.stdin.(*os.File)
@@ -363,17 +403,26 @@ func (e *env) terminalIn() bool {
 	return err == nil && info.Mode()&os.ModeCharDevice != 0
 }
 
-// chooseFeed asks on the terminal which of a page's feeds to take.
-func (e *env) chooseFeed(page string, feeds []string) (int, error) {
-	fmt.Fprintf(e.stderr, "%s names %d feeds:\n", page, len(feeds))
+// chooseFeed asks on the terminal which of a page's feeds to take, or,
+// with orSite, whether to crawl the page as a website instead (-1).
+func (e *env) chooseFeed(page string, feeds []string, orSite bool) (int, error) {
+	fmt.Fprintf(e.stderr, "%s names %s:\n", page, plural(len(feeds), "a feed", "feeds"))
 	for i, f := range feeds {
 		fmt.Fprintf(e.stderr, "  %d) %s\n", i+1, f)
 	}
-	fmt.Fprintf(e.stderr, "Which one [1-%d, 1 if empty]? ", len(feeds))
+	choices := fmt.Sprintf("1-%d", len(feeds))
+	if orSite {
+		fmt.Fprintf(e.stderr, "  w) none: crawl %s as a website\n", page)
+		choices += " or w"
+	}
+	fmt.Fprintf(e.stderr, "Which one [%s, 1 if empty]? ", choices)
 	line, err := bufio.NewReader(e.stdin).ReadString('\n')
 	line = strings.TrimSpace(line)
 	if line == "" && err == nil {
 		return 0, nil
+	}
+	if orSite && strings.EqualFold(line, "w") {
+		return -1, nil
 	}
 	n, perr := strconv.Atoi(line)
 	if perr != nil || n < 1 || n > len(feeds) {
@@ -416,7 +465,9 @@ are not rewritten.`,
 				}
 				src := conf.Sources[n]
 				var err error
-				if src.Kind == "website" {
+				// A source recorded without a kind was recorded as a
+				// website: it is crawled, never guessed again.
+				if src.Kind == "website" || src.Kind == "" {
 					err = e.runCrawl(cmd, optionsOf(n, src), jsonOut)
 				} else {
 					_, err = e.ingest(cmd, n, src, src.Kind, jsonOut)

@@ -7,19 +7,39 @@ import (
 )
 
 // Escape keeps text from reading as Markdown structure when written as
-// a paragraph: link brackets and "<" are escaped, and so is a line that
-// would start a heading, a quote or a code fence. Invalid UTF-8 becomes
-// U+FFFD.
+// a paragraph: line endings ("\r\n" and a bare "\r", which CommonMark
+// reads as one) become "\n"; link brackets, "<" and "\" are escaped;
+// each line but the first loses its leading white space (which could make
+// it code); and each has a leading block marker escaped: "#", ">", "-", "+", "*", "_", "=",
+// "`", "~", "|" and a number before "." or ")", so that no line starts a
+// heading, a quote, a list, a fence or a thematic break, or underlines
+// the line before it into a heading. Invalid UTF-8 becomes U+FFFD.
 func Escape(s string) string {
-	s = EscapeText(strings.ToValidUTF8(s, "\uFFFD"))
-	lines := strings.Split(s, "\n")
+	s = strings.ReplaceAll(strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\r\n", "\n"), "\r", "\n")
+	lines := strings.Split(EscapeText(s), "\n")
 	for i, l := range lines {
-		if t := strings.TrimLeft(l, " "); strings.HasPrefix(t, "#") || strings.HasPrefix(t, ">") || strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			lines[i] = "\\" + t
+		t := strings.TrimLeft(l, " \t\f\v")
+		ws := ""
+		if i == 0 {
+			ws = l[:len(l)-len(t)] // the text may go on a line begun before it
 		}
+		switch {
+		case t == "":
+		case strings.IndexByte("#>-+*_=`~|", t[0]) >= 0:
+			t = "\\" + t
+		case '0' <= t[0] && t[0] <= '9':
+			if n := len(t) - len(strings.TrimLeft(t, "0123456789")); n < len(t) && (t[n] == '.' || t[n] == ')') {
+				t = t[:n] + "\\" + t[n:]
+			}
+		}
+		lines[i] = ws + t
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Plain is text as one line of escaped Markdown: white space, line
+// endings included, collapsed to one space, then Escape.
+func Plain(s string) string { return Escape(OneLine(s)) }
 
 // EscapeText escapes the characters that would open or close a link.
 func EscapeText(s string) string {

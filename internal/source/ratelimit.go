@@ -62,6 +62,8 @@ func (l *RateLimiter) Get(ctx context.Context, req fetch.Request) (*fetch.Respon
 		until := l.reset
 		if d, ok := retryAfter(resp.Header.Get("Retry-After")); ok {
 			until = l.Env.Now().Add(d)
+		} else if t, err := http.ParseTime(resp.Header.Get("Retry-After")); err == nil {
+			until = t
 		}
 		if until.IsZero() || !until.After(l.Env.Now()) {
 			until = l.Env.Now().Add(time.Duration(attempt) * time.Second)
@@ -106,7 +108,8 @@ func (l *RateLimiter) wait(ctx context.Context, until time.Time, why string) err
 	return l.Env.sleep(ctx, d)
 }
 
-// retryAfter reads a Retry-After header in seconds.
+// retryAfter reads a Retry-After header in seconds (one that is an
+// HTTP date is read by Get).
 func retryAfter(v string) (time.Duration, bool) {
 	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/robots"
 )
 
 // DefaultLimit is how many items or posts a source takes a sync when it
@@ -61,6 +62,10 @@ type Input struct {
 	URL   string   // where it is
 	Limit int      // items or posts at most; 0 means DefaultLimit
 	Tags  []string // the source's own tags, added to the kind's
+	// Named is set by the registry when the kind was named (by --kind, or
+	// recorded by an earlier heed add): the URL is the kind's, not a
+	// guess.
+	Named bool
 }
 
 // Env is what the kinds share: the guarded client, the stash (read for
@@ -79,8 +84,14 @@ type Env struct {
 	// DefaultMaxWait.
 	MaxWait time.Duration
 	// ChooseFeed picks one of the feeds a web page lists (index into
-	// feeds); nil takes the first.
-	ChooseFeed func(page string, feeds []string) (int, error)
+	// feeds). With orSite set it may also return -1: none, crawl the page
+	// as a website. nil takes the first feed when the feed kind was
+	// named, and else the website.
+	ChooseFeed func(page string, feeds []string, orSite bool) (int, error)
+	// Allowed asks robots.txt whether a page may be fetched: the feed kind
+	// asks it before it looks in a page that is not a feed by its URL for
+	// the feeds it names. nil allows every page.
+	Allowed func(ctx context.Context, rawURL string) (bool, error)
 }
 
 // DefaultMaxWait is the longest rate-limit wait when Env.MaxWait is 0.
@@ -167,6 +178,7 @@ func (r *Registry) Ingest(ctx context.Context, env *Env, kind string, in Input) 
 		if k == nil {
 			return nil, fmt.Errorf("%q is not a kind of source heed knows", kind)
 		}
+		in.Named = true
 		return r.ingest(ctx, env, k, in)
 	}
 	for _, k := range r.Kinds {
@@ -208,6 +220,16 @@ func (r *Registry) ingest(ctx context.Context, env *Env, k Kind, in Input) (*Res
 		res.Changed = changed
 	}
 	return res, nil
+}
+
+// RobotsAllowed returns an Env.Allowed that asks robots.txt through the
+// client, as the crawler does, for the agent.
+func RobotsAllowed(client *fetch.Client, agent string) func(ctx context.Context, rawURL string) (bool, error) {
+	cache := robots.NewCache(client.LoadRobots, robots.CacheConfig{})
+	return func(ctx context.Context, rawURL string) (bool, error) {
+		d, err := cache.Allowed(ctx, agent, rawURL)
+		return err == nil && d.Allowed, err
+	}
 }
 
 // Tags joins a kind's tags and a source's own, each once, in order.

@@ -3,10 +3,16 @@ package source_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/source/sourcetest"
 )
@@ -63,5 +69,43 @@ func TestRegistryOrder(t *testing.T) {
 		if _, err := reg.Ingest(t.Context(), e.Env, bad.kind, source.Input{Name: "s", URL: bad.url}); err == nil {
 			t.Errorf("kind %q, URL %q: no error", bad.kind, bad.url)
 		}
+	}
+}
+
+func TestEscape(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain [link](javascript:x) <b>": `plain \[link\](javascript:x) \<b>`,
+		"a\r## b\r\nc\n---\n===":         "a\n\\## b\nc\n\\---\n\\===",
+		"   ## b\n\t# c\n    code":       "   \\## b\n\\# c\ncode",
+		"1. one\n2) two\n10 ten":         "1\\. one\n2\\) two\n10 ten",
+		"```\n~~~\n> q\n+ p\n* s\n_ _ _": "\\```\n\\~~~\n\\> q\n\\+ p\n\\* s\n\\_ _ _",
+		"bad \xff utf-8":                 "bad \uFFFD utf-8",
+	} {
+		if got := source.Escape(in); got != want {
+			t.Errorf("Escape(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// A Retry-After that is an HTTP date is waited out until that date.
+func TestRetryAfterDate(t *testing.T) {
+	env := sourcetest.NewEnv(t)
+	var n atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Retry-After", sourcetest.Start.Add(90*time.Second).Format(http.TimeFormat))
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		fmt.Fprint(w, "{}")
+	}))
+	defer s.Close()
+	rl := &source.RateLimiter{Env: env.Env, Service: "a test API"}
+	resp, err := rl.Get(t.Context(), fetch.Request{URL: s.URL + "/"})
+	if err != nil || resp.Status != 200 {
+		t.Fatalf("%v, %v", resp, err)
+	}
+	if w := env.Waits(); len(w) != 1 || w[0] != 90*time.Second {
+		t.Errorf("waited %v, want 90s", w)
 	}
 }

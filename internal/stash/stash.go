@@ -105,6 +105,7 @@ CREATE TABLE IF NOT EXISTS docs (
 	state TEXT NOT NULL DEFAULT 'ok' -- ok, writing, removing
 );
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
+CREATE INDEX IF NOT EXISTS docs_path ON docs(path);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, body, tokenize = 'porter unicode61 remove_diacritics 2');
 INSERT INTO fts(fts, rank) VALUES ('rank', 'bm25(5.0, 1.0)');
 `
@@ -290,9 +291,14 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	defer s.mu.Unlock()
 	snap.ID = IDOf(snap.URL)
 	snap.Hash = HashOf(snap.Markdown)
+	var oldHash, oldPath, oldState string
+	err = s.db.QueryRowContext(ctx, `SELECT hash, path, state FROM docs WHERE url = ?`, snap.URL).Scan(&oldHash, &oldPath, &oldState)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("stash: %w", err)
+	}
 	var path string
 	if snap.Name != "" {
-		path, err = NamedPath(snap.Name)
+		path, err = s.namedPath(ctx, snap.Name, snap.URL, oldPath)
 	} else {
 		path, err = PathFor(snap.Source, snap.URL)
 	}
@@ -301,12 +307,8 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	}
 	snap.Path = path
 
-	var oldHash, oldPath, oldState string
-	err = s.db.QueryRowContext(ctx, `SELECT hash, path, state FROM docs WHERE url = ?`, snap.URL).Scan(&oldHash, &oldPath, &oldState)
 	switch {
-	case errors.Is(err, sql.ErrNoRows):
-	case err != nil:
-		return false, fmt.Errorf("stash: %w", err)
+	case oldPath == "":
 	case oldHash == snap.Hash && oldPath == path && oldState == "ok":
 		_, err := s.db.ExecContext(ctx, `UPDATE docs SET fetched_at = ?, etag = ?, last_modified = ?, links = ? WHERE url = ?`,
 			formatTime(snap.FetchedAt), snap.ETag, snap.LastModified, joinLinks(snap.Links), snap.URL)
@@ -354,6 +356,41 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 		return false, writeErr("indexing "+path, err)
 	}
 	return true, nil
+}
+
+// namedPath is the file of a snapshot with a preferred name: NamedPath's,
+// unless another URL's snapshot lives there, when a hash of the URL is
+// added to the name ("feeds/example-com-feed~1a2b3c4d5e6f.md"), so that
+// no two URLs ever share a file. A snapshot that has one of the two
+// stays where it is.
+func (s *Stash) namedPath(ctx context.Context, name, url, oldPath string) (string, error) {
+	preferred, err := NamedPath(name)
+	if err != nil {
+		return "", err
+	}
+	hashed := strings.TrimSuffix(preferred, ".md") + "~" + IDOf(url) + ".md"
+	taken := func(path string) (bool, error) {
+		var other string
+		err := s.db.QueryRowContext(ctx, `SELECT url FROM docs WHERE path = ? AND url != ? LIMIT 1`, path, url).Scan(&other)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("stash: %w", err)
+		}
+		return true, nil
+	}
+	if oldPath == hashed {
+		return hashed, nil
+	}
+	busy, err := taken(preferred)
+	if err != nil {
+		return "", err
+	}
+	if busy {
+		return hashed, nil
+	}
+	return preferred, nil
 }
 
 // ErrUnwritable is wrapped by the errors of writes that fail for the
@@ -561,7 +598,9 @@ func (s *Stash) Get(ctx context.Context, urlOrID string) (*Snapshot, error) {
 	case err != nil:
 		return nil, err
 	case snap.URL != url:
-		return nil, fmt.Errorf("stash: %s holds %s, not %s; 'heed reindex' mends the index", path, snap.URL, url)
+		// Another URL's snapshot took the file (stashes written before
+		// named snapshots were kept apart): never answer with it.
+		return nil, fmt.Errorf("%w: %s (its file %s holds %s now)", ErrNotFound, urlOrID, path, snap.URL)
 	}
 	snap.ID, snap.Path = IDOf(snap.URL), path
 	return snap, nil

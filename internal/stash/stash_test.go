@@ -665,3 +665,43 @@ func TestReaderDoesNotWrite(t *testing.T) {
 		t.Errorf("search while a write is under way: %v, %v", hits, err)
 	}
 }
+
+// Two URLs that prefer one name (x.com/Jack and twitter.com/jack, a
+// Bluesky handle and its DID) never share a file: the second gets the
+// name with a hash of its URL, each URL reads back its own snapshot, and
+// removing one's source leaves the other's file.
+func TestNamedSnapshotsNeverShareAFile(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	a := &Snapshot{Source: "x-jack", URL: "https://x.com/Jack", Name: "x/jack", Markdown: "from x.com"}
+	b := &Snapshot{Source: "tw-jack", URL: "https://twitter.com/jack", Name: "x/jack", Markdown: "from twitter.com"}
+	for _, snap := range []*Snapshot{a, b, a, b} {
+		snap.Markdown += "!" // changed, so written again
+		if _, err := s.Put(ctx, snap); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a.Path != "x/jack.md" || b.Path != "x/jack~"+IDOf(b.URL)+".md" {
+		t.Errorf("paths %q and %q", a.Path, b.Path)
+	}
+	for _, snap := range []*Snapshot{a, b} {
+		got, err := s.Get(ctx, snap.URL)
+		if err != nil || got.Markdown != snap.Markdown {
+			t.Errorf("Get(%s) = %v, %v", snap.URL, got, err)
+		}
+	}
+	if _, err := s.Remove(ctx, "tw-jack"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(ctx, a.URL); err != nil || got.Markdown != a.Markdown {
+		t.Errorf("after removing the other source: %v, %v", got, err)
+	}
+	// With the preferred name free again, the second URL keeps its file.
+	c := &Snapshot{Source: "tw-jack", URL: "https://twitter.com/jack", Name: "x/jack", Markdown: "again"}
+	if _, err := s.Put(ctx, c); err != nil || c.Path != "x/jack~"+IDOf(c.URL)+".md" {
+		t.Errorf("put again: %q, %v", c.Path, err)
+	}
+	if got, err := s.Get(ctx, a.URL); err != nil || got.Markdown != a.Markdown {
+		t.Errorf("the first URL's snapshot: %v, %v", got, err)
+	}
+}

@@ -175,8 +175,10 @@ func (c *client) get(ctx context.Context, method string, q url.Values, out any) 
 func (c *client) feed(ctx context.Context, env *source.Env, did string, limit int) ([]feedItem, error) {
 	var out []feedItem
 	cursor := ""
-	seen := map[string]bool{}
-	for len(out) < limit {
+	seen := map[string]bool{} // cursors and post URIs
+	// Pages enough for the limit, and a few for pages cut short; a page
+	// that adds no post ends the reading too.
+	for pages := 0; len(out) < limit && pages < limit/pageSize+4; pages++ {
 		q := url.Values{"actor": {did}, "limit": {strconv.Itoa(min(pageSize, limit-len(out)))}}
 		if cursor != "" {
 			q.Set("cursor", cursor)
@@ -192,15 +194,23 @@ func (c *client) feed(ctx context.Context, env *source.Env, did string, limit in
 			}
 			return nil, err
 		}
+		added := 0
 		for _, it := range page.Feed {
-			if len(out) < limit && it.Post.URI != "" {
+			// A repost is the post again, by another: known by who reposted.
+			id := "post " + it.Post.URI
+			if it.Reason != nil {
+				id += " reposted by " + it.Reason.By.DID
+			}
+			if len(out) < limit && it.Post.URI != "" && !seen[id] {
+				seen[id] = true
 				out = append(out, it)
+				added++
 			}
 		}
-		if page.Cursor == "" || len(page.Feed) == 0 || seen[page.Cursor] {
+		if page.Cursor == "" || added == 0 || seen["cursor "+page.Cursor] {
 			break
 		}
-		seen[page.Cursor] = true
+		seen["cursor "+page.Cursor] = true
 		cursor = page.Cursor
 	}
 	return out, nil
@@ -316,7 +326,7 @@ func renderPost(it feedItem) string {
 	}
 	repost := it.Reason != nil && strings.HasSuffix(it.Reason.Type, "#reasonRepost")
 	if repost {
-		heading = "Repost of @" + p.Author.Handle
+		heading = "Repost of @" + handleOf(p.Author)
 		if date != "" {
 			heading += ", " + date
 		}
@@ -329,7 +339,7 @@ func renderPost(it feedItem) string {
 		b.WriteString("- Date: " + date + "\n")
 	}
 	if repost {
-		fmt.Fprintf(&b, "- Reposted by: @%s\n- Author: %s\n", it.Reason.By.Handle, who(p.Author))
+		fmt.Fprintf(&b, "- Reposted by: @%s\n- Author: %s\n", handleOf(it.Reason.By), who(p.Author))
 	}
 	if p.Record.Reply != nil {
 		if parent := postURL(p.Record.Reply.Parent.URI, ""); parent != "" {
@@ -360,7 +370,7 @@ func renderEmbed(e *embed) string {
 			}
 			line := "Link: [" + source.EscapeText(t) + "](" + source.LinkDest(u) + ")"
 			if d := source.OneLine(e.External.Description); d != "" {
-				line += " — " + source.Escape(d)
+				line += " — " + source.Plain(d)
 			}
 			parts = append(parts, line)
 		}
@@ -370,10 +380,10 @@ func renderEmbed(e *embed) string {
 		if alt == "" {
 			alt = "(no alt text)"
 		}
-		parts = append(parts, fmt.Sprintf("Image %d: %s", i+1, source.Escape(alt)))
+		parts = append(parts, fmt.Sprintf("Image %d: %s", i+1, source.Plain(alt)))
 	}
 	if alt := source.OneLine(e.Alt); alt != "" && strings.Contains(e.Type, "video") {
-		parts = append(parts, "Video: "+source.Escape(alt))
+		parts = append(parts, "Video: "+source.Plain(alt))
 	}
 	if q := e.Record; q != nil {
 		if q.Record != nil { // recordWithMedia: record#view around the viewRecord
@@ -391,7 +401,7 @@ func renderEmbed(e *embed) string {
 			}
 			parts = append(parts, "> "+strings.ReplaceAll(qb.String(), "\n", "\n> "))
 		} else if q.URI != "" {
-			parts = append(parts, "> A quoted post that cannot be shown ("+source.Escape(q.Type)+")")
+			parts = append(parts, "> A quoted post that cannot be shown ("+source.Plain(q.Type)+")")
 		}
 	}
 	if e.Media != nil {
@@ -404,9 +414,21 @@ func renderEmbed(e *embed) string {
 
 func who(a author) string {
 	if n := source.OneLine(a.DisplayName); n != "" {
-		return source.Escape(n) + " (@" + a.Handle + ")"
+		return source.Plain(n) + " (@" + handleOf(a) + ")"
 	}
-	return "@" + a.Handle
+	return "@" + handleOf(a)
+}
+
+// handleOf is an author's handle, or their DID when the handle is not
+// one: either is safe to write into Markdown as it is.
+func handleOf(a author) string {
+	switch {
+	case handleRE.MatchString(a.Handle):
+		return a.Handle
+	case didRE.MatchString(a.DID) && !strings.ContainsAny(a.DID, "%"):
+		return a.DID
+	}
+	return "unknown"
 }
 
 // richText writes a post's text as Markdown, its facets as links: a link's
@@ -440,7 +462,8 @@ func richText(text string, facets []facet) string {
 			continue
 		}
 		b.WriteString(source.Escape(text[at:s]))
-		b.WriteString("[" + source.EscapeText(text[s:e]) + "](" + source.LinkDest(target) + ")")
+		// The label is one line: a line break in it could start a block.
+		b.WriteString("[" + source.EscapeText(source.OneLine(text[s:e])) + "](" + source.LinkDest(target) + ")")
 		at = e
 	}
 	b.WriteString(source.Escape(text[at:]))

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -369,5 +370,106 @@ func TestRateLimits(t *testing.T) {
 	e.MaxWait = time.Minute
 	if res, err := ingest(t, e, a, "https://bsky.app/profile/alice.example.com", 150); err != nil || res.Items != 100 {
 		t.Errorf("rate limited on page 2: %+v, %v", res, err)
+	}
+}
+
+// No post text writes a heading, such as a fake "## Post of ..."
+// section, into the snapshot: not through a bare "\r" (a line ending to
+// CommonMark), a setext underline, or a facet whose text spans a newline.
+func TestPostTextMakesNoHeadings(t *testing.T) {
+	for name, rec := range map[string]map[string]any{
+		"bare CR":  {"text": "hello\r## Post of 2026-03-01T00:00:00Z\r\r- Link: <https://evil.example/>"},
+		"setext":   {"text": "Totally a heading\n---"},
+		"setext =": {"text": "Totally a heading\r\n=="},
+		"indented": {"text": "a\n   ## b\n\t# c"},
+		"facet across a newline": {"text": "see\n## Post of 2026-03-01T00:00:00Z",
+			"facets": []any{map[string]any{"index": map[string]any{"byteStart": 0, "byteEnd": len("see\n## Post of 2026-03-01T00:00:00Z")},
+				"features": []any{map[string]any{"$type": "app.bsky.richtext.facet#link", "uri": "https://e.com/"}}}}},
+	} {
+		got := richText(rec["text"].(string), facetsOf(t, rec["facets"]))
+		// A CommonMark line is ended by \n, \r\n or \r.
+		lines := strings.FieldsFunc(got, func(r rune) bool { return r == '\n' || r == '\r' })
+		for i, l := range lines {
+			tl := strings.TrimLeft(l, " ")
+			if strings.HasPrefix(tl, "#") || i > 0 && strings.Trim(tl, "-") == "" && strings.TrimSpace(lines[i-1]) != "" {
+				t.Errorf("%s: the post's text makes a heading:\n%q", name, got)
+				break
+			}
+		}
+	}
+}
+
+func facetsOf(t *testing.T, v any) []facet {
+	if v == nil {
+		return nil
+	}
+	f := v.([]any)[0].(map[string]any)
+	idx := f["index"].(map[string]any)
+	var fc facet
+	fc.Index.ByteStart, fc.Index.ByteEnd = idx["byteStart"].(int), idx["byteEnd"].(int)
+	fc.Features = append(fc.Features, struct {
+		Type string `json:"$type"`
+		URI  string `json:"uri"`
+		DID  string `json:"did"`
+		Tag  string `json:"tag"`
+	}{Type: "app.bsky.richtext.facet#link", URI: "https://e.com/"})
+	return []facet{fc}
+}
+
+// An AppView that answers pages of feed items without a URI, each with a
+// new cursor, is not asked again and again: a page that adds no post
+// ends the reading, and the pages are capped.
+func TestCursorWithoutPostsEnds(t *testing.T) {
+	a := newAppView(t, 1)
+	var pages atomic.Int32
+	a.hook = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/xrpc/app.bsky.feed.getAuthorFeed" {
+			return false
+		}
+		n := pages.Add(1)
+		if n > 500 { // stop the test from spinning forever
+			fmt.Fprint(w, `{"feed":[]}`)
+			return true
+		}
+		fmt.Fprintf(w, `{"feed":[{"post":{"uri":""}}],"cursor":"c%d"}`, n)
+		return true
+	}
+	e := env(t)
+	if _, err := ingest(t, e, a, "https://bsky.app/profile/alice.example.com", 10); err != nil {
+		t.Fatal(err)
+	}
+	if n := pages.Load(); n > 1 {
+		t.Errorf("asked for %d pages to take 10 posts", n)
+	}
+}
+
+// The same post on several pages is written once, and the page that
+// adds nothing ends the reading.
+func TestDuplicatePostsAcrossPages(t *testing.T) {
+	a := newAppView(t, 3)
+	var pages atomic.Int32
+	a.hook = func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/xrpc/app.bsky.feed.getAuthorFeed" {
+			return false
+		}
+		n := pages.Add(1)
+		post := fmt.Sprintf(`{"post":{"uri":"at://%s/app.bsky.feed.post/3kdup","author":{"did":%q,"handle":"alice.example.com"},"record":{"text":"the same post","createdAt":"2026-01-01T00:00:00Z"}}}`, aliceDID, aliceDID)
+		if n >= 3 {
+			fmt.Fprintf(w, `{"feed":[%s]}`, post)
+			return true
+		}
+		fmt.Fprintf(w, `{"feed":[%s],"cursor":"c%d"}`, post, n)
+		return true
+	}
+	e := env(t)
+	res, err := ingest(t, e, a, "https://bsky.app/profile/alice.example.com", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := strings.Count(res.Snapshot.Markdown, "the same post"); c != 1 {
+		t.Errorf("one post written %d times (items %d)", c, res.Items)
+	}
+	if n := pages.Load(); n != 2 {
+		t.Errorf("asked for %d pages, want 2", n)
 	}
 }

@@ -72,6 +72,16 @@ func (k Kind) Ingest(ctx context.Context, env *source.Env, in source.Input) (*so
 	miss := source.NotMine
 	if LooksLikeFeed(u) {
 		miss = source.NotUsable
+	} else if !in.Named && env.Allowed != nil {
+		// A page that may only name a feed is a page: robots.txt has its
+		// say before it is fetched. Refused, it is the website kind's,
+		// which says why.
+		if ok, err := env.Allowed(ctx, in.URL); !ok {
+			if err == nil {
+				err = fmt.Errorf("robots.txt disallows %s", in.URL)
+			}
+			return nil, source.NotMine(err)
+		}
 	}
 	resp, err := get(ctx, env, in.Name, in.URL)
 	if err != nil {
@@ -93,19 +103,29 @@ func (k Kind) Ingest(ctx context.Context, env *source.Env, in source.Input) (*so
 	if len(feeds) == 0 {
 		return nil, miss(fmt.Errorf("%s is a web page that names no feed", in.URL))
 	}
+	// A page naming feeds may be a blog (its feed wanted) or a site whose
+	// pages name its blog's feed (the site wanted). Asked on a terminal,
+	// the user says; else the site is crawled, which loses nothing, and
+	// the feeds are listed. Named as a feed, the page's feed is taken.
 	i := 0
-	if len(feeds) > 1 {
-		if env.ChooseFeed != nil {
-			if i, err = env.ChooseFeed(in.URL, feeds); err != nil {
-				return nil, err
-			}
-			if i < 0 || i >= len(feeds) {
-				return nil, source.NotUsable(fmt.Errorf("no feed of %s was chosen", in.URL))
-			}
-		} else {
-			env.Warnf("%s names %d feeds; taking the first, %s (to take another, heed add its URL):\n  %s",
-				in.URL, len(feeds), feeds[0], strings.Join(feeds, "\n  "))
+	switch {
+	case env.ChooseFeed != nil && (len(feeds) > 1 || !in.Named):
+		if i, err = env.ChooseFeed(in.URL, feeds, !in.Named); err != nil {
+			return nil, err
 		}
+		if i == -1 && !in.Named {
+			return nil, source.NotMine(fmt.Errorf("%s: the site, not its feeds, was chosen", in.URL))
+		}
+		if i < 0 || i >= len(feeds) {
+			return nil, source.NotUsable(fmt.Errorf("no feed of %s was chosen", in.URL))
+		}
+	case !in.Named:
+		env.Warnf("%s is a web page naming %s; crawling it as a website (to follow a feed instead, heed add its URL):\n  %s",
+			in.URL, plural(len(feeds), "a feed", "feeds"), strings.Join(feeds, "\n  "))
+		return nil, source.NotMine(fmt.Errorf("%s is a web page", in.URL))
+	case len(feeds) > 1:
+		env.Warnf("%s names %d feeds; taking the first, %s (to take another, heed add its URL):\n  %s",
+			in.URL, len(feeds), feeds[0], strings.Join(feeds, "\n  "))
 	}
 	feedURL := feeds[i]
 	resp, err = get(ctx, env, in.Name, feedURL)
@@ -120,6 +140,13 @@ func (k Kind) Ingest(ctx context.Context, env *source.Env, in source.Input) (*so
 	}
 	in.URL = feedURL
 	return Build(ctx, env, in, Target{URL: feedURL}, resp)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // get fetches a feed, conditionally when the source stored it before.
@@ -248,7 +275,7 @@ func isHTML(resp *fetch.Response) bool {
 // feed.
 var feedTypes = map[string]bool{
 	"application/rss+xml": true, "application/atom+xml": true, "application/rdf+xml": true,
-	"application/feed+json": true, "application/json": true,
+	"application/feed+json": true,
 }
 
 // maxDiscovered is how many feeds Discover lists at most.

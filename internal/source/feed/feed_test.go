@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -325,9 +326,9 @@ func TestFallThrough(t *testing.T) {
 		{"/feed", "website", "/feed", "is a web page that names no feed"},
 		{"/plain/", "website", "/plain/", ""},
 		{"/missing.rss", "website", "/missing.rss", "answered 404"},
-		{"/blog/", "feed", "/blog/posts.xml", "names 2 feeds; taking the first"},
-		{"/one/", "feed", "/deep/feed.json", ""},
-		{"/dud/", "website", "/dud/", "which answered 200 and is not a feed"},
+		{"/blog/", "website", "/blog/", "naming 2 feeds; crawling it as a website"},
+		{"/one/", "website", "/one/", "naming a feed; crawling it as a website (to follow a feed instead, heed add its URL):\n  {{base}}/deep/feed.json"},
+		{"/dud/", "website", "/dud/", "naming a feed; crawling it as a website"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -347,7 +348,7 @@ func TestFallThrough(t *testing.T) {
 			switch {
 			case tt.warn == "" && len(w) != 0:
 				t.Errorf("warned %q", w)
-			case tt.warn != "" && (len(w) != 1 || !strings.Contains(w[0], tt.warn)):
+			case tt.warn != "" && (len(w) != 1 || !strings.Contains(w[0], strings.ReplaceAll(tt.warn, "{{base}}", s.URL))):
 				t.Errorf("warnings got %q, want one with %q", w, tt.warn)
 			}
 			if tt.path == "/blog/" && !strings.Contains(w[0], s.URL+"/comments.atom") {
@@ -361,16 +362,75 @@ func TestFallThrough(t *testing.T) {
 	if _, err := reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "x", URL: s.URL + "/feed"}); err == nil || !strings.Contains(err.Error(), "names no feed") || len(web.got) != 0 {
 		t.Errorf("kind feed on a page: %v, website got %v", err, web.got)
 	}
-	// A chooser picks among several feeds: here the second, which is
-	// missing, so the website kind takes the page after a warning.
-	env.ChooseFeed = func(page string, feeds []string) (int, error) { return 1, nil }
-	res, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "x", URL: s.URL + "/blog/"})
-	if w := env.Warnings(); err != nil || res.Kind != "website" || len(w) != 1 || !strings.Contains(w[0], "comments.atom") {
-		t.Errorf("chosen missing feed: %+v, %v, warnings %q", res, err, w)
+	// Named, a page's one feed is taken, and of several the first, with a
+	// warning.
+	for path, want := range map[string]string{"/one/": "/deep/feed.json", "/blog/": "/blog/posts.xml"} {
+		env := sourcetest.NewEnv(t)
+		res, err := reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "x", URL: s.URL + path})
+		if w := env.Warnings(); err != nil || res.URL != s.URL+want || path == "/blog/" && (len(w) != 1 || !strings.Contains(w[0], "taking the first")) {
+			t.Errorf("kind feed on %s: %+v, %v, warnings %q", path, res, err, w)
+		}
 	}
-	env.ChooseFeed = func(page string, feeds []string) (int, error) { return 0, errors.New("no terminal") }
+	// A chooser picks among the feeds: here the second, which is
+	// missing, so the website kind takes the page after a warning.
+	var offered bool
+	env.ChooseFeed = func(page string, feeds []string, orSite bool) (int, error) { offered = orSite; return 1, nil }
+	res, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "x", URL: s.URL + "/blog/"})
+	if w := env.Warnings(); err != nil || res.Kind != "website" || len(w) != 1 || !strings.Contains(w[0], "comments.atom") || !offered {
+		t.Errorf("chosen missing feed: %+v, %v, warnings %q, the site offered %v", res, err, w, offered)
+	}
+	// Or the site: the page is crawled, without a word.
+	web.got = nil
+	env.ChooseFeed = func(page string, feeds []string, orSite bool) (int, error) { return -1, nil }
+	res, err = reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "x", URL: s.URL + "/one/"})
+	if w := env.Warnings(); err != nil || res.Kind != "website" || len(w) != 1 || len(web.got) != 1 {
+		t.Errorf("chosen the site: %+v, %v, warnings %q, website got %v", res, err, w, web.got)
+	}
+	env.ChooseFeed = func(page string, feeds []string, orSite bool) (int, error) { return 0, errors.New("no terminal") }
 	if _, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "x", URL: s.URL + "/blog/"}); err == nil || !strings.Contains(err.Error(), "no terminal") {
 		t.Errorf("a chooser's error: %v", err)
+	}
+}
+
+// A page robots.txt disallows is not fetched to look for feeds: the
+// website kind takes it (and, crawling, refuses it). A URL that looks
+// like a feed is fetched without robots.txt, as feed readers do; so is a
+// page under a kind named feed.
+func TestProbeHeedsRobots(t *testing.T) {
+	s := newSite(t)
+	s.set("/robots.txt", page{typ: "text/plain", body: "User-agent: *\nDisallow: /private/\n"})
+	s.set("/private/", page{typ: "text/html", body: `<html><head><link rel="alternate" type="application/rss+xml" href="/private/feed.xml"></head></html>`})
+	s.set("/private/feed.xml", page{typ: "application/rss+xml", body: fixture(t, "rss2.xml")})
+	env := sourcetest.NewEnv(t)
+	reg, web := registry()
+	res, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "x", URL: s.URL + "/private/"})
+	if err != nil || res.Kind != "website" || len(env.Warnings()) != 0 {
+		t.Fatalf("%+v, %v, warnings %q", res, err, env.Warnings())
+	}
+	for _, r := range s.requests() {
+		if r.URL.Path == "/private/" {
+			t.Errorf("the page robots.txt disallows was fetched")
+		}
+	}
+	if len(web.got) != 1 {
+		t.Errorf("the website kind got %v", web.got)
+	}
+	if res, err := reg.Ingest(t.Context(), env.Env, "", source.Input{Name: "y", URL: s.URL + "/private/feed.xml"}); err != nil || res.Kind != "feed" {
+		t.Errorf("a feed by its URL: %+v, %v", res, err)
+	}
+	if res, err := reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "z", URL: s.URL + "/private/"}); err != nil || res.URL != s.URL+"/private/feed.xml" {
+		t.Errorf("a page under the kind named feed: %+v, %v", res, err)
+	}
+}
+
+// Only the media types of feeds name a feed: application/json is any
+// JSON.
+func TestDiscoverTypes(t *testing.T) {
+	page := `<head><link rel=alternate type=application/json href=/wp-json/><link rel=alternate type="application/feed+json" href=/feed.json>
+		<link rel=alternate type=application/rdf+xml href=/rdf><link rel=alternate type=application/atom+xml href=/atom></head>`
+	got := Discover([]byte(page), "https://e.com/")
+	if strings.Join(got, " ") != "https://e.com/feed.json https://e.com/rdf https://e.com/atom" {
+		t.Errorf("got %q", got)
 	}
 }
 
@@ -501,4 +561,324 @@ func FuzzRead(f *testing.F) {
 			t.Errorf("wrote %d items, read back %d:\n%s", total, got, md)
 		}
 	})
+}
+
+// A JSON Feed's null entries are dropped: gofeed's translator would
+// dereference them.
+func TestJSONFeedNullEntries(t *testing.T) {
+	for d, want := range map[string]int{
+		`{"version":"https://jsonfeed.org/version/1.1","items":[null]}`:                                       0,
+		`{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"1"},null]}`:                            1,
+		`{"version":"https://jsonfeed.org/version/1.1","items":[null, {"id":"1"}, null, {"id":"2"}]}`:         2,
+		`{"version":"https://jsonfeed.org/version/1.1","authors":[null],"items":[{"id":"1"}]}`:                1,
+		`{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"1","authors":[null,{"name":"Ann"}]}]}`: 1,
+		`{"version":"https://jsonfeed.org/version/1.1","items":[{"id":"1","attachments":[null]}]}`:            1,
+		`{"version":"https://jsonfeed.org/version/1.1","hubs":[null],"items":[{"id":"1"}]}`:                   1,
+		`{"version":"https://jsonfeed.org/version/1","author":null,"items":[{"id":"1","author":null}]}`:       1,
+	} {
+		f, err := Read([]byte(d), "https://e.com/", 5)
+		if err != nil {
+			t.Errorf("Read(%s): %v", d, err)
+			continue
+		}
+		if len(f.Items) != want {
+			t.Errorf("Read(%s): %d items, want %d", d, len(f.Items), want)
+		}
+		if strings.Contains(d, "Ann") && f.Items[0].Author != "Ann" {
+			t.Errorf("Read(%s): author %q", d, f.Items[0].Author)
+		}
+	}
+}
+
+// The cut keeps the newest items by date, whatever their order in the
+// feed, the undated after the dated in the feed's order, and what lies
+// between and after the items.
+func TestCutKeepsTheNewest(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0"?><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel rdf:about="https://e.com/"><title>Late title</title><link>https://e.com/</link><description>d</description></channel>`)
+	order := []int{5, 1, 9, 0, 7, 3, 0, 8, 2, 6, 4} // 0: undated
+	for i, d := range order {
+		date := ""
+		if d > 0 {
+			date = "<dc:date>" + day(d).Format(time.RFC3339) + "</dc:date>"
+		}
+		fmt.Fprintf(&b, "<item rdf:about=\"https://e.com/%d\"><title>T%d-%d</title><link>https://e.com/%d</link>%s<!-- <item> --><description><![CDATA[<p>a </item> in text</p>]]></description></item>\n", i, i, d, i, date)
+	}
+	b.WriteString(`<textinput><title>search</title></textinput></rdf:RDF>`)
+	for limit, want := range map[int][]string{
+		3:  {"T2-9", "T7-8", "T4-7"},
+		10: {"T2-9", "T7-8", "T4-7", "T9-6", "T0-5", "T10-4", "T5-3", "T8-2", "T1-1", "T3-0"},
+		11: {"T2-9", "T7-8", "T4-7", "T9-6", "T0-5", "T10-4", "T5-3", "T8-2", "T1-1", "T3-0", "T6-0"},
+	} {
+		f, err := Read([]byte(b.String()), "https://e.com/", limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, it := range f.Items {
+			got = append(got, it.Title)
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") || f.Title != "Late title" {
+			t.Errorf("limit %d: got %q (title %q), want %q", limit, got, f.Title, want)
+		}
+	}
+	// Atom and JSON Feed likewise.
+	atom := `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>A</title>` +
+		`<entry><title>old</title><id>1</id><updated>2026-01-01T00:00:00Z</updated></entry>` +
+		`<entry><title>new</title><id>2</id><published>2026-01-03T00:00:00Z</published><updated>2025-01-01T00:00:00Z</updated></entry>` +
+		`<entry><title>mid</title><id>3</id><updated>2026-01-02T00:00:00Z</updated></entry></feed>`
+	json := `{"version":"https://jsonfeed.org/version/1.1","title":"J","items":[` +
+		`{"id":"1","title":"old","date_published":"2026-01-01T00:00:00Z"},null,` +
+		`{"id":"2","title":"new","date_published":"2026-01-03T00:00:00Z"},` +
+		`{"id":"3","title":"mid","date_modified":"2026-01-02T00:00:00Z"}],"user_comment":"after"}`
+	for _, doc := range []string{atom, json} {
+		f, err := Read([]byte(doc), "https://e.com/", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Items) != 2 || f.Items[0].Title != "new" || f.Items[1].Title != "mid" {
+			t.Errorf("got %+v", f.Items)
+		}
+	}
+}
+
+// A feed of a million empty items is cut before gofeed sees it (the
+// benchmark BenchmarkReadTinyItems measures the memory).
+func TestCutTinyItems(t *testing.T) {
+	for _, body := range [][]byte{tinyItems("<item/>"), tinyItems("<entry/>"), tinyItems("{}")} {
+		f, err := Read(body, "https://e.com/", 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(f.Items) != 50 {
+			t.Errorf("%d items", len(f.Items))
+		}
+	}
+}
+
+// tinyItems is a feed of items just under MaxBytes: RSS for "<item/>",
+// Atom for "<entry/>", JSON Feed for "{}".
+func tinyItems(item string) []byte {
+	var b strings.Builder
+	head, tail, sep := `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>`, "</channel></rss>", ""
+	switch item {
+	case "<entry/>":
+		head, tail = `<?xml version="1.0"?><feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>`, "</feed>"
+	case "{}":
+		head, tail, sep = `{"version":"https://jsonfeed.org/version/1.1","title":"t","items":[{}`, "]}", ","
+	}
+	b.WriteString(head)
+	for b.Len() < MaxBytes-100 {
+		b.WriteString(sep + item)
+	}
+	b.WriteString(tail)
+	return []byte(b.String())
+}
+
+// XML that reaches out in any way (entities, parameter entities, a DTD, a
+// stylesheet, XInclude) is read without a request and without its entities.
+func TestNoRequestsFromXML(t *testing.T) {
+	var hits atomic.Int32
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1); fmt.Fprint(w, "PWNED") }))
+	defer s.Close()
+	docs := []string{
+		`<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY xxe SYSTEM "file:///etc/passwd">]><rss version="2.0"><channel><title>&xxe;</title><item><title>&xxe;</title><description>&xxe;</description></item></channel></rss>`,
+		`<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY xxe SYSTEM "` + s.URL + `/e">]><rss version="2.0"><channel><title>&xxe;</title><item><title>&xxe;</title></item></channel></rss>`,
+		`<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY % p SYSTEM "` + s.URL + `/p"> %p;]><rss version="2.0"><channel><title>t</title><item><title>i</title></item></channel></rss>`,
+		`<?xml version="1.0"?><!DOCTYPE rss SYSTEM "` + s.URL + `/dtd"><rss version="2.0"><channel><title>t</title><item><title>i</title></item></channel></rss>`,
+		`<?xml version="1.0"?><?xml-stylesheet href="` + s.URL + `/xsl"?><feed xmlns="http://www.w3.org/2005/Atom" xmlns:xi="http://www.w3.org/2001/XInclude"><title>t</title><entry><title>e</title><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><xi:include href="` + s.URL + `/xi"/><img src="` + s.URL + `/img"/></div></content></entry></feed>`,
+	}
+	for i, d := range docs {
+		f, err := Read([]byte(d), "https://e.com/", 5)
+		if err != nil {
+			continue
+		}
+		md, _, _ := Document(f.Description, f.Items, "")
+		if strings.Contains(md, "root:") || strings.Contains(md, "PWNED") {
+			t.Errorf("%d: expanded: %s", i, md)
+		}
+	}
+	if hits.Load() != 0 {
+		t.Errorf("the parser fetched %d times", hits.Load())
+	}
+}
+
+// A code block inside a list item (an ordinary how-to post) is code to
+// the section reader too: the items after it stay items, and those that
+// left the feed are kept.
+func TestListCodeBlockKeepsOlderItems(t *testing.T) {
+	s := newSite(t)
+	feed := func(items ...string) string {
+		return `<?xml version="1.0"?><rss version="2.0"><channel><title>Quay</title><link>https://quay.example.com/</link><description>d</description>` +
+			strings.Join(items, "") + `</channel></rss>`
+	}
+	item := func(n, day int, html string) string {
+		return fmt.Sprintf("<item><title>Post %d</title><link>https://quay.example.com/%d</link><pubDate>%s</pubDate><description><![CDATA[%s]]></description></item>",
+			n, n, time.Date(2026, 1, day, 0, 0, 0, 0, time.UTC).Format(time.RFC1123Z), html)
+	}
+	howto := `<p>Install:</p><ul><li><pre><code>go install example.com/tool@latest</code></pre></li><li>then run it.</li></ul>`
+	s.set("/feed.xml", page{typ: "application/rss+xml", body: feed(item(3, 3, howto), item(2, 2, "<p>Two.</p>"), item(1, 1, "<p>One.</p>"))})
+	env := sourcetest.NewEnv(t)
+	reg, _ := registry()
+	in := source.Input{Name: "quay", URL: s.URL + "/feed.xml"}
+	if res, err := reg.Ingest(t.Context(), env.Env, "feed", in); err != nil || res.Items != 3 {
+		t.Fatalf("first sync: %+v, %v", res, err)
+	}
+	// Posts 1 and 2 leave the feed; post 4 arrives. All four are kept.
+	s.set("/feed.xml", page{typ: "application/rss+xml", body: feed(item(4, 4, "<p>Four.</p>"), item(3, 3, howto))})
+	res, err := reg.Ingest(t.Context(), env.Env, "feed", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := env.Stash.Get(t.Context(), in.URL)
+	for _, want := range []string{"## Post 4", "## Post 3", "## Post 2", "## Post 1"} {
+		if !strings.Contains(snap.Markdown, want) {
+			t.Errorf("second sync lost %q (items %d, new %d):\n%s", want, res.Items, res.New, snap.Markdown)
+		}
+	}
+}
+
+// Demote leaves code in a list item as it is, and keeps the indentation
+// of the headings it moves.
+func TestDemoteKeepsCodeInListItems(t *testing.T) {
+	md := toMarkdown("<ul><li><pre><code># install it\nmake install</code></pre></li></ul><p>After the list.</p>", "https://e.com/")
+	if got := Demote(md); got != md {
+		t.Errorf("Demote changed code inside a list item:\n--- before\n%s\n--- after\n%s", md, got)
+	}
+	for in, want := range map[string]string{
+		"- item\n\n  # Big":                      "- item\n\n  ### Big",
+		"> ```\n> # code\n\n# Big":               "> ```\n> # code\n\n### Big", // the quote ended, and its code
+		"- ```\n  # code\n# Big\n  ```":          "- ```\n  # code\n### Big\n  ```\n```",
+		"````\n```\n# code\n````\n# Big":         "````\n```\n# code\n````\n### Big",
+		"~~~\n# code\n~~\n# still code":          "~~~\n# code\n~~\n# still code\n~~~",
+		"   ```\n# code\n   ```\n## Big":         "   ```\n# code\n   ```\n#### Big",
+		"    ```\n# Big":                         "    ```\n### Big", // indented code, not a fence
+		"1. one\n2. ```\n   # code\n   ```\n# x": "1. one\n2. ```\n   # code\n   ```\n### x",
+	} {
+		if got := Demote(in); got != want {
+			t.Errorf("Demote(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzResync: whatever an item's HTML, the items of the last snapshot
+// that the feed no longer lists are kept by the next sync.
+func FuzzResync(f *testing.F) {
+	f.Add("<p>plain</p>", "Title")
+	f.Add("<pre>```\n## x</pre>", "Code")
+	f.Add("<ol><li>a<pre>b</pre></li></ol>", "List")
+	f.Add("<blockquote><pre>x</pre></blockquote>", "Quote")
+	f.Add("<ul><li><pre><code>go install</code></pre></li><li>then</li></ul>", "How-to")
+	f.Fuzz(func(t *testing.T, html, title string) {
+		if len(html) > 2000 || len(title) > 200 {
+			return
+		}
+		day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+		a := Item{Title: text(title), Link: "https://e.com/a", Date: day(3), Markdown: toMarkdown(html, "https://e.com/")}
+		b := Item{Title: "Bee", Link: "https://e.com/b", Date: day(2), Markdown: "bee"}
+		c := Item{Title: "Sea", Link: "https://e.com/c", Date: day(1), Markdown: "sea"}
+		first, n, _ := Document("", []Item{a, b, c}, "")
+		if n != 3 {
+			return
+		}
+		second, _, _ := Document("", []Item{a}, first)
+		if !strings.Contains(second, "## Bee") || !strings.Contains(second, "## Sea") {
+			t.Errorf("an older item was lost:\nhtml %q\n--- first\n%s\n--- second\n%s", html, first, second)
+		}
+	})
+}
+
+// FuzzSectionsRoundTrip: items of any Markdown and any title, with a
+// preamble of any Markdown, written into a snapshot, read back as the
+// same items, and written again the same.
+func FuzzSectionsRoundTrip(f *testing.F) {
+	f.Add("- ```\n  ## x\n  ```", "T", "pre")
+	f.Add("> ```\n## x", "T\r## y", "```")
+	f.Add("1. a\n   ~~~~\n## x\n   ~~~", "T", "- ```")
+	f.Fuzz(func(t *testing.T, md, title, preamble string) {
+		day := func(d int) time.Time { return time.Date(2026, 1, d, 0, 0, 0, 0, time.UTC) }
+		items := []Item{
+			{Title: text(title), Link: "https://e.com/a", Date: day(3), Markdown: md},
+			{Title: "Bee", Link: "https://e.com/b", Date: day(2), Markdown: md},
+			{Title: "Sea", Link: "https://e.com/c", Date: day(1), Markdown: "sea"},
+		}
+		doc, n, _ := Document(preamble, items, "")
+		secs := Sections(doc)
+		if len(secs) != n {
+			t.Fatalf("wrote %d items, read back %d:\n%s", n, len(secs), doc)
+		}
+		for i, s := range secs {
+			if want := items[i].section(); s.key != want.key || s.text != want.text {
+				t.Errorf("item %d read back as %q, not %q", i, s.text, want.text)
+			}
+		}
+		if again, _, _ := Document(preamble, nil, doc); again != doc {
+			t.Errorf("written again differently:\n%s\n---\n%s", doc, again)
+		}
+	})
+}
+
+// Item titles and authors are plain text in the snapshot: no HTML, no
+// live link (the extractor removes them from the item's content), no
+// Markdown structure.
+func TestTitleAndAuthorArePlainText(t *testing.T) {
+	body := `<?xml version="1.0"?><rss version="2.0"><channel><title>t</title>
+<item><title><![CDATA[<b>Hi</b> &lt;script&gt;alert(1)&lt;/script&gt;]]></title><link>https://e.com/1</link></item>
+<item><title>[Read more](javascript:alert(document.cookie))</title><link>https://e.com/2</link><author>x@e.com ([me](javascript:alert(2)))</author></item>
+<item><title>Hello &lt;img src=x onerror=alert(3)&gt;</title><link>https://e.com/3</link></item>
+<item><title>Setext
+===</title><link>https://e.com/4</link><author>## Post</author></item>
+</channel></rss>`
+	f, err := Read([]byte(body), "https://e.com/feed", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, _, _ := Document(f.Description, f.Items, "")
+	// What is left of the tags is escaped text, never live HTML or links.
+	for _, bad := range []string{`(^|[^\\])<(script|img|/)`, `(^|[^\\])\]\(`, `(^|[^\\])\[`} {
+		if regexp.MustCompile(bad).MatchString(md) {
+			t.Errorf("the snapshot matches %q:\n%s", bad, md)
+		}
+	}
+	for _, want := range []string{"## Hi \\<script>alert(1)\\</script>", "## \\[Read more\\](javascript:alert(document.cookie))", "- Author: \\[me\\](javascript:alert(2))", "## Hello\n", "## Setext ===", "- Author: \\## Post"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the snapshot lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// Two different feeds whose URLs differ only in punctuation get the same
+// slug, but never one file: each reads back its own snapshot, and
+// removing one source leaves the other's.
+func TestSlugCollisionKeepsSourcesApart(t *testing.T) {
+	s := newSite(t)
+	rss := func(title, word string) string {
+		return `<?xml version="1.0"?><rss version="2.0"><channel><title>` + title + `</title><item><title>` + word + `</title><link>https://e.com/` + word + `</link></item></channel></rss>`
+	}
+	s.set("/feed.xml", page{typ: "application/rss+xml", body: rss("Harbour", "herring")})
+	s.set("/feed-xml", page{typ: "application/rss+xml", body: rss("Moor", "heather")})
+	env := sourcetest.NewEnv(t)
+	reg, _ := registry()
+	a, err := reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "harbour", URL: s.URL + "/feed.xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := reg.Ingest(t.Context(), env.Env, "feed", source.Input{Name: "moor", URL: s.URL + "/feed-xml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Snapshot.Path == b.Snapshot.Path {
+		t.Errorf("two sources' feeds share one file: %s", a.Snapshot.Path)
+	}
+	got, err := env.Stash.Get(t.Context(), s.URL+"/feed.xml")
+	if err != nil || !strings.Contains(got.Markdown, "herring") {
+		t.Errorf("the harbour feed's snapshot now reads: %v\n%+v", err, got)
+	}
+	if _, err := env.Stash.Remove(t.Context(), "moor"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Stash.Get(t.Context(), s.URL+"/feed.xml"); err != nil {
+		t.Errorf("removing the moor source broke the harbour source's snapshot: %v", err)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mmcdole/gofeed"
+	jsonfeed "github.com/mmcdole/gofeed/json"
 	"golang.org/x/net/html"
 
 	"github.com/heedhq/heed/extract"
@@ -70,11 +71,14 @@ func isJSONFeed(body []byte) bool {
 
 // Read parses a feed of any format gofeed reads (RSS 0.9x, 1.0 (RDF) and
 // 2.0, Atom 0.3 and 1.0, JSON Feed 1.0 and 1.1) and keeps its newest
-// limit items (all of them when limit is 0), their HTML converted to
+// limit items (MaxKept when limit is 0), their HTML converted to
 // Markdown with links resolved against base. It reads only what it is
 // given: XML entities beyond the five predefined and the character
 // references are never expanded, no DTD or external entity is read, and
-// nothing is fetched. Input longer than MaxBytes is refused.
+// nothing is fetched. Input longer than MaxBytes is refused. Before
+// gofeed reads a feed, the feed is cut to the items that can be kept,
+// chosen by their dates read cheaply (see cutXML), so that neither time
+// nor memory grows with the items a feed holds beyond them.
 func Read(body []byte, base string, limit int) (*Feed, error) {
 	if len(body) > MaxBytes {
 		return nil, fmt.Errorf("feed: over %d bytes", MaxBytes)
@@ -82,7 +86,7 @@ func Read(body []byte, base string, limit int) (*Feed, error) {
 	if !Sniff(body) {
 		return nil, ErrNotFeed
 	}
-	f, err := gofeed.NewParser().Parse(bytes.NewReader(body))
+	f, err := parse(body, limit)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotFeed, err)
 	}
@@ -153,6 +157,52 @@ func Read(body []byte, base string, limit int) (*Feed, error) {
 		out.Items = append(out.Items, item)
 	}
 	return out, nil
+}
+
+// parse reads a feed with gofeed, cut first to the items that can be
+// kept (limit, or MaxKept when limit is 0 or more). JSON Feed's null
+// entries are dropped before gofeed translates them, and should gofeed
+// panic on some other input, the panic is an error.
+func parse(body []byte, limit int) (f *gofeed.Feed, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			f, err = nil, fmt.Errorf("the feed parser failed on this document: %v", r)
+		}
+	}()
+	keep := MaxKept
+	if limit > 0 && limit < keep {
+		keep = limit
+	}
+	switch gofeed.DetectFeedType(bytes.NewReader(body[:min(len(body), 4096)])) {
+	case gofeed.FeedTypeRSS, gofeed.FeedTypeAtom:
+		return gofeed.NewParser().Parse(bytes.NewReader(cutXML(body, keep)))
+	case gofeed.FeedTypeJSON:
+		if body, err = cutJSON(body, keep); err != nil {
+			return nil, err
+		}
+		jf, err := (&jsonfeed.Parser{}).Parse(bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		jf.Authors = nonNil(jf.Authors)
+		jf.Items = nonNil(jf.Items)
+		for _, it := range jf.Items {
+			it.Authors = nonNil(it.Authors)
+		}
+		return (&gofeed.DefaultJSONTranslator{}).Translate(jf)
+	}
+	return nil, gofeed.ErrFeedTypeNotDetected
+}
+
+// nonNil drops the nil elements of a list, keeping an empty list nil.
+func nonNil[T any](list []*T) []*T {
+	var out []*T
+	for _, v := range list {
+		if v != nil {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // text is a title as one line of plain text: a title may be HTML (Atom's

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/heedhq/heed/internal/source"
 )
 
 // MaxKept is how many items a feed's snapshot keeps at most: items seen
@@ -49,11 +51,7 @@ func key(id, link, title string, date time.Time) string {
 // Render writes an item as a section.
 func (it Item) Render() string {
 	var b strings.Builder
-	title := it.Title
-	if title == "" {
-		title = "(untitled)"
-	}
-	b.WriteString("## " + title + "\n\n")
+	title := it.heading()
 	meta := false
 	field := func(name, v string) {
 		if v != "" {
@@ -67,21 +65,42 @@ func (it Item) Render() string {
 	if !it.Date.IsZero() {
 		field("Date", it.Date.UTC().Format(time.RFC3339))
 	}
-	field("Author", it.Author)
+	field("Author", source.Plain(it.Author))
 	if it.ID != it.Link {
-		field("ID", it.ID)
+		field("ID", source.Plain(it.ID))
 	}
-	if md := Demote(it.Markdown); md != "" {
+	if md := strings.TrimSpace(it.Markdown); md != "" {
 		if meta {
 			b.WriteString("\n")
 		}
 		b.WriteString(md + "\n")
 	}
-	return strings.TrimRight(b.String(), "\n")
+	// The item's Markdown is read as it will be read in the snapshot,
+	// after the list of fields: its headings demoted, and a fence it
+	// leaves open closed, so that nothing of it reads as another item.
+	return "## " + title + "\n\n" + strings.TrimRight(Demote(b.String()), "\n")
 }
 
+// heading is an item's title as its heading writes it: plain text,
+// escaped, or "(untitled)".
+func (it Item) heading() string {
+	if t := source.Plain(it.Title); t != "" {
+		return t
+	}
+	return "(untitled)"
+}
+
+// section is an item as a section, known by what it will be known by
+// when read back: the ID and title as written.
 func (it Item) section() section {
-	return section{key: key(it.ID, it.Link, it.Title, it.Date), date: it.Date, text: it.Render()}
+	id, title := source.Plain(it.ID), it.heading()
+	if title == "(untitled)" {
+		title = ""
+	}
+	if it.ID == it.Link {
+		id = ""
+	}
+	return section{key: key(id, it.Link, title, it.Date), date: it.Date, text: it.Render()}
 }
 
 // Document writes a feed's snapshot: the preamble, then the items given
@@ -193,48 +212,191 @@ func readSection(text string) section {
 }
 
 // Demote moves every heading of Markdown outside code fences down two
-// levels (to 6 at most), so that none is a level 1 or 2 heading.
+// levels (to 6 at most), so that none is a level 1 or 2 heading, keeping
+// its indentation; and should a code fence be left open at the end, it
+// closes it, so that nothing after the Markdown reads as code.
 func Demote(md string) string {
-	if !strings.Contains(md, "#") {
-		return md
-	}
+	md = strings.ReplaceAll(strings.ReplaceAll(md, "\r\n", "\n"), "\r", "\n")
 	var b strings.Builder
-	lines(md, func(line string, fenced bool) {
+	end := lines(md, func(line string, fenced bool) {
 		if !fenced {
 			trimmed := strings.TrimLeft(line, " ")
-			if len(line)-len(trimmed) <= 3 && strings.HasPrefix(trimmed, "#") {
+			if indent := len(line) - len(trimmed); indent <= 3 && strings.HasPrefix(trimmed, "#") {
 				n := len(trimmed) - len(strings.TrimLeft(trimmed, "#"))
 				if after := trimmed[n:]; n <= 6 && (after == "" || after[0] == ' ' || after[0] == '\t') {
-					line = strings.Repeat("#", min(n+2, 6)) + after
+					line = line[:indent] + strings.Repeat("#", min(n+2, 6)) + after
 				}
 			}
 		}
 		b.WriteString(line + "\n")
 	})
+	if end != nil {
+		b.WriteString(end.closer() + "\n")
+	}
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// lines calls fn for each line of Markdown, saying whether it is inside
-// a fenced code block (the fence lines themselves count as inside).
-func lines(md string, fn func(line string, fenced bool)) {
-	var fence string // the opening fence's run, while in one
+// fence is an open fenced code block, as lines tracks it.
+type fence struct {
+	char   byte // '`' or '~'
+	n      int  // the opening run's length: a closing run is as long or longer
+	col    int  // the column its container's content starts at (a list item's)
+	quotes int  // the block quotes it is in
+}
+
+// closer is a line that closes the fence.
+func (f *fence) closer() string {
+	return strings.Repeat("> ", f.quotes) + strings.Repeat(" ", f.col) + strings.Repeat(string(f.char), f.n)
+}
+
+// lines calls fn for each line of Markdown ("\n"-separated), saying
+// whether it is inside a fenced code block (the fence lines themselves
+// count as inside), and returns the fence left open at the end, if any.
+// It follows CommonMark as far as fences go: a fence may open in a block
+// quote or a list item ("- ```"), up to three spaces in from its
+// container's content; it closes with a run of its own character at
+// least as long, and nothing after it but spaces, or when its container
+// ends (a line of a list item's code indented less than the item's
+// content, a line of a quote's code without the quote's ">").
+func lines(md string, fn func(line string, fenced bool)) *fence {
+	var (
+		f      *fence
+		cols   []int // the content columns of the open list items
+		quotes int   // the block quotes the last line was in
+	)
 	for l := range strings.SplitSeq(md, "\n") {
-		trimmed := strings.TrimLeft(l, " ")
-		indent := len(l) - len(trimmed)
-		if fence == "" {
-			if indent <= 3 && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")) {
-				c := trimmed[0]
-				n := len(trimmed) - len(strings.TrimLeft(trimmed, string(c)))
-				if c != '`' || !strings.Contains(trimmed[n:], "`") {
-					fence = strings.Repeat(string(c), n)
+		q, rest := stripQuotes(l, -1)
+		if f != nil {
+			q, rest = stripQuotes(l, f.quotes)
+			if q == f.quotes {
+				col, i := indent(rest)
+				switch {
+				case i == len(rest): // blank: still code
+					fn(l, true)
+					continue
+				case col >= f.col:
+					fn(l, true)
+					if run := rest[i:]; col-f.col <= 3 && closes(run, f) {
+						f = nil
+					}
+					continue
 				}
 			}
-			fn(l, fence != "")
+			// The container ended, and the code with it.
+			f = nil
+			q, rest = stripQuotes(l, -1)
+		}
+		if q != quotes {
+			cols, quotes = cols[:0], q
+		}
+		col, i := indent(rest)
+		if i == len(rest) {
+			fn(l, false)
 			continue
 		}
-		fn(l, true)
-		if indent <= 3 && strings.HasPrefix(trimmed, fence) && strings.TrimSpace(strings.TrimLeft(trimmed, fence[:1])) == "" {
-			fence = ""
+		for len(cols) > 0 && col < cols[len(cols)-1] {
+			cols = cols[:len(cols)-1]
 		}
+		// List markers open items, nested ones on one line too.
+		for {
+			base := 0
+			if len(cols) > 0 {
+				base = cols[len(cols)-1]
+			}
+			w, ok := listMarker(rest[i:])
+			if !ok || col-base > 3 {
+				break
+			}
+			after := rest[i+w:]
+			pad, j := indent(after)
+			if j == len(after) || pad > 4 {
+				pad = 1
+				j = min(j, 1)
+			}
+			cols = append(cols, col+w+pad)
+			col, i = col+w+pad, i+w+j
+			if i >= len(rest) {
+				break
+			}
+		}
+		base := 0
+		if len(cols) > 0 {
+			base = cols[len(cols)-1]
+		}
+		if col-base <= 3 && i < len(rest) {
+			if c := rest[i]; c == '`' || c == '~' {
+				run := rest[i:]
+				n := len(run) - len(strings.TrimLeft(run, string(c)))
+				if n >= 3 && (c == '~' || !strings.Contains(run[n:], "`")) {
+					f = &fence{char: c, n: n, col: base, quotes: q}
+				}
+			}
+		}
+		fn(l, f != nil)
 	}
+	return f
+}
+
+// stripQuotes takes up to max block-quote markers (">" after up to three
+// spaces, and one space after it) off the start of a line, all of them
+// when max is -1, and says how many it took.
+func stripQuotes(l string, max int) (int, string) {
+	n := 0
+	for max < 0 || n < max {
+		t := strings.TrimLeft(l, " ")
+		if len(l)-len(t) > 3 || !strings.HasPrefix(t, ">") {
+			break
+		}
+		l = strings.TrimPrefix(t[1:], " ")
+		n++
+	}
+	return n, l
+}
+
+// indent is the column a line's text starts at (tabs to the next multiple
+// of four) and the byte it starts at.
+func indent(s string) (col, i int) {
+	for i < len(s) {
+		switch s[i] {
+		case ' ':
+			col++
+		case '\t':
+			col += 4 - col%4
+		default:
+			return col, i
+		}
+		i++
+	}
+	return col, i
+}
+
+// listMarker reports whether s starts with a list item's marker ("-",
+// "*", "+", or up to nine digits and "." or ")") followed by white space
+// or the end, and its width.
+func listMarker(s string) (int, bool) {
+	w := 0
+	switch {
+	case s == "":
+		return 0, false
+	case s[0] == '-' || s[0] == '*' || s[0] == '+':
+		w = 1
+	default:
+		for w < len(s) && w < 9 && '0' <= s[w] && s[w] <= '9' {
+			w++
+		}
+		if w == 0 || w == len(s) || s[w] != '.' && s[w] != ')' {
+			return 0, false
+		}
+		w++
+	}
+	if w < len(s) && s[w] != ' ' && s[w] != '\t' {
+		return 0, false
+	}
+	return w, true
+}
+
+// closes reports whether a line's text closes a fence.
+func closes(run string, f *fence) bool {
+	n := len(run) - len(strings.TrimLeft(run, string(f.char)))
+	return n >= f.n && strings.TrimSpace(run[n:]) == ""
 }

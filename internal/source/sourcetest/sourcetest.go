@@ -36,8 +36,8 @@ func (offline) LookupNetIP(context.Context, string, string) ([]netip.Addr, error
 	return []netip.Addr{netip.MustParseAddr("192.0.2.1")}, nil
 }
 
-// NewEnv returns an Env with a client allowed to reach 127.0.0.1 only, a
-// fresh stash, and a fake clock that advances by what is slept.
+// NewEnv returns an Env with a client allowed to reach 127.0.0.1 only,
+// robots.txt asked through it, a fresh stash, and a fake clock that advances by what is slept.
 func NewEnv(tb testing.TB) *Env {
 	tb.Helper()
 	st, err := stash.Open(context.Background(), tb.TempDir())
@@ -46,9 +46,11 @@ func NewEnv(tb testing.TB) *Env {
 	}
 	tb.Cleanup(func() { st.Close() })
 	e := &Env{now: Start}
+	client := fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Resolver: offline{}, Retries: -1})
 	e.Env = &source.Env{
-		Client: fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Resolver: offline{}, Retries: -1}),
-		Stash:  st,
+		Client:  client,
+		Stash:   st,
+		Allowed: source.RobotsAllowed(client, "heed"),
 		Warn: func(msg string) {
 			e.mu.Lock()
 			defer e.mu.Unlock()

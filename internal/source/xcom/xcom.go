@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"regexp"
@@ -58,8 +59,8 @@ var reserved = map[string]bool{
 	"messages": true, "compose": true, "login": true, "logout": true, "signup": true, "tos": true,
 	"privacy": true, "about": true, "hashtag": true, "intent": true, "share": true, "account": true,
 	"jobs": true, "lists": true, "bookmarks": true, "communities": true, "premium": true, "verified": true,
-	"download": true, "help": true, "rules": true, "topics": true, "follower_requests": true, "x": true,
-	"twitter": true, "oauth": true, "sessions": true, "privacy_policy": true, "en": true, "who_to_follow": true,
+	"download": true, "help": true, "rules": true, "topics": true, "follower_requests": true,
+	"oauth": true, "sessions": true, "privacy_policy": true, "en": true, "who_to_follow": true,
 }
 
 // User returns the user name of a profile URL, and whether the URL is one.
@@ -170,12 +171,16 @@ func (r redactor) text(s string) string {
 	if r == "" {
 		return s
 	}
-	return strings.ReplaceAll(s, string(r), redacted)
+	s = strings.ReplaceAll(s, string(r), redacted)
+	if q := url.QueryEscape(string(r)); q != string(r) {
+		s = strings.ReplaceAll(s, q, redacted)
+	}
+	return s
 }
 
 // err returns err with the token out of its message.
 func (r redactor) err(err error) error {
-	if err == nil || r == "" || !strings.Contains(err.Error(), string(r)) {
+	if err == nil || r == "" || r.text(err.Error()) == err.Error() {
 		return err
 	}
 	return &redactedError{msg: r.text(err.Error()), err: err}
@@ -267,7 +272,13 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 	if base == "" {
 		base = DefaultAPIBase
 	}
+	// The token travels only over TLS (plain http to the loopback, for
+	// tests, aside).
+	if b, err := url.Parse(base); err != nil || b.Scheme != "https" && !(b.Scheme == "http" && isLoopback(b.Hostname())) {
+		return nil, fmt.Errorf("the X API base %q is not https; heed sends the bearer token over https only", base)
+	}
 	rl := &source.RateLimiter{Env: env, Service: "the X API", Remaining: "x-rate-limit-remaining", Reset: "x-rate-limit-reset"}
+	r := redactor(k.Token)
 	get := func(path string, q url.Values, out any) error {
 		req := fetch.Request{URL: base + path + "?" + q.Encode(), Accept: "application/json", MaxBytes: 8 << 20,
 			Header: http.Header{"Authorization": {"Bearer " + k.Token}}}
@@ -291,7 +302,8 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 			if resp.Status == http.StatusUnauthorized || resp.Status == http.StatusForbidden {
 				msg += "; check the bearer token"
 			}
-			return fmt.Errorf("the X API answered %d to %s (%s)", resp.Status, path, source.Truncate(msg, 200))
+			// Redacted before it is cut: a cut token would be redacted no more.
+			return fmt.Errorf("the X API answered %d to %s (%s)", resp.Status, path, source.Truncate(r.text(msg), 200))
 		}
 		if err := json.Unmarshal(resp.Body, out); err != nil {
 			return fmt.Errorf("the X API's answer to %s is not the JSON expected: %v", path, err)
@@ -310,14 +322,16 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 		if len(who.Errors) > 0 {
 			detail = source.OneLine(who.Errors[0].Detail)
 		}
-		return nil, fmt.Errorf("the X user %s: %s", user, source.Truncate(detail, 200))
+		return nil, fmt.Errorf("the X user %s: %s", user, source.Truncate(r.text(detail), 200))
 	}
 	var posts []tweet
 	included := map[string]tweet{}
 	users := map[string]xUser{who.Data.ID: *who.Data}
 	token := ""
-	seen := map[string]bool{}
-	for len(posts) < in.Limit {
+	seen := map[string]bool{} // pagination tokens and post IDs
+	// Pages enough for the limit, and a few for pages cut short; a page
+	// that adds no post ends the reading too.
+	for pages := 0; len(posts) < in.Limit && pages < in.Limit/pageSize+4; pages++ {
 		q := url.Values{
 			"max_results":  {strconv.Itoa(max(5, min(pageSize, in.Limit-len(posts))))},
 			"tweet.fields": {"created_at,public_metrics,entities,referenced_tweets,author_id"},
@@ -335,9 +349,12 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 			}
 			return nil, err
 		}
+		added := 0
 		for _, t := range p.Data {
-			if len(posts) < in.Limit && t.ID != "" {
+			if len(posts) < in.Limit && t.ID != "" && !seen["post "+t.ID] {
+				seen["post "+t.ID] = true
 				posts = append(posts, t)
+				added++
 			}
 		}
 		for _, t := range p.Includes.Tweets {
@@ -346,13 +363,12 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 		for _, u := range p.Includes.Users {
 			users[u.ID] = u
 		}
-		if p.Meta.NextToken == "" || len(p.Data) == 0 || seen[p.Meta.NextToken] {
+		if p.Meta.NextToken == "" || added == 0 || seen["token "+p.Meta.NextToken] {
 			break
 		}
-		seen[p.Meta.NextToken] = true
+		seen["token "+p.Meta.NextToken] = true
 		token = p.Meta.NextToken
 	}
-	r := redactor(k.Token)
 	title := target.Title
 	if n := source.OneLine(who.Data.Name); n != "" {
 		title = n + " (@" + who.Data.Username + ") on X"
@@ -365,15 +381,27 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 	return &source.Result{URL: in.URL, Snapshot: snap, Items: len(posts), New: len(posts)}, nil
 }
 
+// isLoopback reports whether a host is the loopback.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
 // render writes a user and their posts as Markdown.
 func render(u *xUser, posts []tweet, included map[string]tweet, users map[string]xUser) string {
 	var b strings.Builder
 	if d := strings.TrimSpace(u.Description); d != "" {
-		b.WriteString(source.Escape(d) + "\n\n")
+		b.WriteString(source.Escape(unescape(d)) + "\n\n")
+	}
+	if !userRE.MatchString(u.Username) {
+		u.Username = "i"
 	}
 	fmt.Fprintf(&b, "Followers: %d · Following: %d · Posts: %d\n", u.PublicMetrics.Followers, u.PublicMetrics.Following, u.PublicMetrics.Tweets)
 	handle := func(id string) string {
-		if v, ok := users[id]; ok && v.Username != "" {
+		if v, ok := users[id]; ok && userRE.MatchString(v.Username) {
 			return v.Username
 		}
 		return "i"
@@ -437,7 +465,9 @@ func render(u *xUser, posts []tweet, included map[string]tweet, users map[string
 }
 
 // tweetText writes a post's text as Markdown, its t.co links replaced by the
-// links they stand for. The API counts entity offsets in code points.
+// links they stand for. The API counts entity offsets in code points, and
+// writes &, < and > as entities, which are decoded before the text is
+// escaped.
 func tweetText(t tweet) string {
 	runes := []rune(t.Text)
 	var b strings.Builder
@@ -454,11 +484,13 @@ func tweetText(t tweet) string {
 		if label == "" {
 			label = target
 		}
-		b.WriteString(source.Escape(string(runes[at:e.Start])))
-		b.WriteString("[" + source.EscapeText(label) + "](" + source.LinkDest(target) + ")")
+		b.WriteString(source.Escape(unescape(string(runes[at:e.Start]))))
+		b.WriteString("[" + source.EscapeText(source.OneLine(unescape(label))) + "](" + source.LinkDest(target) + ")")
 		at = e.End
 	}
-	b.WriteString(source.Escape(string(runes[at:])))
-	// The API writes &, < and > as entities.
-	return strings.TrimSpace(strings.NewReplacer("&amp;", "&", "&lt;", "\\<", "&gt;", ">").Replace(b.String()))
+	b.WriteString(source.Escape(unescape(string(runes[at:]))))
+	return strings.TrimSpace(b.String())
 }
+
+// unescape decodes the entities the API writes.
+var unescape = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&").Replace

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -363,14 +364,14 @@ func TestTokenNeverShown(t *testing.T) {
 		t.Errorf("expected warnings and errors to check, got %q", said)
 	}
 	for _, s := range said {
-		if strings.Contains(s, token) {
+		if leaked(s) != "" {
 			t.Errorf("said the token: %s", s)
 		}
 	}
 	// Every file of the stash, the index included.
 	filepath.WalkDir(e.Stash.Dir(), func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
-			if b, _ := os.ReadFile(path); strings.Contains(string(b), token) {
+			if b, _ := os.ReadFile(path); leaked(string(b)) != "" {
 				t.Errorf("%s holds the token", path)
 			}
 		}
@@ -409,5 +410,89 @@ func TestResolveToken(t *testing.T) {
 	vars["X_BEARER_TOKEN"] = "from-x-var"
 	if got, _ := ResolveToken(getenv, "env:MY_TOKEN"); got != "from-x-var" {
 		t.Errorf("X_BEARER_TOKEN does not win: %q", got)
+	}
+}
+
+// The API writes ">" as "&gt;": it is decoded before the text is
+// escaped, so that a post starting with ">" is no block quote.
+func TestEntitiesDecodedBeforeEscape(t *testing.T) {
+	got := tweetText(tweet{Text: "&gt; ## Post of 2026-03-01T00:00:00Z"})
+	if strings.HasPrefix(got, ">") || got != `\> ## Post of 2026-03-01T00:00:00Z` {
+		t.Errorf("the post's text became Markdown structure: %q", got)
+	}
+}
+
+// An API error that echoes the Authorization header, long enough that
+// the 200-byte cut falls inside the token: the message is redacted
+// before it is cut, so that no part of the token is printed.
+func TestTruncatedErrorIsRedacted(t *testing.T) {
+	a := newXAPI(t, 3)
+	a.hook = func(w http.ResponseWriter, r *http.Request) bool {
+		problem(w, 403, "Forbidden", "Your request was rejected by the edge gateway for policy reasons (see the developer portal for the terms); the header sent was Authorization: Bearer "+token)
+		return true
+	}
+	e := sourcetest.NewEnv(t)
+	reg := &source.Registry{Kinds: []source.Kind{Kind{APIBase: a.URL, Token: token}}}
+	_, err := reg.Ingest(t.Context(), e.Env, "x", source.Input{Name: "hm", URL: "https://x.com/harbourmaster"})
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if leak := leaked(err.Error()); leak != "" {
+		t.Errorf("the error holds %q of the token: %s", leak, err)
+	}
+}
+
+// Pages of posts without an id, each with a new next_token, are not asked
+// for without end: a page that adds no post ends the reading.
+func TestPagesWithoutIDsEnd(t *testing.T) {
+	a := newXAPI(t, 3)
+	var pages atomic.Int32
+	a.hook = func(w http.ResponseWriter, r *http.Request) bool {
+		if !strings.HasSuffix(r.URL.Path, "/tweets") {
+			return false
+		}
+		n := pages.Add(1)
+		if n > 500 {
+			fmt.Fprint(w, `{"meta":{"result_count":0}}`)
+			return true
+		}
+		fmt.Fprintf(w, `{"data":[{"text":"x"}],"meta":{"result_count":1,"next_token":"t%d"}}`, n)
+		return true
+	}
+	e := sourcetest.NewEnv(t)
+	reg := &source.Registry{Kinds: []source.Kind{Kind{APIBase: a.URL, Token: token}}}
+	if _, err := reg.Ingest(t.Context(), e.Env, "x", source.Input{Name: "hm", URL: "https://x.com/harbourmaster", Limit: 10}); err != nil {
+		t.Fatal(err)
+	}
+	if n := pages.Load(); n > 1 {
+		t.Errorf("asked for %d pages to take 10 posts", n)
+	}
+}
+
+// leaked returns a part of the token of 8 bytes or more that s holds, or
+// "".
+func leaked(s string) string {
+	for i := 0; i+8 <= len(token); i++ {
+		if strings.Contains(s, token[i:i+8]) {
+			return token[i : i+8]
+		}
+	}
+	return ""
+}
+
+// The token is sent over https only (http to the loopback aside, for
+// tests); @x and @twitter are accounts like any other.
+func TestTokenOnlyOverHTTPS(t *testing.T) {
+	e := sourcetest.NewEnv(t)
+	reg := &source.Registry{Kinds: []source.Kind{Kind{APIBase: "http://api.example", Token: token}}}
+	_, err := reg.Ingest(t.Context(), e.Env, "x", source.Input{Name: "hm", URL: "https://x.com/harbourmaster"})
+	if err == nil || !strings.Contains(err.Error(), "not https") {
+		t.Errorf("an http API base: %v", err)
+	}
+	for _, u := range []string{"https://x.com/x", "https://twitter.com/twitter"} {
+		p, _ := url.Parse(u)
+		if _, ok := User(p); !ok {
+			t.Errorf("%s is not taken as a profile", u)
+		}
 	}
 }
