@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/heedhq/heed/internal/wait"
+
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/robots"
 )
@@ -125,7 +127,7 @@ type Client struct {
 // New returns a Client configured by cfg.
 func New(cfg Config) *Client {
 	cfg.fill()
-	c := &Client{cfg: cfg, guard: newGuard(cfg.AllowNets), resolver: cfg.Resolver, sleep: sleepCtx}
+	c := &Client{cfg: cfg, guard: newGuard(cfg.AllowNets), resolver: cfg.Resolver, sleep: wait.Sleep}
 	if c.resolver == nil {
 		c.resolver = net.DefaultResolver
 	}
@@ -483,17 +485,6 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // errBodyDeadline is the cause of a body that took longer than

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/heedhq/heed/internal/wait"
 )
 
 // Schedule spaces requests to each host: one at a time, and a delay between
@@ -26,7 +28,7 @@ type slot struct {
 
 // NewSchedule returns an empty schedule.
 func NewSchedule() *Schedule {
-	return &Schedule{hosts: map[string]*slot{}, now: time.Now, sleep: sleepCtx}
+	return &Schedule{hosts: map[string]*slot{}, now: time.Now, sleep: wait.Sleep}
 }
 
 // errPastDeadline is returned when the wait for a host would end after the
@@ -69,15 +71,4 @@ func (s *Schedule) Acquire(ctx context.Context, host string) (release func(delay
 		s.mu.Unlock()
 		<-sl.busy
 	}, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heedhq/heed/internal/wait"
+
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/robots"
@@ -116,14 +118,7 @@ func (e *Env) sleep(ctx context.Context, d time.Duration) error {
 	if e.Sleep != nil {
 		return e.Sleep(ctx, d)
 	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return wait.Sleep(ctx, d)
 }
 
 // Result is what ingesting a source came to.
