@@ -171,7 +171,31 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Docume
 			out.Title = strings.Join(strings.Fields(textOf(h)), " ")
 		}
 	}
+	if article {
+		out.Markdown = dropTitle(out.Markdown, out.Title)
+	}
 	return out
+}
+
+// dropTitle takes an article's leading heading off its Markdown when it
+// repeats the title, which the document carries already (and heed's
+// frontmatter shows): the body starts with what the article says.
+func dropTitle(md, title string) string {
+	first, rest, _ := strings.Cut(md, "\n")
+	h, ok := strings.CutPrefix(first, "# ")
+	if !ok || title == "" {
+		return md
+	}
+	h, t := strings.ToLower(clean(plainHeading(h))), strings.ToLower(clean(title))
+	if h == "" || !strings.Contains(t, h) {
+		return md
+	}
+	return strings.TrimLeft(rest, "\n")
+}
+
+// plainHeading is a heading's text without Markdown's escapes and marks.
+func plainHeading(h string) string {
+	return strings.NewReplacer("\\", "", "*", "", "_", "", "`", "").Replace(h)
 }
 
 // hidden reports whether an element is never shown as text: scripts,

@@ -249,3 +249,30 @@ func TestArticleClutter(t *testing.T) {
 		t.Errorf("empty paragraphs left:\n%q", doc.Markdown)
 	}
 }
+
+// TestArticleTitleNotRepeated: an article's leading heading that repeats
+// its title is the document's title, not its body; other pages, and
+// other headings, keep theirs.
+func TestArticleTitleNotRepeated(t *testing.T) {
+	body := "<p>" + strings.Repeat("The harbour wall was built in a single summer by the town. ", 5) + "</p>"
+	for _, c := range []struct {
+		head, h1 string
+		keep     bool
+	}{
+		{`<meta property="og:type" content="article"><title>Harbour walls | The Town Paper</title>`, "Harbour walls", false},
+		{`<title>Harbour walls | The Town Paper</title>`, "Harbour walls", true},
+		{`<meta property="og:type" content="article"><title>Harbour walls</title>`, "Lighthouses", true},
+	} {
+		page := "<html><head>" + c.head + "</head><body><article><h1>" + c.h1 + "</h1>" + strings.Repeat(body, 4) + "</article></body></html>"
+		doc, err := Extract(strings.NewReader(page), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(doc.Markdown, "# "+c.h1); got != c.keep {
+			t.Errorf("%s: heading kept %v, want %v:\n%s", c.head, got, c.keep, doc.Markdown)
+		}
+		if !strings.Contains(doc.Markdown, "The harbour wall") || doc.Title == "" {
+			t.Errorf("%s: lost the body or the title: %q\n%s", c.head, doc.Title, doc.Markdown)
+		}
+	}
+}
