@@ -869,3 +869,62 @@ func TestStashBusy(t *testing.T) {
 		t.Errorf("web_crawl once the other is done: %s %+v", text, again)
 	}
 }
+
+// waitFor waits for a value on ch, failing the test if none comes within
+// a bound far beyond what a working server needs: a broken one fails the
+// test rather than hang it.
+func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(20 * time.Second):
+		t.Fatalf("still waiting for %s after 20s", what)
+		panic("unreachable")
+	}
+}
+
+// TestCloseDuringCall: Server.Close while a web_crawl holds the stash (as
+// heed mcp --http does when shutting down gives up on a call in flight)
+// stops the call, which returns without harm, and later calls are
+// refused with a reason.
+func TestCloseDuringCall(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("Start", []string{"The start page of a site with words enough to be content."}, "/p1"))
+	site.set("/p1", html("P1", []string{"Page one of a site with words enough to be content here."}))
+	held := make(chan struct{})
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	site.block = func(r *http.Request) {
+		if r.URL.Path == "/p1" {
+			close(held)
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}
+	}
+	s := newServer(t, Limits{}, loopback)
+	called := waitCalled(s)
+	cs := connect(t, s, nil)
+	go cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "web_crawl", Arguments: map[string]any{"url": site.URL + "/"}})
+	waitFor(t, held, "the crawl to ask for /p1")
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	if tool := waitFor(t, called, "web_crawl to return"); tool != "web_crawl" {
+		t.Errorf("called %s", tool)
+	}
+	if err := waitFor(t, closed, "Close to return"); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	s.stashMu.Lock()
+	open := s.st != nil
+	s.stashMu.Unlock()
+	if open {
+		t.Errorf("the stash is still open after Close")
+	}
+	text, isErr := call(t, cs, "stash_sources", nil, nil)
+	if !isErr || !strings.Contains(text, "shutting down") {
+		t.Errorf("a call after Close: error %v, %q", isErr, text)
+	}
+}

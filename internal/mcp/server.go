@@ -120,6 +120,13 @@ type Server struct {
 	st      *stash.Stash
 	users   int
 
+	// life ends when the Server closes: every call in flight stops.
+	life    context.Context
+	stop    context.CancelFunc
+	callsMu sync.Mutex
+	closed  bool
+	calls   sync.WaitGroup
+
 	// called, if set, when a tool call returns: tests wait on it.
 	called func(tool string)
 }
@@ -135,6 +142,7 @@ func New(cfg Config) *Server {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{cfg: cfg, sched: crawl.NewSchedule(), pages: newPageCache(), log: log}
+	s.life, s.stop = context.WithCancel(context.Background())
 	s.robots = robots.NewCache(crawl.ScheduledLoader(cfg.Client, s.sched, cfg.Limits.Delay), robots.CacheConfig{})
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "heed", Title: "heed: the polite web for agents", Version: heed.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
@@ -170,6 +178,32 @@ func (s *Server) Handler() http.Handler {
 	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, nil)
 }
 
+// errClosed is what a call to a closed Server is told.
+var errClosed = errors.New("heed's MCP server is shutting down and takes no more calls; start it again (or reconnect) to go on")
+
+// closeWait bounds how long Close waits for the calls in flight to stop.
+const closeWait = 10 * time.Second
+
+// begin starts a tool call: the call's context also ends when the Server
+// closes, and Close waits for end. A closed Server refuses the call.
+func (s *Server) begin(ctx context.Context, tool string) (context.Context, func(), error) {
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	if s.closed {
+		s.done(tool)
+		return ctx, nil, errClosed
+	}
+	s.calls.Add(1)
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.life, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+		s.calls.Done()
+		s.done(tool)
+	}, nil
+}
+
 // useStash opens the stash, or shares the one open, for one tool call;
 // done lets go of it. The stash is closed when no call uses it, so that
 // the writer lock is held only while a tool call works and the user's own
@@ -192,24 +226,47 @@ func (s *Server) useStash(ctx context.Context) (st *stash.Stash, done func(), er
 			s.stashMu.Lock()
 			defer s.stashMu.Unlock()
 			s.users--
-			if s.users == 0 {
-				s.st.Close()
+			if s.users == 0 && s.st != nil {
+				if err := s.st.Close(); err != nil {
+					s.log.Warn("heed mcp: closing the stash", "error", err)
+				}
 				s.st = nil
 			}
 		})
 	}, nil
 }
 
-// Close lets go of what the Server holds.
+// Close stops the calls in flight (a crawl keeps what it stored), waits
+// for them to return, up to a bound, and lets go of what the Server
+// holds. Calls after Close are refused. A call that outlasts the bound
+// closes the stash itself when it returns.
 func (s *Server) Close() error {
+	s.callsMu.Lock()
+	if s.closed {
+		s.callsMu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.callsMu.Unlock()
+	s.stop()
+	returned := make(chan struct{})
+	go func() {
+		s.calls.Wait()
+		close(returned)
+	}()
+	var err error
+	select {
+	case <-returned:
+	case <-time.After(closeWait):
+		err = fmt.Errorf("heed mcp: tool calls still running %v after the server closed; the stash is closed when they return", closeWait)
+	}
 	s.stashMu.Lock()
 	defer s.stashMu.Unlock()
-	if s.st != nil {
-		err := s.st.Close()
+	if s.st != nil && s.users == 0 {
+		err = s.st.Close()
 		s.st = nil
-		return err
 	}
-	return nil
+	return err
 }
 
 // internal logs an error agents are not shown, and returns the one they are.

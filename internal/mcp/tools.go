@@ -297,7 +297,11 @@ func partText(tool, ref string, p Part) string {
 }
 
 func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in FetchInput) (*sdk.CallToolResult, FetchOutput, error) {
-	defer s.done("web_fetch")
+	ctx, end, err := s.begin(ctx, "web_fetch")
+	if err != nil {
+		return nil, FetchOutput{}, err
+	}
+	defer end()
 	var out FetchOutput
 	n := s.chars(in.MaxChars, &out.Notes)
 	var p *page
@@ -388,7 +392,11 @@ func (s *Server) crawlOptions(start string, maxPages, maxDepth int) crawl.Option
 const maxSkipsShown = 20
 
 func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in CrawlInput) (*sdk.CallToolResult, CrawlOutput, error) {
-	defer s.done("web_crawl")
+	ctx, end, err := s.begin(ctx, "web_crawl")
+	if err != nil {
+		return nil, CrawlOutput{}, err
+	}
+	defer end()
 	var out CrawlOutput
 	if _, err := crawl.Normalize(in.URL); err != nil {
 		return nil, out, fmt.Errorf("%q is not a URL heed can crawl: give an absolute http or https URL, such as https://docs.example.com/", in.URL)
@@ -494,7 +502,11 @@ func (g *grepper) page(url, markdown string) {
 }
 
 func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepInput) (*sdk.CallToolResult, GrepOutput, error) {
-	defer s.done("web_grep")
+	ctx, end, err := s.begin(ctx, "web_grep")
+	if err != nil {
+		return nil, GrepOutput{}, err
+	}
+	defer end()
 	out := GrepOutput{Pattern: in.Pattern}
 	if in.Pattern == "" {
 		return nil, out, errors.New("pattern is empty: give an RE2 regular expression, such as (?i)rate limit")
@@ -563,7 +575,11 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 }
 
 func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in SearchInput) (*sdk.CallToolResult, SearchOutput, error) {
-	defer s.done("stash_search")
+	ctx, end, err := s.begin(ctx, "stash_search")
+	if err != nil {
+		return nil, SearchOutput{}, err
+	}
+	defer end()
 	out := SearchOutput{Hits: []Hit{}}
 	limit := in.Limit
 	if limit > MaxSearchResults {
@@ -602,7 +618,11 @@ func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in S
 }
 
 func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in ReadInput) (*sdk.CallToolResult, ReadOutput, error) {
-	defer s.done("stash_read")
+	ctx, end, err := s.begin(ctx, "stash_read")
+	if err != nil {
+		return nil, ReadOutput{}, err
+	}
+	defer end()
 	var out ReadOutput
 	n := s.chars(in.MaxChars, &out.Notes)
 	st, done, err := s.useStash(ctx)
@@ -633,7 +653,11 @@ func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in Rea
 }
 
 func (s *Server) stashSources(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, SourcesOutput, error) {
-	defer s.done("stash_sources")
+	ctx, end, err := s.begin(ctx, "stash_sources")
+	if err != nil {
+		return nil, SourcesOutput{}, err
+	}
+	defer end()
 	out := SourcesOutput{Sources: []Source{}}
 	st, done, err := s.useStash(ctx)
 	if err != nil {
