@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -174,7 +177,11 @@ func connect(t *testing.T, s *Server, progress *progressLog) *sdk.ClientSession 
 // returns the result's text and whether it is an error.
 func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any, out any) (text string, isError bool) {
 	t.Helper()
-	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	// A bound on the wait, far beyond what a call needs, so that a server
+	// that hangs fails the test instead.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
@@ -927,4 +934,87 @@ func TestCloseDuringCall(t *testing.T) {
 	if !isErr || !strings.Contains(text, "shutting down") {
 		t.Errorf("a call after Close: error %v, %q", isErr, text)
 	}
+}
+
+// TestErrorsWithoutInternalDetail: an agent's error never carries Go
+// type names, the resolver's address, the stash's path or limits in
+// terms other than its own.
+func TestErrorsWithoutInternalDetail(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("Start", []string{"The start page, with words enough to be the content."}, "/deeper"))
+	site.set("/deeper", html("Deeper", []string{"A deeper page, with words enough to be the content."}))
+	s := newServer(t, Limits{}, loopback)
+	cs := connect(t, s, nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"web_fetch", map[string]any{"url": site.URL + "/", "start_index": 1e19}, "start_index"},
+		{"web_fetch", map[string]any{"url": site.URL + "/", "max_chars": 1e19}, "max_chars"},
+		{"web_crawl", map[string]any{"url": site.URL + "/", "max_pages": 1e19}, "max_pages"},
+		{"web_grep", map[string]any{"url": site.URL + "/", "pattern": "x", "depth": 1e19}, "depth"},
+		{"stash_search", map[string]any{"query": "x", "limit": 1e19}, "limit"},
+	} {
+		text, isErr := call(t, cs, c.tool, c.args, nil)
+		if !isErr || !strings.Contains(text, c.want) || strings.Contains(text, "Go struct") || strings.Contains(text, "unmarshal") || strings.Contains(text, "mcp.") {
+			t.Errorf("%s %v: error %v, %q; want a refusal naming %s without Go's words", c.tool, c.args, isErr, text, c.want)
+		}
+	}
+
+	// A name that does not resolve: said so, without the resolver's
+	// address. (The resolver answers as the system's does, and asks no
+	// one.)
+	dns := New(Config{
+		Client:   fetch.New(fetch.Config{Retries: -1, Resolver: noSuchHost{}}),
+		StashDir: t.TempDir(),
+	})
+	t.Cleanup(func() { dns.Close() })
+	text, isErr := call(t, connect(t, dns, nil), "web_fetch", map[string]any{"url": "http://nowhere.invalid/"}, nil)
+	if !isErr || strings.Contains(text, "10.255.255.53") || !strings.Contains(text, "the name nowhere.invalid does not resolve. Check the host name") {
+		t.Errorf("web_fetch of a name that does not resolve: %v %q", isErr, text)
+	}
+
+	// max_depth 0 is reported as the agent gave it.
+	var out CrawlOutput
+	text, isErr = call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "max_depth": 0}, &out)
+	if isErr || strings.Contains(text, "max_depth -1") {
+		t.Errorf("web_crawl max_depth 0: %v %q", isErr, text)
+	}
+	for _, sk := range out.Skips {
+		if strings.Contains(sk.Detail, "-1") {
+			t.Errorf("skip %+v speaks of a max_depth the agent did not give", sk)
+		}
+	}
+}
+
+// TestCrawlFailureWithoutStashPath: a page the stash cannot write is a
+// failed URL, told without the stash's path.
+func TestCrawlFailureWithoutStashPath(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("Start", []string{"The start page, with words enough to be the content."}))
+	s := newServer(t, Limits{}, loopback)
+	source := strings.ReplaceAll(strings.TrimPrefix(site.URL, "http://"), ":", "_")
+	// Something in the way of the page's file: a directory where it goes.
+	rel, _ := stash.PathFor(source, site.URL+"/")
+	if err := os.MkdirAll(filepath.Join(s.cfg.StashDir, filepath.FromSlash(rel), "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s, nil)
+	var out CrawlOutput
+	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, &out)
+	if strings.Contains(text, s.cfg.StashDir) || strings.Contains(fmt.Sprint(out), s.cfg.StashDir) {
+		t.Errorf("the agent is shown the stash's path: %v %q %+v", isErr, text, out)
+	}
+	if !isErr && (out.Failed != 1 || len(out.Skips) != 1 || !strings.Contains(out.Skips[0].Detail, "heed's own log")) {
+		t.Errorf("the failed page: %q %+v", text, out)
+	}
+}
+
+// noSuchHost is a resolver that finds no name, as a system resolver
+// says it.
+type noSuchHost struct{}
+
+func (noSuchHost) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	return nil, &net.DNSError{Err: "no such host", Name: host, Server: "10.255.255.53:53", IsNotFound: true}
 }
