@@ -1018,3 +1018,60 @@ type noSuchHost struct{}
 func (noSuchHost) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
 	return nil, &net.DNSError{Err: "no such host", Name: host, Server: "10.255.255.53:53", IsNotFound: true}
 }
+
+// TestFetchRedirectTakesTurn: one agent crawls host B while another
+// fetches a page of host A that redirects to B. The redirect's request to
+// B waits for B's turn in the shared schedule: B serves one request at a
+// time, spaced by the delay, as if the fetch had asked B itself.
+func TestFetchRedirectTakesTurn(t *testing.T) {
+	b := newSite(t)
+	b.set("/", html("B", []string{"The start page of B, with words enough to be content."}, "/slow"))
+	b.set("/slow", html("Slow", []string{"A slow page of B, with words enough to be content."}))
+	b.set("/x", html("X", []string{"A page of B reached through A's redirect, with words."}))
+	inSlow := make(chan struct{})
+	overlap := make(chan bool, 1)
+	xArrived := make(chan struct{})
+	b.block = func(r *http.Request) {
+		switch r.URL.Path {
+		case "/slow":
+			close(inSlow)
+			// The fetch's request to B, if it does not wait for B's turn,
+			// arrives while this one is held.
+			select {
+			case <-xArrived:
+				overlap <- true
+			case <-time.After(2 * time.Second):
+				overlap <- false
+			}
+		case "/x":
+			close(xArrived)
+		}
+	}
+	a := newSite(t)
+	a.Config.Handler = http.RedirectHandler(b.URL+"/x", http.StatusFound)
+
+	const delay = 100 * time.Millisecond
+	s := newServer(t, Limits{Delay: delay}, loopback)
+	crawler, fetcher := connect(t, s, nil), connect(t, s, nil)
+	crawled := make(chan struct{})
+	go func() {
+		defer close(crawled)
+		crawler.CallTool(t.Context(), &sdk.CallToolParams{Name: "web_crawl", Arguments: map[string]any{"url": b.URL + "/"}})
+	}()
+	waitFor(t, inSlow, "the crawl's request for /slow")
+	var p FetchOutput
+	if text, isErr := call(t, fetcher, "web_fetch", map[string]any{"url": a.URL + "/"}, &p); isErr || p.URL != b.URL+"/x" || p.Title != "X" {
+		t.Fatalf("web_fetch through the redirect: %s %+v", text, p)
+	}
+	if waitFor(t, overlap, "the held request") {
+		t.Errorf("B served %s (web_fetch via A's redirect) while the crawl's request for /slow was still out", p.URL)
+	}
+	waitFor(t, crawled, "the crawl")
+	hits := b.hits()
+	sort.Slice(hits, func(i, j int) bool { return hits[i].start.Before(hits[j].start) })
+	for i := 1; i < len(hits); i++ {
+		if gap := hits[i].start.Sub(hits[i-1].end); gap < delay {
+			t.Errorf("B: request %d (%s) began %v after request %d (%s) ended; the delay is %v", i, hits[i].path, gap, i-1, hits[i-1].path, delay)
+		}
+	}
+}

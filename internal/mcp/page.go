@@ -27,24 +27,62 @@ type page struct {
 	at     time.Time
 }
 
+// errOtherHost stops a request at a redirect to another host, which is
+// followed on that host's turn.
+type errOtherHost struct{ next string }
+
+func (e *errOtherHost) Error() string { return "another host, asked on its own turn" }
+
 // fetchPage reads one page on purpose: robots.txt is not consulted (a
-// page asked for is not a crawl), but the request takes its host's turn
+// page asked for is not a crawl), but every request takes its host's turn
 // in the shared schedule, so that it adds nothing to the load of a crawl
-// of the same host.
+// of the same host: a redirect is followed on the same turn while it stays
+// on the host, and one to another host waits for that host's turn.
 func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 	norm, err := crawl.Normalize(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("%q is not a URL heed can fetch: give an absolute http or https URL, such as https://example.com/page", rawURL)
 	}
-	u, _ := url.Parse(norm)
-	release, err := s.sched.Acquire(ctx, u.Host)
-	if err != nil {
-		return nil, fmt.Errorf("fetch %s: stopped while waiting for the host's turn: %v", norm, err)
-	}
-	resp, err := s.cfg.Client.Get(ctx, fetch.Request{URL: norm})
-	release(s.cfg.Limits.Delay)
-	if err != nil {
-		return nil, s.toolError(err)
+	var resp *fetch.Response
+	next, hops := norm, 0
+	for {
+		u, err := url.Parse(next)
+		if err != nil {
+			return nil, fmt.Errorf("fetch %s: a redirect to %q, which is not a URL heed can fetch", norm, next)
+		}
+		release, err := s.sched.Acquire(ctx, u.Host)
+		if err != nil {
+			return nil, fmt.Errorf("fetch %s: stopped while waiting for the host's turn: %v", norm, err)
+		}
+		var other *errOtherHost
+		resp, err = s.cfg.Client.Get(ctx, fetch.Request{URL: next, MaxRedirects: fetch.DefaultMaxRedirects - hops, CheckRedirect: func(to string) error {
+			tu, err := url.Parse(to)
+			if err != nil {
+				return err
+			}
+			if tu.Host != u.Host {
+				other = &errOtherHost{next: to}
+				return other
+			}
+			hops++
+			return nil
+		}})
+		release(s.cfg.Limits.Delay)
+		if other != nil {
+			hops++
+			if hops >= fetch.DefaultMaxRedirects {
+				return nil, fmt.Errorf("fetch %s: more than %d redirects", norm, fetch.DefaultMaxRedirects)
+			}
+			if u.Scheme == "https" && strings.HasPrefix(other.next, "http:") {
+				return nil, fmt.Errorf("fetch %s: refused a redirect from https to http (%s)", norm, other.next)
+			}
+			next = other.next
+			continue
+		}
+		if err != nil {
+			return nil, s.toolError(err)
+		}
+		break
 	}
 	if resp.Status < 200 || resp.Status > 299 {
 		return nil, fmt.Errorf("fetch %s: the server answered HTTP %d", resp.URL, resp.Status)
