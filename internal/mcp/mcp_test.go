@@ -19,6 +19,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/stash"
 )
@@ -248,7 +249,7 @@ func TestToolsListed(t *testing.T) {
 		props[tool.Name] = names
 	}
 	want := map[string][]string{
-		"web_fetch":     {"max_chars", "start_index", "url"},
+		"web_fetch":     {"max_chars", "start_index", "url", "version"},
 		"web_crawl":     {"exclude", "include", "max_depth", "max_pages", "url"},
 		"web_grep":      {"depth", "pattern", "url"},
 		"stash_search":  {"limit", "query", "source"},
@@ -324,15 +325,25 @@ func TestWebFetch(t *testing.T) {
 	// Paging: parts of 700 characters, following next_start_index, make
 	// up the page, and each says what remains and how to ask for it.
 	var got strings.Builder
-	start, parts, total := 0, 0, 0
+	start, parts, total, version := 0, 0, 0, ""
 	for {
 		var p FetchOutput
-		text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/long", "max_chars": 700, "start_index": start}, &p)
+		args := map[string]any{"url": site.URL + "/long", "max_chars": 700, "start_index": start}
+		if start > 0 {
+			args["version"] = version
+		}
+		text, isErr := call(t, cs, "web_fetch", args, &p)
 		if isErr {
 			t.Fatalf("part at %d: %s", start, text)
 		}
 		parts++
 		got.WriteString(p.Markdown)
+		if version == "" {
+			version = p.Version
+		}
+		if len(p.Version) != 16 || p.Version != version {
+			t.Errorf("part at %d: version %q, the first part's %q", start, p.Version, version)
+		}
 		total = p.TotalChars
 		if p.StartIndex != start || p.Chars != len([]rune(p.Markdown)) || p.Remaining != p.TotalChars-start-p.Chars {
 			t.Errorf("part at %d: %+v", start, p.Part)
@@ -343,7 +354,7 @@ func TestWebFetch(t *testing.T) {
 			}
 			break
 		}
-		want := fmt.Sprintf("%d characters remain. For the next part, call web_fetch with url %q and start_index %d.", p.Remaining, site.URL+"/long", start+700)
+		want := fmt.Sprintf("%d characters remain. For the next part, call web_fetch with url %q, version %q and start_index %d.", p.Remaining, site.URL+"/long", version, start+700)
 		if p.Chars != 700 || p.NextStart != start+700 || !strings.Contains(text, want) {
 			t.Errorf("part at %d: %+v; text lacks %q", start, p.Part, want)
 		}
@@ -363,7 +374,7 @@ func TestWebFetch(t *testing.T) {
 	if n := site.count("/long"); n != 2 {
 		t.Errorf("the page was requested %d times, want 2", n)
 	}
-	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/long", "start_index": total + 5}, nil); !isErr ||
+	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/long", "start_index": total + 5, "version": version}, nil); !isErr ||
 		!strings.Contains(text, fmt.Sprintf("start_index %d is past the end of the text, which has %d characters", total+5, total)) {
 		t.Errorf("start_index past the end: %v %s", isErr, text)
 	}
@@ -1073,5 +1084,61 @@ func TestFetchRedirectTakesTurn(t *testing.T) {
 		if gap := hits[i].start.Sub(hits[i-1].end); gap < delay {
 			t.Errorf("B: request %d (%s) began %v after request %d (%s) ended; the delay is %v", i, hits[i].path, gap, i-1, hits[i-1].path, delay)
 		}
+	}
+}
+
+// TestPartsOfOneCopy: the parts of a page an agent reads come from the
+// copy its first part was cut from, though the page changes and another
+// agent reads it meanwhile; a part of a copy not held, or asked for
+// without its version, is refused with a way on.
+func TestPartsOfOneCopy(t *testing.T) {
+	site := newSite(t)
+	site.set("/news.txt", strings.Repeat("A", 200))
+	site.types["/news.txt"] = "text/plain"
+	s := newServer(t, Limits{}, loopback)
+	a, b := connect(t, s, nil), connect(t, s, nil)
+	var p1, other, p2 FetchOutput
+	call(t, a, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": 50}, &p1)
+	site.set("/news.txt", strings.Repeat("B", 300)) // the page changes
+	call(t, b, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": 50}, &other)
+	if other.Version == p1.Version || other.Markdown != strings.Repeat("B", 50) {
+		t.Errorf("the changed page: %+v; the first copy's version %q", other, p1.Version)
+	}
+	text, isErr := call(t, a, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": 50, "start_index": p1.NextStart, "version": p1.Version}, &p2)
+	if isErr || p2.Markdown != strings.Repeat("A", 50) || p2.TotalChars != p1.TotalChars || p2.Version != p1.Version {
+		t.Errorf("agent A's second part does not continue its first: %v %q %+v", isErr, text, p2)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"url": site.URL + "/news.txt", "start_index": 50}, "start_index 50 needs the version the first part gave"},
+		{map[string]any{"url": site.URL + "/news.txt", "start_index": 50, "version": "0123456789abcdef"}, "is no longer held"},
+	} {
+		if text, isErr := call(t, a, "web_fetch", c.args, nil); !isErr || !strings.Contains(text, c.want) || !strings.Contains(text, "start_index 0") {
+			t.Errorf("web_fetch %v: error %v, %q; want %q and a way on", c.args, isErr, text, c.want)
+		}
+	}
+	if n := site.count("/news.txt"); n != 2 {
+		t.Errorf("the page was asked for %d times; want once per first part (2)", n)
+	}
+}
+
+// TestPageCacheBytes: the page cache holds at most pageCacheBytes of
+// Markdown, dropping the oldest copies, but always the newest.
+func TestPageCacheBytes(t *testing.T) {
+	c := newPageCache()
+	big := strings.Repeat("x", pageCacheBytes/3+1)
+	for i := range 4 {
+		md := big + fmt.Sprint(i)
+		c.put("u", &page{doc: &extract.Document{Markdown: md}, at: time.Now(), version: version(md)})
+	}
+	if len(c.pages) != 2 || c.bytes > pageCacheBytes || c.get("u", version(big+"3")) == nil || c.get("u", version(big+"0")) != nil {
+		t.Errorf("%d copies, %d bytes held", len(c.pages), c.bytes)
+	}
+	huge := strings.Repeat("y", pageCacheBytes+1)
+	c.put("v", &page{doc: &extract.Document{Markdown: huge}, at: time.Now(), version: version(huge)})
+	if len(c.pages) != 1 || c.get("v", version(huge)) == nil {
+		t.Errorf("a copy larger than the cache: %d copies held", len(c.pages))
 	}
 }

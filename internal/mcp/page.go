@@ -3,10 +3,13 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"mime"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -23,8 +26,9 @@ import (
 type page struct {
 	url    string // after redirects
 	doc    *extract.Document
-	robots directives.Set
-	at     time.Time
+	robots  directives.Set
+	at      time.Time
+	version string // of this copy: a hash of its Markdown
 }
 
 // errOtherHost stops a request at a redirect to another host, which is
@@ -96,7 +100,7 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 	for _, v := range resp.Header.Values("X-Robots-Tag") {
 		sets = append(sets, directives.Parse(v)...)
 	}
-	p := &page{url: resp.URL, doc: doc, robots: directives.For(s.cfg.Agent, append(sets, doc.Directives...)...), at: time.Now()}
+	p := &page{url: resp.URL, doc: doc, robots: directives.For(s.cfg.Agent, append(sets, doc.Directives...)...), at: time.Now(), version: version(doc.Markdown)}
 	s.pages.put(norm, p)
 	return p, nil
 }
@@ -118,37 +122,57 @@ func readPage(body []byte, pageURL, contentType string) (*extract.Document, erro
 }
 
 // pageCache keeps the pages fetched lately, so that reading a long page
-// part by part reads one version of it and asks its host once.
+// part by part reads one copy of it and asks its host once. Each copy is
+// kept under its URL and version (a hash of its Markdown): a later fetch
+// of the page, by this agent or another, adds its copy and replaces none
+// that differs, so an agent reading parts never gets a part of another
+// copy. It holds at most pageCacheSize copies and pageCacheBytes of
+// Markdown, dropping the oldest first.
 type pageCache struct {
 	mu    sync.Mutex
 	pages map[string]*page
 	order []string // oldest first
+	bytes int
 }
 
 const (
-	pageCacheSize = 32
-	pageCacheTTL  = 10 * time.Minute
+	pageCacheSize  = 32
+	pageCacheBytes = 64 << 20
+	pageCacheTTL   = 10 * time.Minute
 )
 
 func newPageCache() *pageCache { return &pageCache{pages: map[string]*page{}} }
 
-func (c *pageCache) put(key string, p *page) {
+// version identifies a copy of a page by its Markdown.
+func version(markdown string) string {
+	sum := sha256.Sum256([]byte(markdown))
+	return hex.EncodeToString(sum[:8])
+}
+
+func (c *pageCache) put(url string, p *page) {
+	key := url + " " + p.version
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.pages[key]; !ok {
-		c.order = append(c.order, key)
+	if old, ok := c.pages[key]; ok {
+		// The same copy again: kept once, as new.
+		c.bytes -= len(old.doc.Markdown)
+		c.order = slices.DeleteFunc(c.order, func(k string) bool { return k == key })
 	}
+	c.order = append(c.order, key)
 	c.pages[key] = p
-	for len(c.order) > pageCacheSize {
+	c.bytes += len(p.doc.Markdown)
+	for len(c.order) > 1 && (len(c.order) > pageCacheSize || c.bytes > pageCacheBytes) {
+		c.bytes -= len(c.pages[c.order[0]].doc.Markdown)
 		delete(c.pages, c.order[0])
 		c.order = c.order[1:]
 	}
 }
 
-func (c *pageCache) get(key string) *page {
+// get is the copy of a page with this version, if it is still held.
+func (c *pageCache) get(url, version string) *page {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := c.pages[key]
+	p := c.pages[url+" "+version]
 	if p == nil || time.Since(p.at) > pageCacheTTL {
 		return nil
 	}

@@ -26,6 +26,7 @@ type FetchInput struct {
 	URL        string `json:"url" jsonschema:"The page to read: an absolute http or https URL."`
 	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"The most characters of Markdown to return in this call. Longer pages come in parts."`
 	StartIndex int    `json:"start_index,omitempty" jsonschema:"The character to start from: 0 (the default) for the first part; for the next part, the next_start_index of the previous call."`
+	Version    string `json:"version,omitempty" jsonschema:"With a start_index above 0: the version the first part gave, so that every part comes from the one copy of the page it was cut from."`
 }
 
 // Part is a part of a long text, and where the rest of it is.
@@ -44,7 +45,8 @@ type FetchOutput struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	Part
-	Robots string   `json:"robots,omitempty" jsonschema:"What the page's own robots directives (meta robots, X-Robots-Tag) say to heed. Reported, not enforced: a page asked for on purpose is not a crawl."`
+	Version string   `json:"version" jsonschema:"Which copy of the page this part was cut from: pass it, with next_start_index, for the next part."`
+	Robots  string   `json:"robots,omitempty" jsonschema:"What the page's own robots directives (meta robots, X-Robots-Tag) say to heed. Reported, not enforced: a page asked for on purpose is not a crawl."`
 	Notes  []string `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_chars lowered to the user's limit."`
 }
 
@@ -216,7 +218,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_fetch",
 		Title: "Read one web page",
-		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url and start_index set to next_start_index. Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown.`,
+		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url, start_index set to next_start_index and the version the first part gave: every part then comes from the one copy of the page (for 10 minutes; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown.`,
 			min(DefaultChars, l.MaxChars), l.MaxChars),
 		InputSchema:  schemaFor[FetchInput](map[string]float64{"max_chars": 1, "start_index": 0}),
 		OutputSchema: schemaFor[FetchOutput](nil),
@@ -320,13 +322,19 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 	n := s.chars(in.MaxChars, &out.Notes)
 	var p *page
 	if in.StartIndex > 0 {
-		// A later part: the version read for the first part, if heed
-		// still has it.
-		if norm, err := crawl.Normalize(in.URL); err == nil {
-			p = s.pages.get(norm)
+		// A later part: cut from the copy the first part was, if heed
+		// still has it, and never from another.
+		norm, err := crawl.Normalize(in.URL)
+		if err != nil {
+			return nil, out, fmt.Errorf("%q is not a URL heed can fetch: give an absolute http or https URL, such as https://example.com/page", in.URL)
 		}
-	}
-	if p == nil {
+		if in.Version == "" {
+			return nil, out, fmt.Errorf("start_index %d needs the version the first part gave, so that every part comes from one copy of the page: pass version, or call web_fetch with start_index 0 to read the page from the start", in.StartIndex)
+		}
+		if p = s.pages.get(norm, in.Version); p == nil {
+			return nil, out, fmt.Errorf("the copy of %s that version %q names is no longer held: heed keeps the pages it read for %v, and only so many, or the page has changed since. Start again with start_index 0, which reads the page as it is now", in.URL, in.Version, pageCacheTTL)
+		}
+	} else {
 		var err error
 		if p, err = s.fetchPage(ctx, in.URL); err != nil {
 			return nil, out, err
@@ -337,8 +345,8 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 		return nil, out, err
 	}
 	out.URL, out.Title, out.Description, out.Part = p.url, p.doc.Title, p.doc.Description, pt
-	out.Robots = p.robots.String()
-	text := partText("web_fetch", fmt.Sprintf("url %q", in.URL), pt)
+	out.Robots, out.Version = p.robots.String(), p.version
+	text := partText("web_fetch", fmt.Sprintf("url %q, version %q", in.URL, p.version), pt)
 	if in.StartIndex == 0 {
 		text = fmt.Sprintf("Page: %s\nURL: %s\n\n", out.Title, out.URL) + text
 	}
