@@ -752,13 +752,13 @@ func TestCancel(t *testing.T) {
 		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "web_crawl", Arguments: map[string]any{"url": site.URL + "/"}})
 		errc <- err
 	}()
-	<-held // the crawl is waiting on /p3
+	waitFor(t, held, "the crawl to ask for /p3")
 	before := len(site.hits())
 	cancel()
-	if err := <-errc; err == nil {
+	if err := waitFor(t, errc, "the cancelled call to return"); err == nil {
 		t.Errorf("the cancelled call returned no error")
 	}
-	if tool := <-called; tool != "web_crawl" {
+	if tool := waitFor(t, called, "web_crawl to stop after the cancellation"); tool != "web_crawl" {
 		t.Fatalf("called %s", tool)
 	}
 	after := site.hits()
@@ -1140,5 +1140,46 @@ func TestPageCacheBytes(t *testing.T) {
 	c.put("v", &page{doc: &extract.Document{Markdown: huge}, at: time.Now(), version: version(huge)})
 	if len(c.pages) != 1 || c.get("v", version(huge)) == nil {
 		t.Errorf("a copy larger than the cache: %d copies held", len(c.pages))
+	}
+}
+
+// TestRobotsUnreachable: a site whose robots.txt answers 503 is closed to
+// crawls while it does (RFC 9309), and the agent is told that robots.txt
+// could not be read, not that it disallows the page, and what it can do.
+func TestRobotsUnreachable(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("Start", []string{"The start page, with words enough to be content."}))
+	site.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		site.serve(w, r)
+	})
+	s := newServer(t, Limits{}, loopback)
+	cs := connect(t, s, nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"web_crawl", map[string]any{"url": site.URL + "/"}},
+		{"web_grep", map[string]any{"url": site.URL + "/", "pattern": "start", "depth": 1}},
+	} {
+		text, isErr := call(t, cs, c.tool, c.args, nil)
+		for _, want := range []string{"the site's robots.txt could not be read (it answered HTTP 503)", "Try again later", "web_fetch"} {
+			if !isErr || !strings.Contains(text, want) {
+				t.Errorf("%s with robots.txt answering 503: error %v, %q; want %q", c.tool, isErr, text, want)
+			}
+		}
+		if strings.Contains(text, "disallowed") {
+			t.Errorf("%s: %q speaks of a rule that disallows", c.tool, text)
+		}
+	}
+	if n := site.count("/"); n != 0 {
+		t.Errorf("the start page was crawled %d times", n)
+	}
+	var p FetchOutput
+	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/"}, &p); isErr || p.Title != "Start" {
+		t.Errorf("web_fetch of the one page: %s", text)
 	}
 }

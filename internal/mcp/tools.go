@@ -453,7 +453,7 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 		prog.send(msg)
 	})
 	if err != nil {
-		return nil, out, s.toolError(err)
+		return nil, out, s.crawlError(ctx, in.URL, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
