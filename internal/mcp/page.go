@@ -24,8 +24,8 @@ import (
 // page is one page read on purpose: its document and what its robots
 // directives say to heed.
 type page struct {
-	url    string // after redirects
-	doc    *extract.Document
+	url     string // after redirects
+	doc     *extract.Document
 	robots  directives.Set
 	at      time.Time
 	version string // of this copy: a hash of its Markdown
