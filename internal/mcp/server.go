@@ -174,10 +174,15 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 	return err
 }
 
+// SessionTimeout is how long a streamable HTTP session may be idle (no
+// request from its client, none in flight) before it is closed.
+const SessionTimeout = 30 * time.Minute
+
 // Handler serves MCP over streamable HTTP, every session sharing this
-// Server.
+// Server. A session idle for SessionTimeout is closed, so that clients
+// that go away without saying so do not hold sessions for ever.
 func (s *Server) Handler() http.Handler {
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, nil)
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, &sdk.StreamableHTTPOptions{SessionTimeout: SessionTimeout})
 }
 
 // errClosed is what a call to a closed Server is told.
