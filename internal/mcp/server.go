@@ -317,7 +317,7 @@ func (s *Server) toolError(err error) error {
 	}
 	var he *heed.Error
 	if !errors.As(err, &he) || he.Kind == heed.Internal {
-		return s.internal("do that", err)
+		return s.internal("finish this call", err)
 	}
 	msg := he.Op
 	if he.URL != "" {
