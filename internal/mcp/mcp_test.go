@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +19,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/stash"
 )
@@ -174,7 +178,11 @@ func connect(t *testing.T, s *Server, progress *progressLog) *sdk.ClientSession 
 // returns the result's text and whether it is an error.
 func call(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any, out any) (text string, isError bool) {
 	t.Helper()
-	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: tool, Arguments: args})
+	// A bound on the wait, far beyond what a call needs, so that a server
+	// that hangs fails the test instead.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
@@ -241,7 +249,7 @@ func TestToolsListed(t *testing.T) {
 		props[tool.Name] = names
 	}
 	want := map[string][]string{
-		"web_fetch":     {"max_chars", "start_index", "url"},
+		"web_fetch":     {"max_chars", "start_index", "url", "version"},
 		"web_crawl":     {"exclude", "include", "max_depth", "max_pages", "url"},
 		"web_grep":      {"depth", "pattern", "url"},
 		"stash_search":  {"limit", "query", "source"},
@@ -317,15 +325,25 @@ func TestWebFetch(t *testing.T) {
 	// Paging: parts of 700 characters, following next_start_index, make
 	// up the page, and each says what remains and how to ask for it.
 	var got strings.Builder
-	start, parts, total := 0, 0, 0
+	start, parts, total, version := 0, 0, 0, ""
 	for {
 		var p FetchOutput
-		text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/long", "max_chars": 700, "start_index": start}, &p)
+		args := map[string]any{"url": site.URL + "/long", "max_chars": 700, "start_index": start}
+		if start > 0 {
+			args["version"] = version
+		}
+		text, isErr := call(t, cs, "web_fetch", args, &p)
 		if isErr {
 			t.Fatalf("part at %d: %s", start, text)
 		}
 		parts++
 		got.WriteString(p.Markdown)
+		if version == "" {
+			version = p.Version
+		}
+		if len(p.Version) != 16 || p.Version != version {
+			t.Errorf("part at %d: version %q, the first part's %q", start, p.Version, version)
+		}
 		total = p.TotalChars
 		if p.StartIndex != start || p.Chars != len([]rune(p.Markdown)) || p.Remaining != p.TotalChars-start-p.Chars {
 			t.Errorf("part at %d: %+v", start, p.Part)
@@ -336,7 +354,7 @@ func TestWebFetch(t *testing.T) {
 			}
 			break
 		}
-		want := fmt.Sprintf("%d characters remain. For the next part, call web_fetch with url %q and start_index %d.", p.Remaining, site.URL+"/long", start+700)
+		want := fmt.Sprintf("%d characters remain. For the next part, call web_fetch with url %q, version %q and start_index %d.", p.Remaining, site.URL+"/long", version, start+700)
 		if p.Chars != 700 || p.NextStart != start+700 || !strings.Contains(text, want) {
 			t.Errorf("part at %d: %+v; text lacks %q", start, p.Part, want)
 		}
@@ -356,7 +374,7 @@ func TestWebFetch(t *testing.T) {
 	if n := site.count("/long"); n != 2 {
 		t.Errorf("the page was requested %d times, want 2", n)
 	}
-	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/long", "start_index": total + 5}, nil); !isErr ||
+	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/long", "start_index": total + 5, "version": version}, nil); !isErr ||
 		!strings.Contains(text, fmt.Sprintf("start_index %d is past the end of the text, which has %d characters", total+5, total)) {
 		t.Errorf("start_index past the end: %v %s", isErr, text)
 	}
@@ -734,13 +752,13 @@ func TestCancel(t *testing.T) {
 		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "web_crawl", Arguments: map[string]any{"url": site.URL + "/"}})
 		errc <- err
 	}()
-	<-held // the crawl is waiting on /p3
+	waitFor(t, held, "the crawl to ask for /p3")
 	before := len(site.hits())
 	cancel()
-	if err := <-errc; err == nil {
+	if err := waitFor(t, errc, "the cancelled call to return"); err == nil {
 		t.Errorf("the cancelled call returned no error")
 	}
-	if tool := <-called; tool != "web_crawl" {
+	if tool := waitFor(t, called, "web_crawl to stop after the cancellation"); tool != "web_crawl" {
 		t.Fatalf("called %s", tool)
 	}
 	after := site.hits()
@@ -867,5 +885,301 @@ func TestStashBusy(t *testing.T) {
 	var again CrawlOutput
 	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, &again); isErr || again.Unchanged != 1 {
 		t.Errorf("web_crawl once the other is done: %s %+v", text, again)
+	}
+}
+
+// waitFor waits for a value on ch, failing the test if none comes within
+// a bound far beyond what a working server needs: a broken one fails the
+// test rather than hang it.
+func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(20 * time.Second):
+		t.Fatalf("still waiting for %s after 20s", what)
+		panic("unreachable")
+	}
+}
+
+// TestCloseDuringCall: Server.Close while a web_crawl holds the stash (as
+// heed mcp --http does when shutting down gives up on a call in flight)
+// stops the call, which returns without harm, and later calls are
+// refused with a reason.
+func TestCloseDuringCall(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("Start", []string{"The start page of a site with words enough to be content."}, "/p1"))
+	site.set("/p1", html("P1", []string{"Page one of a site with words enough to be content here."}))
+	held := make(chan struct{})
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	site.block = func(r *http.Request) {
+		if r.URL.Path == "/p1" {
+			close(held)
+			select {
+			case <-r.Context().Done():
+			case <-release:
+			}
+		}
+	}
+	s := newServer(t, Limits{}, loopback)
+	called := waitCalled(s)
+	cs := connect(t, s, nil)
+	go cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "web_crawl", Arguments: map[string]any{"url": site.URL + "/"}})
+	waitFor(t, held, "the crawl to ask for /p1")
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	if tool := waitFor(t, called, "web_crawl to return"); tool != "web_crawl" {
+		t.Errorf("called %s", tool)
+	}
+	if err := waitFor(t, closed, "Close to return"); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	s.stashMu.Lock()
+	open := s.st != nil
+	s.stashMu.Unlock()
+	if open {
+		t.Errorf("the stash is still open after Close")
+	}
+	text, isErr := call(t, cs, "stash_sources", nil, nil)
+	if !isErr || !strings.Contains(text, "shutting down") {
+		t.Errorf("a call after Close: error %v, %q", isErr, text)
+	}
+}
+
+// TestErrorsWithoutInternalDetail: an agent's error never carries Go
+// type names, the resolver's address, the stash's path or limits in
+// terms other than its own.
+func TestErrorsWithoutInternalDetail(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("Start", []string{"The start page, with words enough to be the content."}, "/deeper"))
+	site.set("/deeper", html("Deeper", []string{"A deeper page, with words enough to be the content."}))
+	s := newServer(t, Limits{}, loopback)
+	cs := connect(t, s, nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"web_fetch", map[string]any{"url": site.URL + "/", "start_index": 1e19}, "start_index"},
+		{"web_fetch", map[string]any{"url": site.URL + "/", "max_chars": 1e19}, "max_chars"},
+		{"web_crawl", map[string]any{"url": site.URL + "/", "max_pages": 1e19}, "max_pages"},
+		{"web_grep", map[string]any{"url": site.URL + "/", "pattern": "x", "depth": 1e19}, "depth"},
+		{"stash_search", map[string]any{"query": "x", "limit": 1e19}, "limit"},
+	} {
+		text, isErr := call(t, cs, c.tool, c.args, nil)
+		if !isErr || !strings.Contains(text, c.want) || strings.Contains(text, "Go struct") || strings.Contains(text, "unmarshal") || strings.Contains(text, "mcp.") {
+			t.Errorf("%s %v: error %v, %q; want a refusal naming %s without Go's words", c.tool, c.args, isErr, text, c.want)
+		}
+	}
+
+	// A name that does not resolve: said so, without the resolver's
+	// address. (The resolver answers as the system's does, and asks no
+	// one.)
+	dns := New(Config{
+		Client:   fetch.New(fetch.Config{Retries: -1, Resolver: noSuchHost{}}),
+		StashDir: t.TempDir(),
+	})
+	t.Cleanup(func() { dns.Close() })
+	text, isErr := call(t, connect(t, dns, nil), "web_fetch", map[string]any{"url": "http://nowhere.invalid/"}, nil)
+	if !isErr || strings.Contains(text, "10.255.255.53") || !strings.Contains(text, "the name nowhere.invalid does not resolve. Check the host name") {
+		t.Errorf("web_fetch of a name that does not resolve: %v %q", isErr, text)
+	}
+
+	// max_depth 0 is reported as the agent gave it.
+	var out CrawlOutput
+	text, isErr = call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "max_depth": 0}, &out)
+	if isErr || strings.Contains(text, "max_depth -1") {
+		t.Errorf("web_crawl max_depth 0: %v %q", isErr, text)
+	}
+	for _, sk := range out.Skips {
+		if strings.Contains(sk.Detail, "-1") {
+			t.Errorf("skip %+v speaks of a max_depth the agent did not give", sk)
+		}
+	}
+}
+
+// TestCrawlFailureWithoutStashPath: a page the stash cannot write is a
+// failed URL, told without the stash's path.
+func TestCrawlFailureWithoutStashPath(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("Start", []string{"The start page, with words enough to be the content."}))
+	s := newServer(t, Limits{}, loopback)
+	source := strings.ReplaceAll(strings.TrimPrefix(site.URL, "http://"), ":", "_")
+	// Something in the way of the page's file: a directory where it goes.
+	rel, _ := stash.PathFor(source, site.URL+"/")
+	if err := os.MkdirAll(filepath.Join(s.cfg.StashDir, filepath.FromSlash(rel), "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, s, nil)
+	var out CrawlOutput
+	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, &out)
+	if strings.Contains(text, s.cfg.StashDir) || strings.Contains(fmt.Sprint(out), s.cfg.StashDir) {
+		t.Errorf("the agent is shown the stash's path: %v %q %+v", isErr, text, out)
+	}
+	if !isErr && (out.Failed != 1 || len(out.Skips) != 1 || !strings.Contains(out.Skips[0].Detail, "heed's own log")) {
+		t.Errorf("the failed page: %q %+v", text, out)
+	}
+}
+
+// noSuchHost is a resolver that finds no name, as a system resolver
+// says it.
+type noSuchHost struct{}
+
+func (noSuchHost) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	return nil, &net.DNSError{Err: "no such host", Name: host, Server: "10.255.255.53:53", IsNotFound: true}
+}
+
+// TestFetchRedirectTakesTurn: one agent crawls host B while another
+// fetches a page of host A that redirects to B. The redirect's request to
+// B waits for B's turn in the shared schedule: B serves one request at a
+// time, spaced by the delay, as if the fetch had asked B itself.
+func TestFetchRedirectTakesTurn(t *testing.T) {
+	b := newSite(t)
+	b.set("/", html("B", []string{"The start page of B, with words enough to be content."}, "/slow"))
+	b.set("/slow", html("Slow", []string{"A slow page of B, with words enough to be content."}))
+	b.set("/x", html("X", []string{"A page of B reached through A's redirect, with words."}))
+	inSlow := make(chan struct{})
+	overlap := make(chan bool, 1)
+	xArrived := make(chan struct{})
+	b.block = func(r *http.Request) {
+		switch r.URL.Path {
+		case "/slow":
+			close(inSlow)
+			// The fetch's request to B, if it does not wait for B's turn,
+			// arrives while this one is held.
+			select {
+			case <-xArrived:
+				overlap <- true
+			case <-time.After(2 * time.Second):
+				overlap <- false
+			}
+		case "/x":
+			close(xArrived)
+		}
+	}
+	a := newSite(t)
+	a.Config.Handler = http.RedirectHandler(b.URL+"/x", http.StatusFound)
+
+	const delay = 100 * time.Millisecond
+	s := newServer(t, Limits{Delay: delay}, loopback)
+	crawler, fetcher := connect(t, s, nil), connect(t, s, nil)
+	crawled := make(chan struct{})
+	go func() {
+		defer close(crawled)
+		crawler.CallTool(t.Context(), &sdk.CallToolParams{Name: "web_crawl", Arguments: map[string]any{"url": b.URL + "/"}})
+	}()
+	waitFor(t, inSlow, "the crawl's request for /slow")
+	var p FetchOutput
+	if text, isErr := call(t, fetcher, "web_fetch", map[string]any{"url": a.URL + "/"}, &p); isErr || p.URL != b.URL+"/x" || p.Title != "X" {
+		t.Fatalf("web_fetch through the redirect: %s %+v", text, p)
+	}
+	if waitFor(t, overlap, "the held request") {
+		t.Errorf("B served %s (web_fetch via A's redirect) while the crawl's request for /slow was still out", p.URL)
+	}
+	waitFor(t, crawled, "the crawl")
+	hits := b.hits()
+	sort.Slice(hits, func(i, j int) bool { return hits[i].start.Before(hits[j].start) })
+	for i := 1; i < len(hits); i++ {
+		if gap := hits[i].start.Sub(hits[i-1].end); gap < delay {
+			t.Errorf("B: request %d (%s) began %v after request %d (%s) ended; the delay is %v", i, hits[i].path, gap, i-1, hits[i-1].path, delay)
+		}
+	}
+}
+
+// TestPartsOfOneCopy: the parts of a page an agent reads come from the
+// copy its first part was cut from, though the page changes and another
+// agent reads it meanwhile; a part of a copy not held, or asked for
+// without its version, is refused with a way on.
+func TestPartsOfOneCopy(t *testing.T) {
+	site := newSite(t)
+	site.set("/news.txt", strings.Repeat("A", 200))
+	site.types["/news.txt"] = "text/plain"
+	s := newServer(t, Limits{}, loopback)
+	a, b := connect(t, s, nil), connect(t, s, nil)
+	var p1, other, p2 FetchOutput
+	call(t, a, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": 50}, &p1)
+	site.set("/news.txt", strings.Repeat("B", 300)) // the page changes
+	call(t, b, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": 50}, &other)
+	if other.Version == p1.Version || other.Markdown != strings.Repeat("B", 50) {
+		t.Errorf("the changed page: %+v; the first copy's version %q", other, p1.Version)
+	}
+	text, isErr := call(t, a, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": 50, "start_index": p1.NextStart, "version": p1.Version}, &p2)
+	if isErr || p2.Markdown != strings.Repeat("A", 50) || p2.TotalChars != p1.TotalChars || p2.Version != p1.Version {
+		t.Errorf("agent A's second part does not continue its first: %v %q %+v", isErr, text, p2)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"url": site.URL + "/news.txt", "start_index": 50}, "start_index 50 needs the version the first part gave"},
+		{map[string]any{"url": site.URL + "/news.txt", "start_index": 50, "version": "0123456789abcdef"}, "is no longer held"},
+	} {
+		if text, isErr := call(t, a, "web_fetch", c.args, nil); !isErr || !strings.Contains(text, c.want) || !strings.Contains(text, "start_index 0") {
+			t.Errorf("web_fetch %v: error %v, %q; want %q and a way on", c.args, isErr, text, c.want)
+		}
+	}
+	if n := site.count("/news.txt"); n != 2 {
+		t.Errorf("the page was asked for %d times; want once per first part (2)", n)
+	}
+}
+
+// TestPageCacheBytes: the page cache holds at most pageCacheBytes of
+// Markdown, dropping the oldest copies, but always the newest.
+func TestPageCacheBytes(t *testing.T) {
+	c := newPageCache()
+	big := strings.Repeat("x", pageCacheBytes/3+1)
+	for i := range 4 {
+		md := big + fmt.Sprint(i)
+		c.put("u", &page{doc: &extract.Document{Markdown: md}, at: time.Now(), version: version(md)})
+	}
+	if len(c.pages) != 2 || c.bytes > pageCacheBytes || c.get("u", version(big+"3")) == nil || c.get("u", version(big+"0")) != nil {
+		t.Errorf("%d copies, %d bytes held", len(c.pages), c.bytes)
+	}
+	huge := strings.Repeat("y", pageCacheBytes+1)
+	c.put("v", &page{doc: &extract.Document{Markdown: huge}, at: time.Now(), version: version(huge)})
+	if len(c.pages) != 1 || c.get("v", version(huge)) == nil {
+		t.Errorf("a copy larger than the cache: %d copies held", len(c.pages))
+	}
+}
+
+// TestRobotsUnreachable: a site whose robots.txt answers 503 is closed to
+// crawls while it does (RFC 9309), and the agent is told that robots.txt
+// could not be read, not that it disallows the page, and what it can do.
+func TestRobotsUnreachable(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("Start", []string{"The start page, with words enough to be content."}))
+	site.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		site.serve(w, r)
+	})
+	s := newServer(t, Limits{}, loopback)
+	cs := connect(t, s, nil)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"web_crawl", map[string]any{"url": site.URL + "/"}},
+		{"web_grep", map[string]any{"url": site.URL + "/", "pattern": "start", "depth": 1}},
+	} {
+		text, isErr := call(t, cs, c.tool, c.args, nil)
+		for _, want := range []string{"the site's robots.txt could not be read (it answered HTTP 503)", "Try again later", "web_fetch"} {
+			if !isErr || !strings.Contains(text, want) {
+				t.Errorf("%s with robots.txt answering 503: error %v, %q; want %q", c.tool, isErr, text, want)
+			}
+		}
+		if strings.Contains(text, "disallowed") {
+			t.Errorf("%s: %q speaks of a rule that disallows", c.tool, text)
+		}
+	}
+	if n := site.count("/"); n != 0 {
+		t.Errorf("the start page was crawled %d times", n)
+	}
+	var p FetchOutput
+	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/"}, &p); isErr || p.Title != "Start" {
+		t.Errorf("web_fetch of the one page: %s", text)
 	}
 }

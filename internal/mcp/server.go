@@ -19,9 +19,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -120,6 +122,13 @@ type Server struct {
 	st      *stash.Stash
 	users   int
 
+	// life ends when the Server closes: every call in flight stops.
+	life    context.Context
+	stop    context.CancelFunc
+	callsMu sync.Mutex
+	closed  bool
+	calls   sync.WaitGroup
+
 	// called, if set, when a tool call returns: tests wait on it.
 	called func(tool string)
 }
@@ -135,6 +144,7 @@ func New(cfg Config) *Server {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &Server{cfg: cfg, sched: crawl.NewSchedule(), pages: newPageCache(), log: log}
+	s.life, s.stop = context.WithCancel(context.Background())
 	s.robots = robots.NewCache(crawl.ScheduledLoader(cfg.Client, s.sched, cfg.Limits.Delay), robots.CacheConfig{})
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "heed", Title: "heed: the polite web for agents", Version: heed.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
@@ -164,10 +174,41 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 	return err
 }
 
+// SessionTimeout is how long a streamable HTTP session may be idle (no
+// request from its client, none in flight) before it is closed.
+const SessionTimeout = 30 * time.Minute
+
 // Handler serves MCP over streamable HTTP, every session sharing this
-// Server.
+// Server. A session idle for SessionTimeout is closed, so that clients
+// that go away without saying so do not hold sessions for ever.
 func (s *Server) Handler() http.Handler {
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, nil)
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, &sdk.StreamableHTTPOptions{SessionTimeout: SessionTimeout})
+}
+
+// errClosed is what a call to a closed Server is told.
+var errClosed = errors.New("heed's MCP server is shutting down and takes no more calls; start it again (or reconnect) to go on")
+
+// closeWait bounds how long Close waits for the calls in flight to stop.
+const closeWait = 10 * time.Second
+
+// begin starts a tool call: the call's context also ends when the Server
+// closes, and Close waits for end. A closed Server refuses the call.
+func (s *Server) begin(ctx context.Context, tool string) (context.Context, func(), error) {
+	s.callsMu.Lock()
+	defer s.callsMu.Unlock()
+	if s.closed {
+		s.done(tool)
+		return ctx, nil, errClosed
+	}
+	s.calls.Add(1)
+	ctx, cancel := context.WithCancel(ctx)
+	stop := context.AfterFunc(s.life, cancel)
+	return ctx, func() {
+		stop()
+		cancel()
+		s.calls.Done()
+		s.done(tool)
+	}, nil
 }
 
 // useStash opens the stash, or shares the one open, for one tool call;
@@ -192,24 +233,47 @@ func (s *Server) useStash(ctx context.Context) (st *stash.Stash, done func(), er
 			s.stashMu.Lock()
 			defer s.stashMu.Unlock()
 			s.users--
-			if s.users == 0 {
-				s.st.Close()
+			if s.users == 0 && s.st != nil {
+				if err := s.st.Close(); err != nil {
+					s.log.Warn("heed mcp: closing the stash", "error", err)
+				}
 				s.st = nil
 			}
 		})
 	}, nil
 }
 
-// Close lets go of what the Server holds.
+// Close stops the calls in flight (a crawl keeps what it stored), waits
+// for them to return, up to a bound, and lets go of what the Server
+// holds. Calls after Close are refused. A call that outlasts the bound
+// closes the stash itself when it returns.
 func (s *Server) Close() error {
+	s.callsMu.Lock()
+	if s.closed {
+		s.callsMu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.callsMu.Unlock()
+	s.stop()
+	returned := make(chan struct{})
+	go func() {
+		s.calls.Wait()
+		close(returned)
+	}()
+	var err error
+	select {
+	case <-returned:
+	case <-time.After(closeWait):
+		err = fmt.Errorf("heed mcp: tool calls still running %v after the server closed; the stash is closed when they return", closeWait)
+	}
 	s.stashMu.Lock()
 	defer s.stashMu.Unlock()
-	if s.st != nil {
-		err := s.st.Close()
+	if s.st != nil && s.users == 0 {
+		err = s.st.Close()
 		s.st = nil
-		return err
 	}
-	return nil
+	return err
 }
 
 // internal logs an error agents are not shown, and returns the one they are.
@@ -218,23 +282,49 @@ func (s *Server) internal(what string, err error) error {
 	return fmt.Errorf("heed could not %s (an internal error; the details are in heed's own log, for the user)", what)
 }
 
+// crawlError is what an agent is told of a crawl that failed: a start
+// URL refused because the site's robots.txt could not be read is told as
+// such, not as a rule that disallows it.
+func (s *Server) crawlError(ctx context.Context, start string, err error) error {
+	if errors.Is(err, crawl.ErrStartRefused) {
+		if norm, nerr := crawl.Normalize(start); nerr == nil {
+			// The outcome is in the shared cache: this asks nothing of the
+			// site.
+			if o, oerr := s.robots.Outcome(ctx, norm); oerr == nil && o.Status == robots.Unreachable {
+				why := "could not be reached"
+				switch {
+				case o.HTTPStatus != 0 && o.Cause == "rate limited":
+					why = fmt.Sprintf("answered HTTP %d (too many requests)", o.HTTPStatus)
+				case o.HTTPStatus != 0:
+					why = fmt.Sprintf("answered HTTP %d", o.HTTPStatus)
+				}
+				return fmt.Errorf("cannot crawl %s now: the site's robots.txt could not be read (it %s), and while it cannot be read heed treats the whole site as closed to crawlers, as RFC 9309 asks. Try again later (heed asks for robots.txt again within the hour), or use web_fetch to read a single page on purpose, which does not need robots.txt", norm, why)
+			}
+		}
+	}
+	return s.toolError(err)
+}
+
 // toolError turns an error of the packages below into what an agent is
 // told: what was refused or failed and why, and what it can do, without
-// the command-line hints and without internal detail.
+// the command-line hints and without internal detail. Only heed's own
+// errors are told, their causes in words of heed's choosing where they
+// would show detail of the machine (a resolver's address, a local
+// address); anything else is an internal error, logged for the user.
 func (s *Server) toolError(err error) error {
 	if err == nil {
 		return nil
 	}
 	var he *heed.Error
-	if !errors.As(err, &he) {
-		return err
+	if !errors.As(err, &he) || he.Kind == heed.Internal {
+		return s.internal("finish this call", err)
 	}
 	msg := he.Op
 	if he.URL != "" {
 		msg += " " + he.URL
 	}
 	if he.Err != nil {
-		msg += ": " + he.Err.Error()
+		msg += ": " + cause(he.Err)
 	}
 	// The hints in the chain speak to a person at a command line (flags,
 	// config keys): an agent is told its own way on, below.
@@ -243,24 +333,86 @@ func (s *Server) toolError(err error) error {
 		msg = strings.ReplaceAll(msg, "; "+hint, "")
 		network = network || strings.Contains(hint, "allow_net")
 	}
+	var dns *net.DNSError
 	switch {
 	case errors.Is(err, fetch.ErrInvalidURL):
 		return fmt.Errorf("%s. Give an absolute http or https URL, such as https://example.com/page", msg)
 	case errors.Is(err, fetch.ErrRefused) && network:
 		// The network guard: only the user can allow another network.
 		return fmt.Errorf("%s. heed reaches non-public networks only where the user allows them (allow_net in heed's config file, or --allow-net when heed mcp starts); no tool argument can allow one", msg)
-	case errors.Is(err, crawl.ErrStartRefused):
-		return fmt.Errorf("%s. Crawls always heed robots.txt, and no tool argument turns that off; to read this one page on purpose, use web_fetch", msg)
 	case he.Kind == heed.Transient:
 		return fmt.Errorf("%s. This may pass: try again later", msg)
+	case errors.Is(err, crawl.ErrStartRefused):
+		return fmt.Errorf("%s. Crawls always heed robots.txt, and no tool argument turns that off; to read this one page on purpose, use web_fetch", msg)
 	case he.Kind == heed.TooLarge:
 		return fmt.Errorf("%s. heed does not read pages this large", msg)
-	case he.Kind == heed.NotFound:
+	case errors.As(err, &dns) && dns.IsNotFound, he.Kind == heed.NotFound:
 		return fmt.Errorf("%s. Check the host name", msg)
 	case he.Kind == heed.Invalid:
 		return fmt.Errorf("%s. Check the arguments", msg)
 	}
 	return errors.New(msg)
+}
+
+// cause is an error's text, with what would show detail of the machine
+// heed runs on put in other words: a failed name lookup without the
+// resolver's address, a failed connection without the local address.
+func cause(err error) string {
+	msg := err.Error()
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		var say string
+		switch {
+		case dns.IsNotFound:
+			say = fmt.Sprintf("the name %s does not resolve", dns.Name)
+		case dns.IsTimeout:
+			say = fmt.Sprintf("looking up the name %s timed out", dns.Name)
+		default:
+			say = fmt.Sprintf("the name %s could not be looked up", dns.Name)
+		}
+		if strings.Contains(msg, dns.Error()) {
+			return strings.Replace(msg, dns.Error(), say, 1)
+		}
+		return say
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && (op.Source != nil || op.Addr != nil) {
+		say := op.Op
+		var errno syscall.Errno
+		switch {
+		case errors.As(op.Err, &errno):
+			say += ": " + errno.Error()
+		case op.Timeout():
+			say += ": timed out"
+		default:
+			say += " failed"
+		}
+		if strings.Contains(msg, op.Error()) {
+			return strings.Replace(msg, op.Error(), say, 1)
+		}
+		return say
+	}
+	return msg
+}
+
+// skipDetail is what an agent is told of why a crawl skipped or failed a
+// URL: the crawl's words, with an internal failure's detail (such as a
+// path in the stash) kept for heed's log, and a depth limit in the
+// agent's own terms.
+func (s *Server) skipDetail(ev crawl.Event, maxDepth int) string {
+	d := ev.Detail
+	if ev.Kind == crawl.Failed && (ev.Reason == heed.Internal.String() || ev.Reason == heed.Other.String() || strings.Contains(d, s.cfg.StashDir)) {
+		s.log.Error("heed mcp: a crawl failed a URL", "url", ev.URL, "error", d)
+		return "heed could not store this page (an internal error; the details are in heed's own log, for the user)"
+	}
+	if strings.Contains(d, s.cfg.StashDir) {
+		s.log.Warn("heed mcp: a crawl skipped a URL", "url", ev.URL, "detail", d)
+		return "the crawl stopped before the page was stored (an internal error; the details are in heed's own log, for the user)"
+	}
+	if maxDepth == 0 {
+		d = strings.ReplaceAll(d, "max_depth -1", "max_depth 0")
+	}
+	return d
 }
 
 // hints are the hints of every *heed.Error in err's tree.

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,6 +26,7 @@ type FetchInput struct {
 	URL        string `json:"url" jsonschema:"The page to read: an absolute http or https URL."`
 	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"The most characters of Markdown to return in this call. Longer pages come in parts."`
 	StartIndex int    `json:"start_index,omitempty" jsonschema:"The character to start from: 0 (the default) for the first part; for the next part, the next_start_index of the previous call."`
+	Version    string `json:"version,omitempty" jsonschema:"With a start_index above 0: the version the first part gave, so that every part comes from the one copy of the page it was cut from."`
 }
 
 // Part is a part of a long text, and where the rest of it is.
@@ -41,8 +45,9 @@ type FetchOutput struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	Part
-	Robots string   `json:"robots,omitempty" jsonschema:"What the page's own robots directives (meta robots, X-Robots-Tag) say to heed. Reported, not enforced: a page asked for on purpose is not a crawl."`
-	Notes  []string `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_chars lowered to the user's limit."`
+	Version string   `json:"version" jsonschema:"Which copy of the page this part was cut from: pass it, with next_start_index, for the next part."`
+	Robots  string   `json:"robots,omitempty" jsonschema:"What the page's own robots directives (meta robots, X-Robots-Tag) say to heed. Reported, not enforced: a page asked for on purpose is not a crawl."`
+	Notes   []string `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_chars lowered to the user's limit."`
 }
 
 // CrawlInput is web_crawl's arguments.
@@ -101,7 +106,7 @@ type Match struct {
 type GrepOutput struct {
 	Pattern       string         `json:"pattern"`
 	PagesSearched int            `json:"pages_searched"`
-	MatchCount    int            `json:"match_count" jsonschema:"Every match found; matches lists at most 200."`
+	MatchCount    int            `json:"match_count" jsonschema:"Every match found; matches lists at most 200, the first by URL and line."`
 	Matches       []Match        `json:"matches" jsonschema:"Matches by URL and line."`
 	Truncated     bool           `json:"truncated,omitempty" jsonschema:"True when there were more matches than listed."`
 	Skipped       map[string]int `json:"skipped,omitempty" jsonschema:"For a crawl: URLs skipped, by reason."`
@@ -163,6 +168,10 @@ type SourcesOutput struct {
 
 func ptr[T any](v T) *T { return &v }
 
+// maxArg is the greatest value of an integer argument. Limits lower
+// larger counts; no text has this many characters.
+const maxArg = 1_000_000_000
+
 // schemaFor infers a tool's schema from a type and sets the least value of
 // the integer properties named.
 func schemaFor[T any](minimums map[string]float64) *jsonschema.Schema {
@@ -172,6 +181,13 @@ func schemaFor[T any](minimums map[string]float64) *jsonschema.Schema {
 	}
 	for name, m := range minimums {
 		s.Properties[name].Minimum = ptr(m)
+	}
+	// Every integer has a greatest value too, so that a number too large
+	// for heed is refused by the schema, in its words, not by decoding.
+	for _, p := range s.Properties {
+		if p.Type == "integer" {
+			p.Maximum = ptr(float64(maxArg))
+		}
 	}
 	singleTypes(s)
 	return s
@@ -202,7 +218,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_fetch",
 		Title: "Read one web page",
-		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url and start_index set to next_start_index. Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown.`,
+		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url, start_index set to next_start_index and the version the first part gave: every part then comes from the one copy of the page (for 10 minutes; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown.`,
 			min(DefaultChars, l.MaxChars), l.MaxChars),
 		InputSchema:  schemaFor[FetchInput](map[string]float64{"max_chars": 1, "start_index": 0}),
 		OutputSchema: schemaFor[FetchOutput](nil),
@@ -297,18 +313,28 @@ func partText(tool, ref string, p Part) string {
 }
 
 func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in FetchInput) (*sdk.CallToolResult, FetchOutput, error) {
-	defer s.done("web_fetch")
+	ctx, end, err := s.begin(ctx, "web_fetch")
+	if err != nil {
+		return nil, FetchOutput{}, err
+	}
+	defer end()
 	var out FetchOutput
 	n := s.chars(in.MaxChars, &out.Notes)
 	var p *page
 	if in.StartIndex > 0 {
-		// A later part: the version read for the first part, if heed
-		// still has it.
-		if norm, err := crawl.Normalize(in.URL); err == nil {
-			p = s.pages.get(norm)
+		// A later part: cut from the copy the first part was, if heed
+		// still has it, and never from another.
+		norm, err := crawl.Normalize(in.URL)
+		if err != nil {
+			return nil, out, fmt.Errorf("%q is not a URL heed can fetch: give an absolute http or https URL, such as https://example.com/page", in.URL)
 		}
-	}
-	if p == nil {
+		if in.Version == "" {
+			return nil, out, fmt.Errorf("start_index %d needs the version the first part gave, so that every part comes from one copy of the page: pass version, or call web_fetch with start_index 0 to read the page from the start", in.StartIndex)
+		}
+		if p = s.pages.get(norm, in.Version); p == nil {
+			return nil, out, fmt.Errorf("the copy of %s that version %q names is no longer held: heed keeps the pages it read for %v, and only so many, or the page has changed since. Start again with start_index 0, which reads the page as it is now", in.URL, in.Version, pageCacheTTL)
+		}
+	} else {
 		var err error
 		if p, err = s.fetchPage(ctx, in.URL); err != nil {
 			return nil, out, err
@@ -319,8 +345,8 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 		return nil, out, err
 	}
 	out.URL, out.Title, out.Description, out.Part = p.url, p.doc.Title, p.doc.Description, pt
-	out.Robots = p.robots.String()
-	text := partText("web_fetch", fmt.Sprintf("url %q", in.URL), pt)
+	out.Robots, out.Version = p.robots.String(), p.version
+	text := partText("web_fetch", fmt.Sprintf("url %q, version %q", in.URL, p.version), pt)
 	if in.StartIndex == 0 {
 		text = fmt.Sprintf("Page: %s\nURL: %s\n\n", out.Title, out.URL) + text
 	}
@@ -388,7 +414,11 @@ func (s *Server) crawlOptions(start string, maxPages, maxDepth int) crawl.Option
 const maxSkipsShown = 20
 
 func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in CrawlInput) (*sdk.CallToolResult, CrawlOutput, error) {
-	defer s.done("web_crawl")
+	ctx, end, err := s.begin(ctx, "web_crawl")
+	if err != nil {
+		return nil, CrawlOutput{}, err
+	}
+	defer end()
 	var out CrawlOutput
 	if _, err := crawl.Normalize(in.URL); err != nil {
 		return nil, out, fmt.Errorf("%q is not a URL heed can crawl: give an absolute http or https URL, such as https://docs.example.com/", in.URL)
@@ -423,7 +453,7 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 		prog.send(msg)
 	})
 	if err != nil {
-		return nil, out, s.toolError(err)
+		return nil, out, s.crawlError(ctx, in.URL, err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -441,7 +471,7 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	out.Robots, out.Seconds = sum.Robots, sum.Seconds
 	out.Limits = Limit{MaxPages: maxPages, MaxDepth: maxDepth}
 	for _, ev := range logged[:min(len(logged), maxSkipsShown)] {
-		out.Skips = append(out.Skips, Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: ev.Detail})
+		out.Skips = append(out.Skips, Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: s.skipDetail(ev, maxDepth)})
 	}
 	text := fmt.Sprintf("Crawled %s into the stash as source %q: %s", in.URL, o.Source, sum.Text())
 	for _, sk := range out.Skips {
@@ -457,62 +487,155 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 // maxPatternLen bounds a web_grep pattern.
 const maxPatternLen = 1000
 
+// maxPatternInsts bounds a web_grep pattern's compiled program. RE2 runs
+// in time linear in the text, times the program's size: a short pattern
+// with a large repeat count, such as [a-z]{1000}x, is a program of a
+// thousand steps, and costly on every byte of every page.
+const maxPatternInsts = 400
+
 // maxLineChars is how much of a matching line web_grep returns.
 const maxLineChars = 500
 
-// grepper collects a pattern's matches over pages.
+// maxMatchBytes is how much of a line web_grep matches: a longer line is
+// matched in its first maxMatchBytes only, so that one long line (a page
+// of text with no line breaks) cannot make the matching slow to stop.
+const maxMatchBytes = 16 << 10
+
+// compilePattern compiles a web_grep pattern, or says why it will not.
+func compilePattern(pattern string) (*regexp.Regexp, error) {
+	if pattern == "" {
+		return nil, errors.New("pattern is empty: give an RE2 regular expression, such as (?i)rate limit")
+	}
+	if len(pattern) > maxPatternLen {
+		return nil, fmt.Errorf("pattern is %d bytes long; heed takes patterns of at most %d", len(pattern), maxPatternLen)
+	}
+	re, err := regexp.Compile(pattern)
+	if err != nil {
+		return nil, fmt.Errorf("pattern is not an RE2 regular expression (%v); RE2 has no lookaround or backreferences, and \\ escapes a special character", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+	}
+	tree, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return nil, fmt.Errorf("pattern is not an RE2 regular expression (%v)", err)
+	}
+	prog, err := syntax.Compile(tree.Simplify())
+	if err != nil {
+		return nil, fmt.Errorf("pattern is not an RE2 regular expression (%v)", err)
+	}
+	if n := len(prog.Inst); n > maxPatternInsts {
+		return nil, fmt.Errorf("pattern is too costly to match: it compiles to %d steps, and heed matches patterns of at most %d. Counted repeats cost the most ({1000} repeats what precedes it a thousand times): use a smaller count, or + or *, and fewer or shorter alternatives", n, maxPatternInsts)
+	}
+	return re, nil
+}
+
+// grepper collects a pattern's matches over pages. It keeps the first
+// MaxMatches matches by URL and line, and counts the rest.
 type grepper struct {
 	re      *regexp.Regexp
+	ctx     context.Context // matching stops when it ends
 	mu      sync.Mutex
 	pages   int
 	matches []Match
 	count   int
+	cut     int  // lines matched in their first maxMatchBytes only
+	stopped bool // a page's matching stopped when ctx ended
 }
 
 func (g *grepper) page(url, markdown string) {
 	var found []Match
-	line := 0
+	n, cut, line, stopped := 0, 0, 0, false
 	for l := range strings.Lines(markdown) {
+		if g.ctx.Err() != nil {
+			stopped = true
+			break
+		}
 		line++
 		l = strings.TrimRight(l, "\r\n")
-		if g.re.MatchString(l) {
-			if r := []rune(l); len(r) > maxLineChars {
-				l = string(r[:maxLineChars])
-			}
-			found = append(found, Match{URL: url, Line: line, Text: l})
+		m := l
+		if len(m) > maxMatchBytes {
+			m = cutBytes(m, maxMatchBytes)
+			cut++
+		}
+		if !g.re.MatchString(m) {
+			continue
+		}
+		n++
+		// Within a page lines come in order: its first MaxMatches are
+		// all it can add to the first MaxMatches overall.
+		if len(found) < MaxMatches {
+			found = append(found, Match{URL: url, Line: line, Text: strings.Clone(cutChars(l, maxLineChars))})
 		}
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.pages++
-	g.count += len(found)
-	// Keep enough to list the first matches in order, whatever order the
-	// pages come in.
-	if len(g.matches) < 50*MaxMatches {
-		g.matches = append(g.matches, found...)
+	g.count += n
+	g.cut += cut
+	g.stopped = g.stopped || stopped
+	if len(found) == 0 {
+		return
 	}
+	// Keep the first matches by URL and line, whatever order the pages
+	// come in: never more than twice MaxMatches at once.
+	g.matches = append(g.matches, found...)
+	sort.SliceStable(g.matches, func(i, j int) bool {
+		a, b := g.matches[i], g.matches[j]
+		return a.URL < b.URL || a.URL == b.URL && a.Line < b.Line
+	})
+	g.matches = slices.Clip(g.matches[:min(len(g.matches), MaxMatches)])
+}
+
+// cutBytes cuts s to at most n bytes, at a character's boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// cutChars cuts s to at most n characters.
+func cutChars(s string, n int) string {
+	i := 0
+	for at := range s {
+		if i == n {
+			return s[:at]
+		}
+		i++
+	}
+	return s
 }
 
 func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepInput) (*sdk.CallToolResult, GrepOutput, error) {
-	defer s.done("web_grep")
-	out := GrepOutput{Pattern: in.Pattern}
-	if in.Pattern == "" {
-		return nil, out, errors.New("pattern is empty: give an RE2 regular expression, such as (?i)rate limit")
-	}
-	if len(in.Pattern) > maxPatternLen {
-		return nil, out, fmt.Errorf("pattern is %d bytes long; heed takes patterns of at most %d", len(in.Pattern), maxPatternLen)
-	}
-	re, err := regexp.Compile(in.Pattern)
+	ctx, end, err := s.begin(ctx, "web_grep")
 	if err != nil {
-		return nil, out, fmt.Errorf("pattern is not an RE2 regular expression (%v); RE2 has no lookaround or backreferences, and \\ escapes a special character", strings.TrimPrefix(err.Error(), "error parsing regexp: "))
+		return nil, GrepOutput{}, err
 	}
-	g := &grepper{re: re}
+	defer end()
+	out := GrepOutput{Pattern: in.Pattern}
+	re, err := compilePattern(in.Pattern)
+	if err != nil {
+		return nil, out, err
+	}
+	// The user's deadline bounds the matching as it does a crawl, at any
+	// depth.
+	deadline := s.cfg.Limits.Deadline
+	gctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	g := &grepper{re: re, ctx: gctx}
+	prog := newProgress(ctx, req)
 	if in.Depth <= 0 {
-		p, err := s.fetchPage(ctx, in.URL)
+		p, err := s.fetchPage(gctx, in.URL)
 		if err != nil {
+			if ctx.Err() != nil {
+				return nil, out, errors.New("web_grep was cancelled")
+			}
 			return nil, out, err
 		}
+		prog.send(fmt.Sprintf("0 pages searched, 0 matches; read %s, searching it", p.url))
 		g.page(p.url, p.doc.Markdown)
+		prog.send(fmt.Sprintf("%d pages searched, %d matches; %s", g.pages, g.count, p.url))
 		out.Robots = "robots.txt is not consulted (one page, read on purpose)"
 	} else {
 		if _, err := crawl.Normalize(in.URL); err != nil {
@@ -523,34 +646,38 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 		o.Page = func(url string, doc *extract.Document) { g.page(url, doc.Markdown) }
 		// No stash: a grep reads pages, and stores none of them.
 		c := &crawl.Crawler{Client: s.cfg.Client, Agent: s.cfg.Agent, Robots: s.robots, Schedule: s.sched}
-		prog := newProgress(ctx, req)
-		sum, err := c.Crawl(ctx, o, func(ev crawl.Event) {
+		sum, err := c.Crawl(gctx, o, func(ev crawl.Event) {
 			g.mu.Lock()
 			msg := fmt.Sprintf("%d pages searched, %d matches; %s %s", g.pages, g.count, ev.Kind, ev.URL)
 			g.mu.Unlock()
 			prog.send(msg)
 		})
-		if err != nil {
-			return nil, out, s.toolError(err)
-		}
 		if ctx.Err() != nil {
 			return nil, out, errors.New("web_grep was cancelled")
 		}
+		if err != nil {
+			return nil, out, s.crawlError(gctx, in.URL, err)
+		}
 		out.Skipped, out.Robots = sum.Skipped, sum.Robots
+	}
+	if ctx.Err() != nil {
+		return nil, out, errors.New("web_grep was cancelled")
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	sort.SliceStable(g.matches, func(i, j int) bool {
-		a, b := g.matches[i], g.matches[j]
-		return a.URL < b.URL || a.URL == b.URL && a.Line < b.Line
-	})
+	if gctx.Err() != nil {
+		out.Notes = append(out.Notes, fmt.Sprintf("the user's deadline of %v passed before the search was done: these are the matches found until then", deadline))
+	}
+	if g.cut > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("%d lines were longer than %d KB and were searched in their first %d KB only", g.cut, maxMatchBytes>>10, maxMatchBytes>>10))
+	}
 	out.PagesSearched, out.MatchCount = g.pages, g.count
-	out.Matches = append([]Match{}, g.matches[:min(len(g.matches), MaxMatches)]...)
+	out.Matches = append([]Match{}, g.matches...)
 	out.Truncated = g.count > len(out.Matches)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d matches of %q in %d pages", out.MatchCount, in.Pattern, out.PagesSearched)
 	if out.Truncated {
-		fmt.Fprintf(&b, " (the first %d listed)", len(out.Matches))
+		fmt.Fprintf(&b, " (the first %d listed; %d more not listed)", len(out.Matches), out.MatchCount-len(out.Matches))
 	}
 	b.WriteString(".\n")
 	for _, m := range out.Matches {
@@ -563,7 +690,11 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 }
 
 func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in SearchInput) (*sdk.CallToolResult, SearchOutput, error) {
-	defer s.done("stash_search")
+	ctx, end, err := s.begin(ctx, "stash_search")
+	if err != nil {
+		return nil, SearchOutput{}, err
+	}
+	defer end()
 	out := SearchOutput{Hits: []Hit{}}
 	limit := in.Limit
 	if limit > MaxSearchResults {
@@ -602,7 +733,11 @@ func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in S
 }
 
 func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in ReadInput) (*sdk.CallToolResult, ReadOutput, error) {
-	defer s.done("stash_read")
+	ctx, end, err := s.begin(ctx, "stash_read")
+	if err != nil {
+		return nil, ReadOutput{}, err
+	}
+	defer end()
 	var out ReadOutput
 	n := s.chars(in.MaxChars, &out.Notes)
 	st, done, err := s.useStash(ctx)
@@ -633,7 +768,11 @@ func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in Rea
 }
 
 func (s *Server) stashSources(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, SourcesOutput, error) {
-	defer s.done("stash_sources")
+	ctx, end, err := s.begin(ctx, "stash_sources")
+	if err != nil {
+		return nil, SourcesOutput{}, err
+	}
+	defer end()
 	out := SourcesOutput{Sources: []Source{}}
 	st, done, err := s.useStash(ctx)
 	if err != nil {
