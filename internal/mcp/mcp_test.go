@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -151,6 +152,22 @@ func (p *progressLog) all() []*sdk.ProgressNotificationParams {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return slices.Clone(p.items)
+}
+
+// atLeast waits (up to ten seconds) until n notifications have arrived,
+// and returns them in the order of their progress: a client handles a
+// notification apart from the call's answer, so the last may come after
+// it, and in any order.
+func (p *progressLog) atLeast(n int) []*sdk.ProgressNotificationParams {
+	for range 1000 {
+		if len(p.all()) >= n {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	events := p.all()
+	slices.SortStableFunc(events, func(a, b *sdk.ProgressNotificationParams) int { return cmp.Compare(a.Progress, b.Progress) })
+	return events
 }
 
 // connect connects an SDK client to s over in-memory transports.
@@ -591,7 +608,7 @@ func TestWebCrawlAndStash(t *testing.T) {
 	}
 	// Progress: one notification per URL handled, in order, each saying
 	// how far the crawl is.
-	events := progress.all()
+	events := progress.atLeast(5)
 	if len(events) < 5 {
 		t.Fatalf("%d progress notifications, want one per URL (at least 5)", len(events))
 	}
