@@ -8,6 +8,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -691,23 +694,42 @@ func TestCrawlPageHook(t *testing.T) {
 	}
 }
 
-// TestOnePageThatCannotBeStored: a page whose file the file system
-// refuses (a path too long) fails alone; the crawl goes on.
+// TestOnePageThatCannotBeStored: a page whose file cannot be written (a
+// file stands where its folder must go) fails alone; the crawl goes on.
+// A URL too long to keep is out of scope.
 func TestOnePageThatCannotBeStored(t *testing.T) {
 	s := newSite(t)
 	long := "/" + strings.Repeat(strings.Repeat("x", 90)+"/", 50) + "page"
-	s.set("/", page{body: html("Home", long, "/b")})
-	s.set(long, page{body: html("Long", "/c")})
+	s.set("/", page{body: html("Home", "/sub/page", "/b", long)})
+	s.set("/sub/page", page{body: html("Sub", "/c")})
 	s.set("/b", page{body: html("B", "/c")})
 	s.set("/c", page{body: html("C")})
-	c, _ := crawler(t)
+	c, st := crawler(t)
+	u, _ := url.Parse(s.URL)
+	p, err := stash.PathFor(u.Host, s.URL+"/sub/page")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocker := filepath.Join(st.Dir(), filepath.Dir(filepath.FromSlash(p)))
+	if err := os.MkdirAll(filepath.Dir(blocker), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(blocker, []byte("a file where a folder must go"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var ev events
 	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add)
 	if err != nil {
 		t.Fatalf("crawl: %v", err)
 	}
-	if sum.Stored != 3 || sum.Failed != 1 || ev.find(Failed, long) == nil {
-		t.Errorf("summary %+v; want /, /b and /c stored and the long path failed", sum)
+	if sum.Stored != 3 || sum.Failed != 1 || ev.find(Failed, "/sub/page") == nil {
+		t.Errorf("summary %+v; want /, /b and /c stored and /sub/page failed", sum)
+	}
+	if e := ev.find(Skipped, long); e == nil || e.Reason != ReasonScope {
+		t.Errorf("a URL too long: %+v", e)
+	}
+	if slices.Contains(s.paths(), long) {
+		t.Errorf("a URL too long was fetched")
 	}
 }
 

@@ -3,6 +3,7 @@ package crawl
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,9 +23,17 @@ type Schedule struct {
 }
 
 type slot struct {
-	busy chan struct{} // holds a token while a request to the host is out
-	next time.Time     // no request before this
+	busy  chan struct{} // holds a token while a request to the host is out
+	next  time.Time     // no request before this
+	users int           // callers waiting for or holding the slot
 }
+
+// maxHostLen is the longest host (with its port) a Schedule takes.
+const maxHostLen = 300
+
+// sweepAt is how many hosts a Schedule holds before it forgets those no
+// one waits for whose delay has passed.
+const sweepAt = 1024
 
 // NewSchedule returns an empty schedule.
 func NewSchedule() *Schedule {
@@ -40,16 +49,29 @@ var errPastDeadline = errors.New("the next request to this host would come after
 // deadline. The caller must call release when its request is done, with
 // the delay to keep before the next one.
 func (s *Schedule) Acquire(ctx context.Context, host string) (release func(delay time.Duration), err error) {
+	if len(host) > maxHostLen {
+		return nil, errors.New("the host name is too long")
+	}
 	s.mu.Lock()
 	sl, ok := s.hosts[host]
 	if !ok {
+		if len(s.hosts) >= sweepAt {
+			s.sweep()
+		}
 		sl = &slot{busy: make(chan struct{}, 1)}
-		s.hosts[host] = sl
+		s.hosts[strings.Clone(host)] = sl // not a piece of a long URL
 	}
+	sl.users++
 	s.mu.Unlock()
+	leave := func() {
+		s.mu.Lock()
+		sl.users--
+		s.mu.Unlock()
+	}
 	select {
 	case sl.busy <- struct{}{}:
 	case <-ctx.Done():
+		leave()
 		return nil, ctx.Err()
 	}
 	s.mu.Lock()
@@ -58,17 +80,32 @@ func (s *Schedule) Acquire(ctx context.Context, host string) (release func(delay
 	if wait > 0 {
 		if deadline, ok := ctx.Deadline(); ok && s.now().Add(wait).After(deadline) {
 			<-sl.busy
+			leave()
 			return nil, errPastDeadline
 		}
 		if err := s.sleep(ctx, wait); err != nil {
 			<-sl.busy
+			leave()
 			return nil, err
 		}
 	}
 	return func(delay time.Duration) {
 		s.mu.Lock()
 		sl.next = s.now().Add(delay)
+		sl.users--
 		s.mu.Unlock()
 		<-sl.busy
 	}, nil
+}
+
+// sweep forgets the hosts no one waits for or holds whose delay has
+// passed: a long-running Schedule (the MCP server's) does not grow with
+// every host it ever saw. s.mu is held.
+func (s *Schedule) sweep() {
+	now := s.now()
+	for h, sl := range s.hosts {
+		if sl.users == 0 && !sl.next.After(now) {
+			delete(s.hosts, h)
+		}
+	}
 }

@@ -121,6 +121,9 @@ func (s *scope) check(u *url.URL) string {
 	if u.Scheme+"://"+u.Host != s.origin && !s.hosts[u.Host] {
 		return "another origin (" + u.Scheme + "://" + u.Host + ")"
 	}
+	if len(u.Path) > maxPathLen {
+		return fmt.Sprintf("a path longer than %d bytes", maxPathLen)
+	}
 	for _, re := range s.exclude {
 		if re.MatchString(u.Path) {
 			return "excluded by " + re.String()
@@ -137,15 +140,35 @@ func (s *scope) check(u *url.URL) string {
 	return "not included"
 }
 
+// Bounds of include and exclude globs.
+const (
+	MaxGlobs     = 32  // include and exclude globs, each
+	maxGlobLen   = 256 // bytes in one glob
+	maxWildcards = 8   // *, ** and ? in one glob
+	maxPathLen   = 2048
+)
+
 // globs compiles path globs: "*" is any run within a segment, "**" any
 // run across segments, "?" one character; a glob without wildcards is a
 // prefix ("/docs/" covers everything under it).
 func globs(patterns []string) ([]*regexp.Regexp, error) {
+	if len(patterns) > MaxGlobs {
+		return nil, fmt.Errorf("%d globs; at most %d may be given", len(patterns), MaxGlobs)
+	}
 	var out []*regexp.Regexp
 	for _, p := range patterns {
 		p = strings.TrimSpace(p)
 		if p == "" {
 			continue
+		}
+		// Every URL found is matched against every glob: their number,
+		// length and wildcards are bounded, so that matching stays cheap
+		// whatever a caller (an agent, say) asks for.
+		if len(p) > maxGlobLen {
+			return nil, fmt.Errorf("glob %.40q…: longer than %d bytes", p, maxGlobLen)
+		}
+		if n := strings.Count(strings.ReplaceAll(p, "**", "*"), "*") + strings.Count(p, "?"); n > maxWildcards {
+			return nil, fmt.Errorf("glob %q: %d wildcards; at most %d", p, n, maxWildcards)
 		}
 		if !strings.HasPrefix(p, "/") {
 			p = "/" + p
