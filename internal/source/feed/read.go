@@ -175,7 +175,10 @@ func parse(body []byte, limit int) (f *gofeed.Feed, err error) {
 	}
 	switch gofeed.DetectFeedType(bytes.NewReader(body[:min(len(body), 4096)])) {
 	case gofeed.FeedTypeRSS, gofeed.FeedTypeAtom:
-		return gofeed.NewParser().Parse(bytes.NewReader(cutXML(body, keep)))
+		if body, err = cutXML(body, keep); err != nil {
+			return nil, err
+		}
+		return gofeed.NewParser().Parse(bytes.NewReader(body))
 	case gofeed.FeedTypeJSON:
 		if body, err = cutJSON(body, keep); err != nil {
 			return nil, err
