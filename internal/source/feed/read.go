@@ -239,7 +239,8 @@ func toMarkdown(html, base string) string {
 	return strings.TrimSpace(doc.Markdown)
 }
 
-// httpURL resolves ref against base and keeps it if it is http(s).
+// httpURL resolves ref against base and keeps it if it is http(s),
+// written as source.SafeURL writes it.
 func httpURL(base, ref string) string {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
@@ -253,5 +254,5 @@ func httpURL(base, ref string) string {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return ""
 	}
-	return u.String()
+	return source.SafeURL(u.String())
 }
