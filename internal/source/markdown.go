@@ -48,7 +48,28 @@ func EscapeText(s string) string {
 
 // LinkDest writes a URL as a Markdown link's destination.
 func LinkDest(u string) string {
-	return strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E").Replace(u)
+	return strings.NewReplacer("(", "%28", ")", "%29").Replace(SafeURL(u))
+}
+
+// SafeURL is a URL with every byte that is not one a URL is written with
+// (letters, digits and -._~:/?#[]@!$&'()*+,;=%) percent-encoded: spaces,
+// "<", ">", quotes, backslashes, control bytes and bytes past ASCII. It
+// can be written between "<" and ">" as a Markdown autolink, and writing
+// it again changes nothing.
+func SafeURL(u string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(u); i++ {
+		c := u[i]
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~:/?#[]@!$&'()*+,;=%", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		b.WriteByte('%')
+		b.WriteByte(hex[c>>4])
+		b.WriteByte(hex[c&15])
+	}
+	return b.String()
 }
 
 // HTTPURL returns s if it is an absolute http(s) URL, else "".

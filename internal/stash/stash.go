@@ -335,7 +335,7 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 		return false, writeErr("writing "+path, err)
 	}
 	if oldPath != "" && oldPath != path {
-		os.Remove(filepath.Join(s.dir, filepath.FromSlash(oldPath)))
+		s.removeFile(ctx, oldPath, snap.URL)
 	}
 	// 3. Settle the index, now or with a batch. Should this fail, the
 	// file is written and the row pending: the next Open indexes the file.
@@ -442,6 +442,29 @@ func (s *Stash) index(ctx context.Context, snaps ...*Snapshot) error {
 	return tx.Commit()
 }
 
+// removeFile removes the file at path, which url's row named, unless it
+// is not url's snapshot: another row (not itself being removed) names it,
+// as in a stash written before two URLs' named snapshots were kept
+// apart, or its frontmatter names another URL, or none.
+func (s *Stash) removeFile(ctx context.Context, path, url string) error {
+	var others int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM docs WHERE path = ? AND url != ? AND state != 'removing'`, path, url).Scan(&others)
+	if err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	file := filepath.Join(s.dir, filepath.FromSlash(path))
+	if others > 0 {
+		return nil
+	}
+	if snap, err := readFile(file); err != nil || snap.URL != url {
+		return nil
+	}
+	if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("stash: %w", err)
+	}
+	return nil
+}
+
 // settle makes pending rows agree with the files.
 func (s *Stash) settle(ctx context.Context) error {
 	_, err := s.settleCount(ctx)
@@ -468,8 +491,8 @@ func (s *Stash) settleCount(ctx context.Context) (int, error) {
 	for _, p := range ps {
 		file := filepath.Join(s.dir, filepath.FromSlash(p.path))
 		if p.state == "removing" {
-			if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return 0, fmt.Errorf("stash: %w", err)
+			if err := s.removeFile(ctx, p.path, p.url); err != nil {
+				return 0, err
 			}
 			if err := s.drop(ctx, p.url); err != nil {
 				return 0, err

@@ -30,6 +30,30 @@ func BenchmarkRead10k(b *testing.B) {
 	b.ReportMetric(float64(peak)/(1<<20), "MB-heap-inuse")
 }
 
+// BenchmarkReadBypasses reads feeds just under MaxBytes whose items are
+// spelled to slip past a cutter that matches bytes (see bypasses), and
+// reports the most heap in use while it reads: the cut holds whatever the
+// spelling, so the heap holds the body and little more.
+//
+//	go test -run '^$' -bench Bypasses -benchmem ./internal/source/feed
+func BenchmarkReadBypasses(b *testing.B) {
+	for name := range bypasses(1) {
+		b.Run(name, func(b *testing.B) {
+			body := bypasses(MaxBytes)[name]
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			runtime.GC()
+			peak := sampleHeap()
+			for b.Loop() {
+				if f, err := Read(body, "https://tiny.example.com/feed", 50); err == nil && len(f.Items) > 50 {
+					b.Fatalf("%d items", len(f.Items))
+				}
+			}
+			b.ReportMetric(float64(peak())/(1<<20), "MB-peak-heap")
+		})
+	}
+}
+
 // BenchmarkReadTinyItems reads a feed of empty items just under MaxBytes
 // (about 1.5 million of them), keeping 50, and reports the most heap in
 // use while it reads, sampled by a goroutine: the items are cut before

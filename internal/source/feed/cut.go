@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"container/heap"
 	"encoding/json"
+	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
+
+	"golang.org/x/net/html/charset"
 )
 
 // A feed may hold far more items than a sync keeps: a 10 MiB feed of
@@ -74,209 +79,215 @@ func (k *keeper) kept() map[int]bool {
 }
 
 // cutXML returns an RSS, RDF or Atom document with only the keep best of
-// its items (item or entry elements of the root, or of its channel); the
-// document itself when it holds no more.
-func cutXML(body []byte, keep int) []byte {
+// its items, or an error when the document, cut, would still give gofeed
+// more items than keep or more elements than maxElements.
+//
+// Items are found by reading the document with the tokenizer gofeed
+// reads it with (encoding/xml, not strict, control bytes dropped first,
+// nothing expanded or fetched), so an item is what gofeed takes for one
+// however its markup is spelled: an item or entry element, in any case,
+// of the root or of a channel, in the feed's own namespace. What gofeed
+// will read is then counted again, its character encoding converted as
+// gofeed converts it; the bound is that count, not the cutter's reading.
+func cutXML(body []byte, keep int) ([]byte, error) {
+	body = dropControl(body)
 	k := &keeper{n: keep}
-	n := 0
-	// A document that breaks off is cut as far as it reads, the rest left
-	// to gofeed, which may read some of it.
-	scanItems(body, true, func(idx, _, _ int, date []byte) {
-		n++
-		k.offer(candidate{idx: idx, at: cheapDate(date)})
+	var spans []int32 // each item's start and end
+	unreadable := false
+	// A document that breaks off is cut as far as it reads; gofeed stops
+	// where it does.
+	scanItems(body, false, true, func(idx, start, end int, date []byte) {
+		spans = append(spans, int32(start), int32(end))
+		at := cheapDate(date)
+		if at.IsZero() && len(bytes.TrimSpace(date)) > 0 {
+			unreadable = true
+		}
+		k.offer(candidate{idx: idx, at: at})
 	})
-	if n <= keep {
+	if n := len(spans) / 2; n > keep {
+		want := k.kept()
+		if unreadable {
+			// A date the cut cannot read may be newer than those it can:
+			// the feed's order decides rather than the dates read.
+			want = make(map[int]bool, keep)
+			for i := range keep {
+				want[i] = true
+			}
+		}
+		out := make([]byte, 0, len(body)/max(1, n/keep))
+		at := 0
+		for idx := range n {
+			if start, end := int(spans[2*idx]), int(spans[2*idx+1]); !want[idx] {
+				out = append(out, body[at:start]...)
+				at = end
+			}
+		}
+		body = append(out, body[at:]...)
+	}
+	spans = nil
+	items := 0
+	elements := scanItems(body, true, false, func(int, int, int, []byte) { items++ })
+	switch {
+	case items > keep:
+		return nil, fmt.Errorf("the feed holds more than %d items that could not be cut", keep)
+	case elements > maxElements:
+		return nil, fmt.Errorf("the feed holds more than %d elements besides the items dropped", maxElements)
+	}
+	return body, nil
+}
+
+// maxElements is the most elements a feed may hold once cut to the items
+// kept: gofeed turns many elements (categories, extensions) into values
+// each, so their number, not only the items', bounds its memory.
+const maxElements = 200_000
+
+// dropControl returns body without the control bytes XML does not allow,
+// as gofeed drops them before it reads: a copy only if there are any.
+func dropControl(body []byte) []byte {
+	i := bytes.IndexFunc(body, func(r rune) bool { return r < 0x20 && r != '\t' && r != '\n' && r != '\r' })
+	if i < 0 {
 		return body
 	}
-	want := k.kept()
-	out := make([]byte, 0, len(body)/max(1, n/keep))
-	at := 0
-	scanItems(body, false, func(idx, start, end int, _ []byte) {
-		if !want[idx] {
-			out = append(out, body[at:start]...)
-			at = end
+	out := make([]byte, i, len(body))
+	copy(out, body[:i])
+	for _, c := range body[i:] {
+		if c >= 0x20 || c == '\t' || c == '\n' || c == '\r' {
+			out = append(out, c)
 		}
-	})
-	return append(out, body[at:]...)
+	}
+	return out
 }
 
-var errUnclosed = errors.New("the XML ends inside markup")
+// decoder is an XML tokenizer set as gofeed sets its own. With convert
+// unset, a declared encoding other than UTF-8 is not converted: its bytes
+// past ASCII are read as letters, so offsets are the document's bytes and
+// the markup, ASCII in the encodings feeds use, reads the same.
+func decoder(body []byte, convert bool) *xml.Decoder {
+	d := xml.NewDecoder(bytes.NewReader(body))
+	d.Strict = false
+	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return asciiReader{r}, nil }
+	if convert {
+		d.CharsetReader = charset.NewReaderLabel
+	}
+	return d
+}
 
-// scanItems calls fn for each item of an XML feed with its byte range
-// and, when dates is set, the text of its date element. It reads markup
-// only as far as it must: comments, CDATA, processing instructions and
-// the DOCTYPE are skipped whole, tags read up to their end, attribute
-// values quoted or not. Nothing is expanded or fetched; the document is
-// parsed for real by gofeed afterwards.
-func scanItems(body []byte, dates bool, fn func(idx, start, end int, date []byte)) error {
+// asciiReader reads bytes past ASCII as the letter x.
+type asciiReader struct{ r io.Reader }
+
+func (a asciiReader) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p)
+	for i, c := range p[:n] {
+		if c >= 0x80 {
+			p[i] = 'x'
+		}
+	}
+	return n, err
+}
+
+// native are the namespaces gofeed reads items in, besides none and the
+// root's own.
+var native = map[string]bool{
+	"http://purl.org/rss/1.0/":                    true,
+	"http://my.netscape.com/rdf/simple/0.9/":      true,
+	"http://channel.netscape.com/rdf/simple/0.9/": true,
+	"http://www.w3.org/2005/Atom":                 true,
+	"http://purl.org/atom/ns#":                    true,
+}
+
+// scanItems calls fn for each item of an XML feed, in order, with its
+// byte range and, when dates is set, the text of its date element (a
+// published date before a Dublin Core date before an updated one), until
+// the document ends or stops reading as XML. It returns how many elements
+// it read.
+func scanItems(body []byte, convert, dates bool, fn func(idx, start, end int, date []byte)) (elements int) {
+	d := decoder(body, convert)
 	var (
 		depth     int
-		names     [3][]byte // the local names of the open elements at depths 0 to 2
-		itemDepth = -1      // the open item's depth, -1 outside one
+		root      string // the root's namespace
+		channel   bool   // the open depth-1 element is a channel
+		itemDepth = -1   // the open item's depth, -1 outside one
 		itemStart int
 		idx       int
-		date      []byte // the item's date so far
-		published bool   // date is a published date, which outranks an updated one
-		dateOpen  = -1   // where the open date element's text starts, -1 outside one
-		dateRank  bool   // the open date element is a published one
+		date      []byte
+		rank      int // the rank of date's element
+		dateOpen  int // the rank of the open date element, 0 outside one
+		text      []byte
 	)
-	i := 0
 	for {
-		j := bytes.IndexByte(body[i:], '<')
-		if j < 0 {
-			if itemDepth >= 0 {
-				return errUnclosed
-			}
-			return nil
+		off := int(d.InputOffset())
+		tok, err := d.Token()
+		if err != nil {
+			return elements
 		}
-		lt := i + j
-		rest := body[lt:]
-		switch {
-		case bytes.HasPrefix(rest, []byte("<!--")):
-			e := bytes.Index(rest[4:], []byte("-->"))
-			if e < 0 {
-				return errUnclosed
+		switch t := tok.(type) {
+		case xml.StartElement:
+			elements++
+			name := strings.ToLower(t.Name.Local)
+			space := strings.TrimSpace(t.Name.Space)
+			switch {
+			case depth == 0:
+				root = space
+			case depth == 1:
+				channel = name == "channel"
 			}
-			i = lt + 4 + e + 3
-		case bytes.HasPrefix(rest, []byte("<![CDATA[")):
-			e := bytes.Index(rest[9:], []byte("]]>"))
-			if e < 0 {
-				return errUnclosed
+			if itemDepth < 0 && (depth == 1 || depth == 2 && channel) && (name == "item" || name == "entry") &&
+				(space == "" || space == root || native[space]) {
+				itemDepth, itemStart = depth, off
+			} else if dates && itemDepth >= 0 && depth == itemDepth+1 {
+				dateOpen, text = dateRank[name], text[:0]
 			}
-			i = lt + 9 + e + 3
-		case bytes.HasPrefix(rest, []byte("<?")):
-			e := bytes.Index(rest[2:], []byte("?>"))
-			if e < 0 {
-				return errUnclosed
+			depth++
+		case xml.CharData:
+			if dateOpen > 0 && len(text) < 128 {
+				text = append(text, t[:min(len(t), 128)]...)
 			}
-			i = lt + 2 + e + 2
-		case bytes.HasPrefix(rest, []byte("<!")):
-			e := declEnd(rest)
-			if e < 0 {
-				return errUnclosed
-			}
-			i = lt + e
-		case bytes.HasPrefix(rest, []byte("</")):
-			e := bytes.IndexByte(rest, '>')
-			if e < 0 {
-				return errUnclosed
-			}
-			i = lt + e + 1
+		case xml.EndElement:
 			depth--
-			if depth < 0 {
-				return errors.New("the XML closes more elements than it opens")
-			}
-			if dateOpen >= 0 && depth == itemDepth+1 {
-				if !published || dateRank {
-					date, published = body[dateOpen:lt], dateRank
+			if dateOpen > 0 && depth == itemDepth+1 {
+				if dateOpen >= rank {
+					date, rank = append(date[:0], text...), dateOpen
 				}
-				dateOpen = -1
+				dateOpen = 0
 			}
 			if depth == itemDepth {
-				fn(idx, itemStart, i, date)
+				fn(idx, itemStart, int(d.InputOffset()), date)
 				idx++
-				itemDepth, date, published = -1, nil, false
-			}
-		default:
-			e := tagEnd(rest)
-			if e < 0 {
-				return errUnclosed
-			}
-			i = lt + e
-			self := rest[e-2] == '/'
-			name := rest[1:]
-			if s := bytes.IndexAny(name, " \t\r\n/>"); s >= 0 {
-				name = name[:s]
-			}
-			if c := bytes.LastIndexByte(name, ':'); c >= 0 {
-				name = name[c+1:]
-			}
-			if depth < len(names) {
-				names[depth] = name
-			}
-			isItem := itemDepth < 0 && (depth == 1 || depth == 2 && string(names[1]) == "channel") &&
-				(string(name) == "item" || string(name) == "entry")
-			switch {
-			case isItem && self:
-				fn(idx, lt, i, nil)
-				idx++
-				continue
-			case isItem:
-				itemDepth, itemStart = depth, lt
-			case dates && itemDepth >= 0 && depth == itemDepth+1 && !self:
-				switch string(name) {
-				case "pubDate", "published", "date", "issued":
-					dateOpen, dateRank = i, true
-				case "updated", "modified":
-					dateOpen, dateRank = i, false
-				}
-			}
-			if !self {
-				depth++
+				itemDepth, date, rank = -1, date[:0], 0
 			}
 		}
 	}
 }
 
-// declEnd is the length of a <!...> declaration at the start of b (a
-// DOCTYPE's internal subset in brackets, quoted strings and comments
-// inside it included), or -1.
-func declEnd(b []byte) int {
-	brackets := 0
-	for i := 2; i < len(b); i++ {
-		switch b[i] {
-		case '"', '\'':
-			e := bytes.IndexByte(b[i+1:], b[i])
-			if e < 0 {
-				return -1
-			}
-			i += e + 1
-		case '<':
-			if bytes.HasPrefix(b[i:], []byte("<!--")) {
-				e := bytes.Index(b[i+4:], []byte("-->"))
-				if e < 0 {
-					return -1
-				}
-				i += 4 + e + 2
-			}
-		case '[':
-			brackets++
-		case ']':
-			brackets--
-		case '>':
-			if brackets <= 0 {
-				return i + 1
-			}
-		}
-	}
-	return -1
-}
+// dateRank ranks an item's date elements as gofeed does: a published
+// date over a Dublin Core one over an updated one.
+var dateRank = map[string]int{"pubdate": 3, "published": 3, "issued": 3, "date": 2, "updated": 1, "modified": 1}
 
-// tagEnd is the length of the start tag at the start of b, quoted
-// attribute values skipped, or -1.
-func tagEnd(b []byte) int {
-	for i := 1; i < len(b); i++ {
-		switch b[i] {
-		case '"', '\'':
-			e := bytes.IndexByte(b[i+1:], b[i])
-			if e < 0 {
-				return -1
-			}
-			i += e + 1
-		case '>':
-			return i + 1
-		}
-	}
-	return -1
-}
-
-// dateLayouts are the forms of date the cut reads: those of RSS (RFC 822
-// and its variants) and of Atom and Dublin Core (RFC 3339 and ISO 8601).
+// dateLayouts are the forms of date the cut reads, once cheapDate has
+// dropped a weekday, shortened a month's name and taken the colon out of
+// an offset: those of RSS (RFC 822 with or without seconds, RFC 850 and
+// their variants) and of Atom and Dublin Core (RFC 3339, ISO 8601 and
+// the SQL form generated feeds use).
 var dateLayouts = []string{
-	time.RFC1123Z, time.RFC1123, "Mon, 2 Jan 2006 15:04:05 -0700", "Mon, 2 Jan 2006 15:04:05 MST",
-	"2 Jan 2006 15:04:05 -0700", "2 Jan 2006 15:04:05 MST", time.RFC822Z, time.RFC822,
-	time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04Z07:00", "2006-01-02",
+	"2 Jan 2006 15:04:05 -0700", "2 Jan 2006 15:04:05 MST", "2 Jan 06 15:04:05 -0700", "2 Jan 06 15:04:05 MST",
+	"2 Jan 2006 15:04 -0700", "2 Jan 2006 15:04 MST", "2 Jan 06 15:04 -0700", "2 Jan 06 15:04 MST",
+	"02-Jan-06 15:04:05 -0700", "02-Jan-06 15:04:05 MST", "02-Jan-2006 15:04:05 -0700", "02-Jan-2006 15:04:05 MST",
+	"2 Jan 2006 15:04:05", "2 Jan 2006",
+	"2006-01-02T15:04:05Z0700", "2006-01-02T15:04:05", "2006-01-02T15:04Z0700", "2006-01-02T15:04",
+	"2006-01-02 15:04:05Z0700", "2006-01-02 15:04:05 -0700", "2006-01-02 15:04:05 MST", "2006-01-02 15:04:05",
+	"2006-01-02 15:04", "2006-01-02",
 }
+
+var (
+	// weekday is a leading day's name, which says nothing a date does not.
+	weekday = regexp.MustCompile(`^(?i)[a-z]+\.?,?\s+`)
+	// fraction is a second's fraction, which the cut need not read.
+	fraction = regexp.MustCompile(`(:\d\d)[.,]\d+`)
+	// colonZone is an offset written with a colon, +00:00.
+	colonZone = regexp.MustCompile(`([+-]\d\d):(\d\d)$`)
+	// longMonth is a month's name past its first three letters.
+	longMonth = regexp.MustCompile(`(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b`)
+)
 
 // cheapDate reads a date element's text, or returns the zero time.
 func cheapDate(b []byte) time.Time {
@@ -285,6 +296,13 @@ func cheapDate(b []byte) time.Time {
 		return time.Time{}
 	}
 	s := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(string(b), "<![CDATA["), "]]>"))
+	if s != "" && (s[0] < '0' || s[0] > '9') {
+		s = weekday.ReplaceAllString(s, "")
+	}
+	s = fraction.ReplaceAllString(s, "$1")
+	s = colonZone.ReplaceAllString(s, "$1$2")
+	s = longMonth.ReplaceAllString(s, "$1")
+	s = strings.Join(strings.Fields(s), " ")
 	for _, l := range dateLayouts {
 		if t, err := time.Parse(l, s); err == nil {
 			return t
@@ -311,7 +329,7 @@ func cutJSON(body []byte, keep int) ([]byte, error) {
 		return nil, err
 	}
 	if open < 0 || n <= keep && nulls == 0 {
-		return body, nil
+		return body, checkJSON(body, keep)
 	}
 	want := k.kept()
 	var out bytes.Buffer
@@ -329,7 +347,28 @@ func cutJSON(body []byte, keep int) ([]byte, error) {
 		out.Write(bytes.TrimLeft(body[start:end], " \t\r\n,"))
 	})
 	out.Write(body[shut:])
-	return out.Bytes(), nil
+	return out.Bytes(), checkJSON(out.Bytes(), keep)
+}
+
+// none is a JSON value read and not kept.
+type none struct{}
+
+func (*none) UnmarshalJSON([]byte) error { return nil }
+
+// checkJSON counts the items of a JSON Feed as gofeed's parser will read
+// them and refuses more than keep: the bound is what gofeed is given, not
+// how the cut read it.
+func checkJSON(body []byte, keep int) error {
+	var v struct {
+		Items []none `json:"items"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil {
+		return nil // gofeed refuses it too
+	}
+	if len(v.Items) > keep {
+		return fmt.Errorf("the feed holds more than %d items that could not be cut", keep)
+	}
+	return nil
 }
 
 // jsonItems calls fn for each element of a JSON Feed's items with its
@@ -346,21 +385,25 @@ func jsonItems(body []byte, dates bool, fn func(idx, start, end int, null bool, 
 		Modified  any `json:"date_modified"`
 	}
 	open, shut = -1, -1
+	seen := false
 	for d.More() {
 		key, err := d.Token()
 		if err != nil {
 			return -1, -1, err
 		}
-		if key != "items" {
+		// encoding/json, which gofeed reads a JSON Feed with, takes any
+		// key that folds to "items", the last one read, for the items.
+		if k, _ := key.(string); !strings.EqualFold(k, "items") {
 			var skip json.RawMessage
 			if err := d.Decode(&skip); err != nil {
 				return -1, -1, err
 			}
 			continue
 		}
-		if open >= 0 {
+		if seen {
 			return -1, -1, errors.New("a JSON Feed with two lists of items")
 		}
+		seen = true
 		t, err := d.Token()
 		if err != nil {
 			return -1, -1, err

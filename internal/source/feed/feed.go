@@ -70,6 +70,7 @@ func (k Kind) Ingest(ctx context.Context, env *source.Env, in source.Input) (*so
 		return nil, err
 	}
 	miss := source.NotMine
+	var check func(next string) error
 	if LooksLikeFeed(u) {
 		miss = source.NotUsable
 	} else if !in.Named && env.Allowed != nil {
@@ -82,8 +83,16 @@ func (k Kind) Ingest(ctx context.Context, env *source.Env, in source.Input) (*so
 			}
 			return nil, source.NotMine(err)
 		}
+		// And so has it for every redirect hop.
+		check = func(next string) error {
+			ok, err := env.Allowed(ctx, next)
+			if err == nil && !ok {
+				err = fmt.Errorf("robots.txt disallows %s, where %s redirects", next, in.URL)
+			}
+			return err
+		}
 	}
-	resp, err := get(ctx, env, in.Name, in.URL)
+	resp, err := get(ctx, env, in.Name, in.URL, check)
 	if err != nil {
 		return nil, miss(err)
 	}
@@ -128,7 +137,7 @@ func (k Kind) Ingest(ctx context.Context, env *source.Env, in source.Input) (*so
 			in.URL, len(feeds), feeds[0], strings.Join(feeds, "\n  "))
 	}
 	feedURL := feeds[i]
-	resp, err = get(ctx, env, in.Name, feedURL)
+	resp, err = get(ctx, env, in.Name, feedURL, nil)
 	if err != nil {
 		return nil, source.NotUsable(err)
 	}
@@ -150,8 +159,12 @@ func plural(n int, one, many string) string {
 }
 
 // get fetches a feed, conditionally when the source stored it before.
-func get(ctx context.Context, env *source.Env, src, rawURL string) (*fetch.Response, error) {
-	return Fetch(ctx, env, src, Target{URL: rawURL}, rawURL)
+func get(ctx context.Context, env *source.Env, src, rawURL string, check func(next string) error) (*fetch.Response, error) {
+	req := fetch.Request{URL: rawURL, Accept: accept, MaxBytes: MaxBytes, CheckRedirect: check}
+	if env.Stash != nil {
+		req.ETag, req.LastModified, _ = env.Stash.Validators(ctx, src, rawURL)
+	}
+	return env.Client.Get(ctx, req)
 }
 
 // Fetch gets a feed URL for a snapshot stored at target.URL, conditionally

@@ -121,7 +121,7 @@ func TestFormats(t *testing.T) {
 			"## Lamp relit at Skerry Point\n\n- Link: <http://lights.example.org/skerry>\n\nThe lamp at Skerry Point burns again. Café open.",
 		}, nil},
 		{"latin1.xml", "application/xml", "/latin1.xml", "feeds/127-0-0-1-PORT-latin1-xml.md", "Latin-1 été", []string{
-			"## Café at the pier\n\nCrème brûlée for sailors.",
+			"## Café at the pier\n\n- Date: unknown\n\nCrème brûlée for sailors.",
 		}, nil},
 		{"rdf.xml", "application/rdf+xml", "/index.rdf", "feeds/127-0-0-1-PORT-index-rdf.md", "Tide Tables", []string{
 			"## High water at Portmoor\n\n- Link: <https://tides.example.net/2026-03-02>\n- Date: 2026-03-02T06:12:00Z\n- Author: Tide Office\n\nHigh water 06:12, 4.8 metres; low water 12:30.",

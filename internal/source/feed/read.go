@@ -175,7 +175,10 @@ func parse(body []byte, limit int) (f *gofeed.Feed, err error) {
 	}
 	switch gofeed.DetectFeedType(bytes.NewReader(body[:min(len(body), 4096)])) {
 	case gofeed.FeedTypeRSS, gofeed.FeedTypeAtom:
-		return gofeed.NewParser().Parse(bytes.NewReader(cutXML(body, keep)))
+		if body, err = cutXML(body, keep); err != nil {
+			return nil, err
+		}
+		return gofeed.NewParser().Parse(bytes.NewReader(body))
 	case gofeed.FeedTypeJSON:
 		if body, err = cutJSON(body, keep); err != nil {
 			return nil, err
@@ -236,7 +239,8 @@ func toMarkdown(html, base string) string {
 	return strings.TrimSpace(doc.Markdown)
 }
 
-// httpURL resolves ref against base and keeps it if it is http(s).
+// httpURL resolves ref against base and keeps it if it is http(s),
+// written as source.SafeURL writes it.
 func httpURL(base, ref string) string {
 	ref = strings.TrimSpace(ref)
 	if ref == "" {
@@ -250,5 +254,5 @@ func httpURL(base, ref string) string {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return ""
 	}
-	return u.String()
+	return source.SafeURL(u.String())
 }

@@ -22,6 +22,8 @@ const MaxKept = 1000
 //	- Author: Jane Doe
 //	- ID: tag:example.com,2026:1
 //
+// An item with none of these says "- Date: unknown", so that its content
+// never starts where its fields are read.
 //	The item's content.
 //
 // Headings inside the content are moved down to level 3 and below, so
@@ -59,8 +61,8 @@ func (it Item) Render() string {
 			meta = true
 		}
 	}
-	if it.Link != "" {
-		field("Link", "<"+it.Link+">")
+	if l := source.SafeURL(it.Link); source.HTTPURL(l) != "" {
+		field("Link", "<"+l+">")
 	}
 	if !it.Date.IsZero() {
 		field("Date", it.Date.UTC().Format(time.RFC3339))
@@ -68,6 +70,11 @@ func (it Item) Render() string {
 	field("Author", source.Plain(it.Author))
 	if it.ID != it.Link {
 		field("ID", source.Plain(it.ID))
+	}
+	if !meta {
+		// The list of fields is never left out, so that content that
+		// starts with a list is never read back as the fields.
+		field("Date", "unknown")
 	}
 	if md := strings.TrimSpace(it.Markdown); md != "" {
 		if meta {
@@ -172,7 +179,7 @@ func Sections(md string) []section {
 			out = append(out, readSection(strings.TrimRight(cur.String(), "\n")))
 		}
 	}
-	lines(md, func(line string, fenced bool) {
+	lines(md, func(line string, fenced bool, _ int) {
 		if !fenced && strings.HasPrefix(line, "## ") {
 			flush()
 			cur = &strings.Builder{}
@@ -211,21 +218,27 @@ func readSection(text string) section {
 	return section{key: key(id, link, title, date), date: date, text: text}
 }
 
-// Demote moves every heading of Markdown outside code fences down two
-// levels (to 6 at most), so that none is a level 1 or 2 heading, keeping
-// its indentation; and should a code fence be left open at the end, it
-// closes it, so that nothing after the Markdown reads as code.
+// Demote moves every ATX heading of Markdown outside code fences down
+// two levels (to 6 at most), those in block quotes and list items too,
+// so that none is a level 1 or 2 heading, keeping its indentation; it
+// escapes the underlines of setext headings (a line of "=" or "-"),
+// writing a long line of "-" as "***", a break either way; and should a
+// code fence be left open at the end, it closes it, so that nothing after
+// the Markdown reads as code.
 func Demote(md string) string {
 	md = strings.ReplaceAll(strings.ReplaceAll(md, "\r\n", "\n"), "\r", "\n")
 	var b strings.Builder
-	end := lines(md, func(line string, fenced bool) {
-		if !fenced {
-			trimmed := strings.TrimLeft(line, " ")
-			if indent := len(line) - len(trimmed); indent <= 3 && strings.HasPrefix(trimmed, "#") {
-				n := len(trimmed) - len(strings.TrimLeft(trimmed, "#"))
-				if after := trimmed[n:]; n <= 6 && (after == "" || after[0] == ' ' || after[0] == '\t') {
-					line = line[:indent] + strings.Repeat("#", min(n+2, 6)) + after
-				}
+	end := lines(md, func(line string, fenced bool, at int) {
+		switch {
+		case !fenced && at >= 0:
+			line = line[:at] + demote(line[at:])
+		case !fenced:
+			// "-" or "--" alone reads as an empty list item, but under a
+			// paragraph it underlines a heading.
+			_, rest := stripQuotes(line, -1)
+			t := strings.TrimLeft(rest, " \t")
+			if run := strings.TrimRight(t, " \t"); run == "-" || run == "--" {
+				line = line[:len(line)-len(t)] + "\\" + t
 			}
 		}
 		b.WriteString(line + "\n")
@@ -234,6 +247,28 @@ func Demote(md string) string {
 		b.WriteString(end.closer() + "\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// demote is a block's first line with a heading moved down or a setext
+// underline escaped.
+func demote(s string) string {
+	if n := len(s) - len(strings.TrimLeft(s, "#")); n > 0 {
+		if after := s[n:]; n <= 6 && (after == "" || after[0] == ' ' || after[0] == '\t') {
+			return strings.Repeat("#", min(n+2, 6)) + after
+		}
+		return s
+	}
+	if c := s[0]; c == '=' || c == '-' {
+		run := strings.TrimRight(s, " \t")
+		if strings.Trim(run, string(c)) != "" {
+			return s
+		}
+		if c == '-' && len(run) >= 3 {
+			return "***"
+		}
+		return "\\" + s
+	}
+	return s
 }
 
 // fence is an open fenced code block, as lines tracks it.
@@ -258,7 +293,11 @@ func (f *fence) closer() string {
 // least as long, and nothing after it but spaces, or when its container
 // ends (a line of a list item's code indented less than the item's
 // content, a line of a quote's code without the quote's ">").
-func lines(md string, fn func(line string, fenced bool)) *fence {
+//
+// For a line outside code, fn is also given the byte its block starts at,
+// past the block quotes' markers and list items' markers that contain
+// it, where a heading may start; -1 when the line is indented as code.
+func lines(md string, fn func(line string, fenced bool, at int)) *fence {
 	var (
 		f      *fence
 		cols   []int // the content columns of the open list items
@@ -272,10 +311,10 @@ func lines(md string, fn func(line string, fenced bool)) *fence {
 				col, i := indent(rest)
 				switch {
 				case i == len(rest): // blank: still code
-					fn(l, true)
+					fn(l, true, -1)
 					continue
 				case col >= f.col:
-					fn(l, true)
+					fn(l, true, -1)
 					if run := rest[i:]; col-f.col <= 3 && closes(run, f) {
 						f = nil
 					}
@@ -291,7 +330,7 @@ func lines(md string, fn func(line string, fenced bool)) *fence {
 		}
 		col, i := indent(rest)
 		if i == len(rest) {
-			fn(l, false)
+			fn(l, false, -1)
 			continue
 		}
 		for len(cols) > 0 && col < cols[len(cols)-1] {
@@ -323,6 +362,10 @@ func lines(md string, fn func(line string, fenced bool)) *fence {
 		if len(cols) > 0 {
 			base = cols[len(cols)-1]
 		}
+		at := -1
+		if col-base <= 3 && i < len(rest) {
+			at = len(l) - len(rest) + i
+		}
 		if col-base <= 3 && i < len(rest) {
 			if c := rest[i]; c == '`' || c == '~' {
 				run := rest[i:]
@@ -332,7 +375,10 @@ func lines(md string, fn func(line string, fenced bool)) *fence {
 				}
 			}
 		}
-		fn(l, f != nil)
+		if f != nil {
+			at = -1
+		}
+		fn(l, f != nil, at)
 	}
 	return f
 }

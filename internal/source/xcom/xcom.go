@@ -167,15 +167,57 @@ type redactor string
 
 const redacted = "[redacted]"
 
+// text is s with every run of it that shares 8 bytes or more with the
+// token taken out, whether the token is written as given, percent-decoded
+// or percent-encoded: an API that echoes part of a token ("invalid token
+// AAAA…") shows none of it.
 func (r redactor) text(s string) string {
 	if r == "" {
 		return s
 	}
-	s = strings.ReplaceAll(s, string(r), redacted)
-	if q := url.QueryEscape(string(r)); q != string(r) {
-		s = strings.ReplaceAll(s, q, redacted)
+	const piece = 8
+	forms := []string{string(r), url.QueryEscape(string(r)), url.PathEscape(string(r))}
+	if d, err := url.QueryUnescape(string(r)); err == nil {
+		forms = append(forms, d)
 	}
-	return s
+	if d, err := url.PathUnescape(string(r)); err == nil {
+		forms = append(forms, d)
+	}
+	windows := map[string]bool{}
+	for _, f := range forms {
+		if len(f) < piece {
+			s = strings.ReplaceAll(s, f, redacted)
+			continue
+		}
+		for i := 0; i+piece <= len(f); i++ {
+			windows[f[i:i+piece]] = true
+		}
+	}
+	if len(windows) == 0 || len(s) < piece {
+		return s
+	}
+	// Mark the bytes of every window of s that is a window of the token,
+	// then write each run of marked bytes as one redaction.
+	marked := make([]bool, len(s))
+	for i := 0; i+piece <= len(s); i++ {
+		if windows[s[i:i+piece]] {
+			for j := i; j < i+piece; j++ {
+				marked[j] = true
+			}
+		}
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if !marked[i] {
+			b.WriteByte(s[i])
+			continue
+		}
+		b.WriteString(redacted)
+		for i+1 < len(s) && marked[i+1] {
+			i++
+		}
+	}
+	return b.String()
 }
 
 // err returns err with the token out of its message.
