@@ -179,6 +179,8 @@ func schemaFor[T any](minimums map[string]float64) *jsonschema.Schema {
 	if err != nil {
 		panic(err) // the types above are fixed: a test catches this
 	}
+	// Types first: a pointer's ["null", "integer"] is an integer too.
+	singleTypes(s)
 	for name, m := range minimums {
 		s.Properties[name].Minimum = ptr(m)
 	}
@@ -189,7 +191,6 @@ func schemaFor[T any](minimums map[string]float64) *jsonschema.Schema {
 			p.Maximum = ptr(float64(maxArg))
 		}
 	}
-	singleTypes(s)
 	return s
 }
 
