@@ -270,7 +270,7 @@ func TestToolsListed(t *testing.T) {
 		"web_crawl":     {"exclude", "include", "max_depth", "max_pages", "url"},
 		"web_grep":      {"depth", "pattern", "url"},
 		"stash_search":  {"limit", "query", "source"},
-		"stash_read":    {"max_chars", "start_index", "url_or_id"},
+		"stash_read":    {"max_chars", "start_index", "url_or_id", "version"},
 		"stash_sources": nil,
 	}
 	if fmt.Sprint(props) != fmt.Sprint(want) {
@@ -651,18 +651,18 @@ func TestWebCrawlAndStash(t *testing.T) {
 	var first, second ReadOutput
 	text, isErr = call(t, cs, "stash_read", map[string]any{"url_or_id": spring.Hits[0].ID}, &first)
 	if isErr || first.URL != site.URL+"/spring" || first.Chars != 500 || first.NextStart != 500 || first.Remaining != first.TotalChars-500 ||
-		!strings.Contains(text, fmt.Sprintf("call stash_read with url_or_id %q and start_index 500", spring.Hits[0].ID)) {
+		first.Version == "" || !strings.Contains(text, fmt.Sprintf("call stash_read with url_or_id %q, version %q and start_index 500", spring.Hits[0].ID, first.Version)) {
 		t.Errorf("stash_read: %s %+v", text, first)
 	}
-	if _, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": site.URL + "/spring", "start_index": 500, "max_chars": 100_000}, &second); isErr ||
-		second.StartIndex != 500 || second.Chars != 500 || second.NextStart != 1000 ||
+	if _, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": site.URL + "/spring", "start_index": 500, "max_chars": 100_000, "version": first.Version}, &second); isErr ||
+		second.Version != first.Version || second.StartIndex != 500 || second.Chars != 500 || second.NextStart != 1000 ||
 		!slices.Equal(second.Notes, []string{"max_chars 100000 was lowered to 500, the limit the user set"}) {
 		t.Errorf("stash_read, second part: %+v", second)
 	}
 	whole := first.Markdown + second.Markdown
 	for start := second.NextStart; start != 0; {
 		var p ReadOutput
-		if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": first.ID, "start_index": start}, &p); isErr {
+		if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": first.ID, "start_index": start, "version": first.Version}, &p); isErr {
 			t.Fatal(text)
 		}
 		whole += p.Markdown
@@ -1198,5 +1198,47 @@ func TestRobotsUnreachable(t *testing.T) {
 	var p FetchOutput
 	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/"}, &p); isErr || p.Title != "Start" {
 		t.Errorf("web_fetch of the one page: %s", text)
+	}
+}
+
+// TestStashReadPartsOfOneCopy: a crawl that stores a new copy of a page
+// between two parts of stash_read does not give the second part from the
+// new copy: the call says the page changed, and how to go on.
+func TestStashReadPartsOfOneCopy(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("News", []string{strings.Repeat("Alpha ", 60)}))
+	s := newServer(t, Limits{}, loopback)
+	cs := connect(t, s, nil)
+	var c CrawlOutput
+	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "max_depth": 0}, &c); isErr || c.Stored != 1 {
+		t.Fatalf("web_crawl: %v %q", isErr, text)
+	}
+	var p1, p2 ReadOutput
+	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": site.URL + "/", "max_chars": 100}, &p1); isErr || p1.Version == "" || p1.NextStart != 100 {
+		t.Fatal(text)
+	}
+	// The second part of the same copy.
+	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": p1.ID, "max_chars": 100, "start_index": p1.NextStart, "version": p1.Version}, &p2); isErr || p2.Version != p1.Version || p2.TotalChars != p1.TotalChars {
+		t.Fatalf("the second part of an unchanged page: %v %q", isErr, text)
+	}
+	site.set("/", html("News", []string{strings.Repeat("Omega ", 90)}))
+	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "max_depth": 0}, &c); isErr || c.Stored != 1 {
+		t.Fatalf("web_crawl again: %v %q", isErr, text)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"url_or_id": p1.ID, "max_chars": 100, "start_index": p1.NextStart, "version": p1.Version}, "changed in the stash"},
+		{map[string]any{"url_or_id": p1.ID, "max_chars": 100, "start_index": p1.NextStart}, "start_index 100 needs the version the first part gave"},
+	} {
+		if text, isErr := call(t, cs, "stash_read", c.args, nil); !isErr || !strings.Contains(text, c.want) || !strings.Contains(text, "start_index 0") {
+			t.Errorf("stash_read %v: error %v, %q; want %q and a way on", c.args, isErr, text, c.want)
+		}
+	}
+	// From the start, the new copy, with its own version.
+	var p3 ReadOutput
+	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": p1.ID, "max_chars": 100}, &p3); isErr || p3.Version == p1.Version || !strings.Contains(p3.Markdown, "Omega") {
+		t.Errorf("the new copy from the start: %v %q", isErr, text)
 	}
 }

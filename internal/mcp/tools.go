@@ -142,6 +142,7 @@ type ReadInput struct {
 	URLOrID    string `json:"url_or_id" jsonschema:"A snapshot's URL, or the ID stash_search gave."`
 	StartIndex int    `json:"start_index,omitempty" jsonschema:"The character to start from: 0 (the default) for the first part; for the next part, the next_start_index of the previous call."`
 	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"The most characters of Markdown to return in this call."`
+	Version    string `json:"version,omitempty" jsonschema:"With a start_index above 0: the version the first part gave, so that every part comes from the one copy of the page it was cut from."`
 }
 
 // ReadOutput is stash_read's result.
@@ -152,7 +153,8 @@ type ReadOutput struct {
 	Source    string    `json:"source"`
 	FetchedAt time.Time `json:"fetched_at"`
 	Part
-	Notes []string `json:"notes,omitempty"`
+	Version string   `json:"version" jsonschema:"Which copy of the page this part was cut from (a hash of its Markdown): pass it, with next_start_index, for the next part."`
+	Notes   []string `json:"notes,omitempty"`
 }
 
 // Source is one source of the stash.
@@ -254,7 +256,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "stash_read",
 		Title: "Read a page from the stash",
-		Description: fmt.Sprintf(`Read a stored page's Markdown by its URL or ID (as stash_search gives). Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call again with start_index set to next_start_index. Makes no network request.`,
+		Description: fmt.Sprintf(`Read a stored page's Markdown by its URL or ID (as stash_search gives). Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call again with the same url_or_id, start_index set to next_start_index and the version the first part gave. If a crawl stored a new copy of the page meanwhile, the call says so, and the page is read again from start_index 0. Makes no network request.`,
 			min(DefaultChars, l.MaxChars), l.MaxChars),
 		InputSchema:  schemaFor[ReadInput](map[string]float64{"max_chars": 1, "start_index": 0}),
 		OutputSchema: schemaFor[ReadOutput](nil),
@@ -753,12 +755,23 @@ func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in Rea
 	if err != nil {
 		return nil, out, s.internal("read the stash", err)
 	}
+	// Every part comes from one copy: a crawl may store a new one between
+	// two parts, and the stash keeps only the newest.
+	v := version(snap.Markdown)
+	if in.StartIndex > 0 {
+		if in.Version == "" {
+			return nil, out, fmt.Errorf("start_index %d needs the version the first part gave, so that every part comes from one copy of the page: pass version, or call stash_read with start_index 0 to read the page from the start", in.StartIndex)
+		}
+		if in.Version != v {
+			return nil, out, fmt.Errorf("the page %s changed in the stash since the part with version %q (a crawl stored a new copy, version %q); start again at start_index 0", snap.URL, in.Version, v)
+		}
+	}
 	pt, err := part(snap.Markdown, in.StartIndex, n)
 	if err != nil {
 		return nil, out, err
 	}
-	out.ID, out.URL, out.Title, out.Source, out.FetchedAt, out.Part = snap.ID, snap.URL, snap.Title, snap.Source, snap.FetchedAt, pt
-	text := partText("stash_read", fmt.Sprintf("url_or_id %q", snap.ID), pt)
+	out.ID, out.URL, out.Title, out.Source, out.FetchedAt, out.Part, out.Version = snap.ID, snap.URL, snap.Title, snap.Source, snap.FetchedAt, pt, v
+	text := partText("stash_read", fmt.Sprintf("url_or_id %q, version %q", snap.ID, v), pt)
 	if in.StartIndex == 0 {
 		text = fmt.Sprintf("Page: %s\nURL: %s\nSource: %s, fetched %s\n\n", snap.Title, snap.URL, snap.Source, snap.FetchedAt.Format(time.RFC3339)) + text
 	}
