@@ -23,6 +23,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/robots/directives"
 )
 
 // site is a loopback web site that logs every request it serves, with
@@ -1141,22 +1142,74 @@ func TestPartsOfOneCopy(t *testing.T) {
 	}
 }
 
-// TestPageCacheBytes: the page cache holds at most pageCacheBytes of
-// Markdown, dropping the oldest copies, but always the newest.
+// TestPageCacheBytes: the page cache holds at most pageCacheBytes,
+// dropping the least lately read copies, but always the newest.
 func TestPageCacheBytes(t *testing.T) {
 	c := newPageCache()
-	big := strings.Repeat("x", pageCacheBytes/3+1)
+	big := strings.Repeat("x", pageCacheBytes/3)
 	for i := range 4 {
-		md := big + fmt.Sprint(i)
-		c.put("u", &page{doc: &extract.Document{Markdown: md}, at: time.Now(), version: version(md)})
+		c.put("u", newPage("u", &extract.Document{Markdown: big + fmt.Sprint(i)}, directives.Set{}))
 	}
 	if len(c.pages) != 2 || c.bytes > pageCacheBytes || c.get("u", version(big+"3")) == nil || c.get("u", version(big+"0")) != nil {
 		t.Errorf("%d copies, %d bytes held", len(c.pages), c.bytes)
 	}
 	huge := strings.Repeat("y", pageCacheBytes+1)
-	c.put("v", &page{doc: &extract.Document{Markdown: huge}, at: time.Now(), version: version(huge)})
+	c.put("v", newPage("v", &extract.Document{Markdown: huge}, directives.Set{}))
 	if len(c.pages) != 1 || c.get("v", version(huge)) == nil {
 		t.Errorf("a copy larger than the cache: %d copies held", len(c.pages))
+	}
+	c.remove("v " + version(huge))
+	if len(c.pages) != 0 || len(c.order) != 0 || c.bytes != 0 {
+		t.Errorf("an empty cache: %d copies, %d in order, %d bytes", len(c.pages), len(c.order), c.bytes)
+	}
+}
+
+// TestPageCacheCountsAllKept: a copy is counted by all it keeps, not its
+// Markdown only: a page whose description is large, and whose Markdown
+// is small, fills the cache by its description. Its links are not kept.
+func TestPageCacheCountsAllKept(t *testing.T) {
+	c := newPageCache()
+	desc := strings.Repeat("d", pageCacheBytes/2)
+	links := make([]string, 1000)
+	for i := range links {
+		links[i] = fmt.Sprintf("https://example.com/%d", i)
+	}
+	for i := range 3 {
+		c.put("u", newPage("u", &extract.Document{Title: "T", Description: desc, Markdown: fmt.Sprint("# T ", i), Links: links}, directives.Set{}))
+	}
+	if len(c.pages) != 1 || c.bytes < len(desc) || c.bytes > pageCacheBytes {
+		t.Errorf("three copies with a description of half the cache: %d held, %d bytes counted", len(c.pages), c.bytes)
+	}
+	p := c.get("u", version("# T 2"))
+	if p == nil || p.description != desc || p.title != "T" || p.size("u "+p.version) != c.bytes {
+		t.Errorf("the newest copy: %v; counted %d bytes", p != nil, c.bytes)
+	}
+}
+
+// TestPageCacheLifetime: a copy is kept for pageCacheTTL from when it
+// was last read, and a copy past it is dropped (not only refused) at the
+// next use of the cache, whatever copy that use asks for.
+func TestPageCacheLifetime(t *testing.T) {
+	c := newPageCache()
+	now := time.Unix(1_000_000, 0)
+	c.now = func() time.Time { return now }
+	c.put("a", newPage("a", &extract.Document{Markdown: "A"}, directives.Set{}))
+	c.put("b", newPage("b", &extract.Document{Markdown: "B"}, directives.Set{}))
+	now = now.Add(pageCacheTTL - time.Minute)
+	if c.get("a", version("A")) == nil { // a is read: kept for longer
+		t.Fatal("a copy within its lifetime is not held")
+	}
+	now = now.Add(2 * time.Minute) // b's lifetime is over, a's is not
+	if c.get("a", version("A")) == nil {
+		t.Error("a copy read lately is not held")
+	}
+	if _, ok := c.pages["b "+version("B")]; ok || len(c.order) != 1 || c.bytes != c.pages["a "+version("A")].size("a "+version("A")) {
+		t.Errorf("a copy past its lifetime is still held: %d copies, %d bytes", len(c.pages), c.bytes)
+	}
+	now = now.Add(pageCacheTTL + time.Second)
+	c.put("c", newPage("c", &extract.Document{Markdown: "C"}, directives.Set{}))
+	if len(c.pages) != 1 || c.get("a", version("A")) != nil || c.get("c", version("C")) == nil {
+		t.Errorf("after a's lifetime: %d copies", len(c.pages))
 	}
 }
 

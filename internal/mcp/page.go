@@ -21,14 +21,39 @@ import (
 	"github.com/heedhq/heed/robots/directives"
 )
 
-// page is one page read on purpose: its document and what its robots
-// directives say to heed.
+// page is one page read on purpose: what paging it needs of its document
+// (not its links, nor its directives), and what its robots directives
+// say to heed.
 type page struct {
-	url     string // after redirects
-	doc     *extract.Document
-	robots  directives.Set
-	at      time.Time
-	version string // of this copy: a hash of its Markdown
+	url         string // after redirects
+	title       string
+	description string
+	markdown    string
+	robots      string
+	version     string    // of this copy: a hash of its Markdown
+	read        time.Time // when the page cache last gave it; guarded by its mutex
+}
+
+// newPage keeps what paging needs of doc, in strings of its own, so
+// that nothing of the document (its links, its HTML) stays behind them.
+func newPage(url string, doc *extract.Document, robots directives.Set) *page {
+	return &page{
+		url:         strings.Clone(url),
+		title:       strings.Clone(doc.Title),
+		description: strings.Clone(doc.Description),
+		markdown:    strings.Clone(doc.Markdown),
+		robots:      robots.String(),
+		version:     version(doc.Markdown),
+	}
+}
+
+// pageOverhead is what a copy in the page cache costs besides its
+// strings: the page, its key and its place in the map and the order.
+const pageOverhead = 256
+
+// size is what a copy costs the page cache, in bytes.
+func (p *page) size(key string) int {
+	return pageOverhead + len(key) + len(p.url) + len(p.title) + len(p.description) + len(p.markdown) + len(p.robots) + len(p.version)
 }
 
 // errOtherHost stops a request at a redirect to another host, which is
@@ -100,7 +125,7 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 	for _, v := range resp.Header.Values("X-Robots-Tag") {
 		sets = append(sets, directives.Parse(v)...)
 	}
-	p := &page{url: resp.URL, doc: doc, robots: directives.For(s.cfg.Agent, append(sets, doc.Directives...)...), at: time.Now(), version: version(doc.Markdown)}
+	p := newPage(resp.URL, doc, directives.For(s.cfg.Agent, append(sets, doc.Directives...)...))
 	s.pages.put(norm, p)
 	return p, nil
 }
@@ -126,13 +151,16 @@ func readPage(body []byte, pageURL, contentType string) (*extract.Document, erro
 // kept under its URL and version (a hash of its Markdown): a later fetch
 // of the page, by this agent or another, adds its copy and replaces none
 // that differs, so an agent reading parts never gets a part of another
-// copy. It holds at most pageCacheSize copies and pageCacheBytes of
-// Markdown, dropping the oldest first.
+// copy. A copy is kept for pageCacheTTL from when it was last read (or
+// fetched), and dropped once that has passed, at the next use of the
+// cache; the cache holds at most pageCacheSize copies and pageCacheBytes
+// of what they keep, dropping the least lately read first.
 type pageCache struct {
 	mu    sync.Mutex
 	pages map[string]*page
-	order []string // oldest first
+	order []string // least lately read first
 	bytes int
+	now   func() time.Time
 }
 
 const (
@@ -141,7 +169,7 @@ const (
 	pageCacheTTL   = 10 * time.Minute
 )
 
-func newPageCache() *pageCache { return &pageCache{pages: map[string]*page{}} }
+func newPageCache() *pageCache { return &pageCache{pages: map[string]*page{}, now: time.Now} }
 
 // version identifies a copy of a page by its Markdown.
 func version(markdown string) string {
@@ -153,30 +181,53 @@ func (c *pageCache) put(url string, p *page) {
 	key := url + " " + p.version
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.pages[key]; ok {
-		// The same copy again: kept once, as new.
-		c.bytes -= len(old.doc.Markdown)
-		c.order = slices.DeleteFunc(c.order, func(k string) bool { return k == key })
-	}
+	now := c.now()
+	c.expire(now)
+	c.remove(key) // the same copy again: kept once, as new
+	p.read = now
 	c.order = append(c.order, key)
 	c.pages[key] = p
-	c.bytes += len(p.doc.Markdown)
+	c.bytes += p.size(key)
 	for len(c.order) > 1 && (len(c.order) > pageCacheSize || c.bytes > pageCacheBytes) {
-		c.bytes -= len(c.pages[c.order[0]].doc.Markdown)
-		delete(c.pages, c.order[0])
-		c.order = c.order[1:]
+		c.remove(c.order[0])
 	}
 }
 
-// get is the copy of a page with this version, if it is still held.
+// get is the copy of a page with this version, if it is still held; it
+// is kept for pageCacheTTL from now.
 func (c *pageCache) get(url, version string) *page {
+	key := url + " " + version
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := c.pages[url+" "+version]
-	if p == nil || time.Since(p.at) > pageCacheTTL {
+	now := c.now()
+	c.expire(now)
+	p := c.pages[key]
+	if p == nil {
 		return nil
 	}
+	p.read = now
+	c.order = slices.DeleteFunc(c.order, func(k string) bool { return k == key })
+	c.order = append(c.order, key)
 	return p
+}
+
+// expire drops the copies not read for pageCacheTTL. The order is by
+// when each was last read, so they are at its front.
+func (c *pageCache) expire(now time.Time) {
+	for len(c.order) > 0 && now.Sub(c.pages[c.order[0]].read) > pageCacheTTL {
+		c.remove(c.order[0])
+	}
+}
+
+// remove drops a copy, if it is held.
+func (c *pageCache) remove(key string) {
+	p, ok := c.pages[key]
+	if !ok {
+		return
+	}
+	c.bytes -= p.size(key)
+	delete(c.pages, key)
+	c.order = slices.DeleteFunc(c.order, func(k string) bool { return k == key })
 }
 
 // window is the part of text from character start (counted in Unicode

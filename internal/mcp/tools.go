@@ -221,7 +221,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_fetch",
 		Title: "Read one web page",
-		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url, start_index set to next_start_index and the version the first part gave: every part then comes from the one copy of the page (for 10 minutes; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown.`,
+		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url, start_index set to next_start_index and the version the first part gave: every part then comes from the one copy of the page (for 10 minutes after the last part read; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown.`,
 			min(DefaultChars, l.MaxChars), l.MaxChars),
 		InputSchema:  schemaFor[FetchInput](map[string]float64{"max_chars": 1, "start_index": 0}),
 		OutputSchema: schemaFor[FetchOutput](nil),
@@ -343,12 +343,12 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 			return nil, out, err
 		}
 	}
-	pt, err := part(p.doc.Markdown, in.StartIndex, n)
+	pt, err := part(p.markdown, in.StartIndex, n)
 	if err != nil {
 		return nil, out, err
 	}
-	out.URL, out.Title, out.Description, out.Part = p.url, p.doc.Title, p.doc.Description, pt
-	out.Robots, out.Version = p.robots.String(), p.version
+	out.URL, out.Title, out.Description, out.Part = p.url, p.title, p.description, pt
+	out.Robots, out.Version = p.robots, p.version
 	text := partText("web_fetch", fmt.Sprintf("url %q, version %q", in.URL, p.version), pt)
 	if in.StartIndex == 0 {
 		text = fmt.Sprintf("Page: %s\nURL: %s\n\n", out.Title, out.URL) + text
@@ -637,7 +637,7 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 			return nil, out, err
 		}
 		prog.send(fmt.Sprintf("0 pages searched, 0 matches; read %s, searching it", p.url))
-		g.page(p.url, p.doc.Markdown)
+		g.page(p.url, p.markdown)
 		prog.send(fmt.Sprintf("%d pages searched, %d matches; %s", g.pages, g.count, p.url))
 		out.Robots = "robots.txt is not consulted (one page, read on purpose)"
 	} else {
