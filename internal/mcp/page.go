@@ -62,53 +62,82 @@ type errOtherHost struct{ next string }
 
 func (e *errOtherHost) Error() string { return "another host, asked on its own turn" }
 
+// errTooManyRedirects stops a request at a redirect past the last one
+// web_fetch follows.
+var errTooManyRedirects = errors.New("too many redirects")
+
 // fetchPage reads one page on purpose: robots.txt is not consulted (a
 // page asked for is not a crawl), but every request takes its host's turn
 // in the shared schedule, so that it adds nothing to the load of a crawl
 // of the same host: a redirect is followed on the same turn while it stays
-// on the host, and one to another host waits for that host's turn.
+// on the host, and one to another host waits for that host's turn. At most
+// fetch.DefaultMaxRedirects redirects are followed, on one host or
+// across hosts, and the whole takes at most the user's deadline.
 func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 	norm, err := crawl.Normalize(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("%q is not a URL heed can fetch: give an absolute http or https URL, such as https://example.com/page", rawURL)
 	}
+	deadline := s.cfg.Limits.Deadline
+	dctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	// stop is what the agent is told when the call or its deadline ends.
+	stop := func() error {
+		if err := s.cut(ctx); err != nil {
+			return err
+		}
+		return fmt.Errorf("fetch %s: the user's deadline of %v passed before the page was read", norm, deadline)
+	}
+	const maxRedirects = fetch.DefaultMaxRedirects
 	var resp *fetch.Response
-	next, hops := norm, 0
+	next, hops, last := norm, 0, norm
 	for {
+		// next is normalized, as a crawl's URLs are: its host, the
+		// schedule's key, is the one a crawl of the host takes turns on.
 		u, err := url.Parse(next)
 		if err != nil {
 			return nil, fmt.Errorf("fetch %s: a redirect to %q, which is not a URL heed can fetch", norm, next)
 		}
-		release, err := s.sched.Acquire(ctx, u.Host)
+		release, err := s.sched.Acquire(dctx, hostKey(u))
 		if err != nil {
-			return nil, fmt.Errorf("fetch %s: stopped while waiting for the host's turn: %v", norm, err)
+			return nil, stop()
 		}
 		var other *errOtherHost
-		resp, err = s.cfg.Client.Get(ctx, fetch.Request{URL: next, MaxRedirects: fetch.DefaultMaxRedirects - hops, CheckRedirect: func(to string) error {
-			tu, err := url.Parse(to)
+		resp, err = s.cfg.Client.Get(dctx, fetch.Request{URL: next, CheckRedirect: func(to string) error {
+			if hops >= maxRedirects {
+				return errTooManyRedirects
+			}
+			tn, err := crawl.Normalize(to)
 			if err != nil {
 				return err
 			}
-			if tu.Host != u.Host {
-				other = &errOtherHost{next: to}
-				return other
+			tu, err := url.Parse(tn)
+			if err != nil {
+				return err
 			}
 			hops++
+			if hostKey(tu) != hostKey(u) {
+				other = &errOtherHost{next: tn}
+				return other
+			}
+			last = to
 			return nil
 		}})
 		release(s.cfg.Limits.Delay)
 		if other != nil {
-			hops++
-			if hops >= fetch.DefaultMaxRedirects {
-				return nil, fmt.Errorf("fetch %s: more than %d redirects", norm, fetch.DefaultMaxRedirects)
-			}
 			if u.Scheme == "https" && strings.HasPrefix(other.next, "http:") {
 				return nil, fmt.Errorf("fetch %s: refused a redirect from https to http (%s)", norm, other.next)
 			}
-			next = other.next
+			next, last = other.next, other.next
 			continue
 		}
+		if errors.Is(err, errTooManyRedirects) || errors.Is(err, fetch.ErrTooManyRedirects) {
+			return nil, fmt.Errorf("fetch %s: more than %d redirects; the last followed led to %s, which redirects again. To follow them further, call web_fetch with that URL", norm, maxRedirects, last)
+		}
 		if err != nil {
+			if dctx.Err() != nil {
+				return nil, stop()
+			}
 			return nil, s.toolError(err)
 		}
 		break
@@ -130,6 +159,26 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 	return p, nil
 }
 
+// hostKey is u's host as the schedule knows it: lower case, without a
+// trailing dot or a default port, as crawl.Normalize writes it (and
+// without the trailing dot that it keeps before a port).
+func hostKey(u *url.URL) string {
+	host, port := strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), u.Port()
+	if u.Scheme == "http" && port == "80" || u.Scheme == "https" && port == "443" {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return host
+}
+
+// maxTypeChars is how much of a Content-Type an error repeats.
+const maxTypeChars = 100
+
 // readPage extracts an HTML page; plain text and Markdown are kept as
 // they are; anything else is refused.
 func readPage(body []byte, pageURL, contentType string) (*extract.Document, error) {
@@ -143,7 +192,7 @@ func readPage(body []byte, pageURL, contentType string) (*extract.Document, erro
 		}
 		return &extract.Document{URL: pageURL, Markdown: strings.TrimSpace(string(body))}, nil
 	}
-	return nil, errors.New("not an HTML or text page (Content-Type " + contentType + "); heed reads HTML, plain text and Markdown")
+	return nil, errors.New("not an HTML or text page (Content-Type " + cutChars(strings.ToValidUTF8(contentType, "\uFFFD"), maxTypeChars) + "); heed reads HTML, plain text and Markdown")
 }
 
 // pageCache keeps the pages fetched lately, so that reading a long page

@@ -188,6 +188,34 @@ func (s *Server) Handler() http.Handler {
 // errClosed is what a call to a closed Server is told.
 var errClosed = errors.New("heed's MCP server is shutting down and takes no more calls; start it again (or reconnect) to go on")
 
+// errCancelled is what a call its client cancelled is told, should the
+// client still listen.
+var errCancelled = errors.New("the call was cancelled")
+
+// cut is the error of a call cut short: by Close, or by its client's
+// cancelling it; nil if it was not (a deadline is not a cut). What the
+// call was doing when it was cut short is not an internal error, and is
+// not logged as one.
+func (s *Server) cut(ctx context.Context) error {
+	switch {
+	case s.life.Err() != nil:
+		return errClosed
+	case errors.Is(ctx.Err(), context.Canceled):
+		return errCancelled
+	}
+	return nil
+}
+
+// failed is what a call is told of an error of the stash: the call cut
+// short, or an internal error, logged.
+func (s *Server) failed(ctx context.Context, what string, err error) error {
+	if cut := s.cut(ctx); cut != nil {
+		s.log.Debug("heed mcp: a call cut short", "doing", what, "error", err)
+		return cut
+	}
+	return s.internal(what, err)
+}
+
 // closeWait bounds how long Close waits for the calls in flight to stop.
 const closeWait = 10 * time.Second
 
@@ -221,7 +249,7 @@ func (s *Server) useStash(ctx context.Context) (st *stash.Stash, done func(), er
 	if s.st == nil {
 		st, err := stash.Open(ctx, s.cfg.StashDir)
 		if err != nil {
-			return nil, nil, s.internal("open the stash", err)
+			return nil, nil, s.failed(ctx, "open the stash", err)
 		}
 		s.st = st
 	}

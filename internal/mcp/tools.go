@@ -455,6 +455,10 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 		mu.Unlock()
 		prog.send(msg)
 	})
+	if cut := s.cut(ctx); err != nil && cut != nil {
+		s.log.Debug("heed mcp: a crawl cut short", "error", err)
+		return nil, out, cut
+	}
 	if err != nil {
 		return nil, out, s.crawlError(ctx, in.URL, err)
 	}
@@ -463,8 +467,8 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	if lerr := st.AppendLog(crawl.LogEntry(o, sum, logged, time.Now())); lerr != nil {
 		s.log.Warn("heed mcp: the stash's log", "error", lerr)
 	}
-	if ctx.Err() != nil {
-		return nil, out, fmt.Errorf("web_crawl of %s was cancelled after storing %d pages; they stay in the stash, and crawling again picks up where this left off", in.URL, sum.Stored)
+	if cut := s.cut(ctx); cut != nil {
+		return nil, out, fmt.Errorf("%v. web_crawl of %s stopped after storing %d pages; they stay in the stash, and crawling again picks up where this left off", cut, in.URL, sum.Stored)
 	}
 	if sum.Stored >= 100 {
 		st.Optimize(ctx)
@@ -631,8 +635,8 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 	if in.Depth <= 0 {
 		p, err := s.fetchPage(gctx, in.URL)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, out, errors.New("web_grep was cancelled")
+			if cut := s.cut(ctx); cut != nil {
+				return nil, out, cut
 			}
 			return nil, out, err
 		}
@@ -655,16 +659,16 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 			g.mu.Unlock()
 			prog.send(msg)
 		})
-		if ctx.Err() != nil {
-			return nil, out, errors.New("web_grep was cancelled")
+		if cut := s.cut(ctx); cut != nil {
+			return nil, out, cut
 		}
 		if err != nil {
 			return nil, out, s.crawlError(gctx, in.URL, err)
 		}
 		out.Skipped, out.Robots = sum.Skipped, sum.Robots
 	}
-	if ctx.Err() != nil {
-		return nil, out, errors.New("web_grep was cancelled")
+	if cut := s.cut(ctx); cut != nil {
+		return nil, out, cut
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -717,7 +721,7 @@ func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in S
 		return nil, out, fmt.Errorf("the query is %d bytes long; a query may be at most %d: search for fewer words", len(in.Query), stash.MaxQuery)
 	}
 	if err != nil {
-		return nil, out, s.internal("search the stash", err)
+		return nil, out, s.failed(ctx, "search the stash", err)
 	}
 	var b strings.Builder
 	for _, h := range hits {
@@ -753,7 +757,7 @@ func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in Rea
 		return nil, out, fmt.Errorf("no page %q in the stash: stash_search finds pages and their IDs, stash_sources lists the sources, and web_crawl adds pages", in.URLOrID)
 	}
 	if err != nil {
-		return nil, out, s.internal("read the stash", err)
+		return nil, out, s.failed(ctx, "read the stash", err)
 	}
 	// Every part comes from one copy: a crawl may store a new one between
 	// two parts, and the stash keeps only the newest.
@@ -795,7 +799,7 @@ func (s *Server) stashSources(ctx context.Context, req *sdk.CallToolRequest, _ s
 	defer done()
 	srcs, err := st.Sources(ctx)
 	if err != nil {
-		return nil, out, s.internal("list the stash's sources", err)
+		return nil, out, s.failed(ctx, "list the stash's sources", err)
 	}
 	var b strings.Builder
 	for name, n := range srcs {
