@@ -198,13 +198,13 @@ func TestCloseAmidCalls(t *testing.T) {
 		started := make(chan struct{}, 2*len(calls))
 		for i := range 2 * len(calls) {
 			cs := connect(t, s, nil)
-			p := calls[i%len(calls)]
+			p := *calls[i%len(calls)] // the client writes to the params it sends
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				started <- struct{}{}
 				for range 3 {
-					res, err := cs.CallTool(t.Context(), p)
+					res, err := cs.CallTool(t.Context(), &p)
 					if err != nil {
 						return
 					}
