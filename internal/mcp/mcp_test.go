@@ -23,6 +23,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/robots/directives"
 )
 
 // site is a loopback web site that logs every request it serves, with
@@ -270,7 +271,7 @@ func TestToolsListed(t *testing.T) {
 		"web_crawl":     {"exclude", "include", "max_depth", "max_pages", "url"},
 		"web_grep":      {"depth", "pattern", "url"},
 		"stash_search":  {"limit", "query", "source"},
-		"stash_read":    {"max_chars", "start_index", "url_or_id"},
+		"stash_read":    {"max_chars", "start_index", "url_or_id", "version"},
 		"stash_sources": nil,
 	}
 	if fmt.Sprint(props) != fmt.Sprint(want) {
@@ -651,18 +652,18 @@ func TestWebCrawlAndStash(t *testing.T) {
 	var first, second ReadOutput
 	text, isErr = call(t, cs, "stash_read", map[string]any{"url_or_id": spring.Hits[0].ID}, &first)
 	if isErr || first.URL != site.URL+"/spring" || first.Chars != 500 || first.NextStart != 500 || first.Remaining != first.TotalChars-500 ||
-		!strings.Contains(text, fmt.Sprintf("call stash_read with url_or_id %q and start_index 500", spring.Hits[0].ID)) {
+		first.Version == "" || !strings.Contains(text, fmt.Sprintf("call stash_read with url_or_id %q, version %q and start_index 500", spring.Hits[0].ID, first.Version)) {
 		t.Errorf("stash_read: %s %+v", text, first)
 	}
-	if _, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": site.URL + "/spring", "start_index": 500, "max_chars": 100_000}, &second); isErr ||
-		second.StartIndex != 500 || second.Chars != 500 || second.NextStart != 1000 ||
+	if _, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": site.URL + "/spring", "start_index": 500, "max_chars": 100_000, "version": first.Version}, &second); isErr ||
+		second.Version != first.Version || second.StartIndex != 500 || second.Chars != 500 || second.NextStart != 1000 ||
 		!slices.Equal(second.Notes, []string{"max_chars 100000 was lowered to 500, the limit the user set"}) {
 		t.Errorf("stash_read, second part: %+v", second)
 	}
 	whole := first.Markdown + second.Markdown
 	for start := second.NextStart; start != 0; {
 		var p ReadOutput
-		if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": first.ID, "start_index": start}, &p); isErr {
+		if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": first.ID, "start_index": start, "version": first.Version}, &p); isErr {
 			t.Fatal(text)
 		}
 		whole += p.Markdown
@@ -1141,22 +1142,74 @@ func TestPartsOfOneCopy(t *testing.T) {
 	}
 }
 
-// TestPageCacheBytes: the page cache holds at most pageCacheBytes of
-// Markdown, dropping the oldest copies, but always the newest.
+// TestPageCacheBytes: the page cache holds at most pageCacheBytes,
+// dropping the least lately read copies, but always the newest.
 func TestPageCacheBytes(t *testing.T) {
 	c := newPageCache()
-	big := strings.Repeat("x", pageCacheBytes/3+1)
+	big := strings.Repeat("x", pageCacheBytes/3)
 	for i := range 4 {
-		md := big + fmt.Sprint(i)
-		c.put("u", &page{doc: &extract.Document{Markdown: md}, at: time.Now(), version: version(md)})
+		c.put("u", newPage("u", &extract.Document{Markdown: big + fmt.Sprint(i)}, directives.Set{}))
 	}
 	if len(c.pages) != 2 || c.bytes > pageCacheBytes || c.get("u", version(big+"3")) == nil || c.get("u", version(big+"0")) != nil {
 		t.Errorf("%d copies, %d bytes held", len(c.pages), c.bytes)
 	}
 	huge := strings.Repeat("y", pageCacheBytes+1)
-	c.put("v", &page{doc: &extract.Document{Markdown: huge}, at: time.Now(), version: version(huge)})
+	c.put("v", newPage("v", &extract.Document{Markdown: huge}, directives.Set{}))
 	if len(c.pages) != 1 || c.get("v", version(huge)) == nil {
 		t.Errorf("a copy larger than the cache: %d copies held", len(c.pages))
+	}
+	c.remove("v " + version(huge))
+	if len(c.pages) != 0 || len(c.order) != 0 || c.bytes != 0 {
+		t.Errorf("an empty cache: %d copies, %d in order, %d bytes", len(c.pages), len(c.order), c.bytes)
+	}
+}
+
+// TestPageCacheCountsAllKept: a copy is counted by all it keeps, not its
+// Markdown only: a page whose description is large, and whose Markdown
+// is small, fills the cache by its description. Its links are not kept.
+func TestPageCacheCountsAllKept(t *testing.T) {
+	c := newPageCache()
+	desc := strings.Repeat("d", pageCacheBytes/2)
+	links := make([]string, 1000)
+	for i := range links {
+		links[i] = fmt.Sprintf("https://example.com/%d", i)
+	}
+	for i := range 3 {
+		c.put("u", newPage("u", &extract.Document{Title: "T", Description: desc, Markdown: fmt.Sprint("# T ", i), Links: links}, directives.Set{}))
+	}
+	if len(c.pages) != 1 || c.bytes < len(desc) || c.bytes > pageCacheBytes {
+		t.Errorf("three copies with a description of half the cache: %d held, %d bytes counted", len(c.pages), c.bytes)
+	}
+	p := c.get("u", version("# T 2"))
+	if p == nil || p.description != desc || p.title != "T" || p.size("u "+p.version) != c.bytes {
+		t.Errorf("the newest copy: %v; counted %d bytes", p != nil, c.bytes)
+	}
+}
+
+// TestPageCacheLifetime: a copy is kept for pageCacheTTL from when it
+// was last read, and a copy past it is dropped (not only refused) at the
+// next use of the cache, whatever copy that use asks for.
+func TestPageCacheLifetime(t *testing.T) {
+	c := newPageCache()
+	now := time.Unix(1_000_000, 0)
+	c.now = func() time.Time { return now }
+	c.put("a", newPage("a", &extract.Document{Markdown: "A"}, directives.Set{}))
+	c.put("b", newPage("b", &extract.Document{Markdown: "B"}, directives.Set{}))
+	now = now.Add(pageCacheTTL - time.Minute)
+	if c.get("a", version("A")) == nil { // a is read: kept for longer
+		t.Fatal("a copy within its lifetime is not held")
+	}
+	now = now.Add(2 * time.Minute) // b's lifetime is over, a's is not
+	if c.get("a", version("A")) == nil {
+		t.Error("a copy read lately is not held")
+	}
+	if _, ok := c.pages["b "+version("B")]; ok || len(c.order) != 1 || c.bytes != c.pages["a "+version("A")].size("a "+version("A")) {
+		t.Errorf("a copy past its lifetime is still held: %d copies, %d bytes", len(c.pages), c.bytes)
+	}
+	now = now.Add(pageCacheTTL + time.Second)
+	c.put("c", newPage("c", &extract.Document{Markdown: "C"}, directives.Set{}))
+	if len(c.pages) != 1 || c.get("a", version("A")) != nil || c.get("c", version("C")) == nil {
+		t.Errorf("after a's lifetime: %d copies", len(c.pages))
 	}
 }
 
@@ -1198,5 +1251,47 @@ func TestRobotsUnreachable(t *testing.T) {
 	var p FetchOutput
 	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/"}, &p); isErr || p.Title != "Start" {
 		t.Errorf("web_fetch of the one page: %s", text)
+	}
+}
+
+// TestStashReadPartsOfOneCopy: a crawl that stores a new copy of a page
+// between two parts of stash_read does not give the second part from the
+// new copy: the call says the page changed, and how to go on.
+func TestStashReadPartsOfOneCopy(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("News", []string{strings.Repeat("Alpha ", 60)}))
+	s := newServer(t, Limits{}, loopback)
+	cs := connect(t, s, nil)
+	var c CrawlOutput
+	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "max_depth": 0}, &c); isErr || c.Stored != 1 {
+		t.Fatalf("web_crawl: %v %q", isErr, text)
+	}
+	var p1, p2 ReadOutput
+	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": site.URL + "/", "max_chars": 100}, &p1); isErr || p1.Version == "" || p1.NextStart != 100 {
+		t.Fatal(text)
+	}
+	// The second part of the same copy.
+	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": p1.ID, "max_chars": 100, "start_index": p1.NextStart, "version": p1.Version}, &p2); isErr || p2.Version != p1.Version || p2.TotalChars != p1.TotalChars {
+		t.Fatalf("the second part of an unchanged page: %v %q", isErr, text)
+	}
+	site.set("/", html("News", []string{strings.Repeat("Omega ", 90)}))
+	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "max_depth": 0}, &c); isErr || c.Stored != 1 {
+		t.Fatalf("web_crawl again: %v %q", isErr, text)
+	}
+	for _, c := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"url_or_id": p1.ID, "max_chars": 100, "start_index": p1.NextStart, "version": p1.Version}, "changed in the stash"},
+		{map[string]any{"url_or_id": p1.ID, "max_chars": 100, "start_index": p1.NextStart}, "start_index 100 needs the version the first part gave"},
+	} {
+		if text, isErr := call(t, cs, "stash_read", c.args, nil); !isErr || !strings.Contains(text, c.want) || !strings.Contains(text, "start_index 0") {
+			t.Errorf("stash_read %v: error %v, %q; want %q and a way on", c.args, isErr, text, c.want)
+		}
+	}
+	// From the start, the new copy, with its own version.
+	var p3 ReadOutput
+	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": p1.ID, "max_chars": 100}, &p3); isErr || p3.Version == p1.Version || !strings.Contains(p3.Markdown, "Omega") {
+		t.Errorf("the new copy from the start: %v %q", isErr, text)
 	}
 }

@@ -21,14 +21,39 @@ import (
 	"github.com/heedhq/heed/robots/directives"
 )
 
-// page is one page read on purpose: its document and what its robots
-// directives say to heed.
+// page is one page read on purpose: what paging it needs of its document
+// (not its links, nor its directives), and what its robots directives
+// say to heed.
 type page struct {
-	url     string // after redirects
-	doc     *extract.Document
-	robots  directives.Set
-	at      time.Time
-	version string // of this copy: a hash of its Markdown
+	url         string // after redirects
+	title       string
+	description string
+	markdown    string
+	robots      string
+	version     string    // of this copy: a hash of its Markdown
+	read        time.Time // when the page cache last gave it; guarded by its mutex
+}
+
+// newPage keeps what paging needs of doc, in strings of its own, so
+// that nothing of the document (its links, its HTML) stays behind them.
+func newPage(url string, doc *extract.Document, robots directives.Set) *page {
+	return &page{
+		url:         strings.Clone(url),
+		title:       strings.Clone(doc.Title),
+		description: strings.Clone(doc.Description),
+		markdown:    strings.Clone(doc.Markdown),
+		robots:      robots.String(),
+		version:     version(doc.Markdown),
+	}
+}
+
+// pageOverhead is what a copy in the page cache costs besides its
+// strings: the page, its key and its place in the map and the order.
+const pageOverhead = 256
+
+// size is what a copy costs the page cache, in bytes.
+func (p *page) size(key string) int {
+	return pageOverhead + len(key) + len(p.url) + len(p.title) + len(p.description) + len(p.markdown) + len(p.robots) + len(p.version)
 }
 
 // errOtherHost stops a request at a redirect to another host, which is
@@ -37,53 +62,82 @@ type errOtherHost struct{ next string }
 
 func (e *errOtherHost) Error() string { return "another host, asked on its own turn" }
 
+// errTooManyRedirects stops a request at a redirect past the last one
+// web_fetch follows.
+var errTooManyRedirects = errors.New("too many redirects")
+
 // fetchPage reads one page on purpose: robots.txt is not consulted (a
 // page asked for is not a crawl), but every request takes its host's turn
 // in the shared schedule, so that it adds nothing to the load of a crawl
 // of the same host: a redirect is followed on the same turn while it stays
-// on the host, and one to another host waits for that host's turn.
+// on the host, and one to another host waits for that host's turn. At most
+// fetch.DefaultMaxRedirects redirects are followed, on one host or
+// across hosts, and the whole takes at most the user's deadline.
 func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 	norm, err := crawl.Normalize(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("%q is not a URL heed can fetch: give an absolute http or https URL, such as https://example.com/page", rawURL)
 	}
+	deadline := s.cfg.Limits.Deadline
+	dctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	// stop is what the agent is told when the call or its deadline ends.
+	stop := func() error {
+		if err := s.cut(ctx); err != nil {
+			return err
+		}
+		return fmt.Errorf("fetch %s: the user's deadline of %v passed before the page was read", norm, deadline)
+	}
+	const maxRedirects = fetch.DefaultMaxRedirects
 	var resp *fetch.Response
-	next, hops := norm, 0
+	next, hops, last := norm, 0, norm
 	for {
+		// next is normalized, as a crawl's URLs are: its host, the
+		// schedule's key, is the one a crawl of the host takes turns on.
 		u, err := url.Parse(next)
 		if err != nil {
 			return nil, fmt.Errorf("fetch %s: a redirect to %q, which is not a URL heed can fetch", norm, next)
 		}
-		release, err := s.sched.Acquire(ctx, u.Host)
+		release, err := s.sched.Acquire(dctx, hostKey(u))
 		if err != nil {
-			return nil, fmt.Errorf("fetch %s: stopped while waiting for the host's turn: %v", norm, err)
+			return nil, stop()
 		}
 		var other *errOtherHost
-		resp, err = s.cfg.Client.Get(ctx, fetch.Request{URL: next, MaxRedirects: fetch.DefaultMaxRedirects - hops, CheckRedirect: func(to string) error {
-			tu, err := url.Parse(to)
+		resp, err = s.cfg.Client.Get(dctx, fetch.Request{URL: next, CheckRedirect: func(to string) error {
+			if hops >= maxRedirects {
+				return errTooManyRedirects
+			}
+			tn, err := crawl.Normalize(to)
 			if err != nil {
 				return err
 			}
-			if tu.Host != u.Host {
-				other = &errOtherHost{next: to}
-				return other
+			tu, err := url.Parse(tn)
+			if err != nil {
+				return err
 			}
 			hops++
+			if hostKey(tu) != hostKey(u) {
+				other = &errOtherHost{next: tn}
+				return other
+			}
+			last = to
 			return nil
 		}})
 		release(s.cfg.Limits.Delay)
 		if other != nil {
-			hops++
-			if hops >= fetch.DefaultMaxRedirects {
-				return nil, fmt.Errorf("fetch %s: more than %d redirects", norm, fetch.DefaultMaxRedirects)
-			}
 			if u.Scheme == "https" && strings.HasPrefix(other.next, "http:") {
 				return nil, fmt.Errorf("fetch %s: refused a redirect from https to http (%s)", norm, other.next)
 			}
-			next = other.next
+			next, last = other.next, other.next
 			continue
 		}
+		if errors.Is(err, errTooManyRedirects) || errors.Is(err, fetch.ErrTooManyRedirects) {
+			return nil, fmt.Errorf("fetch %s: more than %d redirects; the last followed led to %s, which redirects again. To follow them further, call web_fetch with that URL", norm, maxRedirects, last)
+		}
 		if err != nil {
+			if dctx.Err() != nil {
+				return nil, stop()
+			}
 			return nil, s.toolError(err)
 		}
 		break
@@ -100,10 +154,30 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 	for _, v := range resp.Header.Values("X-Robots-Tag") {
 		sets = append(sets, directives.Parse(v)...)
 	}
-	p := &page{url: resp.URL, doc: doc, robots: directives.For(s.cfg.Agent, append(sets, doc.Directives...)...), at: time.Now(), version: version(doc.Markdown)}
+	p := newPage(resp.URL, doc, directives.For(s.cfg.Agent, append(sets, doc.Directives...)...))
 	s.pages.put(norm, p)
 	return p, nil
 }
+
+// hostKey is u's host as the schedule knows it: lower case, without a
+// trailing dot or a default port, as crawl.Normalize writes it (and
+// without the trailing dot that it keeps before a port).
+func hostKey(u *url.URL) string {
+	host, port := strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), u.Port()
+	if u.Scheme == "http" && port == "80" || u.Scheme == "https" && port == "443" {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return host
+}
+
+// maxTypeChars is how much of a Content-Type an error repeats.
+const maxTypeChars = 100
 
 // readPage extracts an HTML page; plain text and Markdown are kept as
 // they are; anything else is refused.
@@ -118,7 +192,7 @@ func readPage(body []byte, pageURL, contentType string) (*extract.Document, erro
 		}
 		return &extract.Document{URL: pageURL, Markdown: strings.TrimSpace(string(body))}, nil
 	}
-	return nil, errors.New("not an HTML or text page (Content-Type " + contentType + "); heed reads HTML, plain text and Markdown")
+	return nil, errors.New("not an HTML or text page (Content-Type " + cutChars(strings.ToValidUTF8(contentType, "\uFFFD"), maxTypeChars) + "); heed reads HTML, plain text and Markdown")
 }
 
 // pageCache keeps the pages fetched lately, so that reading a long page
@@ -126,13 +200,16 @@ func readPage(body []byte, pageURL, contentType string) (*extract.Document, erro
 // kept under its URL and version (a hash of its Markdown): a later fetch
 // of the page, by this agent or another, adds its copy and replaces none
 // that differs, so an agent reading parts never gets a part of another
-// copy. It holds at most pageCacheSize copies and pageCacheBytes of
-// Markdown, dropping the oldest first.
+// copy. A copy is kept for pageCacheTTL from when it was last read (or
+// fetched), and dropped once that has passed, at the next use of the
+// cache; the cache holds at most pageCacheSize copies and pageCacheBytes
+// of what they keep, dropping the least lately read first.
 type pageCache struct {
 	mu    sync.Mutex
 	pages map[string]*page
-	order []string // oldest first
+	order []string // least lately read first
 	bytes int
+	now   func() time.Time
 }
 
 const (
@@ -141,7 +218,7 @@ const (
 	pageCacheTTL   = 10 * time.Minute
 )
 
-func newPageCache() *pageCache { return &pageCache{pages: map[string]*page{}} }
+func newPageCache() *pageCache { return &pageCache{pages: map[string]*page{}, now: time.Now} }
 
 // version identifies a copy of a page by its Markdown.
 func version(markdown string) string {
@@ -153,30 +230,53 @@ func (c *pageCache) put(url string, p *page) {
 	key := url + " " + p.version
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.pages[key]; ok {
-		// The same copy again: kept once, as new.
-		c.bytes -= len(old.doc.Markdown)
-		c.order = slices.DeleteFunc(c.order, func(k string) bool { return k == key })
-	}
+	now := c.now()
+	c.expire(now)
+	c.remove(key) // the same copy again: kept once, as new
+	p.read = now
 	c.order = append(c.order, key)
 	c.pages[key] = p
-	c.bytes += len(p.doc.Markdown)
+	c.bytes += p.size(key)
 	for len(c.order) > 1 && (len(c.order) > pageCacheSize || c.bytes > pageCacheBytes) {
-		c.bytes -= len(c.pages[c.order[0]].doc.Markdown)
-		delete(c.pages, c.order[0])
-		c.order = c.order[1:]
+		c.remove(c.order[0])
 	}
 }
 
-// get is the copy of a page with this version, if it is still held.
+// get is the copy of a page with this version, if it is still held; it
+// is kept for pageCacheTTL from now.
 func (c *pageCache) get(url, version string) *page {
+	key := url + " " + version
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := c.pages[url+" "+version]
-	if p == nil || time.Since(p.at) > pageCacheTTL {
+	now := c.now()
+	c.expire(now)
+	p := c.pages[key]
+	if p == nil {
 		return nil
 	}
+	p.read = now
+	c.order = slices.DeleteFunc(c.order, func(k string) bool { return k == key })
+	c.order = append(c.order, key)
 	return p
+}
+
+// expire drops the copies not read for pageCacheTTL. The order is by
+// when each was last read, so they are at its front.
+func (c *pageCache) expire(now time.Time) {
+	for len(c.order) > 0 && now.Sub(c.pages[c.order[0]].read) > pageCacheTTL {
+		c.remove(c.order[0])
+	}
+}
+
+// remove drops a copy, if it is held.
+func (c *pageCache) remove(key string) {
+	p, ok := c.pages[key]
+	if !ok {
+		return
+	}
+	c.bytes -= p.size(key)
+	delete(c.pages, key)
+	c.order = slices.DeleteFunc(c.order, func(k string) bool { return k == key })
 }
 
 // window is the part of text from character start (counted in Unicode

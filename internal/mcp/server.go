@@ -21,9 +21,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"regexp"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -188,6 +188,34 @@ func (s *Server) Handler() http.Handler {
 // errClosed is what a call to a closed Server is told.
 var errClosed = errors.New("heed's MCP server is shutting down and takes no more calls; start it again (or reconnect) to go on")
 
+// errCancelled is what a call its client cancelled is told, should the
+// client still listen.
+var errCancelled = errors.New("the call was cancelled")
+
+// cut is the error of a call cut short: by Close, or by its client's
+// cancelling it; nil if it was not (a deadline is not a cut). What the
+// call was doing when it was cut short is not an internal error, and is
+// not logged as one.
+func (s *Server) cut(ctx context.Context) error {
+	switch {
+	case s.life.Err() != nil:
+		return errClosed
+	case errors.Is(ctx.Err(), context.Canceled):
+		return errCancelled
+	}
+	return nil
+}
+
+// failed is what a call is told of an error of the stash: the call cut
+// short, or an internal error, logged.
+func (s *Server) failed(ctx context.Context, what string, err error) error {
+	if cut := s.cut(ctx); cut != nil {
+		s.log.Debug("heed mcp: a call cut short", "doing", what, "error", err)
+		return cut
+	}
+	return s.internal(what, err)
+}
+
 // closeWait bounds how long Close waits for the calls in flight to stop.
 const closeWait = 10 * time.Second
 
@@ -221,7 +249,7 @@ func (s *Server) useStash(ctx context.Context) (st *stash.Stash, done func(), er
 	if s.st == nil {
 		st, err := stash.Open(ctx, s.cfg.StashDir)
 		if err != nil {
-			return nil, nil, s.internal("open the stash", err)
+			return nil, nil, s.failed(ctx, "open the stash", err)
 		}
 		s.st = st
 	}
@@ -354,61 +382,59 @@ func (s *Server) toolError(err error) error {
 	return errors.New(msg)
 }
 
-// cause is an error's text, with what would show detail of the machine
-// heed runs on put in other words: a failed name lookup without the
-// resolver's address, a failed connection without the local address.
-func cause(err error) string {
-	msg := err.Error()
-	var dns *net.DNSError
-	if errors.As(err, &dns) {
-		var say string
+// cause is an error's text, cleaned as clean cleans it.
+func cause(err error) string { return clean(err.Error()) }
+
+var (
+	// lookupError is a failed name lookup as net.DNSError says it:
+	// "lookup NAME on SERVER: ERR", or without " on SERVER".
+	lookupError = regexp.MustCompile(`lookup (\S+?)(?: on \S+?)?: ([^;"\n]*)`)
+	// opError is a failed network operation as net.OpError says it:
+	// "OP NET SOURCE->ADDR: ERR", each address optional, and the system
+	// call that failed, if it is said.
+	opError = regexp.MustCompile(`\b([a-z]+) (?:tcp|udp|ip)[46]?(?: \S+?)?: (?:(?:read|write|connect|accept|socket|sendto|recvfrom|sendmsg|recvmsg|setsockopt|getsockopt|bind|listen|wsarecv|wsasend|connectex): )?(i/o timeout)?`)
+)
+
+// clean is an error's text (a tool error's, or the detail of a URL a
+// crawl failed) with what would show detail of the machine heed runs on
+// put in other words: a failed name lookup without the resolver's
+// address, a failed connection without the local address, the remote
+// one or a proxy's. Tool errors and a crawl's details are cleaned alike.
+func clean(msg string) string {
+	msg = lookupError.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := lookupError.FindStringSubmatch(m)
+		name, why := sub[1], sub[2]
 		switch {
-		case dns.IsNotFound:
-			say = fmt.Sprintf("the name %s does not resolve", dns.Name)
-		case dns.IsTimeout:
-			say = fmt.Sprintf("looking up the name %s timed out", dns.Name)
-		default:
-			say = fmt.Sprintf("the name %s could not be looked up", dns.Name)
+		case why == "no such host":
+			return fmt.Sprintf("the name %s does not resolve", name)
+		case strings.Contains(why, "timeout"):
+			return fmt.Sprintf("looking up the name %s timed out", name)
 		}
-		if strings.Contains(msg, dns.Error()) {
-			return strings.Replace(msg, dns.Error(), say, 1)
+		return fmt.Sprintf("the name %s could not be looked up", name)
+	})
+	return opError.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := opError.FindStringSubmatch(m)
+		if sub[2] != "" {
+			return sub[1] + ": timed out"
 		}
-		return say
-	}
-	var op *net.OpError
-	if errors.As(err, &op) && (op.Source != nil || op.Addr != nil) {
-		say := op.Op
-		var errno syscall.Errno
-		switch {
-		case errors.As(op.Err, &errno):
-			say += ": " + errno.Error()
-		case op.Timeout():
-			say += ": timed out"
-		default:
-			say += " failed"
-		}
-		if strings.Contains(msg, op.Error()) {
-			return strings.Replace(msg, op.Error(), say, 1)
-		}
-		return say
-	}
-	return msg
+		return sub[1] + ": "
+	})
 }
 
 // skipDetail is what an agent is told of why a crawl skipped or failed a
-// URL: the crawl's words, with an internal failure's detail (such as a
-// path in the stash) kept for heed's log, and a depth limit in the
-// agent's own terms.
+// URL: the crawl's words, cleaned as a tool error is (whatever the
+// reason), with an internal failure's detail (such as a path in the
+// stash) kept for heed's log, and a depth limit in the agent's own terms.
 func (s *Server) skipDetail(ev crawl.Event, maxDepth int) string {
-	d := ev.Detail
-	if ev.Kind == crawl.Failed && (ev.Reason == heed.Internal.String() || ev.Reason == heed.Other.String() || strings.Contains(d, s.cfg.StashDir)) {
-		s.log.Error("heed mcp: a crawl failed a URL", "url", ev.URL, "error", d)
+	if ev.Kind == crawl.Failed && (ev.Reason == heed.Internal.String() || ev.Reason == heed.Other.String() || strings.Contains(ev.Detail, s.cfg.StashDir)) {
+		s.log.Error("heed mcp: a crawl failed a URL", "url", ev.URL, "error", ev.Detail)
 		return "heed could not store this page (an internal error; the details are in heed's own log, for the user)"
 	}
-	if strings.Contains(d, s.cfg.StashDir) {
-		s.log.Warn("heed mcp: a crawl skipped a URL", "url", ev.URL, "detail", d)
+	if strings.Contains(ev.Detail, s.cfg.StashDir) {
+		s.log.Warn("heed mcp: a crawl skipped a URL", "url", ev.URL, "detail", ev.Detail)
 		return "the crawl stopped before the page was stored (an internal error; the details are in heed's own log, for the user)"
 	}
+	d := clean(ev.Detail)
 	if maxDepth == 0 {
 		d = strings.ReplaceAll(d, "max_depth -1", "max_depth 0")
 	}

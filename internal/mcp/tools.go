@@ -142,6 +142,7 @@ type ReadInput struct {
 	URLOrID    string `json:"url_or_id" jsonschema:"A snapshot's URL, or the ID stash_search gave."`
 	StartIndex int    `json:"start_index,omitempty" jsonschema:"The character to start from: 0 (the default) for the first part; for the next part, the next_start_index of the previous call."`
 	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"The most characters of Markdown to return in this call."`
+	Version    string `json:"version,omitempty" jsonschema:"With a start_index above 0: the version the first part gave, so that every part comes from the one copy of the page it was cut from."`
 }
 
 // ReadOutput is stash_read's result.
@@ -152,7 +153,8 @@ type ReadOutput struct {
 	Source    string    `json:"source"`
 	FetchedAt time.Time `json:"fetched_at"`
 	Part
-	Notes []string `json:"notes,omitempty"`
+	Version string   `json:"version" jsonschema:"Which copy of the page this part was cut from (a hash of its Markdown): pass it, with next_start_index, for the next part."`
+	Notes   []string `json:"notes,omitempty"`
 }
 
 // Source is one source of the stash.
@@ -179,6 +181,8 @@ func schemaFor[T any](minimums map[string]float64) *jsonschema.Schema {
 	if err != nil {
 		panic(err) // the types above are fixed: a test catches this
 	}
+	// Types first: a pointer's ["null", "integer"] is an integer too.
+	singleTypes(s)
 	for name, m := range minimums {
 		s.Properties[name].Minimum = ptr(m)
 	}
@@ -189,7 +193,6 @@ func schemaFor[T any](minimums map[string]float64) *jsonschema.Schema {
 			p.Maximum = ptr(float64(maxArg))
 		}
 	}
-	singleTypes(s)
 	return s
 }
 
@@ -218,7 +221,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_fetch",
 		Title: "Read one web page",
-		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url, start_index set to next_start_index and the version the first part gave: every part then comes from the one copy of the page (for 10 minutes; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown.`,
+		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url, start_index set to next_start_index and the version the first part gave: every part then comes from the one copy of the page (for 10 minutes after the last part read; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown.`,
 			min(DefaultChars, l.MaxChars), l.MaxChars),
 		InputSchema:  schemaFor[FetchInput](map[string]float64{"max_chars": 1, "start_index": 0}),
 		OutputSchema: schemaFor[FetchOutput](nil),
@@ -253,7 +256,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "stash_read",
 		Title: "Read a page from the stash",
-		Description: fmt.Sprintf(`Read a stored page's Markdown by its URL or ID (as stash_search gives). Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call again with start_index set to next_start_index. Makes no network request.`,
+		Description: fmt.Sprintf(`Read a stored page's Markdown by its URL or ID (as stash_search gives). Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call again with the same url_or_id, start_index set to next_start_index and the version the first part gave. If a crawl stored a new copy of the page meanwhile, the call says so, and the page is read again from start_index 0. Makes no network request.`,
 			min(DefaultChars, l.MaxChars), l.MaxChars),
 		InputSchema:  schemaFor[ReadInput](map[string]float64{"max_chars": 1, "start_index": 0}),
 		OutputSchema: schemaFor[ReadOutput](nil),
@@ -340,12 +343,12 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 			return nil, out, err
 		}
 	}
-	pt, err := part(p.doc.Markdown, in.StartIndex, n)
+	pt, err := part(p.markdown, in.StartIndex, n)
 	if err != nil {
 		return nil, out, err
 	}
-	out.URL, out.Title, out.Description, out.Part = p.url, p.doc.Title, p.doc.Description, pt
-	out.Robots, out.Version = p.robots.String(), p.version
+	out.URL, out.Title, out.Description, out.Part = p.url, p.title, p.description, pt
+	out.Robots, out.Version = p.robots, p.version
 	text := partText("web_fetch", fmt.Sprintf("url %q, version %q", in.URL, p.version), pt)
 	if in.StartIndex == 0 {
 		text = fmt.Sprintf("Page: %s\nURL: %s\n\n", out.Title, out.URL) + text
@@ -452,6 +455,10 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 		mu.Unlock()
 		prog.send(msg)
 	})
+	if cut := s.cut(ctx); err != nil && cut != nil {
+		s.log.Debug("heed mcp: a crawl cut short", "error", err)
+		return nil, out, cut
+	}
 	if err != nil {
 		return nil, out, s.crawlError(ctx, in.URL, err)
 	}
@@ -460,8 +467,8 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	if lerr := st.AppendLog(crawl.LogEntry(o, sum, logged, time.Now())); lerr != nil {
 		s.log.Warn("heed mcp: the stash's log", "error", lerr)
 	}
-	if ctx.Err() != nil {
-		return nil, out, fmt.Errorf("web_crawl of %s was cancelled after storing %d pages; they stay in the stash, and crawling again picks up where this left off", in.URL, sum.Stored)
+	if cut := s.cut(ctx); cut != nil {
+		return nil, out, fmt.Errorf("%v. web_crawl of %s stopped after storing %d pages; they stay in the stash, and crawling again picks up where this left off", cut, in.URL, sum.Stored)
 	}
 	if sum.Stored >= 100 {
 		st.Optimize(ctx)
@@ -628,13 +635,13 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 	if in.Depth <= 0 {
 		p, err := s.fetchPage(gctx, in.URL)
 		if err != nil {
-			if ctx.Err() != nil {
-				return nil, out, errors.New("web_grep was cancelled")
+			if cut := s.cut(ctx); cut != nil {
+				return nil, out, cut
 			}
 			return nil, out, err
 		}
 		prog.send(fmt.Sprintf("0 pages searched, 0 matches; read %s, searching it", p.url))
-		g.page(p.url, p.doc.Markdown)
+		g.page(p.url, p.markdown)
 		prog.send(fmt.Sprintf("%d pages searched, %d matches; %s", g.pages, g.count, p.url))
 		out.Robots = "robots.txt is not consulted (one page, read on purpose)"
 	} else {
@@ -652,16 +659,16 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 			g.mu.Unlock()
 			prog.send(msg)
 		})
-		if ctx.Err() != nil {
-			return nil, out, errors.New("web_grep was cancelled")
+		if cut := s.cut(ctx); cut != nil {
+			return nil, out, cut
 		}
 		if err != nil {
 			return nil, out, s.crawlError(gctx, in.URL, err)
 		}
 		out.Skipped, out.Robots = sum.Skipped, sum.Robots
 	}
-	if ctx.Err() != nil {
-		return nil, out, errors.New("web_grep was cancelled")
+	if cut := s.cut(ctx); cut != nil {
+		return nil, out, cut
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -714,7 +721,7 @@ func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in S
 		return nil, out, fmt.Errorf("the query is %d bytes long; a query may be at most %d: search for fewer words", len(in.Query), stash.MaxQuery)
 	}
 	if err != nil {
-		return nil, out, s.internal("search the stash", err)
+		return nil, out, s.failed(ctx, "search the stash", err)
 	}
 	var b strings.Builder
 	for _, h := range hits {
@@ -750,14 +757,25 @@ func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in Rea
 		return nil, out, fmt.Errorf("no page %q in the stash: stash_search finds pages and their IDs, stash_sources lists the sources, and web_crawl adds pages", in.URLOrID)
 	}
 	if err != nil {
-		return nil, out, s.internal("read the stash", err)
+		return nil, out, s.failed(ctx, "read the stash", err)
+	}
+	// Every part comes from one copy: a crawl may store a new one between
+	// two parts, and the stash keeps only the newest.
+	v := version(snap.Markdown)
+	if in.StartIndex > 0 {
+		if in.Version == "" {
+			return nil, out, fmt.Errorf("start_index %d needs the version the first part gave, so that every part comes from one copy of the page: pass version, or call stash_read with start_index 0 to read the page from the start", in.StartIndex)
+		}
+		if in.Version != v {
+			return nil, out, fmt.Errorf("the page %s changed in the stash since the part with version %q (a crawl stored a new copy, version %q); start again at start_index 0", snap.URL, in.Version, v)
+		}
 	}
 	pt, err := part(snap.Markdown, in.StartIndex, n)
 	if err != nil {
 		return nil, out, err
 	}
-	out.ID, out.URL, out.Title, out.Source, out.FetchedAt, out.Part = snap.ID, snap.URL, snap.Title, snap.Source, snap.FetchedAt, pt
-	text := partText("stash_read", fmt.Sprintf("url_or_id %q", snap.ID), pt)
+	out.ID, out.URL, out.Title, out.Source, out.FetchedAt, out.Part, out.Version = snap.ID, snap.URL, snap.Title, snap.Source, snap.FetchedAt, pt, v
+	text := partText("stash_read", fmt.Sprintf("url_or_id %q, version %q", snap.ID, v), pt)
 	if in.StartIndex == 0 {
 		text = fmt.Sprintf("Page: %s\nURL: %s\nSource: %s, fetched %s\n\n", snap.Title, snap.URL, snap.Source, snap.FetchedAt.Format(time.RFC3339)) + text
 	}
@@ -781,7 +799,7 @@ func (s *Server) stashSources(ctx context.Context, req *sdk.CallToolRequest, _ s
 	defer done()
 	srcs, err := st.Sources(ctx)
 	if err != nil {
-		return nil, out, s.internal("list the stash's sources", err)
+		return nil, out, s.failed(ctx, "list the stash's sources", err)
 	}
 	var b strings.Builder
 	for name, n := range srcs {
