@@ -1107,8 +1107,9 @@ func TestFetchRedirectTakesTurn(t *testing.T) {
 
 // TestPartsOfOneCopy: the parts of a page an agent reads come from the
 // copy its first part was cut from, though the page changes and another
-// agent reads it meanwhile; a part of a copy not held, or asked for
-// without its version, is refused with a way on.
+// agent reads it meanwhile; a part of a copy not held is refused with a
+// way on, and one asked for without its version comes from the copy read
+// last, with a note.
 func TestPartsOfOneCopy(t *testing.T) {
 	site := newSite(t)
 	site.set("/news.txt", strings.Repeat("A", 200))
@@ -1130,12 +1131,17 @@ func TestPartsOfOneCopy(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{map[string]any{"url": site.URL + "/news.txt", "start_index": 50}, "start_index 50 needs the version the first part gave"},
 		{map[string]any{"url": site.URL + "/news.txt", "start_index": 50, "version": "0123456789abcdef"}, "is no longer held"},
 	} {
 		if text, isErr := call(t, a, "web_fetch", c.args, nil); !isErr || !strings.Contains(text, c.want) || !strings.Contains(text, "start_index 0") {
 			t.Errorf("web_fetch %v: error %v, %q; want %q and a way on", c.args, isErr, text, c.want)
 		}
+	}
+	// Without a version: the copy read last (A's), said so in a note.
+	var p3 FetchOutput
+	if text, isErr := call(t, a, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": 50, "start_index": 50}, &p3); isErr ||
+		p3.Markdown != strings.Repeat("A", 50) || p3.Version != p1.Version || len(p3.Notes) != 1 || !strings.Contains(p3.Notes[0], "no version was given") {
+		t.Errorf("a later part without its version: %v %q %+v", isErr, text, p3)
 	}
 	if n := site.count("/news.txt"); n != 2 {
 		t.Errorf("the page was asked for %d times; want once per first part (2)", n)
@@ -1283,11 +1289,16 @@ func TestStashReadPartsOfOneCopy(t *testing.T) {
 		want string
 	}{
 		{map[string]any{"url_or_id": p1.ID, "max_chars": 100, "start_index": p1.NextStart, "version": p1.Version}, "changed in the stash"},
-		{map[string]any{"url_or_id": p1.ID, "max_chars": 100, "start_index": p1.NextStart}, "start_index 100 needs the version the first part gave"},
 	} {
 		if text, isErr := call(t, cs, "stash_read", c.args, nil); !isErr || !strings.Contains(text, c.want) || !strings.Contains(text, "start_index 0") {
 			t.Errorf("stash_read %v: error %v, %q; want %q and a way on", c.args, isErr, text, c.want)
 		}
+	}
+	// Without a version: the copy the stash holds now, said so.
+	var pv ReadOutput
+	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": p1.ID, "max_chars": 100, "start_index": p1.NextStart}, &pv); isErr ||
+		!strings.Contains(pv.Markdown, "Omega") || len(pv.Notes) != 1 || !strings.Contains(pv.Notes[0], "no version was given") {
+		t.Errorf("stash_read without a version: %v %q", isErr, text)
 	}
 	// From the start, the new copy, with its own version.
 	var p3 ReadOutput

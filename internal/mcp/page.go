@@ -260,6 +260,26 @@ func (c *pageCache) get(url, version string) *page {
 	return p
 }
 
+// latest is the copy of a page most lately read or fetched, if one is
+// still held; it is kept for pageCacheTTL from now.
+func (c *pageCache) latest(url string) *page {
+	c.mu.Lock()
+	var version string
+	now := c.now()
+	c.expire(now)
+	for i := len(c.order) - 1; i >= 0; i-- {
+		if u, v, _ := strings.Cut(c.order[i], " "); u == url {
+			version = v
+			break
+		}
+	}
+	c.mu.Unlock()
+	if version == "" {
+		return nil
+	}
+	return c.get(url, version)
+}
+
 // expire drops the copies not read for pageCacheTTL. The order is by
 // when each was last read, so they are at its front.
 func (c *pageCache) expire(now time.Time) {

@@ -26,7 +26,7 @@ type FetchInput struct {
 	URL        string `json:"url" jsonschema:"The page to read: an absolute http or https URL."`
 	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"The most characters of Markdown to return in this call. Longer pages come in parts."`
 	StartIndex int    `json:"start_index,omitempty" jsonschema:"The character to start from: 0 (the default) for the first part; for the next part, the next_start_index of the previous call."`
-	Version    string `json:"version,omitempty" jsonschema:"With a start_index above 0: the version the first part gave, so that every part comes from the one copy of the page it was cut from."`
+	Version    string `json:"version,omitempty" jsonschema:"With a start_index above 0: the version the first part gave, so that every part comes from the one copy of the page it was cut from (without it, the copy held now)."`
 }
 
 // Part is a part of a long text, and where the rest of it is.
@@ -142,7 +142,7 @@ type ReadInput struct {
 	URLOrID    string `json:"url_or_id" jsonschema:"A snapshot's URL, or the ID stash_search gave."`
 	StartIndex int    `json:"start_index,omitempty" jsonschema:"The character to start from: 0 (the default) for the first part; for the next part, the next_start_index of the previous call."`
 	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"The most characters of Markdown to return in this call."`
-	Version    string `json:"version,omitempty" jsonschema:"With a start_index above 0: the version the first part gave, so that every part comes from the one copy of the page it was cut from."`
+	Version    string `json:"version,omitempty" jsonschema:"With a start_index above 0: the version the first part gave, so that every part comes from the one copy of the page it was cut from (without it, the copy held now)."`
 }
 
 // ReadOutput is stash_read's result.
@@ -332,9 +332,15 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 			return nil, out, fmt.Errorf("%q is not a URL heed can fetch: give an absolute http or https URL, such as https://example.com/page", in.URL)
 		}
 		if in.Version == "" {
-			return nil, out, fmt.Errorf("start_index %d needs the version the first part gave, so that every part comes from one copy of the page: pass version, or call web_fetch with start_index 0 to read the page from the start", in.StartIndex)
-		}
-		if p = s.pages.get(norm, in.Version); p == nil {
+			// Without a version: the copy most lately read, or the page
+			// as it is now; the note says how to be sure of one copy.
+			if p = s.pages.latest(norm); p == nil {
+				if p, err = s.fetchPage(ctx, in.URL); err != nil {
+					return nil, out, err
+				}
+			}
+			out.Notes = append(out.Notes, "no version was given: this part is cut from the copy heed holds now; pass the version the first part gave to be sure every part comes from one copy")
+		} else if p = s.pages.get(norm, in.Version); p == nil {
 			return nil, out, fmt.Errorf("the copy of %s that version %q names is no longer held: heed keeps the pages it read for %v, and only so many, or the page has changed since. Start again with start_index 0, which reads the page as it is now", in.URL, in.Version, pageCacheTTL)
 		}
 	} else {
@@ -764,9 +770,8 @@ func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in Rea
 	v := version(snap.Markdown)
 	if in.StartIndex > 0 {
 		if in.Version == "" {
-			return nil, out, fmt.Errorf("start_index %d needs the version the first part gave, so that every part comes from one copy of the page: pass version, or call stash_read with start_index 0 to read the page from the start", in.StartIndex)
-		}
-		if in.Version != v {
+			out.Notes = append(out.Notes, "no version was given: this part is cut from the copy the stash holds now; pass the version the first part gave to be sure every part comes from one copy")
+		} else if in.Version != v {
 			return nil, out, fmt.Errorf("the page %s changed in the stash since the part with version %q (a crawl stored a new copy, version %q); start again at start_index 0", snap.URL, in.Version, v)
 		}
 	}
