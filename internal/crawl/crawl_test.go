@@ -452,6 +452,8 @@ func TestNormalize(t *testing.T) {
 		"https://example.com:443/x":                 "https://example.com/x",
 		"https://example.com:8443/x":                "https://example.com:8443/x",
 		"https://user:pw@example.com/x":             "https://example.com/x",
+		"https://Example.com.:8443/x":               "https://example.com:8443/x",
+		"https://example.com.:443/x":                "https://example.com/x",
 	} {
 		if got, err := Normalize(in); err != nil || got != want {
 			t.Errorf("Normalize(%q) got %q, %v, want %q", in, got, err, want)

@@ -98,7 +98,7 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 		if err != nil {
 			return nil, fmt.Errorf("fetch %s: a redirect to %q, which is not a URL heed can fetch", norm, next)
 		}
-		release, err := s.sched.Acquire(dctx, hostKey(u))
+		release, err := s.sched.Acquire(dctx, crawl.HostKey(u))
 		if err != nil {
 			return nil, stop()
 		}
@@ -116,7 +116,7 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 				return err
 			}
 			hops++
-			if hostKey(tu) != hostKey(u) {
+			if crawl.HostKey(tu) != crawl.HostKey(u) {
 				other = &errOtherHost{next: tn}
 				return other
 			}
@@ -157,23 +157,6 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 	p := newPage(resp.URL, doc, directives.For(s.cfg.Agent, append(sets, doc.Directives...)...))
 	s.pages.put(norm, p)
 	return p, nil
-}
-
-// hostKey is u's host as the schedule knows it: lower case, without a
-// trailing dot or a default port, as crawl.Normalize writes it (and
-// without the trailing dot that it keeps before a port).
-func hostKey(u *url.URL) string {
-	host, port := strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), u.Port()
-	if u.Scheme == "http" && port == "80" || u.Scheme == "https" && port == "443" {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	return host
 }
 
 // maxTypeChars is how much of a Content-Type an error repeats.

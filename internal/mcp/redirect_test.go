@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed/internal/crawl"
+
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/heedhq/heed/fetch"
@@ -244,8 +246,8 @@ func TestHostKey(t *testing.T) {
 		"http://Example.COM./a/": "example.com",
 	} {
 		u, _ := url.Parse(in)
-		if got := hostKey(u); got != want {
-			t.Errorf("hostKey(%s) = %q, want %q", in, got, want)
+		if got := crawl.HostKey(u); got != want {
+			t.Errorf("crawl.HostKey(%s) = %q, want %q", in, got, want)
 		}
 	}
 }
