@@ -479,7 +479,55 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 			out = append(out, sib)
 		}
 	}
-	return trimHeadings(out)
+	return trimHeadings(s.twins(body, best, out))
+}
+
+// twins adds to the chosen nodes the elements elsewhere on the page that
+// are made like the best one (the same tag and class) and read as prose:
+// an article that a page cuts into sections around figures and quotes,
+// each in its own wrapper, far apart in the tree. They keep the page's
+// order.
+func (s *selector) twins(body, best *html.Node, chosen []*html.Node) []*html.Node {
+	class := attr(best, "class")
+	if class == "" {
+		return chosen
+	}
+	in := map[*html.Node]bool{}
+	for _, n := range chosen {
+		in[n] = true
+	}
+	inside := func(n *html.Node) bool {
+		for a := n; a != nil; a = a.Parent {
+			if in[a] {
+				return true
+			}
+		}
+		return false
+	}
+	added := false
+	for n := range body.Descendants() {
+		if n.Type != html.ElementNode || n.DataAtom != best.DataAtom || in[n] || attr(n, "class") != class || s.skip(n) || inside(n) {
+			continue
+		}
+		st := s.stats[n]
+		if st == nil || prose(st) < 140 || st.linkDensity() >= 0.25 || st.articles > 0 || s.weight(n) < 0 || s.softBoilerplate(n) {
+			continue
+		}
+		if contains(n, best) {
+			continue // an ancestor made like it: not another part
+		}
+		in[n], added = true, true
+	}
+	if !added {
+		return chosen
+	}
+	var out []*html.Node
+	for n := range body.Descendants() {
+		if in[n] {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // trimHeadings drops headings left at the end with nothing under them.

@@ -276,3 +276,25 @@ func TestArticleTitleNotRepeated(t *testing.T) {
 		}
 	}
 }
+
+// TestArticleInSections: an article a page cuts into sections, each in
+// its own wrapper far apart in the tree (around a full-width figure),
+// comes out whole and in order.
+func TestArticleInSections(t *testing.T) {
+	para := func(w string) string {
+		return "<p>" + strings.Repeat(w+" goes on, sentence after sentence, with commas and words. ", 4) + "</p>"
+	}
+	page := `<body><div class="page"><div class="wide"><section class="post-section">` + para("The first part") + para("The first part") + `</section></div>
+<div class="full-bleed"><figure><img src="/f.jpg" alt="A figure"></figure></div>
+<div class="band"><div class="inner"><section class="post-section">` + strings.Repeat(para("The second part"), 4) + `</section></div></div>
+<div class="band"><div class="inner"><section class="post-section">` + para("The third part") + para("The third part") + `</section></div></div>
+<footer><section class="post-section"><a href="/a">A</a> <a href="/b">B</a></section></footer></div></body>`
+	doc, err := Extract(strings.NewReader(page), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second, third := strings.Index(doc.Markdown, "The first part"), strings.Index(doc.Markdown, "The second part"), strings.Index(doc.Markdown, "The third part")
+	if first < 0 || second < first || third < second {
+		t.Errorf("sections missing or out of order (%d, %d, %d):\n%s", first, second, third, doc.Markdown)
+	}
+}
