@@ -58,7 +58,7 @@ func (s *selector) kind(token string) wordKind {
 	if hasWord(t, positiveWords) {
 		k |= positiveWord
 	}
-	if hasWord(t, boilerplateWords) {
+	if hasWord(t, boilerplateWords) || exactBoilerplateWords[token] {
 		k |= boilerplateWord
 	}
 	if s.words == nil {
@@ -97,9 +97,17 @@ var (
 		"disqus", "gdpr", "newsletter", "outbrain", "popup", "modal", "promo", "related", "share",
 		"sharing", "sidebar", "signup", "social", "sponsor", "sponsored", "subscribe", "taboola",
 		"recommended", "trending", "popular", "skip", "toolbar", "widget", "pagination", "pager", "navigation",
-		"menu", "footer", "masthead", "topbar", "navbar", "caption", "credit", "author", "bio",
-		"avatar", "byline", "reviews",
+		"menu", "footer", "masthead", "topbar", "navbar",
 	}
+	// exactBoilerplateWords mark boilerplate as boilerplateWords do, but
+	// only as whole class words: "author" is not "authoring", "reviews"
+	// not "previews".
+	exactBoilerplateWords = map[string]bool{
+		"caption": true, "credit": true, "credits": true, "author": true, "bio": true, "avatar": true,
+		"byline": true, "reviews": true,
+	}
+	// pictureWords mark what goes with a picture: the picture itself stays.
+	pictureWords = map[string]bool{"caption": true, "credit": true, "credits": true}
 )
 
 // classTokens splits an element's class and id into lower-case words.
@@ -168,7 +176,7 @@ func hardBoilerplate(n *html.Node) bool {
 var alwaysBoilerplate = map[string]bool{
 	"comment": true, "comments": true, "commentlist": true, "disqus": true, "cookie": true,
 	"consent": true, "gdpr": true, "newsletter": true, "outbrain": true, "taboola": true,
-	"related": true, "caption": true, "credit": true, "reviews": true,
+	"related": true, "caption": true, "credit": true, "credits": true, "reviews": true,
 }
 
 // softBoilerplate reports whether an element's class or id calls it
@@ -180,6 +188,9 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 	if s.kinds(tokens)&boilerplateWord == 0 {
 		return false
 	}
+	if onlyPictureWords(s, tokens) && findElement(n, atom.Img) != nil {
+		return false // a picture's wrapper, caption and all: the picture stays
+	}
 	st := s.stats[n]
 	if st == nil || st.text < 400 || st.linkDensity() > 0.5 {
 		return true
@@ -190,6 +201,17 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// onlyPictureWords reports whether the boilerplate words among tokens are
+// all words of a picture's caption or credit.
+func onlyPictureWords(s *selector, tokens []string) bool {
+	for _, t := range tokens {
+		if s.kind(t)&boilerplateWord != 0 && !pictureWords[t] {
+			return false
+		}
+	}
+	return true
 }
 
 // measure computes the stats of every element under n, bottom up.
@@ -482,6 +504,18 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	return trimHeadings(s.twins(body, best, out))
 }
 
+// cleanAncestry reports whether n's ancestors, below the one it shares
+// with best, are none of them boilerplate: a card in a comment list or a
+// sidebar is not a part of the article, however it is made.
+func (s *selector) cleanAncestry(n, best *html.Node) bool {
+	for a := n.Parent; a != nil && a.Type == html.ElementNode && !contains(a, best); a = a.Parent {
+		if s.skip(a) || s.weight(a) < 0 || s.softBoilerplate(a) {
+			return false
+		}
+	}
+	return true
+}
+
 // twins adds to the chosen nodes the elements elsewhere on the page that
 // are made like the best one (the same tag and class) and read as prose:
 // an article that a page cuts into sections around figures and quotes,
@@ -513,8 +547,8 @@ func (s *selector) twins(body, best *html.Node, chosen []*html.Node) []*html.Nod
 		if st == nil || prose(st) < 140 || st.linkDensity() >= 0.25 || st.articles > 0 || s.weight(n) < 0 || s.softBoilerplate(n) {
 			continue
 		}
-		if contains(n, best) {
-			continue // an ancestor made like it: not another part
+		if contains(n, best) || !s.cleanAncestry(n, best) {
+			continue // an ancestor made like it, or one inside comments, a sidebar...
 		}
 		in[n], added = true, true
 	}

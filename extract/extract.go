@@ -144,7 +144,8 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Docume
 	}
 	render := func(clean bool) string {
 		r := &renderer{base: base, skip: func(n *html.Node) bool {
-			return hidden(n) || hardBoilerplate(n) || s.softBoilerplate(n) || clean && !roots[n] && s.clutter(n)
+			// The chosen content is the content, whatever its class says.
+			return hidden(n) || hardBoilerplate(n) || !roots[n] && (s.softBoilerplate(n) || clean && s.clutter(n))
 		}}
 		var parts []string
 		for _, n := range nodes {
@@ -186,16 +187,48 @@ func dropTitle(md, title string) string {
 	if !ok || title == "" {
 		return md
 	}
-	h, t := strings.ToLower(clean(plainHeading(h))), strings.ToLower(clean(title))
-	if h == "" || !strings.Contains(t, h) {
+	h, t := plainTitle(unlink(h)), plainTitle(escapeText(title, false))
+	if h == "" || !sameTitle(h, t) {
 		return md
 	}
 	return strings.TrimLeft(rest, "\n")
 }
 
-// plainHeading is a heading's text without Markdown's escapes and marks.
-func plainHeading(h string) string {
-	return strings.NewReplacer("\\", "", "*", "", "_", "", "`", "").Replace(h)
+// sameTitle reports whether a heading is the title, or the title's first
+// part before a separator ("Harbour walls" of "Harbour walls | The Town
+// Paper").
+func sameTitle(h, t string) bool {
+	if h == t {
+		return true
+	}
+	rest, ok := strings.CutPrefix(t, h)
+	if !ok {
+		return false
+	}
+	rest = strings.TrimSpace(rest)
+	for _, sep := range []string{"|", "-", "–", "—", ":", "·", "/", "«", "»"} {
+		if strings.HasPrefix(rest, sep) {
+			return true
+		}
+	}
+	return false
+}
+
+// unlink is a Markdown heading's text with a link that makes all of it
+// ("[Title](url)") taken to its text.
+func unlink(h string) string {
+	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, ")") {
+		if i := strings.LastIndex(h, "]("); i > 0 {
+			return h[1:i]
+		}
+	}
+	return h
+}
+
+// plainTitle is text written as Markdown, as a title is compared: without
+// escapes and emphasis marks, spaces collapsed, lower case.
+func plainTitle(s string) string {
+	return strings.ToLower(clean(strings.NewReplacer("\\", "", "*", "", "_", "", "`", "").Replace(s)))
 }
 
 // hidden reports whether an element is never shown as text: scripts,

@@ -258,7 +258,11 @@ func (b *block) text(s string) {
 	lead, trail := startSpace(s), endSpace(s)
 	words := strings.Fields(s)
 	if strings.ContainsAny(s, invisible) {
+		n := len(words)
 		words = slices.DeleteFunc(words, func(w string) bool { return strings.Trim(w, invisible) == "" })
+		if len(words) == 0 && n == 1 && !lead && !trail {
+			return // a zero-width character alone between two words joins them
+		}
 	}
 	if len(words) == 0 {
 		b.space = b.space || b.inline.Len() > 0
