@@ -228,11 +228,31 @@ func (c *pageCache) put(url string, p *page) {
 // get is the copy of a page with this version, if it is still held; it
 // is kept for pageCacheTTL from now.
 func (c *pageCache) get(url, version string) *page {
-	key := url + " " + version
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
 	c.expire(now)
+	return c.touch(url+" "+version, now)
+}
+
+// latest is the copy of a page most lately read or fetched, if one is
+// still held; it is kept for pageCacheTTL from now.
+func (c *pageCache) latest(url string) *page {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	c.expire(now)
+	for i := len(c.order) - 1; i >= 0; i-- {
+		if u, _, _ := strings.Cut(c.order[i], " "); u == url {
+			return c.touch(c.order[i], now)
+		}
+	}
+	return nil
+}
+
+// touch is the copy held under key, if any, marked read now (the last of
+// the order). c.mu is held.
+func (c *pageCache) touch(key string, now time.Time) *page {
 	p := c.pages[key]
 	if p == nil {
 		return nil
@@ -241,26 +261,6 @@ func (c *pageCache) get(url, version string) *page {
 	c.order = slices.DeleteFunc(c.order, func(k string) bool { return k == key })
 	c.order = append(c.order, key)
 	return p
-}
-
-// latest is the copy of a page most lately read or fetched, if one is
-// still held; it is kept for pageCacheTTL from now.
-func (c *pageCache) latest(url string) *page {
-	c.mu.Lock()
-	var version string
-	now := c.now()
-	c.expire(now)
-	for i := len(c.order) - 1; i >= 0; i-- {
-		if u, v, _ := strings.Cut(c.order[i], " "); u == url {
-			version = v
-			break
-		}
-	}
-	c.mu.Unlock()
-	if version == "" {
-		return nil
-	}
-	return c.get(url, version)
 }
 
 // expire drops the copies not read for pageCacheTTL. The order is by
