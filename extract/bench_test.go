@@ -1,8 +1,12 @@
 package extract
 
 import (
+	"bytes"
+	"net/url"
 	"strings"
 	"testing"
+
+	"golang.org/x/net/html"
 )
 
 // BenchmarkExtract measures extraction over the whole development set
@@ -25,6 +29,30 @@ func BenchmarkExtract(b *testing.B) {
 			if _, err := ExtractBytes(p, Options{URL: "https://example.com/"}); err != nil {
 				b.Fatal(err)
 			}
+		}
+	}
+}
+
+// BenchmarkExtractTree measures extraction from parsed pages, the HTML
+// parser left out: the part of the work that is heed's own.
+func BenchmarkExtractTree(b *testing.B) {
+	var trees []*html.Node
+	for _, pg := range devPages(b) {
+		raw, err := pg.HTML()
+		if err != nil {
+			b.Fatal(err)
+		}
+		doc, err := html.Parse(bytes.NewReader(raw))
+		if err != nil {
+			b.Fatal(err)
+		}
+		trees = append(trees, doc)
+	}
+	base, _ := url.Parse("https://example.com/")
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, doc := range trees {
+			fromTree(doc, base, base.String(), false)
 		}
 	}
 }

@@ -30,9 +30,10 @@ type selector struct {
 	weights   map[*html.Node]float64 // classWeight, remembered
 	skip      func(*html.Node) bool
 	stats     map[*html.Node]*stats
-	bodyProse int                 // the text of the page that is not links
-	forum     bool                // the page says it is a discussion, whose comments are the content
-	words     map[string]wordKind // what each class token is, remembered
+	bodyProse int                     // the text of the page that is not links
+	forum     bool                    // the page says it is a discussion, whose comments are the content
+	words     map[string]wordKind     // what each class token is, remembered
+	elemKinds map[*html.Node]wordKind // what each element's class tokens are (nodeKinds)
 }
 
 // wordKind says which word lists a class token belongs to (hasWord).
@@ -65,6 +66,23 @@ func (s *selector) kind(token string) wordKind {
 		s.words = map[string]wordKind{}
 	}
 	s.words[token] = k
+	return k
+}
+
+// nodeKinds is what any of an element's class and id words are,
+// remembered per element: scoring, cleaning and rendering all ask.
+func (s *selector) nodeKinds(n *html.Node) wordKind {
+	if attr(n, "class") == "" && attr(n, "id") == "" {
+		return 0
+	}
+	if k, ok := s.elemKinds[n]; ok {
+		return k
+	}
+	k := s.kinds(classTokens(n))
+	if s.elemKinds == nil {
+		s.elemKinds = map[*html.Node]wordKind{}
+	}
+	s.elemKinds[n] = k
 	return k
 }
 
@@ -143,7 +161,7 @@ func (s *selector) weight(n *html.Node) float64 {
 	if s.weights == nil {
 		s.weights = map[*html.Node]float64{}
 	}
-	k := s.kinds(classTokens(n))
+	k := s.nodeKinds(n)
 	w := 0.0
 	if k&negativeWord != 0 {
 		w -= 25
@@ -184,10 +202,10 @@ var alwaysBoilerplate = map[string]bool{
 // and its text agrees: short, or mostly links. Comment sections and the
 // like go whatever their length, unless they hold most of the page.
 func (s *selector) softBoilerplate(n *html.Node) bool {
-	tokens := classTokens(n)
-	if s.kinds(tokens)&boilerplateWord == 0 {
+	if s.nodeKinds(n)&boilerplateWord == 0 {
 		return false
 	}
+	tokens := classTokens(n)
 	if onlyPictureWords(s, tokens) && findElement(n, atom.Img) != nil {
 		return false // a picture's wrapper, caption and all: the picture stays
 	}

@@ -252,9 +252,11 @@ func hidden(n *html.Node) bool {
 		case "hidden":
 			return true
 		case "class":
-			for _, c := range strings.Fields(a.Val) {
-				switch strings.ToLower(c) {
-				case "hidden", "d-none", "is-hidden", "visually-hidden", "sr-only", "screen-reader-text", "invisible":
+			if !mayHide(a.Val) {
+				continue
+			}
+			for c := range strings.FieldsSeq(a.Val) {
+				if hiddenClasses[strings.ToLower(c)] {
 					return true
 				}
 			}
@@ -263,10 +265,35 @@ func hidden(n *html.Node) bool {
 				return true
 			}
 		case "style":
+			if !strings.Contains(a.Val, ":") {
+				continue
+			}
 			v := strings.ToLower(strings.ReplaceAll(a.Val, " ", ""))
 			if strings.Contains(v, "display:none") || strings.Contains(v, "visibility:hidden") {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// hiddenClasses are class names that hide an element.
+var hiddenClasses = map[string]bool{
+	"hidden": true, "d-none": true, "is-hidden": true, "visually-hidden": true, "sr-only": true,
+	"screen-reader-text": true, "invisible": true,
+}
+
+// mayHide reports whether a class attribute may name one of
+// hiddenClasses: most do not, and are passed over without being split.
+func mayHide(class string) bool {
+	for i := range len(class) {
+		if 'A' <= class[i] && class[i] <= 'Z' {
+			return true // in any case: split and see
+		}
+	}
+	for _, w := range []string{"hidden", "none", "only", "reader", "invisible"} {
+		if strings.Contains(class, w) {
+			return true
 		}
 	}
 	return false
@@ -285,15 +312,17 @@ func findElement(n *html.Node, a atom.Atom) *html.Node {
 // fragments, each once.
 func links(doc *html.Node, base *url.URL) []string {
 	seen := map[string]bool{}
+	read := map[string]bool{} // hrefs as written: pages repeat their links
 	out := []string{}
 	for n := range doc.Descendants() {
 		if n.Type != html.ElementNode || n.DataAtom != atom.A && n.DataAtom != atom.Area {
 			continue
 		}
 		href := strings.TrimSpace(attr(n, "href"))
-		if href == "" || strings.HasPrefix(href, "#") {
+		if href == "" || strings.HasPrefix(href, "#") || read[href] {
 			continue
 		}
+		read[href] = true
 		u, err := base.Parse(href)
 		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 			continue

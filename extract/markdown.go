@@ -26,6 +26,7 @@ type renderer struct {
 	nest      int
 	blockMemo map[*html.Node]bool
 	tableMemo map[*html.Node]bool
+	hrefMemo  map[string]string // href, resolved: pages repeat their links
 }
 
 // maxNest is how deep quotes, lists and the like keep their structure.
@@ -256,21 +257,61 @@ func (b *block) text(s string) {
 		return
 	}
 	lead, trail := startSpace(s), endSpace(s)
-	words := strings.Fields(s)
-	if strings.ContainsAny(s, invisible) {
-		n := len(words)
-		words = slices.DeleteFunc(words, func(w string) bool { return strings.Trim(w, invisible) == "" })
-		if len(words) == 0 && n == 1 && !lead && !trail {
-			return // a zero-width character alone between two words joins them
+	text, plain := collapsed(s)
+	if !plain {
+		words := strings.Fields(s)
+		if strings.ContainsAny(s, invisible) {
+			n := len(words)
+			words = slices.DeleteFunc(words, func(w string) bool { return strings.Trim(w, invisible) == "" })
+			if len(words) == 0 && n == 1 && !lead && !trail {
+				return // a zero-width character alone between two words joins them
+			}
 		}
+		text = strings.Join(words, " ")
 	}
-	if len(words) == 0 {
+	if text == "" {
 		b.space = b.space || b.inline.Len() > 0
 		return
 	}
 	b.space = b.space || lead
-	b.emit(escapeText(strings.Join(words, " "), b.atLineStart()))
+	b.emit(escapeText(text, b.atLineStart()))
 	b.space = trail
+}
+
+// collapsed is s as words joined by single spaces, and plain true, when s
+// is that already: no space at either end, none doubled, no other
+// whitespace and no invisible characters. Text nodes mostly are, and are
+// then used without a copy.
+func collapsed(s string) (text string, plain bool) {
+	space := true // before the first byte, as if after a space
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == ' ':
+				if space {
+					return "", false
+				}
+				space = true
+			case c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r':
+				return "", false
+			default:
+				space = false
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if unicode.IsSpace(r) || strings.ContainsRune(invisible, r) {
+			return "", false
+		}
+		space = false
+		i += size
+	}
+	if space {
+		return "", false // empty, or a space at the end
+	}
+	return s, true
 }
 
 // inlineText adds ready-made Markdown to the paragraph under way.
@@ -369,6 +410,19 @@ func permalink(n *html.Node) bool {
 
 // href resolves a link target, keeping only http, https and mailto.
 func (r *renderer) href(raw string) string {
+	if h, ok := r.hrefMemo[raw]; ok {
+		return h
+	}
+	h := r.resolve(raw)
+	if r.hrefMemo == nil {
+		r.hrefMemo = map[string]string{}
+	}
+	r.hrefMemo[raw] = h
+	return h
+}
+
+// resolve is href, not remembered.
+func (r *renderer) resolve(raw string) string {
 	raw = strings.TrimSpace(raw)
 	if raw == "" || strings.HasPrefix(raw, "#") {
 		return ""
