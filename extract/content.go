@@ -437,7 +437,7 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 
 	// A semantic container that holds the best candidate, or most of the
 	// page's text, is the content.
-	if sem := s.semantic(body); sem != nil {
+	if sem := s.semantic(body); sem != nil && !s.holdsTeasers(sem, best) {
 		st := s.stats[sem]
 		if best == nil || contains(sem, best) && st.linkDensity() < 0.5 ||
 			float64(st.text) >= 0.5*float64(s.stats[body].text) && st.linkDensity() < 0.33 {
@@ -614,6 +614,21 @@ func (s *selector) semantic(body *html.Node) *html.Node {
 		return a
 	}
 	return pick(mains)
+}
+
+// holdsTeasers reports whether a semantic container (a main) holds, beside
+// the article the best candidate is in, other articles: teasers of other
+// stories, which the article alone leaves out.
+func (s *selector) holdsTeasers(sem, best *html.Node) bool {
+	if best == nil || sem.DataAtom == atom.Article || s.stats[sem].articles < 2 {
+		return false
+	}
+	for a := best; a != nil && a != sem; a = a.Parent {
+		if a.DataAtom == atom.Article {
+			return true
+		}
+	}
+	return false
 }
 
 func contains(a, b *html.Node) bool {

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -296,5 +297,24 @@ func TestArticleInSections(t *testing.T) {
 	first, second, third := strings.Index(doc.Markdown, "The first part"), strings.Index(doc.Markdown, "The second part"), strings.Index(doc.Markdown, "The third part")
 	if first < 0 || second < first || third < second {
 		t.Errorf("sections missing or out of order (%d, %d, %d):\n%s", first, second, third, doc.Markdown)
+	}
+}
+
+// TestMainWithTeasers: a main that holds the article and, beside it, a
+// list of other stories as article elements with their blurbs gives the
+// article alone.
+func TestMainWithTeasers(t *testing.T) {
+	teaser := func(i int) string {
+		return fmt.Sprintf(`<article class="teaser"><h3><a href="/s%d">Another story %d</a></h3><p>Another story told at some length, so that this teaser is long, with a comma.</p></article>`, i, i)
+	}
+	var teasers strings.Builder
+	for i := range 8 {
+		teasers.WriteString(teaser(i))
+	}
+	page := `<html><head><meta property="og:type" content="article"><title>The story</title></head><body><main><article class="story"><h1>The story</h1>` +
+		strings.Repeat(sectionPara("The story"), 6) + `</article><div class="most-read"><h2>Most read</h2>` + teasers.String() + `</div></main></body></html>`
+	doc := extractPageString(t, page)
+	if !strings.Contains(doc.Markdown, "The story goes on") || strings.Contains(doc.Markdown, "Another story") {
+		t.Errorf("want the article without the teasers:\n%s", doc.Markdown)
 	}
 }
