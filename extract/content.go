@@ -461,11 +461,15 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	}
 
 	// Climb while the parent has little more than the best candidate: the
-	// content often spans a few sibling wrappers under one parent.
+	// content often spans a few sibling wrappers under one parent. "More"
+	// is counted from the candidate itself, not step by step, and more
+	// that is mostly links (a menu beside the article) stops the climb.
+	bs := s.stats[best]
 	for best.Parent != nil && best.Parent != body && best.Parent.Type == html.ElementNode {
 		p := best.Parent
-		ps, bs := s.stats[p], s.stats[best]
-		if ps == nil || ps.linkDensity() > 0.33 || float64(bs.text) < 0.8*float64(ps.text) {
+		ps := s.stats[p]
+		if ps == nil || ps.linkDensity() > 0.33 || float64(bs.text) < 0.8*float64(ps.text) ||
+			ps.text-bs.text >= 100 && float64(ps.link-bs.link) > 0.5*float64(ps.text-bs.text) {
 			break
 		}
 		best = p

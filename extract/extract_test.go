@@ -318,3 +318,29 @@ func TestMainWithTeasers(t *testing.T) {
 		t.Errorf("want the article without the teasers:\n%s", doc.Markdown)
 	}
 }
+
+// TestClimbStopsAtBoilerplate: the content climbs out of its wrapper to a
+// parent that holds little more, but not to one whose more is a list of
+// links (a menu beside the article), nor, a little at a time, through
+// wrappers that together hold much more than the content.
+func TestClimbStopsAtBoilerplate(t *testing.T) {
+	story := `<div class="story">` + strings.Repeat(sectionPara("The story"), 4) + `</div>`
+	var menu strings.Builder
+	menu.WriteString(`<ul class="columns">`)
+	for i := range 10 {
+		fmt.Fprintf(&menu, `<li><a href="/c%d">Columnist number %d</a></li>`, i, i)
+	}
+	menu.WriteString(`</ul>`)
+	note := func(w string) string {
+		return `<div class="strip">` + w + ` sits beside the story, a note of a hundred and fifty letters or so, said once.</div>`
+	}
+	for _, c := range []struct{ name, page, bad string }{
+		{"menu", `<body><div class="col">` + menu.String() + story + `</div></body>`, "Columnist number"},
+		{"wrappers", `<body><div>` + note("The third strip") + `<div>` + note("The second strip") + `<div>` + note("The first strip") + story + `</div></div></div></body>`, "The third strip"},
+	} {
+		doc := extractPageString(t, c.page)
+		if !strings.Contains(doc.Markdown, "The story goes on") || strings.Contains(doc.Markdown, c.bad) {
+			t.Errorf("%s: want the story without %q:\n%s", c.name, c.bad, doc.Markdown)
+		}
+	}
+}
