@@ -451,7 +451,7 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	// one block that holds most of its text: take the smallest ancestor
 	// that does, if it is not mostly links.
 	bodyProse := prose(s.stats[body])
-	if float64(prose(s.stats[best])) < 0.3*float64(bodyProse) {
+	if float64(prose(s.stats[best])) < 0.3*float64(bodyProse-s.negativeProse(body, best)) {
 		for a := best.Parent; a != nil && a.Type == html.ElementNode; a = a.Parent {
 			st := s.stats[a]
 			if a == body || float64(prose(st)) >= 0.6*float64(bodyProse) && st.linkDensity() < 0.4 {
@@ -506,6 +506,28 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 		}
 	}
 	return trimHeadings(s.twins(body, best, out))
+}
+
+// negativeProse is the prose of the page under elements whose class calls
+// them boilerplate (comments, sidebars, related links), outside best; on a
+// forum, whose comments are the content, none.
+func (s *selector) negativeProse(n, best *html.Node) int {
+	if s.forum {
+		return 0
+	}
+	sum := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		st := s.stats[c]
+		if c.Type != html.ElementNode || st == nil {
+			continue
+		}
+		if s.weight(c) < 0 && !contains(c, best) {
+			sum += prose(st)
+		} else {
+			sum += s.negativeProse(c, best)
+		}
+	}
+	return sum
 }
 
 // cleanAncestry reports whether n's ancestors, below the one it shares

@@ -344,3 +344,23 @@ func TestClimbStopsAtBoilerplate(t *testing.T) {
 		}
 	}
 }
+
+// TestLongCommentsNotContent: an article whose comments hold more text
+// than it does is still a block that holds the content, not one block
+// among many small ones: the article comes out, without the wrapper that
+// holds it, its comments and a strip of headlines.
+func TestLongCommentsNotContent(t *testing.T) {
+	comment := `<div class="comment"><div class="content"><p>` + strings.Repeat("A reader says what they think of it, at length, and then some more. ", 4) + `</p></div></div>`
+	page := `<body><div class="wrapper"><div class="feature"><h2>Now available</h2><div><a href="/a">The other story, in short</a></div></div>` +
+		`<div class="article"><h1>The story</h1><div class="content">` + strings.Repeat(sectionPara("The story"), 3) + `</div></div>` +
+		`<div id="commentsContainer"><h2>Top rated comments</h2>` + strings.Repeat(comment, 8) + `</div></div></body>`
+	doc := extractPageString(t, page)
+	if !strings.Contains(doc.Markdown, "The story goes on") {
+		t.Errorf("lost the story:\n%s", doc.Markdown)
+	}
+	for _, bad := range []string{"Now available", "Top rated comments", "A reader says"} {
+		if strings.Contains(doc.Markdown, bad) {
+			t.Errorf("kept %q:\n%s", bad, doc.Markdown)
+		}
+	}
+}
