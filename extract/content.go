@@ -436,8 +436,9 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	}
 
 	// A semantic container that holds the best candidate, or most of the
-	// page's text, is the content.
-	if sem := s.semantic(body); sem != nil && !s.holdsTeasers(sem, best) {
+	// page's text, is the content, unless what it holds beside the best
+	// candidate is other stories or mostly links.
+	if sem := s.semantic(body); sem != nil && !s.holdsTeasers(sem, best) && !s.mostlyLinksBeside(sem, best) {
 		st := s.stats[sem]
 		if best == nil || contains(sem, best) && st.linkDensity() < 0.5 ||
 			float64(st.text) >= 0.5*float64(s.stats[body].text) && st.linkDensity() < 0.33 {
@@ -655,6 +656,18 @@ func (s *selector) holdsTeasers(sem, best *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// mostlyLinksBeside reports whether what a semantic container holds
+// beside the best candidate is mostly links: a product grid, a list of
+// other stories, which the best candidate leaves out.
+func (s *selector) mostlyLinksBeside(sem, best *html.Node) bool {
+	if best == nil || !contains(sem, best) {
+		return false
+	}
+	ss, bs := s.stats[sem], s.stats[best]
+	rest := ss.text - bs.text
+	return rest > 0 && float64(ss.link-bs.link) > 0.5*float64(rest)
 }
 
 func contains(a, b *html.Node) bool {

@@ -364,3 +364,20 @@ func TestLongCommentsNotContent(t *testing.T) {
 		}
 	}
 }
+
+// TestMainWithProductGrid: a main that holds a category's description and
+// a grid of product links gives the description: what the main holds
+// beside it is mostly links.
+func TestMainWithProductGrid(t *testing.T) {
+	var grid strings.Builder
+	grid.WriteString(`<ul class="products">`)
+	for i := range 12 {
+		fmt.Fprintf(&grid, `<li><a href="/p%d"><img src="/p%d.jpg" alt=""> Dash camera model number %d, front and rear</a> <span>$%d.99</span></li>`, i, i, i, 100+i)
+	}
+	grid.WriteString(`</ul>`)
+	page := `<body><nav><a href="/">Home</a></nav><main><div class="category-description">` + strings.Repeat(sectionPara("The category"), 3) + `</div>` + grid.String() + `</main></body>`
+	doc := extractPageString(t, page)
+	if !strings.Contains(doc.Markdown, "The category goes on") || strings.Contains(doc.Markdown, "Dash camera model") {
+		t.Errorf("want the description without the grid:\n%s", doc.Markdown)
+	}
+}
