@@ -253,8 +253,7 @@ func hidden(n *html.Node) bool {
 			return true
 		case "class":
 			for _, c := range strings.Fields(a.Val) {
-				switch strings.ToLower(c) {
-				case "hidden", "d-none", "is-hidden", "visually-hidden", "sr-only", "screen-reader-text", "invisible":
+				if hiddenClass(strings.ToLower(c)) {
 					return true
 				}
 			}
@@ -267,6 +266,23 @@ func hidden(n *html.Node) bool {
 			if strings.Contains(v, "display:none") || strings.Contains(v, "visibility:hidden") {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// hiddenClass reports whether a class word hides its element, or shows
+// it to screen readers only: "sr-only", "visuallyhidden" (HTML5
+// Boilerplate), "element-invisible" (Drupal), and a site's own prefixed
+// forms of them ("wt-screen-reader-only").
+func hiddenClass(c string) bool {
+	switch c {
+	case "hidden", "d-none", "is-hidden", "invisible", "visuallyhidden", "element-invisible":
+		return true
+	}
+	for _, w := range []string{"visually-hidden", "sr-only", "screen-reader-text", "screen-reader-only"} {
+		if c == w || strings.HasSuffix(c, "-"+w) {
+			return true
 		}
 	}
 	return false

@@ -381,3 +381,22 @@ func TestMainWithProductGrid(t *testing.T) {
 		t.Errorf("want the description without the grid:\n%s", doc.Markdown)
 	}
 }
+
+// TestScreenReaderOnlyText: text shown to screen readers only, under the
+// common class names and a site's prefixed forms of them, is not the
+// page's text.
+func TestScreenReaderOnlyText(t *testing.T) {
+	for _, class := range []string{"sr-only", "visuallyhidden", "element-invisible", "wt-screen-reader-only", "gdpr-sr-only", "u-visually-hidden"} {
+		page := `<body><div class="description"><p>` + strings.Repeat("The lamp gives a warm light, and it folds flat for travel. ", 4) +
+			`<span class="` + class + `">Opens a new window</span></p></div></body>`
+		doc := extractPageString(t, page)
+		if !strings.Contains(doc.Markdown, "The lamp gives") || strings.Contains(doc.Markdown, "Opens a new window") {
+			t.Errorf("class %q: want the text without the hidden label:\n%s", class, doc.Markdown)
+		}
+	}
+	// A word that merely holds one of them is no such class.
+	doc := extractPageString(t, `<body><p class="hidden-gems">`+strings.Repeat("The hidden gems of the coast are its coves. ", 4)+`</p></body>`)
+	if !strings.Contains(doc.Markdown, "The hidden gems") {
+		t.Errorf("lost a paragraph of class hidden-gems:\n%s", doc.Markdown)
+	}
+}
