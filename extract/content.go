@@ -110,14 +110,35 @@ var (
 	pictureWords = map[string]bool{"caption": true, "credit": true, "credits": true}
 )
 
-// classTokens splits an element's class and id into lower-case words.
+// classTokens splits an element's class and id into lower-case words,
+// leaving out utility classes that style an element rather than name it
+// (see utilityClass).
 func classTokens(n *html.Node) []string {
-	if attr(n, "class") == "" && attr(n, "id") == "" {
+	class, id := attr(n, "class"), attr(n, "id")
+	if class == "" && id == "" {
 		return nil
 	}
-	return strings.FieldsFunc(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), func(r rune) bool {
-		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
-	})
+	var out []string
+	split := func(s string) {
+		out = append(out, strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+			return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
+		})...)
+	}
+	for _, c := range strings.Fields(class) {
+		if !utilityClass(c) {
+			split(c)
+		}
+	}
+	split(id)
+	return out
+}
+
+// utilityClass reports whether a class word is a CSS utility that says how
+// an element looks, not what it is: a variant or arbitrary value of a
+// utility framework ("md:flex", "min-h-[150px]"), or overflow clipping
+// ("overflow-hidden"), whose words would read as a hidden element.
+func utilityClass(c string) bool {
+	return strings.ContainsAny(c, ":[") || strings.HasPrefix(c, "overflow-")
 }
 
 // hasWord reports whether a token is one of words, starts with one of

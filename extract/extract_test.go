@@ -400,3 +400,18 @@ func TestScreenReaderOnlyText(t *testing.T) {
 		t.Errorf("lost a paragraph of class hidden-gems:\n%s", doc.Markdown)
 	}
 }
+
+// TestUtilityClasses: CSS utility classes say how an element looks, not
+// what it is: a block of an article clipped with "overflow-hidden" or
+// styled with variants ("md:hidden") is not hidden, nor boilerplate.
+func TestUtilityClasses(t *testing.T) {
+	for _, class := range []string{"grid overflow-hidden transition-all", "flex md:hidden"} {
+		page := `<html><head><meta property="og:type" content="article"><title>Schools</title></head><body><article><h1>Schools</h1>` +
+			strings.Repeat(sectionPara("The guide"), 4) + `<div class="` + class + `"><h4>Why we chose this school</h4><p>It offers ten programmes online.</p><ul><li>Pause courses and finish within a year.</li></ul></div>` +
+			strings.Repeat(sectionPara("The guide"), 2) + `</article></body></html>`
+		doc := extractPageString(t, page)
+		if !strings.Contains(doc.Markdown, "Pause courses") {
+			t.Errorf("class %q: lost the block:\n%s", class, doc.Markdown)
+		}
+	}
+}
