@@ -2,6 +2,7 @@ package extract
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -340,6 +341,90 @@ func (s *selector) clutter(n *html.Node) bool {
 		return true
 	}
 	return false
+}
+
+// metaLine reports whether a short block of an article is its dateline or
+// its byline ("November 19, 2019 / 12:21 AM / Updated 14 hours ago", "By
+// Jane Writer"): what the page's metadata says, not what the article
+// says. Only whole blocks outside tables, lists and code are lines of
+// their own.
+func (s *selector) metaLine(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.P, atom.Div, atom.Header, atom.Section:
+	default:
+		return false
+	}
+	st := s.stats[n]
+	if st == nil || st.text == 0 || st.text > 100 {
+		return false
+	}
+	for a := n.Parent; a != nil; a = a.Parent {
+		switch a.DataAtom {
+		case atom.Pre, atom.Code, atom.Table, atom.Li, atom.Dl, atom.Blockquote:
+			return false
+		}
+	}
+	text := strings.ToLower(clean(textOf(n)))
+	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) == 0 {
+		return false
+	}
+	if words[0] == "by" && len(words) <= 5 && !strings.ContainsAny(text[len(text)-1:], ".!?") {
+		return true // a byline
+	}
+	other, number, date := 0, false, numericDate(text)
+	for _, w := range words {
+		switch {
+		case strings.IndexFunc(w, unicode.IsDigit) >= 0:
+			number = true
+		case dateWords[w]:
+			date = date || !durationWords[w]
+		default:
+			other++
+		}
+	}
+	return number && date && other <= 1
+}
+
+// numericDate reports whether s holds a date written in numbers
+// ("2018-09-28", "19/11/2019", "3.5.2024").
+func numericDate(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '-' && s[i] != '/' && s[i] != '.' {
+			continue
+		}
+		l, r := i, i+1
+		for l > 0 && '0' <= s[l-1] && s[l-1] <= '9' {
+			l--
+		}
+		for r < len(s) && '0' <= s[r] && s[r] <= '9' {
+			r++
+		}
+		if i-l >= 1 && i-l <= 4 && r-i-1 >= 1 && r-i-1 <= 2 && r+1 < len(s) && s[r] == s[i] && '0' <= s[r+1] && s[r+1] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// dateWords are the words of a dateline besides its numbers; those of
+// durationWords, and the short ones, do not make a line a date alone.
+var dateWords = map[string]bool{}
+
+var durationWords = map[string]bool{
+	"on": true, "at": true, "of": true, "th": true, "st": true, "nd": true, "rd": true, "et": true, "pt": true,
+	"last": true, "read": true, "time": true, "min": true, "mins": true, "minute": true, "minutes": true,
+	"hour": true, "hours": true, "day": true, "days": true, "week": true, "weeks": true,
+}
+
+func init() {
+	for _, w := range strings.Fields(`january february march april may june july august september october november december
+		jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday
+		mon tue tues wed thu thurs fri sat sun am pm utc gmt est edt cst cdt mst mdt pst pdt bst cet cest et pt
+		published updated posted modified last on at ago min mins minute minutes hour hours day days week weeks
+		read time of th st nd rd`) {
+		dateWords[w] = true
+	}
 }
 
 func inFigure(n *html.Node) bool {

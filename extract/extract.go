@@ -145,7 +145,7 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Docume
 	render := func(clean bool) string {
 		r := &renderer{base: base, skip: func(n *html.Node) bool {
 			// The chosen content is the content, whatever its class says.
-			return hidden(n) || hardBoilerplate(n) || !roots[n] && (s.softBoilerplate(n) || clean && s.clutter(n))
+			return hidden(n) || hardBoilerplate(n) || !roots[n] && (s.softBoilerplate(n) || clean && (s.clutter(n) || s.metaLine(n)))
 		}}
 		var parts []string
 		for _, n := range nodes {

@@ -415,3 +415,27 @@ func TestUtilityClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestArticleDatelineByline: an article's dateline and byline, on lines of
+// their own, are its metadata, not its text; short lines of numbers that
+// are not dates, and dates inside tables, quotes and lists, stay.
+func TestArticleDatelineByline(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"><title>Oil prices</title></head><body><article>` +
+		`<div class="when">November 19, 2019 / 12:21 AM / Updated 14 hours ago</div><p>By Jane Writer</p><div>2018-09-28 17:32</div>` +
+		strings.Repeat(sectionPara("The story"), 4) +
+		`<p>Battery life</p><p>60-70 hours</p><p>Call 02-751-1500</p><p>By then, it was over.</p>` +
+		`<table><tr><th>Date</th><th>Price</th></tr><tr><td><div>Nov. 19, 2019</div></td><td>$60</td></tr></table>` +
+		`<blockquote><p>The news, in a tweet.</p><p>— A paper (@paper) November 4, 2019</p></blockquote>` +
+		strings.Repeat(sectionPara("The story"), 2) + `</article></body></html>`
+	doc := extractPageString(t, page)
+	for _, bad := range []string{"November 19, 2019", "Jane Writer", "2018-09-28"} {
+		if strings.Contains(doc.Markdown, bad) {
+			t.Errorf("kept %q:\n%s", bad, doc.Markdown)
+		}
+	}
+	for _, good := range []string{"The story goes on", "60-70 hours", "02-751-1500", "By then", "Nov. 19, 2019", "November 4, 2019"} {
+		if !strings.Contains(doc.Markdown, good) {
+			t.Errorf("lost %q:\n%s", good, doc.Markdown)
+		}
+	}
+}
