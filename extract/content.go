@@ -199,6 +199,7 @@ var alwaysBoilerplate = map[string]bool{
 	"comment": true, "comments": true, "commentlist": true, "disqus": true, "cookie": true,
 	"consent": true, "gdpr": true, "newsletter": true, "outbrain": true, "taboola": true,
 	"related": true, "caption": true, "credit": true, "credits": true, "reviews": true,
+	"author": true, "bio": true,
 }
 
 // softBoilerplate reports whether an element's class or id calls it

@@ -439,3 +439,15 @@ func TestArticleDatelineByline(t *testing.T) {
 		}
 	}
 }
+
+// TestLongAuthorBio: an author's box after the article is left out however
+// long the biography it holds.
+func TestLongAuthorBio(t *testing.T) {
+	bio := `<div class="author__info"><h4 class="author__name">Jane Writer</h4><p>` + strings.Repeat("Jane Writer has covered housing for a decade, and her work has appeared widely. ", 6) + `</p></div>`
+	page := `<html><head><meta property="og:type" content="article"><title>Housing</title></head><body><article><div class="entry">` +
+		strings.Repeat(sectionPara("The story"), 8) + `</div>` + bio + `</article></body></html>`
+	doc := extractPageString(t, page)
+	if !strings.Contains(doc.Markdown, "The story goes on") || strings.Contains(doc.Markdown, "covered housing") {
+		t.Errorf("want the article without the author's biography:\n%s", doc.Markdown)
+	}
+}
