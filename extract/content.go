@@ -119,19 +119,18 @@ func classTokens(n *html.Node) []string {
 	if class == "" && id == "" {
 		return nil
 	}
-	var out []string
-	split := func(s string) {
-		out = append(out, strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-			return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
-		})...)
-	}
-	for _, c := range strings.Fields(class) {
-		if !utilityClass(c) {
-			split(c)
+	if strings.ContainsAny(class, ":[") || strings.Contains(class, "overflow-") {
+		var kept []string
+		for _, c := range strings.Fields(class) {
+			if !utilityClass(c) {
+				kept = append(kept, c)
+			}
 		}
+		class = strings.Join(kept, " ")
 	}
-	split(id)
-	return out
+	return strings.FieldsFunc(strings.ToLower(class+" "+id), func(r rune) bool {
+		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
+	})
 }
 
 // utilityClass reports whether a class word is a CSS utility that says how
