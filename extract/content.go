@@ -2,6 +2,7 @@ package extract
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -128,14 +129,34 @@ var (
 	pictureWords = map[string]bool{"caption": true, "credit": true, "credits": true}
 )
 
-// classTokens splits an element's class and id into lower-case words.
+// classTokens splits an element's class and id into lower-case words,
+// leaving out utility classes that style an element rather than name it
+// (see utilityClass).
 func classTokens(n *html.Node) []string {
-	if attr(n, "class") == "" && attr(n, "id") == "" {
+	class, id := attr(n, "class"), attr(n, "id")
+	if class == "" && id == "" {
 		return nil
 	}
-	return strings.FieldsFunc(strings.ToLower(attr(n, "class")+" "+attr(n, "id")), func(r rune) bool {
+	if strings.ContainsAny(class, ":[") || strings.Contains(class, "overflow-") {
+		var kept []string
+		for _, c := range strings.Fields(class) {
+			if !utilityClass(c) {
+				kept = append(kept, c)
+			}
+		}
+		class = strings.Join(kept, " ")
+	}
+	return strings.FieldsFunc(strings.ToLower(class+" "+id), func(r rune) bool {
 		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
 	})
+}
+
+// utilityClass reports whether a class word is a CSS utility that says how
+// an element looks, not what it is: a variant or arbitrary value of a
+// utility framework ("md:flex", "min-h-[150px]"), or overflow clipping
+// ("overflow-hidden"), whose words would read as a hidden element.
+func utilityClass(c string) bool {
+	return strings.ContainsAny(c, ":[") || strings.HasPrefix(c, "overflow-")
 }
 
 // hasWord reports whether a token is one of words, starts with one of
@@ -195,6 +216,7 @@ var alwaysBoilerplate = map[string]bool{
 	"comment": true, "comments": true, "commentlist": true, "disqus": true, "cookie": true,
 	"consent": true, "gdpr": true, "newsletter": true, "outbrain": true, "taboola": true,
 	"related": true, "caption": true, "credit": true, "credits": true, "reviews": true,
+	"author": true, "bio": true,
 }
 
 // softBoilerplate reports whether an element's class or id calls it
@@ -339,6 +361,90 @@ func (s *selector) clutter(n *html.Node) bool {
 	return false
 }
 
+// metaLine reports whether a short block of an article is its dateline or
+// its byline ("November 19, 2019 / 12:21 AM / Updated 14 hours ago", "By
+// Jane Writer"): what the page's metadata says, not what the article
+// says. Only whole blocks outside tables, lists and code are lines of
+// their own.
+func (s *selector) metaLine(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.P, atom.Div, atom.Header, atom.Section:
+	default:
+		return false
+	}
+	st := s.stats[n]
+	if st == nil || st.text == 0 || st.text > 100 {
+		return false
+	}
+	for a := n.Parent; a != nil; a = a.Parent {
+		switch a.DataAtom {
+		case atom.Pre, atom.Code, atom.Table, atom.Li, atom.Dl, atom.Blockquote:
+			return false
+		}
+	}
+	text := strings.ToLower(clean(textOf(n)))
+	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) == 0 {
+		return false
+	}
+	if words[0] == "by" && len(words) <= 5 && !strings.ContainsAny(text[len(text)-1:], ".!?") {
+		return true // a byline
+	}
+	other, number, date := 0, false, numericDate(text)
+	for _, w := range words {
+		switch {
+		case strings.IndexFunc(w, unicode.IsDigit) >= 0:
+			number = true
+		case dateWords[w]:
+			date = date || !durationWords[w]
+		default:
+			other++
+		}
+	}
+	return number && date && other <= 1
+}
+
+// numericDate reports whether s holds a date written in numbers
+// ("2018-09-28", "19/11/2019", "3.5.2024").
+func numericDate(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '-' && s[i] != '/' && s[i] != '.' {
+			continue
+		}
+		l, r := i, i+1
+		for l > 0 && '0' <= s[l-1] && s[l-1] <= '9' {
+			l--
+		}
+		for r < len(s) && '0' <= s[r] && s[r] <= '9' {
+			r++
+		}
+		if i-l >= 1 && i-l <= 4 && r-i-1 >= 1 && r-i-1 <= 2 && r+1 < len(s) && s[r] == s[i] && '0' <= s[r+1] && s[r+1] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// dateWords are the words of a dateline besides its numbers; those of
+// durationWords, and the short ones, do not make a line a date alone.
+var dateWords = map[string]bool{}
+
+var durationWords = map[string]bool{
+	"on": true, "at": true, "of": true, "th": true, "st": true, "nd": true, "rd": true, "et": true, "pt": true,
+	"last": true, "read": true, "time": true, "min": true, "mins": true, "minute": true, "minutes": true,
+	"hour": true, "hours": true, "day": true, "days": true, "week": true, "weeks": true,
+}
+
+func init() {
+	for _, w := range strings.Fields(`january february march april may june july august september october november december
+		jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday
+		mon tue tues wed thu thurs fri sat sun am pm utc gmt est edt cst cdt mst mdt pst pdt bst cet cest et pt
+		published updated posted modified last on at ago min mins minute minutes hour hours day days week weeks
+		read time of th st nd rd`) {
+		dateWords[w] = true
+	}
+}
+
 func inFigure(n *html.Node) bool {
 	for a := n.Parent; a != nil; a = a.Parent {
 		if a.DataAtom == atom.Figure {
@@ -454,8 +560,9 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	}
 
 	// A semantic container that holds the best candidate, or most of the
-	// page's text, is the content.
-	if sem := s.semantic(body); sem != nil {
+	// page's text, is the content, unless what it holds beside the best
+	// candidate is other stories or mostly links.
+	if sem := s.semantic(body); sem != nil && !s.holdsTeasers(sem, best) && !s.mostlyLinksBeside(sem, best) {
 		st := s.stats[sem]
 		if best == nil || contains(sem, best) && st.linkDensity() < 0.5 ||
 			float64(st.text) >= 0.5*float64(s.stats[body].text) && st.linkDensity() < 0.33 {
@@ -469,7 +576,7 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	// one block that holds most of its text: take the smallest ancestor
 	// that does, if it is not mostly links.
 	bodyProse := prose(s.stats[body])
-	if float64(prose(s.stats[best])) < 0.3*float64(bodyProse) {
+	if float64(prose(s.stats[best])) < 0.3*float64(bodyProse-s.negativeProse(body, best)) {
 		for a := best.Parent; a != nil && a.Type == html.ElementNode; a = a.Parent {
 			st := s.stats[a]
 			if a == body || float64(prose(st)) >= 0.6*float64(bodyProse) && st.linkDensity() < 0.4 {
@@ -479,11 +586,15 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	}
 
 	// Climb while the parent has little more than the best candidate: the
-	// content often spans a few sibling wrappers under one parent.
+	// content often spans a few sibling wrappers under one parent. "More"
+	// is counted from the candidate itself, not step by step, and more
+	// that is mostly links (a menu beside the article) stops the climb.
+	bs := s.stats[best]
 	for best.Parent != nil && best.Parent != body && best.Parent.Type == html.ElementNode {
 		p := best.Parent
-		ps, bs := s.stats[p], s.stats[best]
-		if ps == nil || ps.linkDensity() > 0.33 || float64(bs.text) < 0.8*float64(ps.text) {
+		ps := s.stats[p]
+		if ps == nil || ps.linkDensity() > 0.33 || float64(bs.text) < 0.8*float64(ps.text) ||
+			ps.text-bs.text >= 100 && float64(ps.link-bs.link) > 0.5*float64(ps.text-bs.text) {
 			break
 		}
 		best = p
@@ -520,6 +631,28 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 		}
 	}
 	return trimHeadings(s.twins(body, best, out))
+}
+
+// negativeProse is the prose of the page under elements whose class calls
+// them boilerplate (comments, sidebars, related links), outside best; on a
+// forum, whose comments are the content, none.
+func (s *selector) negativeProse(n, best *html.Node) int {
+	if s.forum {
+		return 0
+	}
+	sum := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		st := s.stats[c]
+		if c.Type != html.ElementNode || st == nil {
+			continue
+		}
+		if s.weight(c) < 0 && !contains(c, best) {
+			sum += prose(st)
+		} else {
+			sum += s.negativeProse(c, best)
+		}
+	}
+	return sum
 }
 
 // cleanAncestry reports whether n's ancestors, below the one it shares
@@ -632,6 +765,33 @@ func (s *selector) semantic(body *html.Node) *html.Node {
 		return a
 	}
 	return pick(mains)
+}
+
+// holdsTeasers reports whether a semantic container (a main) holds, beside
+// the article the best candidate is in, other articles: teasers of other
+// stories, which the article alone leaves out.
+func (s *selector) holdsTeasers(sem, best *html.Node) bool {
+	if best == nil || sem.DataAtom == atom.Article || s.stats[sem].articles < 2 {
+		return false
+	}
+	for a := best; a != nil && a != sem; a = a.Parent {
+		if a.DataAtom == atom.Article {
+			return true
+		}
+	}
+	return false
+}
+
+// mostlyLinksBeside reports whether what a semantic container holds
+// beside the best candidate is mostly links: a product grid, a list of
+// other stories, which the best candidate leaves out.
+func (s *selector) mostlyLinksBeside(sem, best *html.Node) bool {
+	if best == nil || !contains(sem, best) {
+		return false
+	}
+	ss, bs := s.stats[sem], s.stats[best]
+	rest := ss.text - bs.text
+	return rest > 0 && float64(ss.link-bs.link) > 0.5*float64(rest)
 }
 
 func contains(a, b *html.Node) bool {

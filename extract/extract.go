@@ -145,7 +145,7 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Docume
 	render := func(clean bool) string {
 		r := &renderer{base: base, skip: func(n *html.Node) bool {
 			// The chosen content is the content, whatever its class says.
-			return hidden(n) || hardBoilerplate(n) || !roots[n] && (s.softBoilerplate(n) || clean && s.clutter(n))
+			return hidden(n) || hardBoilerplate(n) || !roots[n] && (s.softBoilerplate(n) || clean && (s.clutter(n) || s.metaLine(n)))
 		}}
 		var parts []string
 		for _, n := range nodes {
@@ -256,7 +256,7 @@ func hidden(n *html.Node) bool {
 				continue
 			}
 			for c := range strings.FieldsSeq(a.Val) {
-				if hiddenClasses[strings.ToLower(c)] {
+				if hiddenClass(strings.ToLower(c)) {
 					return true
 				}
 			}
@@ -277,14 +277,8 @@ func hidden(n *html.Node) bool {
 	return false
 }
 
-// hiddenClasses are class names that hide an element.
-var hiddenClasses = map[string]bool{
-	"hidden": true, "d-none": true, "is-hidden": true, "visually-hidden": true, "sr-only": true,
-	"screen-reader-text": true, "invisible": true,
-}
-
-// mayHide reports whether a class attribute may name one of
-// hiddenClasses: most do not, and are passed over without being split.
+// mayHide reports whether a class attribute may hold a word that
+// hiddenClass takes: most do not, and are passed over without being split.
 func mayHide(class string) bool {
 	for i := range len(class) {
 		if 'A' <= class[i] && class[i] <= 'Z' {
@@ -293,6 +287,23 @@ func mayHide(class string) bool {
 	}
 	for _, w := range []string{"hidden", "none", "only", "reader", "invisible"} {
 		if strings.Contains(class, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// hiddenClass reports whether a class word hides its element, or shows
+// it to screen readers only: "sr-only", "visuallyhidden" (HTML5
+// Boilerplate), "element-invisible" (Drupal), and a site's own prefixed
+// forms of them ("wt-screen-reader-only").
+func hiddenClass(c string) bool {
+	switch c {
+	case "hidden", "d-none", "is-hidden", "invisible", "visuallyhidden", "element-invisible":
+		return true
+	}
+	for _, w := range []string{"visually-hidden", "sr-only", "screen-reader-text", "screen-reader-only"} {
+		if c == w || strings.HasSuffix(c, "-"+w) {
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -296,5 +297,157 @@ func TestArticleInSections(t *testing.T) {
 	first, second, third := strings.Index(doc.Markdown, "The first part"), strings.Index(doc.Markdown, "The second part"), strings.Index(doc.Markdown, "The third part")
 	if first < 0 || second < first || third < second {
 		t.Errorf("sections missing or out of order (%d, %d, %d):\n%s", first, second, third, doc.Markdown)
+	}
+}
+
+// TestMainWithTeasers: a main that holds the article and, beside it, a
+// list of other stories as article elements with their blurbs gives the
+// article alone.
+func TestMainWithTeasers(t *testing.T) {
+	teaser := func(i int) string {
+		return fmt.Sprintf(`<article class="teaser"><h3><a href="/s%d">Another story %d</a></h3><p>Another story told at some length, so that this teaser is long, with a comma.</p></article>`, i, i)
+	}
+	var teasers strings.Builder
+	for i := range 8 {
+		teasers.WriteString(teaser(i))
+	}
+	page := `<html><head><meta property="og:type" content="article"><title>The story</title></head><body><main><article class="story"><h1>The story</h1>` +
+		strings.Repeat(sectionPara("The story"), 6) + `</article><div class="most-read"><h2>Most read</h2>` + teasers.String() + `</div></main></body></html>`
+	doc := extractPageString(t, page)
+	if !strings.Contains(doc.Markdown, "The story goes on") || strings.Contains(doc.Markdown, "Another story") {
+		t.Errorf("want the article without the teasers:\n%s", doc.Markdown)
+	}
+}
+
+// TestClimbStopsAtBoilerplate: the content climbs out of its wrapper to a
+// parent that holds little more, but not to one whose more is a list of
+// links (a menu beside the article), nor, a little at a time, through
+// wrappers that together hold much more than the content.
+func TestClimbStopsAtBoilerplate(t *testing.T) {
+	story := `<div class="story">` + strings.Repeat(sectionPara("The story"), 4) + `</div>`
+	var menu strings.Builder
+	menu.WriteString(`<ul class="columns">`)
+	for i := range 10 {
+		fmt.Fprintf(&menu, `<li><a href="/c%d">Columnist number %d</a></li>`, i, i)
+	}
+	menu.WriteString(`</ul>`)
+	note := func(w string) string {
+		return `<div class="strip">` + w + ` sits beside the story, a note of a hundred and fifty letters or so, said once.</div>`
+	}
+	for _, c := range []struct{ name, page, bad string }{
+		{"menu", `<body><div class="col">` + menu.String() + story + `</div></body>`, "Columnist number"},
+		{"wrappers", `<body><div>` + note("The third strip") + `<div>` + note("The second strip") + `<div>` + note("The first strip") + story + `</div></div></div></body>`, "The third strip"},
+	} {
+		doc := extractPageString(t, c.page)
+		if !strings.Contains(doc.Markdown, "The story goes on") || strings.Contains(doc.Markdown, c.bad) {
+			t.Errorf("%s: want the story without %q:\n%s", c.name, c.bad, doc.Markdown)
+		}
+	}
+}
+
+// TestLongCommentsNotContent: an article whose comments hold more text
+// than it does is still a block that holds the content, not one block
+// among many small ones: the article comes out, without the wrapper that
+// holds it, its comments and a strip of headlines.
+func TestLongCommentsNotContent(t *testing.T) {
+	comment := `<div class="comment"><div class="content"><p>` + strings.Repeat("A reader says what they think of it, at length, and then some more. ", 4) + `</p></div></div>`
+	page := `<body><div class="wrapper"><div class="feature"><h2>Now available</h2><div><a href="/a">The other story, in short</a></div></div>` +
+		`<div class="article"><h1>The story</h1><div class="content">` + strings.Repeat(sectionPara("The story"), 3) + `</div></div>` +
+		`<div id="commentsContainer"><h2>Top rated comments</h2>` + strings.Repeat(comment, 8) + `</div></div></body>`
+	doc := extractPageString(t, page)
+	if !strings.Contains(doc.Markdown, "The story goes on") {
+		t.Errorf("lost the story:\n%s", doc.Markdown)
+	}
+	for _, bad := range []string{"Now available", "Top rated comments", "A reader says"} {
+		if strings.Contains(doc.Markdown, bad) {
+			t.Errorf("kept %q:\n%s", bad, doc.Markdown)
+		}
+	}
+}
+
+// TestMainWithProductGrid: a main that holds a category's description and
+// a grid of product links gives the description: what the main holds
+// beside it is mostly links.
+func TestMainWithProductGrid(t *testing.T) {
+	var grid strings.Builder
+	grid.WriteString(`<ul class="products">`)
+	for i := range 12 {
+		fmt.Fprintf(&grid, `<li><a href="/p%d"><img src="/p%d.jpg" alt=""> Dash camera model number %d, front and rear</a> <span>$%d.99</span></li>`, i, i, i, 100+i)
+	}
+	grid.WriteString(`</ul>`)
+	page := `<body><nav><a href="/">Home</a></nav><main><div class="category-description">` + strings.Repeat(sectionPara("The category"), 3) + `</div>` + grid.String() + `</main></body>`
+	doc := extractPageString(t, page)
+	if !strings.Contains(doc.Markdown, "The category goes on") || strings.Contains(doc.Markdown, "Dash camera model") {
+		t.Errorf("want the description without the grid:\n%s", doc.Markdown)
+	}
+}
+
+// TestScreenReaderOnlyText: text shown to screen readers only, under the
+// common class names and a site's prefixed forms of them, is not the
+// page's text.
+func TestScreenReaderOnlyText(t *testing.T) {
+	for _, class := range []string{"sr-only", "visuallyhidden", "element-invisible", "wt-screen-reader-only", "gdpr-sr-only", "u-visually-hidden"} {
+		page := `<body><div class="description"><p>` + strings.Repeat("The lamp gives a warm light, and it folds flat for travel. ", 4) +
+			`<span class="` + class + `">Opens a new window</span></p></div></body>`
+		doc := extractPageString(t, page)
+		if !strings.Contains(doc.Markdown, "The lamp gives") || strings.Contains(doc.Markdown, "Opens a new window") {
+			t.Errorf("class %q: want the text without the hidden label:\n%s", class, doc.Markdown)
+		}
+	}
+	// A word that merely holds one of them is no such class.
+	doc := extractPageString(t, `<body><p class="hidden-gems">`+strings.Repeat("The hidden gems of the coast are its coves. ", 4)+`</p></body>`)
+	if !strings.Contains(doc.Markdown, "The hidden gems") {
+		t.Errorf("lost a paragraph of class hidden-gems:\n%s", doc.Markdown)
+	}
+}
+
+// TestUtilityClasses: CSS utility classes say how an element looks, not
+// what it is: a block of an article clipped with "overflow-hidden" or
+// styled with variants ("md:hidden") is not hidden, nor boilerplate.
+func TestUtilityClasses(t *testing.T) {
+	for _, class := range []string{"grid overflow-hidden transition-all", "flex md:hidden"} {
+		page := `<html><head><meta property="og:type" content="article"><title>Schools</title></head><body><article><h1>Schools</h1>` +
+			strings.Repeat(sectionPara("The guide"), 4) + `<div class="` + class + `"><h4>Why we chose this school</h4><p>It offers ten programmes online.</p><ul><li>Pause courses and finish within a year.</li></ul></div>` +
+			strings.Repeat(sectionPara("The guide"), 2) + `</article></body></html>`
+		doc := extractPageString(t, page)
+		if !strings.Contains(doc.Markdown, "Pause courses") {
+			t.Errorf("class %q: lost the block:\n%s", class, doc.Markdown)
+		}
+	}
+}
+
+// TestArticleDatelineByline: an article's dateline and byline, on lines of
+// their own, are its metadata, not its text; short lines of numbers that
+// are not dates, and dates inside tables, quotes and lists, stay.
+func TestArticleDatelineByline(t *testing.T) {
+	page := `<html><head><meta property="og:type" content="article"><title>Oil prices</title></head><body><article>` +
+		`<div class="when">November 19, 2019 / 12:21 AM / Updated 14 hours ago</div><p>By Jane Writer</p><div>2018-09-28 17:32</div>` +
+		strings.Repeat(sectionPara("The story"), 4) +
+		`<p>Battery life</p><p>60-70 hours</p><p>Call 02-751-1500</p><p>By then, it was over.</p>` +
+		`<table><tr><th>Date</th><th>Price</th></tr><tr><td><div>Nov. 19, 2019</div></td><td>$60</td></tr></table>` +
+		`<blockquote><p>The news, in a tweet.</p><p>— A paper (@paper) November 4, 2019</p></blockquote>` +
+		strings.Repeat(sectionPara("The story"), 2) + `</article></body></html>`
+	doc := extractPageString(t, page)
+	for _, bad := range []string{"November 19, 2019", "Jane Writer", "2018-09-28"} {
+		if strings.Contains(doc.Markdown, bad) {
+			t.Errorf("kept %q:\n%s", bad, doc.Markdown)
+		}
+	}
+	for _, good := range []string{"The story goes on", "60-70 hours", "02-751-1500", "By then", "Nov. 19, 2019", "November 4, 2019"} {
+		if !strings.Contains(doc.Markdown, good) {
+			t.Errorf("lost %q:\n%s", good, doc.Markdown)
+		}
+	}
+}
+
+// TestLongAuthorBio: an author's box after the article is left out however
+// long the biography it holds.
+func TestLongAuthorBio(t *testing.T) {
+	bio := `<div class="author__info"><h4 class="author__name">Jane Writer</h4><p>` + strings.Repeat("Jane Writer has covered housing for a decade, and her work has appeared widely. ", 6) + `</p></div>`
+	page := `<html><head><meta property="og:type" content="article"><title>Housing</title></head><body><article><div class="entry">` +
+		strings.Repeat(sectionPara("The story"), 8) + `</div>` + bio + `</article></body></html>`
+	doc := extractPageString(t, page)
+	if !strings.Contains(doc.Markdown, "The story goes on") || strings.Contains(doc.Markdown, "covered housing") {
+		t.Errorf("want the article without the author's biography:\n%s", doc.Markdown)
 	}
 }
