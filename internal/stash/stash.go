@@ -77,6 +77,9 @@ type Stash struct {
 	waiting []*Snapshot
 	flusher *time.Timer // flushes waiting maxWait after the first came
 	closed  bool
+
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt // the statements a crawl runs per page, prepared once
 }
 
 // maxWait is how long a batch's first entry waits to be indexed at most:
@@ -223,6 +226,12 @@ func (s *Stash) Close() error {
 	s.mu.Lock()
 	s.closed = true // a flusher's timer that fired meanwhile finds nothing to do
 	s.mu.Unlock()
+	s.stmtMu.Lock()
+	for _, st := range s.stmts {
+		st.Close()
+	}
+	s.stmts = nil
+	s.stmtMu.Unlock()
 	if s.lock != nil {
 		s.lock.Close()
 	}
@@ -239,6 +248,45 @@ func (s *Stash) SetBatch(n int) {
 	s.mu.Lock()
 	s.batch = n
 	s.mu.Unlock()
+}
+
+// stmt is query prepared, once for the stash's life: a crawl runs the
+// same few statements for every page, and preparing them is much of
+// their cost.
+func (s *Stash) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st, ok := s.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s.stmts == nil {
+		s.stmts = map[string]*sql.Stmt{}
+	}
+	s.stmts[query] = st
+	return st, nil
+}
+
+// queryRow runs a prepared query expected to return one row.
+func (s *Stash) queryRow(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := s.stmt(ctx, query)
+	if err != nil {
+		// Run it unprepared: its error is the row's.
+		return s.db.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// exec runs a prepared statement.
+func (s *Stash) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := s.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(ctx, args...)
 }
 
 // Flush indexes the snapshots that Put left waiting.
@@ -292,7 +340,7 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	snap.ID = IDOf(snap.URL)
 	snap.Hash = HashOf(snap.Markdown)
 	var oldHash, oldPath, oldState string
-	err = s.db.QueryRowContext(ctx, `SELECT hash, path, state FROM docs WHERE url = ?`, snap.URL).Scan(&oldHash, &oldPath, &oldState)
+	err = s.queryRow(ctx, `SELECT hash, path, state FROM docs WHERE url = ?`, snap.URL).Scan(&oldHash, &oldPath, &oldState)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return false, fmt.Errorf("stash: %w", err)
 	}
@@ -310,7 +358,7 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	switch {
 	case oldPath == "":
 	case oldHash == snap.Hash && oldPath == path && oldState == "ok":
-		_, err := s.db.ExecContext(ctx, `UPDATE docs SET fetched_at = ?, etag = ?, last_modified = ?, links = ? WHERE url = ?`,
+		_, err := s.exec(ctx, `UPDATE docs SET fetched_at = ?, etag = ?, last_modified = ?, links = ? WHERE url = ?`,
 			formatTime(snap.FetchedAt), snap.ETag, snap.LastModified, joinLinks(snap.Links), snap.URL)
 		if err != nil {
 			return false, writeErr("recording "+path, err)
@@ -319,7 +367,7 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	}
 
 	// 1. Record the write as pending.
-	_, err = s.db.ExecContext(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, links, state)
+	_, err = s.exec(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, links, state)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'writing')
 		ON CONFLICT(url) DO UPDATE SET source = excluded.source, path = excluded.path, title = excluded.title,
 			description = excluded.description, fetched_at = excluded.fetched_at, tags = excluded.tags,
@@ -419,23 +467,38 @@ func writeErr(what string, err error) error {
 // index writes snapshots' full-text entries and marks them settled, in
 // one transaction.
 func (s *Stash) index(ctx context.Context, snaps ...*Snapshot) error {
+	// The statements are prepared before the transaction takes the one
+	// connection.
+	var stmts [3]*sql.Stmt
+	for i, q := range []string{
+		`DELETE FROM fts WHERE rowid = ?`,
+		`INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)`,
+		`UPDATE docs SET state = 'ok' WHERE rowid = ?`,
+	} {
+		st, err := s.stmt(ctx, q)
+		if err != nil {
+			return fmt.Errorf("stash: %w", err)
+		}
+		stmts[i] = st
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("stash: %w", err)
 	}
 	defer tx.Rollback()
+	del, ins, settle := tx.StmtContext(ctx, stmts[0]), tx.StmtContext(ctx, stmts[1]), tx.StmtContext(ctx, stmts[2])
 	for _, snap := range snaps {
 		var rowid int64
 		if err := tx.QueryRowContext(ctx, `SELECT rowid FROM docs WHERE url = ?`, snap.URL).Scan(&rowid); err != nil {
 			return fmt.Errorf("stash: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM fts WHERE rowid = ?`, rowid); err != nil {
+		if _, err := del.ExecContext(ctx, rowid); err != nil {
 			return fmt.Errorf("stash: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)`, rowid, segment(snap.Title), segment(snap.Markdown)); err != nil {
+		if _, err := ins.ExecContext(ctx, rowid, segment(snap.Title), segment(snap.Markdown)); err != nil {
 			return fmt.Errorf("stash: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE docs SET state = 'ok' WHERE rowid = ?`, rowid); err != nil {
+		if _, err := settle.ExecContext(ctx, rowid); err != nil {
 			return fmt.Errorf("stash: %w", err)
 		}
 	}
@@ -558,7 +621,7 @@ func (s *Stash) drop(ctx context.Context, url string) error {
 // the files alone, which do not hold them): a "not modified" answer would
 // leave the crawl nothing to follow, so such a page is fetched whole.
 func (s *Stash) Validators(ctx context.Context, source, url string) (etag, lastModified string, ok bool) {
-	err := s.db.QueryRowContext(ctx, `SELECT etag, last_modified FROM docs WHERE url = ? AND source = ? AND state = 'ok' AND links != ''`, url, source).Scan(&etag, &lastModified)
+	err := s.queryRow(ctx, `SELECT etag, last_modified FROM docs WHERE url = ? AND source = ? AND state = 'ok' AND links != ''`, url, source).Scan(&etag, &lastModified)
 	return etag, lastModified, err == nil
 }
 
