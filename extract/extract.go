@@ -142,6 +142,9 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Docume
 	for _, n := range nodes {
 		roots[n] = true
 	}
+	if article {
+		s.markHead(nodes)
+	}
 	render := func(clean bool) string {
 		r := &renderer{base: base, skip: func(n *html.Node) bool {
 			// The chosen content is the content, whatever its class says.

@@ -3,8 +3,10 @@ package extract
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -300,6 +302,12 @@ func TestArticleInSections(t *testing.T) {
 	}
 }
 
+// articleOf is a page that says it is an article (og:type), titled title,
+// with body as its body.
+func articleOf(title, body string) string {
+	return `<html><head><meta property="og:type" content="article"><title>` + title + `</title></head><body>` + body + `</body></html>`
+}
+
 // TestMainWithTeasers: a main that holds the article and, beside it, a
 // list of other stories as article elements with their blurbs gives the
 // article alone.
@@ -417,26 +425,102 @@ func TestUtilityClasses(t *testing.T) {
 }
 
 // TestArticleDatelineByline: an article's dateline and byline, on lines of
-// their own, are its metadata, not its text; short lines of numbers that
-// are not dates, and dates inside tables, quotes and lists, stay.
+// their own at its head, are its metadata, not its text.
 func TestArticleDatelineByline(t *testing.T) {
-	page := `<html><head><meta property="og:type" content="article"><title>Oil prices</title></head><body><article>` +
-		`<div class="when">November 19, 2019 / 12:21 AM / Updated 14 hours ago</div><p>By Jane Writer</p><div>2018-09-28 17:32</div>` +
-		strings.Repeat(sectionPara("The story"), 4) +
-		`<p>Battery life</p><p>60-70 hours</p><p>Call 02-751-1500</p><p>By then, it was over.</p>` +
-		`<table><tr><th>Date</th><th>Price</th></tr><tr><td><div>Nov. 19, 2019</div></td><td>$60</td></tr></table>` +
-		`<blockquote><p>The news, in a tweet.</p><p>— A paper (@paper) November 4, 2019</p></blockquote>` +
-		strings.Repeat(sectionPara("The story"), 2) + `</article></body></html>`
-	doc := extractPageString(t, page)
-	for _, bad := range []string{"November 19, 2019", "Jane Writer", "2018-09-28"} {
-		if strings.Contains(doc.Markdown, bad) {
-			t.Errorf("kept %q:\n%s", bad, doc.Markdown)
+	for _, line := range []string{
+		`<div class="when">March 5, 2024 · 8:41 AM</div>`, `<p>By Ann Example</p>`, `<p>BY ANN EXAMPLE</p>`, `<p>By Ann Example and Bo Sample</p>`,
+		`<p>Updated 3 hours ago</p>`, `<div><span>Published</span> <time datetime="2024-03-05">5.3.2024</time></div>`, `<div>2024-03-05 17:32</div>`,
+		`<p>Tue., Mar. 5, 2024, 8:41 a.m.</p>`, `<p>05/03/24</p>`,
+	} {
+		doc := extractPageString(t, articleOf("The harbour", `<article><h1>The harbour</h1>`+line+strings.Repeat(sectionPara("The report"), 5)+`</article>`))
+		if !strings.Contains(doc.Markdown, "The report goes on") || strings.Count(doc.Markdown, "\n\n") != 4 {
+			t.Errorf("%s: want the article alone:\n%s", line, doc.Markdown)
 		}
 	}
-	for _, good := range []string{"The story goes on", "60-70 hours", "02-751-1500", "By then", "Nov. 19, 2019", "November 4, 2019"} {
-		if !strings.Contains(doc.Markdown, good) {
-			t.Errorf("lost %q:\n%s", good, doc.Markdown)
+}
+
+// TestArticleLinesNotMeta: short lines that are not a dateline or a
+// byline stay, at an article's head or further on: headings written as
+// paragraphs, facts with dates and times in them, version numbers,
+// addresses and phone numbers, a picture with its caption, long lines,
+// lines in lists, tables and quotes; and at its head only, a date alone.
+func TestArticleLinesNotMeta(t *testing.T) {
+	for _, c := range []struct {
+		line, want string
+		headOnly   bool // a dateline at the head, not further on
+	}{
+		{`<p><strong>By train</strong></p>`, "By train", false},
+		{`<p>By car</p>`, "By car", false},
+		{`<p>By the numbers</p>`, "By the numbers", false},
+		{`<p>By The Numbers</p>`, "By The Numbers", false},
+		{`<p>By 2030</p>`, "By 2030", false},
+		{`<p>By Monday</p>`, "By Monday", false},
+		{`<p>By then, it was over.</p>`, "By then", false},
+		{`<p>By Land And Sea To The Islands Beyond</p>`, "By Land And Sea", false},
+		{`<p><strong>March 2020</strong></p>`, "March 2020", false},
+		{`<p>Monday to Friday: 9 am – 5 pm</p>`, "Monday to Friday", false},
+		{`<p>When: Saturday 14 June 2025, 10am</p>`, "When: Saturday", false},
+		{`<p>On 5 May 2020 at 10 am.</p>`, "On 5 May 2020", false},
+		{`<p>Sunday 3 March: 45 minutes</p>`, "Sunday 3 March", false},
+		{`<p>Python 3.12.1</p>`, "Python 3.12.1", false},
+		{`<p>3.12.1</p>`, "3.12.1", false},
+		{`<p>01.23.45.67.89</p>`, "01.23.45.67.89", false},
+		{`<p>2024-13-40</p>`, "2024-13-40", false},
+		{`<p>Release 2024.10.1</p>`, "Release 2024.10.1", false},
+		{`<p>Server: 10.0.0.1</p>`, "10.0.0.1", false},
+		{`<div>Tel. 01.23.45.67.89</div>`, "01.23.45.67.89", false},
+		{`<div><img src="/flood.jpg" alt="The flood"><span>Photo: May 2020</span></div>`, "flood.jpg", false},
+		{`<div><img src="/flood.jpg" alt="The flood"><span>May 2020</span></div>`, "flood.jpg", false},
+		{`<p>Monday 3 March 2025, Tuesday 4 March 2025, Wednesday 5 March 2025, Thursday 6 March 2025, Friday 7 March 2025, Saturday 8 March 2025</p>`, "Saturday 8 March 2025", false},
+		{`<ul><li><p>14 June 2025</p></li><li><p>21 June 2025</p></li></ul>`, "21 June 2025", false},
+		{`<table><tr><th>Date</th><th>Price</th></tr><tr><td><div>5 March 2024</div></td><td>$60</td></tr></table>`, "5 March 2024", false},
+		{`<blockquote><p>The news, in a line.</p><p>March 4, 2024</p></blockquote>`, "March 4, 2024", false},
+		{`<p>12 May 2020</p>`, "12 May 2020", true},
+	} {
+		pages := map[string]string{"further on": `<article><h1>The harbour</h1>` + strings.Repeat(sectionPara("The report"), 3) + c.line + strings.Repeat(sectionPara("The report"), 2) + `</article>`}
+		if !c.headOnly {
+			pages["at the head"] = `<article><h1>The harbour</h1>` + c.line + strings.Repeat(sectionPara("The report"), 5) + `</article>`
 		}
+		for where, body := range pages {
+			doc := extractPageString(t, articleOf("The harbour", body))
+			if !strings.Contains(doc.Markdown, c.want) {
+				t.Errorf("%s %s: lost it:\n%s", where, c.line, doc.Markdown)
+			}
+		}
+	}
+	// The head ends at the first paragraph of 200 letters (or block of
+	// text), or after 500 letters of shorter ones.
+	for where, before := range map[string]string{
+		"after a paragraph":      "<p>" + strings.Repeat("The report opens, <em>with a comma</em>, and goes on. ", 6) + "</p>",
+		"after a block of text":  "<div>" + strings.Repeat("The report opens and goes on. ", 9) + "</div>",
+		"after short paragraphs": strings.Repeat("<p>A short line of the report, with a comma.</p>", 16),
+	} {
+		doc := extractPageString(t, articleOf("The harbour", `<article><h1>The harbour</h1>`+before+`<p>12 May 2020</p>`+strings.Repeat(sectionPara("The report"), 3)+`</article>`))
+		if !strings.Contains(doc.Markdown, "12 May 2020") {
+			t.Errorf("%s: lost the date:\n%s", where, doc.Markdown)
+		}
+	}
+}
+
+// TestMetaLinesCost: looking for datelines costs little however a page
+// nests its short blocks: nested wrappers around a short line, over
+// thousands of empty elements, cost no more than the same page that is
+// not an article, where no dateline is looked for.
+func TestMetaLinesCost(t *testing.T) {
+	body := `<article>` + strings.Repeat("<div>", 300) + "hello there" + strings.Repeat("<span></span>", 100_000) + strings.Repeat("</div>", 300) +
+		strings.Repeat(sectionPara("The report"), 3) + `</article>`
+	run := func(page string) time.Duration {
+		best := time.Duration(math.MaxInt64)
+		for range 3 {
+			start := time.Now()
+			extractPageString(t, page)
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	plain, article := run(`<html><body>`+body+`</body></html>`), run(articleOf("Hello", body))
+	if article > 3*plain {
+		t.Errorf("the article took %v, the same page not an article %v", article, plain)
 	}
 }
 
