@@ -748,13 +748,15 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	// Climb while the parent has little more than the best candidate: the
 	// content often spans a few sibling wrappers under one parent. "More"
 	// is counted from the candidate itself, not step by step, and more
-	// that is mostly links (a menu beside the article) stops the climb.
+	// that is mostly links (a menu beside the article) stops the climb, as
+	// do other article elements (teasers of other stories).
 	bs := s.stats[best]
 	for best.Parent != nil && best.Parent != body && best.Parent.Type == html.ElementNode {
 		p := best.Parent
 		ps := s.stats[p]
 		if ps == nil || ps.linkDensity() > 0.33 || float64(bs.text) < 0.8*float64(ps.text) ||
-			ps.text-bs.text >= 100 && float64(ps.link-bs.link) > 0.5*float64(ps.text-bs.text) {
+			ps.text-bs.text >= 100 && float64(ps.link-bs.link) > 0.5*float64(ps.text-bs.text) ||
+			ps.articles > s.stats[best].articles+articleCount(p) {
 			break
 		}
 		best = p
@@ -928,18 +930,82 @@ func (s *selector) semantic(body *html.Node) *html.Node {
 }
 
 // holdsTeasers reports whether a semantic container (a main) holds, beside
-// the article the best candidate is in, other articles: teasers of other
-// stories, which the article alone leaves out.
+// the article the best candidate is in, other stories' teasers: article
+// elements made otherwise than it, each mostly links or much smaller than
+// it. The article alone is then the content. Articles made alike (a
+// thread's posts, a live blog's updates, a listing's cards) are a
+// sequence that the main holds whole, as are a forum's.
 func (s *selector) holdsTeasers(sem, best *html.Node) bool {
-	if best == nil || sem.DataAtom == atom.Article || s.stats[sem].articles < 2 {
+	if best == nil || s.forum || sem.DataAtom == atom.Article || s.stats[sem].articles < 2 {
 		return false
 	}
+	var own *html.Node // the outermost article below sem that holds best
 	for a := best; a != nil && a != sem; a = a.Parent {
 		if a.DataAtom == atom.Article {
-			return true
+			own = a
 		}
 	}
-	return false
+	if own == nil {
+		return false
+	}
+	ownProse := prose(s.stats[own])
+	teasers := 0
+	var walk func(n *html.Node) bool // false: not teasers
+	walk = func(n *html.Node) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			st := s.stats[c]
+			if c.Type != html.ElementNode || st == nil || st.articles == 0 || c == own {
+				continue
+			}
+			if c.DataAtom != atom.Article {
+				if !walk(c) {
+					return false
+				}
+				continue
+			}
+			if madeAlike(c, own) || st.linkDensity() <= 0.3 && 4*prose(st) >= ownProse {
+				return false
+			}
+			teasers++
+		}
+		return true
+	}
+	return walk(sem) && teasers > 0
+}
+
+// madeAlike reports whether two elements are made alike: the same tag and
+// first class word (digits aside, as in "post-12"), and so are their
+// ancestors up to the one they share.
+func madeAlike(a, b *html.Node) bool {
+	for a != b {
+		if a == nil || b == nil || a.DataAtom != b.DataAtom || a.Data != b.Data || firstClass(a) != firstClass(b) {
+			return false
+		}
+		a, b = a.Parent, b.Parent
+	}
+	return true
+}
+
+// firstClass is an element's first class word, lower case, without digits.
+func firstClass(n *html.Node) string {
+	f := strings.Fields(attr(n, "class"))
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.Map(func(r rune) rune {
+		if '0' <= r && r <= '9' {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, f[0])
+}
+
+// articleCount is 1 for an article element, else 0.
+func articleCount(n *html.Node) int {
+	if n.DataAtom == atom.Article {
+		return 1
+	}
+	return 0
 }
 
 // mostlyLinksBeside reports whether what a semantic container holds

@@ -308,22 +308,82 @@ func articleOf(title, body string) string {
 	return `<html><head><meta property="og:type" content="article"><title>` + title + `</title></head><body>` + body + `</body></html>`
 }
 
-// TestMainWithTeasers: a main that holds the article and, beside it, a
-// list of other stories as article elements with their blurbs gives the
-// article alone.
+// forumOf is a page whose JSON-LD says it is a discussion.
+func forumOf(title, body string) string {
+	return `<html><head><title>` + title + `</title><script type="application/ld+json">{"@type":"DiscussionForumPosting","headline":"` + title + `"}</script></head><body>` + body + `</body></html>`
+}
+
+// TestMainWithTeasers: a main that holds the article and, beside it,
+// other stories' teasers as article elements (in a box of their own, or
+// beside it but made otherwise) gives the article alone.
 func TestMainWithTeasers(t *testing.T) {
-	teaser := func(i int) string {
-		return fmt.Sprintf(`<article class="teaser"><h3><a href="/s%d">Another story %d</a></h3><p>Another story told at some length, so that this teaser is long, with a comma.</p></article>`, i, i)
+	teasers := func(class string) string {
+		var b strings.Builder
+		for i := range 6 {
+			fmt.Fprintf(&b, `<article class="%s"><h3><a href="/s%d">Another story %d</a></h3><p>Another story told in a line or two, with a comma.</p></article>`, class, i, i)
+		}
+		return b.String()
 	}
-	var teasers strings.Builder
+	story := `<article class="story"><h1>The story</h1>` + strings.Repeat(sectionPara("The story"), 6) + `</article>`
+	for name, main := range map[string]string{
+		"in a box": story + `<div class="other-stories"><h2>More stories</h2>` + teasers("card") + `</div>`,
+		"beside":   story + teasers("teaser"),
+	} {
+		doc := extractPageString(t, articleOf("The story", `<main>`+main+`</main>`))
+		if !strings.Contains(doc.Markdown, "The story goes on") || strings.Contains(doc.Markdown, "Another story") {
+			t.Errorf("%s: want the article without the teasers:\n%s", name, doc.Markdown)
+		}
+	}
+}
+
+// TestMainWithSequence: a main whose article elements are a sequence
+// made alike (a thread's posts, a live blog's updates, a listing's
+// cards) is the content whole, however much longer one of them is; so is
+// a forum's main, whatever its articles, and a main that holds two
+// stories, neither of them a teaser.
+func TestMainWithSequence(t *testing.T) {
+	items := func(class, word string, n, long int) string {
+		var b strings.Builder
+		for i := range n {
+			reps := 2
+			if i == long {
+				reps = 12
+			}
+			fmt.Fprintf(&b, `<article class="%s"><h2>%s %d</h2><p>%s</p></article>`, class, word, i+1,
+				strings.Repeat(fmt.Sprintf("%s %d has its say, with a comma, and stops. ", word, i+1), reps))
+		}
+		return b.String()
+	}
+	cards := ""
 	for i := range 8 {
-		teasers.WriteString(teaser(i))
+		cards += fmt.Sprintf(`<article class="card"><h2><a href="/e%d">Event %d</a></h2><p>Event %d, in the town hall, with music and food for all.</p></article>`, i+1, i+1, i+1)
 	}
-	page := `<html><head><meta property="og:type" content="article"><title>The story</title></head><body><main><article class="story"><h1>The story</h1>` +
-		strings.Repeat(sectionPara("The story"), 6) + `</article><div class="most-read"><h2>Most read</h2>` + teasers.String() + `</div></main></body></html>`
-	doc := extractPageString(t, page)
-	if !strings.Contains(doc.Markdown, "The story goes on") || strings.Contains(doc.Markdown, "Another story") {
-		t.Errorf("want the article without the teasers:\n%s", doc.Markdown)
+	teaserInBox := `<div class="box">` + items("reply", "Reply", 2, -1) + `</div>`
+	for _, c := range []struct {
+		name, page string
+		want       []string
+	}{
+		{"thread", `<html><body><main><h1>The boiler</h1><div class="posts">` + items("post", "Reply", 6, 2) + `</div></main></body></html>`,
+			[]string{"Reply 1 has", "Reply 3 has", "Reply 6 has"}},
+		{"thread in wrappers", `<html><body><main><h1>The boiler</h1><div class="posts">` +
+			strings.ReplaceAll(strings.ReplaceAll(items("post", "Reply", 6, 2), `<article`, `<div class="topic-post"><article`), `</article>`, `</article></div>`) + `</div></main></body></html>`,
+			[]string{"Reply 1 has", "Reply 3 has", "Reply 6 has"}},
+		{"forum thread", forumOf("The boiler", `<main><h1>The boiler</h1><div class="opening">`+items("first", "Question", 1, 0)+`</div>`+teaserInBox+`</main>`),
+			[]string{"Question 1 has", "Reply 1 has", "Reply 2 has"}},
+		{"live blog", articleOf("Election night", `<main><h1>Election night</h1><p class="standfirst">The count goes on through the night.</p>`+items("update", "Update", 8, 5)+`</main>`),
+			[]string{"Update 1 has", "Update 6 has", "Update 8 has"}},
+		{"listing", `<html><body><main><h1>Events</h1>` + cards + `</main></body></html>`,
+			[]string{"Event 1, in", "Event 8, in"}},
+		{"two stories", articleOf("Two stories", `<main><article class="lead">`+strings.Repeat(sectionPara("The first story"), 6)+`</article><article class="second">`+
+			strings.Repeat(sectionPara("The second story"), 3)+`</article></main>`),
+			[]string{"The first story goes on", "The second story goes on"}},
+	} {
+		doc := extractPageString(t, c.page)
+		for _, w := range c.want {
+			if !strings.Contains(doc.Markdown, w) {
+				t.Errorf("%s: lost %q:\n%s", c.name, w, doc.Markdown)
+			}
+		}
 	}
 }
 
