@@ -1009,15 +1009,17 @@ func articleCount(n *html.Node) int {
 }
 
 // mostlyLinksBeside reports whether what a semantic container holds
-// beside the best candidate is mostly links: a product grid, a list of
-// other stories, which the best candidate leaves out.
+// beside the best candidate is mostly links, and many of them (at least
+// 30% of the container's text): a product grid, a list of other stories,
+// which the best candidate leaves out. A few links beside it (a head and
+// its tags) leave the container the content.
 func (s *selector) mostlyLinksBeside(sem, best *html.Node) bool {
 	if best == nil || !contains(sem, best) {
 		return false
 	}
 	ss, bs := s.stats[sem], s.stats[best]
-	rest := ss.text - bs.text
-	return rest > 0 && float64(ss.link-bs.link) > 0.5*float64(rest)
+	rest, links := ss.text-bs.text, ss.link-bs.link
+	return rest > 0 && float64(links) > 0.5*float64(rest) && float64(links) >= 0.3*float64(ss.text)
 }
 
 func contains(a, b *html.Node) bool {

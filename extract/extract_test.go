@@ -450,6 +450,32 @@ func TestMainWithProductGrid(t *testing.T) {
 	}
 }
 
+// TestMainHeadBesideLinks: a main whose text beside the best block is
+// mostly links, but little of them (a short head and a few tags), is
+// the content: its title and standfirst stay. So is a main whose text
+// beside it is prose with links in it.
+func TestMainHeadBesideLinks(t *testing.T) {
+	tags := `<ul class="tags"><li><a href="/t/1">Tides and currents</a></li><li><a href="/t/2">Sailing for beginners</a></li><li><a href="/t/3">Harbours of the coast</a></li><li><a href="/t/4">Weather at sea</a></li><li><a href="/t/5">Small boats and their care</a></li></ul>`
+	head := `<div class="head"><h1>Reading the tide tables</h1><p>What the columns mean, and how to plan a sail around them.</p></div>`
+	body := `<div class="body">` + strings.Repeat(sectionPara("The guide"), 3) + `</div>`
+	for _, page := range []string{`<body><main>` + head + body + tags + `</main></body>`, articleOf("Tides", `<main>`+head+body+tags+`</main>`)} {
+		doc := extractPageString(t, page)
+		for _, want := range []string{"Reading the tide tables", "What the columns mean", "The guide goes on"} {
+			if !strings.Contains(doc.Markdown, want) {
+				t.Errorf("lost %q:\n%s", want, doc.Markdown)
+			}
+		}
+	}
+	// A reading list, each entry a link and a line about it: under half
+	// links, though many.
+	further := `<div class="more"><div><div>` + strings.Repeat(`<p>Read <a href="/x">the story of the harbour master and his long winter</a> for more about the boats of the bay and how they fared</p>`, 48) + `</div></div></div>`
+	body = `<div class="body">` + strings.Repeat(sectionPara("The guide"), 10) + `</div>`
+	doc := extractPageString(t, `<body><main>`+body+further+`</main></body>`)
+	if !strings.Contains(doc.Markdown, "The guide goes on") || !strings.Contains(doc.Markdown, "how they fared") {
+		t.Errorf("lost the prose beside the best block:\n%s", doc.Markdown)
+	}
+}
+
 // TestScreenReaderOnlyText: text shown to screen readers only, under the
 // common class names and a site's prefixed forms of them, is not the
 // page's text.
