@@ -36,6 +36,8 @@ type selector struct {
 	words     map[string]wordKind     // what each class token is, remembered
 	elemKinds map[*html.Node]wordKind // what each element's class tokens are (nodeKinds)
 	head      map[*html.Node]bool     // blocks at the head of the content that may be a dateline or byline (markHead)
+	article   bool                    // the page says it is an article (and is no forum)
+	best      *html.Node              // the element that scored best, before any climb
 }
 
 // wordKind says which word lists a class token belongs to (hasWord).
@@ -220,6 +222,13 @@ var alwaysBoilerplate = map[string]bool{
 	"author": true, "bio": true,
 }
 
+// authorWords name an author's box, which goes however long its biography
+// only beside an article, as a small part of it (under a third of the
+// page's prose, and not holding the best candidate): on other pages (a
+// book's, a speaker's) and where the biography is what the page is about
+// (an about page) it is content.
+var authorWords = map[string]bool{"author": true, "bio": true}
+
 // softBoilerplate reports whether an element's class or id calls it
 // boilerplate (a cookie banner, share buttons, related links, comments)
 // and its text agrees: short, or mostly links. Comment sections and the
@@ -237,9 +246,17 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 		return true
 	}
 	for _, t := range tokens {
-		if !s.forum && alwaysBoilerplate[t] {
-			return s.bodyProse == 0 || float64(prose(st)) < 0.5*float64(s.bodyProse)
+		if s.forum || !alwaysBoilerplate[t] {
+			continue
 		}
+		if authorWords[t] {
+			// An author's box beside an article: a small part of the page,
+			// not the best candidate's.
+			if !s.article || s.best != nil && contains(n, s.best) || 3*prose(st) >= s.bodyProse {
+				continue
+			}
+		}
+		return s.bodyProse == 0 || float64(prose(st)) < 0.5*float64(s.bodyProse)
 	}
 	return false
 }
@@ -718,6 +735,7 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 			best, bestScore = n, final
 		}
 	}
+	s.best = best
 
 	// A semantic container that holds the best candidate, or most of the
 	// page's text, is the content, unless what it holds beside the best

@@ -134,7 +134,7 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Docume
 		return out
 	}
 	article := m.article && !m.forum
-	s := &selector{forum: m.forum, skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
+	s := &selector{forum: m.forum, article: article, skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
 	nodes := s.choose(body)
 	// In an article, blocks of teasers, link lists and forms inside the
 	// content are clutter; on other pages they are often the content.

@@ -610,14 +610,29 @@ func TestMetaLinesCost(t *testing.T) {
 	}
 }
 
-// TestLongAuthorBio: an author's box after the article is left out however
-// long the biography it holds.
-func TestLongAuthorBio(t *testing.T) {
-	bio := `<div class="author__info"><h4 class="author__name">Jane Writer</h4><p>` + strings.Repeat("Jane Writer has covered housing for a decade, and her work has appeared widely. ", 6) + `</p></div>`
-	page := `<html><head><meta property="og:type" content="article"><title>Housing</title></head><body><article><div class="entry">` +
-		strings.Repeat(sectionPara("The story"), 8) + `</div>` + bio + `</article></body></html>`
-	doc := extractPageString(t, page)
-	if !strings.Contains(doc.Markdown, "The story goes on") || strings.Contains(doc.Markdown, "covered housing") {
+// TestAuthorBox: an author's box beside an article is left out however
+// long the biography it holds; on a page that is not an article (a
+// book's page), or where the biography is what the page is about (an
+// about page, article or not), it stays.
+func TestAuthorBox(t *testing.T) {
+	bio := `<div class="author-panel"><h4>Ann Example</h4><p>` + strings.Repeat("Ann Example has written about harbours for a decade, and her work has appeared widely. ", 6) + `</p></div>`
+	doc := extractPageString(t, articleOf("Housing", `<article><div class="entry">`+strings.Repeat(sectionPara("The story"), 8)+`</div>`+bio+`</article>`))
+	if !strings.Contains(doc.Markdown, "The story goes on") || strings.Contains(doc.Markdown, "written about harbours") {
 		t.Errorf("want the article without the author's biography:\n%s", doc.Markdown)
+	}
+	doc = extractPageString(t, `<html><body><main><div class="book">`+strings.Repeat(sectionPara("The book"), 8)+`</div>`+bio+`</main></body></html>`)
+	if !strings.Contains(doc.Markdown, "The book goes on") || !strings.Contains(doc.Markdown, "written about harbours") {
+		t.Errorf("book page: want the description and the author's biography:\n%s", doc.Markdown)
+	}
+	var pubs strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&pubs, `<li>Paper number %d: a study of the tides in small harbours, in the Journal of Coastal Things, volume %d, 2019.</li>`, i+1, i+1)
+	}
+	about := `<main><section id="bio"><h2>About me</h2>` + strings.Repeat(sectionPara("My work"), 4) + `</section><section id="publications"><h2>Publications</h2><ul>` + pubs.String() + `</ul></section></main>`
+	for name, page := range map[string]string{"about page": `<html><body>` + about + `</body></html>`, "about article": articleOf("About", about)} {
+		doc := extractPageString(t, page)
+		if !strings.Contains(doc.Markdown, "My work goes on") {
+			t.Errorf("%s: lost the biography:\n%s", name, doc.Markdown)
+		}
 	}
 }
