@@ -141,9 +141,15 @@ func classTokens(n *html.Node) []string {
 		return nil
 	}
 	if strings.ContainsAny(class, ":[") || strings.Contains(class, "overflow-") {
+		// A hiding word undone on some screens ("hidden md:block") is a
+		// utility too.
+		var shows [4]bool
+		for c := range strings.FieldsSeq(class) {
+			shows[shownClass(lowerASCII(c))] = true
+		}
 		var kept []string
 		for _, c := range strings.Fields(class) {
-			if !utilityClass(c) {
+			if h := hiddenClass(lowerASCII(c)); !utilityClass(c) && !(h != notHidden && shows[h]) {
 				kept = append(kept, c)
 			}
 		}

@@ -476,36 +476,65 @@ func TestMainHeadBesideLinks(t *testing.T) {
 	}
 }
 
-// TestScreenReaderOnlyText: text shown to screen readers only, under the
-// common class names and a site's prefixed forms of them, is not the
-// page's text.
-func TestScreenReaderOnlyText(t *testing.T) {
-	for _, class := range []string{"sr-only", "visuallyhidden", "element-invisible", "wt-screen-reader-only", "gdpr-sr-only", "u-visually-hidden"} {
+// TestHiddenClasses: text hidden by a class, or shown to screen readers
+// only, under the common class names (in any case) and a site's prefixed
+// forms of them, is not the page's text. A class that shows the element
+// again on some screens (hidden md:block, d-none d-md-block) or undoes
+// screen-reader-only (not-sr-only) leaves it shown, and so do words that
+// only hold one of the names.
+func TestHiddenClasses(t *testing.T) {
+	label := func(class string) *Document {
 		page := `<body><div class="description"><p>` + strings.Repeat("The lamp gives a warm light, and it folds flat for travel. ", 4) +
-			`<span class="` + class + `">Opens a new window</span></p></div></body>`
-		doc := extractPageString(t, page)
-		if !strings.Contains(doc.Markdown, "The lamp gives") || strings.Contains(doc.Markdown, "Opens a new window") {
+			`<span class="` + class + `">Opens in a window</span></p></div></body>`
+		return extractPageString(t, page)
+	}
+	for _, class := range []string{"hidden", "d-none", "is-hidden", "invisible", "sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text",
+		"screen-reader-only", "element-invisible", "acme-sr-only", "site-visually-hidden", "x-screen-reader-text", "Screen-Reader-Text", "SR-ONLY", "D-None",
+		"label sr-only", "sr-only focus:not-sr-only", "d-none d-print-block", "hidden md:hidden"} {
+		if doc := label(class); !strings.Contains(doc.Markdown, "The lamp gives") || strings.Contains(doc.Markdown, "Opens in a window") {
 			t.Errorf("class %q: want the text without the hidden label:\n%s", class, doc.Markdown)
 		}
 	}
-	// A word that merely holds one of them is no such class.
-	doc := extractPageString(t, `<body><p class="hidden-gems">`+strings.Repeat("The hidden gems of the coast are its coves. ", 4)+`</p></body>`)
-	if !strings.Contains(doc.Markdown, "The hidden gems") {
-		t.Errorf("lost a paragraph of class hidden-gems:\n%s", doc.Markdown)
+	for _, class := range []string{"not-sr-only", "focus:not-sr-only", "sr-only md:not-sr-only", "hidden md:block", "hidden lg:flex", "d-none d-md-block",
+		"d-none d-lg-inline-flex", "hidden max-md:block", "hidden min-[900px]:grid", "invisible md:visible", "md:hidden", "md:u-sr-only", "hidden-gems", "sr-only-focusable", "hİdden", "hidden-gems hİdden",
+		"screen-reader-textual", "unhidden"} {
+		if doc := label(class); !strings.Contains(doc.Markdown, "Opens in a window") {
+			t.Errorf("class %q: lost the label, which is shown:\n%s", class, doc.Markdown)
+		}
+	}
+}
+
+// TestMayHide: the quick look at a class attribute never passes over one
+// that hides its element, whatever its case or script.
+func TestMayHide(t *testing.T) {
+	for _, class := range []string{"sr-only", "SR-ONLY", "d-none", "D-NONE", "screen-reader-text", "Screen-Reader-Text", "visually-hidden", "hidden",
+		"Hidden", "invisible", "element-invisible", "hİdden", "ſr-only", "\u212aey hidden", "a b c", "menu", "x\u0130nvisible", "VISUALLY-HİDDEN",
+		"HİDDEN", "İnvisible", "sr-onİy", "d-NONE md:BLOCK"} {
+		if hiddenByClass(class) && !mayHide(class) {
+			t.Errorf("mayHide(%q) false, but the class hides its element", class)
+		}
 	}
 }
 
 // TestUtilityClasses: CSS utility classes say how an element looks, not
 // what it is: a block of an article clipped with "overflow-hidden" or
-// styled with variants ("md:hidden") is not hidden, nor boilerplate.
+// styled with variants ("md:hidden") is not hidden, nor boilerplate; the
+// other words of the class still count, hyphenated or not.
 func TestUtilityClasses(t *testing.T) {
-	for _, class := range []string{"grid overflow-hidden transition-all", "flex md:hidden"} {
-		page := `<html><head><meta property="og:type" content="article"><title>Schools</title></head><body><article><h1>Schools</h1>` +
-			strings.Repeat(sectionPara("The guide"), 4) + `<div class="` + class + `"><h4>Why we chose this school</h4><p>It offers ten programmes online.</p><ul><li>Pause courses and finish within a year.</li></ul></div>` +
-			strings.Repeat(sectionPara("The guide"), 2) + `</article></body></html>`
+	for _, class := range []string{"grid overflow-hidden transition-all", "flex md:hidden", "hidden md:block", "mt-4 min-h-[150px] lg:p-8"} {
+		page := articleOf("Ferries", `<article><h1>Ferries</h1>`+strings.Repeat(sectionPara("The guide"), 4)+
+			`<div class="`+class+`"><h4>What the crossing costs</h4><p>A return ticket is twelve pounds.</p><ul><li>Children under five go free.</li></ul></div>`+
+			strings.Repeat(sectionPara("The guide"), 2)+`</article>`)
 		doc := extractPageString(t, page)
-		if !strings.Contains(doc.Markdown, "Pause courses") {
+		if !strings.Contains(doc.Markdown, "Children under five") {
 			t.Errorf("class %q: lost the block:\n%s", class, doc.Markdown)
+		}
+	}
+	box := `<div class="%s"><h4>Share this</h4><p>Tell a friend about it, or two.</p></div>`
+	for _, class := range []string{"share-links md:flex", "share md:flex", "sidebar-box overflow-hidden"} {
+		page := articleOf("Ferries", `<article><h1>Ferries</h1>`+strings.Repeat(sectionPara("The guide"), 4)+fmt.Sprintf(box, class)+`</article>`)
+		if doc := extractPageString(t, page); strings.Contains(doc.Markdown, "Tell a friend") {
+			t.Errorf("class %q: kept the box:\n%s", class, doc.Markdown)
 		}
 	}
 }
