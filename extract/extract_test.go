@@ -390,25 +390,27 @@ func TestMainWithSequence(t *testing.T) {
 // TestClimbStopsAtBoilerplate: the content climbs out of its wrapper to a
 // parent that holds little more, but not to one whose more is a list of
 // links (a menu beside the article), nor, a little at a time, through
-// wrappers that together hold much more than the content.
+// wrappers that together hold much more than the content. A short note
+// beside it with a link in it (under a hundred letters) is little more.
 func TestClimbStopsAtBoilerplate(t *testing.T) {
 	story := `<div class="story">` + strings.Repeat(sectionPara("The story"), 4) + `</div>`
 	var menu strings.Builder
 	menu.WriteString(`<ul class="columns">`)
 	for i := range 10 {
-		fmt.Fprintf(&menu, `<li><a href="/c%d">Columnist number %d</a></li>`, i, i)
+		fmt.Fprintf(&menu, `<li><a href="/c%d">Section of the site %d</a></li>`, i, i)
 	}
 	menu.WriteString(`</ul>`)
 	note := func(w string) string {
 		return `<div class="strip">` + w + ` sits beside the story, a note of a hundred and fifty letters or so, said once.</div>`
 	}
-	for _, c := range []struct{ name, page, bad string }{
-		{"menu", `<body><div class="col">` + menu.String() + story + `</div></body>`, "Columnist number"},
-		{"wrappers", `<body><div>` + note("The third strip") + `<div>` + note("The second strip") + `<div>` + note("The first strip") + story + `</div></div></div></body>`, "The third strip"},
+	for _, c := range []struct{ name, page, bad, good string }{
+		{"menu", `<body><div class="col">` + menu.String() + story + `</div></body>`, "Section of the site", ""},
+		{"wrappers", `<body><div>` + note("The third strip") + `<div>` + note("The second strip") + `<div>` + note("The first strip") + story + `</div></div></div></body>`, "The third strip", ""},
+		{"short note", `<body><div class="wrap">` + story + `<div class="more">See <a href="/part-two">the second part of it</a> too</div></div></body>`, "", "the second part"},
 	} {
 		doc := extractPageString(t, c.page)
-		if !strings.Contains(doc.Markdown, "The story goes on") || strings.Contains(doc.Markdown, c.bad) {
-			t.Errorf("%s: want the story without %q:\n%s", c.name, c.bad, doc.Markdown)
+		if !strings.Contains(doc.Markdown, "The story goes on") || c.bad != "" && strings.Contains(doc.Markdown, c.bad) || !strings.Contains(doc.Markdown, c.good) {
+			t.Errorf("%s: want the story, without %q, with %q:\n%s", c.name, c.bad, c.good, doc.Markdown)
 		}
 	}
 }
@@ -416,36 +418,41 @@ func TestClimbStopsAtBoilerplate(t *testing.T) {
 // TestLongCommentsNotContent: an article whose comments hold more text
 // than it does is still a block that holds the content, not one block
 // among many small ones: the article comes out, without the wrapper that
-// holds it, its comments and a strip of headlines.
+// holds it, its comments and a strip of headlines. On a forum, where the
+// comments are the content, they come out with it.
 func TestLongCommentsNotContent(t *testing.T) {
-	comment := `<div class="comment"><div class="content"><p>` + strings.Repeat("A reader says what they think of it, at length, and then some more. ", 4) + `</p></div></div>`
-	page := `<body><div class="wrapper"><div class="feature"><h2>Now available</h2><div><a href="/a">The other story, in short</a></div></div>` +
-		`<div class="article"><h1>The story</h1><div class="content">` + strings.Repeat(sectionPara("The story"), 3) + `</div></div>` +
-		`<div id="commentsContainer"><h2>Top rated comments</h2>` + strings.Repeat(comment, 8) + `</div></div></body>`
-	doc := extractPageString(t, page)
+	comment := `<div class="comment"><div class="content"><p>` + strings.Repeat("A reader says what they think of it, at length, and then some more. ", 8) + `</p></div></div>`
+	body := `<div class="wrapper"><div class="promo-strip"><h2>In brief</h2><div><a href="/a">The other story, in short</a></div></div>` +
+		`<div class="post"><h1>The story</h1><div class="text">` + strings.Repeat(sectionPara("The story"), 3) + `</div></div>` +
+		`<div id="reader-comments"><h2>What readers say</h2>` + strings.Repeat(comment, 8) + `</div></div>`
+	doc := extractPageString(t, `<body>`+body+`</body>`)
 	if !strings.Contains(doc.Markdown, "The story goes on") {
 		t.Errorf("lost the story:\n%s", doc.Markdown)
 	}
-	for _, bad := range []string{"Now available", "Top rated comments", "A reader says"} {
+	for _, bad := range []string{"In brief", "What readers say", "A reader says"} {
 		if strings.Contains(doc.Markdown, bad) {
 			t.Errorf("kept %q:\n%s", bad, doc.Markdown)
 		}
+	}
+	doc = extractPageString(t, forumOf("The story", body))
+	if !strings.Contains(doc.Markdown, "The story goes on") || !strings.Contains(doc.Markdown, "A reader says") {
+		t.Errorf("forum: want the post and its replies:\n%s", doc.Markdown)
 	}
 }
 
 // TestMainWithProductGrid: a main that holds a category's description and
 // a grid of product links gives the description: what the main holds
-// beside it is mostly links.
+// beside it is mostly links, and many of them.
 func TestMainWithProductGrid(t *testing.T) {
 	var grid strings.Builder
-	grid.WriteString(`<ul class="products">`)
+	grid.WriteString(`<ul class="grid">`)
 	for i := range 12 {
-		fmt.Fprintf(&grid, `<li><a href="/p%d"><img src="/p%d.jpg" alt=""> Dash camera model number %d, front and rear</a> <span>$%d.99</span></li>`, i, i, i, 100+i)
+		fmt.Fprintf(&grid, `<li><a href="/p%d"><img src="/p%d.jpg" alt=""> Garden lamp model number %d, solar and waterproof</a> <span>$%d.99</span></li>`, i, i, i, 20+i)
 	}
 	grid.WriteString(`</ul>`)
-	page := `<body><nav><a href="/">Home</a></nav><main><div class="category-description">` + strings.Repeat(sectionPara("The category"), 3) + `</div>` + grid.String() + `</main></body>`
+	page := `<body><nav><a href="/">Home</a></nav><main><div class="intro">` + strings.Repeat(sectionPara("The category"), 3) + `</div>` + grid.String() + `</main></body>`
 	doc := extractPageString(t, page)
-	if !strings.Contains(doc.Markdown, "The category goes on") || strings.Contains(doc.Markdown, "Dash camera model") {
+	if !strings.Contains(doc.Markdown, "The category goes on") || strings.Contains(doc.Markdown, "Garden lamp model") {
 		t.Errorf("want the description without the grid:\n%s", doc.Markdown)
 	}
 }
