@@ -59,7 +59,8 @@ func BenchmarkExtractTree(b *testing.B) {
 
 // BenchmarkHostile measures shapes of HTML that cost a naive extractor
 // quadratic time: deep inline nesting over a megabyte of text, long runs
-// of backticks in code, thousands of line breaks.
+// of backticks in code, thousands of line breaks, an article's short
+// blocks nested around hundreds of thousands of empty elements.
 func BenchmarkHostile(b *testing.B) {
 	shapes := []struct{ name, page string }{
 		{"nested-emphasis", strings.Repeat("<b><i>", 250) + strings.Repeat("word ", 200_000)},
@@ -72,6 +73,8 @@ func BenchmarkHostile(b *testing.B) {
 		{"nested-summaries", "<details>" + strings.Repeat("<summary>", 400) + strings.Repeat("word ", 1_000_000)},
 		{"emphasis-over-spans", strings.Repeat("<b><i>", 200) + strings.Repeat("<span>x</span>", 500_000)},
 		{"nested-tables", strings.Repeat("<table><tr><td>", 150) + strings.Repeat("cell<br>", 100_000)},
+		{"nested-short-blocks", `<meta property="og:type" content="article"><article>` + strings.Repeat("<div>", 500) + "hello there" +
+			strings.Repeat("<span></span>", 400_000) + strings.Repeat("</div>", 500) + `</article>`},
 	}
 	for _, s := range shapes {
 		b.Run(s.name, func(b *testing.B) {

@@ -35,6 +35,9 @@ type selector struct {
 	forum     bool                    // the page says it is a discussion, whose comments are the content
 	words     map[string]wordKind     // what each class token is, remembered
 	elemKinds map[*html.Node]wordKind // what each element's class tokens are (nodeKinds)
+	head      map[*html.Node]bool     // blocks at the head of the content that may be a dateline or byline (markHead)
+	article   bool                    // the page says it is an article (and is no forum)
+	best      *html.Node              // the element that scored best, before any climb
 }
 
 // wordKind says which word lists a class token belongs to (hasWord).
@@ -138,9 +141,15 @@ func classTokens(n *html.Node) []string {
 		return nil
 	}
 	if strings.ContainsAny(class, ":[") || strings.Contains(class, "overflow-") {
+		// A hiding word undone on some screens ("hidden md:block") is a
+		// utility too.
+		var shows [4]bool
+		for c := range strings.FieldsSeq(class) {
+			shows[shownClass(lowerASCII(c))] = true
+		}
 		var kept []string
 		for _, c := range strings.Fields(class) {
-			if !utilityClass(c) {
+			if h := hiddenClass(lowerASCII(c)); !utilityClass(c) && !(h != notHidden && shows[h]) {
 				kept = append(kept, c)
 			}
 		}
@@ -219,6 +228,13 @@ var alwaysBoilerplate = map[string]bool{
 	"author": true, "bio": true,
 }
 
+// authorWords name an author's box, which goes however long its biography
+// only beside an article, as a small part of it (under a third of the
+// page's prose, and not holding the best candidate): on other pages (a
+// book's, a speaker's) and where the biography is what the page is about
+// (an about page) it is content.
+var authorWords = map[string]bool{"author": true, "bio": true}
+
 // softBoilerplate reports whether an element's class or id calls it
 // boilerplate (a cookie banner, share buttons, related links, comments)
 // and its text agrees: short, or mostly links. Comment sections and the
@@ -236,9 +252,17 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 		return true
 	}
 	for _, t := range tokens {
-		if !s.forum && alwaysBoilerplate[t] {
-			return s.bodyProse == 0 || float64(prose(st)) < 0.5*float64(s.bodyProse)
+		if s.forum || !alwaysBoilerplate[t] {
+			continue
 		}
+		if authorWords[t] {
+			// An author's box beside an article: a small part of the page,
+			// not the best candidate's.
+			if !s.article || s.best != nil && contains(n, s.best) || 3*prose(st) >= s.bodyProse {
+				continue
+			}
+		}
+		return s.bodyProse == 0 || float64(prose(st)) < 0.5*float64(s.bodyProse)
 	}
 	return false
 }
@@ -361,78 +385,150 @@ func (s *selector) clutter(n *html.Node) bool {
 	return false
 }
 
-// metaLine reports whether a short block of an article is its dateline or
-// its byline ("November 19, 2019 / 12:21 AM / Updated 14 hours ago", "By
-// Jane Writer"): what the page's metadata says, not what the article
-// says. Only whole blocks outside tables, lists and code are lines of
-// their own.
+// metaLine reports whether a block at the head of an article is its
+// dateline or its byline ("March 5, 2024 · 8:41 AM", "Updated 3 hours
+// ago", "By Ann Example"): what the page's metadata says, not what the
+// article says. Only the short blocks that markHead marked are looked at:
+// at the head, outside lists, tables, quotes, figures and code, and with
+// no picture in them.
 func (s *selector) metaLine(n *html.Node) bool {
-	switch n.DataAtom {
-	case atom.P, atom.Div, atom.Header, atom.Section:
-	default:
+	if !s.head[n] {
 		return false
 	}
-	st := s.stats[n]
-	if st == nil || st.text == 0 || st.text > 100 {
+	text, ok := s.lineText(n)
+	if !ok {
 		return false
 	}
-	for a := n.Parent; a != nil; a = a.Parent {
-		switch a.DataAtom {
-		case atom.Pre, atom.Code, atom.Table, atom.Li, atom.Dl, atom.Blockquote:
-			return false
-		}
-	}
-	text := strings.ToLower(clean(textOf(n)))
 	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	if len(words) == 0 {
 		return false
 	}
-	if words[0] == "by" && len(words) <= 5 && !strings.ContainsAny(text[len(text)-1:], ".!?") {
-		return true // a byline
+	if last := words[len(words)-1]; strings.ContainsAny(text[len(text)-1:], ".!?") && utf8.RuneCountInString(last) > 1 {
+		return false // a sentence ("On 5 May we met at 10 am."), not a line of metadata
 	}
-	other, number, date := 0, false, numericDate(text)
+	return byline(words) || dateline(words, text)
+}
+
+// byline reports whether the words of a line are "By" and a name of one to
+// five words, each capitalised but for the particles that join names.
+func byline(words []string) bool {
+	if len(words) < 2 || len(words) > 6 || !strings.EqualFold(words[0], "by") {
+		return false
+	}
+	if first := strings.ToLower(words[1]); dateWords[first] || notNames[first] {
+		return false // "By Monday", "By The Numbers"
+	}
+	for i, w := range words[1:] {
+		if i > 0 && nameParticles[strings.ToLower(w)] {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) {
+			return false // "By car", "By 2030"
+		}
+	}
+	return true
+}
+
+// dateline reports whether the words of a line are a date and nothing
+// else: numbers and the words of dates and times, with a year or a
+// numeric date in them ("Tue., Mar. 5, 2024, 8:41 a.m.", "2024-03-05"),
+// or a time before now ("Updated 3 hours ago").
+func dateline(words []string, text string) bool {
+	numeric := numericDate(text)
+	number, named, year := false, false, numeric
 	for _, w := range words {
+		w = strings.ToLower(w)
 		switch {
 		case strings.IndexFunc(w, unicode.IsDigit) >= 0:
 			number = true
+			year = year || len(w) == 4 && ("1900" <= w && w <= "2099")
+		case w == "ago":
+			named, year = true, true
 		case dateWords[w]:
-			date = date || !durationWords[w]
+			named = named || !durationWords[w]
+		case w == "a" || w == "p" || w == "m":
+			// a.m., p.m.
 		default:
-			other++
+			return false // a word that is not a date's: "When", "Photo", "Python"
 		}
 	}
-	return number && date && other <= 1
+	return number && (named && year || numeric)
 }
 
-// numericDate reports whether s holds a date written in numbers
-// ("2018-09-28", "19/11/2019", "3.5.2024").
+// numericDate reports whether s holds a date written in numbers, three
+// of them with one separator: a year of 1900 to 2099, a month and a day
+// ("2024-03-05", "5.3.2024", "05/03/24"; a two-digit year only with
+// slashes). Longer runs of numbers (versions, addresses, phone numbers)
+// are none.
 func numericDate(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] != '-' && s[i] != '/' && s[i] != '.' {
+	for i := 0; i < len(s); {
+		if s[i] < '0' || s[i] > '9' {
+			i++
 			continue
 		}
-		l, r := i, i+1
-		for l > 0 && '0' <= s[l-1] && s[l-1] <= '9' {
-			l--
+		// A run of numbers joined by one of - / . at a time.
+		var parts []string
+		seps := ""
+		j := i
+		for {
+			k := j
+			for k < len(s) && '0' <= s[k] && s[k] <= '9' {
+				k++
+			}
+			parts = append(parts, s[j:k])
+			if k+1 < len(s) && strings.IndexByte("-/.", s[k]) >= 0 && '0' <= s[k+1] && s[k+1] <= '9' {
+				seps += s[k : k+1]
+				j = k + 1
+				continue
+			}
+			i = k
+			break
 		}
-		for r < len(s) && '0' <= s[r] && s[r] <= '9' {
-			r++
-		}
-		if i-l >= 1 && i-l <= 4 && r-i-1 >= 1 && r-i-1 <= 2 && r+1 < len(s) && s[r] == s[i] && '0' <= s[r+1] && s[r+1] <= '9' {
+		if len(parts) == 3 && seps[0] == seps[1] && plausibleDate(parts, seps[0]) {
 			return true
 		}
 	}
 	return false
 }
 
+func plausibleDate(p []string, sep byte) bool {
+	num := func(s string) int {
+		n := 0
+		for _, c := range s {
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	year := func(s string) bool {
+		return len(s) == 4 && 1900 <= num(s) && num(s) <= 2099 || len(s) == 2 && sep == '/'
+	}
+	small := func(s string, hi int) bool { return len(s) <= 2 && 1 <= num(s) && num(s) <= hi }
+	if len(p[0]) == 4 {
+		return year(p[0]) && small(p[1], 12) && small(p[2], 31)
+	}
+	return year(p[2]) && (small(p[0], 31) && small(p[1], 12) || small(p[0], 12) && small(p[1], 31))
+}
+
 // dateWords are the words of a dateline besides its numbers; those of
-// durationWords, and the short ones, do not make a line a date alone.
+// durationWords do not make a line a date alone ("5 min read").
 var dateWords = map[string]bool{}
 
 var durationWords = map[string]bool{
 	"on": true, "at": true, "of": true, "th": true, "st": true, "nd": true, "rd": true, "et": true, "pt": true,
 	"last": true, "read": true, "time": true, "min": true, "mins": true, "minute": true, "minutes": true,
 	"hour": true, "hours": true, "day": true, "days": true, "week": true, "weeks": true,
+}
+
+// notNames are words that start a heading, not a name, after "By".
+var notNames = map[string]bool{
+	"the": true, "a": true, "an": true, "this": true, "that": true, "these": true, "those": true, "then": true,
+	"now": true, "far": true, "all": true, "our": true, "my": true, "your": true, "his": true, "her": true, "their": true,
+}
+
+// nameParticles join the words of names ("Ann van Example").
+var nameParticles = map[string]bool{
+	"and": true, "de": true, "da": true, "di": true, "du": true, "del": true, "der": true, "den": true,
+	"van": true, "von": true, "la": true, "le": true, "bin": true, "al": true, "y": true,
 }
 
 func init() {
@@ -443,6 +539,93 @@ func init() {
 		read time of th st nd rd`) {
 		dateWords[w] = true
 	}
+}
+
+// markHead marks the blocks that may be an article's dateline or byline
+// (metaLine): short blocks (up to 100 letters, with no picture) of the
+// chosen content's head, that is before its first paragraph of 200
+// letters or more and within its first 500 letters, and not inside a
+// list, table, quote, figure or code.
+func (s *selector) markHead(nodes []*html.Node) {
+	s.head = map[*html.Node]bool{}
+	letters := 0
+	var walk func(n *html.Node, inside bool) bool // false once past the head
+	walk = func(n *html.Node, inside bool) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				l, _ := countText(c.Data)
+				if letters += l; letters > 500 || l >= 200 {
+					return false
+				}
+			case html.ElementNode:
+				st := s.stats[c]
+				if st == nil {
+					continue // not shown
+				}
+				in := inside
+				switch c.DataAtom {
+				case atom.P:
+					if st.text >= 200 {
+						return false
+					}
+					fallthrough
+				case atom.Div, atom.Header, atom.Section:
+					if !inside && st.text > 0 && st.text <= 100 && st.imgs == 0 {
+						s.head[c] = true
+					}
+				case atom.Pre, atom.Code, atom.Table, atom.Ul, atom.Ol, atom.Li, atom.Dl, atom.Blockquote, atom.Figure:
+					in = true
+				}
+				if !walk(c, in) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	for _, n := range nodes {
+		if !walk(n, false) {
+			return
+		}
+	}
+}
+
+// lineText is the text shown of a short block, if it is a plain line: no
+// more than 200 bytes in no more than 32 elements, and not all of it
+// emphasised (a heading written as a bold paragraph, "March 2020").
+func (s *selector) lineText(n *html.Node) (string, bool) {
+	var b strings.Builder
+	elements, plain := 0, false
+	var walk func(n *html.Node, bold bool) bool
+	walk = func(n *html.Node, bold bool) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch c.Type {
+			case html.TextNode:
+				if strings.TrimSpace(c.Data) != "" {
+					plain = plain || !bold
+				}
+				if b.WriteString(c.Data); b.Len() > 200 {
+					return false
+				}
+			case html.ElementNode:
+				if elements++; elements > 32 {
+					return false
+				}
+				if s.stats[c] == nil {
+					continue // not shown
+				}
+				if !walk(c, bold || c.DataAtom == atom.B || c.DataAtom == atom.Strong) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if !walk(n, false) || !plain {
+		return "", false
+	}
+	return clean(b.String()), true
 }
 
 func inFigure(n *html.Node) bool {
@@ -558,6 +741,7 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 			best, bestScore = n, final
 		}
 	}
+	s.best = best
 
 	// A semantic container that holds the best candidate, or most of the
 	// page's text, is the content, unless what it holds beside the best
@@ -588,13 +772,15 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	// Climb while the parent has little more than the best candidate: the
 	// content often spans a few sibling wrappers under one parent. "More"
 	// is counted from the candidate itself, not step by step, and more
-	// that is mostly links (a menu beside the article) stops the climb.
+	// that is mostly links (a menu beside the article) stops the climb, as
+	// do other article elements (teasers of other stories).
 	bs := s.stats[best]
 	for best.Parent != nil && best.Parent != body && best.Parent.Type == html.ElementNode {
 		p := best.Parent
 		ps := s.stats[p]
 		if ps == nil || ps.linkDensity() > 0.33 || float64(bs.text) < 0.8*float64(ps.text) ||
-			ps.text-bs.text >= 100 && float64(ps.link-bs.link) > 0.5*float64(ps.text-bs.text) {
+			ps.text-bs.text >= 100 && float64(ps.link-bs.link) > 0.5*float64(ps.text-bs.text) ||
+			ps.articles > s.stats[best].articles+articleCount(p) {
 			break
 		}
 		best = p
@@ -768,30 +954,96 @@ func (s *selector) semantic(body *html.Node) *html.Node {
 }
 
 // holdsTeasers reports whether a semantic container (a main) holds, beside
-// the article the best candidate is in, other articles: teasers of other
-// stories, which the article alone leaves out.
+// the article the best candidate is in, other stories' teasers: article
+// elements made otherwise than it, each mostly links or much smaller than
+// it. The article alone is then the content. Articles made alike (a
+// thread's posts, a live blog's updates, a listing's cards) are a
+// sequence that the main holds whole, as are a forum's.
 func (s *selector) holdsTeasers(sem, best *html.Node) bool {
-	if best == nil || sem.DataAtom == atom.Article || s.stats[sem].articles < 2 {
+	if best == nil || s.forum || sem.DataAtom == atom.Article || s.stats[sem].articles < 2 {
 		return false
 	}
+	var own *html.Node // the outermost article below sem that holds best
 	for a := best; a != nil && a != sem; a = a.Parent {
 		if a.DataAtom == atom.Article {
-			return true
+			own = a
 		}
 	}
-	return false
+	if own == nil {
+		return false
+	}
+	ownProse := prose(s.stats[own])
+	teasers := 0
+	var walk func(n *html.Node) bool // false: not teasers
+	walk = func(n *html.Node) bool {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			st := s.stats[c]
+			if c.Type != html.ElementNode || st == nil || st.articles == 0 || c == own {
+				continue
+			}
+			if c.DataAtom != atom.Article {
+				if !walk(c) {
+					return false
+				}
+				continue
+			}
+			if madeAlike(c, own) || st.linkDensity() <= 0.3 && 4*prose(st) >= ownProse {
+				return false
+			}
+			teasers++
+		}
+		return true
+	}
+	return walk(sem) && teasers > 0
+}
+
+// madeAlike reports whether two elements are made alike: the same tag and
+// first class word (digits aside, as in "post-12"), and so are their
+// ancestors up to the one they share.
+func madeAlike(a, b *html.Node) bool {
+	for a != b {
+		if a == nil || b == nil || a.DataAtom != b.DataAtom || a.Data != b.Data || firstClass(a) != firstClass(b) {
+			return false
+		}
+		a, b = a.Parent, b.Parent
+	}
+	return true
+}
+
+// firstClass is an element's first class word, lower case, without digits.
+func firstClass(n *html.Node) string {
+	f := strings.Fields(attr(n, "class"))
+	if len(f) == 0 {
+		return ""
+	}
+	return strings.Map(func(r rune) rune {
+		if '0' <= r && r <= '9' {
+			return -1
+		}
+		return unicode.ToLower(r)
+	}, f[0])
+}
+
+// articleCount is 1 for an article element, else 0.
+func articleCount(n *html.Node) int {
+	if n.DataAtom == atom.Article {
+		return 1
+	}
+	return 0
 }
 
 // mostlyLinksBeside reports whether what a semantic container holds
-// beside the best candidate is mostly links: a product grid, a list of
-// other stories, which the best candidate leaves out.
+// beside the best candidate is mostly links, and many of them (at least
+// 30% of the container's text): a product grid, a list of other stories,
+// which the best candidate leaves out. A few links beside it (a head and
+// its tags) leave the container the content.
 func (s *selector) mostlyLinksBeside(sem, best *html.Node) bool {
 	if best == nil || !contains(sem, best) {
 		return false
 	}
 	ss, bs := s.stats[sem], s.stats[best]
-	rest := ss.text - bs.text
-	return rest > 0 && float64(ss.link-bs.link) > 0.5*float64(rest)
+	rest, links := ss.text-bs.text, ss.link-bs.link
+	return rest > 0 && float64(links) > 0.5*float64(rest) && float64(links) >= 0.3*float64(ss.text)
 }
 
 func contains(a, b *html.Node) bool {

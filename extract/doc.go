@@ -8,9 +8,16 @@
 // by what its class and id say it is and discounted by how much of its text
 // is links; semantic markup (main, article, role=main, articleBody) is a
 // strong hint. Navigation, headers and footers of the page, sidebars,
-// cookie banners, share buttons, related links, comment sections and an
-// article's dateline and byline are left out. The quality is measured on a development set of 181 pages
-// (testdata/extract-dev) by TestQuality.
+// cookie banners, share buttons, related links, comment sections, reviews,
+// photo captions and credits (not the photo), and text hidden from view
+// (by attribute, style or class, such as sr-only; not "hidden md:block",
+// shown on larger screens) are left out; so are teasers of other stories
+// beside an article, and a grid of links beside the content of a main
+// when it is much of it. In an article, lists of links, the author's box,
+// the dateline and byline on lines of their own at its head, and a
+// leading heading that repeats the title are left out too. The quality is
+// measured on a development set of 181 pages (testdata/extract-dev) by
+// TestQuality.
 //
 // The Markdown has ATX headings, nested lists, GFM tables, fenced code
 // blocks with the language of their language-*, lang-* or highlight-*

@@ -134,13 +134,16 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Docume
 		return out
 	}
 	article := m.article && !m.forum
-	s := &selector{forum: m.forum, skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
+	s := &selector{forum: m.forum, article: article, skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
 	nodes := s.choose(body)
 	// In an article, blocks of teasers, link lists and forms inside the
 	// content are clutter; on other pages they are often the content.
 	roots := map[*html.Node]bool{}
 	for _, n := range nodes {
 		roots[n] = true
+	}
+	if article {
+		s.markHead(nodes)
 	}
 	render := func(clean bool) string {
 		r := &renderer{base: base, skip: func(n *html.Node) bool {
@@ -252,13 +255,8 @@ func hidden(n *html.Node) bool {
 		case "hidden":
 			return true
 		case "class":
-			if !mayHide(a.Val) {
-				continue
-			}
-			for c := range strings.FieldsSeq(a.Val) {
-				if hiddenClass(strings.ToLower(c)) {
-					return true
-				}
+			if mayHide(a.Val) && hiddenByClass(a.Val) {
+				return true
 			}
 		case "aria-hidden":
 			if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
@@ -279,6 +277,8 @@ func hidden(n *html.Node) bool {
 
 // mayHide reports whether a class attribute may hold a word that
 // hiddenClass takes: most do not, and are passed over without being split.
+// Class words are compared in ASCII lower case, so that only ASCII upper
+// case needs a closer look.
 func mayHide(class string) bool {
 	for i := range len(class) {
 		if 'A' <= class[i] && class[i] <= 'Z' {
@@ -293,21 +293,116 @@ func mayHide(class string) bool {
 	return false
 }
 
-// hiddenClass reports whether a class word hides its element, or shows
-// it to screen readers only: "sr-only", "visuallyhidden" (HTML5
-// Boilerplate), "element-invisible" (Drupal), and a site's own prefixed
-// forms of them ("wt-screen-reader-only").
-func hiddenClass(c string) bool {
-	switch c {
-	case "hidden", "d-none", "is-hidden", "invisible", "visuallyhidden", "element-invisible":
-		return true
+// hiding is the way a class word hides an element (hiddenClass), or the
+// way one shown on some screens undoes (shownClass).
+type hiding uint8
+
+const (
+	notHidden  hiding = iota
+	display           // display: none ("hidden", "d-none")
+	visibility        // visibility: hidden ("invisible")
+	readerOnly        // shown to screen readers only ("sr-only")
+)
+
+// hiddenByClass reports whether a class attribute hides its element: a
+// word of it does, and none shows it again on some screens ("hidden
+// md:block", "d-none d-md-block", "sr-only md:not-sr-only").
+func hiddenByClass(class string) bool {
+	var hides, shows [4]bool
+	for c := range strings.FieldsSeq(class) {
+		c = lowerASCII(c)
+		hides[hiddenClass(c)] = true
+		shows[shownClass(c)] = true
 	}
-	for _, w := range []string{"visually-hidden", "sr-only", "screen-reader-text", "screen-reader-only"} {
-		if c == w || strings.HasSuffix(c, "-"+w) {
+	for h := display; h <= readerOnly; h++ {
+		if hides[h] && !shows[h] {
 			return true
 		}
 	}
 	return false
+}
+
+// hiddenClass says how a class word (in ASCII lower case) hides its
+// element, or shows it to screen readers only: "hidden", "sr-only",
+// "visuallyhidden" (HTML5 Boilerplate), "element-invisible" (Drupal), and
+// a site's own prefixed forms of them ("acme-sr-only"). Variants ("md:hidden",
+// "focus:sr-only") hide on some screens or states only, and "not-sr-only"
+// undoes: neither hides.
+func hiddenClass(c string) hiding {
+	switch c {
+	case "hidden", "d-none", "is-hidden":
+		return display
+	case "invisible":
+		return visibility
+	case "visuallyhidden", "element-invisible":
+		return readerOnly
+	}
+	if strings.Contains(c, ":") {
+		return notHidden
+	}
+	for _, w := range []string{"visually-hidden", "sr-only", "screen-reader-text", "screen-reader-only"} {
+		if c == w || strings.HasSuffix(c, "-"+w) && !strings.HasSuffix(c, "not-"+w) {
+			return readerOnly
+		}
+	}
+	return notHidden
+}
+
+// shownClass says which hiding a class word (in ASCII lower case) undoes
+// on screens of some size: a utility framework's responsive display
+// ("md:block", "max-lg:flex", "min-[900px]:grid", Bootstrap's
+// "d-md-block"), visibility ("md:visible") or "md:not-sr-only". States
+// ("focus:not-sr-only", a skip link's) and print ("d-print-block") are
+// no screen size.
+func shownClass(c string) hiding {
+	if i := strings.LastIndexByte(c, ':'); i > 0 {
+		screen := false
+		for v := range strings.SplitSeq(c[:i], ":") {
+			v = strings.TrimPrefix(strings.TrimPrefix(v, "max-"), "min-")
+			screen = screen || breakpoints[v] || strings.HasPrefix(v, "[")
+		}
+		switch u := c[i+1:]; {
+		case !screen:
+		case displayValues[u]:
+			return display
+		case u == "visible":
+			return visibility
+		case u == "not-sr-only":
+			return readerOnly
+		}
+		return notHidden
+	}
+	if rest, ok := strings.CutPrefix(c, "d-"); ok {
+		if bp, value, ok := strings.Cut(rest, "-"); ok && breakpoints[bp] && displayValues[value] {
+			return display
+		}
+	}
+	return notHidden
+}
+
+var (
+	breakpoints   = map[string]bool{"sm": true, "md": true, "lg": true, "xl": true, "2xl": true, "xxl": true}
+	displayValues = map[string]bool{
+		"block": true, "inline": true, "inline-block": true, "flex": true, "inline-flex": true, "grid": true, "inline-grid": true,
+		"table": true, "inline-table": true, "table-row": true, "table-cell": true, "contents": true, "flow-root": true, "list-item": true,
+	}
+)
+
+// lowerASCII is s with ASCII letters in lower case, as browsers compare
+// class names where they ignore case: no other letter becomes one of them.
+func lowerASCII(s string) string {
+	for i := range len(s) {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
 
 func findElement(n *html.Node, a atom.Atom) *html.Node {
