@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -140,19 +141,25 @@ func testSite(tb testing.TB, n int) string {
 	return strings.TrimSpace(line)
 }
 
-// peakHeap samples the heap in use until stop is called, and returns the
-// highest it saw, in MB.
-func peakHeap() (stop func() float64) {
+// peak samples the process's memory until stop is called, and returns the
+// highest it saw, in MB: the Go heap in use, less heapfloor's reserve
+// (heap that holds nothing, and is never written), and the resident
+// memory, which counts SQLite's too.
+func peak() (stop func() (heapMB, rssMB float64)) {
 	runtime.GC()
-	var peak atomic.Uint64
+	debug.FreeOSMemory() // what an earlier crawl left is not this one's
+	var heap, rss atomic.Uint64
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		var m runtime.MemStats
 		for {
 			runtime.ReadMemStats(&m)
-			if m.HeapInuse > peak.Load() {
-				peak.Store(m.HeapInuse)
+			if h := m.HeapInuse - min(heapfloor.Reserve(), m.HeapInuse); h > heap.Load() {
+				heap.Store(h)
+			}
+			if r := resident(); r > rss.Load() {
+				rss.Store(r)
 			}
 			select {
 			case <-done:
@@ -161,11 +168,25 @@ func peakHeap() (stop func() float64) {
 			}
 		}
 	})
-	return func() float64 {
+	return func() (float64, float64) {
 		close(done)
 		wg.Wait()
-		return float64(peak.Load()) / (1 << 20)
+		return float64(heap.Load()) / (1 << 20), float64(rss.Load()) / (1 << 20)
 	}
+}
+
+// resident is the process's resident memory in bytes (Linux), or 0.
+func resident() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseUint(f[1], 10, 64)
+	return pages * uint64(os.Getpagesize())
 }
 
 // BenchmarkCrawl crawls a loopback site of 2,000 real pages with delays
@@ -193,22 +214,24 @@ func crawlColly(b *testing.B, site string, parallel int) {
 		c.Limit(&colly.LimitRule{DomainGlob: "*", Parallelism: parallel})
 		c.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
 		c.OnResponse(func(*colly.Response) { visited.Add(1) })
-		stop := peakHeap()
+		stop := peak()
 		cpu := cpuTime()
 		start := time.Now()
 		c.Visit(site + "/p/0")
 		c.Wait()
 		elapsed, used := time.Since(start), cpu()
-		report(b, int(visited.Load()), elapsed, used, stop())
+		heap, rss := stop()
+		report(b, int(visited.Load()), elapsed, used, heap, rss)
 	}
 }
 
 // report reports a crawl's pages/s, its CPU time per page (the crawler's
 // process alone: the test site is served by another) and its peak heap.
-func report(b *testing.B, pages int, elapsed, cpu time.Duration, peakMB float64) {
+func report(b *testing.B, pages int, elapsed, cpu time.Duration, heapMB, rssMB float64) {
 	b.ReportMetric(float64(pages)/elapsed.Seconds(), "pages/s")
 	b.ReportMetric(float64(cpu.Microseconds())/1000/float64(pages), "cpu-ms/page")
-	b.ReportMetric(peakMB, "peak-MB")
+	b.ReportMetric(heapMB, "peak-heap-MB")
+	b.ReportMetric(rssMB, "peak-rss-MB")
 }
 
 // cpuTime starts counting the process's CPU time, user and system; the
@@ -232,17 +255,17 @@ func crawlHeed(b *testing.B, site string, n int) {
 			b.Fatal(err)
 		}
 		c := &crawl.Crawler{Client: fetch.New(fetch.Config{AllowNets: loopback}), Stash: st, Agent: "heed"}
-		stop := peakHeap()
+		stop := peak()
 		cpu := cpuTime()
 		start := time.Now()
 		sum, err := c.Crawl(b.Context(), crawl.Options{Start: site + "/p/0", MaxPages: n, MaxDepth: 100, NoSitemaps: true, Hosts: 1}, nil)
 		elapsed, used := time.Since(start), cpu()
-		peak := stop()
+		heap, rss := stop()
 		st.Close()
 		if err != nil || sum.Stored+sum.Unchanged < n*9/10 {
 			b.Fatalf("crawl: %+v, %v", sum, err)
 		}
-		report(b, sum.Stored+sum.Unchanged, elapsed, used, peak)
+		report(b, sum.Stored+sum.Unchanged, elapsed, used, heap, rss)
 	}
 }
 

@@ -9,11 +9,9 @@ import (
 	"syscall"
 
 	"github.com/heedhq/heed/internal/cli"
-	"github.com/heedhq/heed/internal/heapfloor"
 )
 
 func main() {
-	heapfloor.Set(heapfloor.Heed)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -13,6 +13,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
+	"github.com/heedhq/heed/internal/heapfloor"
 )
 
 // Exit codes (DESIGN: errors and exit codes).
@@ -57,6 +58,8 @@ type env struct {
 	configPath string   // --config
 
 	conf *config.Config // loaded on first use
+
+	undoFloor func() // puts the collector's default rule back (heapfloor)
 }
 
 // config loads the config file (--config, HEED_CONFIG, or the default
@@ -116,6 +119,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if e.undoFloor != nil {
+		e.undoFloor()
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -148,6 +154,12 @@ func (e *env) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&e.configPath, "config", "", "the config file (default $HEED_CONFIG, or heed/config.yaml in the user's config directory)")
 	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
 		e.agentSet = cmd.Flags().Changed("agent")
+		switch cmd.Name() {
+		case "crawl", "add", "sync", "reindex":
+			// These make garbage by the page while keeping little: the
+			// collector waits for a heap of heapfloor.Heed.
+			e.undoFloor = heapfloor.Set(heapfloor.Heed)
+		}
 	}
 	root.AddCommand(e.robotsCommand(), e.fetchCommand(), e.extractCommand(), e.crawlCommand(),
 		e.searchCommand(), e.showCommand(), e.lsCommand(), e.rmCommand(), e.reindexCommand(),

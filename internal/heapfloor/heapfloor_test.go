@@ -1,8 +1,14 @@
 package heapfloor
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -22,51 +28,113 @@ func collections() uint32 {
 }
 
 func TestFloorSpacesCollections(t *testing.T) {
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", "")
+	if fromEnvironment {
+		t.Skip("GOGC or GOMEMLIMIT is set: the floor is off")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	without := collections()
 	undo := Set(128 << 20)
 	with := collections()
+	floorGoal := goal()
+	if got := Reserve(); got != 64<<20 {
+		t.Errorf("Reserve() = %d, want %d", got, 64<<20)
+	}
 	undo()
-	again := collections()
-	t.Logf("collections: %d without a floor, %d with a 128 MB floor, %d after undo", without, with, again)
-	// Without a floor the goal is a few megabytes: over a hundred
-	// collections. With it, about one every 128 MB.
-	if with*10 > without || with < 2 || with > 8 {
+	runtime.GC()
+	after := goal()
+	t.Logf("collections: %d without a floor, %d with a 128 MB floor; goal %d MB with it, %d MB after undo", without, with, floorGoal>>20, after>>20)
+	// Without a floor the goal is a few megabytes: dozens of collections
+	// or more. With it, 512 MB of garbage fills a goal of 128 MB about
+	// four times.
+	if with > 8 || with*8 > without {
 		t.Errorf("a 128 MB floor left %d collections, against %d without", with, without)
 	}
-	if again*2 < without {
-		t.Errorf("after undo: %d collections, against %d before the floor", again, without)
+	if floorGoal < 128<<20 {
+		t.Errorf("with a 128 MB floor the heap goal is %d bytes", floorGoal)
 	}
-	if p := debug.SetGCPercent(100); p != 100 {
-		t.Errorf("after undo the collector's percentage is %d, want 100", p)
+	if after >= 32<<20 || Reserve() != 0 {
+		t.Errorf("after undo the goal is %d bytes and the reserve %d", after, Reserve())
 	}
 }
 
-func TestFloorGivesWayToALargeLiveHeap(t *testing.T) {
-	t.Setenv("GOGC", "")
-	t.Setenv("GOMEMLIMIT", "")
-	undo := Set(32 << 20)
-	defer undo()
-	// A live heap past half the floor: the default rule applies.
-	keep := make([][]byte, 0, 64)
-	for range 64 {
-		keep = append(keep, make([]byte, 1<<20))
-	}
-	runtime.GC()
-	runtime.GC() // the cleanup of the first collection has run by the second's end
-	adjust()
-	if p := debug.SetGCPercent(100); p != 100 {
-		t.Errorf("with 64 MB live and a 32 MB floor the percentage is %d, want 100", p)
-	}
-	runtime.KeepAlive(keep)
+// goal is the collector's heap goal after the last collection.
+func goal() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/goal:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
-func TestEnvironmentWins(t *testing.T) {
-	t.Setenv("GOGC", "100")
-	undo := Set(128 << 20)
-	defer undo()
-	if p := debug.SetGCPercent(100); p != 100 {
-		t.Errorf("with GOGC set, Set changed the percentage to %d", p)
+// rss is the process's resident memory, or 0 where /proc does not say.
+func rss() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseUint(f[1], 10, 64)
+	return pages * uint64(os.Getpagesize())
+}
+
+// childEnv makes the test binary a fresh process that sets a floor and
+// prints how much larger in memory that made it.
+const childEnv = "HEAPFLOOR_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) != "" {
+		before := rss()
+		undo := Set(512 << 20)
+		runtime.GC()
+		fmt.Println(int64(rss())-int64(before), Reserve())
+		undo()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func TestReserveIsNotResident(t *testing.T) {
+	if fromEnvironment {
+		t.Skip("GOGC or GOMEMLIMIT is set: the floor is off")
+	}
+	if rss() == 0 {
+		t.Skip("no /proc/self/statm here")
+	}
+	// In a fresh process, as a heed command sets its floor at its start:
+	// memory the heap used before would be cleared, and so written.
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var grew int64
+	var reserve uint64
+	if _, err := fmt.Sscan(string(out), &grew, &reserve); err != nil {
+		t.Fatalf("the child said %q: %v", out, err)
+	}
+	if reserve != 256<<20 {
+		t.Errorf("the child's reserve is %d bytes, want %d", reserve, 256<<20)
+	}
+	// The reserve is 256 MB of heap, none of it written.
+	if grew > 32<<20 {
+		t.Errorf("a 256 MB reserve made the process %d MB larger in memory", grew>>20)
+	}
+}
+
+func TestLaterSetReplacesEarlier(t *testing.T) {
+	if fromEnvironment {
+		t.Skip("GOGC or GOMEMLIMIT is set: the floor is off")
+	}
+	undo1 := Set(32 << 20)
+	undo2 := Set(16 << 20)
+	undo1() // a stale undo leaves the later floor alone
+	if got := Reserve(); got != 8<<20 {
+		t.Errorf("Reserve() = %d after a stale undo, want %d", got, 8<<20)
+	}
+	undo2()
+	if got := Reserve(); got != 0 {
+		t.Errorf("Reserve() = %d after undo, want 0", got)
 	}
 }

@@ -122,7 +122,7 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 	if err := os.MkdirAll(filepath.Join(dir, ".heed"), 0o755); err != nil {
 		return nil, fmt.Errorf("stash: %w", err)
 	}
-	dsn := "file:" + filepath.Join(dir, indexFile) + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-65536)&_pragma=mmap_size(268435456)&_txlock=immediate"
+	dsn := "file:" + filepath.Join(dir, indexFile) + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-16384)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("stash: open index: %w", err)
