@@ -78,8 +78,9 @@ type Stash struct {
 	flusher *time.Timer // flushes waiting maxWait after the first came
 	closed  bool
 
-	stmtMu sync.Mutex
-	stmts  map[string]*sql.Stmt // the statements a crawl runs per page, prepared once
+	stmtMu      sync.Mutex
+	stmts       map[string]*sql.Stmt // the statements a crawl runs per page, prepared once
+	stmtsClosed bool                 // Close closed them: none is prepared again
 }
 
 // maxWait is how long a batch's first entry waits to be indexed at most:
@@ -230,7 +231,7 @@ func (s *Stash) Close() error {
 	for _, st := range s.stmts {
 		st.Close()
 	}
-	s.stmts = nil
+	s.stmts, s.stmtsClosed = nil, true
 	s.stmtMu.Unlock()
 	if s.lock != nil {
 		s.lock.Close()
@@ -258,6 +259,9 @@ func (s *Stash) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	defer s.stmtMu.Unlock()
 	if st, ok := s.stmts[query]; ok {
 		return st, nil
+	}
+	if s.stmtsClosed {
+		return nil, errors.New("stash: closed")
 	}
 	st, err := s.db.PrepareContext(ctx, query)
 	if err != nil {
