@@ -528,7 +528,7 @@ func TestMayHide(t *testing.T) {
 // styled with variants ("md:hidden") is not hidden, nor boilerplate; the
 // other words of the class still count, hyphenated or not.
 func TestUtilityClasses(t *testing.T) {
-	for _, class := range []string{"grid overflow-hidden transition-all", "flex md:hidden", "hidden md:block", "mt-4 min-h-[150px] lg:p-8"} {
+	for _, class := range []string{"panel overflow-hidden shadow-sm", "flex md:hidden", "hidden md:block", "mt-4 min-h-[150px] lg:p-8"} {
 		page := articleOf("Ferries", `<article><h1>Ferries</h1>`+strings.Repeat(sectionPara("The guide"), 4)+
 			`<div class="`+class+`"><h4>What the crossing costs</h4><p>A return ticket is twelve pounds.</p><ul><li>Children under five go free.</li></ul></div>`+
 			strings.Repeat(sectionPara("The guide"), 2)+`</article>`)
