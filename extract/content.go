@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -920,20 +921,23 @@ func isHeading(n *html.Node) bool {
 // semantic returns the page's one main, role=main, or article element (or
 // articleBody), if it has one with enough text.
 func (s *selector) semantic(body *html.Node) *html.Node {
-	var mains, articles []*html.Node
+	var mains, bodies, articles []*html.Node
 	for n := range body.Descendants() {
 		if n.Type != html.ElementNode || s.stats[n] == nil {
 			continue
 		}
 		switch {
 		case strings.EqualFold(attr(n, "itemprop"), "articleBody"):
-			articles = append([]*html.Node{n}, articles...)
+			bodies = append(bodies, n)
 		case n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main"):
 			mains = append(mains, n)
 		case n.DataAtom == atom.Article:
 			articles = append(articles, n)
 		}
 	}
+	// The articleBody elements come first, the last of them first.
+	slices.Reverse(bodies)
+	articles = append(bodies, articles...)
 	pick := func(ns []*html.Node) *html.Node {
 		if len(ns) == 0 {
 			return nil

@@ -672,3 +672,24 @@ func TestAuthorBox(t *testing.T) {
 		}
 	}
 }
+
+// TestManyArticleBodies: finding a page's articleBody costs time in
+// proportion to the page, however many elements call themselves one.
+func TestManyArticleBodies(t *testing.T) {
+	page := func(attr string) string {
+		return `<body>` + strings.Repeat(`<div `+attr+`><p>A line.</p></div>`, 25_000) + `</body>`
+	}
+	run := func(page string) time.Duration {
+		best := time.Duration(math.MaxInt64)
+		for range 2 {
+			start := time.Now()
+			extractPageString(t, page)
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	plain, bodies := run(page(`class="x"`)), run(page(`itemprop="articleBody"`))
+	if bodies > 3*plain {
+		t.Errorf("25,000 articleBody elements took %v, as many plain ones %v", bodies, plain)
+	}
+}
