@@ -959,9 +959,10 @@ func (s *selector) semantic(body *html.Node) *html.Node {
 
 // holdsTeasers reports whether a semantic container (a main) holds, beside
 // the article the best candidate is in, other stories' teasers: article
-// elements made otherwise than it, each mostly links or much smaller than
-// it. The article alone is then the content. Articles made alike (a
-// thread's posts, a live blog's updates, a listing's cards) are a
+// elements that share no class word with it and are mostly links. The
+// article alone is then the content. Articles that share a class word (a
+// thread's posts, a live blog's updates, a listing's cards, however they
+// are wrapped) or carry text of their own (a digest's briefs) are a
 // sequence that the main holds whole, as are a forum's.
 func (s *selector) holdsTeasers(sem, best *html.Node) bool {
 	if best == nil || s.forum || sem.DataAtom == atom.Article || s.stats[sem].articles < 2 {
@@ -976,7 +977,7 @@ func (s *selector) holdsTeasers(sem, best *html.Node) bool {
 	if own == nil {
 		return false
 	}
-	ownProse := prose(s.stats[own])
+	ownClass := classWords(own)
 	teasers := 0
 	var walk func(n *html.Node) bool // false: not teasers
 	walk = func(n *html.Node) bool {
@@ -991,7 +992,7 @@ func (s *selector) holdsTeasers(sem, best *html.Node) bool {
 				}
 				continue
 			}
-			if madeAlike(c, own) || st.linkDensity() <= 0.3 && 4*prose(st) >= ownProse {
+			if sharesWord(classWords(c), ownClass) || st.linkDensity() <= 0.3 {
 				return false
 			}
 			teasers++
@@ -1001,31 +1002,28 @@ func (s *selector) holdsTeasers(sem, best *html.Node) bool {
 	return walk(sem) && teasers > 0
 }
 
-// madeAlike reports whether two elements are made alike: the same tag and
-// first class word (digits aside, as in "post-12"), and so are their
-// ancestors up to the one they share.
-func madeAlike(a, b *html.Node) bool {
-	for a != b {
-		if a == nil || b == nil || a.DataAtom != b.DataAtom || a.Data != b.Data || firstClass(a) != firstClass(b) {
-			return false
-		}
-		a, b = a.Parent, b.Parent
+// classWords are an element's class words, lower case, without digits
+// ("post-12" is "post-").
+func classWords(n *html.Node) []string {
+	var words []string
+	for f := range strings.FieldsSeq(attr(n, "class")) {
+		words = append(words, strings.Map(func(r rune) rune {
+			if '0' <= r && r <= '9' {
+				return -1
+			}
+			return unicode.ToLower(r)
+		}, f))
 	}
-	return true
+	return words
 }
 
-// firstClass is an element's first class word, lower case, without digits.
-func firstClass(n *html.Node) string {
-	f := strings.Fields(attr(n, "class"))
-	if len(f) == 0 {
-		return ""
-	}
-	return strings.Map(func(r rune) rune {
-		if '0' <= r && r <= '9' {
-			return -1
+func sharesWord(a, b []string) bool {
+	for _, w := range a {
+		if slices.Contains(b, w) {
+			return true
 		}
-		return unicode.ToLower(r)
-	}, f[0])
+	}
+	return false
 }
 
 // articleCount is 1 for an article element, else 0.

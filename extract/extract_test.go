@@ -320,7 +320,7 @@ func TestMainWithTeasers(t *testing.T) {
 	teasers := func(class string) string {
 		var b strings.Builder
 		for i := range 6 {
-			fmt.Fprintf(&b, `<article class="%s"><h3><a href="/s%d">Another story %d</a></h3><p>Another story told in a line or two, with a comma.</p></article>`, class, i, i)
+			fmt.Fprintf(&b, `<article class="%s"><h3><a href="/s%d">Another story %d, and what came of it</a></h3><p>In short.</p></article>`, class, i, i)
 		}
 		return b.String()
 	}
@@ -333,6 +333,18 @@ func TestMainWithTeasers(t *testing.T) {
 		if !strings.Contains(doc.Markdown, "The story goes on") || strings.Contains(doc.Markdown, "Another story") {
 			t.Errorf("%s: want the article without the teasers:\n%s", name, doc.Markdown)
 		}
+	}
+}
+
+// TestMainWithNestedArticles: a main whose only other articles are inside
+// the story (posts it quotes) holds no teasers: its head stays.
+func TestMainWithNestedArticles(t *testing.T) {
+	quoted := `<article class="quoted"><p>A quoted post, said in passing, with a comma.</p></article>`
+	page := articleOf("The story", `<main><header><h1>The story</h1><p class="standfirst">`+strings.Repeat("What happened at the harbour and why it matters to the town. ", 7)+`</p></header><article class="story"><div class="text">`+
+		strings.Repeat(sectionPara("The story"), 6)+`</div>`+quoted+quoted+`</article></main>`)
+	doc := extractPageString(t, page)
+	if !strings.Contains(doc.Markdown, "What happened at the harbour") || !strings.Contains(doc.Markdown, "The story goes on") {
+		t.Errorf("want the head and the story:\n%s", doc.Markdown)
 	}
 }
 
@@ -374,6 +386,17 @@ func TestMainWithSequence(t *testing.T) {
 			[]string{"Update 1 has", "Update 6 has", "Update 8 has"}},
 		{"listing", `<html><body><main><h1>Events</h1>` + cards + `</main></body></html>`,
 			[]string{"Event 1, in", "Event 8, in"}},
+		{"question and answers", `<html><body><main><h1>The boiler</h1><div class="question">` + items("post", "Question", 1, 0) + `</div><div class="answers">` +
+			items("post", "Answer", 6, -1) + `</div></main></body></html>`,
+			[]string{"Question 1 has", "Answer 1 has", "Answer 6 has"}},
+		{"live blog with key events", articleOf("Election night", `<main><h1>Election night</h1><div class="key-events">`+items("update", "Key event", 1, 0)+
+			`</div><div class="stream">`+items("update", "Update", 8, -1)+`</div></main>`),
+			[]string{"Key event 1 has", "Update 1 has", "Update 8 has"}},
+		{"live blog with a pinned update", articleOf("Election night", `<main><h1>Election night</h1>`+
+			strings.Replace(items("update", "Update", 8, 0), `class="update"`, `class="pinned update"`, 1)+`</main>`),
+			[]string{"Update 1 has", "Update 2 has", "Update 8 has"}},
+		{"digest", articleOf("The week", `<main>`+items("lead", "Lead", 1, 0)+items("brief", "Brief", 5, -1)+`</main>`),
+			[]string{"Lead 1 has", "Brief 1 has", "Brief 5 has"}},
 		{"two stories", articleOf("Two stories", `<main><article class="lead">`+strings.Repeat(sectionPara("The first story"), 6)+`</article><article class="second">`+
 			strings.Repeat(sectionPara("The second story"), 3)+`</article></main>`),
 			[]string{"The first story goes on", "The second story goes on"}},
