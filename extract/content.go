@@ -123,10 +123,9 @@ var (
 		"menu", "footer", "masthead", "topbar", "navbar",
 	}
 	// exactBoilerplateWords mark boilerplate as boilerplateWords do, but
-	// only as whole class words: "author" is not "authoring", "reviews"
-	// not "previews".
+	// only as whole class words: "reviews" is not "previews".
 	exactBoilerplateWords = map[string]bool{
-		"caption": true, "credit": true, "credits": true, "author": true, "bio": true, "avatar": true,
+		"caption": true, "credit": true, "credits": true, "avatar": true,
 		"byline": true, "reviews": true,
 	}
 	// pictureWords mark what goes with a picture: the picture itself stays.
@@ -226,15 +225,7 @@ var alwaysBoilerplate = map[string]bool{
 	"comment": true, "comments": true, "commentlist": true, "disqus": true, "cookie": true,
 	"consent": true, "gdpr": true, "newsletter": true, "outbrain": true, "taboola": true,
 	"related": true, "caption": true, "credit": true, "credits": true, "reviews": true,
-	"author": true, "bio": true,
 }
-
-// authorWords name an author's box, which goes however long its biography
-// only beside an article, as a small part of it (under a third of the
-// page's prose, and not holding the best candidate): on other pages (a
-// book's, a speaker's) and where the biography is what the page is about
-// (an about page) it is content.
-var authorWords = map[string]bool{"author": true, "bio": true}
 
 // softBoilerplate reports whether an element's class or id calls it
 // boilerplate (a cookie banner, share buttons, related links, comments)
@@ -255,13 +246,6 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 	for _, t := range tokens {
 		if s.forum || !alwaysBoilerplate[t] {
 			continue
-		}
-		if authorWords[t] {
-			// An author's box beside an article: a small part of the page,
-			// not the best candidate's.
-			if !s.article || s.best != nil && contains(n, s.best) || 3*prose(st) >= s.bodyProse {
-				continue
-			}
 		}
 		return s.bodyProse == 0 || float64(prose(st)) < 0.5*float64(s.bodyProse)
 	}
