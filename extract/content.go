@@ -36,7 +36,7 @@ type selector struct {
 	forum     bool                    // the page says it is a discussion, whose comments are the content
 	words     map[string]wordKind     // what each class token is, remembered
 	elemKinds map[*html.Node]wordKind // what each element's class tokens are (nodeKinds)
-	head      map[*html.Node]bool     // blocks at the head of the content that may be a dateline or byline (markHead)
+	head      map[*html.Node]bool     // blocks at the head of the content that may be a dateline (markHead)
 	article   bool                    // the page says it is an article (and is no forum)
 	best      *html.Node              // the element that scored best, before any climb
 }
@@ -371,11 +371,11 @@ func (s *selector) clutter(n *html.Node) bool {
 }
 
 // metaLine reports whether a block at the head of an article is its
-// dateline or its byline ("March 5, 2024 · 8:41 AM", "Updated 3 hours
-// ago", "By Ann Example"): what the page's metadata says, not what the
-// article says. Only the short blocks that markHead marked are looked at:
-// at the head, outside lists, tables, quotes, figures and code, and with
-// no picture in them.
+// dateline ("March 5, 2024 · 8:41 AM", "Updated 3 hours ago"): what the
+// page's metadata says, not what the article says. Only the short blocks
+// that markHead marked are looked at: at the head, outside lists, tables,
+// quotes, figures and code, and with no picture in them. Bylines are not
+// looked for: "By Ann Example" and "By Popular Demand" read alike.
 func (s *selector) metaLine(n *html.Node) bool {
 	if !s.head[n] {
 		return false
@@ -391,27 +391,7 @@ func (s *selector) metaLine(n *html.Node) bool {
 	if last := words[len(words)-1]; strings.ContainsAny(text[len(text)-1:], ".!?") && utf8.RuneCountInString(last) > 1 {
 		return false // a sentence ("On 5 May we met at 10 am."), not a line of metadata
 	}
-	return byline(words) || dateline(words, text)
-}
-
-// byline reports whether the words of a line are "By" and a name of one to
-// five words, each capitalised but for the particles that join names.
-func byline(words []string) bool {
-	if len(words) < 2 || len(words) > 6 || !strings.EqualFold(words[0], "by") {
-		return false
-	}
-	if first := strings.ToLower(words[1]); dateWords[first] || notNames[first] {
-		return false // "By Monday", "By The Numbers"
-	}
-	for i, w := range words[1:] {
-		if i > 0 && nameParticles[strings.ToLower(w)] {
-			continue
-		}
-		if r, _ := utf8.DecodeRuneInString(w); !unicode.IsUpper(r) {
-			return false // "By car", "By 2030"
-		}
-	}
-	return true
+	return dateline(words, text)
 }
 
 // dateline reports whether the words of a line are a date and nothing
@@ -425,6 +405,9 @@ func dateline(words []string, text string) bool {
 		w = strings.ToLower(w)
 		switch {
 		case strings.IndexFunc(w, unicode.IsDigit) >= 0:
+			if !dateNumber(w) {
+				return false // "10am", "3rd-floor": a fact's time or place, not a dateline's
+			}
 			number = true
 			year = year || len(w) == 4 && ("1900" <= w && w <= "2099")
 		case w == "ago":
@@ -438,6 +421,13 @@ func dateline(words []string, text string) bool {
 		}
 	}
 	return number && (named && year || numeric)
+}
+
+// dateNumber reports whether a word with a digit is a dateline's number:
+// digits alone, or a day with its ordinal ("5th").
+func dateNumber(w string) bool {
+	rest := strings.TrimLeft(w, "0123456789")
+	return rest == "" || len(rest) < len(w) && (rest == "st" || rest == "nd" || rest == "rd" || rest == "th")
 }
 
 // numericDate reports whether s holds a date written in numbers, three
@@ -504,18 +494,6 @@ var durationWords = map[string]bool{
 	"hour": true, "hours": true, "day": true, "days": true, "week": true, "weeks": true,
 }
 
-// notNames are words that start a heading, not a name, after "By".
-var notNames = map[string]bool{
-	"the": true, "a": true, "an": true, "this": true, "that": true, "these": true, "those": true, "then": true,
-	"now": true, "far": true, "all": true, "our": true, "my": true, "your": true, "his": true, "her": true, "their": true,
-}
-
-// nameParticles join the words of names ("Ann van Example").
-var nameParticles = map[string]bool{
-	"and": true, "de": true, "da": true, "di": true, "du": true, "del": true, "der": true, "den": true,
-	"van": true, "von": true, "la": true, "le": true, "bin": true, "al": true, "y": true,
-}
-
 func init() {
 	for _, w := range strings.Fields(`january february march april may june july august september october november december
 		jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday
@@ -526,7 +504,7 @@ func init() {
 	}
 }
 
-// markHead marks the blocks that may be an article's dateline or byline
+// markHead marks the blocks that may be an article's dateline
 // (metaLine): short blocks (up to 100 letters, with no picture) of the
 // chosen content's head, that is before its first paragraph of 200
 // letters or more and within its first 500 letters, and not inside a
@@ -577,8 +555,9 @@ func (s *selector) markHead(nodes []*html.Node) {
 }
 
 // lineText is the text shown of a short block, if it is a plain line: no
-// more than 200 bytes in no more than 32 elements, and not all of it
-// emphasised (a heading written as a bold paragraph, "March 2020").
+// more than 200 bytes in no more than 32 inline elements (no heading,
+// list, quote or other block inside), and not all of it emphasised (a
+// heading written as a bold or italic paragraph, "March 2020").
 func (s *selector) lineText(n *html.Node) (string, bool) {
 	var b strings.Builder
 	elements, plain := 0, false
@@ -600,7 +579,10 @@ func (s *selector) lineText(n *html.Node) (string, bool) {
 				if s.stats[c] == nil {
 					continue // not shown
 				}
-				if !walk(c, bold || c.DataAtom == atom.B || c.DataAtom == atom.Strong) {
+				if !inlineAtoms[c.DataAtom] {
+					return false // a block: a heading, a list, a quote, a line of its own
+				}
+				if !walk(c, bold || emphasis[c.DataAtom]) {
 					return false
 				}
 			}
@@ -612,6 +594,17 @@ func (s *selector) lineText(n *html.Node) (string, bool) {
 	}
 	return clean(b.String()), true
 }
+
+// inlineAtoms are the elements a line of text is made of.
+var inlineAtoms = map[atom.Atom]bool{
+	atom.A: true, atom.Span: true, atom.B: true, atom.Strong: true, atom.Em: true, atom.I: true, atom.Time: true,
+	atom.Abbr: true, atom.Small: true, atom.Sup: true, atom.Sub: true, atom.Br: true, atom.U: true, atom.S: true,
+	atom.Mark: true, atom.Cite: true, atom.Font: true, atom.Bdi: true, atom.Data: true,
+}
+
+// emphasis are the elements that make a line a heading when they hold all
+// of it.
+var emphasis = map[atom.Atom]bool{atom.B: true, atom.Strong: true, atom.Em: true, atom.I: true}
 
 func inFigure(n *html.Node) bool {
 	for a := n.Parent; a != nil; a = a.Parent {

@@ -569,12 +569,12 @@ func TestUtilityClasses(t *testing.T) {
 	}
 }
 
-// TestArticleDatelineByline: an article's dateline and byline, on lines of
-// their own at its head, are its metadata, not its text.
-func TestArticleDatelineByline(t *testing.T) {
+// TestArticleDateline: an article's dateline, on a line of its own at its
+// head, is its metadata, not its text.
+func TestArticleDateline(t *testing.T) {
 	for _, line := range []string{
-		`<div class="when">March 5, 2024 · 8:41 AM</div>`, `<p>By Ann Example</p>`, `<p>BY ANN EXAMPLE</p>`, `<p>By Ann Example and Bo Sample</p>`,
-		`<p>Updated 3 hours ago</p>`, `<div><span>Published</span> <time datetime="2024-03-05">5.3.2024</time></div>`, `<div>2024-03-05 17:32</div>`,
+		`<div class="when">March 5, 2024 · 8:41 AM</div>`, `<p>Updated 3 hours ago</p>`, `<p>March 5th, 2024</p>`, `<div><b>Published</b> <time>2024-03-05</time></div>`,
+		`<div>March 5, 2024<span class="sr-only">Share this story with a friend</span></div>`, `<div><span>Published</span> <time datetime="2024-03-05">5.3.2024</time></div>`, `<div>2024-03-05 17:32</div>`,
 		`<p>Tue., Mar. 5, 2024, 8:41 a.m.</p>`, `<p>05/03/24</p>`,
 	} {
 		doc := extractPageString(t, articleOf("The harbour", `<article><h1>The harbour</h1>`+line+strings.Repeat(sectionPara("The report"), 5)+`</article>`))
@@ -620,6 +620,24 @@ func TestArticleLinesNotMeta(t *testing.T) {
 		{`<ul><li><p>14 June 2025</p></li><li><p>21 June 2025</p></li></ul>`, "21 June 2025", false},
 		{`<table><tr><th>Date</th><th>Price</th></tr><tr><td><div>5 March 2024</div></td><td>$60</td></tr></table>`, "5 March 2024", false},
 		{`<blockquote><p>The news, in a line.</p><p>March 4, 2024</p></blockquote>`, "March 4, 2024", false},
+		{`<div><h2>March 2020</h2></div>`, "March 2020", false},
+		{`<section><h2>By Air</h2></section>`, "By Air", false},
+		{`<div class="subhead"><h3>By Air</h3></div>`, "By Air", false},
+		{`<div><em>March 2020</em></div>`, "March 2020", false},
+		{`<p><i>By Air</i></p>`, "By Air", false},
+		{`<div class="dates"><ul><li>14 June 2025</li><li>21 June 2025</li></ul></div>`, "21 June 2025", false},
+		{`<section><ol><li>14 June 2025</li><li>21 June 2025</li><li>28 June 2025</li></ol></section>`, "28 June 2025", false},
+		{`<div><blockquote>March 4, 2024</blockquote></div>`, "March 4, 2024", false},
+		{`<div><pre><code>2024-03-05</code></pre></div>`, "2024-03-05", false},
+		{`<p>By Air</p>`, "By Air", false},
+		{`<p>By Rail</p>`, "By Rail", false},
+		{`<p>By Christmas Eve</p>`, "By Christmas Eve", false},
+		{`<p>By Popular Demand</p>`, "By Popular Demand", false},
+		{`<p>By Invitation Only</p>`, "By Invitation Only", false},
+		{`<p>Saturday 14 June 2025, 10am</p>`, "Saturday 14 June 2025", false},
+		{`<p>1024-03-05</p>`, "1024-03-05", false},
+		{`<p>12.03.05</p>`, "12.03.05", false},
+		{`<p>2024-03/05</p>`, "2024-03/05", false},
 		{`<p>12 May 2020</p>`, "12 May 2020", true},
 	} {
 		pages := map[string]string{"further on": `<article><h1>The harbour</h1>` + strings.Repeat(sectionPara("The report"), 3) + c.line + strings.Repeat(sectionPara("The report"), 2) + `</article>`}
