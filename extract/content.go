@@ -141,15 +141,11 @@ func classTokens(n *html.Node) []string {
 		return nil
 	}
 	if strings.ContainsAny(class, ":[") || strings.Contains(class, "overflow-") {
-		// A hiding word undone on some screens ("hidden md:block") is a
-		// utility too.
-		var shows [4]bool
-		for c := range strings.FieldsSeq(class) {
-			shows[shownClass(lowerASCII(c))] = true
-		}
+		// A hiding word beside variants is undone by them, or the element
+		// is not shown at all ("hidden md:block"): a utility too.
 		var kept []string
 		for _, c := range strings.Fields(class) {
-			if h := hiddenClass(lowerASCII(c)); !utilityClass(c) && !(h != notHidden && shows[h]) {
+			if !utilityClass(c) && hiddenClass(lowerASCII(c)) == notHidden {
 				kept = append(kept, c)
 			}
 		}

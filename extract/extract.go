@@ -285,7 +285,7 @@ func mayHide(class string) bool {
 			return true // in any case: split and see
 		}
 	}
-	for _, w := range []string{"hidden", "none", "only", "reader", "invisible"} {
+	for _, w := range []string{"hidden", "none", "only", "reader", "invisible", "for-sr"} {
 		if strings.Contains(class, w) {
 			return true
 		}
@@ -293,8 +293,7 @@ func mayHide(class string) bool {
 	return false
 }
 
-// hiding is the way a class word hides an element (hiddenClass), or the
-// way one shown on some screens undoes (shownClass).
+// hiding is a way a class word hides an element, or shows it again.
 type hiding uint8
 
 const (
@@ -304,37 +303,78 @@ const (
 	readerOnly        // shown to screen readers only ("sr-only")
 )
 
-// hiddenByClass reports whether a class attribute hides its element: a
-// word of it does, and none shows it again on some screens ("hidden
-// md:block", "d-none d-md-block", "sr-only md:not-sr-only").
+// hiddenByClass reports whether a class attribute hides its element from a
+// reader on a desktop (a screen 1280 pixels wide). Mobile-first variants
+// that apply at that width ("md:hidden", "hidden lg:block", Bootstrap's
+// "d-md-none", "d-none d-lg-flex") override the base words and smaller
+// breakpoints; those that do not apply (max-*, larger or custom
+// breakpoints, states such as focus or hover, print) are passed over.
 func hiddenByClass(class string) bool {
-	var hides, shows [4]bool
+	var level [4]int // the breakpoint that decided each way of hiding, 0 if none
+	var hides [4]bool
 	for c := range strings.FieldsSeq(class) {
-		c = lowerASCII(c)
-		hides[hiddenClass(c)] = true
-		shows[shownClass(c)] = true
-	}
-	for h := display; h <= readerOnly; h++ {
-		if hides[h] && !shows[h] {
-			return true
+		h, hide, l := classAtDesktop(lowerASCII(c))
+		if h == notHidden || l < level[h] || l == level[h] && !hide {
+			continue
 		}
+		level[h], hides[h] = l, hide
 	}
-	return false
+	return hides[display] || hides[visibility] || hides[readerOnly]
 }
 
-// hiddenClass says how a class word (in ASCII lower case) hides its
-// element, or shows it to screen readers only: "hidden", "sr-only",
-// "visuallyhidden" (HTML5 Boilerplate), "element-invisible" (Drupal), and
-// a site's own prefixed forms of them ("acme-sr-only"). Variants ("md:hidden",
-// "focus:sr-only") hide on some screens or states only, and "not-sr-only"
-// undoes: neither hides.
+// classAtDesktop says what a class word (in ASCII lower case) does at a
+// desktop's width: which way of hiding it sets, whether it hides or shows,
+// and at which breakpoint (1 for none, 2 to 5 for sm to xl); notHidden if
+// it does neither there.
+func classAtDesktop(c string) (h hiding, hide bool, level int) {
+	if i := strings.LastIndexByte(c, ':'); i > 0 {
+		for v := range strings.SplitSeq(c[:i], ":") {
+			l := breakpoints[v]
+			if l == 0 {
+				return notHidden, false, 0 // max-md:, 2xl:, focus:, print:...
+			}
+			level = max(level, l)
+		}
+		switch u := c[i+1:]; {
+		case displayValues[u]:
+			return display, false, level
+		case u == "visible":
+			return visibility, false, level
+		case u == "not-sr-only":
+			return readerOnly, false, level
+		default:
+			h = hiddenClass(u)
+			return h, h != notHidden, level
+		}
+	}
+	if rest, ok := strings.CutPrefix(c, "d-"); ok {
+		if bp, value, ok := strings.Cut(rest, "-"); ok && breakpoints[bp] > 0 {
+			switch {
+			case value == "none":
+				return display, true, breakpoints[bp]
+			case displayValues[value]:
+				return display, false, breakpoints[bp]
+			}
+			return notHidden, false, 0
+		}
+	}
+	h = hiddenClass(c)
+	return h, h != notHidden, 1
+}
+
+// hiddenClass says how a class word (in ASCII lower case, without a
+// variant) hides its element, or shows it to screen readers only:
+// "hidden", "sr-only", "visuallyhidden" (HTML5 Boilerplate),
+// "element-invisible" (Drupal), "visually-hidden-focusable" (Bootstrap),
+// "show-for-sr" (Foundation), and a site's own prefixed forms of them
+// ("acme-sr-only"); "not-sr-only" undoes, and does not hide.
 func hiddenClass(c string) hiding {
 	switch c {
 	case "hidden", "d-none", "is-hidden":
 		return display
 	case "invisible":
 		return visibility
-	case "visuallyhidden", "element-invisible":
+	case "visuallyhidden", "element-invisible", "visually-hidden-focusable", "show-for-sr":
 		return readerOnly
 	}
 	if strings.Contains(c, ":") {
@@ -348,40 +388,10 @@ func hiddenClass(c string) hiding {
 	return notHidden
 }
 
-// shownClass says which hiding a class word (in ASCII lower case) undoes
-// on screens of some size: a utility framework's responsive display
-// ("md:block", "max-lg:flex", "min-[900px]:grid", Bootstrap's
-// "d-md-block"), visibility ("md:visible") or "md:not-sr-only". States
-// ("focus:not-sr-only", a skip link's) and print ("d-print-block") are
-// no screen size.
-func shownClass(c string) hiding {
-	if i := strings.LastIndexByte(c, ':'); i > 0 {
-		screen := false
-		for v := range strings.SplitSeq(c[:i], ":") {
-			v = strings.TrimPrefix(strings.TrimPrefix(v, "max-"), "min-")
-			screen = screen || breakpoints[v] || strings.HasPrefix(v, "[")
-		}
-		switch u := c[i+1:]; {
-		case !screen:
-		case displayValues[u]:
-			return display
-		case u == "visible":
-			return visibility
-		case u == "not-sr-only":
-			return readerOnly
-		}
-		return notHidden
-	}
-	if rest, ok := strings.CutPrefix(c, "d-"); ok {
-		if bp, value, ok := strings.Cut(rest, "-"); ok && breakpoints[bp] && displayValues[value] {
-			return display
-		}
-	}
-	return notHidden
-}
-
 var (
-	breakpoints   = map[string]bool{"sm": true, "md": true, "lg": true, "xl": true, "2xl": true, "xxl": true}
+	// breakpoints are the mobile-first screen widths that apply on a
+	// desktop, from the smallest: Tailwind's and Bootstrap's sm to xl.
+	breakpoints   = map[string]int{"sm": 2, "md": 3, "lg": 4, "xl": 5}
 	displayValues = map[string]bool{
 		"block": true, "inline": true, "inline-block": true, "flex": true, "inline-flex": true, "grid": true, "inline-grid": true,
 		"table": true, "inline-table": true, "table-row": true, "table-cell": true, "contents": true, "flow-root": true, "list-item": true,

@@ -520,14 +520,16 @@ func TestHiddenClasses(t *testing.T) {
 	}
 	for _, class := range []string{"hidden", "d-none", "is-hidden", "invisible", "sr-only", "visually-hidden", "visuallyhidden", "screen-reader-text",
 		"screen-reader-only", "element-invisible", "acme-sr-only", "site-visually-hidden", "x-screen-reader-text", "Screen-Reader-Text", "SR-ONLY", "D-None",
-		"label sr-only", "sr-only focus:not-sr-only", "d-none d-print-block", "hidden md:hidden"} {
+		"label sr-only", "sr-only focus:not-sr-only", "d-none d-print-block", "hidden md:hidden", "md:hidden", "d-lg-none", "md:invisible", "md:u-sr-only",
+		"hidden max-md:block", "hidden min-[900px]:grid", "hidden 3xl:block", "hidden @md:block", "hidden desktop:block", "hidden 2xl:block", "hidden hover:block",
+		"hidden print:block", "hidden md:focus:block", "hidden md:block xl:hidden", "visually-hidden-focusable", "show-for-sr", "d-none d-xxl-block"} {
 		if doc := label(class); !strings.Contains(doc.Markdown, "The lamp gives") || strings.Contains(doc.Markdown, "Opens in a window") {
 			t.Errorf("class %q: want the text without the hidden label:\n%s", class, doc.Markdown)
 		}
 	}
 	for _, class := range []string{"not-sr-only", "focus:not-sr-only", "sr-only md:not-sr-only", "hidden md:block", "hidden lg:flex", "d-none d-md-block",
-		"d-none d-lg-inline-flex", "hidden max-md:block", "hidden min-[900px]:grid", "invisible md:visible", "md:hidden", "md:u-sr-only", "hidden-gems", "sr-only-focusable", "hİdden", "hidden-gems hİdden",
-		"screen-reader-textual", "unhidden"} {
+		"d-none d-lg-inline-flex", "hidden sm:block", "hidden xl:grid", "d-none d-sm-block", "d-none d-xl-flex", "invisible md:visible", "max-md:hidden", "md:hidden lg:block",
+		"print:hidden", "focus:sr-only", "hidden-gems", "sr-only-focusable", "hİdden", "hidden-gems hİdden", "screen-reader-textual", "unhidden"} {
 		if doc := label(class); !strings.Contains(doc.Markdown, "Opens in a window") {
 			t.Errorf("class %q: lost the label, which is shown:\n%s", class, doc.Markdown)
 		}
@@ -539,7 +541,7 @@ func TestHiddenClasses(t *testing.T) {
 func TestMayHide(t *testing.T) {
 	for _, class := range []string{"sr-only", "SR-ONLY", "d-none", "D-NONE", "screen-reader-text", "Screen-Reader-Text", "visually-hidden", "hidden",
 		"Hidden", "invisible", "element-invisible", "hİdden", "ſr-only", "\u212aey hidden", "a b c", "menu", "x\u0130nvisible", "VISUALLY-HİDDEN",
-		"HİDDEN", "İnvisible", "sr-onİy", "d-NONE md:BLOCK"} {
+		"HİDDEN", "İnvisible", "sr-onİy", "d-NONE md:BLOCK", "show-for-sr", "Show-For-SR", "d-lg-none", "md:hidden"} {
 		if hiddenByClass(class) && !mayHide(class) {
 			t.Errorf("mayHide(%q) false, but the class hides its element", class)
 		}
@@ -551,7 +553,7 @@ func TestMayHide(t *testing.T) {
 // styled with variants ("md:hidden") is not hidden, nor boilerplate; the
 // other words of the class still count, hyphenated or not.
 func TestUtilityClasses(t *testing.T) {
-	for _, class := range []string{"panel overflow-hidden shadow-sm", "flex md:hidden", "hidden md:block", "mt-4 min-h-[150px] lg:p-8"} {
+	for _, class := range []string{"panel overflow-hidden shadow-sm", "flex max-md:hidden", "hidden md:block", "mt-4 min-h-[150px] lg:p-8"} {
 		page := articleOf("Ferries", `<article><h1>Ferries</h1>`+strings.Repeat(sectionPara("The guide"), 4)+
 			`<div class="`+class+`"><h4>What the crossing costs</h4><p>A return ticket is twelve pounds.</p><ul><li>Children under five go free.</li></ul></div>`+
 			strings.Repeat(sectionPara("The guide"), 2)+`</article>`)
@@ -751,6 +753,21 @@ func TestAuthorBoxesStay(t *testing.T) {
 		doc := extractPageString(t, articleOf("People", c.body))
 		if !strings.Contains(doc.Markdown, c.want) || name == "contributors" && !strings.Contains(doc.Markdown, "Writer 1 grew up") {
 			t.Errorf("%s: lost %q:\n%s", name, c.want, doc.Markdown)
+		}
+	}
+}
+
+// TestResponsivePairs: a page that writes the same block twice, one for
+// small screens and one for large, gives it once: classes are judged at a
+// desktop's width.
+func TestResponsivePairs(t *testing.T) {
+	for _, pair := range [][2]string{{"md:hidden", "hidden md:block"}, {"d-md-none", "d-none d-md-block"}, {"lg:hidden", "hidden lg:flex"}, {"block lg:hidden", "hidden lg:block"}} {
+		page := `<body><div class="description">` + strings.Repeat(sectionPara("The lamp"), 3) +
+			`<div class="` + pair[0] + `"><p>Folds flat for travel, with a strap.</p></div><div class="` + pair[1] + `"><p>Folds flat for travel, with a strap.</p></div>` +
+			strings.Repeat(sectionPara("The lamp"), 2) + `</div></body>`
+		doc := extractPageString(t, page)
+		if n := strings.Count(doc.Markdown, "Folds flat"); n != 1 {
+			t.Errorf("%q and %q: %d copies, want 1:\n%s", pair[0], pair[1], n, doc.Markdown)
 		}
 	}
 }
