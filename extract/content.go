@@ -719,11 +719,16 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 
 	// A semantic container that holds the best candidate, or most of the
 	// page's text, is the content, unless what it holds beside the best
-	// candidate is other stories or mostly links.
-	if sem := s.semantic(body); sem != nil && !s.holdsTeasers(sem, best) && !s.mostlyLinksBeside(sem, best) {
+	// candidate is other stories. When what it holds beside it is mostly
+	// links (a product grid, a tag cloud), its parts that are mostly links
+	// are left out.
+	if sem := s.semantic(body); sem != nil && !s.holdsTeasers(sem, best) {
 		st := s.stats[sem]
 		if best == nil || contains(sem, best) && st.linkDensity() < 0.5 ||
 			float64(st.text) >= 0.5*float64(s.stats[body].text) && st.linkDensity() < 0.33 {
+			if s.mostlyLinksBeside(sem, best) {
+				return s.withoutLinks(sem, best)
+			}
 			return []*html.Node{sem}
 		}
 	}
@@ -1009,9 +1014,9 @@ func articleCount(n *html.Node) int {
 
 // mostlyLinksBeside reports whether what a semantic container holds
 // beside the best candidate is mostly links, and many of them (at least
-// 30% of the container's text): a product grid, a list of other stories,
-// which the best candidate leaves out. A few links beside it (a head and
-// its tags) leave the container the content.
+// 30% of the container's text): a product grid, a list of other stories, a
+// tag cloud, which withoutLinks leaves out. A few links beside it (a head
+// and its tags) leave the container the content whole.
 func (s *selector) mostlyLinksBeside(sem, best *html.Node) bool {
 	if best == nil || !contains(sem, best) {
 		return false
@@ -1019,6 +1024,24 @@ func (s *selector) mostlyLinksBeside(sem, best *html.Node) bool {
 	ss, bs := s.stats[sem], s.stats[best]
 	rest, links := ss.text-bs.text, ss.link-bs.link
 	return rest > 0 && float64(links) > 0.5*float64(rest) && float64(links) >= 0.3*float64(ss.text)
+}
+
+// withoutLinks is what n holds but its parts that are mostly links, best
+// and the parts around it kept: n's children, and within those that hold
+// best, theirs.
+func (s *selector) withoutLinks(n, best *html.Node) []*html.Node {
+	var out []*html.Node
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		st := s.stats[c]
+		switch {
+		case c.Type != html.ElementNode || st == nil:
+		case c == best || !contains(c, best) && st.linkDensity() <= 0.5:
+			out = append(out, c)
+		case contains(c, best):
+			out = append(out, s.withoutLinks(c, best)...)
+		}
+	}
+	return out
 }
 
 func contains(a, b *html.Node) bool {

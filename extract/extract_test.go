@@ -771,3 +771,25 @@ func TestResponsivePairs(t *testing.T) {
 		}
 	}
 }
+
+// TestMainWithTagCloud: a main whose best block stands beside a large tag
+// cloud keeps its head and its closing paragraph, without the tags.
+func TestMainWithTagCloud(t *testing.T) {
+	var tags strings.Builder
+	tags.WriteString(`<ul class="cloud">`)
+	for i := range 40 {
+		fmt.Fprintf(&tags, `<li><a href="/t/%d">Subject number %d</a></li>`, i, i)
+	}
+	tags.WriteString(`</ul>`)
+	page := `<body><main><div class="head"><h1>Reading the tide tables</h1><p>What the columns mean, and how to plan a sail around them.</p></div><div class="body">` +
+		strings.Repeat(sectionPara("The guide"), 3) + `</div><div class="more"><p>Fair winds, and check the tables twice before you leave.</p></div>` + tags.String() + `</main></body>`
+	doc := extractPageString(t, page)
+	for _, want := range []string{"Reading the tide tables", "What the columns mean", "The guide goes on", "Fair winds"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("lost %q:\n%s", want, doc.Markdown)
+		}
+	}
+	if strings.Contains(doc.Markdown, "Subject number") {
+		t.Errorf("kept the tags:\n%s", doc.Markdown)
+	}
+}
