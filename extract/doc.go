@@ -10,12 +10,13 @@
 // strong hint. Navigation, headers and footers of the page, sidebars,
 // cookie banners, share buttons, related links, comment sections, reviews,
 // photo captions and credits (not the photo), and text hidden from view
-// (by attribute, style or class, such as sr-only; not "hidden md:block",
-// shown on larger screens) are left out; so are teasers of other stories
-// beside an article, and a grid of links beside the content of a main
-// when it is much of it. In an article, lists of links, the author's box,
-// the dateline and byline on lines of their own at its head, and a
-// leading heading that repeats the title are left out too. The quality is
+// (by attribute, style or class, such as sr-only, judged as on a desktop:
+// "md:hidden" hides, "hidden md:block" shows) are left out; so are teasers
+// of other stories beside an article (other article elements, mostly
+// links), and the parts of a main that are mostly links when links are
+// much of it (a product grid, a tag cloud). In an article, lists of links,
+// the dateline on a line of its own at its head, and a leading heading
+// that repeats the title are left out too. The quality is
 // measured on a development set of 181 pages (testdata/extract-dev) by
 // TestQuality.
 //
