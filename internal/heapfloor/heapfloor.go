@@ -18,8 +18,9 @@ import (
 )
 
 // Heed is the floor the heed commands that crawl set: 64 MB, some ten
-// times what a crawl keeps, so that collections come every few dozen pages
-// rather than every few.
+// times what a crawl keeps. The reserve being live, about half of it is
+// room for garbage between collections: a collection every dozen pages or
+// so rather than every few.
 const Heed = 64 << 20
 
 // fromEnvironment reports whether GOGC or GOMEMLIMIT were set when the

@@ -45,8 +45,9 @@ func TestFloorSpacesCollections(t *testing.T) {
 	t.Logf("collections: %d without a floor, %d with a 128 MB floor; goal %d MB with it, %d MB after undo", without, with, floorGoal>>20, after>>20)
 	// Without a floor the goal is a few megabytes: dozens of collections
 	// or more. With it, 512 MB of garbage fills a goal of 128 MB about
-	// four times.
-	if with > 8 || with*8 > without {
+	// four times; a collection starts somewhat before the goal, and more
+	// so on a busy machine.
+	if with > 16 || with*5 > without {
 		t.Errorf("a 128 MB floor left %d collections, against %d without", with, without)
 	}
 	if floorGoal < 128<<20 {
