@@ -160,19 +160,20 @@ type run struct {
 	sched  *Schedule
 	emit   func(Event)
 
-	mu      sync.Mutex
-	seen    map[string]bool
-	stored  map[string]bool   // URLs stored (or found unchanged) in this crawl
-	queues  map[string][]item // by host
-	active  map[string]bool   // hosts with a worker
-	fetched int
-	queued  int
-	sum     Summary
-	wg      sync.WaitGroup
-	tokens  chan struct{} // hosts crawled at once
-	procs   chan struct{} // pages extracted and stored at once: twice the CPUs, as storing waits on the disk
-	ctx     context.Context
-	stop    context.CancelCauseFunc // ends the crawl early, with why
+	mu         sync.Mutex
+	seen       map[string]bool
+	stored     map[string]bool   // URLs stored (or found unchanged) in this crawl
+	queues     map[string][]item // by host
+	active     map[string]bool   // hosts with a worker
+	fetched    int
+	queued     int
+	sum        Summary
+	wg         sync.WaitGroup
+	tokens     chan struct{} // hosts crawled at once
+	procs      chan struct{} // pages extracted and stored at once: twice the CPUs, as storing waits on the disk
+	validators bool          // the stash holds validators of the source's pages
+	ctx        context.Context
+	stop       context.CancelCauseFunc // ends the crawl early, with why
 
 	stashErr error // the stash's failure that ended the crawl (ErrStash)
 }
@@ -228,6 +229,9 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		procs:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
 	}
 	r.sum.Skipped = map[string]int{}
+	// A source crawled before has validators to ask for each page; a new
+	// one has none, and its crawl does not wait on the index to learn so.
+	r.validators = c.Stash != nil && c.Stash.HasValidators(ctx, o.Source)
 	r.sched = c.Schedule
 	if r.sched == nil {
 		r.sched = NewSchedule()
@@ -482,7 +486,7 @@ func (r *run) visit(it item) {
 		}
 		return nil
 	}}
-	if r.c.Stash != nil {
+	if r.validators {
 		req.ETag, req.LastModified, _ = r.c.Stash.Validators(ctx, r.o.Source, it.url)
 	}
 	resp, err := r.c.Client.Get(ctx, req)

@@ -629,6 +629,15 @@ func (s *Stash) Validators(ctx context.Context, source, url string) (etag, lastM
 	return etag, lastModified, err == nil
 }
 
+// HasValidators reports whether any URL of a source has validators
+// (Validators). A first crawl of a source has none to ask for, and need
+// not ask for each page.
+func (s *Stash) HasValidators(ctx context.Context, source string) bool {
+	var one int
+	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM docs WHERE source = ? AND state = 'ok' AND links != '' LIMIT 1`, source).Scan(&one)
+	return err == nil
+}
+
 // Links returns the links recorded for a URL's page in a source by the
 // last crawl.
 func (s *Stash) Links(ctx context.Context, source, url string) []string {

@@ -705,3 +705,32 @@ func TestNamedSnapshotsNeverShareAFile(t *testing.T) {
 		t.Errorf("the first URL's snapshot: %v, %v", got, err)
 	}
 }
+
+// HasValidators is Validators for a whole source: true once one of its
+// pages has validators and links, for that source only.
+func TestHasValidators(t *testing.T) {
+	ctx := t.Context()
+	s := open(t, t.TempDir())
+	if s.HasValidators(ctx, "docs") {
+		t.Fatal("an empty stash has validators")
+	}
+	noLinks := snap("https://docs.example.com/a", "A", "a")
+	noLinks.ETag = `"1"`
+	if _, err := s.Put(ctx, noLinks); err != nil {
+		t.Fatal(err)
+	}
+	if s.HasValidators(ctx, "docs") {
+		t.Error("a page without links has validators, which Validators would not give")
+	}
+	withLinks := snap("https://docs.example.com/b", "B", "b")
+	withLinks.ETag, withLinks.Links = `"2"`, []string{"https://docs.example.com/a"}
+	if _, err := s.Put(ctx, withLinks); err != nil {
+		t.Fatal(err)
+	}
+	if !s.HasValidators(ctx, "docs") {
+		t.Error("a page with an ETag and links: no validators")
+	}
+	if s.HasValidators(ctx, "other") {
+		t.Error("another source has the validators of docs")
+	}
+}
