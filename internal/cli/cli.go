@@ -155,9 +155,10 @@ func (e *env) rootCommand() *cobra.Command {
 	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
 		e.agentSet = cmd.Flags().Changed("agent")
 		switch cmd.Name() {
-		case "crawl", "add", "sync", "reindex":
-			// These make garbage by the page while keeping little: the
-			// collector waits for a heap of heapfloor.Heed.
+		case "crawl", "add", "sync", "reindex", "mcp":
+			// These make garbage by the page while keeping little (the
+			// MCP server crawls for its tools): the collector waits for a
+			// heap of heapfloor.Heed. Set once, as the process starts.
 			e.undoFloor = heapfloor.Set(heapfloor.Heed)
 		}
 	}

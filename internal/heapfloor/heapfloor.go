@@ -36,6 +36,11 @@ var (
 // Set keeps the collector's heap goal at floor bytes or more, until the
 // function it returns is called. With GOGC or GOMEMLIMIT in the
 // environment it does nothing. A later Set replaces an earlier one.
+//
+// Call it early, once, in a fresh process: the reserve then comes from
+// memory the program never used, which needs no clearing and so is never
+// written. Made after much of the heap has been used and freed, it may be
+// cleared, and then it is resident like any other memory.
 func Set(floor uint64) (undo func()) {
 	if fromEnvironment || floor == 0 {
 		return func() {}
