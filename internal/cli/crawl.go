@@ -170,7 +170,7 @@ func (e *env) crawlInto(cmd *cobra.Command, st *stash.Stash, o crawl.Options, js
 		}
 		defer st.Close()
 	}
-	c := &crawl.Crawler{Client: client, Stash: st, Agent: e.agent}
+	c := &crawl.Crawler{Client: client, Stash: st, Agent: e.agent, Robots: e.robots, Schedule: e.sched}
 	progress := e.progress(jsonOut)
 	sum, err := c.Crawl(cmd.Context(), o, progress.event)
 	progress.done()

@@ -20,6 +20,7 @@ import (
 	"github.com/heedhq/heed/internal/source/bluesky"
 	"github.com/heedhq/heed/internal/source/feed"
 	"github.com/heedhq/heed/internal/source/xcom"
+	"github.com/heedhq/heed/robots"
 )
 
 const sourcesLong = `Kinds of source, asked in this order; a kind that finds nothing usable at
@@ -275,10 +276,20 @@ func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind s
 	if e.terminalIn() {
 		env.ChooseFeed = e.chooseFeed
 	}
+	e.robots, e.sched = nil, nil // a source's own, below
 	if !src.Robots() {
 		env.Allowed = nil // --no-robots: the user's word
 	} else {
-		env.Allowed = source.RobotsAllowed(client, e.agent)
+		// A page probed for feeds and the crawl that may follow ask
+		// robots.txt through one cache, on one schedule: it is fetched
+		// once, as one of the host's requests.
+		e.sched = crawl.NewSchedule()
+		e.robots = robots.NewCache(crawl.ScheduledLoader(client, e.sched, optionsOf(name, src).Delay), robots.CacheConfig{})
+		agent := e.agent
+		env.Allowed = func(ctx context.Context, rawURL string) (bool, error) {
+			d, err := e.robots.Allowed(ctx, agent, rawURL)
+			return err == nil && d.Allowed, err
+		}
 	}
 	if kind == "website" {
 		kind = "" // asked last in any case; the others are skipped below

@@ -305,3 +305,21 @@ func TestAddDoesNotFetchADisallowedPage(t *testing.T) {
 		t.Errorf("a page robots.txt disallows was fetched %d times (exit %d)\n%s\n%s", pageHits, code, out, stderr)
 	}
 }
+
+// heed add of a web page that names no feed asks robots.txt once: the
+// page probed for feeds and the crawl that follows share what robots.txt
+// said.
+func TestAddAsksRobotsOnce(t *testing.T) {
+	t.Setenv("HEED_STASH", "")
+	s, robotsHits := exampleSite(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
+	code, out, stderr := run(t, "", "add", s.URL+"/", "--name", "tide", "--config", conf)
+	if code != 0 || !strings.Contains(out, "stored") {
+		t.Fatalf("add: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if *robotsHits != 1 {
+		t.Errorf("robots.txt fetched %d times for one add, want 1", *robotsHits)
+	}
+}
