@@ -13,9 +13,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
-	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/heapfloor"
-	"github.com/heedhq/heed/robots"
 )
 
 // Exit codes (DESIGN: errors and exit codes).
@@ -62,11 +60,6 @@ type env struct {
 	conf *config.Config // loaded on first use
 
 	undoFloor func() // puts the collector's default rule back (heapfloor)
-
-	// robots and sched, when set, are shared by what one source's ingest
-	// asks and fetches (a page probed for feeds, then a crawl).
-	robots *robots.Cache
-	sched  *crawl.Schedule
 }
 
 // config loads the config file (--config, HEED_CONFIG, or the default

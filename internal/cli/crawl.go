@@ -15,6 +15,7 @@ import (
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/robots"
 )
 
 // stashDir is where the stash lives: --stash, then HEED_STASH, then the
@@ -149,11 +150,13 @@ func checkOptions(o *crawl.Options) error {
 
 // runCrawl crawls into the stash and prints the summary.
 func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error {
-	return e.crawlInto(cmd, nil, o, jsonOut)
+	return e.crawlInto(cmd, nil, o, jsonOut, nil, nil)
 }
 
-// crawlInto crawls into a stash already open, or (st nil) the stash.
-func (e *env) crawlInto(cmd *cobra.Command, st *stash.Stash, o crawl.Options, jsonOut bool) error {
+// crawlInto crawls into a stash already open, or (st nil) the stash. A
+// robots.txt cache and a schedule already used for the source (nil: the
+// crawl's own) are shared with it.
+func (e *env) crawlInto(cmd *cobra.Command, st *stash.Stash, o crawl.Options, jsonOut bool, cache *robots.Cache, sched *crawl.Schedule) error {
 	if err := checkOptions(&o); err != nil {
 		return err
 	}
@@ -170,7 +173,7 @@ func (e *env) crawlInto(cmd *cobra.Command, st *stash.Stash, o crawl.Options, js
 		}
 		defer st.Close()
 	}
-	c := &crawl.Crawler{Client: client, Stash: st, Agent: e.agent, Robots: e.robots, Schedule: e.sched}
+	c := &crawl.Crawler{Client: client, Stash: st, Agent: e.agent, Robots: cache, Schedule: sched}
 	progress := e.progress(jsonOut)
 	sum, err := c.Crawl(cmd.Context(), o, progress.event)
 	progress.done()

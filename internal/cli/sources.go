@@ -240,6 +240,11 @@ type website struct {
 	src      *config.Source
 	jsonOut  bool
 	crawlErr error
+
+	// robots and sched are what the source's feed probe asked, for the
+	// crawl to share; nil without robots.txt.
+	robots *robots.Cache
+	sched  *crawl.Schedule
 }
 
 func (w *website) Name() string          { return "website" }
@@ -247,7 +252,7 @@ func (w *website) Match(u *url.URL) bool { return true }
 func (w *website) Ingest(_ context.Context, env *source.Env, in source.Input) (*source.Result, error) {
 	src := *w.src
 	src.URL = in.URL
-	w.crawlErr = w.e.crawlInto(w.cmd, env.Stash, optionsOf(in.Name, &src), w.jsonOut)
+	w.crawlErr = w.e.crawlInto(w.cmd, env.Stash, optionsOf(in.Name, &src), w.jsonOut, w.robots, w.sched)
 	return &source.Result{URL: in.URL}, nil
 }
 
@@ -276,18 +281,18 @@ func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind s
 	if e.terminalIn() {
 		env.ChooseFeed = e.chooseFeed
 	}
-	e.robots, e.sched = nil, nil // a source's own, below
 	if !src.Robots() {
 		env.Allowed = nil // --no-robots: the user's word
 	} else {
 		// A page probed for feeds and the crawl that may follow ask
 		// robots.txt through one cache, on one schedule: it is fetched
-		// once, as one of the host's requests.
-		e.sched = crawl.NewSchedule()
-		e.robots = robots.NewCache(crawl.ScheduledLoader(client, e.sched, optionsOf(name, src).Delay), robots.CacheConfig{})
+		// once.
+		sched := crawl.NewSchedule()
+		cache := robots.NewCache(crawl.ScheduledLoader(client, sched, optionsOf(name, src).Delay), robots.CacheConfig{})
+		web.robots, web.sched = cache, sched
 		agent := e.agent
 		env.Allowed = func(ctx context.Context, rawURL string) (bool, error) {
-			d, err := e.robots.Allowed(ctx, agent, rawURL)
+			d, err := cache.Allowed(ctx, agent, rawURL)
 			return err == nil && d.Allowed, err
 		}
 	}

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestAddAndSync(t *testing.T) {
@@ -316,10 +318,53 @@ func TestAddAsksRobotsOnce(t *testing.T) {
 	conf := filepath.Join(dir, "config.yaml")
 	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
 	code, out, stderr := run(t, "", "add", s.URL+"/", "--name", "tide", "--config", conf)
-	if code != 0 || !strings.Contains(out, "stored") {
+	// The crawl heeded what the probe's robots.txt said: the draft it
+	// disallows is skipped.
+	if code != 0 || !strings.Contains(out, "1 skipped (1 robots)") {
 		t.Fatalf("add: exit %d\n%s\n%s", code, out, stderr)
 	}
 	if *robotsHits != 1 {
 		t.Errorf("robots.txt fetched %d times for one add, want 1", *robotsHits)
+	}
+}
+
+// heed sync of a feed source, then a website source: the website's crawl
+// keeps its own delay (2 s) after its robots.txt, not the feed's (0 s):
+// what one source's ingest shares with its crawl is not another's.
+func TestSyncSourcesKeepTheirOwnSchedule(t *testing.T) {
+	for _, k := range []string{"HEED_STASH", "X_BEARER_TOKEN", "X_RSS_TEMPLATE", "HEED_BLUESKY_API_BASE", "HEED_X_API_BASE"} {
+		t.Setenv(k, "")
+	}
+	feedSrv := services(t, "tok")
+	var mu sync.Mutex
+	var robotsAt, pageAt time.Time
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.URL.Path != "/robots.txt" && pageAt.IsZero() {
+			pageAt = time.Now()
+		}
+		switch r.URL.Path {
+		case "/robots.txt":
+			robotsAt = time.Now()
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		case "/":
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, `<!doctype html><html><head><title>Home</title></head><body><p>Hello there, this is a page.</p></body></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(site.Close)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\nsources:\n  a:\n    url: "+feedSrv.URL+"/blog/feed.xml\n    kind: feed\n    delay: 0s\n  b:\n    url: "+site.URL+"/\n    kind: website\n    delay: 2s\n"), 0o644)
+	if code, out, stderr := run(t, "", "sync", "--config", conf); code != 0 {
+		t.Fatalf("sync: exit %d\n%s\n%s", code, out, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if gap := pageAt.Sub(robotsAt); gap < 2*time.Second {
+		t.Errorf("website b's next request came %v after its robots.txt, want >= 2s (b's delay)", gap)
 	}
 }
