@@ -299,7 +299,11 @@ func ScheduledLoader(client *fetch.Client, sched *Schedule, delay time.Duration)
 		if err != nil {
 			return robots.Outcome{}, err
 		}
-		release, err := sched.Acquire(ctx, u.Host)
+		host := HostKey(u)
+		if holdsTurn(ctx, host) {
+			return client.LoadRobots(ctx, robotsURL) // on the caller's turn
+		}
+		release, err := sched.Acquire(ctx, host)
 		if err != nil {
 			return robots.Outcome{}, err
 		}
@@ -458,6 +462,7 @@ func (r *run) visit(it item) {
 	// followed: a Disallow: /secret/ is not fetched through /secret's
 	// redirect to it.
 	var refused *redirectRefusal
+	onTurn := WithTurn(ctx, u.Host) // robots.txt for a hop goes out on this turn
 	req := fetch.Request{URL: it.url, NoRetry: true, CheckRedirect: func(next string) error {
 		nu, err := url.Parse(next)
 		if err != nil {
@@ -476,7 +481,7 @@ func (r *run) visit(it item) {
 			refused = &redirectRefusal{to: next, reason: ReasonScope, detail: why}
 			return refused
 		}
-		d, err := r.policy.Allowed(ctx, agent, next)
+		d, err := r.policy.Allowed(onTurn, agent, next)
 		if err != nil {
 			return err
 		}

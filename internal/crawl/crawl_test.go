@@ -791,3 +791,30 @@ func TestSitemapLimits(t *testing.T) {
 		t.Errorf("%d more sitemaps read for a crawl of 2 pages whose queue was full", read)
 	}
 }
+
+// A redirect from http to https on the same host asks the https origin's
+// robots.txt while the http request holds the host's turn: that load goes
+// out on the turn, rather than wait for the turn, that is for itself, until
+// the crawl's deadline.
+func TestRedirectToAnotherSchemeOnTheSameHost(t *testing.T) {
+	s := newSite(t)
+	s.robots = "User-agent: *\nAllow: /\n"
+	https := strings.Replace(s.URL, "http://", "https://", 1)
+	s.set("/", page{body: html("Home", "/moved")})
+	s.set("/moved", page{status: http.StatusMovedPermanently, header: map[string]string{"Location": https + "/moved"}})
+	c, _ := crawler(t)
+	var ev events
+	// The host is allowed, so its https origin is in scope too.
+	host := strings.TrimPrefix(s.URL, "http://")
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 10, AllowHosts: []string{host}, Deadline: 10 * time.Second}, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The https robots.txt cannot be read from a plain server: the hop is
+	// refused for it, at once, rather than fail when the deadline cuts
+	// the wait short.
+	moved := ev.find(Skipped, "/moved")
+	if sum.Stored != 1 || moved == nil || moved.Reason != ReasonRobots || !strings.Contains(moved.Detail, "unreachable") {
+		t.Errorf("want the home page stored and /moved refused by the https robots.txt: %+v\n%+v", sum, ev.all)
+	}
+}
