@@ -21,6 +21,7 @@ import (
 	"github.com/heedhq/heed/internal/source/feed"
 	"github.com/heedhq/heed/internal/source/xcom"
 	"github.com/heedhq/heed/robots"
+	"sync"
 )
 
 const sourcesLong = `Kinds of source, asked in this order; a kind that finds nothing usable at
@@ -287,11 +288,41 @@ func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind s
 		// A page probed for feeds and the crawl that may follow ask
 		// robots.txt through one cache, on one schedule: it is fetched
 		// once.
-		sched := crawl.NewSchedule()
-		cache := robots.NewCache(crawl.ScheduledLoader(client, sched, optionsOf(name, src).Delay), robots.CacheConfig{})
+		sched, delay := crawl.NewSchedule(), optionsOf(name, src).Delay
+		cache := robots.NewCache(crawl.ScheduledLoader(client, sched, delay), robots.CacheConfig{})
 		web.robots, web.sched = cache, sched
+		// held is the host whose turn the probe holds: robots.txt asked
+		// for a redirect on that turn (http to https on one host) goes out
+		// on it, not waiting for it.
+		var mu sync.Mutex
+		held := ""
+		env.Turn = func(ctx context.Context, rawURL string) (func(), error) {
+			u, err := url.Parse(rawURL)
+			if err != nil {
+				return nil, err
+			}
+			host := crawl.HostKey(u)
+			release, err := sched.Acquire(ctx, host)
+			if err != nil {
+				return nil, err
+			}
+			mu.Lock()
+			held = host
+			mu.Unlock()
+			return func() {
+				mu.Lock()
+				held = ""
+				mu.Unlock()
+				release(delay)
+			}, nil
+		}
 		agent := e.agent
 		env.Allowed = func(ctx context.Context, rawURL string) (bool, error) {
+			mu.Lock()
+			if held != "" {
+				ctx = crawl.WithTurn(ctx, held)
+			}
+			mu.Unlock()
 			d, err := cache.Allowed(ctx, agent, rawURL)
 			return err == nil && d.Allowed, err
 		}

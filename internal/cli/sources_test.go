@@ -368,3 +368,69 @@ func TestSyncSourcesKeepTheirOwnSchedule(t *testing.T) {
 		t.Errorf("website b's next request came %v after its robots.txt, want >= 2s (b's delay)", gap)
 	}
 }
+
+// heed add of a web page makes its requests to the host one at a time,
+// spaced by the delay: robots.txt, the page probed for feeds, then the
+// crawl's.
+func TestAddSpacesItsRequests(t *testing.T) {
+	t.Setenv("HEED_STASH", "")
+	var mu sync.Mutex
+	var at []time.Time
+	var paths []string
+	files := http.FileServer(http.Dir("../../examples/offline/site"))
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		at, paths = append(at, time.Now()), append(paths, r.URL.Path)
+		mu.Unlock()
+		files.ServeHTTP(w, r)
+	}))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
+	if code, out, stderr := run(t, "", "add", s.URL+"/", "--name", "tide", "--config", conf); code != 0 {
+		t.Fatalf("add: exit %d\n%s\n%s", code, out, stderr)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(paths) < 3 || paths[0] != "/robots.txt" || paths[1] != "/" {
+		t.Fatalf("requests %v: want robots.txt, the page probed, then the crawl's", paths)
+	}
+	for i := 1; i < len(at); i++ {
+		if gap := at[i].Sub(at[i-1]); gap < defaultDelay*9/10 {
+			t.Errorf("%s came %v after %s, want the delay (%v) between", paths[i], gap, paths[i-1], defaultDelay)
+		}
+	}
+}
+
+// heed add of an http page that redirects to https on the same host: the
+// probe holds the host's turn while it asks the https origin's robots.txt,
+// which goes out on that turn rather than wait for it (forever, before).
+func TestAddRedirectToHTTPSOnTheSameHost(t *testing.T) {
+	t.Setenv("HEED_STASH", "")
+	var srv *httptest.Server
+	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		default:
+			http.Redirect(w, r, strings.Replace(srv.URL, "http://", "https://", 1)+r.URL.Path, http.StatusMovedPermanently)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// The https robots.txt cannot be read from a plain server: the
+		// probe gives up on the page, and the crawl skips the redirect.
+		run(t, "", "add", srv.URL+"/blog", "--name", "b", "--config", conf)
+	}()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("heed add hangs on an http to https redirect")
+	}
+}
