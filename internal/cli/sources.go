@@ -21,7 +21,6 @@ import (
 	"github.com/heedhq/heed/internal/source/feed"
 	"github.com/heedhq/heed/internal/source/xcom"
 	"github.com/heedhq/heed/robots"
-	"sync"
 )
 
 const sourcesLong = `Kinds of source, asked in this order; a kind that finds nothing usable at
@@ -242,8 +241,8 @@ type website struct {
 	jsonOut  bool
 	crawlErr error
 
-	// robots and sched are what the source's feed probe asked, for the
-	// crawl to share; nil without robots.txt.
+	// robots and sched are what the source's feed probe used, for the
+	// crawl to share; robots is nil without robots.txt.
 	robots *robots.Cache
 	sched  *crawl.Schedule
 }
@@ -282,47 +281,33 @@ func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind s
 	if e.terminalIn() {
 		env.ChooseFeed = e.chooseFeed
 	}
+	// The source's requests to a host, a page probed for feeds and then
+	// a crawl's, keep one schedule: one at a time, spaced by the delay.
+	sched, delay := crawl.NewSchedule(), optionsOf(name, src).Delay
+	web.sched = sched
+	env.Wait = func(ctx context.Context, rawURL string) error {
+		u, err := url.Parse(rawURL)
+		if err != nil {
+			return err
+		}
+		release, err := sched.Acquire(ctx, crawl.HostKey(u))
+		if err != nil {
+			return err
+		}
+		// The turn is not held while the request is out: robots.txt asked
+		// for its redirects takes turns of its own.
+		release(delay)
+		return nil
+	}
 	if !src.Robots() {
 		env.Allowed = nil // --no-robots: the user's word
 	} else {
-		// A page probed for feeds and the crawl that may follow ask
-		// robots.txt through one cache, on one schedule: it is fetched
-		// once.
-		sched, delay := crawl.NewSchedule(), optionsOf(name, src).Delay
+		// The probe and the crawl ask robots.txt through one cache: it is
+		// fetched once.
 		cache := robots.NewCache(crawl.ScheduledLoader(client, sched, delay), robots.CacheConfig{})
-		web.robots, web.sched = cache, sched
-		// held is the host whose turn the probe holds: robots.txt asked
-		// for a redirect on that turn (http to https on one host) goes out
-		// on it, not waiting for it.
-		var mu sync.Mutex
-		held := ""
-		env.Turn = func(ctx context.Context, rawURL string) (func(), error) {
-			u, err := url.Parse(rawURL)
-			if err != nil {
-				return nil, err
-			}
-			host := crawl.HostKey(u)
-			release, err := sched.Acquire(ctx, host)
-			if err != nil {
-				return nil, err
-			}
-			mu.Lock()
-			held = host
-			mu.Unlock()
-			return func() {
-				mu.Lock()
-				held = ""
-				mu.Unlock()
-				release(delay)
-			}, nil
-		}
+		web.robots = cache
 		agent := e.agent
 		env.Allowed = func(ctx context.Context, rawURL string) (bool, error) {
-			mu.Lock()
-			if held != "" {
-				ctx = crawl.WithTurn(ctx, held)
-			}
-			mu.Unlock()
 			d, err := cache.Allowed(ctx, agent, rawURL)
 			return err == nil && d.Allowed, err
 		}

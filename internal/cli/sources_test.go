@@ -404,8 +404,9 @@ func TestAddSpacesItsRequests(t *testing.T) {
 }
 
 // heed add of an http page that redirects to https on the same host: the
-// probe holds the host's turn while it asks the https origin's robots.txt,
-// which goes out on that turn rather than wait for it (forever, before).
+// probe asks the https origin's robots.txt on a turn of its own (it waited
+// for the probe's own turn, forever, before), gives up on the page, and
+// the crawl queues the redirect, which is out of scope, and says so.
 func TestAddRedirectToHTTPSOnTheSameHost(t *testing.T) {
 	t.Setenv("HEED_STASH", "")
 	var srv *httptest.Server
@@ -424,9 +425,10 @@ func TestAddRedirectToHTTPSOnTheSameHost(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		// The https robots.txt cannot be read from a plain server: the
-		// probe gives up on the page, and the crawl skips the redirect.
-		run(t, "", "add", srv.URL+"/blog", "--name", "b", "--config", conf)
+		code, out, stderr := run(t, "", "add", srv.URL+"/blog", "--name", "b", "--config", conf)
+		if code != 0 || !strings.Contains(out, "2 skipped (1 redirect, 1 scope)") || !strings.Contains(stderr, "another origin; queued") {
+			t.Errorf("add: exit %d\n%s\n%s", code, out, stderr)
+		}
 	}()
 	select {
 	case <-done:

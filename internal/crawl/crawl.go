@@ -299,11 +299,7 @@ func ScheduledLoader(client *fetch.Client, sched *Schedule, delay time.Duration)
 		if err != nil {
 			return robots.Outcome{}, err
 		}
-		host := HostKey(u)
-		if holdsTurn(ctx, host) {
-			return client.LoadRobots(ctx, robotsURL) // on the caller's turn
-		}
-		release, err := sched.Acquire(ctx, host)
+		release, err := sched.Acquire(ctx, HostKey(u))
 		if err != nil {
 			return robots.Outcome{}, err
 		}
@@ -462,16 +458,17 @@ func (r *run) visit(it item) {
 	// followed: a Disallow: /secret/ is not fetched through /secret's
 	// redirect to it.
 	var refused *redirectRefusal
-	onTurn := WithTurn(ctx, u.Host) // robots.txt for a hop goes out on this turn
 	req := fetch.Request{URL: it.url, NoRetry: true, CheckRedirect: func(next string) error {
 		nu, err := url.Parse(next)
 		if err != nil {
 			return err
 		}
-		if nu.Host != u.Host {
-			// Another host has its own schedule: the redirect's target is
-			// queued for it, not fetched on this host's turn.
-			refused = &redirectRefusal{to: next, reason: ReasonRedirect, detail: "another host; queued"}
+		if nu.Host != u.Host || nu.Scheme != u.Scheme {
+			// Another host has its own schedule, and another origin (http
+			// to https on this host) its own robots.txt, which is not to
+			// be asked on this turn (its load would wait for the turn):
+			// the redirect's target is queued, not fetched now.
+			refused = &redirectRefusal{to: next, reason: ReasonRedirect, detail: "another origin; queued"}
 			if n, err := Normalize(next); err == nil {
 				r.add(item{url: n, depth: it.depth})
 			}
@@ -481,7 +478,7 @@ func (r *run) visit(it item) {
 			refused = &redirectRefusal{to: next, reason: ReasonScope, detail: why}
 			return refused
 		}
-		d, err := r.policy.Allowed(onTurn, agent, next)
+		d, err := r.policy.Allowed(ctx, agent, next)
 		if err != nil {
 			return err
 		}

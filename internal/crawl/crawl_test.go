@@ -792,14 +792,15 @@ func TestSitemapLimits(t *testing.T) {
 	}
 }
 
-// A redirect from http to https on the same host asks the https origin's
-// robots.txt while the http request holds the host's turn: that load goes
-// out on the turn, rather than wait for the turn, that is for itself, until
-// the crawl's deadline.
+// A redirect from http to https on the same host is queued, as one to
+// another host is: the https origin's robots.txt is asked before its
+// turn, never by a request that holds the host's turn (whose load would
+// wait for that turn until the deadline), even with a sitemap loading the
+// same robots.txt meanwhile.
 func TestRedirectToAnotherSchemeOnTheSameHost(t *testing.T) {
 	s := newSite(t)
-	s.robots = "User-agent: *\nAllow: /\n"
 	https := strings.Replace(s.URL, "http://", "https://", 1)
+	s.robots = "User-agent: *\nAllow: /\nSitemap: " + https + "/sitemap.xml\n"
 	s.set("/", page{body: html("Home", "/moved")})
 	s.set("/moved", page{status: http.StatusMovedPermanently, header: map[string]string{"Location": https + "/moved"}})
 	c, _ := crawler(t)
@@ -810,11 +811,19 @@ func TestRedirectToAnotherSchemeOnTheSameHost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The https robots.txt cannot be read from a plain server: the hop is
-	// refused for it, at once, rather than fail when the deadline cuts
-	// the wait short.
-	moved := ev.find(Skipped, "/moved")
-	if sum.Stored != 1 || moved == nil || moved.Reason != ReasonRobots || !strings.Contains(moved.Detail, "unreachable") {
-		t.Errorf("want the home page stored and /moved refused by the https robots.txt: %+v\n%+v", sum, ev.all)
+	queued := ev.find(Skipped, s.URL+"/moved")
+	if queued == nil || queued.Reason != ReasonRedirect || !strings.Contains(queued.Detail, "queued") {
+		t.Errorf("want /moved's redirect to https queued: %+v", ev.all)
+	}
+	// The https robots.txt cannot be read from a plain server: the https
+	// URL is refused for it, and nothing waits for the deadline.
+	target := ev.find(Skipped, https+"/moved")
+	if sum.Stored != 1 || target == nil || target.Reason != ReasonRobots || !strings.Contains(target.Detail, "unreachable") {
+		t.Errorf("want the home page stored and %s/moved refused by its robots.txt: %+v\n%+v", https, sum, ev.all)
+	}
+	for _, e := range ev.all {
+		if strings.Contains(e.Detail, "deadline") {
+			t.Errorf("the crawl waited for its deadline: %+v", e)
+		}
 	}
 }

@@ -98,23 +98,6 @@ func (s *Schedule) Acquire(ctx context.Context, host string) (release func(delay
 	}, nil
 }
 
-// turnKey is the context key of the host whose turn the caller holds.
-type turnKey struct{}
-
-// WithTurn marks ctx as used by the holder of host's turn: a robots.txt
-// load that a request on that turn needs (a redirect from http to https
-// on the same host asks the other origin's robots.txt) goes out as part
-// of the turn, where waiting for the turn would wait for itself.
-func WithTurn(ctx context.Context, host string) context.Context {
-	return context.WithValue(ctx, turnKey{}, host)
-}
-
-// holdsTurn reports whether ctx was marked by WithTurn for host.
-func holdsTurn(ctx context.Context, host string) bool {
-	h, ok := ctx.Value(turnKey{}).(string)
-	return ok && h == host
-}
-
 // sweep forgets the hosts no one waits for or holds whose delay has
 // passed: a long-running Schedule (the MCP server's) does not grow with
 // every host it ever saw. s.mu is held.

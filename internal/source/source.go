@@ -94,11 +94,10 @@ type Env struct {
 	// asks it before it looks in a page that is not a feed by its URL for
 	// the feeds it names. nil allows every page.
 	Allowed func(ctx context.Context, rawURL string) (bool, error)
-	// Turn waits for the host's turn before a request to rawURL, so that
-	// a source's requests to a host, with those of a crawl that follows,
-	// go one at a time and spaced; release ends the turn. nil does not
-	// wait.
-	Turn func(ctx context.Context, rawURL string) (release func(), err error)
+	// Wait waits before a request to rawURL until the host may be asked
+	// again, so that a source's requests to a host, with those of a crawl
+	// that follows, come spaced by the delay. nil does not wait.
+	Wait func(ctx context.Context, rawURL string) error
 }
 
 // DefaultMaxWait is the longest rate-limit wait when Env.MaxWait is 0.

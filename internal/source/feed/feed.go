@@ -159,18 +159,16 @@ func plural(n int, one, many string) string {
 }
 
 // get fetches a feed, or a page that may name one, conditionally when the
-// source stored it before, on the host's turn.
+// source stored it before, when the host may be asked.
 func get(ctx context.Context, env *source.Env, src, rawURL string, check func(next string) error) (*fetch.Response, error) {
 	req := fetch.Request{URL: rawURL, Accept: accept, MaxBytes: MaxBytes, CheckRedirect: check}
 	if env.Stash != nil {
 		req.ETag, req.LastModified, _ = env.Stash.Validators(ctx, src, rawURL)
 	}
-	if env.Turn != nil {
-		release, err := env.Turn(ctx, rawURL)
-		if err != nil {
+	if env.Wait != nil {
+		if err := env.Wait(ctx, rawURL); err != nil {
 			return nil, err
 		}
-		defer release()
 	}
 	return env.Client.Get(ctx, req)
 }
