@@ -128,7 +128,7 @@ const (
 	ReasonStopped  = "stopped"  // the crawl stopped for a failure (ErrStash)
 	ReasonDup      = "duplicate"
 	ReasonType     = "not-html"
-	ReasonRedirect = "redirect" // redirected to another host, whose queue takes the target
+	ReasonRedirect = "redirect" // redirected to another origin, whose turn takes the target
 )
 
 // Summary is what a crawl came to.
