@@ -433,6 +433,20 @@ func (r *run) visit(it item) {
 		r.skip(it, ReasonRobots, d.String())
 		return
 	}
+	// Redirect hops on this origin are judged by the robots.txt just
+	// read, held here: asked of the cache on the host's turn, a copy that
+	// expired meanwhile would be loaded again, and the load would wait for
+	// the turn.
+	hop := func(next string) (robots.Decision, error) { return r.policy.Allowed(ctx, agent, next) }
+	if cache, ok := r.policy.(*robots.Cache); ok {
+		o, err := cache.Outcome(ctx, it.url)
+		hop = func(next string) (robots.Decision, error) {
+			if err != nil {
+				return robots.Decision{}, err
+			}
+			return o.Allowed(agent, next), nil
+		}
+	}
 	// Only pages about to be fetched count against max_pages.
 	r.mu.Lock()
 	over := r.fetched >= r.o.MaxPages
@@ -478,7 +492,7 @@ func (r *run) visit(it item) {
 			refused = &redirectRefusal{to: next, reason: ReasonScope, detail: why}
 			return refused
 		}
-		d, err := r.policy.Allowed(ctx, agent, next)
+		d, err := hop(next)
 		if err != nil {
 			return err
 		}
@@ -494,6 +508,13 @@ func (r *run) visit(it item) {
 	resp, err := r.c.Client.Get(ctx, req)
 	release(delay)
 	if refused != nil {
+		if refused.reason == ReasonRedirect {
+			// A redirect to be followed on another turn is no page: it
+			// does not count against max_pages.
+			r.mu.Lock()
+			r.fetched--
+			r.mu.Unlock()
+		}
 		r.skip(it, refused.reason, "redirected to "+refused.to+": "+refused.detail)
 		return
 	}

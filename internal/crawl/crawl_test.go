@@ -22,6 +22,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/robots"
 )
 
 // site is a loopback web site that records every request it serves.
@@ -795,19 +796,19 @@ func TestSitemapLimits(t *testing.T) {
 // A redirect from http to https on the same host is queued, as one to
 // another host is: the https origin's robots.txt is asked before its
 // turn, never by a request that holds the host's turn (whose load would
-// wait for that turn until the deadline), even with a sitemap loading the
-// same robots.txt meanwhile.
+// wait for that turn until the deadline). The redirect takes no page of
+// max_pages: with two, the home page and the target are both fetched.
 func TestRedirectToAnotherSchemeOnTheSameHost(t *testing.T) {
 	s := newSite(t)
 	https := strings.Replace(s.URL, "http://", "https://", 1)
-	s.robots = "User-agent: *\nAllow: /\nSitemap: " + https + "/sitemap.xml\n"
+	s.robots = "User-agent: *\nAllow: /\n"
 	s.set("/", page{body: html("Home", "/moved")})
 	s.set("/moved", page{status: http.StatusMovedPermanently, header: map[string]string{"Location": https + "/moved"}})
 	c, _ := crawler(t)
 	var ev events
 	// The host is allowed, so its https origin is in scope too.
 	host := strings.TrimPrefix(s.URL, "http://")
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 10, AllowHosts: []string{host}, Deadline: 10 * time.Second}, ev.add)
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 2, AllowHosts: []string{host}, NoSitemaps: true, Deadline: 10 * time.Second}, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -820,6 +821,53 @@ func TestRedirectToAnotherSchemeOnTheSameHost(t *testing.T) {
 	target := ev.find(Skipped, https+"/moved")
 	if sum.Stored != 1 || target == nil || target.Reason != ReasonRobots || !strings.Contains(target.Detail, "unreachable") {
 		t.Errorf("want the home page stored and %s/moved refused by its robots.txt: %+v\n%+v", https, sum, ev.all)
+	}
+	for _, e := range ev.all {
+		if strings.Contains(e.Detail, "deadline") {
+			t.Errorf("the crawl waited for its deadline: %+v", e)
+		}
+	}
+}
+
+// A redirect queued for another origin is no page: it takes nothing of
+// max_pages, and its target is fetched within the limit.
+func TestQueuedRedirectTakesNoPage(t *testing.T) {
+	a, b := newSite(t), newSite(t)
+	a.set("/", page{body: html("Home", "/moved")})
+	a.set("/moved", page{status: http.StatusMovedPermanently, header: map[string]string{"Location": b.URL + "/page"}})
+	b.set("/page", page{body: html("Page")})
+	c, _ := crawler(t)
+	var ev events
+	sum, err := c.Crawl(t.Context(), Options{Start: a.URL + "/", MaxPages: 2, AllowHosts: []string{strings.TrimPrefix(b.URL, "http://")}, NoSitemaps: true}, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stored != 2 || ev.find(Stored, b.URL+"/page") == nil {
+		t.Errorf("want the home page and the redirect's target stored within max_pages 2: %+v\n%+v", sum, ev.all)
+	}
+}
+
+// A redirect on the origin is judged by the robots.txt read before the
+// request's turn, even when the cache's copy expires meanwhile: loading it
+// again on the turn would wait for the turn until the deadline.
+func TestRedirectWhileRobotsExpire(t *testing.T) {
+	s := newSite(t)
+	s.robots = "User-agent: *\nAllow: /\n"
+	s.set("/", page{body: html("Home", "/a")})
+	s.set("/a", page{status: http.StatusMovedPermanently, header: map[string]string{"Location": s.URL + "/b"}})
+	s.set("/b", page{body: html("B")})
+	c, _ := crawler(t)
+	var hours atomic.Int64
+	clock := func() time.Time { return time.Unix(0, 0).Add(time.Duration(hours.Add(25)) * time.Hour) } // every copy is stale when next asked
+	c.Schedule = NewSchedule()
+	c.Robots = robots.NewCache(ScheduledLoader(c.Client, c.Schedule, 0), robots.CacheConfig{Now: clock})
+	var ev events
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 10, NoSitemaps: true, Deadline: 10 * time.Second}, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stored != 2 || ev.find(Stored, s.URL+"/b") == nil {
+		t.Errorf("want / and /b stored: %+v\n%+v", sum, ev.all)
 	}
 	for _, e := range ev.all {
 		if strings.Contains(e.Detail, "deadline") {
