@@ -424,7 +424,21 @@ func (r *run) fail(it item, err error) {
 func (r *run) visit(it item) {
 	ctx := r.ctx
 	agent := r.c.Agent
-	d, err := r.policy.Allowed(ctx, agent, it.url)
+	// What robots.txt says of this origin is read once, before the host's
+	// turn, and judges the redirect hops on the origin too: asked of the
+	// cache on the turn, a copy that expired meanwhile would be loaded
+	// again, and the load would wait for the turn.
+	judge := func(rawURL string) (robots.Decision, error) { return r.policy.Allowed(ctx, agent, rawURL) }
+	if cache, ok := r.policy.(*robots.Cache); ok {
+		o, err := cache.Outcome(ctx, it.url)
+		judge = func(rawURL string) (robots.Decision, error) {
+			if err != nil {
+				return robots.Decision{}, err
+			}
+			return o.Allowed(agent, rawURL), nil
+		}
+	}
+	d, err := judge(it.url)
 	if err != nil {
 		r.fail(it, err)
 		return
@@ -432,20 +446,6 @@ func (r *run) visit(it item) {
 	if !d.Allowed {
 		r.skip(it, ReasonRobots, d.String())
 		return
-	}
-	// Redirect hops on this origin are judged by the robots.txt just
-	// read, held here: asked of the cache on the host's turn, a copy that
-	// expired meanwhile would be loaded again, and the load would wait for
-	// the turn.
-	hop := func(next string) (robots.Decision, error) { return r.policy.Allowed(ctx, agent, next) }
-	if cache, ok := r.policy.(*robots.Cache); ok {
-		o, err := cache.Outcome(ctx, it.url)
-		hop = func(next string) (robots.Decision, error) {
-			if err != nil {
-				return robots.Decision{}, err
-			}
-			return o.Allowed(agent, next), nil
-		}
 	}
 	// Only pages about to be fetched count against max_pages.
 	r.mu.Lock()
@@ -492,7 +492,7 @@ func (r *run) visit(it item) {
 			refused = &redirectRefusal{to: next, reason: ReasonScope, detail: why}
 			return refused
 		}
-		d, err := hop(next)
+		d, err := judge(next)
 		if err != nil {
 			return err
 		}
