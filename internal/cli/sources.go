@@ -304,13 +304,8 @@ func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind s
 	} else {
 		// The probe and the crawl ask robots.txt through one cache: it is
 		// fetched once.
-		cache := robots.NewCache(crawl.ScheduledLoader(client, sched, delay), robots.CacheConfig{})
-		web.robots = cache
-		agent := e.agent
-		env.Allowed = func(ctx context.Context, rawURL string) (bool, error) {
-			d, err := cache.Allowed(ctx, agent, rawURL)
-			return err == nil && d.Allowed, err
-		}
+		web.robots = robots.NewCache(crawl.ScheduledLoader(client, sched, delay), robots.CacheConfig{})
+		env.Allowed = source.RobotsAllowed(web.robots, e.agent)
 	}
 	if kind == "website" {
 		kind = "" // asked last in any case; the others are skipped below

@@ -222,11 +222,10 @@ func (r *Registry) ingest(ctx context.Context, env *Env, k Kind, in Input) (*Res
 }
 
 // RobotsAllowed returns an Env.Allowed that asks robots.txt through the
-// client, as the crawler does, for the agent.
-func RobotsAllowed(client *fetch.Client, agent string) func(ctx context.Context, rawURL string) (bool, error) {
-	cache := robots.NewCache(client.LoadRobots, robots.CacheConfig{})
+// policy (a crawl's cache, to share what it read), for the agent.
+func RobotsAllowed(policy robots.Policy, agent string) func(ctx context.Context, rawURL string) (bool, error) {
 	return func(ctx context.Context, rawURL string) (bool, error) {
-		d, err := cache.Allowed(ctx, agent, rawURL)
+		d, err := policy.Allowed(ctx, agent, rawURL)
 		return err == nil && d.Allowed, err
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/robots"
 )
 
 // Env is a source.Env for tests, with what it said and how long it slept.
@@ -50,7 +51,7 @@ func NewEnv(tb testing.TB) *Env {
 	e.Env = &source.Env{
 		Client:  client,
 		Stash:   st,
-		Allowed: source.RobotsAllowed(client, "heed"),
+		Allowed: source.RobotsAllowed(robots.NewCache(client.LoadRobots, robots.CacheConfig{}), "heed"),
 		Warn: func(msg string) {
 			e.mu.Lock()
 			defer e.mu.Unlock()
