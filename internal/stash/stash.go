@@ -618,6 +618,10 @@ func (s *Stash) drop(ctx context.Context, url string) error {
 	return tx.Commit()
 }
 
+// validatorsKnown is the condition on a row whose validators a re-fetch may
+// use (Validators, HasValidators).
+const validatorsKnown = `state = 'ok' AND links != ''`
+
 // Validators returns the stored ETag and Last-Modified of a URL in a
 // source, for a conditional re-fetch. A URL stored under another source
 // has none here: that source's copy must not stand for this one's. Nor
@@ -625,7 +629,7 @@ func (s *Stash) drop(ctx context.Context, url string) error {
 // the files alone, which do not hold them): a "not modified" answer would
 // leave the crawl nothing to follow, so such a page is fetched whole.
 func (s *Stash) Validators(ctx context.Context, source, url string) (etag, lastModified string, ok bool) {
-	err := s.queryRow(ctx, `SELECT etag, last_modified FROM docs WHERE url = ? AND source = ? AND state = 'ok' AND links != ''`, url, source).Scan(&etag, &lastModified)
+	err := s.queryRow(ctx, `SELECT etag, last_modified FROM docs WHERE url = ? AND source = ? AND `+validatorsKnown, url, source).Scan(&etag, &lastModified)
 	return etag, lastModified, err == nil
 }
 
@@ -634,7 +638,7 @@ func (s *Stash) Validators(ctx context.Context, source, url string) (etag, lastM
 // not ask for each page.
 func (s *Stash) HasValidators(ctx context.Context, source string) bool {
 	var one int
-	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM docs WHERE source = ? AND state = 'ok' AND links != '' LIMIT 1`, source).Scan(&one)
+	err := s.db.QueryRowContext(ctx, `SELECT 1 FROM docs WHERE source = ? AND `+validatorsKnown+` LIMIT 1`, source).Scan(&one)
 	return err == nil
 }
 
