@@ -1053,29 +1053,7 @@ func (noSuchHost) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, 
 // B waits for B's turn in the shared schedule: B serves one request at a
 // time, spaced by the delay, as if the fetch had asked B itself.
 func TestFetchRedirectTakesTurn(t *testing.T) {
-	b := newSite(t)
-	b.set("/", html("B", []string{"The start page of B, with words enough to be content."}, "/slow"))
-	b.set("/slow", html("Slow", []string{"A slow page of B, with words enough to be content."}))
-	b.set("/x", html("X", []string{"A page of B reached through A's redirect, with words."}))
-	inSlow := make(chan struct{})
-	overlap := make(chan bool, 1)
-	xArrived := make(chan struct{})
-	b.block = func(r *http.Request) {
-		switch r.URL.Path {
-		case "/slow":
-			close(inSlow)
-			// The fetch's request to B, if it does not wait for B's turn,
-			// arrives while this one is held.
-			select {
-			case <-xArrived:
-				overlap <- true
-			case <-time.After(2 * time.Second):
-				overlap <- false
-			}
-		case "/x":
-			close(xArrived)
-		}
-	}
+	b, inSlow, overlap := heldSite(t)
 	a := newSite(t)
 	a.Config.Handler = http.RedirectHandler(b.URL+"/x", http.StatusFound)
 
@@ -1103,6 +1081,38 @@ func TestFetchRedirectTakesTurn(t *testing.T) {
 			t.Errorf("B: request %d (%s) began %v after request %d (%s) ended; the delay is %v", i, hits[i].path, gap, i-1, hits[i-1].path, delay)
 		}
 	}
+}
+
+// heldSite is host B of the redirect tests: a crawl from its start page
+// asks for /slow, which it holds until /x arrives or 2 s pass. inSlow is
+// closed when /slow is asked for; overlap says whether /x arrived while
+// /slow was held.
+func heldSite(t *testing.T) (b *site, inSlow chan struct{}, overlap chan bool) {
+	t.Helper()
+	b = newSite(t)
+	b.set("/", html("B", []string{"The start page of B, with words enough to be content."}, "/slow"))
+	b.set("/slow", html("Slow", []string{"A slow page of B, with words enough to be content."}))
+	b.set("/x", html("X", []string{"A page of B reached through A's redirect, with words."}))
+	inSlow = make(chan struct{})
+	overlap = make(chan bool, 1)
+	xArrived := make(chan struct{})
+	b.block = func(r *http.Request) {
+		switch r.URL.Path {
+		case "/slow":
+			close(inSlow)
+			// A request to B that does not wait for B's turn arrives
+			// while this one is held.
+			select {
+			case <-xArrived:
+				overlap <- true
+			case <-time.After(2 * time.Second):
+				overlap <- false
+			}
+		case "/x":
+			close(xArrived)
+		}
+	}
+	return b, inSlow, overlap
 }
 
 // TestPartsOfOneCopy: the parts of a page an agent reads come from the

@@ -71,27 +71,7 @@ func (anyName) LookupNetIP(context.Context, string, string) ([]netip.Addr, error
 // other case and with a trailing dot waits for the turn of the host a
 // crawl of it takes.
 func TestRedirectTakesTurnOfNormalHost(t *testing.T) {
-	b := newSite(t)
-	b.set("/", html("B", []string{"The start page of B, with words enough to be content."}, "/slow"))
-	b.set("/slow", html("Slow", []string{"A slow page of B, with words enough to be content."}))
-	b.set("/x", html("X", []string{"A page of B reached through A's redirect, with words."}))
-	inSlow := make(chan struct{})
-	overlap := make(chan bool, 1)
-	xArrived := make(chan struct{})
-	b.block = func(r *http.Request) {
-		switch r.URL.Path {
-		case "/slow":
-			close(inSlow)
-			select {
-			case <-xArrived:
-				overlap <- true
-			case <-time.After(2 * time.Second):
-				overlap <- false
-			}
-		case "/x":
-			close(xArrived)
-		}
-	}
+	b, inSlow, overlap := heldSite(t)
 	bURL := strings.Replace(b.URL, "127.0.0.1", "b.test", 1)
 	a := newSite(t)
 	a.Config.Handler = http.RedirectHandler(strings.Replace(b.URL, "127.0.0.1", "B.Test.", 1)+"/x", http.StatusFound)
