@@ -5,30 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed/internal/testutil"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// lockedBuffer is a buffer that a command writes while a test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestMCPHTTP runs heed mcp --http on a loopback port and has an agent
 // fetch a page through it, with the limits of the config file and the
@@ -37,7 +19,7 @@ func TestMCPHTTP(t *testing.T) {
 	s, _ := exampleSite(t)
 	cfg := writeFile(t, "config.yaml", "allow_net: [127.0.0.1/32]\nmcp:\n  max_chars: 50\n  max_pages: 3\n")
 	ctx, stop := context.WithCancel(t.Context())
-	var stderr lockedBuffer
+	var stderr testutil.Buffer
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(ctx, []string{"mcp", "--http", "127.0.0.1:0", "--config", cfg, "--stash", t.TempDir(), "--max-chars", "40"}, strings.NewReader(""), &bytes.Buffer{}, &stderr)

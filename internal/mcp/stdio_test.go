@@ -1,15 +1,14 @@
 package mcp
 
 import (
-	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/heedhq/heed/internal/testutil"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -32,7 +31,7 @@ func TestStdio(t *testing.T) {
 	site.set("/fresnel", html("Fresnel lenses", []string{"A Fresnel lens bends the lamp's light into a narrow beam seen far out at sea."}))
 	site.set("/private/keeper", html("Keeper", []string{"Private."}))
 
-	start := func(t *testing.T, config string, progress *progressLog) (*sdk.ClientSession, *lockedBuffer) {
+	start := func(t *testing.T, config string, progress *progressLog) (*sdk.ClientSession, *testutil.Buffer) {
 		t.Helper()
 		cfg := filepath.Join(t.TempDir(), "config.yaml")
 		if err := os.WriteFile(cfg, []byte(config), 0o644); err != nil {
@@ -40,7 +39,7 @@ func TestStdio(t *testing.T) {
 		}
 		cmd := exec.Command(bin, "mcp", "--config", cfg, "--stash", filepath.Join(t.TempDir(), "stash"))
 		cmd.Env = append(os.Environ(), "HEED_CONFIG=", "HEED_STASH=")
-		stderr := new(lockedBuffer)
+		stderr := new(testutil.Buffer)
 		cmd.Stderr = stderr
 		opts := &sdk.ClientOptions{}
 		if progress != nil {
@@ -120,22 +119,4 @@ func TestStdio(t *testing.T) {
 			}
 		}
 	})
-}
-
-// lockedBuffer is a buffer a process writes while a test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -2,10 +2,31 @@
 package testutil
 
 import (
+	"bytes"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 )
+
+// Buffer is a buffer that a command or process writes while a test reads
+// it.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *Buffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *Buffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
 
 // Sections reads a file of named sections, each starting with a line
 // "-- name --" (the txtar form), and returns the text of each. Text before
