@@ -33,6 +33,7 @@ import (
 	"github.com/heedhq/heed/internal/extractdev"
 	"github.com/heedhq/heed/internal/heapfloor"
 	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/internal/testutil"
 )
 
 // siteHandler serves n realistic pages: the development set's real pages
@@ -158,7 +159,7 @@ func peak() (stop func() (heapMB, rssMB float64)) {
 			if h := m.HeapInuse - min(heapfloor.Reserve(), m.HeapInuse); h > heap.Load() {
 				heap.Store(h)
 			}
-			if r := resident(); r > rss.Load() {
+			if r := testutil.Resident(); r > rss.Load() {
 				rss.Store(r)
 			}
 			select {
@@ -173,20 +174,6 @@ func peak() (stop func() (heapMB, rssMB float64)) {
 		wg.Wait()
 		return float64(heap.Load()) / (1 << 20), float64(rss.Load()) / (1 << 20)
 	}
-}
-
-// resident is the process's resident memory in bytes (Linux), or 0.
-func resident() uint64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, _ := strconv.ParseUint(f[1], 10, 64)
-	return pages * uint64(os.Getpagesize())
 }
 
 // BenchmarkCrawl crawls a loopback site of 2,000 real pages with delays

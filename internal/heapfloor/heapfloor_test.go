@@ -2,13 +2,12 @@ package heapfloor
 
 import (
 	"fmt"
+	"github.com/heedhq/heed/internal/testutil"
 	"os"
 	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"strconv"
-	"strings"
 	"testing"
 )
 
@@ -66,30 +65,16 @@ func goal() uint64 {
 	return s[0].Value.Uint64()
 }
 
-// rss is the process's resident memory, or 0 where /proc does not say.
-func rss() uint64 {
-	b, err := os.ReadFile("/proc/self/statm")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 2 {
-		return 0
-	}
-	pages, _ := strconv.ParseUint(f[1], 10, 64)
-	return pages * uint64(os.Getpagesize())
-}
-
 // childEnv makes the test binary a fresh process that sets a floor and
 // prints how much larger in memory that made it.
 const childEnv = "HEAPFLOOR_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) != "" {
-		before := rss()
+		before := testutil.Resident()
 		undo := Set(512 << 20)
 		runtime.GC()
-		fmt.Println(int64(rss())-int64(before), Reserve())
+		fmt.Println(int64(testutil.Resident())-int64(before), Reserve())
 		undo()
 		return
 	}
@@ -100,7 +85,7 @@ func TestReserveIsNotResident(t *testing.T) {
 	if fromEnvironment {
 		t.Skip("GOGC or GOMEMLIMIT is set: the floor is off")
 	}
-	if rss() == 0 {
+	if testutil.Resident() == 0 {
 		t.Skip("no /proc/self/statm here")
 	}
 	// In a fresh process, as a heed command sets its floor at its start:

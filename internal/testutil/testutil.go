@@ -4,10 +4,26 @@ package testutil
 import (
 	"bytes"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 )
+
+// Resident is the process's resident memory in bytes, or 0 where
+// /proc/self/statm does not say (off Linux).
+func Resident() uint64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0
+	}
+	pages, _ := strconv.ParseUint(f[1], 10, 64)
+	return pages * uint64(os.Getpagesize())
+}
 
 // Buffer is a buffer that a command or process writes while a test reads
 // it.
