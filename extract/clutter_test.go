@@ -164,3 +164,123 @@ func TestTwinsGenericCard(t *testing.T) {
 		}
 	}
 }
+
+// TestArticleWrappingThePage: an article element that holds the site's
+// header (its navigation, no title) and footer wraps the page, as body
+// does: the story is found inside it, without the offer boxes above it.
+// An article whose own head holds its breadcrumbs and title comes out
+// head and all.
+func TestArticleWrappingThePage(t *testing.T) {
+	offers := ""
+	for _, plan := range []string{"Basic", "Pro", "Premium", "Team"} {
+		offers += `<div class="plan"><h3>` + plan + `</h3><ul><li>Everything you need to get going, filed for you by our team.</li>` +
+			`<li>Documents filed with the state office, checked first.</li><li>Answers from a person within a day of asking.</li></ul></div>`
+	}
+	story := `<div class="body">` + strings.Repeat(sectionPara("The guide"), 6) + `</div>`
+	page := `<html><head><title>Guide</title></head><body><article><header><nav><a href="/">Home</a> <a href="/a">Plans</a> <a href="/b">Help</a></nav></header>` +
+		`<div class="offers"><h1>Start today</h1>` + offers + `</div>` + story + `<footer><p>All rights reserved.</p></footer></article></body></html>`
+	doc := extractPageString(t, page)
+	if !strings.Contains(doc.Markdown, "The guide goes on") || strings.Contains(doc.Markdown, "Everything you need") {
+		t.Errorf("want the guide without the offers:\n%s", doc.Markdown)
+	}
+
+	page = articleOf("Guide", `<article><header><nav class="crumbs"><a href="/">Home</a> <a href="/docs">Docs</a></nav><h1>Guide</h1>`+
+		`<p class="standfirst">`+strings.Repeat("What the guide is for and who should read it, in brief. ", 5)+`</p></header>`+story+
+		`<footer><a href="/tags/boats">Boats</a></footer></article>`)
+	doc = extractPageString(t, page)
+	if !strings.Contains(doc.Markdown, "What the guide is for") || !strings.Contains(doc.Markdown, "The guide goes on") {
+		t.Errorf("want the article's head and its text:\n%s", doc.Markdown)
+	}
+}
+
+// TestTeasersWithExcerpts: other stories' teasers beside the article in a
+// main, made like it (a class word shared, as WordPress gives every post
+// "post") and carrying excerpts of their own, are teasers all the same
+// when each is titled by a link to its story and is small beside the
+// article; comments marked up as articles do not hide them. Two stories
+// of a size, each titled by a link, stay; so do a live blog's updates
+// that link their headings to themselves.
+func TestTeasersWithExcerpts(t *testing.T) {
+	story := `<article class="post single"><h1>The story</h1>` + strings.Repeat(sectionPara("The story"), 8) + `</article>`
+	var teasers, comments, updates strings.Builder
+	for i := range 5 {
+		fmt.Fprintf(&teasers, `<article class="post teaser"><h4><a href="/story-%d">Another story %d</a></h4><p>An excerpt of story %d, with a comma, that says what it is about and why.</p></article>`, i, i, i)
+		fmt.Fprintf(&comments, `<article class="comment-body"><p>Comment %d, said in passing.</p></article>`, i)
+		fmt.Fprintf(&updates, `<article class="update"><h2><a href="#u%d">Update %d</a></h2><p>%s</p></article>`, i, i, strings.Repeat(fmt.Sprintf("Update %d has its say, with a comma. ", i), 3))
+	}
+	doc := extractPageString(t, articleOf("The story", `<main>`+story+`<div class="comments">`+comments.String()+`</div><div class="more">`+teasers.String()+`</div></main>`))
+	if !strings.Contains(doc.Markdown, "The story goes on") || strings.Contains(doc.Markdown, "An excerpt of story") {
+		t.Errorf("want the story without the teasers:\n%s", doc.Markdown)
+	}
+
+	var two strings.Builder
+	for _, name := range []string{"first", "second"} {
+		fmt.Fprintf(&two, `<article class="post"><h2><a href="/%s">The %s story</a></h2>%s</article>`, name, name, strings.Repeat(sectionPara("The "+name+" story"), 3))
+	}
+	doc = extractPageString(t, articleOf("Two stories", `<main>`+two.String()+`</main>`))
+	if !strings.Contains(doc.Markdown, "The first story goes on") || !strings.Contains(doc.Markdown, "The second story goes on") {
+		t.Errorf("two stories: want both:\n%s", doc.Markdown)
+	}
+
+	long := `<article class="update"><h2><a href="#top">Pinned</a></h2>` + strings.Repeat(sectionPara("The pinned update"), 8) + `</article>`
+	doc = extractPageString(t, articleOf("Election night", `<main><h1>Election night</h1>`+long+updates.String()+`</main>`))
+	for _, want := range []string{"The pinned update goes on", "Update 0 has", "Update 4 has"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("live blog: lost %q:\n%s", want, doc.Markdown)
+		}
+	}
+}
+
+// TestDatedArticleElement: a page that says nothing of what it is, whose
+// content is its one article element with a date in it, is cleaned as an
+// article (a box of share links inside goes); without a date (a page of
+// documentation in an article element) its lists of links stay.
+func TestDatedArticleElement(t *testing.T) {
+	share := `<div class="box"><a href="/s/1">Send it on to a friend</a> <a href="/s/2">Post it on the board</a> and say so</div>`
+	body := strings.Repeat(sectionPara("The post"), 3) + share + strings.Repeat(sectionPara("The post"), 3)
+	doc := extractPageString(t, `<html><head><title>A post</title></head><body><article><h1>A post</h1><time datetime="2024-03-05">March 5, 2024</time>`+body+`</article></body></html>`)
+	if !strings.Contains(doc.Markdown, "The post goes on") || strings.Contains(doc.Markdown, "Send it on") {
+		t.Errorf("dated: want the post without its share links:\n%s", doc.Markdown)
+	}
+	doc = extractPageString(t, `<html><head><title>A guide</title></head><body><article><h1>A guide</h1>`+body+`</article></body></html>`)
+	if !strings.Contains(doc.Markdown, "Send it on") {
+		t.Errorf("undated: lost the links:\n%s", doc.Markdown)
+	}
+}
+
+// TestHeadlineLists: in an article, a list of headlines (each item a
+// heading that is a link to another story) goes, with the heading that
+// announces it ("More:"); a heading with a colon before prose, a heading
+// without one before a box of links and then prose, and a list of
+// headings that are not links, stay.
+func TestHeadlineLists(t *testing.T) {
+	more := `<h4>More:</h4><ul><li><h4><a href="/a">The new race</a></h4></li></ul><ul><li><h4><a href="/b">A walk in space</a></h4></li></ul>`
+	history := `<h3>Harbour history</h3><div class="box"><a href="/s/1">Send it on to a friend</a> <a href="/s/2">Post it</a> and say so</div>` + sectionPara("The history")
+	steps := `<h3>The steps:</h3><p>First, the harbour master is told, and the boats wait.</p><ul><li><h4>Step one</h4><p>Ask.</p></li><li><h4>Step two</h4><p>Wait.</p></li></ul>`
+	doc := extractPageString(t, articleOf("The story", `<article><h1>The story</h1>`+sectionPara("The story")+more+sectionPara("The story")+steps+history+`</article>`))
+	for _, gone := range []string{"More:", "The new race", "A walk in space"} {
+		if strings.Contains(doc.Markdown, gone) {
+			t.Errorf("kept %q:\n%s", gone, doc.Markdown)
+		}
+	}
+	for _, want := range []string{"The steps:", "the harbour master", "Step one", "Step two", "Harbour history", "The history goes on"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("lost %q:\n%s", want, doc.Markdown)
+		}
+	}
+}
+
+// TestEmbeddedQuote: an embedded post (a quote with its hashtags, its
+// author and a dated link, in a wrapper of its own) is part of the
+// article; a wrapped quote that is only a link ("View post") is not.
+func TestEmbeddedQuote(t *testing.T) {
+	tweet := `<div id="x1"><blockquote class="twitter-tweet"><p>The <a href="https://t.example/h/a">#Harbour</a> walls held again tonight, and the boats are safe <a href="https://t.example/p">pic.example/x</a></p>— Port Office (@port) <a href="https://t.example/s/1">November 15, 2019</a></blockquote></div>`
+	placeholder := `<div id="x2"><blockquote class="embed"><a href="https://img.example/1">View post on img.example</a></blockquote></div>`
+	doc := extractPageString(t, articleOf("The story", `<article><h1>The story</h1>`+sectionPara("The story")+tweet+placeholder+sectionPara("The story")+`</article>`))
+	if !strings.Contains(doc.Markdown, "walls held again tonight") {
+		t.Errorf("lost the embedded post:\n%s", doc.Markdown)
+	}
+	if strings.Contains(doc.Markdown, "View post") {
+		t.Errorf("kept the placeholder:\n%s", doc.Markdown)
+	}
+}

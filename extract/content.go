@@ -26,6 +26,8 @@ type stats struct {
 	articles int // article elements inside, itself included
 	// Elements inside, for conditional cleaning.
 	paras, imgs, items, heads, inputs, embeds int
+	// Letters of text inside quotes, and of that inside links.
+	quote, quoteLink int
 }
 
 type selector struct {
@@ -287,6 +289,12 @@ func (s *selector) measure(n *html.Node) *stats {
 			st.heads += cs.heads
 			st.inputs += cs.inputs
 			st.embeds += cs.embeds
+			st.quote += cs.quote
+			st.quoteLink += cs.quoteLink
+			if c.DataAtom == atom.Blockquote {
+				st.quote += cs.text - cs.quote
+				st.quoteLink += cs.link - cs.quoteLink
+			}
 			switch c.DataAtom {
 			case atom.P:
 				st.paras++
@@ -343,7 +351,7 @@ func (s *selector) clutter(n *html.Node) bool {
 	if weight < 0 && st.comma < 10 {
 		return true
 	}
-	if st.comma >= 10 {
+	if st.comma >= 10 || s.wrapsQuote(n) {
 		return false
 	}
 	isList := n.DataAtom == atom.Ul || n.DataAtom == atom.Ol
@@ -354,6 +362,8 @@ func (s *selector) clutter(n *html.Node) bool {
 		return true
 	case st.inputs > st.paras/3:
 		return true
+	case isList && st.items > 0 && st.heads >= st.items && ld > 0.8:
+		return true // a list of headlines, each a link to another story
 	case !isList && st.text < 25 && (st.imgs == 0 || st.imgs > 2) && ld > 0:
 		return true
 	case !isList && weight < 25 && ld > 0.2:
@@ -364,6 +374,27 @@ func (s *selector) clutter(n *html.Node) bool {
 		return true
 	}
 	return false
+}
+
+// leadsClutter reports whether a heading announces the block after it
+// ("More:", "Read also:") and that block is clutter: it goes with it.
+func (s *selector) leadsClutter(n *html.Node) bool {
+	if !isHeading(n) || !strings.HasSuffix(strings.TrimSpace(textOf(n)), ":") {
+		return false
+	}
+	next := n.NextSibling
+	for next != nil && (next.Type != html.ElementNode || s.stats[next] == nil) {
+		next = next.NextSibling
+	}
+	return next != nil && s.clutter(next)
+}
+
+// wrapsQuote reports whether a block is a quote's wrapper: a quotation
+// (an embedded post's text, with its links) holds nearly all its text. A
+// quote that is mostly links ("View post on imgur.com") is a placeholder.
+func (s *selector) wrapsQuote(n *html.Node) bool {
+	st := s.stats[n]
+	return st.quote > 0 && 2*st.quoteLink < st.quote && float64(st.quote) >= 0.9*float64(st.text)
 }
 
 // metaLine reports whether a block at the head of an article is its
@@ -924,7 +955,7 @@ func (s *selector) semantic(body *html.Node) *html.Node {
 		if len(ns) > 1 && !strings.EqualFold(attr(ns[0], "itemprop"), "articleBody") {
 			return nil
 		}
-		if s.stats[ns[0]].text < 200 {
+		if s.stats[ns[0]].text < 200 || ns[0].DataAtom == atom.Article && wrapsPage(ns[0]) {
 			return nil
 		}
 		return ns[0]
@@ -970,7 +1001,12 @@ func (s *selector) holdsTeasers(sem, best *html.Node) bool {
 				}
 				continue
 			}
-			if sharesWord(classWords(c), ownClass) || st.linkDensity() <= 0.3 {
+			switch {
+			case s.softBoilerplate(c):
+				continue // a comment, which the content leaves out anyway
+			case !sharesWord(classWords(c), ownClass) && st.linkDensity() > 0.3:
+			case 4*prose(st) < prose(s.stats[own]) && titledElsewhere(c):
+			default:
 				return false
 			}
 			teasers++
@@ -1049,6 +1085,52 @@ func contains(a, b *html.Node) bool {
 		if n == a {
 			return true
 		}
+	}
+	return false
+}
+
+// wrapsPage reports whether a semantic container holds the page's own
+// chrome: a header with the site's navigation and a footer, outside any
+// article inside it. It is then the page's wrapper, as body is, and says
+// nothing of where the content is.
+func wrapsPage(n *html.Node) bool {
+	var header, footer bool
+	var walk func(*html.Node)
+	walk = func(p *html.Node) {
+		for c := p.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || c.DataAtom == atom.Article {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.Header:
+				if findElement(c, atom.Nav) != nil {
+					header = true
+				}
+				continue
+			case atom.Footer:
+				footer = true
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(n)
+	return header && footer
+}
+
+// titledElsewhere reports whether an element's first heading is a link to
+// another page: a story's teaser, whose title leads to the story.
+func titledElsewhere(n *html.Node) bool {
+	for h := range n.Descendants() {
+		if h.Type != html.ElementNode || !isHeading(h) {
+			continue
+		}
+		a := findElement(h, atom.A)
+		if a == nil {
+			return false
+		}
+		href := strings.TrimSpace(attr(a, "href"))
+		return href != "" && !strings.HasPrefix(href, "#")
 	}
 	return false
 }

@@ -136,6 +136,11 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Docume
 	article := m.article && !m.forum
 	s := &selector{forum: m.forum, article: article, skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
 	nodes := s.choose(body)
+	if !article && !m.forum && len(nodes) == 1 && nodes[0].DataAtom == atom.Article && findElement(nodes[0], atom.Time) != nil {
+		// The page's one article element, dated, is the content: a post.
+		article = true
+		s.article = true
+	}
 	// In an article, blocks of teasers, link lists and forms inside the
 	// content are clutter; on other pages they are often the content.
 	roots := map[*html.Node]bool{}
@@ -148,7 +153,7 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Docume
 	render := func(clean bool) string {
 		r := &renderer{base: base, skip: func(n *html.Node) bool {
 			// The chosen content is the content, whatever its class says.
-			return hidden(n) || hardBoilerplate(n) || !roots[n] && (s.softBoilerplate(n) || clean && (s.clutter(n) || s.metaLine(n)))
+			return hidden(n) || hardBoilerplate(n) || !roots[n] && (s.softBoilerplate(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n)))
 		}}
 		var parts []string
 		for _, n := range nodes {
