@@ -15,6 +15,7 @@ import (
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
 
+	"github.com/heedhq/heed/internal/htmltree"
 	"github.com/heedhq/heed/robots/directives"
 )
 
@@ -64,9 +65,9 @@ type Options struct {
 }
 
 // Extract reads an HTML page in any charset and returns its document.
-// It never fetches anything. Broken markup is read the way browsers read
-// it; a page nested deeper than the HTML parser allows (512 elements)
-// gives a document of its text alone.
+// It never fetches anything. Broken markup is read much as browsers read
+// it (see internal/htmltree); elements nested deeper than 512 are read as
+// children of the 512th.
 func Extract(r io.Reader, opts Options) (*Document, error) {
 	raw, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
 	if err != nil {
@@ -99,12 +100,7 @@ func ExtractBytes(raw []byte, opts Options) (*Document, error) {
 		// its first kilobyte: it is used as it is, less a byte order mark.
 		text = bytes.TrimPrefix(raw, []byte("\xEF\xBB\xBF"))
 	}
-	doc, err := html.Parse(bytes.NewReader(text))
-	if err != nil {
-		// The parser refuses pathological nesting; keep the text.
-		return plainDocument(text, opts.URL), nil
-	}
-	return fromTree(doc, base, opts.URL, opts.Whole), nil
+	return fromTree(htmltree.Parse(string(text)), base, opts.URL, opts.Whole), nil
 }
 
 func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Document {
@@ -626,42 +622,3 @@ func hasToken(list, token string) bool {
 }
 
 func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-// plainDocument is the best a page the parser refuses can give: its text,
-// a paragraph per block-level tag.
-func plainDocument(page []byte, pageURL string) *Document {
-	z := html.NewTokenizer(bytes.NewReader(page))
-	var b strings.Builder
-	skip := 0
-	for {
-		tt := z.Next()
-		switch tt {
-		case html.ErrorToken:
-			md := strings.TrimSpace(b.String())
-			return &Document{URL: pageURL, Markdown: md, Links: []string{}}
-		case html.StartTagToken, html.EndTagToken:
-			name, _ := z.TagName()
-			a := atom.Lookup(name)
-			switch a {
-			case atom.Script, atom.Style, atom.Template, atom.Noscript:
-				if tt == html.StartTagToken {
-					skip++
-				} else if skip > 0 {
-					skip--
-				}
-			}
-			if blockAtoms[a] && !strings.HasSuffix(b.String(), "\n\n") && b.Len() > 0 {
-				b.WriteString("\n\n")
-			}
-		case html.TextToken:
-			if skip == 0 {
-				if t := clean(string(z.Text())); t != "" {
-					if b.Len() > 0 && !strings.HasSuffix(b.String(), "\n") {
-						b.WriteByte(' ')
-					}
-					b.WriteString(escapeText(t, false))
-				}
-			}
-		}
-	}
-}

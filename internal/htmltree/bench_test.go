@@ -1,0 +1,81 @@
+package htmltree
+
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+
+	"github.com/heedhq/heed/internal/extractdev"
+)
+
+func devPages(b *testing.B) ([]string, int64) {
+	pages, err := extractdev.Load("../../extract/testdata/extract-dev")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []string
+	var n int64
+	for _, p := range pages {
+		page, err := p.HTML()
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, string(page))
+		n += int64(len(page))
+	}
+	return out, n
+}
+
+// BenchmarkParse reads the 181 pages of the extraction development set,
+// with this package and with golang.org/x/net/html:
+//
+//	go test -run '^$' -bench Parse -benchmem ./internal/htmltree
+func BenchmarkParse(b *testing.B) {
+	pages, n := devPages(b)
+	b.Run("htmltree", func(b *testing.B) {
+		b.SetBytes(n)
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, p := range pages {
+				Parse(p)
+			}
+		}
+	})
+	b.Run("x-net-html", func(b *testing.B) {
+		b.SetBytes(n)
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, p := range pages {
+				if _, err := html.Parse(strings.NewReader(p)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkHostile reads pages made to cost: megabytes of tags that look
+// for open elements under 512 open ones, of text broken by ignored tags,
+// of attributes, and of content put before a table. Each must stay linear
+// in the page's size.
+func BenchmarkHostile(b *testing.B) {
+	deep := strings.Repeat("<div>", 600)
+	for _, c := range []struct{ name, page string }{
+		{"links-under-divs", deep + strings.Repeat("<a>x", 1<<20)},
+		{"items-under-divs", deep + strings.Repeat("<li>x", 1<<20)},
+		{"paragraphs-under-divs", deep + strings.Repeat("<p>x", 1<<20)},
+		{"end-tags-under-divs", deep + strings.Repeat("<b></b></h2></x-y>", 1<<18)},
+		{"text-between-ignored-tags", deep + strings.Repeat("<td>x", 1<<20)},
+		{"attributes", "<p " + strings.Repeat("a ", 4<<20) + ">"},
+		{"before-a-table", "<table>" + strings.Repeat("x<b>", 1<<20)},
+		{"nested-svg", strings.Repeat("<svg><g>", 1<<19)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(c.page)))
+			for b.Loop() {
+				Parse(c.page)
+			}
+		})
+	}
+}

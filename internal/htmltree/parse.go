@@ -1,0 +1,775 @@
+// Package htmltree reads an HTML page into golang.org/x/net/html's node
+// tree several times faster than html.Parse, for reading a page's text
+// rather than rendering it.
+//
+// It builds the tree the way the HTML standard's tree construction does
+// for what pages are made of: implied html, head and body, void and raw
+// text elements, end tags implied by the start of another element (a
+// paragraph by a block, a list item by the next, table rows and cells by
+// the next), end tags that match no open element ignored, tables with
+// their implied bodies and rows and with stray content put before them,
+// and SVG and MathML left by the HTML elements that end them. It leaves
+// out what changes formatting rather than text: the adoption agency's
+// reparenting of misnested formatting elements (an end tag closes its
+// element and what is open inside it) and the reopening of formatting
+// elements in the next block. Names, attribute values and text are
+// substrings of the page, and nodes are allocated in blocks.
+//
+// Open elements nest at most 512 deep; elements deeper than that become
+// children of the deepest, so that a page of 100,000 nested elements is
+// read in linear time and its tree is shallow enough to walk.
+package htmltree
+
+import (
+	"strings"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// MaxDepth is how deep open elements nest.
+const MaxDepth = 512
+
+// Parse reads a page, which should be UTF-8, into a document node that
+// holds an html element with a head and a body.
+func Parse(page string) *html.Node {
+	b := &builder{z: tokenizer{s: page}}
+	b.doc = b.node()
+	b.doc.Type = html.DocumentNode
+	b.html = b.element("html", atom.Html)
+	b.head = b.element("head", atom.Head)
+	appendChild(b.doc, b.html)
+	appendChild(b.html, b.head)
+	b.stack = append(b.stack, b.html)
+	for {
+		b.z.next()
+		switch b.z.kind {
+		case eofToken:
+			if b.body == nil {
+				b.startBody()
+			}
+			for n, t := range b.joined {
+				n.Data = t.String()
+			}
+			return b.doc
+		case textToken:
+			b.text(b.z.text)
+			b.afterPre = false
+		case startToken:
+			b.afterPre = false
+			b.start()
+		case endToken:
+			b.afterPre = false
+			b.end()
+		}
+	}
+}
+
+type builder struct {
+	z                     tokenizer
+	doc, html, head, body *html.Node
+	stack                 []*html.Node // open elements, html first
+	nodes                 []html.Node  // the block nodes are allocated from
+	attrs                 []html.Attribute
+	seen                  map[string]bool // attribute keys of a tag, when it has many
+	afterPre              bool            // a newline right after <pre>, <listing> or <textarea> is dropped
+
+	// How many elements are open by name (atoms, of which two may share a
+	// count, and other names), so that looking for one that is not open
+	// costs nothing however deep the open elements are.
+	open     [2048]int32
+	openName map[string]int32
+	headings int32
+
+	// Text nodes that text was added to, and their text, joined at the end.
+	joined map[*html.Node]*strings.Builder
+}
+
+// node allocates a node from the current block.
+func (b *builder) node() *html.Node {
+	if len(b.nodes) == cap(b.nodes) {
+		b.nodes = make([]html.Node, 0, min(max(2*cap(b.nodes), 64), 1024))
+	}
+	b.nodes = b.nodes[:len(b.nodes)+1]
+	return &b.nodes[len(b.nodes)-1]
+}
+
+func (b *builder) element(name string, a atom.Atom) *html.Node {
+	n := b.node()
+	n.Type = html.ElementNode
+	n.DataAtom = a
+	if a != 0 {
+		n.Data = a.String()
+	} else {
+		n.Data = name
+	}
+	return n
+}
+
+// tagAttrs are the attributes of the current start tag, values unescaped,
+// the first of any key kept.
+func (b *builder) tagAttrs() []html.Attribute {
+	as := b.z.attrs
+	if len(as) == 0 {
+		return nil
+	}
+	if cap(b.attrs)-len(b.attrs) < len(as) {
+		b.attrs = make([]html.Attribute, 0, max(len(as), 256))
+	}
+	start := len(b.attrs)
+	if len(as) > 16 {
+		clear(b.seen)
+		if b.seen == nil {
+			b.seen = map[string]bool{}
+		}
+	}
+next:
+	for _, a := range as {
+		if len(as) > 16 {
+			if b.seen[a.key] {
+				continue
+			}
+			b.seen[a.key] = true
+		} else {
+			for _, p := range b.attrs[start:] {
+				if p.Key == a.key {
+					continue next
+				}
+			}
+		}
+		b.attrs = append(b.attrs, html.Attribute{Key: a.key, Val: unescape(a.val, true)})
+	}
+	return b.attrs[start:len(b.attrs):len(b.attrs)]
+}
+
+// mergeAttrs adds to n the attributes of the current tag it lacks (a
+// second <html> or <body> tag).
+func (b *builder) mergeAttrs(n *html.Node) {
+	for _, a := range b.tagAttrs() {
+		if !hasAttr(n, a.Key) {
+			n.Attr = append(n.Attr, a)
+		}
+	}
+}
+
+func hasAttr(n *html.Node, key string) bool {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (b *builder) top() *html.Node { return b.stack[len(b.stack)-1] }
+
+func (b *builder) startBody() {
+	b.body = b.element("body", atom.Body)
+	b.body.Attr = b.tagAttrs()
+	appendChild(b.html, b.body)
+	b.stack = append(b.stack[:1], b.body)
+}
+
+// text inserts a text token.
+func (b *builder) text(t string) {
+	if b.afterPre {
+		if strings.HasPrefix(t, "\r\n") {
+			t = t[2:]
+		} else if strings.HasPrefix(t, "\n") || strings.HasPrefix(t, "\r") {
+			t = t[1:]
+		}
+		if t == "" {
+			return
+		}
+	}
+	if b.body == nil {
+		if allSpace(t) {
+			return
+		}
+		b.startBody()
+	}
+	b.insertText(unescape(t, true))
+}
+
+func (b *builder) insertText(t string) {
+	if t == "" {
+		return
+	}
+	parent := b.top()
+	if tableContext(parent) && !allSpace(t) {
+		if tbl := b.lastTable(); tbl >= 0 && b.stack[tbl].Parent != nil {
+			table := b.stack[tbl]
+			if prev := table.PrevSibling; prev != nil && prev.Type == html.TextNode {
+				b.join(prev, t)
+				return
+			}
+			n := b.node()
+			n.Type, n.Data = html.TextNode, t
+			table.Parent.InsertBefore(n, table)
+			return
+		}
+	}
+	if last := parent.LastChild; last != nil && last.Type == html.TextNode {
+		b.join(last, t)
+		return
+	}
+	n := b.node()
+	n.Type, n.Data = html.TextNode, t
+	appendChild(parent, n)
+}
+
+// start handles a start tag.
+func (b *builder) start() {
+	name := b.z.name
+	a := atom.Lookup([]byte(name))
+	if b.body == nil {
+		switch a {
+		case atom.Html:
+			b.mergeAttrs(b.html)
+			return
+		case atom.Head:
+			return
+		case atom.Body:
+			b.startBody()
+			return
+		case atom.Meta, atom.Link, atom.Base, atom.Basefont, atom.Bgsound, atom.Title, atom.Style, atom.Script, atom.Noscript, atom.Noframes:
+			el := b.element(name, a)
+			el.Attr = b.tagAttrs()
+			appendChild(b.head, el)
+			b.rawChild(el)
+			return
+		}
+		b.startBody()
+	}
+	if ns := b.top().Namespace; ns != "" {
+		if !breakout(a) && !(a == atom.Font && b.fontBreaks()) {
+			el := b.element(name, a)
+			el.Namespace = ns
+			el.Attr = b.tagAttrs()
+			b.insert(el, !b.z.selfClosing)
+			b.rawChild(el)
+			return
+		}
+		for len(b.stack) > 2 && b.top().Namespace != "" {
+			b.pop()
+		}
+	}
+	switch a {
+	case atom.Html:
+		b.mergeAttrs(b.html)
+		return
+	case atom.Body:
+		b.mergeAttrs(b.body)
+		return
+	case atom.Head:
+		return
+	case atom.Svg, atom.Math:
+		el := b.element(name, a)
+		el.Namespace = name
+		el.Attr = b.tagAttrs()
+		b.insert(el, !b.z.selfClosing)
+		return
+	case atom.Address, atom.Article, atom.Aside, atom.Blockquote, atom.Center, atom.Details, atom.Dialog, atom.Dir,
+		atom.Div, atom.Dl, atom.Fieldset, atom.Figcaption, atom.Figure, atom.Footer, atom.Header, atom.Hgroup,
+		atom.Main, atom.Menu, atom.Nav, atom.Ol, atom.P, atom.Search, atom.Section, atom.Summary, atom.Ul,
+		atom.Form, atom.Plaintext, atom.Hr:
+		b.closeP()
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		b.closeP()
+		if heading(b.top()) {
+			b.pop()
+		}
+	case atom.Pre, atom.Listing:
+		b.closeP()
+		b.afterPre = true
+	case atom.Li:
+		b.closeItem(atom.Li, 0)
+		b.closeP()
+	case atom.Dd, atom.Dt:
+		b.closeItem(atom.Dd, atom.Dt)
+		b.closeP()
+	case atom.Button, atom.Nobr:
+		if i := b.inScope(a, 0); i >= 0 {
+			b.popTo(i)
+		}
+	case atom.A:
+		if i := b.inScope(atom.A, 0); i >= 0 {
+			b.popTo(i)
+		}
+	case atom.Option:
+		if b.top().DataAtom == atom.Option {
+			b.pop()
+		}
+	case atom.Optgroup:
+		if b.top().DataAtom == atom.Option {
+			b.pop()
+		}
+		if b.top().DataAtom == atom.Optgroup {
+			b.pop()
+		}
+	case atom.Image:
+		name, a = "img", atom.Img
+	case atom.Table:
+		b.closeP()
+		if tableContext(b.top()) {
+			b.popTo(b.lastTable())
+		}
+	case atom.Td, atom.Th, atom.Tr, atom.Tbody, atom.Thead, atom.Tfoot, atom.Caption, atom.Colgroup, atom.Col:
+		b.tablePart(name, a)
+		return
+	}
+	el := b.element(name, a)
+	el.Attr = b.tagAttrs()
+	b.insert(el, !voidElements(a) && !rawElements[name])
+	b.rawChild(el)
+}
+
+// rawChild gives a raw text element (script, style, title) its text,
+// which the tokenizer reads next; such elements are never left open.
+func (b *builder) rawChild(el *html.Node) {
+	if b.z.raw == "" {
+		return
+	}
+	name := b.z.raw
+	b.z.next()
+	if b.z.kind != textToken {
+		return // the element is empty: its end tag is this token, ignored
+	}
+	t := b.z.text
+	if name == "textarea" && (strings.HasPrefix(t, "\n") || strings.HasPrefix(t, "\r")) {
+		t = strings.TrimPrefix(strings.TrimPrefix(t, "\r"), "\n")
+	}
+	n := b.node()
+	n.Type, n.Data = html.TextNode, unescape(t, rcdata[name])
+	appendChild(el, n)
+	b.afterPre = false
+}
+
+// fontBreaks reports whether a <font> start tag in SVG or MathML ends it:
+// one with a color, face or size.
+func (b *builder) fontBreaks() bool {
+	for _, a := range b.z.attrs {
+		if a.key == "color" || a.key == "face" || a.key == "size" {
+			return true
+		}
+	}
+	return false
+}
+
+// insert appends el to the current element, or before the table when the
+// current element is a table's and el no part of one, and opens it if
+// push and the open elements are not at MaxDepth.
+func (b *builder) insert(el *html.Node, push bool) {
+	parent := b.top()
+	if tableContext(parent) && !inTable(el.DataAtom) {
+		if tbl := b.lastTable(); tbl >= 0 && b.stack[tbl].Parent != nil {
+			table := b.stack[tbl]
+			table.Parent.InsertBefore(el, table)
+		} else {
+			appendChild(parent, el)
+		}
+	} else {
+		appendChild(parent, el)
+	}
+	if push && len(b.stack) < MaxDepth {
+		b.push(el)
+	}
+}
+
+// join adds text to a text node, in a builder, so that a run of text
+// broken by a million ignored tags costs linear time.
+func (b *builder) join(n *html.Node, t string) {
+	sb := b.joined[n]
+	if sb == nil {
+		if b.joined == nil {
+			b.joined = map[*html.Node]*strings.Builder{}
+		}
+		sb = &strings.Builder{}
+		sb.WriteString(n.Data)
+		b.joined[n] = sb
+	}
+	sb.WriteString(t)
+}
+
+func (b *builder) push(el *html.Node) {
+	b.stack = append(b.stack, el)
+	b.count(el, 1)
+}
+
+func (b *builder) count(el *html.Node, d int32) {
+	if el.DataAtom == 0 {
+		if b.openName == nil {
+			b.openName = map[string]int32{}
+		}
+		b.openName[el.Data] += d
+		return
+	}
+	b.open[slot(el.DataAtom)] += d
+	if heading(el) {
+		b.headings += d
+	}
+}
+
+// isOpen reports whether an element named a (or name, if a is 0) may be
+// open.
+func (b *builder) isOpen(a atom.Atom, name string) bool {
+	if a == 0 {
+		return b.openName[name] > 0
+	}
+	return b.open[slot(a)] > 0
+}
+
+func slot(a atom.Atom) int { return int(a>>8) % 2048 }
+
+// tablePart handles the start tag of a part of a table: outside a table
+// it is ignored; inside one it closes the parts it cannot be inside and
+// opens the parts implied around it (a body around a row, a row around a
+// cell).
+func (b *builder) tablePart(name string, a atom.Atom) {
+	if b.inTableScope(atom.Table) < 0 {
+		return
+	}
+	switch a {
+	case atom.Td, atom.Th:
+		b.popUntil(atom.Tr, atom.Tbody, atom.Thead, atom.Tfoot, atom.Table)
+		if t := b.top().DataAtom; t == atom.Table {
+			b.insert(b.element("tbody", atom.Tbody), true)
+		}
+		if t := b.top().DataAtom; t != atom.Tr {
+			b.insert(b.element("tr", atom.Tr), true)
+		}
+	case atom.Tr:
+		b.popUntil(atom.Tbody, atom.Thead, atom.Tfoot, atom.Table)
+		if b.top().DataAtom == atom.Table {
+			b.insert(b.element("tbody", atom.Tbody), true)
+		}
+	default: // tbody, thead, tfoot, caption, colgroup, col
+		b.popUntil(atom.Table)
+	}
+	el := b.element(name, a)
+	el.Attr = b.tagAttrs()
+	b.insert(el, a != atom.Col)
+}
+
+// popUntil closes elements until the current one is one of as, within
+// the current table.
+func (b *builder) popUntil(as ...atom.Atom) {
+	for len(b.stack) > 2 {
+		n := b.top()
+		if n.Namespace == "" {
+			for _, a := range as {
+				if n.DataAtom == a {
+					return
+				}
+			}
+			if n.DataAtom == atom.Table || n.DataAtom == atom.Template {
+				return
+			}
+		}
+		b.pop()
+	}
+}
+
+// end handles an end tag.
+func (b *builder) end() {
+	if b.body == nil {
+		return
+	}
+	name := b.z.name
+	a := atom.Lookup([]byte(name))
+	switch a {
+	case atom.Body, atom.Html, atom.Head:
+		return // what follows is the body's still
+	case atom.Br:
+		b.insert(b.element("br", atom.Br), false)
+		return
+	case atom.P:
+		if i := b.inScope(atom.P, atom.Button); i >= 0 {
+			b.popTo(i)
+		}
+		return
+	case atom.Li:
+		if i := b.inScope(atom.Li, atom.Ul); i >= 0 {
+			b.popTo(i)
+		}
+		return
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		if b.headings == 0 {
+			return
+		}
+		for i := len(b.stack) - 1; i > 0; i-- {
+			n := b.stack[i]
+			if heading(n) {
+				b.popTo(i)
+				return
+			}
+			if scopeBoundary(n, 0) {
+				return
+			}
+		}
+		return
+	case atom.Table, atom.Tbody, atom.Thead, atom.Tfoot, atom.Tr, atom.Td, atom.Th, atom.Caption, atom.Colgroup:
+		if i := b.inTableScope(a); i >= 0 {
+			b.popTo(i)
+		}
+		return
+	}
+	if formatting(a) || blocks(a) {
+		if i := b.inScope(a, 0); i >= 0 {
+			b.popTo(i)
+		}
+		return
+	}
+	if !b.isOpen(a, name) {
+		return
+	}
+	for i := len(b.stack) - 1; i > 0; i-- {
+		n := b.stack[i]
+		if n.Data == name {
+			b.popTo(i)
+			return
+		}
+		if n.Namespace == "" && special(n.DataAtom) {
+			return
+		}
+	}
+}
+
+func (b *builder) pop() {
+	if len(b.stack) > 2 {
+		b.popTo(len(b.stack) - 1)
+	}
+}
+
+// popTo closes the element at i of the open elements, and those inside
+// it; html and body stay open.
+func (b *builder) popTo(i int) {
+	i = max(i, 2)
+	for _, n := range b.stack[i:] {
+		b.count(n, -1)
+	}
+	b.stack = b.stack[:i]
+}
+
+// closeP closes an open paragraph.
+func (b *builder) closeP() {
+	if i := b.inScope(atom.P, atom.Button); i >= 0 {
+		b.popTo(i)
+	}
+}
+
+// closeItem closes an open list item (li) or definition (dd, dt) before
+// another, unless a block other than a div, p or address is between.
+func (b *builder) closeItem(a1, a2 atom.Atom) {
+	if !b.isOpen(a1, "") && (a2 == 0 || !b.isOpen(a2, "")) {
+		return
+	}
+	for i := len(b.stack) - 1; i > 1; i-- {
+		n := b.stack[i]
+		if n.Namespace != "" {
+			continue
+		}
+		if n.DataAtom == a1 || a2 != 0 && n.DataAtom == a2 {
+			b.popTo(i)
+			return
+		}
+		if special(n.DataAtom) && n.DataAtom != atom.Address && n.DataAtom != atom.Div && n.DataAtom != atom.P {
+			return
+		}
+	}
+}
+
+// inScope returns the index of the innermost open element a, if it is in
+// scope: no scope boundary (a table, a cell, and extra, if given: button
+// for a paragraph's scope, ul for a list item's) between.
+func (b *builder) inScope(a, extra atom.Atom) int {
+	if !b.isOpen(a, "") {
+		return -1
+	}
+	for i := len(b.stack) - 1; i > 0; i-- {
+		n := b.stack[i]
+		if n.DataAtom == a && n.Namespace == "" {
+			return i
+		}
+		if scopeBoundary(n, extra) {
+			return -1
+		}
+	}
+	return -1
+}
+
+// inTableScope is inScope where only tables and templates bound it.
+func (b *builder) inTableScope(a atom.Atom) int {
+	if !b.isOpen(a, "") {
+		return -1
+	}
+	for i := len(b.stack) - 1; i > 0; i-- {
+		n := b.stack[i]
+		if n.Namespace != "" {
+			continue
+		}
+		if n.DataAtom == a {
+			return i
+		}
+		if n.DataAtom == atom.Table || n.DataAtom == atom.Template {
+			return -1
+		}
+	}
+	return -1
+}
+
+// lastTable is the index of the innermost open table, or -1.
+func (b *builder) lastTable() int {
+	if !b.isOpen(atom.Table, "") {
+		return -1
+	}
+	for i := len(b.stack) - 1; i > 0; i-- {
+		if b.stack[i].DataAtom == atom.Table && b.stack[i].Namespace == "" {
+			return i
+		}
+	}
+	return -1
+}
+
+func scopeBoundary(n *html.Node, extra atom.Atom) bool {
+	switch n.Namespace {
+	case "":
+		switch n.DataAtom {
+		case atom.Applet, atom.Caption, atom.Html, atom.Table, atom.Td, atom.Th, atom.Marquee, atom.Object, atom.Template:
+			return true
+		}
+		if extra != 0 && n.DataAtom == extra {
+			return true
+		}
+		return extra == atom.Ul && n.DataAtom == atom.Ol
+	case "svg":
+		return n.Data == "foreignobject" || n.Data == "desc" || n.Data == "title"
+	case "math":
+		switch n.Data {
+		case "mi", "mo", "mn", "ms", "mtext", "annotation-xml":
+			return true
+		}
+	}
+	return false
+}
+
+// tableContext reports whether n is a table or a part of one that holds
+// only other parts: content that is not a part of a table goes before it.
+func tableContext(n *html.Node) bool {
+	if n.Namespace != "" {
+		return false
+	}
+	switch n.DataAtom {
+	case atom.Table, atom.Tbody, atom.Thead, atom.Tfoot, atom.Tr:
+		return true
+	}
+	return false
+}
+
+func heading(n *html.Node) bool {
+	if n.Namespace != "" {
+		return false
+	}
+	switch n.DataAtom {
+	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
+		return true
+	}
+	return false
+}
+
+func allSpace(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isSpace(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func appendChild(p, c *html.Node) {
+	c.Parent = p
+	if last := p.LastChild; last != nil {
+		last.NextSibling = c
+		c.PrevSibling = last
+	} else {
+		p.FirstChild = c
+	}
+	p.LastChild = c
+}
+
+// voidElements reports whether a is an element that holds nothing.
+func voidElements(a atom.Atom) bool {
+	switch a {
+	case atom.Area, atom.Base, atom.Basefont, atom.Bgsound, atom.Br, atom.Col, atom.Embed, atom.Frame, atom.Hr,
+		atom.Img, atom.Input, atom.Keygen, atom.Link, atom.Meta, atom.Param, atom.Source, atom.Track, atom.Wbr:
+		return true
+	}
+	return false
+}
+
+// inTable reports whether a table holds an element a where it is, not
+// before it.
+func inTable(a atom.Atom) bool {
+	switch a {
+	case atom.Caption, atom.Colgroup, atom.Col, atom.Tbody, atom.Thead, atom.Tfoot, atom.Tr, atom.Td, atom.Th,
+		atom.Script, atom.Style, atom.Template, atom.Table:
+		return true
+	}
+	return false
+}
+
+// blocks reports whether an end tag a closes its element and what is
+// open inside it, when it is in scope.
+func blocks(a atom.Atom) bool {
+	switch a {
+	case atom.Address, atom.Article, atom.Aside, atom.Blockquote, atom.Button, atom.Center, atom.Details,
+		atom.Dialog, atom.Dir, atom.Div, atom.Dl, atom.Fieldset, atom.Figcaption, atom.Figure, atom.Footer,
+		atom.Form, atom.Header, atom.Hgroup, atom.Listing, atom.Main, atom.Menu, atom.Nav, atom.Ol, atom.Pre,
+		atom.Search, atom.Section, atom.Summary, atom.Ul, atom.Dd, atom.Dt, atom.Applet, atom.Marquee, atom.Object:
+		return true
+	}
+	return false
+}
+
+// formatting reports whether a is an element that formats text.
+func formatting(a atom.Atom) bool {
+	switch a {
+	case atom.A, atom.B, atom.Big, atom.Code, atom.Em, atom.Font, atom.I, atom.Nobr, atom.S, atom.Small,
+		atom.Strike, atom.Strong, atom.Tt, atom.U:
+		return true
+	}
+	return false
+}
+
+// special reports whether a is an element that an end tag that does not
+// match it does not close.
+func special(a atom.Atom) bool {
+	switch a {
+	case atom.Address, atom.Applet, atom.Area, atom.Article, atom.Aside, atom.Base, atom.Basefont, atom.Bgsound,
+		atom.Blockquote, atom.Body, atom.Br, atom.Button, atom.Caption, atom.Center, atom.Col, atom.Colgroup,
+		atom.Dd, atom.Details, atom.Dir, atom.Div, atom.Dl, atom.Dt, atom.Embed, atom.Fieldset, atom.Figcaption,
+		atom.Figure, atom.Footer, atom.Form, atom.Frame, atom.Frameset, atom.H1, atom.H2, atom.H3, atom.H4,
+		atom.H5, atom.H6, atom.Head, atom.Header, atom.Hgroup, atom.Hr, atom.Html, atom.Iframe, atom.Img,
+		atom.Input, atom.Keygen, atom.Li, atom.Link, atom.Listing, atom.Main, atom.Marquee, atom.Menu, atom.Meta,
+		atom.Nav, atom.Noembed, atom.Noframes, atom.Noscript, atom.Object, atom.Ol, atom.P, atom.Param,
+		atom.Plaintext, atom.Pre, atom.Script, atom.Search, atom.Section, atom.Select, atom.Source, atom.Style,
+		atom.Summary, atom.Table, atom.Tbody, atom.Td, atom.Template, atom.Textarea, atom.Tfoot, atom.Th,
+		atom.Thead, atom.Title, atom.Tr, atom.Track, atom.Ul, atom.Wbr, atom.Xmp:
+		return true
+	}
+	return false
+}
+
+// breakout reports whether a is an HTML element whose start tag ends SVG
+// or MathML.
+func breakout(a atom.Atom) bool {
+	switch a {
+	case atom.B, atom.Big, atom.Blockquote, atom.Body, atom.Br, atom.Center, atom.Code, atom.Dd, atom.Div,
+		atom.Dl, atom.Dt, atom.Em, atom.Embed, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Head,
+		atom.Hr, atom.I, atom.Img, atom.Li, atom.Listing, atom.Menu, atom.Meta, atom.Nobr, atom.Ol, atom.P,
+		atom.Pre, atom.Ruby, atom.S, atom.Small, atom.Span, atom.Strong, atom.Strike, atom.Sub, atom.Sup,
+		atom.Table, atom.Tt, atom.U, atom.Ul, atom.Var:
+		return true
+	}
+	return false
+}
