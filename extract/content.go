@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 	"unicode"
@@ -41,6 +42,7 @@ type selector struct {
 	head      map[*html.Node]bool     // blocks at the head of the content that may be a dateline (markHead)
 	article   bool                    // the page says it is an article (and is no forum)
 	best      *html.Node              // the element that scored best, before any climb
+	page      *url.URL                // the page's URL
 }
 
 // wordKind says which word lists a class token belongs to (hasWord).
@@ -376,6 +378,32 @@ func (s *selector) clutter(n *html.Node) bool {
 	return false
 }
 
+// datedHead reports whether an article shows a date (a time element) at
+// its head, before its first paragraph of 200 letters or more: a post,
+// not a page with "last updated" in its footer.
+func (s *selector) datedHead(n *html.Node) bool {
+	found, past := false, false
+	var walk func(p *html.Node)
+	walk = func(p *html.Node) {
+		for c := p.FirstChild; c != nil && !found && !past; c = c.NextSibling {
+			st := s.stats[c]
+			if c.Type != html.ElementNode || st == nil {
+				continue
+			}
+			switch {
+			case c.DataAtom == atom.Time:
+				found = true
+			case c.DataAtom == atom.P && st.text >= 200:
+				past = true
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return found
+}
+
 // leadsClutter reports whether a heading announces the block after it
 // ("More:", "Read also:") and that block is clutter: it goes with it.
 func (s *selector) leadsClutter(n *html.Node) bool {
@@ -384,6 +412,9 @@ func (s *selector) leadsClutter(n *html.Node) bool {
 	}
 	next := n.NextSibling
 	for next != nil && (next.Type != html.ElementNode || s.stats[next] == nil) {
+		if next.Type == html.TextNode && strings.TrimSpace(next.Data) != "" {
+			return false // text of its own comes first
+		}
 		next = next.NextSibling
 	}
 	return next != nil && s.clutter(next)
@@ -968,11 +999,14 @@ func (s *selector) semantic(body *html.Node) *html.Node {
 
 // holdsTeasers reports whether a semantic container (a main) holds, beside
 // the article the best candidate is in, other stories' teasers: article
-// elements that share no class word with it and are mostly links. The
-// article alone is then the content. Articles that share a class word (a
+// elements that share no class word with it and are mostly links, or,
+// in a box of their own beside it (a "most read" list), that are each
+// titled by a link to another page and small beside it. The article
+// alone is then the content. Articles that share a class word (a
 // thread's posts, a live blog's updates, a listing's cards, however they
-// are wrapped) or carry text of their own (a digest's briefs) are a
-// sequence that the main holds whole, as are a forum's.
+// are wrapped) or carry text of their own (a digest's briefs, a front
+// page's excerpts) and stand beside it rather than in a box of their own
+// are a sequence that the main holds whole, as are a forum's.
 func (s *selector) holdsTeasers(sem, best *html.Node) bool {
 	if best == nil || s.forum || sem.DataAtom == atom.Article || s.stats[sem].articles < 2 {
 		return false
@@ -988,15 +1022,21 @@ func (s *selector) holdsTeasers(sem, best *html.Node) bool {
 	}
 	ownClass := classWords(own)
 	teasers := 0
-	var walk func(n *html.Node) bool // false: not teasers
-	walk = func(n *html.Node) bool {
+	// box is the outermost element on the way down to an article that does
+	// not hold own: the box the article is in, or the article itself.
+	var walk func(n, box *html.Node) bool // false: not teasers
+	walk = func(n, box *html.Node) bool {
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
 			st := s.stats[c]
 			if c.Type != html.ElementNode || st == nil || st.articles == 0 || c == own {
 				continue
 			}
+			in := box
+			if in == nil && !contains(c, own) {
+				in = c
+			}
 			if c.DataAtom != atom.Article {
-				if !walk(c) {
+				if !walk(c, in) {
 					return false
 				}
 				continue
@@ -1005,7 +1045,7 @@ func (s *selector) holdsTeasers(sem, best *html.Node) bool {
 			case s.softBoilerplate(c):
 				continue // a comment, which the content leaves out anyway
 			case !sharesWord(classWords(c), ownClass) && st.linkDensity() > 0.3:
-			case 4*prose(st) < prose(s.stats[own]) && titledElsewhere(c):
+			case in != c && s.stats[in].articles > 1 && 4*prose(st) < prose(s.stats[own]) && s.titledElsewhere(c):
 			default:
 				return false
 			}
@@ -1013,7 +1053,7 @@ func (s *selector) holdsTeasers(sem, best *html.Node) bool {
 		}
 		return true
 	}
-	return walk(sem) && teasers > 0
+	return walk(sem, nil) && teasers > 0
 }
 
 // classWords are an element's class words, lower case, without digits
@@ -1090,20 +1130,24 @@ func contains(a, b *html.Node) bool {
 }
 
 // wrapsPage reports whether a semantic container holds the page's own
-// chrome: a header with the site's navigation and a footer, outside any
-// article inside it. It is then the page's wrapper, as body is, and says
+// chrome: a header with the site's navigation and not the article's title
+// (an article's own head may hold its breadcrumbs) and a footer, outside
+// any article, quote, figure or aside inside it (where a footer is an
+// attribution). It is then the page's wrapper, as body is, and says
 // nothing of where the content is.
 func wrapsPage(n *html.Node) bool {
 	var header, footer bool
 	var walk func(*html.Node)
 	walk = func(p *html.Node) {
 		for c := p.FirstChild; c != nil; c = c.NextSibling {
-			if c.Type != html.ElementNode || c.DataAtom == atom.Article {
+			if c.Type != html.ElementNode {
 				continue
 			}
 			switch c.DataAtom {
+			case atom.Article, atom.Blockquote, atom.Figure, atom.Aside:
+				continue
 			case atom.Header:
-				if findElement(c, atom.Nav) != nil {
+				if findElement(c, atom.Nav) != nil && findElement(c, atom.H1) == nil {
 					header = true
 				}
 				continue
@@ -1118,19 +1162,37 @@ func wrapsPage(n *html.Node) bool {
 	return header && footer
 }
 
-// titledElsewhere reports whether an element's first heading is a link to
-// another page: a story's teaser, whose title leads to the story.
-func titledElsewhere(n *html.Node) bool {
-	for h := range n.Descendants() {
-		if h.Type != html.ElementNode || !isHeading(h) {
-			continue
+// titledElsewhere reports whether an element's first heading shown is a
+// link to another page: a story's teaser, whose title leads to the story.
+// A link to the page itself (a live blog's permalink to an update) is no
+// other page, whatever its fragment or query.
+func (s *selector) titledElsewhere(n *html.Node) bool {
+	var h *html.Node
+	var find func(p *html.Node)
+	find = func(p *html.Node) {
+		for c := p.FirstChild; c != nil && h == nil; c = c.NextSibling {
+			if c.Type != html.ElementNode || s.stats[c] == nil {
+				continue // not shown: an author's pane, a hidden title
+			}
+			if isHeading(c) {
+				h = c
+				return
+			}
+			find(c)
 		}
-		a := findElement(h, atom.A)
-		if a == nil {
-			return false
-		}
-		href := strings.TrimSpace(attr(a, "href"))
-		return href != "" && !strings.HasPrefix(href, "#")
 	}
-	return false
+	find(n)
+	if h == nil {
+		return false
+	}
+	a := findElement(h, atom.A)
+	if a == nil {
+		return false
+	}
+	href := strings.TrimSpace(attr(a, "href"))
+	if href == "" {
+		return false
+	}
+	u, err := s.page.Parse(href)
+	return err == nil && (u.Host != s.page.Host || u.Path != s.page.Path)
 }

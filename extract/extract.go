@@ -130,10 +130,11 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Docume
 		return out
 	}
 	article := m.article && !m.forum
-	s := &selector{forum: m.forum, article: article, skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
+	s := &selector{forum: m.forum, article: article, page: base, skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
 	nodes := s.choose(body)
-	if !article && !m.forum && len(nodes) == 1 && nodes[0].DataAtom == atom.Article && findElement(nodes[0], atom.Time) != nil {
-		// The page's one article element, dated, is the content: a post.
+	if !article && !m.forum && !m.typed && len(nodes) == 1 && nodes[0].DataAtom == atom.Article && s.datedHead(nodes[0]) {
+		// A page that says nothing of what it is, whose content is its
+		// one article element, dated at its head: a post.
 		article = true
 		s.article = true
 	}
@@ -462,6 +463,7 @@ type meta struct {
 	directives                          []directives.Set
 	article                             bool // og:type or JSON-LD says the page is an article
 	forum                               bool // JSON-LD says it is a discussion
+	typed                               bool // og:type says what it is, article or not
 }
 
 func readMeta(doc *html.Node, base *url.URL) meta {
@@ -488,6 +490,7 @@ func readMeta(doc *html.Node, base *url.URL) meta {
 				ogDesc = firstNonEmpty(ogDesc, content)
 			case "og:type":
 				m.article = m.article || strings.EqualFold(content, "article")
+				m.typed = m.typed || strings.TrimSpace(content) != ""
 			case "robots", "heed":
 				m.directives = append(m.directives, directives.ParseMeta(name, content)...)
 			case "content-language":
