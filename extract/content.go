@@ -732,7 +732,7 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 		}
 		scores[n] += v
 	}
-	for n := range body.Descendants() {
+	for n := range descendants(body) {
 		if n.Type != html.ElementNode || !paragraphLike(n) {
 			continue
 		}
@@ -917,7 +917,7 @@ func (s *selector) twins(body, best *html.Node, chosen []*html.Node) []*html.Nod
 		return false
 	}
 	added := false
-	for n := range body.Descendants() {
+	for n := range descendants(body) {
 		if n.Type != html.ElementNode || n.DataAtom != best.DataAtom || in[n] || attr(n, "class") != class || s.skip(n) || inside(n) {
 			continue
 		}
@@ -934,7 +934,7 @@ func (s *selector) twins(body, best *html.Node, chosen []*html.Node) []*html.Nod
 		return chosen
 	}
 	var out []*html.Node
-	for n := range body.Descendants() {
+	for n := range descendants(body) {
 		if in[n] {
 			out = append(out, n)
 		}
@@ -962,7 +962,7 @@ func isHeading(n *html.Node) bool {
 // articleBody), if it has one with enough text.
 func (s *selector) semantic(body *html.Node) *html.Node {
 	var mains, bodies, articles []*html.Node
-	for n := range body.Descendants() {
+	for n := range descendants(body) {
 		if n.Type != html.ElementNode || s.stats[n] == nil {
 			continue
 		}

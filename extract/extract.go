@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net/url"
 	"strings"
 	"time"
@@ -417,8 +418,31 @@ func lowerASCII(s string) string {
 	return s
 }
 
+// descendants yields the nodes under n in document order, as
+// n.Descendants does, but in constant time a node however deep they are.
+func descendants(n *html.Node) iter.Seq[*html.Node] {
+	return func(yield func(*html.Node) bool) {
+		for c := n.FirstChild; c != nil; {
+			if !yield(c) {
+				return
+			}
+			if c.FirstChild != nil {
+				c = c.FirstChild
+				continue
+			}
+			for c != n && c.NextSibling == nil {
+				c = c.Parent
+			}
+			if c == n {
+				return
+			}
+			c = c.NextSibling
+		}
+	}
+}
+
 func findElement(n *html.Node, a atom.Atom) *html.Node {
-	for d := range n.Descendants() {
+	for d := range descendants(n) {
 		if d.Type == html.ElementNode && d.DataAtom == a {
 			return d
 		}
@@ -432,7 +456,7 @@ func links(doc *html.Node, base *url.URL) []string {
 	seen := map[string]bool{}
 	read := map[string]bool{} // hrefs as written: pages repeat their links
 	out := []string{}
-	for n := range doc.Descendants() {
+	for n := range descendants(doc) {
 		if n.Type != html.ElementNode || n.DataAtom != atom.A && n.DataAtom != atom.Area {
 			continue
 		}
@@ -469,7 +493,7 @@ type meta struct {
 func readMeta(doc *html.Node, base *url.URL) meta {
 	var m meta
 	var titleTag, ogTitle, ldTitle, ogDesc, desc string
-	for n := range doc.Descendants() {
+	for n := range descendants(doc) {
 		if n.Type != html.ElementNode {
 			continue
 		}

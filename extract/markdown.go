@@ -473,7 +473,7 @@ func figureImage(fig *html.Node) *html.Node {
 	if fig == nil || fig.DataAtom != atom.Figure || figureCaption(fig) == "" {
 		return nil
 	}
-	for d := range fig.Descendants() {
+	for d := range descendants(fig) {
 		if d.Type == html.ElementNode && d.DataAtom == atom.Img {
 			return d
 		}
@@ -961,7 +961,7 @@ func textOf(n *html.Node) string {
 		return n.Data
 	}
 	var b strings.Builder
-	for d := range n.Descendants() {
+	for d := range descendants(n) {
 		if d.Type == html.TextNode {
 			b.WriteString(d.Data)
 		}
