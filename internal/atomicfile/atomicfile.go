@@ -14,6 +14,17 @@ const TempPrefix = ".heed-"
 // Write writes data to path: to a temporary file in the same directory,
 // synced, then renamed over path, and the directory synced.
 func Write(path string, data []byte) error {
+	if err := WriteUnsyncedDir(path, data); err != nil {
+		return err
+	}
+	SyncDir(filepath.Dir(path)) // the file is written: a directory that cannot be synced is no error
+	return nil
+}
+
+// WriteUnsyncedDir is Write without the directory's sync: a crash may
+// leave the old file, or none, until SyncDir syncs the directory, but
+// never a part. A writer of many files syncs each directory once for all.
+func WriteUnsyncedDir(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -35,12 +46,16 @@ func Write(path string, data []byte) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	return os.Rename(tmp, path)
+}
+
+// SyncDir syncs a directory, so that the names renamed into it last.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
 		return err
 	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	err = d.Sync()
+	d.Close()
+	return err
 }

@@ -3,6 +3,7 @@ package stash
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -99,5 +100,131 @@ func TestCloseDuringWrites(t *testing.T) {
 			s.Validators(ctx, "docs", "https://e.com/after")
 			s.Close()
 		})
+	}
+}
+
+// holdWrites makes the writes of url's files wait until the returned
+// release is called; started is closed when the first of them begins.
+func holdWrites(t *testing.T, url string) (started <-chan struct{}, release func()) {
+	t.Helper()
+	start, hold := make(chan struct{}), make(chan struct{})
+	var once, first sync.Once
+	orig := writeFile
+	writeFile = func(path string, data []byte) error {
+		if strings.Contains(string(data), url) {
+			first.Do(func() { close(start) })
+			<-hold
+		}
+		return orig(path, data)
+	}
+	release = func() { once.Do(func() { close(hold) }) }
+	t.Cleanup(func() { release(); writeFile = orig })
+	return start, release
+}
+
+// A page's file is written while other pages are put: a Put does not wait
+// for another's file, and both are stored.
+func TestPutsWriteFilesAtOnce(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	started, release := holdWrites(t, "https://e.com/slow")
+	slow := make(chan error)
+	go func() {
+		_, err := s.Put(ctx, snap("https://e.com/slow", "Slow", "the slow page"))
+		slow <- err
+	}()
+	<-started
+	withTimeout(t, 10*time.Second, func() {
+		if _, err := s.Put(ctx, snap("https://e.com/fast", "Fast", "the fast page")); err != nil {
+			t.Error(err)
+		}
+	})
+	release()
+	if err := <-slow; err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"https://e.com/slow", "https://e.com/fast"} {
+		if got, err := s.Get(ctx, u); err != nil || !strings.Contains(got.Markdown, "page") {
+			t.Errorf("Get(%s): %v, %+v", u, err, got)
+		}
+	}
+	if hits, err := s.Search(ctx, Query{Text: "slow"}); err != nil || len(hits) != 1 {
+		t.Errorf("search: %v, %d hits", err, len(hits))
+	}
+}
+
+// Two Puts of one URL write its file one after the other, in the order
+// they came: the later one's Markdown is what stays.
+func TestPutsOfOneURLInOrder(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	const u = "https://e.com/page"
+	started, release := holdWrites(t, u)
+	first := make(chan error)
+	go func() {
+		_, err := s.Put(ctx, snap(u, "T", "the first version"))
+		first <- err
+	}()
+	<-started
+	second := make(chan error)
+	go func() {
+		_, err := s.Put(ctx, snap(u, "T", "the second version"))
+		second <- err
+	}()
+	select {
+	case err := <-second:
+		t.Fatalf("the second Put returned (%v) while the first was writing", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-second; err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, u)
+	if err != nil || !strings.Contains(got.Markdown, "second version") {
+		t.Errorf("Get: %v, %q", err, got.Markdown)
+	}
+}
+
+// Close waits for a file being written, and indexes it: opened again,
+// the stash finds the page with nothing pending.
+func TestCloseWaitsForWrites(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.SetBatch(64)
+	ctx := context.Background()
+	started, release := holdWrites(t, "https://e.com/slow")
+	put := make(chan error)
+	go func() {
+		_, err := s.Put(ctx, snap("https://e.com/slow", "Slow", "the slow page"))
+		put <- err
+	}()
+	<-started
+	closed := make(chan error)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		t.Fatalf("Close returned (%v) while a file was being written", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	release()
+	if err := <-put; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, dir)
+	if n, _ := s.settleCount(ctx); n != 0 {
+		t.Errorf("%d rows pending", n)
+	}
+	if hits, err := s.Search(ctx, Query{Text: "slow"}); err != nil || len(hits) != 1 {
+		t.Errorf("search: %v, %d hits", err, len(hits))
 	}
 }

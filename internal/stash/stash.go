@@ -78,6 +78,15 @@ type Stash struct {
 	flusher *time.Timer // flushes waiting maxWait after the first came
 	closed  bool
 
+	// Put writes files outside mu, so that several pages' files are
+	// written (and synced) at once: writing holds the URLs whose files
+	// are being written, and idle is signalled when one is done. dirty are
+	// the directories renamed into since the last index commit, synced
+	// before the next.
+	writing map[string]bool
+	idle    *sync.Cond
+	dirty   map[string]bool
+
 	stmtMu      sync.Mutex
 	stmts       map[string]*sql.Stmt // the statements a crawl runs per page, prepared once
 	stmtsClosed bool                 // Close closed them: none is prepared again
@@ -142,7 +151,8 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 			return nil, fmt.Errorf("stash: index schema: %w", err)
 		}
 	}
-	s := &Stash{dir: dir, db: db}
+	s := &Stash{dir: dir, db: db, writing: map[string]bool{}, dirty: map[string]bool{}}
+	s.idle = sync.NewCond(&s.mu)
 	// Only the writer settles pending rows: another process's pending
 	// rows are writes under way, not leftovers of a crash.
 	if f, err := os.OpenFile(filepath.Join(dir, ".heed", "lock"), os.O_CREATE|os.O_RDWR, 0o644); err == nil {
@@ -223,8 +233,9 @@ func (s *Stash) Dir() string { return s.dir }
 
 // Close closes the index and lets go of the writer lock.
 func (s *Stash) Close() error {
-	ferr := s.Flush(context.Background())
 	s.mu.Lock()
+	s.wait()
+	ferr := s.flush(context.Background())
 	s.closed = true // a flusher's timer that fired meanwhile finds nothing to do
 	s.mu.Unlock()
 	s.stmtMu.Lock()
@@ -309,6 +320,9 @@ func (s *Stash) flush(ctx context.Context) error {
 		return nil
 	}
 	// On failure the entries stay waiting, for the next flush to retry.
+	if err := s.syncDirs(); err != nil {
+		return writeErr("syncing", err)
+	}
 	if err := s.index(ctx, s.waiting...); err != nil {
 		return writeErr("indexing", err)
 	}
@@ -341,6 +355,12 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for s.writing[snap.URL] {
+		s.idle.Wait() // another Put of this URL is writing its file
+	}
+	if s.closed {
+		return false, errClosed
+	}
 	snap.ID = IDOf(snap.URL)
 	snap.Hash = HashOf(snap.Markdown)
 	var oldHash, oldPath, oldState string
@@ -382,9 +402,21 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	if err != nil {
 		return false, writeErr("recording "+path, err)
 	}
-	// 2. Write the file.
-	if err := atomicfile.Write(filepath.Join(s.dir, filepath.FromSlash(path)), encode(snap)); err != nil {
+	// 2. Write the file, letting other pages be recorded meanwhile. Its
+	// directory is synced before its index entry is settled.
+	file := filepath.Join(s.dir, filepath.FromSlash(path))
+	s.writing[snap.URL] = true
+	err = s.unlocked(func() error { return writeFile(file, encode(snap)) })
+	delete(s.writing, snap.URL)
+	s.idle.Broadcast()
+	if err != nil {
 		return false, writeErr("writing "+path, err)
+	}
+	s.dirty[filepath.Dir(file)] = true
+	if s.closed {
+		// Closed while the file was written: the row is pending, and the
+		// next Open indexes the file.
+		return true, nil
 	}
 	if oldPath != "" && oldPath != path {
 		s.removeFile(ctx, oldPath, snap.URL)
@@ -404,10 +436,45 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 		// holds its snapshots too.
 		return true, s.flush(context.WithoutCancel(ctx))
 	}
+	if err := s.syncDirs(); err != nil {
+		return false, writeErr("syncing "+path, err)
+	}
 	if err := s.index(ctx, snap); err != nil {
 		return false, writeErr("indexing "+path, err)
 	}
 	return true, nil
+}
+
+// writeFile writes a snapshot's file; tests hold it up.
+var writeFile = atomicfile.WriteUnsyncedDir
+
+// errClosed is returned by a Put after Close.
+var errClosed = errors.New("stash: closed")
+
+// unlocked runs f with mu unlocked, and locks it again.
+func (s *Stash) unlocked(f func() error) error {
+	s.mu.Unlock()
+	defer s.mu.Lock()
+	return f()
+}
+
+// wait waits, with mu held, until no Put is writing a file.
+func (s *Stash) wait() {
+	for len(s.writing) > 0 {
+		s.idle.Wait()
+	}
+}
+
+// syncDirs syncs the directories files were renamed into since the last
+// sync, so that an index entry is settled only for a file that lasts.
+func (s *Stash) syncDirs() error {
+	for d := range s.dirty {
+		if err := atomicfile.SyncDir(d); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		delete(s.dirty, d)
+	}
+	return nil
 }
 
 // namedPath is the file of a snapshot with a preferred name: NamedPath's,
@@ -767,6 +834,7 @@ func (s *Stash) Remove(ctx context.Context, source string) (int, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.wait()
 	if err := s.flush(ctx); err != nil {
 		return 0, err
 	}
@@ -807,6 +875,7 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.wait()
 	s.waiting = s.waiting[:0] // the files are read again, those too
 	marker := filepath.Join(s.dir, reindexMarker)
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
