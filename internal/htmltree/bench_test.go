@@ -1,6 +1,7 @@
 package htmltree
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -70,6 +71,7 @@ func BenchmarkHostile(b *testing.B) {
 		{"attributes", "<p " + strings.Repeat("a ", 4<<20) + ">"},
 		{"before-a-table", "<table>" + strings.Repeat("x<b>", 1<<20)},
 		{"nested-svg", strings.Repeat("<svg><g>", 1<<19)},
+		{"body-tags", bodyTags(1 << 18)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.page)))
@@ -78,4 +80,14 @@ func BenchmarkHostile(b *testing.B) {
 			}
 		})
 	}
+}
+
+// bodyTags is a page of n body tags, each with an attribute of its own.
+func bodyTags(n int) string {
+	var b strings.Builder
+	b.WriteString("<p>x")
+	for i := range n {
+		fmt.Fprintf(&b, "<body a%d>", i)
+	}
+	return b.String()
 }

@@ -71,8 +71,9 @@ type builder struct {
 	stack                 []*html.Node // open elements, html first
 	nodes                 []html.Node  // the block nodes are allocated from
 	attrs                 []html.Attribute
-	seen                  map[string]bool // attribute keys of a tag, when it has many
-	afterPre              bool            // a newline right after <pre>, <listing> or <textarea> is dropped
+	seen                  map[string]bool                // attribute keys of a tag, when it has many
+	merged                map[*html.Node]map[string]bool // the keys of html's and body's attributes, once another tag adds to them
+	afterPre              bool                           // a newline right after <pre>, <listing> or <textarea> is dropped
 
 	// How many elements are open by name (atoms, of which two may share a
 	// count, and other names), so that looking for one that is not open
@@ -143,22 +144,29 @@ next:
 }
 
 // mergeAttrs adds to n the attributes of the current tag it lacks (a
-// second <html> or <body> tag).
+// second <html> or <body> tag), up to maxAttrs of them in all, so that a
+// page of a million body tags costs linear time.
 func (b *builder) mergeAttrs(n *html.Node) {
+	if len(b.z.attrs) == 0 || len(n.Attr) >= maxAttrs {
+		return
+	}
+	if b.merged == nil {
+		b.merged = map[*html.Node]map[string]bool{}
+	}
+	keys := b.merged[n]
+	if keys == nil {
+		keys = map[string]bool{}
+		for _, a := range n.Attr {
+			keys[a.Key] = true
+		}
+		b.merged[n] = keys
+	}
 	for _, a := range b.tagAttrs() {
-		if !hasAttr(n, a.Key) {
+		if !keys[a.Key] && len(n.Attr) < maxAttrs {
+			keys[a.Key] = true
 			n.Attr = append(n.Attr, a)
 		}
 	}
-}
-
-func hasAttr(n *html.Node, key string) bool {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return true
-		}
-	}
-	return false
 }
 
 func (b *builder) top() *html.Node { return b.stack[len(b.stack)-1] }
