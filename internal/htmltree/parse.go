@@ -40,7 +40,8 @@ func Parse(page string) *html.Node {
 	b.head = b.element("head", atom.Head)
 	appendChild(b.doc, b.html)
 	appendChild(b.html, b.head)
-	b.stack = append(b.stack, b.html)
+	b.pos = map[string][]int32{}
+	b.push(b.html)
 	for {
 		b.z.next()
 		switch b.z.kind {
@@ -75,12 +76,13 @@ type builder struct {
 	merged                map[*html.Node]map[string]bool // the keys of html's and body's attributes, once another tag adds to them
 	afterPre              bool                           // a newline right after <pre>, <listing> or <textarea> is dropped
 
-	// How many elements are open by name (atoms, of which two may share a
-	// count, and other names), so that looking for one that is not open
-	// costs nothing however deep the open elements are.
-	open     [2048]int32
-	openName map[string]int32
-	headings int32
+	// frames go with the open elements: for each, where the nearest
+	// element that bounds a search for an open element is, at it or below
+	// it; pos holds where the open elements of each name are. Together
+	// they answer whether an element is open and in scope at once,
+	// however deep the open elements are.
+	frames []frame
+	pos    map[string][]int32
 
 	// Text nodes that text was added to, and their text, joined at the end.
 	joined map[*html.Node]*strings.Builder
@@ -119,10 +121,7 @@ func (b *builder) tagAttrs() []html.Attribute {
 	}
 	start := len(b.attrs)
 	if len(as) > 16 {
-		clear(b.seen)
-		if b.seen == nil {
-			b.seen = map[string]bool{}
-		}
+		b.seen = make(map[string]bool, len(as)) // clearing a map costs its largest size
 	}
 next:
 	for _, a := range as {
@@ -175,7 +174,7 @@ func (b *builder) startBody() {
 	b.body = b.element("body", atom.Body)
 	b.body.Attr = b.tagAttrs()
 	appendChild(b.html, b.body)
-	b.stack = append(b.stack[:1], b.body)
+	b.push(b.body)
 }
 
 // text inserts a text token.
@@ -399,35 +398,66 @@ func (b *builder) join(n *html.Node, t string) {
 	sb.WriteString(t)
 }
 
+// frame is where, at an open element or below it, the nearest elements
+// are that stop a search for an open element: the boundaries of an
+// element's scope, of a paragraph's (button too), of a list item's (ol
+// and ul too) and of a table part's (table, template); the nearest
+// special element (an end tag that does not match it does not close it);
+// and the nearest special one other than address, div and p (which stop
+// a search for an open list item or definition).
+type frame struct {
+	scope, button, list, table, special, item int32
+}
+
 func (b *builder) push(el *html.Node) {
-	b.stack = append(b.stack, el)
-	b.count(el, 1)
-}
-
-func (b *builder) count(el *html.Node, d int32) {
-	if el.DataAtom == 0 {
-		if b.openName == nil {
-			b.openName = map[string]int32{}
+	i := int32(len(b.stack))
+	f := frame{-1, -1, -1, -1, -1, -1}
+	if i > 0 {
+		f = b.frames[i-1]
+	}
+	if scopeBoundary(el, 0) {
+		f.scope = i
+	}
+	if scopeBoundary(el, atom.Button) {
+		f.button = i
+	}
+	if scopeBoundary(el, atom.Ul) {
+		f.list = i
+	}
+	if el.Namespace == "" {
+		switch el.DataAtom {
+		case atom.Table, atom.Template, atom.Html:
+			f.table = i
 		}
-		b.openName[el.Data] += d
-		return
+		if special(el.DataAtom) {
+			f.special = i
+			if el.DataAtom != atom.Address && el.DataAtom != atom.Div && el.DataAtom != atom.P {
+				f.item = i
+			}
+		}
 	}
-	b.open[slot(el.DataAtom)] += d
-	if heading(el) {
-		b.headings += d
-	}
+	b.stack = append(b.stack, el)
+	b.frames = append(b.frames, f)
+	b.pos[el.Data] = append(b.pos[el.Data], i)
 }
 
-// isOpen reports whether an element named a (or name, if a is 0) may be
-// open.
-func (b *builder) isOpen(a atom.Atom, name string) bool {
-	if a == 0 {
-		return b.openName[name] > 0
+// last is the index of the innermost open element named name, or -1.
+func (b *builder) last(name string) int {
+	if l := b.pos[name]; len(l) > 0 {
+		return int(l[len(l)-1])
 	}
-	return b.open[slot(a)] > 0
+	return -1
 }
 
-func slot(a atom.Atom) int { return int(a>>8) % 2048 }
+// lastHTML is last for an HTML element: -1 if the innermost element of
+// the name is SVG or MathML's (which a search for the HTML one passes).
+func (b *builder) lastHTML(a atom.Atom) (i int, ok bool) {
+	i = b.last(a.String())
+	return i, i < 0 || b.stack[i].Namespace == ""
+}
+
+// topFrame is the current element's frame.
+func (b *builder) topFrame() frame { return b.frames[len(b.frames)-1] }
 
 // tablePart handles the start tag of a part of a table: outside a table
 // it is ignored; inside one it closes the parts it cannot be inside and
@@ -502,7 +532,17 @@ func (b *builder) end() {
 		}
 		return
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-		if b.headings == 0 {
+		j := -1
+		for _, h := range []string{"h1", "h2", "h3", "h4", "h5", "h6"} {
+			j = max(j, b.last(h))
+		}
+		if j < 0 {
+			return
+		}
+		if b.stack[j].Namespace == "" {
+			if j >= int(b.topFrame().scope) {
+				b.popTo(j)
+			}
 			return
 		}
 		for i := len(b.stack) - 1; i > 0; i-- {
@@ -528,18 +568,8 @@ func (b *builder) end() {
 		}
 		return
 	}
-	if !b.isOpen(a, name) {
-		return
-	}
-	for i := len(b.stack) - 1; i > 0; i-- {
-		n := b.stack[i]
-		if n.Data == name {
-			b.popTo(i)
-			return
-		}
-		if n.Namespace == "" && special(n.DataAtom) {
-			return
-		}
+	if j := b.last(name); j >= 0 && j >= int(b.topFrame().special) {
+		b.popTo(j)
 	}
 }
 
@@ -554,9 +584,11 @@ func (b *builder) pop() {
 func (b *builder) popTo(i int) {
 	i = max(i, 2)
 	for _, n := range b.stack[i:] {
-		b.count(n, -1)
+		l := b.pos[n.Data]
+		b.pos[n.Data] = l[:len(l)-1]
 	}
 	b.stack = b.stack[:i]
+	b.frames = b.frames[:i]
 }
 
 // closeP closes an open paragraph.
@@ -569,7 +601,15 @@ func (b *builder) closeP() {
 // closeItem closes an open list item (li) or definition (dd, dt) before
 // another, unless a block other than a div, p or address is between.
 func (b *builder) closeItem(a1, a2 atom.Atom) {
-	if !b.isOpen(a1, "") && (a2 == 0 || !b.isOpen(a2, "")) {
+	j, ok := b.lastHTML(a1)
+	if a2 != 0 {
+		j2, ok2 := b.lastHTML(a2)
+		j, ok = max(j, j2), ok && ok2
+	}
+	if ok {
+		if j >= int(b.topFrame().item) {
+			b.popTo(j)
+		}
 		return
 	}
 	for i := len(b.stack) - 1; i > 1; i-- {
@@ -591,7 +631,19 @@ func (b *builder) closeItem(a1, a2 atom.Atom) {
 // scope: no scope boundary (a table, a cell, and extra, if given: button
 // for a paragraph's scope, ul for a list item's) between.
 func (b *builder) inScope(a, extra atom.Atom) int {
-	if !b.isOpen(a, "") {
+	j, ok := b.lastHTML(a)
+	if ok {
+		f := b.topFrame()
+		bound := f.scope
+		switch extra {
+		case atom.Button:
+			bound = f.button
+		case atom.Ul:
+			bound = f.list
+		}
+		if j >= 0 && j >= int(bound) {
+			return j
+		}
 		return -1
 	}
 	for i := len(b.stack) - 1; i > 0; i-- {
@@ -608,7 +660,10 @@ func (b *builder) inScope(a, extra atom.Atom) int {
 
 // inTableScope is inScope where only tables and templates bound it.
 func (b *builder) inTableScope(a atom.Atom) int {
-	if !b.isOpen(a, "") {
+	if j, ok := b.lastHTML(a); ok {
+		if j >= 0 && j >= int(b.topFrame().table) {
+			return j
+		}
 		return -1
 	}
 	for i := len(b.stack) - 1; i > 0; i-- {
@@ -628,8 +683,8 @@ func (b *builder) inTableScope(a atom.Atom) int {
 
 // lastTable is the index of the innermost open table, or -1.
 func (b *builder) lastTable() int {
-	if !b.isOpen(atom.Table, "") {
-		return -1
+	if j, ok := b.lastHTML(atom.Table); ok {
+		return j
 	}
 	for i := len(b.stack) - 1; i > 0; i-- {
 		if b.stack[i].DataAtom == atom.Table && b.stack[i].Namespace == "" {
