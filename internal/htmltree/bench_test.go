@@ -72,6 +72,10 @@ func BenchmarkHostile(b *testing.B) {
 		{"before-a-table", "<table>" + strings.Repeat("x<b>", 1<<20)},
 		{"nested-svg", strings.Repeat("<svg><g>", 1<<19)},
 		{"body-tags", bodyTags(1 << 18)},
+		{"items-under-a-button", "<li><button>" + strings.Repeat("<q>", 510) + strings.Repeat("<li>", 1<<20)},
+		{"links-under-a-cell", "<a><table><td>" + strings.Repeat("<span>", 500) + strings.Repeat("<a>", 1<<20)},
+		{"end-tags-under-a-div", "<x-y><div>" + strings.Repeat("<q>", 510) + strings.Repeat("</x-y>", 1<<20)},
+		{"tags-of-many-attributes", strings.Repeat("<i a b c d e f g h i j k l m n o p q>", 1<<16)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			b.SetBytes(int64(len(c.page)))
