@@ -17,7 +17,8 @@
 //
 // Open elements nest at most 512 deep; elements deeper than that become
 // children of the deepest, so that a page of 100,000 nested elements is
-// read in linear time and its tree is shallow enough to walk.
+// read in linear time and its tree is shallow enough to walk. A tree holds
+// at most MaxNodes nodes. Time is linear in the page's length.
 package htmltree
 
 import (
@@ -29,6 +30,11 @@ import (
 
 // MaxDepth is how deep open elements nest.
 const MaxDepth = 512
+
+// MaxNodes is how many nodes a tree holds at most (about 110 MB of them):
+// the rest of a page that would make more is left out. Pages people read
+// make tens of thousands.
+const MaxNodes = 1 << 20
 
 // Parse reads a page, which should be UTF-8, into a document node that
 // holds an html element with a head and a body.
@@ -44,10 +50,13 @@ func Parse(page string) *html.Node {
 	b.push(b.html)
 	for {
 		b.z.next()
+		if b.made >= MaxNodes {
+			b.z.kind = eofToken // the rest of a page of a million nodes is left out
+		}
 		switch b.z.kind {
 		case eofToken:
 			if b.body == nil {
-				b.startBody()
+				b.startBody(false)
 			}
 			for n, t := range b.joined {
 				n.Data = t.String()
@@ -75,6 +84,7 @@ type builder struct {
 	seen                  map[string]bool                // attribute keys of a tag, when it has many
 	merged                map[*html.Node]map[string]bool // the keys of html's and body's attributes, once another tag adds to them
 	afterPre              bool                           // a newline right after <pre>, <listing> or <textarea> is dropped
+	made                  int                            // nodes made
 
 	// frames go with the open elements: for each, where the nearest
 	// element that bounds a search for an open element is, at it or below
@@ -90,6 +100,7 @@ type builder struct {
 
 // node allocates a node from the current block.
 func (b *builder) node() *html.Node {
+	b.made++
 	if len(b.nodes) == cap(b.nodes) {
 		b.nodes = make([]html.Node, 0, min(max(2*cap(b.nodes), 64), 1024))
 	}
@@ -137,7 +148,7 @@ next:
 				}
 			}
 		}
-		b.attrs = append(b.attrs, html.Attribute{Key: a.key, Val: unescape(a.val, true)})
+		b.attrs = append(b.attrs, html.Attribute{Key: a.key, Val: unescapeAttr(a.val)})
 	}
 	return b.attrs[start:len(b.attrs):len(b.attrs)]
 }
@@ -170,9 +181,13 @@ func (b *builder) mergeAttrs(n *html.Node) {
 
 func (b *builder) top() *html.Node { return b.stack[len(b.stack)-1] }
 
-func (b *builder) startBody() {
+// startBody opens the body: with the current tag's attributes if it is
+// a body tag, and with none if the body is implied by another.
+func (b *builder) startBody(tag bool) {
 	b.body = b.element("body", atom.Body)
-	b.body.Attr = b.tagAttrs()
+	if tag {
+		b.body.Attr = b.tagAttrs()
+	}
 	appendChild(b.html, b.body)
 	b.push(b.body)
 }
@@ -193,7 +208,7 @@ func (b *builder) text(t string) {
 		if allSpace(t) {
 			return
 		}
-		b.startBody()
+		b.startBody(false)
 	}
 	b.insertText(unescape(t, true))
 }
@@ -237,7 +252,10 @@ func (b *builder) start() {
 		case atom.Head:
 			return
 		case atom.Body:
-			b.startBody()
+			b.startBody(true)
+			return
+		case atom.Template:
+			b.skipTemplate() // its content is no part of the page shown
 			return
 		case atom.Meta, atom.Link, atom.Base, atom.Basefont, atom.Bgsound, atom.Title, atom.Style, atom.Script, atom.Noscript, atom.Noframes:
 			el := b.element(name, a)
@@ -246,19 +264,28 @@ func (b *builder) start() {
 			b.rawChild(el)
 			return
 		}
-		b.startBody()
+		b.startBody(false)
 	}
-	if ns := b.top().Namespace; ns != "" {
+	if top := b.top(); top.Namespace != "" && !integrationPoint(top) {
 		if !breakout(a) && !(a == atom.Font && b.fontBreaks()) {
 			el := b.element(name, a)
-			el.Namespace = ns
+			el.Namespace = top.Namespace
 			el.Attr = b.tagAttrs()
+			b.z.raw = "" // SVG's and MathML's style, script and title are markup
 			b.insert(el, !b.z.selfClosing)
-			b.rawChild(el)
 			return
 		}
 		for len(b.stack) > 2 && b.top().Namespace != "" {
 			b.pop()
+		}
+	}
+	if j := b.openSelect(); j >= 0 {
+		switch a {
+		case atom.Select:
+			b.popTo(j) // a select in a select ends it
+			return
+		case atom.Input, atom.Keygen, atom.Textarea:
+			b.popTo(j)
 		}
 	}
 	switch a {
@@ -329,6 +356,56 @@ func (b *builder) start() {
 	el.Attr = b.tagAttrs()
 	b.insert(el, !voidElements(a) && !rawElements[name])
 	b.rawChild(el)
+}
+
+// skipTemplate skips a template in the head, up to its end tag: what it
+// holds is not shown, and not the head's (a title in it is none).
+func (b *builder) skipTemplate() {
+	depth := 1
+	for {
+		b.z.next()
+		switch {
+		case b.z.kind == eofToken:
+			return
+		case b.z.kind == startToken && b.z.name == "template" && !b.z.selfClosing:
+			depth++
+		case b.z.kind == endToken && b.z.name == "template":
+			if depth--; depth == 0 {
+				return
+			}
+		}
+	}
+}
+
+// openSelect is the index of the select the current element is in, or -1.
+func (b *builder) openSelect() int {
+	j, ok := b.lastHTML(atom.Select)
+	if !ok || j < 0 || j < int(b.topFrame().scope) {
+		return -1
+	}
+	return j
+}
+
+// integrationPoint reports whether HTML inside n is HTML, although n is
+// SVG's or MathML's: foreignObject, desc and title in SVG, the text
+// elements of MathML, and its annotations in HTML.
+func integrationPoint(n *html.Node) bool {
+	switch n.Namespace {
+	case "svg":
+		return n.Data == "foreignobject" || n.Data == "desc" || n.Data == "title"
+	case "math":
+		switch n.Data {
+		case "mi", "mo", "mn", "ms", "mtext":
+			return true
+		case "annotation-xml":
+			for _, a := range n.Attr {
+				if a.Key == "encoding" && (strings.EqualFold(a.Val, "text/html") || strings.EqualFold(a.Val, "application/xhtml+xml")) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // rawChild gives a raw text element (script, style, title) its text,
@@ -515,9 +592,25 @@ func (b *builder) end() {
 	}
 	name := b.z.name
 	a := atom.Lookup([]byte(name))
+	if (a == atom.P || a == atom.Br) && b.top().Namespace != "" {
+		for len(b.stack) > 2 && b.top().Namespace != "" {
+			b.pop() // </p> and </br> end SVG and MathML
+		}
+	}
+	if j := b.openSelect(); j >= 0 && a != atom.Option && a != atom.Optgroup {
+		if a == atom.Select {
+			b.popTo(j)
+		}
+		return // in a select, other end tags are ignored
+	}
 	switch a {
 	case atom.Body, atom.Html, atom.Head:
 		return // what follows is the body's still
+	case atom.Template:
+		if j, ok := b.lastHTML(atom.Template); ok && j >= 0 {
+			b.popTo(j)
+		}
+		return
 	case atom.Br:
 		b.insert(b.element("br", atom.Br), false)
 		return
@@ -723,7 +816,7 @@ func tableContext(n *html.Node) bool {
 		return false
 	}
 	switch n.DataAtom {
-	case atom.Table, atom.Tbody, atom.Thead, atom.Tfoot, atom.Tr:
+	case atom.Table, atom.Tbody, atom.Thead, atom.Tfoot, atom.Tr, atom.Colgroup:
 		return true
 	}
 	return false

@@ -96,6 +96,24 @@ func TestTree(t *testing.T) {
 		{"options", `<select><option>a<option>b<optgroup><option>c</select>`,
 			"<select>\n <option>\n  |a|\n <option>\n  |b|\n <optgroup>\n  <option>\n   |c|\n"},
 		{"line ends and NUL", "<p>a\r\nb\rc\x00d", "<p>\n |a\nb\ncd|\n"},
+		{"references in attributes: whole names only, none before '='", `<a href="/s?q=go&region=eu&amp;x=1&copy=2&copy &#38;&notin">x</a>`,
+			"<a href=/s?q=go&region=eu&x=1&copy=2© &&notin>\n |x|\n"},
+		{"a template's end closes what is open in it", `<div><template><p>Loading<li>x</template><p>The text.</p></div>`,
+			"<div>\n <template>\n  <p>\n   |Loading|\n  <li>\n   |x|\n <p>\n  |The text.|\n"},
+		{"an escaped script holds a script it writes", "<p>a</p><script><!--\ndocument.write('<script src=x></script>');\n//--></script><p>b",
+			"<p>\n |a|\n<script>\n |<!--\ndocument.write('<script src=x></script>');\n//-->|\n<p>\n |b|\n"},
+		{"a self-closed script is a script", `<p>a<script src=x.js />hidden</script>b`,
+			"<p>\n |a|\n <script src=x.js>\n  |hidden|\n |b|\n"},
+		{"HTML in SVG's foreignObject stays in it", `<svg><foreignObject><div>in</div></foreignObject><text>label</text></svg><p>out`,
+			"<svg:svg>\n <svg:foreignobject>\n  <div>\n   |in|\n <svg:text>\n  |label|\n<p>\n |out|\n"},
+		{"SVG's title is no raw text", `<svg><title>icon</svg><p>after`,
+			"<svg:svg>\n <svg:title>\n  |icon|\n<p>\n |after|\n"},
+		{"</p> ends SVG", `<svg><path></p>text`, "<svg:svg>\n <svg:path>\n|text|\n"},
+		{"a select: closed by another or by an input, deaf to other end tags", `<select><option>a</div><select>b<select><option>c<input>d`,
+			"<select>\n <option>\n  |a|\n|b|\n<select>\n <option>\n  |c|\n<input>\n|d|\n"},
+		{"text in a column group goes before the table", `<table><colgroup>first<col>second</table>`,
+			"|firstsecond|\n<table>\n <colgroup>\n <col>\n"},
+		{"an end tag's quoted attribute may hold '>'", `<div>a</div class="x>y">b`, "<div>\n |a|\n|b|\n"},
 	} {
 		if got := body(c.in); got != c.want {
 			t.Errorf("%s: %q\ngot:\n%s\nwant:\n%s", c.name, c.in, got, c.want)
@@ -117,6 +135,10 @@ func TestHead(t *testing.T) {
 	got = outline(Parse(`<title>T</title>text`))
 	if want := "<html>\n <head>\n  <title>\n   |T|\n <body>\n  |text|\n"; got != want {
 		t.Errorf("text starts the body: got:\n%s\nwant:\n%s", got, want)
+	}
+	got = outline(Parse(`<head><template><title>No</title></template><title>Real</title></head><div hidden id=sprite>x</div><p>y`))
+	if want := "<html>\n <head>\n  <title>\n   |Real|\n <body>\n  <div hidden= id=sprite>\n   |x|\n  <p>\n   |y|\n"; got != want {
+		t.Errorf("a template in the head, a body implied by a div: got:\n%s\nwant:\n%s", got, want)
 	}
 	if got, want := outline(Parse("")), "<html>\n <head>\n <body>\n"; got != want {
 		t.Errorf("empty page: got:\n%s\nwant:\n%s", got, want)
@@ -187,5 +209,20 @@ func TestSameTextAsHTMLParse(t *testing.T) {
 		if strings.Join(strings.Fields(a.String()), " ") != strings.Join(strings.Fields(b.String()), " ") {
 			t.Errorf("%s: the text differs", p.ID)
 		}
+	}
+}
+
+// TestMaxNodes: a page that would make more than MaxNodes nodes is read
+// up to them, and what comes first is kept.
+func TestMaxNodes(t *testing.T) {
+	doc := Parse("<p>first</p>" + strings.Repeat("<b>", MaxNodes) + "<p>last")
+	n, first, last := 0, false, false
+	for d := range doc.Descendants() {
+		n++
+		first = first || d.Data == "first"
+		last = last || d.Data == "last"
+	}
+	if n > MaxNodes || !first || last {
+		t.Errorf("%d nodes, first %v, last %v", n, first, last)
 	}
 }

@@ -106,30 +106,41 @@ func (z *tokenizer) startTag(i int) {
 		j++
 	}
 	z.kind, z.name = startToken, lower(s[i:j])
+	if !z.tagRest(j, true) {
+		return
+	}
+	if rawElements[z.name] {
+		z.raw = z.name // "<script />" is a script all the same
+	}
+}
+
+// tagRest reads a tag's attributes, from j to its '>', keeping them if
+// keep, and reports whether the tag ended before the page did.
+func (z *tokenizer) tagRest(j int, keep bool) bool {
+	s := z.s
 	for {
 		for j < len(s) && (isSpace(s[j]) || s[j] == '/' && (j+1 >= len(s) || s[j+1] != '>')) {
 			j++
 		}
 		if j >= len(s) {
-			z.pos = len(s) // a tag cut off by the end of the page is dropped
-			z.kind = eofToken
-			return
+			z.pos, z.kind = len(s), eofToken // a tag cut off by the end of the page is dropped
+			return false
 		}
 		if s[j] == '>' {
 			z.pos = j + 1
-			break
+			return true
 		}
 		if s[j] == '/' { // "/>"
 			z.selfClosing = true
 			z.pos = j + 2
-			break
+			return true
 		}
 		// An attribute's name: its first character may be '='.
 		k := j + 1
 		for k < len(s) && !isSpace(s[k]) && s[k] != '/' && s[k] != '>' && s[k] != '=' {
 			k++
 		}
-		key := lower(s[j:k])
+		key := s[j:k]
 		j = k
 		for j < len(s) && isSpace(s[j]) {
 			j++
@@ -145,7 +156,7 @@ func (z *tokenizer) startTag(i int) {
 				e := strings.IndexByte(s[j+1:], q)
 				if e < 0 {
 					z.pos, z.kind = len(s), eofToken
-					return
+					return false
 				}
 				val = s[j+1 : j+1+e]
 				j += e + 2
@@ -158,12 +169,9 @@ func (z *tokenizer) startTag(i int) {
 				j = k
 			}
 		}
-		if len(z.attrs) < maxAttrs {
-			z.attrs = append(z.attrs, attr{key, val})
+		if keep && len(z.attrs) < maxAttrs {
+			z.attrs = append(z.attrs, attr{lower(key), val})
 		}
-	}
-	if rawElements[z.name] && !z.selfClosing {
-		z.raw = z.name
 	}
 }
 
@@ -175,12 +183,11 @@ func (z *tokenizer) endTag(i int) {
 	for j < len(s) && !isSpace(s[j]) && s[j] != '/' && s[j] != '>' {
 		j++
 	}
-	e := strings.IndexByte(s[j:], '>')
-	if e < 0 {
-		z.pos, z.kind = len(s), eofToken
-		return
+	name := lower(s[i:j])
+	if z.tagRest(j, false) { // an end tag's attributes are read, and dropped
+		z.kind, z.name = endToken, name
 	}
-	z.kind, z.name, z.pos = endToken, lower(s[i:j]), j+e+1
+	z.selfClosing = false
 }
 
 // comment skips a comment whose text begins at i ("<!--" before it).
@@ -234,7 +241,11 @@ func (z *tokenizer) rawText() {
 	s := z.s
 	start := z.pos
 	end := len(s)
-	if name != "plaintext" {
+	switch name {
+	case "plaintext":
+	case "script":
+		end = scriptEnd(s, start)
+	default:
 		for i := start; ; {
 			j := strings.Index(s[i:], "</")
 			if j < 0 {
@@ -254,6 +265,106 @@ func (z *tokenizer) rawText() {
 		return
 	}
 	z.kind, z.text = textToken, s[start:end]
+}
+
+// scriptEnd is where a script's text that begins at start ends: at its
+// "</script", except inside an escaped "<!-- ... -->", where a
+// "<script>" begins text that a "</script>" ends without ending the
+// script (document.write('<script src=x></script>') in an old snippet).
+func scriptEnd(s string, start int) int {
+	const data, escaped, double = 0, 1, 2
+	state := data
+	for i := start; i < len(s); {
+		j := strings.IndexAny(s[i:], "<-")
+		if j < 0 {
+			break
+		}
+		i += j
+		switch {
+		case s[i] == '-':
+			if state != data && strings.HasPrefix(s[i:], "-->") {
+				state = data
+				i += 3
+			} else {
+				i++
+			}
+		case tagAt(s, i+2, "script") && s[i+1] == '/':
+			if state != double {
+				return i
+			}
+			state = escaped
+			i += 8
+		case state == data && strings.HasPrefix(s[i:], "<!--"):
+			state = escaped
+			i += 4
+		case state == escaped && tagAt(s, i+1, "script"):
+			state = double
+			i += 7
+		default:
+			i++
+		}
+	}
+	return len(s)
+}
+
+// tagAt reports whether s holds the tag name at i, in any case, followed
+// by what may follow a tag's name.
+func tagAt(s string, i int, name string) bool {
+	e := i + len(name)
+	if e > len(s) || !strings.EqualFold(s[i:e], name) {
+		return false
+	}
+	return e == len(s) || isSpace(s[e]) || s[e] == '/' || s[e] == '>'
+}
+
+// unescapeAttr decodes an attribute value's character references as the
+// HTML tokenizer does in an attribute: a named one only when the whole
+// name is one (with its semicolon, or one of those that may go without)
+// and no '=' follows, so that "?q=go&region=eu" keeps its "&region".
+func unescapeAttr(s string) string {
+	s = unescape(s, false)
+	amp := strings.IndexByte(s, '&')
+	if amp < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.WriteString(s[:amp])
+	for i := amp; i < len(s); {
+		if s[i] != '&' {
+			j := strings.IndexByte(s[i:], '&')
+			if j < 0 {
+				j = len(s) - i
+			}
+			b.WriteString(s[i : i+j])
+			i += j
+			continue
+		}
+		j := i + 1
+		numeric := j < len(s) && s[j] == '#'
+		if numeric {
+			j++
+		}
+		for j < len(s) && (isLetter(s[j]) || '0' <= s[j] && s[j] <= '9') {
+			j++
+		}
+		semi := j < len(s) && s[j] == ';'
+		if semi {
+			j++
+		}
+		ref := s[i:j]
+		d := ref
+		if numeric || semi || j >= len(s) || s[j] != '=' {
+			d = html.UnescapeString(ref)
+		}
+		if d == ref || !numeric && strings.ContainsFunc(d, func(r rune) bool {
+			return r == ';' || r < 128 && (isLetter(byte(r)) || '0' <= r && r <= '9')
+		}) {
+			d = ref // no reference, or only a part of the name is one
+		}
+		b.WriteString(d)
+		i = j
+	}
+	return b.String()
 }
 
 // maxAttrs bounds the attributes kept of one tag: a tag of a million
