@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -81,18 +82,62 @@ func (s *selector) kind(token string) wordKind {
 // nodeKinds is what any of an element's class and id words are,
 // remembered per element: scoring, cleaning and rendering all ask.
 func (s *selector) nodeKinds(n *html.Node) wordKind {
-	if attr(n, "class") == "" && attr(n, "id") == "" {
+	class, id := attr(n, "class"), attr(n, "id")
+	if class == "" && id == "" {
 		return 0
 	}
 	if k, ok := s.elemKinds[n]; ok {
 		return k
 	}
-	k := s.kinds(classTokens(n))
+	key := classKey{class, id}
+	k, ok := classKinds.get(key)
+	if !ok {
+		k = s.kinds(classTokens(n))
+		classKinds.put(key, k)
+	}
 	if s.elemKinds == nil {
 		s.elemKinds = map[*html.Node]wordKind{}
 	}
 	s.elemKinds[n] = k
 	return k
+}
+
+// classKey is an element's class and id attributes.
+type classKey struct{ class, id string }
+
+// classCache remembers what the words of a class and id are, across
+// pages: a site's pages share their classes, and splitting and looking up
+// each element's words is much of extraction's work otherwise. It holds at
+// most maxClassKeys, and is emptied when full.
+type classCache struct {
+	mu sync.RWMutex
+	m  map[classKey]wordKind
+}
+
+const maxClassKeys = 1 << 16
+
+var classKinds classCache
+
+func (c *classCache) get(k classKey) (wordKind, bool) {
+	c.mu.RLock()
+	v, ok := c.m[k]
+	c.mu.RUnlock()
+	return v, ok
+}
+
+func (c *classCache) put(k classKey, v wordKind) {
+	if len(k.class)+len(k.id) > 256 {
+		return // a long class list is seldom seen twice, and would cost memory
+	}
+	// The page's strings are slices of the page: copies, so as not to
+	// keep whole pages alive.
+	k = classKey{strings.Clone(k.class), strings.Clone(k.id)}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxClassKeys {
+		c.m = make(map[classKey]wordKind)
+	}
+	c.m[k] = v
+	c.mu.Unlock()
 }
 
 // kinds is what any of an element's class tokens are.

@@ -101,7 +101,18 @@ func ExtractBytes(raw []byte, opts Options) (*Document, error) {
 		// its first kilobyte: it is used as it is, less a byte order mark.
 		text = bytes.TrimPrefix(raw, []byte("\xEF\xBB\xBF"))
 	}
-	return fromTree(htmltree.Parse(string(text)), base, opts.URL, opts.Whole), nil
+	doc := fromTree(htmltree.Parse(string(text)), base, opts.URL, opts.Whole)
+	// The tree's strings are slices of the page: what the document keeps
+	// is copied, so that it does not keep the whole page alive.
+	doc.Title, doc.Description = strings.Clone(doc.Title), strings.Clone(doc.Description)
+	doc.Lang, doc.Canonical = strings.Clone(doc.Lang), strings.Clone(doc.Canonical)
+	for i := range doc.Links {
+		doc.Links[i] = strings.Clone(doc.Links[i])
+	}
+	for i := range doc.Directives {
+		doc.Directives[i].Bot = strings.Clone(doc.Directives[i].Bot)
+	}
+	return doc, nil
 }
 
 func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Document {

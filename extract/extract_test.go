@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -791,5 +792,35 @@ func TestMainWithTagCloud(t *testing.T) {
 	}
 	if strings.Contains(doc.Markdown, "Subject number") {
 		t.Errorf("kept the tags:\n%s", doc.Markdown)
+	}
+}
+
+// TestDocumentDoesNotKeepThePage: the page is read into a tree of slices
+// of it; what a document keeps besides its Markdown (title, description,
+// canonical URL, language, links) and what extraction remembers across
+// pages (class words) are copies, so that neither keeps an 8 MB page
+// alive.
+func TestDocumentDoesNotKeepThePage(t *testing.T) {
+	page := `<html lang="en-GB"><head><title>A title</title><meta name="description" content="A description">` +
+		`<link rel="canonical" href="https://example.com/c"><meta name="robots" content="otherbot: noindex"></head><body>` +
+		`<div class="unique-wrapper-class" id="unique-id"><p>` + strings.Repeat("padding ", 1<<20) + `</p><a href="https://example.com/next">next</a></div></body></html>`
+	var kept Document
+	func() {
+		doc, err := ExtractBytes([]byte(page), Options{URL: "https://example.com/"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept = *doc
+		kept.Markdown = ""
+	}()
+	page = ""
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	if m.HeapAlloc > 6<<20 {
+		t.Errorf("%d MB of heap in use after the extraction: the page is kept", m.HeapAlloc>>20)
+	}
+	if kept.Title != "A title" || kept.Description != "A description" || kept.Canonical != "https://example.com/c" || len(kept.Links) == 0 {
+		t.Errorf("the document lost its fields: %+v", kept)
 	}
 }
