@@ -12,11 +12,13 @@
 // photo captions and credits (not the photo), and text hidden from view
 // (by attribute, style or class, such as sr-only, judged as on a desktop:
 // "md:hidden" hides, "hidden md:block" shows) are left out; so are teasers
-// of other stories beside an article (other article elements, mostly
-// links), and the parts of a main that are mostly links when links are
-// much of it (a product grid, a tag cloud). In an article, lists of links,
-// the dateline on a line of its own at its head, and a leading heading
-// that repeats the title are left out too. The quality is
+// of other stories beside an article (other article elements that are
+// mostly links, or that sit in a box of their own, each titled by a link
+// to its story), and the parts of a main that are mostly links when links
+// are much of it (a product grid, a tag cloud). An article element that
+// wraps the site's header and footer is read as the page. In an article,
+// lists of links and of headlines, the dateline on a line of its own at
+// its head, and a leading heading that repeats the title are left out too. The quality is
 // measured on a development set of 181 pages (testdata/extract-dev) by
 // TestQuality.
 //
@@ -28,8 +30,10 @@
 //
 // # Security Considerations
 //
-// Input is read up to [MaxInputBytes]. Pages are parsed by
-// golang.org/x/net/html, which refuses nesting deeper than 512 elements;
-// such a page gives a document of its text alone. Scripts, styles,
-// templates, embedded objects and hidden elements never reach the output.
+// Input is read up to [MaxInputBytes]. Pages are read by heed's tree
+// builder (internal/htmltree), in time linear in their length: elements
+// nest 512 deep at most (deeper ones become children of the deepest), and
+// a tree holds at most 2^20 nodes, the rest of a page that would make more
+// being left out. Scripts, styles, templates, embedded objects and hidden
+// elements never reach the output.
 package extract
