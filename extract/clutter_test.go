@@ -263,11 +263,7 @@ func TestHeadlineLists(t *testing.T) {
 			t.Errorf("kept %q:\n%s", gone, doc.Markdown)
 		}
 	}
-	for _, want := range []string{"The steps:", "the harbour master", "Step one", "Step two", "Harbour history", "The history goes on"} {
-		if !strings.Contains(doc.Markdown, want) {
-			t.Errorf("lost %q:\n%s", want, doc.Markdown)
-		}
-	}
+	wantAll(t, "headline lists", doc.Markdown, "The steps:", "the harbour master", "Step one", "Step two", "Harbour history", "The history goes on")
 }
 
 // TestEmbeddedQuote: an embedded post (a quote with its hashtags, its
