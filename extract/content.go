@@ -114,7 +114,7 @@ type classCache struct {
 	m  map[classKey]wordKind
 }
 
-const maxClassKeys = 1 << 16
+const maxClassKeys = 1 << 14
 
 var classKinds classCache
 

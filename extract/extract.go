@@ -527,7 +527,8 @@ func readMeta(doc *html.Node, base *url.URL) meta {
 				m.article = m.article || strings.EqualFold(content, "article")
 				m.typed = m.typed || strings.TrimSpace(content) != ""
 			case "robots", "heed":
-				m.directives = append(m.directives, directives.ParseMeta(name, content)...)
+				// A copy: the page is not kept with the directives.
+				m.directives = append(m.directives, directives.ParseMeta(name, strings.Clone(content))...)
 			case "content-language":
 				m.lang = firstNonEmpty(m.lang, content)
 			case "article:published_time", "datepublished", "date", "dc.date", "dc.date.issued", "dcterms.created", "dcterms.issued", "pubdate", "publish-date", "publishdate", "sailthru.date", "parsely-pub-date":

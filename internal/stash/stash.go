@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -83,9 +84,10 @@ type Stash struct {
 	// are being written, and idle is signalled when one is done. dirty are
 	// the directories renamed into since the last index commit, synced
 	// before the next.
-	writing map[string]bool
-	idle    *sync.Cond
-	dirty   map[string]bool
+	writing   map[string]bool // URLs and paths
+	idle      *sync.Cond
+	dirty     map[string]bool
+	exclusive int // Removes, Reindexes and Closes waiting for the writes to end
 
 	stmtMu      sync.Mutex
 	stmts       map[string]*sql.Stmt // the statements a crawl runs per page, prepared once
@@ -316,12 +318,15 @@ func (s *Stash) flush(ctx context.Context) error {
 		s.flusher.Stop()
 		s.flusher = nil
 	}
-	if len(s.waiting) == 0 || s.closed {
+	if s.closed {
 		return nil
 	}
 	// On failure the entries stay waiting, for the next flush to retry.
 	if err := s.syncDirs(); err != nil {
 		return writeErr("syncing", err)
+	}
+	if len(s.waiting) == 0 {
+		return nil
 	}
 	if err := s.index(ctx, s.waiting...); err != nil {
 		return writeErr("indexing", err)
@@ -355,14 +360,15 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for s.writing[snap.URL] {
-		s.idle.Wait() // another Put of this URL is writing its file
+	snap.ID = IDOf(snap.URL)
+	snap.Hash = HashOf(snap.Markdown)
+retry:
+	for s.exclusive > 0 || s.writing[snap.URL] {
+		s.idle.Wait() // another Put of this URL is writing, or a Remove, Reindex or Close waits to run alone
 	}
 	if s.closed {
 		return false, errClosed
 	}
-	snap.ID = IDOf(snap.URL)
-	snap.Hash = HashOf(snap.Markdown)
 	var oldHash, oldPath, oldState string
 	err = s.queryRow(ctx, `SELECT hash, path, state FROM docs WHERE url = ?`, snap.URL).Scan(&oldHash, &oldPath, &oldState)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
@@ -378,6 +384,12 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 		return false, err
 	}
 	snap.Path = path
+	if s.writing[path] {
+		// Another URL's snapshot shares the file (http:// and https:// of
+		// a page): one writes it at a time.
+		s.idle.Wait()
+		goto retry
+	}
 
 	switch {
 	case oldPath == "":
@@ -405,10 +417,18 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 	// 2. Write the file, letting other pages be recorded meanwhile. Its
 	// directory is synced before its index entry is settled.
 	file := filepath.Join(s.dir, filepath.FromSlash(path))
-	s.writing[snap.URL] = true
-	err = s.unlocked(func() error { return writeFile(file, encode(snap)) })
-	delete(s.writing, snap.URL)
-	s.idle.Broadcast()
+	// An entry of this URL waiting in the batch is an older version: its
+	// row is this Put's now, to be settled by this Put alone.
+	s.waiting = slices.DeleteFunc(s.waiting, func(w *Snapshot) bool { return w.URL == snap.URL })
+	s.writing[snap.URL], s.writing[path] = true, true
+	err = func() error {
+		defer func() { // even should the write panic, nothing waits for it forever
+			delete(s.writing, snap.URL)
+			delete(s.writing, path)
+			s.idle.Broadcast()
+		}()
+		return s.unlocked(func() error { return writeFile(file, encode(snap)) })
+	}()
 	if err != nil {
 		return false, writeErr("writing "+path, err)
 	}
@@ -419,6 +439,10 @@ func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err erro
 		return true, nil
 	}
 	if oldPath != "" && oldPath != path {
+		// The old file goes only once the new one's name lasts.
+		if err := s.syncDirs(); err != nil {
+			return false, writeErr("syncing "+path, err)
+		}
 		s.removeFile(ctx, oldPath, snap.URL)
 	}
 	// 3. Settle the index, now or with a batch. Should this fail, the
@@ -458,11 +482,16 @@ func (s *Stash) unlocked(f func() error) error {
 	return f()
 }
 
-// wait waits, with mu held, until no Put is writing a file.
+// wait waits, with mu held, until no Put is writing a file; Puts that
+// come meanwhile wait for the caller, which runs alone until it lets mu
+// go.
 func (s *Stash) wait() {
+	s.exclusive++
 	for len(s.writing) > 0 {
 		s.idle.Wait()
 	}
+	s.exclusive--
+	s.idle.Broadcast() // the Puts that waited go on once mu is let go
 }
 
 // syncDirs syncs the directories files were renamed into since the last
@@ -877,6 +906,9 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	defer s.mu.Unlock()
 	s.wait()
 	s.waiting = s.waiting[:0] // the files are read again, those too
+	if err := s.syncDirs(); err != nil {
+		return 0, writeErr("syncing", err)
+	}
 	marker := filepath.Join(s.dir, reindexMarker)
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
 		return 0, fmt.Errorf("stash: %w", err)

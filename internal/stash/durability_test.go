@@ -1,0 +1,698 @@
+package stash
+
+// Tests of the stash's durability and liveness while Puts write files at
+// once: kills at random points, the order of syncs and removals, a batch's
+// flush during a write, and waits that end. Each test says what it shows.
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// ---------------------------------------------------------------------
+// 1. SIGKILL while many Puts are in flight.
+// ---------------------------------------------------------------------
+
+const writerChildEnv = "HEED_STASHTEST_STASH_CHILD"
+
+// writerChild is the child process: 8 writers, each owning its URLs (so
+// that the versions of one URL are put in order), plus shared URLs that
+// all writers put; sources alternate so that files move. Each Put that
+// returns without error is acknowledged on stdout.
+func writerChild() {
+	dir := os.Getenv(writerChildEnv)
+	batch, _ := strconv.Atoi(os.Getenv("HEED_STASHTEST_BATCH"))
+	maxWait = 5 * time.Millisecond
+	s, err := Open(context.Background(), dir)
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(3)
+	}
+	s.SetBatch(batch)
+	var outMu sync.Mutex
+	out := bufio.NewWriter(os.Stdout)
+	var counter atomic.Int64
+	counter.Store(time.Now().UnixMicro()) // later children's versions are larger
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), uint64(time.Now().UnixNano())))
+			for {
+				var u string
+				shared := r.IntN(4) == 0
+				if shared {
+					u = fmt.Sprintf("https://e.com/shared/%d", r.IntN(4))
+				} else {
+					u = fmt.Sprintf("https://e.com/w%d/%d", w, r.IntN(6))
+				}
+				v := counter.Add(1)
+				src := "docs"
+				if os.Getenv("HEED_STASHTEST_MOVES") == "1" && r.IntN(3) == 0 {
+					src = "other"
+				}
+				sn := &Snapshot{Source: src, URL: u, Title: "T",
+					Markdown: fmt.Sprintf("body of %s tok%dx %s", u, v, strings.Repeat("word ", r.IntN(2000)))}
+				if _, err := s.Put(context.Background(), sn); err == nil && !shared {
+					outMu.Lock()
+					fmt.Fprintf(out, "ack %s %d\n", u, v)
+					out.Flush()
+					outMu.Unlock()
+				}
+				if r.IntN(50) == 0 {
+					s.Flush(context.Background())
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("HEED_STASHTEST_SETTLE_CHILD"); dir != "" {
+		settleChild(dir)
+		os.Exit(0)
+	}
+	if os.Getenv(writerChildEnv) != "" {
+		writerChild()
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// checkAgree opens dir and checks that files and index agree: no row
+// pending, every row's file holds its URL and its hash, and its full-text
+// entry is the file's; every snapshot file has a row; no temporary file.
+// It returns each URL's version (tokNx) as stored, and problems found.
+func checkAgree(t *testing.T, dir string) (versions map[string]int64, orphans []string) {
+	t.Helper()
+	before := map[string]string{}
+	if raw, err := sql.Open("sqlite", "file:"+filepath.Join(dir, indexFile)); err == nil {
+		rows, err := raw.Query(`SELECT d.url, d.path, d.state, d.hash, coalesce(substr(f.body, 1, 60), '') FROM docs d LEFT JOIN fts f ON f.rowid = d.rowid`)
+		if err == nil {
+			for rows.Next() {
+				var u, p, st, h, b string
+				rows.Scan(&u, &p, &st, &h, &b)
+				before[u] = fmt.Sprintf("path %s state %s hash %.8s fts %q", p, st, h, b)
+			}
+			rows.Close()
+		}
+		raw.Close()
+	}
+	s, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	rows, err := s.db.QueryContext(ctx, `SELECT d.url, d.path, d.hash, d.state, coalesce(f.body, '') FROM docs d LEFT JOIN fts f ON f.rowid = d.rowid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	versions = map[string]int64{}
+	byPath := map[string]string{}
+	for rows.Next() {
+		var url, path, hash, state, body string
+		if err := rows.Scan(&url, &path, &hash, &state, &body); err != nil {
+			t.Fatal(err)
+		}
+		if state != "ok" {
+			t.Errorf("%s: row %s after Open", url, state)
+		}
+		byPath[path] = url
+		snap, err := readFile(filepath.Join(dir, filepath.FromSlash(path)))
+		if err != nil {
+			t.Errorf("%s: row ok, its file %s: %v", url, path, err)
+			continue
+		}
+		if snap.URL != url {
+			t.Errorf("%s: its file %s holds %s", url, path, snap.URL)
+			continue
+		}
+		if HashOf(snap.Markdown) != hash {
+			t.Errorf("%s: row hash differs from the file's", url)
+		}
+		if body != segment(snap.Markdown) {
+			t.Errorf("%s: full-text entry is not the file's: fts %.60q, file %s %.60q hash %.8s; before Open: %s", url, body, path, snap.Markdown, HashOf(snap.Markdown), before[url])
+		}
+		i := strings.Index(snap.Markdown, " tok")
+		var v int64
+		fmt.Sscanf(snap.Markdown[i+4:], "%dx", &v)
+		versions[url] = v
+	}
+	rows.Close()
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			if d != nil && d.IsDir() && d.Name() == ".heed" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if strings.HasPrefix(d.Name(), ".heed-") {
+			t.Errorf("temporary file left: %s", p)
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if _, ok := byPath[rel]; !ok {
+			if sn, err := readFile(p); err == nil {
+				rel += " (holds " + sn.URL + fmt.Sprintf(" %.40q", sn.Markdown) + ")"
+			}
+			orphans = append(orphans, rel)
+		}
+		return nil
+	})
+	return versions, orphans
+}
+
+// TestKillDuringConcurrentPuts kills a child writing with 8 goroutines
+// (batched and not) at random points, then checks that files and index
+// agree and that every acknowledged Put's version (or a later one) is what
+// is stored. HEED_STASHTEST_MOVES=1 also moves pages between sources.
+func TestKillDuringConcurrentPuts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns children")
+	}
+	rounds := 4
+	if n, err := strconv.Atoi(os.Getenv("HEED_STASHTEST_ROUNDS")); err == nil {
+		rounds = n
+	}
+	orphanRounds := 0
+	for round := range rounds {
+		batches := []int{1, 16}
+		if b, err := strconv.Atoi(os.Getenv("HEED_STASHTEST_BATCH_ONLY")); err == nil {
+			batches = []int{b}
+		}
+		for _, batch := range batches {
+			dir := t.TempDir()
+			acked := map[string]int64{}
+			// Several kills into one stash, each on top of the last.
+			for kill := range 3 {
+				cmd := exec.Command(os.Args[0], "-test.run=^$")
+				cmd.Env = append(os.Environ(), writerChildEnv+"="+dir, "HEED_STASHTEST_BATCH="+strconv.Itoa(batch))
+				stdout, _ := cmd.StdoutPipe()
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				var mu sync.Mutex
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					sc := bufio.NewScanner(stdout)
+					for sc.Scan() {
+						var u string
+						var v int64
+						if _, err := fmt.Sscanf(sc.Text(), "ack %s %d", &u, &v); err == nil {
+							mu.Lock()
+							acked[u] = v
+							mu.Unlock()
+						} else {
+							t.Logf("child: %s", sc.Text())
+						}
+					}
+				}()
+				time.Sleep(time.Duration(30+rand.IntN(300)) * time.Millisecond)
+				cmd.Process.Signal(syscall.SIGKILL)
+				<-done
+				cmd.Wait()
+				versions, orphans := checkAgree(t, dir)
+				if len(orphans) > 0 {
+					orphanRounds++
+					t.Logf("round %d batch %d kill %d: %d files with no row, e.g. %v", round, batch, kill, len(orphans), orphans[0])
+				}
+				mu.Lock()
+				for u, v := range acked {
+					// versions count globally per child; a later child
+					// restarts at 1, so only this child's acks count.
+					if got := versions[u]; got < v {
+						t.Errorf("round %d batch %d: %s acknowledged at version %d, stored %d", round, batch, u, v, got)
+					}
+				}
+				clear(acked)
+				mu.Unlock()
+				if t.Failed() {
+					return
+				}
+			}
+		}
+	}
+	if orphanRounds > 0 {
+		t.Logf("%d kills left snapshot files that no row names", orphanRounds)
+	}
+}
+
+// ---------------------------------------------------------------------
+// 2. Durability ordering: the directory sync is deferred, but removing a
+//    moved snapshot's old file is not.
+// ---------------------------------------------------------------------
+
+// TestMoveRemovesOldFileBeforeNewDirSynced: a URL whose snapshot moves
+// (its source changes) has its old file removed only once the new file's
+// directory is synced, so that a power loss cannot lose both.
+func TestMoveRemovesOldFileBeforeNewDirSynced(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := t.Context()
+	s.SetBatch(64)
+	const u = "https://e.com/page"
+	a := snap(u, "T", "version one")
+	a.Source = "alpha"
+	if _, err := s.Put(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	oldFile := filepath.Join(dir, "alpha", "e.com", "page.md")
+	if _, err := os.Stat(oldFile); err != nil {
+		t.Fatal(err)
+	}
+	b := snap(u, "T", "version two")
+	b.Source = "beta"
+	if _, err := s.Put(ctx, b); err != nil {
+		t.Fatal(err)
+	}
+	newDir := filepath.Join(dir, "beta", "e.com")
+	s.mu.Lock()
+	unsynced := s.dirty[newDir]
+	s.mu.Unlock()
+	if _, err := os.Stat(oldFile); err == nil {
+		t.Skip("old file kept")
+	}
+	if unsynced {
+		t.Errorf("Put returned with the old file %s removed while the directory of the only copy, %s, is not synced (s.dirty); a power loss now loses the page", oldFile, newDir)
+	}
+}
+
+// TestReindexLeavesDirsUnsynced: Reindex, which marks every row ok, first
+// syncs the directories files were renamed into, and leaves none to sync.
+func TestReindexLeavesDirsUnsynced(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	s.SetBatch(64)
+	if _, err := s.Put(ctx, snap("https://e.com/a/page", "T", "the page")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var state string
+	s.db.QueryRowContext(ctx, `SELECT state FROM docs WHERE url = ?`, "https://e.com/a/page").Scan(&state)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.dirty) > 0 && state == "ok" {
+		t.Errorf("after Reindex and Close, the row is %q but these directories were never synced: %v", state, s.dirty)
+	}
+}
+
+// TestSyncOrderStrace runs a move without a batch under strace and
+// checks the order of the system calls: the new file's rename, then its
+// directory's sync, then the old file's removal.
+func TestSyncOrderStrace(t *testing.T) {
+	if os.Getenv("HEED_STASHTEST_STRACE_CHILD") != "" {
+		dir := os.Getenv("HEED_STASHTEST_STRACE_CHILD")
+		s := open(t, dir)
+		ctx := context.Background()
+		a := snap("https://e.com/page", "T", "one")
+		a.Source = "alpha"
+		s.Put(ctx, a)
+		fmt.Fprintln(os.Stderr, "HEED-MARK")
+		os.Stat("/heed-stashtest-mark") // a marker in the trace
+		b := snap("https://e.com/page", "T", "two")
+		b.Source = "beta"
+		s.Put(ctx, b)
+		return
+	}
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("no strace")
+	}
+	dir := t.TempDir()
+	trace := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command(strace, "-f", "-y", "-o", trace, "-e", "trace=newfstatat,stat,fsync,rename,renameat,renameat2,unlink,unlinkat",
+		os.Args[0], "-test.run=^TestSyncOrderStrace$")
+	cmd.Env = append(os.Environ(), "HEED_STASHTEST_STRACE_CHILD="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("strace: %v\n%s", err, out)
+	}
+	data, _ := os.ReadFile(trace)
+	lines := strings.Split(string(data), "\n")
+	mark := -1
+	for i, l := range lines {
+		if strings.Contains(l, "heed-stashtest-mark") {
+			mark = i
+		}
+	}
+	if mark < 0 {
+		t.Fatalf("no marker in the trace")
+	}
+	newDir := filepath.Join(dir, "beta", "e.com")
+	oldFile := filepath.Join(dir, "alpha", "e.com", "page.md")
+	renamed, synced, unlinked := -1, -1, -1
+	for i := mark; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case renamed < 0 && strings.Contains(l, "rename") && strings.Contains(l, filepath.Join(newDir, "page.md")):
+			renamed = i
+		case synced < 0 && strings.Contains(l, "fsync(") && strings.Contains(l, "<"+newDir+">"):
+			synced = i
+		case unlinked < 0 && strings.Contains(l, "unlink") && strings.Contains(l, oldFile) && !strings.Contains(l, "ENOENT"):
+			unlinked = i
+		}
+	}
+	t.Logf("rename at %d, fsync(new dir) at %d, unlink(old file) at %d", renamed, synced, unlinked)
+	if renamed < 0 || unlinked < 0 {
+		t.Fatalf("trace incomplete:\n%s", strings.Join(lines[mark:], "\n"))
+	}
+	if synced < 0 || synced > unlinked {
+		t.Errorf("the old file was unlinked (line %d) before the new file's directory was synced (line %d):\n%s", unlinked, synced, strings.Join(lines[mark:], "\n"))
+	}
+}
+
+// ---------------------------------------------------------------------
+// 3. Liveness.
+// ---------------------------------------------------------------------
+
+// TestRemoveStarvedByPuts: Remove (as Close and Reindex) waits for the
+// files being written, but Puts that come meanwhile wait for it: with
+// writers putting continuously, Remove of another source ends soon.
+func TestRemoveStarvedByPuts(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	s.SetBatch(16)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var puts atomic.Int64
+	for w := range 8 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				s.Put(ctx, snap(fmt.Sprintf("https://e.com/%d/%d", w, i%50), "T", fmt.Sprintf("body %d %s", i, strings.Repeat("x ", 20000))))
+				puts.Add(1)
+			}
+		})
+	}
+	time.Sleep(200 * time.Millisecond)
+	start := time.Now()
+	done := make(chan struct{})
+	go func() { s.Remove(ctx, "none"); close(done) }()
+	select {
+	case <-done:
+		t.Logf("Remove waited %v (%d puts meanwhile)", time.Since(start), puts.Load())
+	case <-time.After(10 * time.Second):
+		t.Errorf("Remove of another source still waiting after 10 s of Puts (%d puts meanwhile): starved", puts.Load())
+	}
+	close(stop)
+	wg.Wait()
+	<-done
+}
+
+// TestPanicInWriteWedges: a file write that panics (recovered by the
+// caller, as a server would) leaves nothing waiting for it: later Puts
+// of the URL, Remove and Close go on.
+func TestPanicInWriteWedges(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	orig := writeFile
+	writeFile = func(path string, data []byte) error { panic("boom") }
+	func() {
+		defer func() { recover() }()
+		s.Put(ctx, snap("https://e.com/p", "T", "x"))
+	}()
+	writeFile = orig
+	done := make(chan struct{})
+	go func() { s.Remove(ctx, "none"); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		t.Errorf("Remove hangs forever after a Put's write panicked (s.writing keeps the URL)")
+		// Let the cleanup's Close not hang the test binary: clear it.
+		s.mu.Lock()
+		clear(s.writing)
+		s.idle.Broadcast()
+		s.mu.Unlock()
+	}
+}
+
+// ---------------------------------------------------------------------
+// 4. One URL, several Puts; two URLs, one file.
+// ---------------------------------------------------------------------
+
+// ---------------------------------------------------------------------
+// 5. A batch's flush settles the row of a Put whose file is being written.
+// ---------------------------------------------------------------------
+
+// settleChild: with a batch, Put version one of a URL (it waits in the
+// batch); Put version two, whose file write is held; meanwhile Flush (as
+// the flush timer or another Put filling the batch does). Then it waits
+// to be killed.
+func settleChild(dir string) {
+	ctx := context.Background()
+	s, err := Open(ctx, dir)
+	if err != nil {
+		fmt.Println("open:", err)
+		os.Exit(3)
+	}
+	s.SetBatch(64)
+	const u = "https://e.com/page"
+	if _, err := s.Put(ctx, &Snapshot{Source: "docs", URL: u, Title: "One", Markdown: "version one of the page"}); err != nil {
+		fmt.Println("put:", err)
+		os.Exit(3)
+	}
+	started := make(chan struct{})
+	orig := writeFile
+	writeFile = func(path string, data []byte) error {
+		if strings.Contains(string(data), "version two") {
+			close(started)
+			select {} // the write is slow: the process is killed during it
+		}
+		return orig(path, data)
+	}
+	go s.Put(ctx, &Snapshot{Source: "docs", URL: u, Title: "Two", Markdown: "version two of the page"})
+	<-started
+	if err := s.Flush(ctx); err != nil {
+		fmt.Println("flush:", err)
+		os.Exit(3)
+	}
+	fmt.Println("ready")
+	select {}
+}
+
+// TestFlushSettlesPutInFlight: a batch's flush while a newer version of
+// a page waiting in the batch is being written does not settle the
+// page's row; killed then, the stash is opened with the row pending, and
+// putting the newer version again writes it.
+func TestFlushSettlesPutInFlight(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "HEED_STASHTEST_SETTLE_CHILD="+dir)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(stdout).ReadString('\n')
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if strings.TrimSpace(line) != "ready" {
+		t.Fatalf("child: %q", line)
+	}
+	s := open(t, dir)
+	ctx := t.Context()
+	const u = "https://e.com/page"
+	var state, hash, title string
+	s.db.QueryRowContext(ctx, `SELECT state, hash, title FROM docs WHERE url = ?`, u).Scan(&state, &hash, &title)
+	got, err := s.Get(ctx, u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hash != HashOf(got.Markdown) {
+		t.Errorf("after the kill and Open: row %s, title %q, hash of %q; the file holds %q (title %q)",
+			state, title, map[bool]string{true: "version two", false: "?"}[hash == HashOf("version two of the page")], got.Markdown, got.Title)
+	}
+	changed, err := s.Put(ctx, &Snapshot{Source: "docs", URL: u, Title: "Two", Markdown: "version two of the page"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = s.Get(ctx, u)
+	if !strings.Contains(got.Markdown, "version two") {
+		t.Errorf("putting version two again: changed %v, and the file still holds %q", changed, got.Markdown)
+	}
+}
+
+// TestRemoveDuringWrite: Remove of a source while a Put of one of its
+// pages writes the file: afterwards file and row are both gone (or both
+// there).
+func TestRemoveDuringWrite(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := t.Context()
+	started, release := holdWrites(t, "https://e.com/slow")
+	put := make(chan error)
+	go func() { _, err := s.Put(ctx, snap("https://e.com/slow", "Slow", "the slow page")); put <- err }()
+	<-started
+	removed := make(chan error)
+	go func() { _, err := s.Remove(ctx, "docs"); removed <- err }()
+	time.Sleep(50 * time.Millisecond)
+	release()
+	perr, rerr := <-put, <-removed
+	_, statErr := os.Stat(filepath.Join(dir, "docs", "e.com", "slow.md"))
+	_, getErr := s.Get(ctx, "https://e.com/slow")
+	if (statErr == nil) != (getErr == nil) {
+		t.Errorf("put %v, remove %v: file there %v, row there %v", perr, rerr, statErr == nil, getErr == nil)
+	}
+}
+
+// TestFlushSettlesPutThatFails: as TestFlushSettlesPutInFlight, without a
+// crash: the newer version's write fails (a full disk) after a flush; Put
+// reports the error, and putting the newer version again writes it.
+func TestFlushSettlesPutThatFails(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	s.SetBatch(64)
+	const u = "https://e.com/page"
+	if _, err := s.Put(ctx, snap(u, "One", "version one")); err != nil {
+		t.Fatal(err)
+	}
+	started, proceed := make(chan struct{}), make(chan struct{})
+	orig := writeFile
+	writeFile = func(path string, data []byte) error {
+		if strings.Contains(string(data), "version two") {
+			close(started)
+			<-proceed
+			return syscall.ENOSPC
+		}
+		return orig(path, data)
+	}
+	defer func() { writeFile = orig }()
+	put := make(chan error)
+	go func() { _, err := s.Put(ctx, snap(u, "Two", "version two")); put <- err }()
+	<-started
+	if err := s.Flush(ctx); err != nil { // the flush timer, or another page filling the batch
+		t.Fatal(err)
+	}
+	close(proceed)
+	if err := <-put; err == nil {
+		t.Fatal("the failing write reported no error")
+	}
+	writeFile = orig
+	var state, title string
+	s.db.QueryRowContext(ctx, `SELECT state, title FROM docs WHERE url = ?`, u).Scan(&state, &title)
+	got, _ := s.Get(ctx, u)
+	changed, err := s.Put(ctx, snap(u, "Two", "version two"))
+	got2, _ := s.Get(ctx, u)
+	if state == "ok" && !strings.Contains(got2.Markdown, "version two") {
+		t.Errorf("after the failed write: row %s, title %q, file %q; putting version two again: changed %v, %v, file %q",
+			state, title, got.Markdown, changed, err, got2.Markdown)
+	}
+}
+
+// TestStress: Puts (shared URLs, moving sources, named snapshots,
+// cancelled contexts), Gets, Searches, Touches, Flushes, Removes and
+// Reindexes at once with a 1 ms flush timer, then Close: no deadlock, no
+// race (-race), and files and index agree afterwards.
+func TestStress(t *testing.T) {
+	defer func(d time.Duration) { maxWait = d }(maxWait)
+	maxWait = time.Millisecond
+	for round := range 4 {
+		dir := t.TempDir()
+		s, err := Open(t.Context(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.SetBatch(1 + round*5)
+		ctx := context.Background()
+		withTimeout(t, 60*time.Second, func() {
+			var wg sync.WaitGroup
+			for w := range 6 {
+				wg.Go(func() {
+					r := rand.New(rand.NewPCG(uint64(w), uint64(round)))
+					for i := range 80 {
+						u := fmt.Sprintf("https://e.com/%d", r.IntN(10))
+						sn := &Snapshot{Source: []string{"docs", "other"}[r.IntN(2)], URL: u, Title: "T",
+							Markdown: fmt.Sprintf("body of %s tok%dx", u, w*1000+i)}
+						if r.IntN(5) == 0 {
+							sn.Name = "feeds/shared"
+						}
+						c := ctx
+						if r.IntN(9) == 0 {
+							cc, cancel := context.WithCancel(ctx)
+							cancel()
+							c = cc
+						}
+						s.Put(c, sn)
+						s.Get(ctx, u)
+						s.Search(ctx, Query{Text: "body"})
+						s.Touch(ctx, u, time.Now())
+						if r.IntN(20) == 0 {
+							s.Flush(ctx)
+						}
+					}
+				})
+			}
+			wg.Go(func() {
+				for range 4 {
+					s.Reindex(ctx)
+					s.Remove(ctx, "none")
+					time.Sleep(3 * time.Millisecond)
+				}
+			})
+			wg.Wait()
+		})
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		checkStressAgree(t, dir)
+	}
+}
+
+// checkStressAgree: after Open, every row is ok, its file holds its URL
+// and its hash, and its full-text entry is the file's.
+func checkStressAgree(t *testing.T, dir string) {
+	t.Helper()
+	s, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows, err := s.db.Query(`SELECT d.url, d.path, d.hash, d.state, coalesce(f.body, '') FROM docs d LEFT JOIN fts f ON f.rowid = d.rowid`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var url, path, hash, state, body string
+		rows.Scan(&url, &path, &hash, &state, &body)
+		sn, err := readFile(filepath.Join(dir, filepath.FromSlash(path)))
+		switch {
+		case state != "ok":
+			t.Errorf("%s: %s", url, state)
+		case err != nil:
+			t.Errorf("%s: %v", url, err)
+		case sn.URL != url:
+			t.Errorf("%s: file %s holds %s", url, path, sn.URL)
+		case HashOf(sn.Markdown) != hash || segment(sn.Markdown) != body:
+			t.Errorf("%s: row or full-text entry is not the file's", url)
+		}
+	}
+}
