@@ -98,7 +98,6 @@ func heapInUse() uint64 {
 	return m.HeapAlloc
 }
 
-
 // TestDirectivesKeepThePage: a document's robots directives (their other
 // words, their image preview size) do not keep the page alive.
 func TestDirectivesKeepThePage(t *testing.T) {
@@ -118,4 +117,3 @@ func TestDirectivesKeepThePage(t *testing.T) {
 	}
 	runtime.KeepAlive(kept)
 }
-
