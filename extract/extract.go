@@ -103,15 +103,10 @@ func ExtractBytes(raw []byte, opts Options) (*Document, error) {
 	}
 	doc := fromTree(htmltree.Parse(string(text)), base, opts.URL, opts.Whole)
 	// The tree's strings are slices of the page: what the document keeps
-	// is copied, so that it does not keep the whole page alive.
+	// of them is copied, so that it does not keep the whole page alive.
+	// (Links are built anew, and directives are parsed from a copy.)
 	doc.Title, doc.Description = strings.Clone(doc.Title), strings.Clone(doc.Description)
 	doc.Lang, doc.Canonical = strings.Clone(doc.Lang), strings.Clone(doc.Canonical)
-	for i := range doc.Links {
-		doc.Links[i] = strings.Clone(doc.Links[i])
-	}
-	for i := range doc.Directives {
-		doc.Directives[i].Bot = strings.Clone(doc.Directives[i].Bot)
-	}
 	return doc, nil
 }
 
