@@ -798,15 +798,9 @@ func scopeBoundary(n *html.Node, extra atom.Atom) bool {
 			return true
 		}
 		return extra == atom.Ul && n.DataAtom == atom.Ol
-	case "svg":
-		return n.Data == "foreignobject" || n.Data == "desc" || n.Data == "title"
-	case "math":
-		switch n.Data {
-		case "mi", "mo", "mn", "ms", "mtext", "annotation-xml":
-			return true
-		}
+	default: // SVG and MathML: where HTML may be, and any annotation
+		return integrationPoint(n) || n.Data == "annotation-xml"
 	}
-	return false
 }
 
 // tableContext reports whether n is a table or a part of one that holds

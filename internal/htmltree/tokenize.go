@@ -194,13 +194,7 @@ func (z *tokenizer) endTag(i int) {
 func (z *tokenizer) comment(i int) {
 	s := z.s
 	z.kind = commentToken
-	// "<!-->" and "<!--->" end at once.
-	if strings.HasPrefix(s[i:], ">") {
-		z.pos = i + 1
-		return
-	}
-	if strings.HasPrefix(s[i:], "->") {
-		z.pos = i + 2
+	if z.endsAt(i, ">", "->") { // "<!-->" and "<!--->"
 		return
 	}
 	for j := i; ; {
@@ -210,16 +204,22 @@ func (z *tokenizer) comment(i int) {
 			return
 		}
 		j += e + 2
-		if strings.HasPrefix(s[j:], ">") {
-			z.pos = j + 1
-			return
-		}
-		if strings.HasPrefix(s[j:], "!>") {
-			z.pos = j + 2
+		if z.endsAt(j, ">", "!>") {
 			return
 		}
 		j-- // "--->": the next "--" may start one character on
 	}
+}
+
+// endsAt reports whether one of ends is at i, and if so moves past it.
+func (z *tokenizer) endsAt(i int, ends ...string) bool {
+	for _, e := range ends {
+		if strings.HasPrefix(z.s[i:], e) {
+			z.pos = i + len(e)
+			return true
+		}
+	}
+	return false
 }
 
 // bogusComment skips everything up to the next '>' (a doctype, "<?xml",
