@@ -675,16 +675,7 @@ func TestArticleLinesNotMeta(t *testing.T) {
 func TestMetaLinesCost(t *testing.T) {
 	body := `<article>` + strings.Repeat("<div>", 300) + "hello there" + strings.Repeat("<span></span>", 100_000) + strings.Repeat("</div>", 300) +
 		strings.Repeat(sectionPara("The report"), 3) + `</article>`
-	run := func(page string) time.Duration {
-		best := time.Duration(math.MaxInt64)
-		for range 3 {
-			start := time.Now()
-			extractPageString(t, page)
-			best = min(best, time.Since(start))
-		}
-		return best
-	}
-	plain, article := run(`<html><body>`+body+`</body></html>`), run(articleOf("Hello", body))
+	plain, article := fastest(t, 3, `<html><body>`+body+`</body></html>`), fastest(t, 3, articleOf("Hello", body))
 	if article > 3*plain {
 		t.Errorf("the article took %v, the same page not an article %v", article, plain)
 	}
@@ -723,16 +714,7 @@ func TestManyArticleBodies(t *testing.T) {
 	page := func(attr string) string {
 		return `<body>` + strings.Repeat(`<div `+attr+`><p>A line.</p></div>`, 25_000) + `</body>`
 	}
-	run := func(page string) time.Duration {
-		best := time.Duration(math.MaxInt64)
-		for range 2 {
-			start := time.Now()
-			extractPageString(t, page)
-			best = min(best, time.Since(start))
-		}
-		return best
-	}
-	plain, bodies := run(page(`class="x"`)), run(page(`itemprop="articleBody"`))
+	plain, bodies := fastest(t, 2, page(`class="x"`)), fastest(t, 2, page(`itemprop="articleBody"`))
 	if bodies > 3*plain {
 		t.Errorf("25,000 articleBody elements took %v, as many plain ones %v", bodies, plain)
 	}
@@ -823,4 +805,15 @@ func TestDocumentDoesNotKeepThePage(t *testing.T) {
 	if kept.Title != "A title" || kept.Description != "A description" || kept.Canonical != "https://example.com/c" || len(kept.Links) == 0 {
 		t.Errorf("the document lost its fields: %+v", kept)
 	}
+}
+
+// fastest is the least time of n extractions of page.
+func fastest(t *testing.T, n int, page string) time.Duration {
+	best := time.Duration(math.MaxInt64)
+	for range n {
+		start := time.Now()
+		extractPageString(t, page)
+		best = min(best, time.Since(start))
+	}
+	return best
 }

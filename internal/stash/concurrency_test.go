@@ -103,23 +103,35 @@ func TestCloseDuringWrites(t *testing.T) {
 	}
 }
 
-// holdWrites makes the writes of url's files wait until the returned
-// release is called; started is closed when the first of them begins.
-func holdWrites(t *testing.T, url string) (started <-chan struct{}, release func()) {
+// holdWrites makes the writes of files that hold text wait until the
+// returned release is called; started is closed when the first of them
+// begins.
+func holdWrites(t *testing.T, text string) (started <-chan struct{}, release func()) {
 	t.Helper()
+	started, release, restore := holdWritesOf(text, nil)
+	t.Cleanup(func() { release(); restore() })
+	return started, release
+}
+
+// holdWritesOf is holdWrites without a test (for a child process): once
+// released, the held writes fail with fail if it is not nil. restore puts
+// the real writes back.
+func holdWritesOf(text string, fail error) (started <-chan struct{}, release, restore func()) {
 	start, hold := make(chan struct{}), make(chan struct{})
 	var once, first sync.Once
 	orig := writeFile
 	writeFile = func(path string, data []byte) error {
-		if strings.Contains(string(data), url) {
+		if strings.Contains(string(data), text) {
 			first.Do(func() { close(start) })
 			<-hold
+			if fail != nil {
+				return fail
+			}
 		}
 		return orig(path, data)
 	}
 	release = func() { once.Do(func() { close(hold) }) }
-	t.Cleanup(func() { release(); writeFile = orig })
-	return start, release
+	return start, release, func() { writeFile = orig }
 }
 
 // A page's file is written while other pages are put: a Put does not wait

@@ -480,15 +480,7 @@ func settleChild(dir string) {
 		fmt.Println("put:", err)
 		os.Exit(3)
 	}
-	started := make(chan struct{})
-	orig := writeFile
-	writeFile = func(path string, data []byte) error {
-		if strings.Contains(string(data), "version two") {
-			close(started)
-			select {} // the write is slow: the process is killed during it
-		}
-		return orig(path, data)
-	}
+	started, _, _ := holdWritesOf("version two", nil) // never released: the process is killed during the write
 	go s.Put(ctx, &Snapshot{Source: "docs", URL: u, Title: "Two", Markdown: "version two of the page"})
 	<-started
 	if err := s.Flush(ctx); err != nil {
@@ -574,28 +566,19 @@ func TestFlushSettlesPutThatFails(t *testing.T) {
 	if _, err := s.Put(ctx, snap(u, "One", "version one")); err != nil {
 		t.Fatal(err)
 	}
-	started, proceed := make(chan struct{}), make(chan struct{})
-	orig := writeFile
-	writeFile = func(path string, data []byte) error {
-		if strings.Contains(string(data), "version two") {
-			close(started)
-			<-proceed
-			return syscall.ENOSPC
-		}
-		return orig(path, data)
-	}
-	defer func() { writeFile = orig }()
+	started, proceed, restore := holdWritesOf("version two", syscall.ENOSPC)
+	defer restore()
 	put := make(chan error)
 	go func() { _, err := s.Put(ctx, snap(u, "Two", "version two")); put <- err }()
 	<-started
 	if err := s.Flush(ctx); err != nil { // the flush timer, or another page filling the batch
 		t.Fatal(err)
 	}
-	close(proceed)
+	proceed()
 	if err := <-put; err == nil {
 		t.Fatal("the failing write reported no error")
 	}
-	writeFile = orig
+	restore()
 	var state, title string
 	s.db.QueryRowContext(ctx, `SELECT state, title FROM docs WHERE url = ?`, u).Scan(&state, &title)
 	got, _ := s.Get(ctx, u)
