@@ -170,7 +170,8 @@ type run struct {
 	sum        Summary
 	wg         sync.WaitGroup
 	tokens     chan struct{} // hosts crawled at once
-	procs      chan struct{} // pages extracted and stored at once: twice the CPUs, as storing waits on the disk
+	procs      chan struct{} // pages extracted at once, one per CPU: more contend for the CPUs with the fetches
+	stores     chan struct{} // extracted pages waiting to be stored, or being stored
 	validators bool          // the stash holds validators of the source's pages
 	ctx        context.Context
 	stop       context.CancelCauseFunc // ends the crawl early, with why
@@ -226,7 +227,8 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		c: c, o: o, scope: sc, emit: emit,
 		seen: map[string]bool{}, stored: map[string]bool{}, queues: map[string][]item{}, active: map[string]bool{},
 		tokens: make(chan struct{}, o.Hosts),
-		procs:  make(chan struct{}, 2*runtime.GOMAXPROCS(0)),
+		procs:  make(chan struct{}, runtime.GOMAXPROCS(0)),
+		stores: make(chan struct{}, stashBatch),
 	}
 	r.sum.Skipped = map[string]int{}
 	// A source crawled before has validators to ask for each page; a new
@@ -529,14 +531,16 @@ func (r *run) visit(it item) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
-		defer func() { <-r.procs }()
-		r.process(it, resp, delay)
+		extracted := sync.OnceFunc(func() { <-r.procs })
+		defer extracted()
+		r.process(it, resp, delay, extracted)
 	}()
 }
 
 // process does what a fetched page says: checks the final URL, extracts
-// it, heeds its signals, follows its links and stores it.
-func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
+// it, heeds its signals, follows its links and stores it. It calls
+// extracted once the page is extracted, before it waits to be stored.
+func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extracted func()) {
 	ctx := r.ctx
 	agent := r.c.Agent
 	final := resp.URL
@@ -660,6 +664,11 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration) {
 		FetchedAt: time.Now().UTC(), Tags: r.o.Tags, ETag: resp.ETag(), LastModified: resp.LastModified(),
 		Notes: notes, Markdown: doc.Markdown, Links: links,
 	}
+	// While the stash indexes a batch, pages wait to be stored: the next
+	// ones are fetched and extracted meanwhile, as many as a batch.
+	r.stores <- struct{}{}
+	defer func() { <-r.stores }()
+	extracted()
 	changed, err := r.c.Stash.Put(ctx, snap)
 	switch {
 	case err != nil && ctx.Err() != nil:
