@@ -46,7 +46,7 @@ func Parse(page string) *html.Node {
 	b.head = b.element("head", atom.Head)
 	appendChild(b.doc, b.html)
 	appendChild(b.html, b.head)
-	b.pos = map[string][]int32{}
+	b.pos, b.posOther = map[atom.Atom][]int32{}, map[string][]int32{}
 	b.push(b.html)
 	for {
 		b.z.next()
@@ -88,11 +88,14 @@ type builder struct {
 
 	// frames go with the open elements: for each, where the nearest
 	// element that bounds a search for an open element is, at it or below
-	// it; pos holds where the open elements of each name are. Together
-	// they answer whether an element is open and in scope at once,
-	// however deep the open elements are.
-	frames []frame
-	pos    map[string][]int32
+	// it; pos holds where the open elements of each name are (by atom,
+	// and posOther for names that are none). Together they answer whether
+	// an element is open and in scope at once, however deep the open
+	// elements are.
+	frames   []frame
+	hot      [len(hotAtoms)][]int32 // pos of the elements most asked about, without a map
+	pos      map[atom.Atom][]int32
+	posOther map[string][]int32
 
 	// Text nodes that text was added to, and their text, joined at the end.
 	joined map[*html.Node]*strings.Builder
@@ -515,12 +518,79 @@ func (b *builder) push(el *html.Node) {
 	}
 	b.stack = append(b.stack, el)
 	b.frames = append(b.frames, f)
-	b.pos[el.Data] = append(b.pos[el.Data], i)
+	b.setPositions(el.Data, el.DataAtom, append(b.positions(el.Data, el.DataAtom), i))
 }
 
-// last is the index of the innermost open element named name, or -1.
-func (b *builder) last(name string) int {
-	if l := b.pos[name]; len(l) > 0 {
+// positions is where the open elements named name are; a is the name's
+// atom, or 0. A map keyed by atom is much quicker than one by name.
+func (b *builder) positions(name string, a atom.Atom) []int32 {
+	if a != 0 && a.String() == name {
+		return b.atomPositions(a)
+	}
+	return b.posOther[name]
+}
+
+func (b *builder) setPositions(name string, a atom.Atom, l []int32) {
+	if a != 0 && a.String() == name {
+		if i := hotSlot(a); i >= 0 {
+			b.hot[i] = l
+			return
+		}
+		b.pos[a] = l
+		return
+	}
+	b.posOther[name] = l
+}
+
+// atomPositions is positions for an element whose name is a's.
+func (b *builder) atomPositions(a atom.Atom) []int32 {
+	if i := hotSlot(a); i >= 0 {
+		return b.hot[i]
+	}
+	return b.pos[a]
+}
+
+// hotAtoms are the elements whose open ones are looked for most: on
+// most start and end tags.
+var hotAtoms = [...]atom.Atom{atom.P, atom.Li, atom.A, atom.Div, atom.Span, atom.Button, atom.Table, atom.Template, atom.Select, atom.Form, atom.Ul, atom.Td, atom.Tr}
+
+// hotSlot is a's place in hotAtoms, or -1.
+func hotSlot(a atom.Atom) int {
+	switch a {
+	case atom.P:
+		return 0
+	case atom.Li:
+		return 1
+	case atom.A:
+		return 2
+	case atom.Div:
+		return 3
+	case atom.Span:
+		return 4
+	case atom.Button:
+		return 5
+	case atom.Table:
+		return 6
+	case atom.Template:
+		return 7
+	case atom.Select:
+		return 8
+	case atom.Form:
+		return 9
+	case atom.Ul:
+		return 10
+	case atom.Td:
+		return 11
+	case atom.Tr:
+		return 12
+	}
+	return -1
+}
+
+// last is the index of the innermost open element named name, whose
+// atom is a (or 0), or -1.
+func (b *builder) last(name string, a atom.Atom) int {
+	if l := b.positions(name, a); len(l) > 0 {
 		return int(l[len(l)-1])
 	}
 	return -1
@@ -529,7 +599,10 @@ func (b *builder) last(name string) int {
 // lastHTML is last for an HTML element: -1 if the innermost element of
 // the name is SVG or MathML's (which a search for the HTML one passes).
 func (b *builder) lastHTML(a atom.Atom) (i int, ok bool) {
-	i = b.last(a.String())
+	i = -1
+	if l := b.atomPositions(a); len(l) > 0 {
+		i = int(l[len(l)-1])
+	}
 	return i, i < 0 || b.stack[i].Namespace == ""
 }
 
@@ -626,8 +699,8 @@ func (b *builder) end() {
 		return
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
 		j := -1
-		for _, h := range []string{"h1", "h2", "h3", "h4", "h5", "h6"} {
-			j = max(j, b.last(h))
+		for _, h := range []atom.Atom{atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6} {
+			j = max(j, b.last(h.String(), h))
 		}
 		if j < 0 {
 			return
@@ -661,7 +734,7 @@ func (b *builder) end() {
 		}
 		return
 	}
-	if j := b.last(name); j >= 0 && j >= int(b.topFrame().special) {
+	if j := b.last(name, a); j >= 0 && j >= int(b.topFrame().special) {
 		b.popTo(j)
 	}
 }
@@ -677,8 +750,8 @@ func (b *builder) pop() {
 func (b *builder) popTo(i int) {
 	i = max(i, 2)
 	for _, n := range b.stack[i:] {
-		l := b.pos[n.Data]
-		b.pos[n.Data] = l[:len(l)-1]
+		l := b.positions(n.Data, n.DataAtom)
+		b.setPositions(n.Data, n.DataAtom, l[:len(l)-1])
 	}
 	b.stack = b.stack[:i]
 	b.frames = b.frames[:i]

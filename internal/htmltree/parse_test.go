@@ -226,3 +226,15 @@ func TestMaxNodes(t *testing.T) {
 		t.Errorf("%d nodes, first %v, last %v", n, first, last)
 	}
 }
+
+// TestHotSlots: each element kept outside the map has a place of its own.
+func TestHotSlots(t *testing.T) {
+	for i, a := range hotAtoms {
+		if got := hotSlot(a); got != i {
+			t.Errorf("hotSlot(%s) = %d, want %d", a, got, i)
+		}
+	}
+	if got := hotSlot(atom.Em); got != -1 {
+		t.Errorf("hotSlot(em) = %d, want -1", got)
+	}
+}
