@@ -357,7 +357,7 @@ func (b *builder) start() {
 	}
 	el := b.element(name, a)
 	el.Attr = b.tagAttrs()
-	b.insert(el, !voidElements(a) && !rawElements[name])
+	b.insert(el, !voidElements(a) && !rawElement(name))
 	b.rawChild(el)
 }
 
@@ -427,7 +427,7 @@ func (b *builder) rawChild(el *html.Node) {
 		t = strings.TrimPrefix(strings.TrimPrefix(t, "\r"), "\n")
 	}
 	n := b.node()
-	n.Type, n.Data = html.TextNode, unescape(t, rcdata[name])
+	n.Type, n.Data = html.TextNode, unescape(t, rcdata(name))
 	appendChild(el, n)
 	b.afterPre = false
 }

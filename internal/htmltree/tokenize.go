@@ -109,7 +109,7 @@ func (z *tokenizer) startTag(i int) {
 	if !z.tagRest(j, true) {
 		return
 	}
-	if rawElements[z.name] {
+	if rawElement(z.name) {
 		z.raw = z.name // "<script />" is a script all the same
 	}
 }
@@ -371,15 +371,20 @@ func unescapeAttr(s string) string {
 // attributes costs no more than one of a thousand.
 const maxAttrs = 1000
 
-// rawElements hold text that is not markup: RAWTEXT, RCDATA and script
-// data, and noscript (as a browser that runs scripts reads it).
-var rawElements = map[string]bool{
-	"script": true, "style": true, "xmp": true, "iframe": true, "noembed": true, "noframes": true,
-	"noscript": true, "title": true, "textarea": true, "plaintext": true,
+// rawElement reports whether elements named name hold text that is not
+// markup: RAWTEXT, RCDATA and script data, and noscript (as a browser that
+// runs scripts reads it). A switch, as it is asked of every start tag.
+func rawElement(name string) bool {
+	switch name {
+	case "script", "style", "xmp", "iframe", "noembed", "noframes", "noscript", "title", "textarea", "plaintext":
+		return true
+	}
+	return false
 }
 
-// rcdata are the raw elements whose text has character references.
-var rcdata = map[string]bool{"title": true, "textarea": true}
+// rcdata reports whether name is a raw element whose text has character
+// references.
+func rcdata(name string) bool { return name == "title" || name == "textarea" }
 
 func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
