@@ -85,16 +85,30 @@ var ErrNoFrontmatter = errors.New("frontmatter: the document does not start with
 // Split separates a document into its frontmatter, decoded into v, and
 // its body.
 func Split(doc []byte, v any) (body string, err error) {
-	rest, ok := bytes.CutPrefix(doc, []byte("---\n"))
-	if !ok {
-		return "", ErrNoFrontmatter
-	}
-	front, body2, ok := bytes.Cut(rest, []byte("\n---\n"))
-	if !ok {
-		return "", errors.New("frontmatter: no closing ---")
+	front, body, err := cut(doc)
+	if err != nil {
+		return "", err
 	}
 	if err := yaml.Unmarshal(front, v); err != nil {
 		return "", fmt.Errorf("frontmatter: %w", err)
 	}
-	return strings.TrimSuffix(strings.TrimPrefix(string(body2), "\n"), "\n"), nil
+	return body, nil
+}
+
+// Body is the body of a document, its frontmatter skipped, not decoded.
+func Body(doc []byte) (string, error) {
+	_, body, err := cut(doc)
+	return body, err
+}
+
+func cut(doc []byte) (front []byte, body string, err error) {
+	rest, ok := bytes.CutPrefix(doc, []byte("---\n"))
+	if !ok {
+		return nil, "", ErrNoFrontmatter
+	}
+	front, after, ok := bytes.Cut(rest, []byte("\n---\n"))
+	if !ok {
+		return nil, "", errors.New("frontmatter: no closing ---")
+	}
+	return front, strings.TrimSuffix(strings.TrimPrefix(string(after), "\n"), "\n"), nil
 }

@@ -100,12 +100,12 @@ func checkAgree(t *testing.T, dir string) (versions map[string]int64, orphans []
 	t.Helper()
 	before := map[string]string{}
 	if raw, err := sql.Open("sqlite", "file:"+filepath.Join(dir, indexFile)); err == nil {
-		rows, err := raw.Query(`SELECT d.url, d.path, d.state, d.hash, coalesce(substr(f.body, 1, 60), '') FROM docs d LEFT JOIN fts f ON f.rowid = d.rowid`)
+		rows, err := raw.Query(`SELECT url, path, state, hash FROM docs`)
 		if err == nil {
 			for rows.Next() {
-				var u, p, st, h, b string
-				rows.Scan(&u, &p, &st, &h, &b)
-				before[u] = fmt.Sprintf("path %s state %s hash %.8s fts %q", p, st, h, b)
+				var u, p, st, h string
+				rows.Scan(&u, &p, &st, &h)
+				before[u] = fmt.Sprintf("path %s state %s hash %.8s", p, st, h)
 			}
 			rows.Close()
 		}
@@ -116,20 +116,13 @@ func checkAgree(t *testing.T, dir string) (versions map[string]int64, orphans []
 		t.Fatal(err)
 	}
 	defer s.Close()
-	ctx := context.Background()
-	rows, err := s.db.QueryContext(ctx, `SELECT d.url, d.path, d.hash, d.state, coalesce(f.body, '') FROM docs d LEFT JOIN fts f ON f.rowid = d.rowid`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	entries := ftsEntries(t, s)
 	versions = map[string]int64{}
 	byPath := map[string]string{}
-	for rows.Next() {
-		var url, path, hash, state, body string
-		if err := rows.Scan(&url, &path, &hash, &state, &body); err != nil {
-			t.Fatal(err)
-		}
-		if state != "ok" {
-			t.Errorf("%s: row %s after Open", url, state)
+	for _, r := range docRows(t, s) {
+		url, path := r.url, r.path
+		if r.state != "ok" {
+			t.Errorf("%s: row %s after Open", url, r.state)
 		}
 		byPath[path] = url
 		snap, err := readFile(filepath.Join(dir, filepath.FromSlash(path)))
@@ -141,10 +134,10 @@ func checkAgree(t *testing.T, dir string) (versions map[string]int64, orphans []
 			t.Errorf("%s: its file %s holds %s", url, path, snap.URL)
 			continue
 		}
-		if HashOf(snap.Markdown) != hash {
+		if HashOf(snap.Markdown) != r.hash {
 			t.Errorf("%s: row hash differs from the file's", url)
 		}
-		if body != segment(snap.Markdown) {
+		if body, want := entries[r.rowid], tokensOf(t, s, snap.Markdown); body != want {
 			t.Errorf("%s: full-text entry is not the file's: fts %.60q, file %s %.60q hash %.8s; before Open: %s", url, body, path, snap.Markdown, HashOf(snap.Markdown), before[url])
 		}
 		i := strings.Index(snap.Markdown, " tok")
@@ -152,7 +145,6 @@ func checkAgree(t *testing.T, dir string) (versions map[string]int64, orphans []
 		fmt.Sscanf(snap.Markdown[i+4:], "%dx", &v)
 		versions[url] = v
 	}
-	rows.Close()
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			if d != nil && d.IsDir() && d.Name() == ".heed" {
@@ -658,24 +650,107 @@ func checkStressAgree(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	rows, err := s.db.Query(`SELECT d.url, d.path, d.hash, d.state, coalesce(f.body, '') FROM docs d LEFT JOIN fts f ON f.rowid = d.rowid`)
+	entries := ftsEntries(t, s)
+	for _, r := range docRows(t, s) {
+		sn, err := readFile(filepath.Join(dir, filepath.FromSlash(r.path)))
+		switch {
+		case r.state != "ok":
+			t.Errorf("%s: %s", r.url, r.state)
+		case err != nil:
+			t.Errorf("%s: %v", r.url, err)
+		case sn.URL != r.url:
+			t.Errorf("%s: file %s holds %s", r.url, r.path, sn.URL)
+		case HashOf(sn.Markdown) != r.hash || tokensOf(t, s, sn.Markdown) != entries[r.rowid]:
+			t.Errorf("%s: row or full-text entry is not the file's", r.url)
+		}
+	}
+}
+
+type docRow struct {
+	rowid                  int64
+	url, path, hash, state string
+}
+
+// docRows reads the index's rows, all at once: the index has one
+// connection, which a query holds until its rows are read.
+func docRows(t *testing.T, s *Stash) []docRow {
+	t.Helper()
+	rows, err := s.db.Query(`SELECT rowid, url, path, hash, state FROM docs`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
+	var all []docRow
 	for rows.Next() {
-		var url, path, hash, state, body string
-		rows.Scan(&url, &path, &hash, &state, &body)
-		sn, err := readFile(filepath.Join(dir, filepath.FromSlash(path)))
-		switch {
-		case state != "ok":
-			t.Errorf("%s: %s", url, state)
-		case err != nil:
-			t.Errorf("%s: %v", url, err)
-		case sn.URL != url:
-			t.Errorf("%s: file %s holds %s", url, path, sn.URL)
-		case HashOf(sn.Markdown) != hash || segment(sn.Markdown) != body:
-			t.Errorf("%s: row or full-text entry is not the file's", url)
+		var r docRow
+		if err := rows.Scan(&r.rowid, &r.url, &r.path, &r.hash, &r.state); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, r)
+	}
+	return all
+}
+
+// ftsEntries reads the full-text index's entries of bodies, by row: each
+// the body's terms in order, as the index holds them. The index keeps
+// no text, only the terms with their places.
+func ftsEntries(t *testing.T, s *Stash) map[int64]string {
+	t.Helper()
+	return vocabEntries(t, s, "main", "fts")
+}
+
+// tokensOf is what an entry of a body of markdown is, as ftsEntries
+// reads it: the index's own tokenizer turns it into terms, in a table of
+// the same kind made for the purpose.
+func tokensOf(t *testing.T, s *Stash, markdown string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	schema := strings.Replace(strings.Replace(ftsSchema, "fts USING", "temp.tokens USING", 1), "INSERT INTO fts(fts, rank)", "INSERT INTO temp.tokens(tokens, rank)", 1)
+	for _, q := range []string{`DROP TABLE IF EXISTS temp.tokens`, schema} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
 		}
 	}
+	if _, err := conn.ExecContext(ctx, `INSERT INTO temp.tokens(rowid, title, body) VALUES (1, '', ?)`, segment(markdown)); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	return vocabEntries(t, s, "temp", "tokens")[1]
+}
+
+func vocabEntries(t *testing.T, s *Stash, schema, table string) map[int64]string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`DROP TABLE IF EXISTS temp.vocab; CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(%s, %s, instance)`, schema, table)); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.QueryContext(ctx, `SELECT doc, term FROM temp.vocab WHERE col = 'body' ORDER BY doc, offset`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	terms := map[int64][]string{}
+	for rows.Next() {
+		var doc int64
+		var term string
+		if err := rows.Scan(&doc, &term); err != nil {
+			t.Fatal(err)
+		}
+		terms[doc] = append(terms[doc], term)
+	}
+	out := map[int64]string{}
+	for doc, ts := range terms {
+		out[doc] = strings.Join(ts, " ")
+	}
+	return out
 }

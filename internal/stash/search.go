@@ -5,9 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/heedhq/heed/internal/frontmatter"
 )
 
 // Query is a full-text search.
@@ -54,13 +59,13 @@ func (s *Stash) Search(ctx context.Context, q Query) ([]Hit, error) {
 	var err error
 	if q.Source == "" {
 		rows, err = s.db.QueryContext(ctx, `
-			SELECT d.rowid, d.id, d.url, d.title, d.source, d.path, top.rank
+			SELECT d.id, d.url, d.title, d.source, d.path, top.rank
 			FROM (SELECT rowid, rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?) AS top
 			JOIN docs d ON d.rowid = top.rowid
 			WHERE d.state = 'ok' ORDER BY top.rank`, match, q.Limit)
 	} else {
 		rows, err = s.db.QueryContext(ctx, `
-			SELECT fts.rowid, d.id, d.url, d.title, d.source, d.path, fts.rank
+			SELECT d.id, d.url, d.title, d.source, d.path, fts.rank
 			FROM fts JOIN docs d ON d.rowid = fts.rowid
 			WHERE fts MATCH ? AND d.state = 'ok' AND d.source = ?
 			ORDER BY fts.rank LIMIT ?`, match, q.Source, q.Limit)
@@ -69,32 +74,49 @@ func (s *Stash) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, fmt.Errorf("stash: search: %w", err)
 	}
 	var out []Hit
-	var rowids []int64
 	for rows.Next() {
 		var h Hit
-		var rowid int64
 		var rank float64
-		if err := rows.Scan(&rowid, &h.ID, &h.URL, &h.Title, &h.Source, &h.Path, &rank); err != nil {
+		if err := rows.Scan(&h.ID, &h.URL, &h.Title, &h.Source, &h.Path, &rank); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("stash: search: %w", err)
 		}
 		h.Score = -rank // bm25 is lower for better matches
 		out = append(out, h)
-		rowids = append(rowids, rowid)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("stash: search: %w", err)
 	}
 	terms := queryTerms(q.Text)
-	for i, rowid := range rowids {
-		var body string
-		if err := s.db.QueryRowContext(ctx, `SELECT body FROM fts WHERE rowid = ?`, rowid).Scan(&body); err != nil {
-			return nil, fmt.Errorf("stash: search: %w", err)
-		}
-		out[i].Snippet = snippet(body, terms, 16)
+	for i := range out {
+		out[i].Snippet = snippet(segment(s.bodyOf(out[i].Path)), terms, 16)
 	}
 	return out, nil
+}
+
+// maxSnippetRead is how much of a snapshot's file search reads for its
+// snippet: the match is nearly always early, and a file grown huge (by
+// hand) costs no more.
+const maxSnippetRead = 4 << 20
+
+// bodyOf is the Markdown of the snapshot at path, or "" if its file
+// cannot be read: the index keeps no copy of the text.
+func (s *Stash) bodyOf(path string) string {
+	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(path)))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxSnippetRead))
+	if err != nil {
+		return ""
+	}
+	body, err := frontmatter.Body(data)
+	if err != nil {
+		return ""
+	}
+	return body
 }
 
 // queryTerms are the words of a query, lower-cased and roughly stemmed,

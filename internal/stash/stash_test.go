@@ -451,6 +451,52 @@ func TestIndexUpgrade(t *testing.T) {
 	}
 }
 
+// TestIndexKeepsNoCopy: the full-text index holds terms, not a copy of
+// the text; an index of version 1, which held one, is made anew when a
+// writer opens it, and snippets come from the files.
+func TestIndexKeepsNoCopy(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := t.Context()
+	if _, err := s.Put(ctx, snap("https://e.com/a", "Lighthouse", "The lighthouse keeper wrote of the storm.")); err != nil {
+		t.Fatal(err)
+	}
+	var copies int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'fts_content'`).Scan(&copies); err != nil || copies != 0 {
+		t.Fatalf("a new index has a content table: %d, %v", copies, err)
+	}
+	// Make it a version 1 index, whose entry and copy say something else.
+	old := `DROP TABLE fts;
+		CREATE VIRTUAL TABLE fts USING fts5(title, body, tokenize = 'porter unicode61 remove_diacritics 2');
+		INSERT INTO fts(rowid, title, body) SELECT rowid, 'Other', 'an old copy about harbours' FROM docs;
+		PRAGMA user_version = 1;`
+	if _, err := s.db.ExecContext(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	s = open(t, dir)
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'fts_content'`).Scan(&copies); err != nil || copies != 0 {
+		t.Errorf("after the upgrade, the index still has a content table: %d, %v", copies, err)
+	}
+	if hits, err := s.Search(ctx, Query{Text: "harbours"}); err != nil || len(hits) != 0 {
+		t.Errorf("the old entry is still found: %+v, %v", hits, err)
+	}
+	hits, err := s.Search(ctx, Query{Text: "storm"})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("after the upgrade: %+v, %v", hits, err)
+	}
+	if want := "keeper wrote of the **storm**."; !strings.Contains(hits[0].Snippet, want) {
+		t.Errorf("snippet %q, want it to hold %q, from the file", hits[0].Snippet, want)
+	}
+	// A file gone (removed by hand) leaves its hit without a snippet.
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(hits[0].Path))); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := s.Search(ctx, Query{Text: "storm"}); err != nil || len(hits) != 1 || hits[0].Snippet != "" {
+		t.Errorf("with its file gone: %+v, %v", hits, err)
+	}
+}
+
 // TestBatch: with a batch, Put writes the file and leaves the index entry
 // waiting; the batch's last Put, Flush and Close index what waits, and a
 // process that dies first leaves rows the next Open settles.
