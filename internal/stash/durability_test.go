@@ -716,7 +716,7 @@ func tokensOf(t *testing.T, s *Stash, markdown string) string {
 			t.Fatal(err)
 		}
 	}
-	if _, err := conn.ExecContext(ctx, `INSERT INTO temp.tokens(rowid, title, body) VALUES (1, '', ?)`, segment(markdown)); err != nil {
+	if _, err := conn.ExecContext(ctx, `INSERT INTO temp.tokens(rowid, title, body) VALUES (1, '', ?)`, segment(said(markdown))); err != nil {
 		t.Fatal(err)
 	}
 	conn.Close()

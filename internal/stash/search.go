@@ -90,7 +90,7 @@ func (s *Stash) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	terms := queryTerms(q.Text)
 	for i := range out {
-		out[i].Snippet = snippet(segment(s.bodyOf(out[i].Path)), terms, 16)
+		out[i].Snippet = snippet(segment(said(s.bodyOf(out[i].Path))), terms, 16)
 	}
 	return out, nil
 }

@@ -194,7 +194,7 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 
 // indexVersion is the version of what the index holds (SQLite's
 // user_version): 1 segments unspaced scripts; 2 keeps no copy of the
-// text. An index of an older version is rebuilt from the files when a
+// text, and leaves out link targets. An index of an older version is rebuilt from the files when a
 // writer opens it.
 const indexVersion = 2
 
@@ -612,7 +612,7 @@ func (s *Stash) index(ctx context.Context, snaps ...*Snapshot) error {
 		if _, err := del.ExecContext(ctx, rowid); err != nil {
 			return fmt.Errorf("stash: %w", err)
 		}
-		if _, err := ins.ExecContext(ctx, rowid, segment(snap.Title), segment(snap.Markdown)); err != nil {
+		if _, err := ins.ExecContext(ctx, rowid, segment(snap.Title), segment(said(snap.Markdown))); err != nil {
 			return fmt.Errorf("stash: %w", err)
 		}
 		if _, err := settle.ExecContext(ctx, rowid); err != nil {

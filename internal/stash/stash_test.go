@@ -773,3 +773,45 @@ func TestHasValidators(t *testing.T) {
 		t.Error("another source has the validators of docs")
 	}
 }
+
+func TestSaid(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"no links at all", "no links at all"},
+		{"See [the guide](https://e.com/guide) first.", "See [the guide] first."},
+		{"![a map](https://e.com/map.png \"x\")", "![a map](https://e.com/map.png \"x\")"}, // a space: no target of heed's
+		{"![a map](https://e.com/map.png)[b](/b)", "![a map][b]"},
+		{"[nested [brackets]](https://e.com/n) and f(x)", "[nested [brackets]] and f(x)"},
+		{"an array[i](j) call", "an array[i] call"},
+		{"unclosed [a](https://e.com/a", "unclosed [a](https://e.com/a"},
+		{"two](lines\n)", "two](lines\n)"},
+		{"[東京](https://e.com/東京)に", "[東京]に"},
+	} {
+		if got := said(c.in); got != c.want {
+			t.Errorf("said(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestLinkTargetsUnindexed: a word only in a link's target finds nothing;
+// the link's text is found, and its snippet shows the text, not the URL.
+func TestLinkTargetsUnindexed(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	if _, err := s.Put(ctx, snap("https://e.com/a", "Guide", "Read [the lighthouse guide](https://github.com/keepers/guide) before the storm.")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(ctx, snap("https://e.com/b", "Hosting", "The code is hosted on GitHub.")); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.Search(ctx, Query{Text: "github"})
+	if err != nil || len(hits) != 1 || hits[0].URL != "https://e.com/b" {
+		t.Errorf("github: %+v, %v; want the page that says it, not the one that links there", hits, err)
+	}
+	hits, err = s.Search(ctx, Query{Text: "lighthouse"})
+	if err != nil || len(hits) != 1 {
+		t.Fatalf("lighthouse: %+v, %v", hits, err)
+	}
+	if sn := hits[0].Snippet; !strings.Contains(sn, "**lighthouse** guide]") || strings.Contains(sn, "github.com") {
+		t.Errorf("snippet %q: want the link's text without its target", sn)
+	}
+}
