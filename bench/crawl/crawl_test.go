@@ -22,7 +22,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -122,10 +121,13 @@ func TestMain(m *testing.M) {
 // stashes holds the stashes that the crawls write, all removed only when
 // every run is done. A stash removed between runs would slow the next
 // run's file creation: ext4 without a journal, as on some virtual
-// machines, skips each inode freed in the last half minute when it
-// allocates one, so creating a file just after 2,000 were removed costs
-// up to a millisecond of kernel time instead of tens of microseconds. A
-// crawl into a stash does not follow the removal of thousands of files.
+// machines, passes over each inode freed in the last minute (five, while
+// its inode table is unwritten) one by one when it allocates one, so a
+// file created just after 2,000 were removed costs up to a millisecond of
+// kernel time instead of tens of microseconds. A crawl into a stash does
+// not follow the removal of thousands of files; for the same reason, the
+// benchmark is best run where no thousands of files were removed in the
+// last minutes (TMPDIR set to a new directory).
 var stashes string
 
 // newStash opens an empty stash in a directory of its own under stashes.
@@ -232,7 +234,7 @@ func crawlColly(b *testing.B, site string, parallel int) {
 		c.OnHTML("a[href]", func(e *colly.HTMLElement) { e.Request.Visit(e.Attr("href")) })
 		c.OnResponse(func(*colly.Response) { visited.Add(1) })
 		stop := peak()
-		cpu := cpuTime()
+		cpu := testutil.CPUTime()
 		start := time.Now()
 		c.Visit(site + "/p/0")
 		c.Wait()
@@ -251,18 +253,6 @@ func report(b *testing.B, pages int, elapsed, cpu time.Duration, heapMB, rssMB f
 	b.ReportMetric(rssMB, "peak-rss-MB")
 }
 
-// cpuTime starts counting the process's CPU time, user and system; the
-// function it returns says how much was used since.
-func cpuTime() func() time.Duration {
-	used := func() time.Duration {
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	start := used()
-	return func() time.Duration { return used() - start }
-}
-
 // crawlHeed crawls the site's n pages with heed into a fresh stash.
 func crawlHeed(b *testing.B, site string, n int) {
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
@@ -270,7 +260,7 @@ func crawlHeed(b *testing.B, site string, n int) {
 		st := newStash(b)
 		c := &crawl.Crawler{Client: fetch.New(fetch.Config{AllowNets: loopback}), Stash: st, Agent: "heed"}
 		stop := peak()
-		cpu := cpuTime()
+		cpu := testutil.CPUTime()
 		start := time.Now()
 		sum, err := c.Crawl(b.Context(), crawl.Options{Start: site + "/p/0", MaxPages: n, MaxDepth: 100, NoSitemaps: true, Hosts: 1}, nil)
 		elapsed, used := time.Since(start), cpu()

@@ -696,7 +696,9 @@ func docRows(t *testing.T, s *Stash) []docRow {
 // no text, only the terms with their places.
 func ftsEntries(t *testing.T, s *Stash) map[int64]string {
 	t.Helper()
-	return vocabEntries(t, s, "main", "fts")
+	conn := indexConn(t, s)
+	defer conn.Close()
+	return vocabEntries(t, conn, "main", "fts")
 }
 
 // tokensOf is what an entry of a body of markdown is, as ftsEntries
@@ -704,33 +706,35 @@ func ftsEntries(t *testing.T, s *Stash) map[int64]string {
 // the same kind made for the purpose.
 func tokensOf(t *testing.T, s *Stash, markdown string) string {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := s.db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := indexConn(t, s)
 	defer conn.Close()
 	schema := strings.Replace(strings.Replace(ftsSchema, "fts USING", "temp.tokens USING", 1), "INSERT INTO fts(fts, rank)", "INSERT INTO temp.tokens(tokens, rank)", 1)
 	for _, q := range []string{`DROP TABLE IF EXISTS temp.tokens`, schema} {
-		if _, err := conn.ExecContext(ctx, q); err != nil {
+		if _, err := conn.ExecContext(context.Background(), q); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := conn.ExecContext(ctx, `INSERT INTO temp.tokens(rowid, title, body) VALUES (1, '', ?)`, segment(said(markdown))); err != nil {
+	if _, err := conn.ExecContext(context.Background(), `INSERT INTO temp.tokens(rowid, title, body) VALUES (1, '', ?)`, segment(said(markdown))); err != nil {
 		t.Fatal(err)
 	}
-	conn.Close()
-	return vocabEntries(t, s, "temp", "tokens")[1]
+	return vocabEntries(t, conn, "temp", "tokens")[1]
 }
 
-func vocabEntries(t *testing.T, s *Stash, schema, table string) map[int64]string {
+// indexConn is the index's one connection, which temporary tables live on.
+func indexConn(t *testing.T, s *Stash) *sql.Conn {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := s.db.Conn(ctx)
+	conn, err := s.db.Conn(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	return conn
+}
+
+// vocabEntries reads the entries of bodies of the full-text table
+// schema.table, by row, through fts5vocab.
+func vocabEntries(t *testing.T, conn *sql.Conn, schema, table string) map[int64]string {
+	t.Helper()
+	ctx := context.Background()
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`DROP TABLE IF EXISTS temp.vocab; CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(%s, %s, instance)`, schema, table)); err != nil {
 		t.Fatal(err)
 	}

@@ -1,15 +1,13 @@
-//go:build unix
-
 package stash
 
 import (
 	"fmt"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/internal/extractdev"
+	"github.com/heedhq/heed/internal/testutil"
 )
 
 // devMarkdown is the Markdown of the extraction development set's pages:
@@ -50,7 +48,7 @@ func BenchmarkPut(b *testing.B) {
 	defer s.Close()
 	s.SetBatch(64)
 	i := 0
-	cpu := cpuTime()
+	cpu := testutil.CPUTime()
 	for b.Loop() {
 		d := docs[i%len(docs)]
 		snap := &Snapshot{Source: "bench", URL: fmt.Sprintf("https://bench.example/p/%d", i), Title: d.Title, Markdown: d.Markdown, FetchedAt: time.Now()}
@@ -63,16 +61,4 @@ func BenchmarkPut(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(cpu().Microseconds())/1000/float64(i), "cpu-ms/page")
-}
-
-// cpuTime starts counting the process's CPU time, user and system; the
-// function it returns says how much was used since.
-func cpuTime() func() time.Duration {
-	used := func() time.Duration {
-		var ru syscall.Rusage
-		syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-		return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	}
-	start := used()
-	return func() time.Duration { return used() - start }
 }

@@ -101,8 +101,12 @@ func (s *Stash) Search(ctx context.Context, q Query) ([]Hit, error) {
 const maxSnippetRead = 4 << 20
 
 // bodyOf is the Markdown of the snapshot at path, or "" if its file
-// cannot be read: the index keeps no copy of the text.
+// cannot be read: the index keeps no copy of the text. A path that leads
+// out of the stash (an index written by hand) is not followed.
 func (s *Stash) bodyOf(path string) string {
+	if !filepath.IsLocal(filepath.FromSlash(path)) {
+		return ""
+	}
 	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(path)))
 	if err != nil {
 		return ""

@@ -495,6 +495,21 @@ func TestIndexKeepsNoCopy(t *testing.T) {
 	if hits, err := s.Search(ctx, Query{Text: "storm"}); err != nil || len(hits) != 1 || hits[0].Snippet != "" {
 		t.Errorf("with its file gone: %+v, %v", hits, err)
 	}
+	// A path out of the stash, written into the index by hand, is not read.
+	outside := filepath.Join(t.TempDir(), "secret.md")
+	if err := os.WriteFile(outside, []byte("---\nurl: x\n---\nthe storm password is hunter2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(dir, outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, `UPDATE docs SET path = ?`, filepath.ToSlash(rel)); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := s.Search(ctx, Query{Text: "storm"}); err != nil || len(hits) != 1 || strings.Contains(hits[0].Snippet, "hunter2") {
+		t.Errorf("a path out of the stash: %+v, %v", hits, err)
+	}
 }
 
 // TestBatch: with a batch, Put writes the file and leaves the index entry
