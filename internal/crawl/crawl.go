@@ -539,7 +539,8 @@ func (r *run) visit(it item) {
 
 // process does what a fetched page says: checks the final URL, extracts
 // it, heeds its signals, follows its links and stores it. It calls
-// extracted once the page is extracted, before it waits to be stored.
+// extracted once the page is extracted and has its place among the pages
+// waiting to be stored: a batch of them at most, Markdown and links only.
 func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extracted func()) {
 	ctx := r.ctx
 	agent := r.c.Agent

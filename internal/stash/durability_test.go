@@ -119,7 +119,9 @@ func checkAgree(t *testing.T, dir string) (versions map[string]int64, orphans []
 	entries := ftsEntries(t, s)
 	versions = map[string]int64{}
 	byPath := map[string]string{}
-	for _, r := range docRows(t, s) {
+	rows := docRows(t, s)
+	strayEntries(t, entries, rows)
+	for _, r := range rows {
 		url, path := r.url, r.path
 		if r.state != "ok" {
 			t.Errorf("%s: row %s after Open", url, r.state)
@@ -137,7 +139,7 @@ func checkAgree(t *testing.T, dir string) (versions map[string]int64, orphans []
 		if HashOf(snap.Markdown) != r.hash {
 			t.Errorf("%s: row hash differs from the file's", url)
 		}
-		if body, want := entries[r.rowid], tokensOf(t, s, snap.Markdown); body != want {
+		if body, want := entries[r.rowid], tokensOf(t, s, snap.Title, snap.Markdown); body != want {
 			t.Errorf("%s: full-text entry is not the file's: fts %.60q, file %s %.60q hash %.8s; before Open: %s", url, body, path, snap.Markdown, HashOf(snap.Markdown), before[url])
 		}
 		i := strings.Index(snap.Markdown, " tok")
@@ -651,7 +653,9 @@ func checkStressAgree(t *testing.T, dir string) {
 	}
 	defer s.Close()
 	entries := ftsEntries(t, s)
-	for _, r := range docRows(t, s) {
+	rows := docRows(t, s)
+	strayEntries(t, entries, rows)
+	for _, r := range rows {
 		sn, err := readFile(filepath.Join(dir, filepath.FromSlash(r.path)))
 		switch {
 		case r.state != "ok":
@@ -660,7 +664,7 @@ func checkStressAgree(t *testing.T, dir string) {
 			t.Errorf("%s: %v", r.url, err)
 		case sn.URL != r.url:
 			t.Errorf("%s: file %s holds %s", r.url, r.path, sn.URL)
-		case HashOf(sn.Markdown) != r.hash || tokensOf(t, s, sn.Markdown) != entries[r.rowid]:
+		case HashOf(sn.Markdown) != r.hash || tokensOf(t, s, sn.Title, sn.Markdown) != entries[r.rowid]:
 			t.Errorf("%s: row or full-text entry is not the file's", r.url)
 		}
 	}
@@ -691,9 +695,23 @@ func docRows(t *testing.T, s *Stash) []docRow {
 	return all
 }
 
-// ftsEntries reads the full-text index's entries of bodies, by row: each
-// the body's terms in order, as the index holds them. The index keeps
-// no text, only the terms with their places.
+// strayEntries reports full-text entries that no row has.
+func strayEntries(t *testing.T, entries map[int64]string, rows []docRow) {
+	t.Helper()
+	has := map[int64]bool{}
+	for _, r := range rows {
+		has[r.rowid] = true
+	}
+	for doc, terms := range entries {
+		if !has[doc] {
+			t.Errorf("full-text entry %d has no row: %.60s", doc, terms)
+		}
+	}
+}
+
+// ftsEntries reads the full-text index's entries, by row: each the
+// title's terms and the body's in order, as the index holds them. The
+// index keeps no text, only the terms with their places.
 func ftsEntries(t *testing.T, s *Stash) map[int64]string {
 	t.Helper()
 	conn := indexConn(t, s)
@@ -701,10 +719,10 @@ func ftsEntries(t *testing.T, s *Stash) map[int64]string {
 	return vocabEntries(t, conn, "main", "fts")
 }
 
-// tokensOf is what an entry of a body of markdown is, as ftsEntries
-// reads it: the index's own tokenizer turns it into terms, in a table of
-// the same kind made for the purpose.
-func tokensOf(t *testing.T, s *Stash, markdown string) string {
+// tokensOf is what the entry of a snapshot is, as ftsEntries reads it:
+// the index's own tokenizer turns its title and Markdown into terms, in
+// a table of the same kind made for the purpose.
+func tokensOf(t *testing.T, s *Stash, title, markdown string) string {
 	t.Helper()
 	conn := indexConn(t, s)
 	defer conn.Close()
@@ -714,7 +732,7 @@ func tokensOf(t *testing.T, s *Stash, markdown string) string {
 			t.Fatal(err)
 		}
 	}
-	if _, err := conn.ExecContext(context.Background(), `INSERT INTO temp.tokens(rowid, title, body) VALUES (1, '', ?)`, segment(said(markdown))); err != nil {
+	if _, err := conn.ExecContext(context.Background(), `INSERT INTO temp.tokens(rowid, title, body) VALUES (1, ?, ?)`, segment(title), segment(said(markdown))); err != nil {
 		t.Fatal(err)
 	}
 	return vocabEntries(t, conn, "temp", "tokens")[1]
@@ -730,15 +748,15 @@ func indexConn(t *testing.T, s *Stash) *sql.Conn {
 	return conn
 }
 
-// vocabEntries reads the entries of bodies of the full-text table
-// schema.table, by row, through fts5vocab.
+// vocabEntries reads the entries of the full-text table schema.table, by
+// row, through fts5vocab.
 func vocabEntries(t *testing.T, conn *sql.Conn, schema, table string) map[int64]string {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`DROP TABLE IF EXISTS temp.vocab; CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(%s, %s, instance)`, schema, table)); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := conn.QueryContext(ctx, `SELECT doc, term FROM temp.vocab WHERE col = 'body' ORDER BY doc, offset`)
+	rows, err := conn.QueryContext(ctx, `SELECT doc, col, term FROM temp.vocab ORDER BY doc, col DESC, offset`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -746,15 +764,35 @@ func vocabEntries(t *testing.T, conn *sql.Conn, schema, table string) map[int64]
 	terms := map[int64][]string{}
 	for rows.Next() {
 		var doc int64
-		var term string
-		if err := rows.Scan(&doc, &term); err != nil {
+		var col, term string
+		if err := rows.Scan(&doc, &col, &term); err != nil {
 			t.Fatal(err)
 		}
-		terms[doc] = append(terms[doc], term)
+		terms[doc] = append(terms[doc], col+":"+term)
 	}
 	out := map[int64]string{}
 	for doc, ts := range terms {
 		out[doc] = strings.Join(ts, " ")
 	}
 	return out
+}
+
+// TestRemoveLeavesNoEntries: removing a source takes its pages out of the
+// full-text index too, and what stays agrees with the files.
+func TestRemoveLeavesNoEntries(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := t.Context()
+	for i, source := range []string{"keep", "gone", "gone"} {
+		sn := snap(fmt.Sprintf("https://e.com/%d", i), "Page", "A page about tides.")
+		sn.Source = source
+		if _, err := s.Put(ctx, sn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.Remove(ctx, "gone"); err != nil || n != 2 {
+		t.Fatalf("Remove: %d, %v", n, err)
+	}
+	s.Close()
+	checkStressAgree(t, dir)
 }

@@ -76,32 +76,153 @@ func solid(r rune) bool { return r != zwsp && !unicode.IsSpace(r) }
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) || r == 'ー' }
 
 // said is what a snapshot's Markdown says, as the index and snippets see
-// it: without its links' and images' targets, [text](target) read as
-// [text]. A target is where the page points, not what it says; targets
-// were a fifth of a page's words, mostly the same few (https, www, com),
-// which matched nearly every page. Markdown without a link is returned as
-// it is.
+// it: without its links' and images' targets, [text](target) and
+// [text](target "title") read as [text]. A target is where the page
+// points, not what it says; targets were a fifth of a page's words,
+// mostly the same few (https, www, com), which matched nearly every page.
+// Code (fenced blocks and inline spans) is kept whole, as is an escaped
+// "\](" of prose. Time is linear in the length; Markdown without "](" is
+// returned as it is.
 func said(md string) string {
-	i := strings.Index(md, "](")
-	if i < 0 {
+	if !strings.Contains(md, "](") {
 		return md
 	}
 	var b strings.Builder
 	b.Grow(len(md))
-	rest := md
-	for i >= 0 {
-		// A target, as heed writes one, runs to a ")" without spaces:
-		// the parentheses and spaces in its URL are escaped.
-		end := strings.IndexAny(rest[i+2:], ") \t\n")
-		if end < 0 || rest[i+2+end] != ')' {
-			b.WriteString(rest[:i+2]) // no target: kept as written
-			rest = rest[i+2:]
-		} else {
-			b.WriteString(rest[:i+1])
-			rest = rest[i+2+end+1:]
+	fence := "" // the open code block's fence, or ""
+	for line := range strings.Lines(md) {
+		t := strings.TrimLeft(line, " ")
+		if fence != "" {
+			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, "`")) == "" {
+				fence = ""
+			}
+			b.WriteString(line)
+			continue
 		}
-		i = strings.Index(rest, "](")
+		if n := run(t, 0, '`'); n >= 3 {
+			fence = t[:n]
+			b.WriteString(line)
+			continue
+		}
+		saidLine(&b, line)
 	}
-	b.WriteString(rest)
 	return b.String()
+}
+
+// saidLine writes a line of Markdown outside code blocks without its
+// link targets.
+func saidLine(b *strings.Builder, line string) {
+	spans := codeSpans(line)
+	titleEnd := strings.LastIndex(line, "\")") // no title ends after it
+	for i := 0; i < len(line); {
+		switch {
+		case line[i] == '`':
+			// An inline code span is kept whole; backticks that close
+			// none are text.
+			n := run(line, i, '`')
+			end := spans.close(i, n)
+			if end < 0 {
+				b.WriteString(line[i : i+n])
+				i += n
+				continue
+			}
+			b.WriteString(line[i : end+n])
+			i = end + n
+		case line[i] == ']' && strings.HasPrefix(line[i+1:], "(") && !escaped(line, i):
+			end, ok := target(line, i+2, titleEnd)
+			if ok {
+				b.WriteByte(']')
+			} else {
+				// No target: what was read holds none either (no ")"
+				// nor backtick in it), so it is written as it is, once.
+				b.WriteString(line[i:end])
+			}
+			i = end
+		default:
+			b.WriteByte(line[i])
+			i++
+		}
+	}
+}
+
+// target reads a link's target from line[i:], as heed writes one: a URL
+// without spaces, parentheses or backticks (they are escaped), then ")"
+// or a quoted title and ")". It returns where the target ends (after its
+// ")") and true, or where reading stopped and false. titleEnd is where
+// the line's last `")` is.
+func target(line string, i, titleEnd int) (int, bool) {
+	for j := i; j < len(line); j++ {
+		switch line[j] {
+		case ')':
+			return j + 1, true
+		case ' ':
+			// A title runs from its quote to the first `")` after it.
+			if strings.HasPrefix(line[j+1:], "\"") && j+1 < titleEnd {
+				return j + 2 + strings.Index(line[j+2:], "\")") + 2, true
+			}
+			return j, false
+		case '\t', '\n', '\r', '(', '`', '<', '>':
+			return j, false
+		}
+	}
+	return len(line), false
+}
+
+// escaped reports whether line[i] follows an odd run of backslashes.
+func escaped(line string, i int) bool {
+	n := 0
+	for i > 0 && line[i-1] == '\\' {
+		n++
+		i--
+	}
+	return n%2 == 1
+}
+
+// run is the length of the run of c at line[i:].
+func run(line string, i int, c byte) int {
+	n := 0
+	for i+n < len(line) && line[i+n] == c {
+		n++
+	}
+	return n
+}
+
+// backtickRuns are where a line's runs of backticks start, by length,
+// each list in order, and how far each has been read: finding a span's
+// closing run reads each list once in all, so a line of many unclosed
+// runs costs linear time.
+type backtickRuns struct {
+	at   map[int][]int
+	next map[int]int
+}
+
+func codeSpans(line string) backtickRuns {
+	r := backtickRuns{at: map[int][]int{}, next: map[int]int{}}
+	for i := 0; i < len(line); {
+		j := strings.IndexByte(line[i:], '`')
+		if j < 0 {
+			break
+		}
+		i += j
+		n := run(line, i, '`')
+		r.at[n] = append(r.at[n], i)
+		i += n
+	}
+	return r
+}
+
+// close is where the run of n backticks that closes a span opened at i
+// starts, or -1.
+func (r backtickRuns) close(i, n int) int {
+	l := r.at[n]
+	k := r.next[n]
+	for k < len(l) && l[k] <= i {
+		k++
+	}
+	if k == len(l) {
+		r.next[n] = k
+		return -1
+	}
+	r.next[n] = k + 1
+	return l[k]
 }

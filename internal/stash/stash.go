@@ -168,6 +168,17 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 		s.lock, s.writer = f, lockFile(f)
 	}
 	if s.writer {
+		// Writes and removals cut short are settled first: an upgrade
+		// reads the rows as they are.
+		pending, err := s.settleCount(ctx)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		if pending > 0 {
+			// A write was cut short, and may have left its temporary file.
+			s.sweep()
+		}
 		if err := s.upgrade(ctx); err != nil {
 			s.Close()
 			return nil, err
@@ -179,15 +190,6 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 				return nil, err
 			}
 		}
-		pending, err := s.settleCount(ctx)
-		if err != nil {
-			s.Close()
-			return nil, err
-		}
-		if pending > 0 {
-			// A write was cut short, and may have left its temporary file.
-			s.sweep()
-		}
 	}
 	return s, nil
 }
@@ -198,35 +200,61 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 // writer opens it.
 const indexVersion = 2
 
-// upgrade rebuilds an index older than indexVersion.
+// upgrade rebuilds the full-text index of an index older than
+// indexVersion from the files. The rows are kept, and what they hold of
+// crawls with them (validators, links); a row whose file is gone goes.
+// The version is written last: an upgrade cut short is done again on
+// the next Open.
 func (s *Stash) upgrade(ctx context.Context) error {
-	var v, n int
+	var v int
 	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
 		return fmt.Errorf("stash: %w", err)
 	}
 	if v >= indexVersion {
 		return nil
 	}
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM docs`).Scan(&n); err != nil {
-		return fmt.Errorf("stash: %w", err)
-	}
-	if n > 0 {
-		// The marker makes an interrupted rebuild finish on the next Open.
-		if err := os.WriteFile(filepath.Join(s.dir, reindexMarker), nil, 0o644); err != nil {
-			return fmt.Errorf("stash: %w", err)
-		}
-	}
-	// The full-text table of an older version is made anew, empty, with
-	// the version, in one transaction; the rebuild fills it.
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("stash: %w", err)
-	}
-	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS fts;`+ftsSchema+fmt.Sprintf(`PRAGMA user_version = %d;`, indexVersion)); err != nil {
+	if _, err := s.db.ExecContext(ctx, `DROP TABLE IF EXISTS fts;`+ftsSchema); err != nil {
 		return fmt.Errorf("stash: upgrade: %w", err)
 	}
-	return tx.Commit()
+	type row struct{ url, path string }
+	var all []row
+	rows, err := s.db.QueryContext(ctx, `SELECT url, path FROM docs WHERE state = 'ok'`)
+	if err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.url, &r.path); err != nil {
+			rows.Close()
+			return fmt.Errorf("stash: upgrade: %w", err)
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	var batch []*Snapshot
+	for i, r := range all {
+		snap, err := readFile(filepath.Join(s.dir, filepath.FromSlash(r.path)))
+		if err != nil || snap.URL != r.url {
+			if err := s.drop(ctx, r.url); err != nil {
+				return fmt.Errorf("stash: upgrade: %w", err)
+			}
+		} else {
+			batch = append(batch, &Snapshot{URL: r.url, Title: snap.Title, Markdown: snap.Markdown})
+		}
+		if len(batch) == 256 || i == len(all)-1 && len(batch) > 0 {
+			if err := s.index(ctx, batch...); err != nil {
+				return fmt.Errorf("stash: upgrade: %w", err)
+			}
+			batch = batch[:0]
+		}
+	}
+	if _, err := s.db.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, indexVersion)); err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	return nil
 }
 
 // reindexMarker exists while a reindex is under way.

@@ -512,6 +512,60 @@ func TestIndexKeepsNoCopy(t *testing.T) {
 	}
 }
 
+// TestUpgradeKeepsRows: an upgrade rebuilds the full-text index from the
+// files and keeps the rows, with the links a re-crawl follows; a row
+// whose file is gone goes; a removal cut short before the upgrade is
+// finished, not undone; and an upgrade cut short is done again.
+func TestUpgradeKeepsRows(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := t.Context()
+	put := func(source, url, md string) {
+		t.Helper()
+		sn := snap(url, "Page", md)
+		sn.Source, sn.Links = source, []string{url + "/next"}
+		if _, err := s.Put(ctx, sn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("docs", "https://e.com/a", "The lighthouse keeper wrote of the storm.")
+	put("docs", "https://e.com/b", "A second page about tides.")
+	put("gone", "https://g.com/c", "A zebra page being removed.")
+	hits, _ := s.Search(ctx, Query{Text: "tides"})
+	if len(hits) != 1 {
+		t.Fatalf("tides: %+v", hits)
+	}
+	bFile := filepath.Join(dir, filepath.FromSlash(hits[0].Path))
+	// A version 1 index whose upgrade was cut short (its table made anew,
+	// empty, the version still 1), a removal cut short, and a file gone.
+	cut := `DROP TABLE fts;` + ftsSchema + `PRAGMA user_version = 1;
+		UPDATE docs SET state = 'removing' WHERE source = 'gone';`
+	if _, err := s.db.ExecContext(ctx, cut); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := os.Remove(bFile); err != nil {
+		t.Fatal(err)
+	}
+	s = open(t, dir)
+	if hits, err := s.Search(ctx, Query{Text: "storm"}); err != nil || len(hits) != 1 {
+		t.Errorf("storm after the upgrade: %+v, %v", hits, err)
+	}
+	if got := s.Links(ctx, "docs", "https://e.com/a"); !slices.Equal(got, []string{"https://e.com/a/next"}) {
+		t.Errorf("links after the upgrade: %v", got)
+	}
+	if hits, _ := s.Search(ctx, Query{Text: "zebra"}); len(hits) != 0 {
+		t.Errorf("a removal cut short came back: %+v", hits)
+	}
+	if _, err := s.Get(ctx, "https://e.com/b"); err == nil {
+		t.Errorf("a row whose file is gone was kept")
+	}
+	var v int
+	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil || v != indexVersion {
+		t.Errorf("version %d, %v", v, err)
+	}
+}
+
 // TestBatch: with a batch, Put writes the file and leaves the index entry
 // waiting; the batch's last Put, Flush and Close index what waits, and a
 // process that dies first leaves rows the next Open settles.
@@ -793,16 +847,47 @@ func TestSaid(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"no links at all", "no links at all"},
 		{"See [the guide](https://e.com/guide) first.", "See [the guide] first."},
-		{"![a map](https://e.com/map.png \"x\")", "![a map](https://e.com/map.png \"x\")"}, // a space: no target of heed's
+		{"![a map](https://e.com/map.png \"A map of the coast\") and more", "![a map] and more"},
 		{"![a map](https://e.com/map.png)[b](/b)", "![a map][b]"},
+		{"[![logo](/logo.png)](https://e.com/)", "[![logo]]"},
 		{"[nested [brackets]](https://e.com/n) and f(x)", "[nested [brackets]] and f(x)"},
 		{"an array[i](j) call", "an array[i] call"},
 		{"unclosed [a](https://e.com/a", "unclosed [a](https://e.com/a"},
 		{"two](lines\n)", "two](lines\n)"},
 		{"[東京](https://e.com/東京)に", "[東京]に"},
+		// Code is kept whole, and so is escaped prose.
+		{"```js\nhandlers[eventName](dispatchPayload)\n```\n[a](/a)", "```js\nhandlers[eventName](dispatchPayload)\n```\n[a]"},
+		{"````\n```\nf[x](y)\n````\nf[x](y)", "````\n```\nf[x](y)\n````\nf[x]"},
+		{"call `handlers[e](payload)` then [a](/a)", "call `handlers[e](payload)` then [a]"},
+		{"``a`b[x](y)`` and `c", "``a`b[x](y)`` and `c"},
+		{"` unclosed [a](/a)", "` unclosed [a]"},
+		{"note \\[1\\](optional) and \\\\[2](/two)", "note \\[1\\](optional) and \\\\[2]"},
+		{"[a](x \"unclosed title) and [b](/b)", "[a](x \"unclosed title) and [b]"},
 	} {
 		if got := said(c.in); got != c.want {
 			t.Errorf("said(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestSaidHostile: shapes that a scan back and forth would take
+// quadratic time over (minutes at these sizes) come back whole, in one
+// pass.
+func TestSaidHostile(t *testing.T) {
+	for _, in := range []string{
+		strings.Repeat("](", 1<<20),
+		strings.Repeat("](x \"", 1<<19),
+		strings.Repeat("](x ", 1<<19),
+		func() string { // unclosed backtick runs of every length
+			var b strings.Builder
+			for n := 1; b.Len() < 1<<21; n++ {
+				b.WriteString(strings.Repeat("`", n) + "](")
+			}
+			return b.String()
+		}(),
+	} {
+		if got := said(in); got != in {
+			t.Errorf("said of %d bytes (%.20q...) changed it", len(in), in)
 		}
 	}
 }
