@@ -95,12 +95,6 @@ func Split(doc []byte, v any) (body string, err error) {
 	return body, nil
 }
 
-// Body is the body of a document, its frontmatter skipped, not decoded.
-func Body(doc []byte) (string, error) {
-	_, body, err := cut(doc)
-	return body, err
-}
-
 func cut(doc []byte) (front []byte, body string, err error) {
 	rest, ok := bytes.CutPrefix(doc, []byte("---\n"))
 	if !ok {

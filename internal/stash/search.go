@@ -90,7 +90,7 @@ func (s *Stash) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	terms := queryTerms(q.Text)
 	for i := range out {
-		out[i].Snippet = snippet(segment(said(s.bodyOf(out[i].Path))), terms, 16)
+		out[i].Snippet = snippet(segment(said(s.bodyOf(out[i].Path, out[i].URL))), terms, 16)
 	}
 	return out, nil
 }
@@ -100,10 +100,11 @@ func (s *Stash) Search(ctx context.Context, q Query) ([]Hit, error) {
 // hand) costs no more.
 const maxSnippetRead = 4 << 20
 
-// bodyOf is the Markdown of the snapshot at path, or "" if its file
-// cannot be read: the index keeps no copy of the text. A path that leads
-// out of the stash (an index written by hand) is not followed.
-func (s *Stash) bodyOf(path string) string {
+// bodyOf is the Markdown of url's snapshot at path, or "" if its file
+// cannot be read, or holds another URL's (http and https of a page share
+// one): the index keeps no copy of the text. A path that leads out of the
+// stash (an index written by hand) is not followed.
+func (s *Stash) bodyOf(path, url string) string {
 	if !filepath.IsLocal(filepath.FromSlash(path)) {
 		return ""
 	}
@@ -116,8 +117,9 @@ func (s *Stash) bodyOf(path string) string {
 	if err != nil {
 		return ""
 	}
-	body, err := frontmatter.Body(data)
-	if err != nil {
+	var h header
+	body, err := frontmatter.Split(data, &h)
+	if err != nil || h.URL != url {
 		return ""
 	}
 	return body

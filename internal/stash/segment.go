@@ -91,22 +91,39 @@ func said(md string) string {
 	b.Grow(len(md))
 	fence := "" // the open code block's fence, or ""
 	for line := range strings.Lines(md) {
-		t := strings.TrimLeft(line, " ")
+		// A fence may be indented (in a list) or quoted (in a
+		// blockquote).
+		t := strings.TrimLeft(line, " >")
 		if fence != "" {
-			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, "`")) == "" {
+			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
 				fence = ""
 			}
 			b.WriteString(line)
 			continue
 		}
-		if n := run(t, 0, '`'); n >= 3 {
-			fence = t[:n]
+		if f := opensFence(t); f != "" {
+			fence = f
 			b.WriteString(line)
 			continue
 		}
 		saidLine(&b, line)
 	}
 	return b.String()
+}
+
+// opensFence is the fence that a line opens a code block with: three or
+// more backticks or tildes, backticks followed by no other backtick on
+// the line (else it starts an inline code span, as heed writes code that
+// holds backticks). It is "" for a line that opens none.
+func opensFence(t string) string {
+	if t == "" || t[0] != '`' && t[0] != '~' {
+		return ""
+	}
+	n := run(t, 0, t[0])
+	if n < 3 || t[0] == '`' && strings.IndexByte(t[n:], '`') >= 0 {
+		return ""
+	}
+	return t[:n]
 }
 
 // saidLine writes a line of Markdown outside code blocks without its
@@ -129,9 +146,13 @@ func saidLine(b *strings.Builder, line string) {
 			b.WriteString(line[i : end+n])
 			i = end + n
 		case line[i] == ']' && strings.HasPrefix(line[i+1:], "(") && !escaped(line, i):
-			end, ok := target(line, i+2, titleEnd)
+			end, title, ok := target(line, i+2, titleEnd)
 			if ok {
+				// The target goes; a title (an image's caption) is text.
 				b.WriteByte(']')
+				if title != "" {
+					b.WriteString(" " + title)
+				}
 			} else {
 				// No target: what was read holds none either (no ")"
 				// nor backtick in it), so it is written as it is, once.
@@ -148,24 +169,32 @@ func saidLine(b *strings.Builder, line string) {
 // target reads a link's target from line[i:], as heed writes one: a URL
 // without spaces, parentheses or backticks (they are escaped), then ")"
 // or a quoted title and ")". It returns where the target ends (after its
-// ")") and true, or where reading stopped and false. titleEnd is where
-// the line's last `")` is.
-func target(line string, i, titleEnd int) (int, bool) {
+// ")"), its title with its quotes (or ""), and true; or where reading
+// stopped and false. titleEnd is where the line's last `")` is.
+func target(line string, i, titleEnd int) (end int, title string, ok bool) {
 	for j := i; j < len(line); j++ {
 		switch line[j] {
 		case ')':
-			return j + 1, true
+			return j + 1, "", true
 		case ' ':
-			// A title runs from its quote to the first `")` after it.
-			if strings.HasPrefix(line[j+1:], "\"") && j+1 < titleEnd {
-				return j + 2 + strings.Index(line[j+2:], "\")") + 2, true
+			// A title runs from its quote to the first `")` after it
+			// whose quote is not escaped.
+			if !strings.HasPrefix(line[j+1:], "\"") || j+1 >= titleEnd {
+				return j, "", false
 			}
-			return j, false
+			k := j + 2
+			for {
+				q := k + strings.Index(line[k:], "\")")
+				if !escaped(line, q) || q == titleEnd {
+					return q + 2, line[j+1 : q+1], true
+				}
+				k = q + 1
+			}
 		case '\t', '\n', '\r', '(', '`', '<', '>':
-			return j, false
+			return j, "", false
 		}
 	}
-	return len(line), false
+	return len(line), "", false
 }
 
 // escaped reports whether line[i] follows an odd run of backslashes.

@@ -201,10 +201,11 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 const indexVersion = 2
 
 // upgrade rebuilds the full-text index of an index older than
-// indexVersion from the files. The rows are kept, and what they hold of
-// crawls with them (validators, links); a row whose file is gone goes.
-// The version is written last: an upgrade cut short is done again on
-// the next Open.
+// indexVersion from the files, in one transaction: another process
+// searches the old index until the new one is whole, and an upgrade cut
+// short is done again on the next Open. The rows are kept, and what they
+// hold of crawls with them (validators, links); a row whose file cannot
+// be read as its snapshot goes, as heed reindex would drop it.
 func (s *Stash) upgrade(ctx context.Context) error {
 	var v int
 	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
@@ -213,18 +214,26 @@ func (s *Stash) upgrade(ctx context.Context) error {
 	if v >= indexVersion {
 		return nil
 	}
-	if _, err := s.db.ExecContext(ctx, `DROP TABLE IF EXISTS fts;`+ftsSchema); err != nil {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
 		return fmt.Errorf("stash: upgrade: %w", err)
 	}
-	type row struct{ url, path string }
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DROP TABLE IF EXISTS fts;`+ftsSchema); err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	type row struct {
+		rowid     int64
+		url, path string
+	}
 	var all []row
-	rows, err := s.db.QueryContext(ctx, `SELECT url, path FROM docs WHERE state = 'ok'`)
+	rows, err := tx.QueryContext(ctx, `SELECT rowid, url, path FROM docs WHERE state = 'ok'`)
 	if err != nil {
 		return fmt.Errorf("stash: upgrade: %w", err)
 	}
 	for rows.Next() {
 		var r row
-		if err := rows.Scan(&r.url, &r.path); err != nil {
+		if err := rows.Scan(&r.rowid, &r.url, &r.path); err != nil {
 			rows.Close()
 			return fmt.Errorf("stash: upgrade: %w", err)
 		}
@@ -234,27 +243,27 @@ func (s *Stash) upgrade(ctx context.Context) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("stash: upgrade: %w", err)
 	}
-	var batch []*Snapshot
-	for i, r := range all {
+	for _, r := range all {
 		snap, err := readFile(filepath.Join(s.dir, filepath.FromSlash(r.path)))
 		if err != nil || snap.URL != r.url {
-			if err := s.drop(ctx, r.url); err != nil {
-				return fmt.Errorf("stash: upgrade: %w", err)
-			}
+			_, err = tx.ExecContext(ctx, `DELETE FROM docs WHERE rowid = ?`, r.rowid)
 		} else {
-			batch = append(batch, &Snapshot{URL: r.url, Title: snap.Title, Markdown: snap.Markdown})
+			_, err = tx.ExecContext(ctx, `INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)`, r.rowid, segment(snap.Title), segment(said(snap.Markdown)))
 		}
-		if len(batch) == 256 || i == len(all)-1 && len(batch) > 0 {
-			if err := s.index(ctx, batch...); err != nil {
-				return fmt.Errorf("stash: upgrade: %w", err)
-			}
-			batch = batch[:0]
+		if err != nil {
+			return fmt.Errorf("stash: upgrade: %w", err)
 		}
 	}
-	if _, err := s.db.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, indexVersion)); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, indexVersion)); err != nil {
 		return fmt.Errorf("stash: upgrade: %w", err)
 	}
-	return nil
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	return s.Optimize(ctx)
 }
 
 // reindexMarker exists while a reindex is under way.

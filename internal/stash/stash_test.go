@@ -497,7 +497,7 @@ func TestIndexKeepsNoCopy(t *testing.T) {
 	}
 	// A path out of the stash, written into the index by hand, is not read.
 	outside := filepath.Join(t.TempDir(), "secret.md")
-	if err := os.WriteFile(outside, []byte("---\nurl: x\n---\nthe storm password is hunter2\n"), 0o644); err != nil {
+	if err := os.WriteFile(outside, []byte("---\nurl: https://e.com/a\n---\nthe storm password is hunter2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	rel, err := filepath.Rel(dir, outside)
@@ -512,10 +512,11 @@ func TestIndexKeepsNoCopy(t *testing.T) {
 	}
 }
 
-// TestUpgradeKeepsRows: an upgrade rebuilds the full-text index from the
-// files and keeps the rows, with the links a re-crawl follows; a row
-// whose file is gone goes; a removal cut short before the upgrade is
-// finished, not undone; and an upgrade cut short is done again.
+// TestUpgradeKeepsRows: an upgrade of a version 1 index (its entries not
+// made yet, as one cut short leaves it) rebuilds the full-text index from
+// the files, titles and bodies, and keeps the rows, with the links a
+// re-crawl follows; a row whose file is gone goes; a removal cut short
+// before the upgrade is finished, not undone.
 func TestUpgradeKeepsRows(t *testing.T) {
 	dir := t.TempDir()
 	s := open(t, dir)
@@ -538,7 +539,9 @@ func TestUpgradeKeepsRows(t *testing.T) {
 	bFile := filepath.Join(dir, filepath.FromSlash(hits[0].Path))
 	// A version 1 index whose upgrade was cut short (its table made anew,
 	// empty, the version still 1), a removal cut short, and a file gone.
-	cut := `DROP TABLE fts;` + ftsSchema + `PRAGMA user_version = 1;
+	cut := `DROP TABLE fts;
+		CREATE VIRTUAL TABLE fts USING fts5(title, body, tokenize = 'porter unicode61 remove_diacritics 2');
+		PRAGMA user_version = 1;
 		UPDATE docs SET state = 'removing' WHERE source = 'gone';`
 	if _, err := s.db.ExecContext(ctx, cut); err != nil {
 		t.Fatal(err)
@@ -563,6 +566,28 @@ func TestUpgradeKeepsRows(t *testing.T) {
 	var v int
 	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil || v != indexVersion {
 		t.Errorf("version %d, %v", v, err)
+	}
+	s.Close()
+	checkStressAgree(t, dir)
+}
+
+// TestSnippetOfItsOwnFile: http:// and https:// of a page share a file;
+// a hit's snippet is never the other's text.
+func TestSnippetOfItsOwnFile(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	if _, err := s.Put(ctx, snap("http://e.com/a", "A", "The alpha page about zebras.")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(ctx, snap("https://e.com/a", "A", "The beta page about giraffes.")); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.Search(ctx, Query{Text: "zebras"})
+	if err != nil || len(hits) != 1 || hits[0].URL != "http://e.com/a" {
+		t.Fatalf("zebras: %+v, %v", hits, err)
+	}
+	if strings.Contains(hits[0].Snippet, "giraffes") {
+		t.Errorf("the http page's snippet is the https page's text: %q", hits[0].Snippet)
 	}
 }
 
@@ -847,7 +872,9 @@ func TestSaid(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"no links at all", "no links at all"},
 		{"See [the guide](https://e.com/guide) first.", "See [the guide] first."},
-		{"![a map](https://e.com/map.png \"A map of the coast\") and more", "![a map] and more"},
+		// A title is an image's caption: it is text, its target is not.
+		{"![a map](https://e.com/map.png \"A map of the coast\") and more", "![a map] \"A map of the coast\" and more"},
+		{"![plot](/p.png \"plot of f(\\\"x\\\") for tides\") after", "![plot] \"plot of f(\\\"x\\\") for tides\" after"},
 		{"![a map](https://e.com/map.png)[b](/b)", "![a map][b]"},
 		{"[![logo](/logo.png)](https://e.com/)", "[![logo]]"},
 		{"[nested [brackets]](https://e.com/n) and f(x)", "[nested [brackets]] and f(x)"},
@@ -863,6 +890,12 @@ func TestSaid(t *testing.T) {
 		{"` unclosed [a](/a)", "` unclosed [a]"},
 		{"note \\[1\\](optional) and \\\\[2](/two)", "note \\[1\\](optional) and \\\\[2]"},
 		{"[a](x \"unclosed title) and [b](/b)", "[a](x \"unclosed title) and [b]"},
+		// Fences with tildes, in lists and in blockquotes; inline code
+		// at a line's start is no fence.
+		{"~~~\nf[x](y)\n~~~\n[a](/a)", "~~~\nf[x](y)\n~~~\n[a]"},
+		{"- item\n\n  ```\n  f[x](y)\n  ```\n[a](/a)", "- item\n\n  ```\n  f[x](y)\n  ```\n[a]"},
+		{"> ```js\n> f[x](y)\n> ```\n> [a](/a)", "> ```js\n> f[x](y)\n> ```\n> [a]"},
+		{"```a``b``` then [docs](https://e.com/x)\n\n```\nf[x](y)\n```\n[c](/c)", "```a``b``` then [docs]\n\n```\nf[x](y)\n```\n[c]"},
 	} {
 		if got := said(c.in); got != c.want {
 			t.Errorf("said(%q) = %q, want %q", c.in, got, c.want)
