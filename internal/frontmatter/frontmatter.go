@@ -95,6 +95,10 @@ func Split(doc []byte, v any) (body string, err error) {
 	return body, nil
 }
 
+// Cut separates a document into its frontmatter, not decoded, and its
+// body.
+func Cut(doc []byte) (front []byte, body string, err error) { return cut(doc) }
+
 func cut(doc []byte) (front []byte, body string, err error) {
 	rest, ok := bytes.CutPrefix(doc, []byte("---\n"))
 	if !ok {

@@ -117,12 +117,20 @@ func (s *Stash) bodyOf(path, url string) string {
 	if err != nil {
 		return ""
 	}
-	var h header
-	body, err := frontmatter.Split(data, &h)
-	if err != nil || h.URL != url {
+	// The frontmatter must name url as heed writes it (http:// and
+	// https:// of a page share a file); it is not decoded, which would
+	// cost more than the rest of a search.
+	front, body, err := frontmatter.Cut(data)
+	if err != nil {
 		return ""
 	}
-	return body
+	line := "url: " + frontmatter.Quote(url)
+	for l := range strings.Lines(string(front)) {
+		if strings.TrimSuffix(l, "\n") == line {
+			return body
+		}
+	}
+	return ""
 }
 
 // queryTerms are the words of a query, lower-cased and roughly stemmed,
