@@ -85,7 +85,7 @@ var ErrNoFrontmatter = errors.New("frontmatter: the document does not start with
 // Split separates a document into its frontmatter, decoded into v, and
 // its body.
 func Split(doc []byte, v any) (body string, err error) {
-	front, body, err := cut(doc)
+	front, body, err := Cut(doc)
 	if err != nil {
 		return "", err
 	}
@@ -97,9 +97,7 @@ func Split(doc []byte, v any) (body string, err error) {
 
 // Cut separates a document into its frontmatter, not decoded, and its
 // body.
-func Cut(doc []byte) (front []byte, body string, err error) { return cut(doc) }
-
-func cut(doc []byte) (front []byte, body string, err error) {
+func Cut(doc []byte) (front []byte, body string, err error) {
 	rest, ok := bytes.CutPrefix(doc, []byte("---\n"))
 	if !ok {
 		return nil, "", ErrNoFrontmatter

@@ -116,11 +116,9 @@ func checkAgree(t *testing.T, dir string) (versions map[string]int64, orphans []
 		t.Fatal(err)
 	}
 	defer s.Close()
-	entries := ftsEntries(t, s)
+	entries, rows := indexState(t, s)
 	versions = map[string]int64{}
 	byPath := map[string]string{}
-	rows := docRows(t, s)
-	strayEntries(t, entries, rows)
 	for _, r := range rows {
 		url, path := r.url, r.path
 		if r.state != "ok" {
@@ -652,9 +650,7 @@ func checkStressAgree(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	entries := ftsEntries(t, s)
-	rows := docRows(t, s)
-	strayEntries(t, entries, rows)
+	entries, rows := indexState(t, s)
 	for _, r := range rows {
 		sn, err := readFile(filepath.Join(dir, filepath.FromSlash(r.path)))
 		switch {
@@ -695,6 +691,15 @@ func docRows(t *testing.T, s *Stash) []docRow {
 	return all
 }
 
+// indexState reads the index's rows and full-text entries, and reports
+// entries that no row has.
+func indexState(t *testing.T, s *Stash) (entries map[int64]string, rows []docRow) {
+	t.Helper()
+	entries, rows = ftsEntries(t, s), docRows(t, s)
+	strayEntries(t, entries, rows)
+	return entries, rows
+}
+
 // strayEntries reports full-text entries that no row has.
 func strayEntries(t *testing.T, entries map[int64]string, rows []docRow) {
 	t.Helper()
@@ -732,7 +737,8 @@ func tokensOf(t *testing.T, s *Stash, title, markdown string) string {
 			t.Fatal(err)
 		}
 	}
-	if _, err := conn.ExecContext(context.Background(), `INSERT INTO temp.tokens(rowid, title, body) VALUES (1, ?, ?)`, segment(title), segment(said(markdown))); err != nil {
+	title, body := indexed(title, markdown)
+	if _, err := conn.ExecContext(context.Background(), `INSERT INTO temp.tokens(rowid, title, body) VALUES (1, ?, ?)`, title, body); err != nil {
 		t.Fatal(err)
 	}
 	return vocabEntries(t, conn, "temp", "tokens")[1]

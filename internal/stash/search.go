@@ -90,7 +90,8 @@ func (s *Stash) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	terms := queryTerms(q.Text)
 	for i := range out {
-		out[i].Snippet = snippet(segment(said(s.bodyOf(out[i].Path, out[i].URL))), terms, 16)
+		_, body := indexed("", s.bodyOf(out[i].Path, out[i].URL))
+		out[i].Snippet = snippet(body, terms, 16)
 	}
 	return out, nil
 }

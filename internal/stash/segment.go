@@ -75,6 +75,12 @@ func solid(r rune) bool { return r != zwsp && !unicode.IsSpace(r) }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) || r == 'ー' }
 
+// indexed is what the full-text index holds of a snapshot's title and
+// Markdown, and what snippets are cut from (the body).
+func indexed(title, markdown string) (string, string) {
+	return segment(title), segment(said(markdown))
+}
+
 // said is what a snapshot's Markdown says, as the index and snippets see
 // it: without its links' and images' targets, [text](target) and
 // [text](target "title") read as [text]. A target is where the page

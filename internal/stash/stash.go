@@ -196,8 +196,8 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 
 // indexVersion is the version of what the index holds (SQLite's
 // user_version): 1 segments unspaced scripts; 2 keeps no copy of the
-// text, and leaves out link targets. An index of an older version is rebuilt from the files when a
-// writer opens it.
+// text, and leaves out link targets. An index of an older version is
+// rebuilt from the files when a writer opens it.
 const indexVersion = 2
 
 // upgrade rebuilds the full-text index of an index older than
@@ -248,7 +248,8 @@ func (s *Stash) upgrade(ctx context.Context) error {
 		if err != nil || snap.URL != r.url {
 			_, err = tx.ExecContext(ctx, `DELETE FROM docs WHERE rowid = ?`, r.rowid)
 		} else {
-			_, err = tx.ExecContext(ctx, `INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)`, r.rowid, segment(snap.Title), segment(said(snap.Markdown)))
+			title, body := indexed(snap.Title, snap.Markdown)
+			_, err = tx.ExecContext(ctx, `INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)`, r.rowid, title, body)
 		}
 		if err != nil {
 			return fmt.Errorf("stash: upgrade: %w", err)
@@ -649,7 +650,8 @@ func (s *Stash) index(ctx context.Context, snaps ...*Snapshot) error {
 		if _, err := del.ExecContext(ctx, rowid); err != nil {
 			return fmt.Errorf("stash: %w", err)
 		}
-		if _, err := ins.ExecContext(ctx, rowid, segment(snap.Title), segment(said(snap.Markdown))); err != nil {
+		title, body := indexed(snap.Title, snap.Markdown)
+		if _, err := ins.ExecContext(ctx, rowid, title, body); err != nil {
 			return fmt.Errorf("stash: %w", err)
 		}
 		if _, err := settle.ExecContext(ctx, rowid); err != nil {
