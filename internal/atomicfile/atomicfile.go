@@ -25,6 +25,19 @@ func Write(path string, data []byte) error {
 // leave the old file, or none, until SyncDir syncs the directory, but
 // never a part. A writer of many files syncs each directory once for all.
 func WriteUnsyncedDir(path string, data []byte) error {
+	return write(path, data, true)
+}
+
+// WriteUnsynced is Write without syncs, for a file that replaces none: a
+// reader, or a crash of the process, sees no file or the whole new one,
+// but a crash of the system before a Batch's Commit (or a sync of the
+// file and its directory) may leave no file, or a part of the new one.
+// Its reader must know a part when it sees one.
+func WriteUnsynced(path string, data []byte) error {
+	return write(path, data, false)
+}
+
+func write(path string, data []byte, sync bool) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -34,19 +47,33 @@ func WriteUnsyncedDir(path string, data []byte) error {
 		return err
 	}
 	tmp := f.Name()
-	defer os.Remove(tmp) // after a successful rename, there is nothing to remove
-	if _, err := f.Write(data); err != nil {
-		f.Close()
+	_, err = f.Write(data)
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+// syncFile syncs the file at path.
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
 		return err
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return err
 }
 
 // SyncDir syncs a directory, so that the names renamed into it last.

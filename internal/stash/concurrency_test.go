@@ -120,12 +120,12 @@ func holdWritesOf(text string, fail error) (started <-chan struct{}, release, re
 	start, hold := make(chan struct{}), make(chan struct{})
 	var once, first sync.Once
 	orig := writeFile
-	writeFile = func(path string, data []byte) error {
+	writeFile = func(path string, data []byte) (bool, error) {
 		if strings.Contains(string(data), text) {
 			first.Do(func() { close(start) })
 			<-hold
 			if fail != nil {
-				return fail
+				return false, fail
 			}
 		}
 		return orig(path, data)

@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +22,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/heedhq/heed/internal/atomicfile"
 )
 
 // ---------------------------------------------------------------------
@@ -278,13 +282,13 @@ func TestMoveRemovesOldFileBeforeNewDirSynced(t *testing.T) {
 	}
 	newDir := filepath.Join(dir, "beta", "e.com")
 	s.mu.Lock()
-	unsynced := s.dirty[newDir]
+	unsynced := s.files.Pending()
 	s.mu.Unlock()
 	if _, err := os.Stat(oldFile); err == nil {
 		t.Skip("old file kept")
 	}
 	if unsynced {
-		t.Errorf("Put returned with the old file %s removed while the directory of the only copy, %s, is not synced (s.dirty); a power loss now loses the page", oldFile, newDir)
+		t.Errorf("Put returned with the old file %s removed while the directory of the only copy, %s, is not synced (s.files); a power loss now loses the page", oldFile, newDir)
 	}
 }
 
@@ -309,8 +313,8 @@ func TestReindexLeavesDirsUnsynced(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.dirty) > 0 && state == "ok" {
-		t.Errorf("after Reindex and Close, the row is %q but these directories were never synced: %v", state, s.dirty)
+	if s.files.Pending() && state == "ok" {
+		t.Errorf("after Reindex and Close, the row is %q but its file was never synced", state)
 	}
 }
 
@@ -378,6 +382,91 @@ func TestSyncOrderStrace(t *testing.T) {
 	}
 }
 
+// TestBatchSyncStrace runs a batch of new pages, then a change to one of
+// them, under strace: on Linux the batch's files are synced by one
+// syncfs, not one by one, and before their index entries are settled;
+// the changed page's file, which replaces one, is synced before it is
+// renamed over the old one.
+func TestBatchSyncStrace(t *testing.T) {
+	if dir := os.Getenv("HEED_STASHTEST_BATCH_STRACE_CHILD"); dir != "" {
+		s := open(t, dir)
+		ctx := context.Background()
+		s.SetBatch(64)
+		for i := range 8 {
+			s.Put(ctx, snap(fmt.Sprintf("https://e.com/p%d", i), "T", fmt.Sprintf("page %d", i)))
+		}
+		s.Flush(ctx)
+		os.Stat("/heed-stashtest-mark") // a marker in the trace
+		s.Put(ctx, snap("https://e.com/p0", "T", "page 0, changed"))
+		s.Flush(ctx)
+		s.Close()
+		return
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("syncfs is Linux's")
+	}
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("no strace")
+	}
+	dir := t.TempDir()
+	trace := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command(strace, "-f", "-y", "-o", trace, "-e", "trace=newfstatat,stat,fsync,fdatasync,syncfs,rename,renameat,renameat2,pwrite64",
+		os.Args[0], "-test.run=^TestBatchSyncStrace$")
+	cmd.Env = append(os.Environ(), "HEED_STASHTEST_BATCH_STRACE_CHILD="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("strace: %v\n%s", err, out)
+	}
+	lines := strings.Split(string(mustRead(t, trace)), "\n")
+	mark := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "heed-stashtest-mark") })
+	if mark < 0 {
+		t.Fatalf("no marker in the trace")
+	}
+	pages := filepath.Join(dir, "docs", "e.com")
+	index := filepath.Join(dir, ".heed")
+	syncfs, fileSyncs, lastRename, firstIndexWrite := -1, 0, -1, -1
+	for i, l := range lines[:mark] {
+		switch {
+		case strings.Contains(l, "syncfs("):
+			if syncfs >= 0 {
+				t.Errorf("a second syncfs for one batch: %s", l)
+			}
+			syncfs = i
+		case strings.Contains(l, "fsync(") && strings.Contains(l, "<"+pages+"/"):
+			fileSyncs++
+		case strings.Contains(l, "rename") && strings.Contains(l, pages):
+			lastRename = i
+		case firstIndexWrite < 0 && syncfs >= 0 && strings.Contains(l, "pwrite64(") && strings.Contains(l, index):
+			firstIndexWrite = i
+		}
+	}
+	t.Logf("syncfs at %d, %d file syncs, last rename at %d, first index write after the syncfs at %d", syncfs, fileSyncs, lastRename, firstIndexWrite)
+	switch {
+	case syncfs < 0:
+		t.Errorf("no syncfs for a batch of 8 new files:\n%s", strings.Join(lines[:mark], "\n"))
+	case fileSyncs > 0:
+		t.Errorf("%d of a batch's new files synced one by one", fileSyncs)
+	case syncfs < lastRename:
+		t.Errorf("a file was renamed in place (line %d) after the batch's sync (line %d)", lastRename, syncfs)
+	case firstIndexWrite < 0:
+		t.Errorf("the index was not written after the batch's sync")
+	}
+	// The change: its temporary file is synced, then renamed over p0.md.
+	synced, renamed := -1, -1
+	for i := mark; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case synced < 0 && strings.Contains(l, "fsync(") && strings.Contains(l, "<"+pages+"/"+atomicfile.TempPrefix):
+			synced = i
+		case renamed < 0 && strings.Contains(l, "rename") && strings.Contains(l, filepath.Join(pages, "p0.md")):
+			renamed = i
+		}
+	}
+	if synced < 0 || renamed < 0 || synced > renamed {
+		t.Errorf("the changed file was renamed over the old one (line %d) before it was synced (line %d):\n%s", renamed, synced, strings.Join(lines[mark:], "\n"))
+	}
+}
+
 // ---------------------------------------------------------------------
 // 3. Liveness.
 // ---------------------------------------------------------------------
@@ -427,7 +516,7 @@ func TestPanicInWriteWedges(t *testing.T) {
 	s := open(t, t.TempDir())
 	ctx := t.Context()
 	orig := writeFile
-	writeFile = func(path string, data []byte) error { panic("boom") }
+	writeFile = func(path string, data []byte) (bool, error) { panic("boom") }
 	func() {
 		defer func() { recover() }()
 		s.Put(ctx, snap("https://e.com/p", "T", "x"))

@@ -80,13 +80,12 @@ type Stash struct {
 	closed  bool
 
 	// Put writes files outside mu, so that several pages' files are
-	// written (and synced) at once: writing holds the URLs whose files
-	// are being written, and idle is signalled when one is done. dirty are
-	// the directories renamed into since the last index commit, synced
-	// before the next.
+	// written at once: writing holds the URLs whose files are being
+	// written, and idle is signalled when one is done. files are the
+	// files written since the last index commit, synced before the next.
 	writing   map[string]bool // URLs and paths
 	idle      *sync.Cond
-	dirty     map[string]bool
+	files     atomicfile.Batch
 	exclusive int // Removes, Reindexes and Closes waiting for the writes to end
 
 	stmtMu      sync.Mutex
@@ -160,7 +159,7 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 			return nil, fmt.Errorf("stash: index schema: %w", err)
 		}
 	}
-	s := &Stash{dir: dir, db: db, writing: map[string]bool{}, dirty: map[string]bool{}}
+	s := &Stash{dir: dir, db: db, writing: map[string]bool{}}
 	s.idle = sync.NewCond(&s.mu)
 	// Only the writer settles pending rows: another process's pending
 	// rows are writes under way, not leftovers of a crash.
@@ -377,7 +376,7 @@ func (s *Stash) flush(ctx context.Context) error {
 		return nil
 	}
 	// On failure the entries stay waiting, for the next flush to retry.
-	if err := s.syncDirs(); err != nil {
+	if err := s.files.Commit(); err != nil {
 		return writeErr("syncing", err)
 	}
 	if len(s.waiting) == 0 {
@@ -469,33 +468,37 @@ retry:
 	if err != nil {
 		return false, writeErr("recording "+path, err)
 	}
-	// 2. Write the file, letting other pages be recorded meanwhile. Its
-	// directory is synced before its index entry is settled.
+	// 2. Write the file, letting other pages be recorded meanwhile. It is
+	// synced, with its directory, before its index entry is settled.
 	file := filepath.Join(s.dir, filepath.FromSlash(path))
 	// An entry of this URL waiting in the batch is an older version: its
 	// row is this Put's now, to be settled by this Put alone.
 	s.waiting = slices.DeleteFunc(s.waiting, func(w *Snapshot) bool { return w.URL == snap.URL })
 	s.writing[snap.URL], s.writing[path] = true, true
+	var synced bool
 	err = func() error {
 		defer func() { // even should the write panic, nothing waits for it forever
 			delete(s.writing, snap.URL)
 			delete(s.writing, path)
 			s.idle.Broadcast()
 		}()
-		return s.unlocked(func() error { return writeFile(file, encode(snap)) })
+		return s.unlocked(func() (err error) {
+			synced, err = writeFile(file, encode(snap))
+			return err
+		})
 	}()
 	if err != nil {
 		return false, writeErr("writing "+path, err)
 	}
-	s.dirty[filepath.Dir(file)] = true
+	s.files.Add(file, synced)
 	if s.closed {
 		// Closed while the file was written: the row is pending, and the
 		// next Open indexes the file.
 		return true, nil
 	}
 	if oldPath != "" && oldPath != path {
-		// The old file goes only once the new one's name lasts.
-		if err := s.syncDirs(); err != nil {
+		// The old file goes only once the new one lasts.
+		if err := s.files.Commit(); err != nil {
 			return false, writeErr("syncing "+path, err)
 		}
 		s.removeFile(ctx, oldPath, snap.URL)
@@ -515,7 +518,7 @@ retry:
 		// holds its snapshots too.
 		return true, s.flush(context.WithoutCancel(ctx))
 	}
-	if err := s.syncDirs(); err != nil {
+	if err := s.files.Commit(); err != nil {
 		return false, writeErr("syncing "+path, err)
 	}
 	if err := s.index(ctx, snap); err != nil {
@@ -524,8 +527,19 @@ retry:
 	return true, nil
 }
 
-// writeFile writes a snapshot's file; tests hold it up.
-var writeFile = atomicfile.WriteUnsyncedDir
+// writeFile writes a snapshot's file in place, and says whether it synced
+// it. A file that replaces one is synced before it does, so that a crash
+// of the system leaves the old one or the new one. A new file is not: it
+// is synced with the others of its batch (s.files), before its index
+// entry is settled, and until then a crash of the system may leave a
+// part of it, which Open knows by its hash and drops with its row, as if
+// it had never been written. Tests hold writes up.
+var writeFile = func(path string, data []byte) (synced bool, err error) {
+	if _, err := os.Lstat(path); err == nil {
+		return true, atomicfile.WriteUnsyncedDir(path, data)
+	}
+	return false, atomicfile.WriteUnsynced(path, data)
+}
 
 // errClosed is returned by a Put after Close.
 var errClosed = errors.New("stash: closed")
@@ -547,18 +561,6 @@ func (s *Stash) wait() {
 	}
 	s.exclusive--
 	s.idle.Broadcast() // the Puts that waited go on once mu is let go
-}
-
-// syncDirs syncs the directories files were renamed into since the last
-// sync, so that an index entry is settled only for a file that lasts.
-func (s *Stash) syncDirs() error {
-	for d := range s.dirty {
-		if err := atomicfile.SyncDir(d); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return err
-		}
-		delete(s.dirty, d)
-	}
-	return nil
 }
 
 // namedPath is the file of a snapshot with a preferred name: NamedPath's,
@@ -719,6 +721,14 @@ func (s *Stash) settleCount(ctx context.Context) (int, error) {
 			continue
 		}
 		snap, err := readFile(file)
+		if torn(file, snap, err, p.url) {
+			// A crash of the system left a part of a new file (writeFile):
+			// it was never written.
+			if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return 0, fmt.Errorf("stash: %w", err)
+			}
+			snap, err = nil, os.ErrNotExist
+		}
 		if err != nil || snap.URL != p.url {
 			// The write never reached the file: the file as it is (or its
 			// absence) is the truth.
@@ -737,6 +747,18 @@ func (s *Stash) settleCount(ctx context.Context) (int, error) {
 		}
 	}
 	return len(ps), nil
+}
+
+// torn reports whether the file that a pending write of url left is a
+// part of that write, cut short by a crash of the system before its sync:
+// empty, or url's snapshot whose Markdown is not the one its hash names.
+// snap and err are what readFile read of it.
+func torn(file string, snap *Snapshot, err error, url string) bool {
+	if err != nil {
+		fi, serr := os.Lstat(file)
+		return serr == nil && fi.Mode().IsRegular() && fi.Size() == 0
+	}
+	return snap.URL == url && snap.Hash != "" && snap.Hash != HashOf(snap.Markdown)
 }
 
 // restore indexes a snapshot read from its file.
@@ -962,7 +984,7 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	defer s.mu.Unlock()
 	s.wait()
 	s.waiting = s.waiting[:0] // the files are read again, those too
-	if err := s.syncDirs(); err != nil {
+	if err := s.files.Commit(); err != nil {
 		return 0, writeErr("syncing", err)
 	}
 	marker := filepath.Join(s.dir, reindexMarker)

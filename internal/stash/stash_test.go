@@ -948,3 +948,65 @@ func TestLinkTargetsUnindexed(t *testing.T) {
 		t.Errorf("snippet %q: want the link's text without its target", sn)
 	}
 }
+
+// A crash of the system before a batch's sync can leave a part of a new
+// file: empty, or cut. Open knows one by its hash, and drops it with its
+// row, as if it had never been written; whole files, and a file a person
+// edited since it was indexed, stay.
+func TestTornNewFiles(t *testing.T) {
+	dir := t.TempDir()
+	ctx := t.Context()
+	s := open(t, dir)
+	for i := range 4 {
+		if _, err := s.Put(ctx, snap(fmt.Sprintf("https://e.com/p%d", i), fmt.Sprintf("Page %d", i), fmt.Sprintf("Body %d about tides and currents.", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := func(i int) string { return filepath.Join(dir, fmt.Sprintf("docs/e.com/p%d.md", i)) }
+	// p0: empty. p1: cut in its body. Both pending, as a crash leaves them.
+	if err := os.WriteFile(file(0), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	whole, err := os.ReadFile(file(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file(1), whole[:len(whole)-10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// p2: edited by a person after it was indexed (its row is settled).
+	edited := strings.Replace(string(mustRead(t, file(2))), "tides", "waves", 1)
+	if err := os.WriteFile(file(2), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.db.Exec(`UPDATE docs SET state = 'writing' WHERE url IN ('https://e.com/p0', 'https://e.com/p1', 'https://e.com/p3')`)
+	s.Close()
+
+	s = open(t, dir)
+	for _, i := range []int{0, 1} {
+		if _, err := s.Get(ctx, fmt.Sprintf("https://e.com/p%d", i)); !errors.Is(err, ErrNotFound) {
+			t.Errorf("p%d, torn: %v; want not found", i, err)
+		}
+		if _, err := os.Stat(file(i)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("p%d, torn: its file is left: %v", i, err)
+		}
+	}
+	if got, err := s.Get(ctx, "https://e.com/p2"); err != nil || !strings.Contains(got.Markdown, "waves") {
+		t.Errorf("p2, edited: %+v, %v; want the edited file", got, err)
+	}
+	if got, err := s.Get(ctx, "https://e.com/p3"); err != nil || got.Title != "Page 3" {
+		t.Errorf("p3, whole and pending: %+v, %v; want it indexed", got, err)
+	}
+	if hits, err := s.Search(ctx, Query{Text: "currents"}); err != nil || len(hits) != 2 {
+		t.Errorf("search: %+v, %v; want p2 and p3", hits, err)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
