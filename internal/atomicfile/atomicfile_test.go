@@ -104,3 +104,25 @@ func TestWriteFailureLeavesNoTemp(t *testing.T) {
 		}
 	}
 }
+
+// A sync that fails fails for good: the system reports a failure to write
+// a file back once, so a later Commit that found nothing wrong would say
+// that lost data lasts.
+func TestBatchFailureIsFinal(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "dir")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var b Batch
+	b.Add(dir, false) // no file to open for writing: its sync fails
+	if err := b.Commit(); err == nil {
+		t.Fatal("a sync that fails: no error")
+	}
+	// Gone now, it would hold nothing to sync.
+	if err := os.Remove(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Commit(); err == nil {
+		t.Error("the Commit after a failed one succeeded")
+	}
+}

@@ -14,8 +14,9 @@ import (
 //
 // A Batch is not safe for concurrent use.
 type Batch struct {
-	files map[string]bool // written unsynced
-	dirs  map[string]bool // renamed into
+	files  map[string]bool // written unsynced
+	dirs   map[string]bool // renamed into
+	failed error           // a sync's failure, which is for good
 }
 
 // Add adds the file at path, just written in place; synced says whether
@@ -34,16 +35,30 @@ func (b *Batch) Add(path string, synced bool) {
 func (b *Batch) Pending() bool { return len(b.dirs) > 0 }
 
 // Commit syncs the batch: its unsynced files, then the directories of
-// all. What it synced stays done when it fails: a later Commit syncs the
-// rest. A file or directory removed since holds nothing to keep.
+// all. A file or directory removed since holds nothing to keep. A Commit
+// that fails fails for good, and so does every later one: the system
+// reports a failure to write a file back once, so a later sync that
+// succeeds does not mean the data lasts. What the batch held is to be
+// settled as after a crash.
 func (b *Batch) Commit() error {
+	if b.failed != nil {
+		return b.failed
+	}
+	if err := b.commit(); err != nil {
+		b.failed = err
+		return err
+	}
+	return nil
+}
+
+func (b *Batch) commit() error {
 	if len(b.files)+len(b.dirs) > 2 {
 		// More than one file's own syncs: sync the file systems instead.
 		dirs := make([]string, 0, len(b.dirs))
 		for d := range b.dirs {
 			dirs = append(dirs, d)
 		}
-		done, err := syncFS(dirs)
+		done, err := SyncFS(dirs...)
 		if err != nil {
 			return err
 		}

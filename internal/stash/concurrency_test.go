@@ -120,15 +120,15 @@ func holdWritesOf(text string, fail error) (started <-chan struct{}, release, re
 	start, hold := make(chan struct{}), make(chan struct{})
 	var once, first sync.Once
 	orig := writeFile
-	writeFile = func(path string, data []byte) (bool, error) {
+	writeFile = func(path string, data []byte, sync bool) error {
 		if strings.Contains(string(data), text) {
 			first.Do(func() { close(start) })
 			<-hold
 			if fail != nil {
-				return false, fail
+				return fail
 			}
 		}
-		return orig(path, data)
+		return orig(path, data, sync)
 	}
 	release = func() { once.Do(func() { close(hold) }) }
 	return start, release, func() { writeFile = orig }

@@ -467,6 +467,67 @@ func TestBatchSyncStrace(t *testing.T) {
 	}
 }
 
+// TestSettleSyncsStrace: a process killed before its batch's sync leaves
+// whole files that a crash of the system could still lose. Open settles
+// their rows only once it has synced them, and Reindex syncs every file
+// before it indexes it (on Linux, by one syncfs).
+func TestSettleSyncsStrace(t *testing.T) {
+	switch os.Getenv("HEED_STASHTEST_SETTLE_STRACE_CHILD") {
+	case "put":
+		s := open(t, os.Getenv("HEED_STASHTEST_DIR"))
+		s.SetBatch(64)
+		for i := range 3 {
+			s.Put(context.Background(), snap(fmt.Sprintf("https://e.com/p%d", i), "T", fmt.Sprintf("page %d", i)))
+		}
+		os.Exit(0) // killed: no flush, no Close
+	case "open":
+		s := open(t, os.Getenv("HEED_STASHTEST_DIR"))
+		os.Stat("/heed-stashtest-mark") // a marker in the trace
+		s.Reindex(context.Background())
+		s.Close()
+		return
+	}
+	if runtime.GOOS != "linux" {
+		t.Skip("syncfs is Linux's")
+	}
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("no strace")
+	}
+	dir := t.TempDir()
+	put := exec.Command(os.Args[0], "-test.run=^TestSettleSyncsStrace$")
+	put.Env = append(os.Environ(), "HEED_STASHTEST_SETTLE_STRACE_CHILD=put", "HEED_STASHTEST_DIR="+dir)
+	if out, err := put.CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	trace := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command(strace, "-f", "-y", "-o", trace, "-e", "trace=newfstatat,stat,fsync,syncfs,pwrite64",
+		os.Args[0], "-test.run=^TestSettleSyncsStrace$")
+	cmd.Env = append(os.Environ(), "HEED_STASHTEST_SETTLE_STRACE_CHILD=open", "HEED_STASHTEST_DIR="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("strace: %v\n%s", err, out)
+	}
+	lines := strings.Split(string(mustRead(t, trace)), "\n")
+	mark := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "heed-stashtest-mark") })
+	if mark < 0 {
+		t.Fatalf("no marker in the trace")
+	}
+	pages := filepath.Join(dir, "docs", "e.com")
+	for i := range 3 {
+		page := filepath.Join(pages, fmt.Sprintf("p%d.md", i))
+		if !slices.ContainsFunc(lines[:mark], func(l string) bool { return strings.Contains(l, "fsync(") && strings.Contains(l, "<"+page+">") }) {
+			t.Errorf("Open settled p%d without syncing its file:\n%s", i, strings.Join(lines[:mark], "\n"))
+		}
+	}
+	syncfs := slices.IndexFunc(lines[mark:], func(l string) bool { return strings.Contains(l, "syncfs(") })
+	write := slices.IndexFunc(lines[mark:], func(l string) bool {
+		return strings.Contains(l, "pwrite64(") && strings.Contains(l, filepath.Join(dir, ".heed"))
+	})
+	if syncfs < 0 || write >= 0 && write < syncfs {
+		t.Errorf("Reindex wrote the index (line %d) before it synced the files (line %d):\n%s", write, syncfs, strings.Join(lines[mark:], "\n"))
+	}
+}
+
 // ---------------------------------------------------------------------
 // 3. Liveness.
 // ---------------------------------------------------------------------
@@ -516,7 +577,7 @@ func TestPanicInWriteWedges(t *testing.T) {
 	s := open(t, t.TempDir())
 	ctx := t.Context()
 	orig := writeFile
-	writeFile = func(path string, data []byte) (bool, error) { panic("boom") }
+	writeFile = func(path string, data []byte, sync bool) error { panic("boom") }
 	func() {
 		defer func() { recover() }()
 		s.Put(ctx, snap("https://e.com/p", "T", "x"))

@@ -456,36 +456,38 @@ retry:
 		return false, nil
 	}
 
-	// 1. Record the write as pending.
+	// 1. Record the write as pending: 'creating' a file where there is
+	// none, which is written unsynced (writeFile), or 'writing' over one.
+	file := filepath.Join(s.dir, filepath.FromSlash(path))
+	state := "writing"
+	if _, err := os.Lstat(file); errors.Is(err, os.ErrNotExist) {
+		state = "creating"
+	}
 	_, err = s.exec(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, links, state)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'writing')
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(url) DO UPDATE SET source = excluded.source, path = excluded.path, title = excluded.title,
 			description = excluded.description, fetched_at = excluded.fetched_at, tags = excluded.tags,
 			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified,
-			links = excluded.links, state = 'writing'`,
+			links = excluded.links, state = excluded.state`,
 		snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
-		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, joinLinks(snap.Links))
+		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, joinLinks(snap.Links), state)
 	if err != nil {
 		return false, writeErr("recording "+path, err)
 	}
 	// 2. Write the file, letting other pages be recorded meanwhile. It is
 	// synced, with its directory, before its index entry is settled.
-	file := filepath.Join(s.dir, filepath.FromSlash(path))
 	// An entry of this URL waiting in the batch is an older version: its
 	// row is this Put's now, to be settled by this Put alone.
 	s.waiting = slices.DeleteFunc(s.waiting, func(w *Snapshot) bool { return w.URL == snap.URL })
 	s.writing[snap.URL], s.writing[path] = true, true
-	var synced bool
+	synced := state != "creating"
 	err = func() error {
 		defer func() { // even should the write panic, nothing waits for it forever
 			delete(s.writing, snap.URL)
 			delete(s.writing, path)
 			s.idle.Broadcast()
 		}()
-		return s.unlocked(func() (err error) {
-			synced, err = writeFile(file, encode(snap))
-			return err
-		})
+		return s.unlocked(func() error { return writeFile(file, encode(snap), synced) })
 	}()
 	if err != nil {
 		return false, writeErr("writing "+path, err)
@@ -527,18 +529,18 @@ retry:
 	return true, nil
 }
 
-// writeFile writes a snapshot's file in place, and says whether it synced
-// it. A file that replaces one is synced before it does, so that a crash
-// of the system leaves the old one or the new one. A new file is not: it
-// is synced with the others of its batch (s.files), before its index
-// entry is settled, and until then a crash of the system may leave a
-// part of it, which Open knows by its hash and drops with its row, as if
-// it had never been written. Tests hold writes up.
-var writeFile = func(path string, data []byte) (synced bool, err error) {
-	if _, err := os.Lstat(path); err == nil {
-		return true, atomicfile.WriteUnsyncedDir(path, data)
+// writeFile writes a snapshot's file in place. A file that replaces one
+// is synced first, so that a crash of the system leaves the old one or
+// the new one. A new file is not: it is synced with the others of its
+// batch (s.files), before its index entry is settled, and until then a
+// crash of the system may leave a part of it, which Open drops with its
+// row ('creating'), as if it had never been written. Tests hold writes
+// up.
+var writeFile = func(path string, data []byte, sync bool) error {
+	if sync {
+		return atomicfile.WriteUnsyncedDir(path, data)
 	}
-	return false, atomicfile.WriteUnsynced(path, data)
+	return atomicfile.WriteUnsynced(path, data)
 }
 
 // errClosed is returned by a Put after Close.
@@ -721,7 +723,7 @@ func (s *Stash) settleCount(ctx context.Context) (int, error) {
 			continue
 		}
 		snap, err := readFile(file)
-		if torn(file, snap, err, p.url) {
+		if p.state == "creating" && torn(file, snap, err, p.url) {
 			// A crash of the system left a part of a new file (writeFile):
 			// it was never written.
 			if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -736,33 +738,36 @@ func (s *Stash) settleCount(ctx context.Context) (int, error) {
 				return 0, err
 			}
 			if err == nil && snap.URL != "" {
-				if err := s.restore(ctx, snap, p.path); err != nil {
+				if err := s.restore(ctx, snap, p.path, false); err != nil {
 					return 0, err
 				}
 			}
 			continue
 		}
-		if err := s.restore(ctx, snap, p.path); err != nil {
+		if err := s.restore(ctx, snap, p.path, false); err != nil {
 			return 0, err
 		}
 	}
 	return len(ps), nil
 }
 
-// torn reports whether the file that a pending write of url left is a
-// part of that write, cut short by a crash of the system before its sync:
-// empty, or url's snapshot whose Markdown is not the one its hash names.
-// snap and err are what readFile read of it.
+// torn reports whether the file at the path of url's pending creation
+// (where there was no file) is a part of it, cut short by a crash of the
+// system before its sync: a file that is not a snapshot (empty, cut, or
+// zeroes), or url's snapshot whose Markdown is not the one its hash
+// names. snap and err are what readFile read of it.
 func torn(file string, snap *Snapshot, err error, url string) bool {
 	if err != nil {
 		fi, serr := os.Lstat(file)
-		return serr == nil && fi.Mode().IsRegular() && fi.Size() == 0
+		return serr == nil && fi.Mode().IsRegular()
 	}
-	return snap.URL == url && snap.Hash != "" && snap.Hash != HashOf(snap.Markdown)
+	return snap.URL == url && snap.Hash != HashOf(snap.Markdown)
 }
 
-// restore indexes a snapshot read from its file.
-func (s *Stash) restore(ctx context.Context, snap *Snapshot, path string) error {
+// restore indexes a snapshot read from its file, synced first unless
+// synced says it is: a process killed before its batch's sync leaves
+// files whole to read, which a crash of the system could still lose.
+func (s *Stash) restore(ctx context.Context, snap *Snapshot, path string, synced bool) error {
 	snap.ID, snap.Path = IDOf(snap.URL), path
 	_, err := s.db.ExecContext(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, state)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'writing')
@@ -773,6 +778,12 @@ func (s *Stash) restore(ctx context.Context, snap *Snapshot, path string) error 
 		strings.Join(snap.Tags, ","), HashOf(snap.Markdown), snap.ETag, snap.LastModified)
 	if err != nil {
 		return fmt.Errorf("stash: %w", err)
+	}
+	if !synced {
+		s.files.Add(filepath.Join(s.dir, filepath.FromSlash(path)), false)
+		if err := s.files.Commit(); err != nil {
+			return writeErr("syncing "+path, err)
+		}
 	}
 	return s.index(ctx, snap)
 }
@@ -987,6 +998,12 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	if err := s.files.Commit(); err != nil {
 		return 0, writeErr("syncing", err)
 	}
+	// The files are synced before they are indexed: at once where the
+	// system can, else each as it is read.
+	synced, err := atomicfile.SyncFS(s.dir)
+	if err != nil {
+		return 0, writeErr("syncing", err)
+	}
 	marker := filepath.Join(s.dir, reindexMarker)
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
 		return 0, fmt.Errorf("stash: %w", err)
@@ -1018,7 +1035,7 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 			return nil
 		}
 		rel, _ := filepath.Rel(s.dir, path)
-		if err := s.restore(ctx, snap, filepath.ToSlash(rel)); err != nil {
+		if err := s.restore(ctx, snap, filepath.ToSlash(rel), synced); err != nil {
 			return err
 		}
 		if l := links[snap.URL]; l != "" {

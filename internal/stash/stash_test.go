@@ -1,6 +1,7 @@
 package stash
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -950,40 +952,45 @@ func TestLinkTargetsUnindexed(t *testing.T) {
 }
 
 // A crash of the system before a batch's sync can leave a part of a new
-// file: empty, or cut. Open knows one by its hash, and drops it with its
-// row, as if it had never been written; whole files, and a file a person
-// edited since it was indexed, stay.
+// file: empty, cut, or zeroes. Open knows one by its row ('creating':
+// there was no file) and its hash, and drops it with its row, as if it
+// had never been written. Whole files stay, and so do a file a person
+// edited since it was indexed, and one whose rewrite failed.
 func TestTornNewFiles(t *testing.T) {
 	dir := t.TempDir()
 	ctx := t.Context()
 	s := open(t, dir)
-	for i := range 4 {
+	for i := range 6 {
 		if _, err := s.Put(ctx, snap(fmt.Sprintf("https://e.com/p%d", i), fmt.Sprintf("Page %d", i), fmt.Sprintf("Body %d about tides and currents.", i))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	file := func(i int) string { return filepath.Join(dir, fmt.Sprintf("docs/e.com/p%d.md", i)) }
-	// p0: empty. p1: cut in its body. Both pending, as a crash leaves them.
-	if err := os.WriteFile(file(0), nil, 0o644); err != nil {
-		t.Fatal(err)
+	whole := mustRead(t, file(1))
+	for i, data := range map[int][]byte{
+		0: nil,                                                                      // empty
+		1: whole[:len(whole)-10],                                                    // cut in its body
+		4: make([]byte, len(whole)),                                                 // zeroes
+		2: bytes.Replace(mustRead(t, file(2)), []byte("tides"), []byte("waves"), 1), // edited, its row settled
+		5: bytes.Replace(mustRead(t, file(5)), []byte("tides"), []byte("waves"), 1), // edited, then rewritten
+	} {
+		if err := os.WriteFile(file(i), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	whole, err := os.ReadFile(file(1))
-	if err != nil {
-		t.Fatal(err)
+	// p5's rewrite fails (a full disk): its row is left pending over the
+	// edited file.
+	orig := writeFile
+	writeFile = func(string, []byte, bool) error { return syscall.ENOSPC }
+	if _, err := s.Put(ctx, snap("https://e.com/p5", "Page 5", "Body 5, rewritten.")); err == nil {
+		t.Fatal("a Put whose write fails: no error")
 	}
-	if err := os.WriteFile(file(1), whole[:len(whole)-10], 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// p2: edited by a person after it was indexed (its row is settled).
-	edited := strings.Replace(string(mustRead(t, file(2))), "tides", "waves", 1)
-	if err := os.WriteFile(file(2), []byte(edited), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s.db.Exec(`UPDATE docs SET state = 'writing' WHERE url IN ('https://e.com/p0', 'https://e.com/p1', 'https://e.com/p3')`)
+	writeFile = orig
+	s.db.Exec(`UPDATE docs SET state = 'creating' WHERE url IN ('https://e.com/p0', 'https://e.com/p1', 'https://e.com/p3', 'https://e.com/p4')`)
 	s.Close()
 
 	s = open(t, dir)
-	for _, i := range []int{0, 1} {
+	for _, i := range []int{0, 1, 4} {
 		if _, err := s.Get(ctx, fmt.Sprintf("https://e.com/p%d", i)); !errors.Is(err, ErrNotFound) {
 			t.Errorf("p%d, torn: %v; want not found", i, err)
 		}
@@ -991,14 +998,19 @@ func TestTornNewFiles(t *testing.T) {
 			t.Errorf("p%d, torn: its file is left: %v", i, err)
 		}
 	}
-	if got, err := s.Get(ctx, "https://e.com/p2"); err != nil || !strings.Contains(got.Markdown, "waves") {
-		t.Errorf("p2, edited: %+v, %v; want the edited file", got, err)
+	for _, i := range []int{2, 5} {
+		if got, err := s.Get(ctx, fmt.Sprintf("https://e.com/p%d", i)); err != nil || !strings.Contains(got.Markdown, "waves") {
+			t.Errorf("p%d, edited: %+v, %v; want the edited file", i, got, err)
+		}
 	}
 	if got, err := s.Get(ctx, "https://e.com/p3"); err != nil || got.Title != "Page 3" {
 		t.Errorf("p3, whole and pending: %+v, %v; want it indexed", got, err)
 	}
-	if hits, err := s.Search(ctx, Query{Text: "currents"}); err != nil || len(hits) != 2 {
-		t.Errorf("search: %+v, %v; want p2 and p3", hits, err)
+	if hits, err := s.Search(ctx, Query{Text: "currents"}); err != nil || len(hits) != 3 {
+		t.Errorf("search: %+v, %v; want p2, p3 and p5", hits, err)
+	}
+	if _, err := s.Reindex(ctx); err != nil {
+		t.Errorf("reindex after the torn files went: %v", err)
 	}
 }
 
