@@ -402,26 +402,8 @@ func TestBatchSyncStrace(t *testing.T) {
 		s.Close()
 		return
 	}
-	if runtime.GOOS != "linux" {
-		t.Skip("syncfs is Linux's")
-	}
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("no strace")
-	}
 	dir := t.TempDir()
-	trace := filepath.Join(t.TempDir(), "trace")
-	cmd := exec.Command(strace, "-f", "-y", "-o", trace, "-e", "trace=newfstatat,stat,fsync,fdatasync,syncfs,rename,renameat,renameat2,pwrite64",
-		os.Args[0], "-test.run=^TestBatchSyncStrace$")
-	cmd.Env = append(os.Environ(), "HEED_STASHTEST_BATCH_STRACE_CHILD="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("strace: %v\n%s", err, out)
-	}
-	lines := strings.Split(string(mustRead(t, trace)), "\n")
-	mark := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "heed-stashtest-mark") })
-	if mark < 0 {
-		t.Fatalf("no marker in the trace")
-	}
+	lines, mark := straceSyncs(t, "TestBatchSyncStrace", "HEED_STASHTEST_BATCH_STRACE_CHILD="+dir)
 	pages := filepath.Join(dir, "docs", "e.com")
 	index := filepath.Join(dir, ".heed")
 	syncfs, fileSyncs, lastRename, firstIndexWrite := -1, 0, -1, -1
@@ -467,6 +449,34 @@ func TestBatchSyncStrace(t *testing.T) {
 	}
 }
 
+// straceSyncs runs test in a child process with env added, under strace
+// following its file syncs, renames and writes, and returns the trace's
+// lines and the line of the child's marker. Without Linux or strace, the
+// test is skipped.
+func straceSyncs(t *testing.T, test string, env ...string) (lines []string, mark int) {
+	t.Helper()
+	if runtime.GOOS != "linux" {
+		t.Skip("syncfs is Linux's")
+	}
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("no strace")
+	}
+	trace := filepath.Join(t.TempDir(), "trace")
+	cmd := exec.Command(strace, "-f", "-y", "-o", trace, "-e", "trace=newfstatat,stat,fsync,fdatasync,syncfs,rename,renameat,renameat2,pwrite64",
+		os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("strace: %v\n%s", err, out)
+	}
+	lines = strings.Split(string(mustRead(t, trace)), "\n")
+	mark = slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "heed-stashtest-mark") })
+	if mark < 0 {
+		t.Fatalf("no marker in the trace")
+	}
+	return lines, mark
+}
+
 // TestSettleSyncsStrace: a process killed before its batch's sync leaves
 // whole files that a crash of the system could still lose. Open settles
 // their rows only once it has synced them, and Reindex syncs every file
@@ -487,31 +497,13 @@ func TestSettleSyncsStrace(t *testing.T) {
 		s.Close()
 		return
 	}
-	if runtime.GOOS != "linux" {
-		t.Skip("syncfs is Linux's")
-	}
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("no strace")
-	}
 	dir := t.TempDir()
 	put := exec.Command(os.Args[0], "-test.run=^TestSettleSyncsStrace$")
 	put.Env = append(os.Environ(), "HEED_STASHTEST_SETTLE_STRACE_CHILD=put", "HEED_STASHTEST_DIR="+dir)
 	if out, err := put.CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	trace := filepath.Join(t.TempDir(), "trace")
-	cmd := exec.Command(strace, "-f", "-y", "-o", trace, "-e", "trace=newfstatat,stat,fsync,syncfs,pwrite64",
-		os.Args[0], "-test.run=^TestSettleSyncsStrace$")
-	cmd.Env = append(os.Environ(), "HEED_STASHTEST_SETTLE_STRACE_CHILD=open", "HEED_STASHTEST_DIR="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("strace: %v\n%s", err, out)
-	}
-	lines := strings.Split(string(mustRead(t, trace)), "\n")
-	mark := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "heed-stashtest-mark") })
-	if mark < 0 {
-		t.Fatalf("no marker in the trace")
-	}
+	lines, mark := straceSyncs(t, "TestSettleSyncsStrace", "HEED_STASHTEST_SETTLE_STRACE_CHILD=open", "HEED_STASHTEST_DIR="+dir)
 	pages := filepath.Join(dir, "docs", "e.com")
 	for i := range 3 {
 		page := filepath.Join(pages, fmt.Sprintf("p%d.md", i))
