@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,7 +123,7 @@ func TestBatchFailureIsFinal(t *testing.T) {
 	if err := os.Remove(dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Commit(); err == nil {
-		t.Error("the Commit after a failed one succeeded")
+	if err := b.Commit(); !errors.Is(err, ErrFailed) {
+		t.Errorf("the Commit after a failed one: %v, want ErrFailed", err)
 	}
 }

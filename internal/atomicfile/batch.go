@@ -2,6 +2,7 @@ package atomicfile
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -45,11 +46,15 @@ func (b *Batch) Commit() error {
 		return b.failed
 	}
 	if err := b.commit(); err != nil {
-		b.failed = err
-		return err
+		b.failed = fmt.Errorf("%w: %w", ErrFailed, err)
+		return b.failed
 	}
 	return nil
 }
+
+// ErrFailed is wrapped by the error of a Batch's Commit that failed, and
+// of every later one.
+var ErrFailed = errors.New("a sync of written files failed, and their writer must start again")
 
 func (b *Batch) commit() error {
 	if len(b.files)+len(b.dirs) > 2 {

@@ -615,7 +615,7 @@ func writeErr(what string, err error) error {
 			return fmt.Errorf("stash: %s: %w (%w: is the disk full, or read-only?)", what, err, ErrUnwritable)
 		}
 	}
-	for _, e := range []error{syscall.ENOSPC, syscall.EFBIG, syscall.EDQUOT, syscall.EROFS, syscall.EIO} {
+	for _, e := range []error{syscall.ENOSPC, syscall.EFBIG, syscall.EDQUOT, syscall.EROFS, syscall.EIO, atomicfile.ErrFailed} {
 		if errors.Is(err, e) {
 			return fmt.Errorf("stash: %s: %w (%w)", what, err, ErrUnwritable)
 		}
