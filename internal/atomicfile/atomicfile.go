@@ -64,8 +64,14 @@ func write(path string, data []byte, sync bool) error {
 }
 
 // syncFile syncs the file at path.
-func syncFile(path string) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+func syncFile(path string) error { return syncPath(path, os.O_WRONLY) }
+
+// SyncDir syncs a directory, so that the names renamed into it last.
+func SyncDir(dir string) error { return syncPath(dir, os.O_RDONLY) }
+
+// syncPath opens path with flag and syncs it.
+func syncPath(path string, flag int) error {
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return err
 	}
@@ -73,16 +79,5 @@ func syncFile(path string) error {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	return err
-}
-
-// SyncDir syncs a directory, so that the names renamed into it last.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	d.Close()
 	return err
 }

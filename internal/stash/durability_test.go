@@ -336,29 +336,8 @@ func TestSyncOrderStrace(t *testing.T) {
 		s.Put(ctx, b)
 		return
 	}
-	strace, err := exec.LookPath("strace")
-	if err != nil {
-		t.Skip("no strace")
-	}
 	dir := t.TempDir()
-	trace := filepath.Join(t.TempDir(), "trace")
-	cmd := exec.Command(strace, "-f", "-y", "-o", trace, "-e", "trace=newfstatat,stat,fsync,rename,renameat,renameat2,unlink,unlinkat",
-		os.Args[0], "-test.run=^TestSyncOrderStrace$")
-	cmd.Env = append(os.Environ(), "HEED_STASHTEST_STRACE_CHILD="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Skipf("strace: %v\n%s", err, out)
-	}
-	data, _ := os.ReadFile(trace)
-	lines := strings.Split(string(data), "\n")
-	mark := -1
-	for i, l := range lines {
-		if strings.Contains(l, "heed-stashtest-mark") {
-			mark = i
-		}
-	}
-	if mark < 0 {
-		t.Fatalf("no marker in the trace")
-	}
+	lines, mark := straceSyncs(t, "TestSyncOrderStrace", "HEED_STASHTEST_STRACE_CHILD="+dir)
 	newDir := filepath.Join(dir, "beta", "e.com")
 	oldFile := filepath.Join(dir, "alpha", "e.com", "page.md")
 	renamed, synced, unlinked := -1, -1, -1
@@ -450,9 +429,9 @@ func TestBatchSyncStrace(t *testing.T) {
 }
 
 // straceSyncs runs test in a child process with env added, under strace
-// following its file syncs, renames and writes, and returns the trace's
-// lines and the line of the child's marker. Without Linux or strace, the
-// test is skipped.
+// following its file syncs, renames, removals and writes, and returns the
+// trace's lines and the line of the child's marker. Without Linux or
+// strace, the test is skipped.
 func straceSyncs(t *testing.T, test string, env ...string) (lines []string, mark int) {
 	t.Helper()
 	if runtime.GOOS != "linux" {
@@ -463,7 +442,7 @@ func straceSyncs(t *testing.T, test string, env ...string) (lines []string, mark
 		t.Skip("no strace")
 	}
 	trace := filepath.Join(t.TempDir(), "trace")
-	cmd := exec.Command(strace, "-f", "-y", "-o", trace, "-e", "trace=newfstatat,stat,fsync,fdatasync,syncfs,rename,renameat,renameat2,pwrite64",
+	cmd := exec.Command(strace, "-f", "-y", "-o", trace, "-e", "trace=newfstatat,stat,fsync,fdatasync,syncfs,rename,renameat,renameat2,unlink,unlinkat,pwrite64",
 		os.Args[0], "-test.run=^"+test+"$")
 	cmd.Env = append(os.Environ(), env...)
 	if out, err := cmd.CombinedOutput(); err != nil {
