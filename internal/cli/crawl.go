@@ -224,6 +224,7 @@ type progress struct {
 	terminal bool
 	mu       sync.Mutex
 	counts   map[crawl.Kind]int
+	delay    string        // the host's delay, as the last fetched page said it
 	skips    []crawl.Event // skipped and failed URLs, for the stash's log
 }
 
@@ -254,9 +255,12 @@ func (p *progress) event(ev crawl.Event) {
 	if ev.Kind == crawl.Skipped || ev.Kind == crawl.Failed {
 		fmt.Fprintf(p.e.stderr, "%s %s: %s: %s\n", ev.Kind, ev.URL, ev.Reason, ev.Detail)
 	}
+	if ev.Delay != "" {
+		p.delay = ev.Delay // a URL skipped unfetched has none
+	}
 	if p.terminal {
 		fmt.Fprintf(p.e.stderr, "%d stored · %d unchanged · %d skipped · %d failed · %d queued · delay %s",
-			p.counts[crawl.Stored], p.counts[crawl.Unchanged], p.counts[crawl.Skipped], p.counts[crawl.Failed], ev.Queued, ev.Delay)
+			p.counts[crawl.Stored], p.counts[crawl.Unchanged], p.counts[crawl.Skipped], p.counts[crawl.Failed], ev.Queued, p.delay)
 	}
 }
 

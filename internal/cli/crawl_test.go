@@ -2,12 +2,18 @@ package cli
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawl"
 )
 
 // TestCrawlAndSearch runs the README's offline example: crawl the example
@@ -110,5 +116,38 @@ func TestCrawlRefused(t *testing.T) {
 	code, out, _ = run(t, "", "crawl", s.URL+"/", "--stash", t.TempDir(), "--allow-net", "127.0.0.1/32", "--no-robots", "--json")
 	if code != 0 || !strings.Contains(out, `"event":"stored"`) || !strings.Contains(out, `"event":"summary"`) {
 		t.Errorf("--no-robots --json: exit %d\n%s", code, out)
+	}
+}
+
+// TestProgressOnATerminal: on a terminal, a crawl shows a status line of
+// pages done, queued and the host's delay (the site's Crawl-delay of
+// 0.2 s, larger than the 20 ms asked), redrawn in place, and the skipped
+// URLs above it; the line is cleared at the end.
+func TestProgressOnATerminal(t *testing.T) {
+	s, _ := exampleSite(t)
+	var stderr strings.Builder
+	p := &progress{e: &env{stdout: io.Discard, stderr: &stderr}, terminal: true, counts: map[crawl.Kind]int{}}
+	c := &crawl.Crawler{Client: fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}), Agent: "heed"}
+	if _, err := c.Crawl(t.Context(), crawl.Options{Start: s.URL + "/", Delay: 20 * time.Millisecond, NoSitemaps: true}, p.event); err != nil {
+		t.Fatal(err)
+	}
+	p.done()
+	out := stderr.String()
+	lines := strings.Split(out, "\r\033[K")
+	last := lines[len(lines)-2] // the last status line drawn, before done cleared it
+	if !strings.HasPrefix(last, "4 stored · 0 unchanged · 1 skipped · 0 failed · 0 queued · delay 200ms") {
+		t.Errorf("last status line %q", last)
+	}
+	if !strings.Contains(out, "queued · delay 200ms") || !strings.Contains(out, "skipped "+s.URL+"/drafts/estuaries.html: robots") {
+		t.Errorf("the status lines or the skipped URL are missing:\n%q", out)
+	}
+	if strings.Contains(out, "delay \r") {
+		t.Errorf("a status line without the host's delay (after a URL skipped unfetched):\n%q", out)
+	}
+	if !strings.HasSuffix(out, "\r\033[K") {
+		t.Errorf("the status line is not cleared at the end: %q", out[max(0, len(out)-80):])
+	}
+	if strings.Count(out, "stored ·") < 5 {
+		t.Errorf("the status line was drawn %d times, want once per URL", strings.Count(out, "stored ·"))
 	}
 }
