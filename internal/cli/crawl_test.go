@@ -69,6 +69,12 @@ func TestCrawlAndSearch(t *testing.T) {
 	if code, _, stderr := run(t, "", args("search", "unicorns")...); code != 1 || !strings.Contains(stderr, "nothing in the stash matches") {
 		t.Errorf("search without hits: exit %d, %s", code, stderr)
 	}
+	if code, out, _ := run(t, "", args("search", "--source", "tidewater", "rip", "current")...); code != 0 || !strings.Contains(out, "Safety at the shore") {
+		t.Errorf("search --source of the crawl's source: exit %d\n%s", code, out)
+	}
+	if code, _, stderr := run(t, "", args("search", "--source", "elsewhere", "rip", "current")...); code != 1 || !strings.Contains(stderr, "nothing in the stash matches") {
+		t.Errorf("search --source of another source: exit %d, %s", code, stderr)
+	}
 
 	code, out, _ = run(t, "", args("show", s.URL+"/guide/tides.html")...)
 	if code != 0 || !strings.Contains(out, `title: "Tides"`) || !strings.Contains(out, "| Spring | New and full moon | Largest |") {

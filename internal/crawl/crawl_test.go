@@ -875,3 +875,50 @@ func TestRedirectWhileRobotsExpire(t *testing.T) {
 		}
 	}
 }
+
+// TestHostsCrawledAtOnce: different hosts are crawled at the same time,
+// as many as Options.Hosts, each still one request at a time.
+func TestHostsCrawledAtOnce(t *testing.T) {
+	for _, hosts := range []int{1, 2} {
+		t.Run(fmt.Sprint(hosts), func(t *testing.T) {
+			var inFlight, most atomic.Int32
+			var sites []*site
+			var links, allow []string
+			for h := range 3 {
+				s := newSite(t)
+				var own atomic.Int32
+				serve := s.Config.Handler
+				s.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					if r.URL.Path != "/robots.txt" {
+						if n := own.Add(1); n > 1 {
+							t.Errorf("host %d had %d requests at once", h, n)
+						}
+						defer own.Add(-1)
+						n := inFlight.Add(1)
+						defer inFlight.Add(-1)
+						for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+						}
+						time.Sleep(30 * time.Millisecond)
+					}
+					serve.ServeHTTP(w, r)
+				})
+				for i := range 3 {
+					p := fmt.Sprintf("/%d", i)
+					s.set(p, page{body: html(fmt.Sprintf("Host %d page %d", h, i))})
+					links = append(links, s.URL+p)
+				}
+				sites = append(sites, s)
+				allow = append(allow, strings.TrimPrefix(s.URL, "http://"))
+			}
+			sites[0].set("/", page{body: html("Home", links...)})
+			c, _ := crawler(t)
+			sum, err := c.Crawl(t.Context(), Options{Start: sites[0].URL + "/", AllowHosts: allow, Hosts: hosts, NoSitemaps: true}, nil)
+			if err != nil || sum.Stored != 10 {
+				t.Fatalf("summary %+v, %v", sum, err)
+			}
+			if m := most.Load(); int(m) != hosts {
+				t.Errorf("at most %d requests at once across the hosts, want %d (Hosts)", m, hosts)
+			}
+		})
+	}
+}
