@@ -922,3 +922,50 @@ func TestHostsCrawledAtOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestCrawlDelayRule: the delay between two requests to a host is the
+// larger of the configured delay and the robots.txt Crawl-delay, the
+// Crawl-delay capped at MaxCrawlDelay; there is none before the first
+// request to the host (its robots.txt).
+func TestCrawlDelayRule(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		crawlDelay string
+		delay, max time.Duration
+		want       time.Duration
+	}{
+		{"a Crawl-delay over the cap waits the cap", "100", 0, 200 * time.Millisecond, 200 * time.Millisecond},
+		{"a configured delay over the Crawl-delay wins", "0.05", 250 * time.Millisecond, 0, 250 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newSite(t)
+			s.robots = "User-agent: *\nCrawl-delay: " + tc.crawlDelay + "\n"
+			s.set("/", page{body: html("Home", "/a", "/b")})
+			s.set("/a", page{body: html("A")})
+			s.set("/b", page{body: html("B")})
+			c, _ := crawler(t)
+			start := time.Now()
+			if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Delay: tc.delay, MaxCrawlDelay: tc.max, NoSitemaps: true, Deadline: 5 * time.Second}, nil); err != nil {
+				t.Fatal(err)
+			}
+			all := s.requests()
+			var pages []hit
+			for _, h := range all {
+				if h.path != "/robots.txt" {
+					pages = append(pages, h)
+				}
+			}
+			if len(pages) != 3 {
+				t.Fatalf("%d page requests, want 3", len(pages))
+			}
+			if first := all[0].at.Sub(start); first >= tc.want {
+				t.Errorf("the first request (%s) came %v after the start, want no delay before it", all[0].path, first)
+			}
+			for i := 1; i < len(pages); i++ {
+				if gap := pages[i].at.Sub(pages[i-1].at); gap < tc.want-10*time.Millisecond || gap > tc.want+time.Second {
+					t.Errorf("request %d came %v after the one before, want about %v", i, gap, tc.want)
+				}
+			}
+		})
+	}
+}
