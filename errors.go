@@ -3,6 +3,7 @@ package heed
 import (
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Kind classifies an error for callers that must decide what to do with
@@ -50,7 +51,7 @@ func (k Kind) String() string {
 type Error struct {
 	Kind Kind
 	Op   string // what heed was doing, such as "get"
-	URL  string // the URL it was doing it to, if any
+	URL  string // the URL it was doing it to, if any; Error shows at most 256 bytes of it
 	Err  error  // the cause
 	// Hint tells the user how to get past the error, if they can, such as
 	// "to allow it, pass --allow-net 10.0.0.0/8".
@@ -60,7 +61,7 @@ type Error struct {
 func (e *Error) Error() string {
 	s := e.Op
 	if e.URL != "" {
-		s += " " + e.URL
+		s += " " + Clip(e.URL, 256)
 	}
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
@@ -80,4 +81,17 @@ func KindOf(err error) Kind {
 		return e.Kind
 	}
 	return Other
+}
+
+// Clip is s cut to at most n bytes, at a character boundary, saying how
+// long it was when it was cut.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
 }

@@ -11,6 +11,8 @@ import (
 	"syscall"
 
 	"code.dny.dev/ssrf"
+
+	"github.com/heedhq/heed"
 )
 
 // ErrRefused is wrapped by every error of a request that the guard
@@ -19,6 +21,61 @@ var ErrRefused = errors.New("refused")
 
 // ErrInvalidURL is wrapped by the error of a URL that cannot be read.
 var ErrInvalidURL = errors.New("invalid URL")
+
+// MaxURLLength is the longest URL heed reads, in bytes: every entry point
+// refuses a longer one, and the client never requests one. 8 KiB is what
+// common servers and proxies accept.
+const MaxURLLength = 8 << 10
+
+// CheckURL refuses a URL that no entry point takes, whether it is fetched
+// now or crawled later: one longer than MaxURLLength, one that cannot be
+// read, a scheme other than http or https, credentials (user or password
+// before the host), or no host. Its errors name at most a bounded prefix
+// of the URL, and never its credentials.
+func CheckURL(raw string) error {
+	if len(raw) > MaxURLLength {
+		return fmt.Errorf("%w: %d bytes long, more than the %d heed reads", ErrInvalidURL, len(raw), MaxURLLength)
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalidURL, parseCause(err))
+	}
+	switch scheme := strings.ToLower(u.Scheme); {
+	case scheme != "http" && scheme != "https":
+		return fmt.Errorf("%w: %w: scheme %q (only http and https are fetched)", ErrRefused, ErrInvalidURL, heed.Clip(u.Scheme, 32))
+	case u.User != nil:
+		return fmt.Errorf("%w: the URL carries credentials (a user or password before the host); heed never sends them, so leave them out", ErrRefused)
+	case u.Hostname() == "":
+		return fmt.Errorf("%w: no host", ErrInvalidURL)
+	}
+	return nil
+}
+
+// Redact is a URL as heed may write it anywhere: without the user and
+// password its authority may carry (readable as a URL or not), and at
+// most 256 bytes of it (heed.Clip).
+func Redact(raw string) string {
+	if i := strings.Index(raw, "://"); i >= 0 {
+		auth := raw[i+3:]
+		if end := strings.IndexAny(auth, "/?#\\"); end >= 0 {
+			auth = auth[:end]
+		}
+		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+			raw = raw[:i+3] + raw[i+3+at+1:]
+		}
+	}
+	return heed.Clip(raw, 256)
+}
+
+// parseCause is what url.Parse found wrong, without the URL (which may
+// be long, or carry credentials).
+func parseCause(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
 
 // guard decides which addresses heed may connect to: public unicast
 // addresses, and those in the networks the user allowed. The deny lists
@@ -154,9 +211,12 @@ func classify(addr netip.Addr) (string, netip.Prefix) {
 // such as "2130706433", "0x7f.1", "127.1" or "017700000001" becomes the
 // dotted IPv4 address it denotes.
 func (g *guard) checkURL(raw string) (*url.URL, error) {
+	if len(raw) > MaxURLLength {
+		return nil, fmt.Errorf("%w: %d bytes long, more than the %d heed reads", ErrInvalidURL, len(raw), MaxURLLength)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, parseCause(err))
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	switch {

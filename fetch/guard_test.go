@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCheckURLRefuses(t *testing.T) {
@@ -142,5 +143,66 @@ func TestHostAddr(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("hostAddr(%q) got %q, want %q", tt.host, got, tt.want)
 		}
+	}
+}
+
+// CheckURL is the entry points' rule: what it refuses, no door takes, and
+// its errors never carry the URL's credentials or more than a bounded
+// part of it.
+func TestCheckURL(t *testing.T) {
+	long := "https://example.com/" + strings.Repeat("a", MaxURLLength)
+	tests := []struct {
+		url  string
+		want string // in the error, "" for none
+	}{
+		{"https://example.com/docs/", ""},
+		{"http://example.com:8080/a?b=c#d", ""},
+		{"https://example.com/" + strings.Repeat("a", MaxURLLength-len("https://example.com/")), ""},
+		{long, "8212 bytes long, more than the 8192"},
+		{"http://admin:hunter2@example.com/", "credentials"},
+		{"http://admin@example.com/", "credentials"},
+		{"http://:hunter2@example.com/", "credentials"},
+		{"ftp://example.com/", `scheme "ftp"`},
+		{"example.com/docs", `scheme ""`},
+		{"http:///x", "no host"},
+		{"http://exa mple.com/hunter2", "invalid character"},
+	}
+	for _, tt := range tests {
+		err := CheckURL(tt.url)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("CheckURL(%.40q) = %v, want nil", tt.url, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("CheckURL(%.40q) = %v, want an error saying %q", tt.url, err, tt.want)
+		case err != nil && (strings.Contains(err.Error(), "hunter2") || len(err.Error()) > 300):
+			t.Errorf("CheckURL(%.40q)'s error echoes the URL: %.300s", tt.url, err)
+		}
+	}
+	// The client refuses what no entry point takes, with a bounded error.
+	c := New(Config{})
+	_, err := c.Get(t.Context(), Request{URL: long})
+	if !errors.Is(err, ErrInvalidURL) || len(err.Error()) > 600 {
+		t.Errorf("Get of a %d-byte URL: %.600v", len(long), err)
+	}
+}
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"http://admin:hunter2@host/x", "http://host/x"},
+		{"https://user@host:8080/?q=a@b", "https://host:8080/?q=a@b"},
+		{"http://a:b@c@host/", "http://host/"},
+		{"http://u:p@exa mple.com/", "http://exa mple.com/"}, // unreadable, still redacted
+		{"http://host/path@x", "http://host/path@x"},
+		{"http://u:p@host\\x@y", "http://host\\x@y"},
+		{"mailto:someone@example.com", "mailto:someone@example.com"},
+	}
+	for _, tt := range tests {
+		if got := Redact(tt.in); got != tt.want {
+			t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	long := "https://example.com/" + strings.Repeat("é", 1000)
+	if got := Redact(long); len(got) > 300 || !strings.Contains(got, "bytes in all") || !utf8.ValidString(got) {
+		t.Errorf("Redact of a long URL: %q", got)
 	}
 }
