@@ -138,8 +138,22 @@ type Summary struct {
 	Failed    int            `json:"failed"`
 	Skipped   map[string]int `json:"skipped"` // by reason
 	Robots    string         `json:"robots"`  // what the robots policy did
+	Left      Left           `json:"left"`    // what the crawl's bounds left alone
 	Elapsed   time.Duration  `json:"-"`
 	Seconds   float64        `json:"elapsed_seconds"`
+}
+
+// Left says what a crawl found but left alone because of its bounds, so
+// that a user sees what a larger limit would read.
+type Left struct {
+	// Sitemaps is how many sitemap files were not read, or not read to
+	// their end: the page limit was met first, or the sitemap bounds (50
+	// files a crawl, 50,000 URLs and 50 MB a file).
+	Sitemaps int `json:"sitemaps"`
+	// URLs is how many URLs were found but not kept: the crawl holds at
+	// most twice max_pages and a thousand waiting, and remembers a bounded
+	// number seen (200 a page of max_pages, at least 100,000).
+	URLs int `json:"urls"`
 }
 
 // ErrStartRefused is wrapped by the error of a crawl whose start URL
@@ -161,7 +175,7 @@ type run struct {
 	emit   func(Event)
 
 	mu         sync.Mutex
-	seen       map[string]bool
+	seen       seenSet
 	stored     map[string]bool   // URLs stored (or found unchanged) in this crawl
 	queues     map[string][]item // by host
 	active     map[string]bool   // hosts with a worker
@@ -208,9 +222,12 @@ var ErrStash = errors.New("the stash could not be written")
 func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summary, error) {
 	o.fill()
 	begin := time.Now()
+	if err := fetch.CheckURL(o.Start); err != nil {
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(o.Start), Err: err}
+	}
 	start, err := Normalize(o.Start)
 	if err != nil {
-		return nil, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: o.Start, Err: err}
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(o.Start), Err: err}
 	}
 	su, _ := url.Parse(start)
 	if o.Source == "" {
@@ -225,7 +242,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	}
 	r := &run{
 		c: c, o: o, scope: sc, emit: emit,
-		seen: map[string]bool{}, stored: map[string]bool{}, queues: map[string][]item{}, active: map[string]bool{},
+		seen: newSeenSet(o.MaxPages), stored: map[string]bool{}, queues: map[string][]item{}, active: map[string]bool{},
 		tokens: make(chan struct{}, o.Hosts),
 		procs:  make(chan struct{}, runtime.GOMAXPROCS(0)),
 		stores: make(chan struct{}, stashBatch),
@@ -310,9 +327,31 @@ func ScheduledLoader(client *fetch.Client, sched *Schedule, delay time.Duration)
 	}
 }
 
-// add queues a URL at its depth, unless
-// it was seen or is out of scope, and starts a worker for its host.
+// add queues a URL at its depth, unless it was seen or is out of scope,
+// and starts a worker for its host. What the crawl keeps is bounded: at
+// most maxWaiting URLs are fetched or wait in the queues (beyond what can
+// be fetched, a reserve for those robots.txt disallows), and the seen set
+// holds a bounded number of URLs, by hash; a URL found beyond either
+// bound is counted (Summary.Left.URLs), not kept, and may be queued when
+// found again with room.
 func (r *run) add(it item) {
+	r.offer(it, false)
+}
+
+// maxWaiting is how many URLs a crawl of maxPages pages holds fetched or
+// queued at most: all it can fetch, and as many again and a thousand more
+// for URLs that robots.txt turns away unfetched.
+func maxWaiting(maxPages int) int { return 2*maxPages + 1000 }
+
+// offer is add; quiet URLs out of scope are counted, not reported one by
+// one, and not remembered (a sitemap may list a million of them).
+func (r *run) offer(it item, quiet bool) {
+	if len(it.url) > fetch.MaxURLLength {
+		r.mu.Lock()
+		r.sum.Left.URLs++
+		r.mu.Unlock()
+		return
+	}
 	u, err := url.Parse(it.url)
 	if err != nil {
 		return
@@ -321,12 +360,24 @@ func (r *run) add(it item) {
 		return // a site's robots.txt is not one of its pages
 	}
 	r.mu.Lock()
-	if r.seen[it.url] {
+	key := r.seen.key(it.url)
+	if r.seen.has(key) {
 		r.mu.Unlock()
 		return
 	}
-	r.seen[it.url] = true
-	if why := r.scope.check(u); why != "" {
+	why := r.scope.check(u)
+	if why != "" && quiet {
+		r.sum.Skipped[ReasonScope]++
+		r.mu.Unlock()
+		return
+	}
+	if why == "" && it.depth <= max(r.o.MaxDepth, 0) && r.fetched+r.queued >= maxWaiting(r.o.MaxPages) || !r.seen.room() {
+		r.sum.Left.URLs++
+		r.mu.Unlock()
+		return
+	}
+	r.seen.put(key)
+	if why != "" {
 		r.mu.Unlock()
 		r.skip(it, ReasonScope, why)
 		return
@@ -373,6 +424,17 @@ func (r *run) worker(host string) {
 		}
 		r.visit(it)
 	}
+}
+
+// take counts one more request against max_pages, if there is room.
+func (r *run) take() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.fetched >= r.o.MaxPages {
+		return false
+	}
+	r.fetched++
+	return true
 }
 
 // full reports whether the crawl has as many URLs fetched and queued as
@@ -449,14 +511,8 @@ func (r *run) visit(it item) {
 		r.skip(it, ReasonRobots, d.String())
 		return
 	}
-	// Only pages about to be fetched count against max_pages.
-	r.mu.Lock()
-	over := r.fetched >= r.o.MaxPages
-	if !over {
-		r.fetched++
-	}
-	r.mu.Unlock()
-	if over {
+	// Only requests about to be made count against max_pages.
+	if !r.take() {
 		r.skip(it, ReasonLimit, fmt.Sprintf("max_pages %d reached", r.o.MaxPages))
 		return
 	}
@@ -502,6 +558,11 @@ func (r *run) visit(it item) {
 			refused = &redirectRefusal{to: next, reason: ReasonRobots, detail: d.String()}
 			return refused
 		}
+		// Every request counts against max_pages, a redirect's hop too.
+		if !r.take() {
+			refused = &redirectRefusal{to: next, reason: ReasonLimit, detail: fmt.Sprintf("max_pages %d reached", r.o.MaxPages)}
+			return refused
+		}
 		return nil
 	}}
 	if r.validators {
@@ -510,13 +571,8 @@ func (r *run) visit(it item) {
 	resp, err := r.c.Client.Get(ctx, req)
 	release(delay)
 	if refused != nil {
-		if refused.reason == ReasonRedirect {
-			// A redirect to be followed on another turn is no page: it
-			// does not count against max_pages.
-			r.mu.Lock()
-			r.fetched--
-			r.mu.Unlock()
-		}
+		// A redirect to be followed on another turn was a request: it
+		// counts against max_pages, as its target's request will.
 		r.skip(it, refused.reason, "redirected to "+refused.to+": "+refused.detail)
 		return
 	}
@@ -562,8 +618,9 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 			return
 		}
 		r.mu.Lock()
-		dup := r.seen[final] && final != it.url
-		r.seen[final] = true
+		key := r.seen.key(final)
+		dup := r.seen.has(key) && final != it.url
+		r.seen.put(key)
 		r.mu.Unlock()
 		if dup {
 			r.skip(it, ReasonDup, "redirected to "+final+", already crawled")
@@ -642,7 +699,7 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 			r.mu.Lock()
 			dup := r.stored[cn]
 			r.stored[cn] = true
-			r.seen[cn] = true
+			r.seen.put(r.seen.key(cn))
 			r.mu.Unlock()
 			if dup {
 				r.skip(it, ReasonDup, "its canonical URL "+cn+" is stored already")
@@ -724,7 +781,11 @@ func isHTML(contentType string) bool {
 }
 
 // sitemaps seeds the crawl from robots.txt's Sitemap lines and
-// /sitemap.xml, following sitemap indexes, within scope.
+// /sitemap.xml, following sitemap indexes, within scope. It reads no
+// more than the crawl can use: it stops once the queue holds as many URLs
+// as max_pages allows, and within the sitemap bounds (maxSitemaps files,
+// each up to maxSitemapURLs entries and maxSitemapBytes). What it leaves
+// unread is counted in Summary.Left.Sitemaps.
 func (r *run) sitemaps(start *url.URL) {
 	origin := start.Scheme + "://" + start.Host
 	var lists []string
@@ -735,7 +796,23 @@ func (r *run) sitemaps(start *url.URL) {
 	}
 	lists = append(lists, origin+"/sitemap.xml")
 	done := map[string]bool{}
-	for i := 0; i < len(lists) && i < 50 && !r.full(); i++ {
+	read, unread := 0, 0
+	defer func() {
+		r.mu.Lock()
+		r.sum.Left.Sitemaps += unread
+		r.mu.Unlock()
+	}()
+	for i := 0; i < len(lists); i++ {
+		if r.ctx.Err() != nil || read >= maxSitemaps || r.full() {
+			// The rest of the list is left, but for /sitemap.xml, which
+			// is only a guess.
+			for _, l := range lists[i:] {
+				if l != origin+"/sitemap.xml" {
+					unread++
+				}
+			}
+			return
+		}
 		sm, err := Normalize(resolve(origin+"/robots.txt", lists[i]))
 		if err != nil || done[sm] {
 			continue
@@ -750,24 +827,38 @@ func (r *run) sitemaps(start *url.URL) {
 		}
 		release, err := r.sched.Acquire(r.ctx, su.Host)
 		if err != nil {
+			unread += len(lists) - i
 			return
 		}
 		resp, err := r.c.Client.Get(r.ctx, fetch.Request{URL: sm, Accept: "application/xml, text/xml;q=0.9, */*;q=0.5", MaxBytes: maxSitemapBytes, NoRetry: true})
 		release(r.delayFor(sm))
+		read++
 		if err != nil || resp.Status != 200 {
 			continue
 		}
-		parsed, _ := parseSitemap(resp.Body)
-		if parsed == nil {
-			continue
-		}
-		for _, child := range parsed.Sitemaps {
-			lists = append(lists, resolve(sm, child)) // relative to its index
-		}
-		for _, p := range parsed.Pages {
-			if n, err := Normalize(resolve(sm, p.Loc)); err == nil {
-				r.add(item{url: n, depth: 1, lastmod: p.LastMod})
+		full := false
+		err = readSitemap(r.ctx, resp.Body, func(e sitemapEntry) bool {
+			if e.Index {
+				// Relative to its index. The list is kept within what
+				// may be read; the rest is counted.
+				if len(lists) < 4*maxSitemaps {
+					lists = append(lists, resolve(sm, e.Loc))
+				} else {
+					unread++
+				}
+				return true
 			}
+			if r.full() {
+				full = true
+				return false
+			}
+			if n, err := Normalize(resolve(sm, e.Loc)); err == nil {
+				r.offer(item{url: n, depth: 1, lastmod: e.LastMod}, true)
+			}
+			return true
+		})
+		if full || err != nil {
+			unread++ // not read to its end
 		}
 	}
 }

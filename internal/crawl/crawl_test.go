@@ -1,7 +1,9 @@
 package crawl
 
 import (
+	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -796,8 +799,7 @@ func TestSitemapLimits(t *testing.T) {
 // A redirect from http to https on the same host is queued, as one to
 // another host is: the https origin's robots.txt is asked before its
 // turn, never by a request that holds the host's turn (whose load would
-// wait for that turn until the deadline). The redirect takes no page of
-// max_pages: with two, the home page and the target are both fetched.
+// wait for that turn until the deadline).
 func TestRedirectToAnotherSchemeOnTheSameHost(t *testing.T) {
 	s := newSite(t)
 	https := strings.Replace(s.URL, "http://", "https://", 1)
@@ -829,21 +831,32 @@ func TestRedirectToAnotherSchemeOnTheSameHost(t *testing.T) {
 	}
 }
 
-// A redirect queued for another origin is no page: it takes nothing of
-// max_pages, and its target is fetched within the limit.
-func TestQueuedRedirectTakesNoPage(t *testing.T) {
+// A redirect queued for another origin was a request: it counts against
+// max_pages, and its target's request does too. With max_pages 3, the
+// home page, the redirect and its target are fetched; with 2, the target
+// is left for the limit.
+func TestQueuedRedirectCounts(t *testing.T) {
 	a, b := newSite(t), newSite(t)
 	a.set("/", page{body: html("Home", "/moved")})
 	a.set("/moved", page{status: http.StatusMovedPermanently, header: map[string]string{"Location": b.URL + "/page"}})
 	b.set("/page", page{body: html("Page")})
 	c, _ := crawler(t)
 	var ev events
-	sum, err := c.Crawl(t.Context(), Options{Start: a.URL + "/", MaxPages: 2, AllowHosts: []string{strings.TrimPrefix(b.URL, "http://")}, NoSitemaps: true}, ev.add)
+	sum, err := c.Crawl(t.Context(), Options{Start: a.URL + "/", MaxPages: 3, AllowHosts: []string{strings.TrimPrefix(b.URL, "http://")}, NoSitemaps: true}, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Stored != 2 || ev.find(Stored, b.URL+"/page") == nil {
-		t.Errorf("want the home page and the redirect's target stored within max_pages 2: %+v\n%+v", sum, ev.all)
+		t.Errorf("want the home page and the redirect's target stored within max_pages 3: %+v\n%+v", sum, ev.all)
+	}
+	c, _ = crawler(t)
+	ev = events{}
+	sum, err = c.Crawl(t.Context(), Options{Start: a.URL + "/", MaxPages: 2, AllowHosts: []string{strings.TrimPrefix(b.URL, "http://")}, NoSitemaps: true}, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := ev.find(Skipped, b.URL+"/page"); sum.Stored != 1 || e == nil || e.Reason != ReasonLimit {
+		t.Errorf("want the redirect's target left for max_pages 2: %+v\n%+v", sum, ev.all)
 	}
 }
 
@@ -967,5 +980,200 @@ func TestCrawlDelayRule(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// allocated is how many bytes f allocates, counted by the runtime: work
+// done, whatever the machine's speed.
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// hostileLoc is a sitemap whose one <loc> is n bytes of text, each cut
+// from the next by an empty comment: a reader that appends each piece of
+// text to what it has copies n²/2 bytes.
+func hostileLoc(n int) string {
+	return "<urlset><url><loc>" + strings.Repeat("a<!---->", n) + "</loc></url><url><loc>/after</loc></url></urlset>"
+}
+
+// A sitemap's reading is linear in its size: a <loc> of a million pieces
+// of text costs what its bytes do, not the square of them; and it stops
+// at the crawl's context.
+func TestSitemapReadingIsLinear(t *testing.T) {
+	for _, n := range []int{1 << 17, 1 << 19} {
+		body := []byte(hostileLoc(n))
+		var got []sitemapEntry
+		alloc := allocated(func() {
+			err := readSitemap(t.Context(), body, func(e sitemapEntry) bool { got = append(got, e); return true })
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+		// The over-long <loc> is dropped (no URL is that long); the next
+		// one is read.
+		if len(got) != 1 || got[0].Loc != "/after" {
+			t.Errorf("%d pieces: entries %+v, want only /after", n, got)
+		}
+		if alloc > uint64(len(body))+1<<20 {
+			t.Errorf("reading a %d-byte sitemap allocated %d bytes", len(body), alloc)
+		}
+	}
+
+	// A cancelled crawl stops the reading: of a million entries, it reads
+	// at most the few before its first look at the context.
+	var many strings.Builder
+	for i := range 1_000_000 {
+		fmt.Fprintf(&many, "<url><loc>/p%d</loc></url>", i)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	n := 0
+	err := readSitemap(ctx, []byte("<urlset>"+many.String()+"</urlset>"), func(sitemapEntry) bool { n++; return true })
+	if !errors.Is(err, context.Canceled) || n > 1000 {
+		t.Errorf("a cancelled reading read %d entries and returned %v", n, err)
+	}
+}
+
+// The same through a crawl: the hostile sitemap of TestSitemapReadingIsLinear,
+// 4 MB, costs a crawl about its size (before, it kept a crawl with a
+// deadline of 3 s busy for half a minute).
+func TestCrawlHostileSitemap(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home")})
+	s.set("/after", page{body: html("After")})
+	body := hostileLoc(1 << 19)
+	s.set("/sitemap.xml", page{body: body})
+	c, _ := crawler(t)
+	var ev events
+	alloc := allocated(func() {
+		if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Deadline: time.Minute}, ev.add); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if ev.find(Stored, "/after") == nil {
+		t.Errorf("the sitemap's page after the hostile <loc> was not crawled: %+v", ev.all)
+	}
+	if alloc > 4*uint64(len(body))+64<<20 {
+		t.Errorf("a crawl with a %d-byte sitemap allocated %d bytes", len(body), alloc)
+	}
+}
+
+// A crawl reads of its sitemaps what it can use: once as many URLs as
+// max_pages are queued, it stops, and says how many sitemaps it left;
+// URLs of sitemaps out of scope are counted, not listed or kept.
+func TestSitemapsReadNoMoreThanNeeded(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home")})
+	var lines strings.Builder
+	for i := range 3 {
+		var gz bytes.Buffer
+		zw := gzip.NewWriter(&gz)
+		fmt.Fprint(zw, "<urlset>")
+		for j := range 100_000 {
+			fmt.Fprintf(zw, "<url><loc>%s/s%d/p%d</loc></url>", s.URL, i, j)
+		}
+		fmt.Fprint(zw, "</urlset>")
+		zw.Close()
+		s.set(fmt.Sprintf("/s%d.xml.gz", i), page{body: gz.String()})
+		fmt.Fprintf(&lines, "Sitemap: %s/s%d.xml.gz\n", s.URL, i)
+	}
+	var out strings.Builder
+	out.WriteString("<urlset>")
+	for j := range 100_000 {
+		fmt.Fprintf(&out, "<url><loc>https://elsewhere.example/p%d</loc></url>", j)
+	}
+	out.WriteString("</urlset>")
+	s.set("/sitemap.xml", page{body: out.String()})
+	s.mu.Lock()
+	s.robots = "User-agent: *\nAllow: /\n" + lines.String()
+	s.mu.Unlock()
+
+	c, _ := crawler(t)
+	var ev events
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 5}, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, p := range s.paths() {
+		if strings.HasPrefix(p, "/s") && strings.HasSuffix(p, ".xml.gz") {
+			read++
+		}
+	}
+	if read != 1 || sum.Left.Sitemaps != 3 || !strings.Contains(sum.Text(), "3 sitemaps not read to their end") {
+		t.Errorf("read %d sitemaps, left %d; want 1 read, and it and the 2 others left", read, sum.Left.Sitemaps)
+	}
+	if n := len(ev.all); n > 20 {
+		t.Errorf("a crawl of 5 pages reported %d URLs", n)
+	}
+
+	// The out-of-scope sitemap alone: the 50,000 URLs a sitemap may list
+	// are counted as skipped for scope, none reported one by one, and the
+	// file is left unread past them.
+	s.mu.Lock()
+	s.robots = "User-agent: *\nAllow: /\n"
+	s.mu.Unlock()
+	c, _ = crawler(t)
+	ev = events{}
+	sum, err = c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 5}, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Skipped[ReasonScope] != maxSitemapURLs || len(ev.all) > 2 || sum.Left.Sitemaps != 1 {
+		t.Errorf("skipped %v with %d events, left %+v; want 50000 for scope, no event each, one sitemap left", sum.Skipped, len(ev.all), sum.Left)
+	}
+}
+
+// Every request of a crawl counts against max_pages, a redirect's too:
+// two hosts that redirect to each other with fresh URLs get no more
+// requests than max_pages (before, thousands in a few seconds).
+func TestRedirectsCountAgainstMaxPages(t *testing.T) {
+	var a, b *httptest.Server
+	var requests atomic.Int64
+	bounce := func(other **httptest.Server) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/robots.txt" || r.URL.Path == "/sitemap.xml" {
+				http.NotFound(w, r)
+				return
+			}
+			n := requests.Add(1)
+			http.Redirect(w, r, fmt.Sprintf("%s/hop%d", (*other).URL, n), http.StatusFound)
+		}
+	}
+	a = httptest.NewServer(bounce(&b))
+	defer a.Close()
+	b = httptest.NewServer(bounce(&a))
+	defer b.Close()
+	c, _ := crawler(t)
+	sum, err := c.Crawl(t.Context(), Options{Start: a.URL + "/", MaxPages: 5, Deadline: 5 * time.Second,
+		AllowHosts: []string{strings.TrimPrefix(b.URL, "http://")}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := requests.Load(); n > 5 {
+		t.Errorf("%d page requests under max_pages 5: %+v", n, sum)
+	}
+
+	// A redirect followed on the same host counts too: a chain of hops
+	// stops at the limit.
+	requests.Store(0)
+	same := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" || r.URL.Path == "/sitemap.xml" {
+			http.NotFound(w, r)
+			return
+		}
+		http.Redirect(w, r, fmt.Sprintf("/hop%d", requests.Add(1)), http.StatusFound)
+	}))
+	defer same.Close()
+	c, _ = crawler(t)
+	if _, err := c.Crawl(t.Context(), Options{Start: same.URL + "/", MaxPages: 3, Deadline: 5 * time.Second}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := requests.Load(); n > 3 {
+		t.Errorf("%d requests along a redirect chain under max_pages 3", n)
 	}
 }

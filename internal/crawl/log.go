@@ -17,7 +17,25 @@ func SourceName(start string) string {
 	return "web"
 }
 
-// Text says what a crawl came to, in two lines.
+// Text says what a crawl's bounds left alone, or "" for nothing.
+func (l Left) Text() string {
+	var parts []string
+	if l.Sitemaps == 1 {
+		parts = append(parts, "1 sitemap not read to its end")
+	} else if l.Sitemaps > 1 {
+		parts = append(parts, fmt.Sprintf("%d sitemaps not read to their end", l.Sitemaps))
+	}
+	if l.URLs > 0 {
+		parts = append(parts, fmt.Sprintf("%d URLs found and not kept", l.URLs))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "left by the crawl's bounds: " + strings.Join(parts, ", ") + " (--max-pages raises them)"
+}
+
+// Text says what a crawl came to, in two lines, and a third for what its
+// bounds left.
 func (s *Summary) Text() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d stored, %d unchanged, %d failed", s.Stored, s.Unchanged, s.Failed)
@@ -32,6 +50,9 @@ func (s *Summary) Text() string {
 		fmt.Fprintf(&b, ", %d skipped (%s)", skipped, strings.Join(reasons, ", "))
 	}
 	fmt.Fprintf(&b, " in %s\n", s.Elapsed.Round(time.Millisecond))
+	if t := s.Left.Text(); t != "" {
+		fmt.Fprintf(&b, "%s\n", t)
+	}
 	fmt.Fprintf(&b, "%s\n", s.Robots)
 	return b.String()
 }

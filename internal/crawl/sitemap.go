@@ -1,84 +1,355 @@
 package crawl
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
-	"encoding/xml"
+	"context"
+	"errors"
 	"io"
+	"strconv"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/heedhq/heed/fetch"
 )
 
-// sitemap is what a sitemap file lists: pages (urlset) or more sitemaps
-// (sitemapindex).
-type sitemap struct {
-	Pages    []sitemapEntry
-	Sitemaps []string
-}
+// The bounds of the sitemaps a crawl reads. The sitemaps protocol allows
+// 50,000 URLs and 50 MB a file; a crawl reads at most 50 files.
+const (
+	maxSitemapBytes = 50 << 20 // a file, after decompression
+	maxSitemapURLs  = 50_000   // entries a file
+	maxSitemaps     = 50       // files a crawl
+	// maxSitemapDepth is how deeply a sitemap's elements may nest: the
+	// protocol's are three deep, and its extensions' five.
+	maxSitemapDepth = 32
+)
 
+// sitemapEntry is one entry of a sitemap: a page of a urlset, or a
+// sitemap of a sitemapindex (Index).
 type sitemapEntry struct {
 	Loc     string
 	LastMod string
+	Index   bool
 }
 
-// maxSitemapBytes caps a sitemap after decompression (the sitemaps
-// protocol allows 50 MB).
-const maxSitemapBytes = 50 << 20
+// errSitemapFull stops a sitemap's reading after maxSitemapURLs entries.
+var errSitemapFull = errors.New("more than 50,000 URLs")
 
-// parseSitemap reads a sitemap, gzipped or not. It reads no entities or
-// external anything: encoding/xml expands only the five predefined ones.
-func parseSitemap(body []byte) (*sitemap, error) {
+// errSitemapDepth stops a sitemap whose elements nest past maxSitemapDepth.
+var errSitemapDepth = errors.New("elements nested too deeply")
+
+// readSitemap reads a sitemap, gzipped or not, and hands each entry to
+// yield in order, until yield returns false, ctx is done, or the file's
+// bounds are met (errSitemapFull, the inflated size). It reads each byte
+// once and keeps no more than one entry, so its work is linear in the
+// body and its memory bounded whatever the body holds: a <loc> longer
+// than a URL may be is dropped, and only the five predefined entities
+// and character references are read. It returns nil when the body was
+// read to its end or yield stopped it.
+func readSitemap(ctx context.Context, body []byte, yield func(sitemapEntry) bool) error {
 	var r io.Reader = bytes.NewReader(body)
 	if len(body) > 2 && body[0] == 0x1f && body[1] == 0x8b {
 		zr, err := gzip.NewReader(r)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r = io.LimitReader(zr, maxSitemapBytes)
 	}
-	dec := xml.NewDecoder(r)
-	dec.Strict = false
-	var out sitemap
-	var stack []string
-	var entry sitemapEntry
+	s := sitemapScanner{r: bufio.NewReaderSize(r, 64<<10), ctx: ctx, yield: yield}
+	return s.run()
+}
+
+// sitemapScanner is a small XML reader for sitemaps: elements, text,
+// comments, CDATA, processing instructions and declarations, and nothing
+// more. Names are read without their namespace prefix.
+type sitemapScanner struct {
+	r     *bufio.Reader
+	ctx   context.Context
+	yield func(sitemapEntry) bool
+
+	depth      int  // elements open
+	entryDepth int  // the depth of the <url> or <sitemap> open, or 0
+	index      bool // that element is a <sitemap>
+	field      *[]byte
+	fieldDepth int
+	fieldMax   int
+	loc        []byte
+	lastmod    []byte
+	locLong    bool // the <loc> was longer than a URL may be
+	entries    int
+	steps      int
+}
+
+var errStopped = errors.New("stopped")
+
+func (s *sitemapScanner) run() error {
+	err := s.scan()
+	switch {
+	case err == io.EOF, err == errStopped:
+		return nil
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil // a cut-off file: its whole entries were read
+	}
+	return err
+}
+
+func (s *sitemapScanner) scan() error {
 	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return &out, nil
-		}
+		c, err := s.r.ReadByte()
 		if err != nil {
-			return &out, err
+			return err
 		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			stack = append(stack, t.Name.Local)
-			if t.Name.Local == "url" || t.Name.Local == "sitemap" {
-				entry = sitemapEntry{}
+		if s.steps++; s.steps&0xfff == 0 && s.ctx.Err() != nil {
+			return s.ctx.Err()
+		}
+		switch c {
+		case '<':
+			if err := s.markup(); err != nil {
+				return err
 			}
-		case xml.CharData:
-			if len(stack) < 2 {
-				continue
+		case '&':
+			if err := s.entity(); err != nil {
+				return err
 			}
-			switch stack[len(stack)-1] {
-			case "loc":
-				entry.Loc += string(t)
-			case "lastmod":
-				entry.LastMod += string(t)
-			}
-		case xml.EndElement:
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-			entry.Loc = strings.TrimSpace(entry.Loc)
-			switch t.Name.Local {
-			case "url":
-				if entry.Loc != "" {
-					out.Pages = append(out.Pages, sitemapEntry{Loc: entry.Loc, LastMod: strings.TrimSpace(entry.LastMod)})
+		default:
+			s.text(c)
+		}
+	}
+}
+
+// text keeps a byte of the field being read, up to its bound.
+func (s *sitemapScanner) text(c byte) {
+	if s.field == nil || s.depth != s.fieldDepth {
+		return
+	}
+	if len(*s.field) >= s.fieldMax {
+		if s.field == &s.loc {
+			s.locLong = true
+		}
+		return
+	}
+	*s.field = append(*s.field, c)
+}
+
+// entity reads what follows '&': one of the five predefined entities or a
+// character reference, or else the '&' as written.
+func (s *sitemapScanner) entity() error {
+	var name []byte
+	for len(name) < 10 {
+		c, err := s.r.ReadByte()
+		if err != nil {
+			return err
+		}
+		if c == ';' {
+			if r, ok := entityRune(string(name)); ok {
+				var buf [utf8.UTFMax]byte
+				for _, b := range buf[:utf8.EncodeRune(buf[:], r)] {
+					s.text(b)
 				}
-			case "sitemap":
-				if entry.Loc != "" {
-					out.Sitemaps = append(out.Sitemaps, entry.Loc)
-				}
+				return nil
+			}
+			name = append(name, c)
+			break
+		}
+		if c == '<' || c == '&' {
+			s.r.UnreadByte()
+			break
+		}
+		name = append(name, c)
+	}
+	s.text('&')
+	for _, b := range name {
+		s.text(b)
+	}
+	return nil
+}
+
+func entityRune(name string) (rune, bool) {
+	switch name {
+	case "amp":
+		return '&', true
+	case "lt":
+		return '<', true
+	case "gt":
+		return '>', true
+	case "quot":
+		return '"', true
+	case "apos":
+		return '\'', true
+	}
+	if rest, ok := strings.CutPrefix(name, "#"); ok {
+		base := 10
+		if r, ok := strings.CutPrefix(rest, "x"); ok {
+			rest, base = r, 16
+		}
+		n, err := strconv.ParseUint(rest, base, 32)
+		if err == nil && n > 0 && utf8.ValidRune(rune(n)) {
+			return rune(n), true
+		}
+	}
+	return 0, false
+}
+
+// skipPast reads up to and past end.
+func (s *sitemapScanner) skipPast(end string) error {
+	matched := 0
+	for {
+		c, err := s.r.ReadByte()
+		if err != nil {
+			return err
+		}
+		switch {
+		case c == end[matched]:
+			matched++
+			if matched == len(end) {
+				return nil
+			}
+		case c == end[0]:
+			matched = 1
+		default:
+			matched = 0
+		}
+	}
+}
+
+// markup reads what follows '<'.
+func (s *sitemapScanner) markup() error {
+	c, err := s.r.ReadByte()
+	if err != nil {
+		return err
+	}
+	switch c {
+	case '?':
+		return s.skipPast("?>")
+	case '!':
+		if p, _ := s.r.Peek(2); string(p) == "--" {
+			s.r.Discard(2)
+			return s.skipPast("-->")
+		}
+		if p, _ := s.r.Peek(7); string(p) == "[CDATA[" {
+			s.r.Discard(7)
+			return s.cdata()
+		}
+		return s.skipPast(">") // a declaration: sitemaps need none
+	case '/':
+		name, _, err := s.name()
+		if err != nil {
+			return err
+		}
+		return s.end(name)
+	}
+	s.r.UnreadByte()
+	name, empty, err := s.name()
+	if err != nil {
+		return err
+	}
+	if err := s.start(name); err != nil {
+		return err
+	}
+	if empty {
+		return s.end(name)
+	}
+	return nil
+}
+
+// cdata reads a CDATA section's text, as written.
+func (s *sitemapScanner) cdata() error {
+	matched := 0
+	for {
+		c, err := s.r.ReadByte()
+		if err != nil {
+			return err
+		}
+		switch {
+		case c == ']' && matched < 2:
+			matched++
+		case c == '>' && matched == 2:
+			return nil
+		case c == ']':
+			s.text(']') // the first of three or more
+		default:
+			for range matched {
+				s.text(']')
+			}
+			matched = 0
+			s.text(c)
+		}
+	}
+}
+
+// name reads a tag's local name (at most 32 bytes of it) and skips its
+// attributes, reporting whether the tag closes itself.
+func (s *sitemapScanner) name() (string, bool, error) {
+	var name []byte
+	inName := true
+	var quote byte
+	var last byte
+	for {
+		c, err := s.r.ReadByte()
+		if err != nil {
+			return "", false, err
+		}
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+			continue
+		case c == '>':
+			return string(name), last == '/', nil
+		case c == '"' || c == '\'':
+			quote = c
+			inName = false
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '/':
+			inName = false
+		case inName && c == ':':
+			name = name[:0] // the prefix: the local name follows
+		case inName && len(name) < 32:
+			name = append(name, c)
+		}
+		last = c
+	}
+}
+
+func (s *sitemapScanner) start(name string) error {
+	s.depth++
+	if s.depth > maxSitemapDepth {
+		return errSitemapDepth
+	}
+	switch {
+	case (name == "url" || name == "sitemap") && s.entryDepth == 0:
+		s.entryDepth, s.index = s.depth, name == "sitemap"
+		s.loc, s.lastmod, s.locLong = s.loc[:0], s.lastmod[:0], false
+	case name == "loc" && s.entryDepth != 0 && s.depth == s.entryDepth+1:
+		s.field, s.fieldDepth, s.fieldMax = &s.loc, s.depth, fetch.MaxURLLength
+		s.loc, s.locLong = s.loc[:0], false
+	case name == "lastmod" && s.entryDepth != 0 && s.depth == s.entryDepth+1:
+		s.field, s.fieldDepth, s.fieldMax = &s.lastmod, s.depth, 64
+		s.lastmod = s.lastmod[:0]
+	}
+	return nil
+}
+
+func (s *sitemapScanner) end(name string) error {
+	if s.depth == 0 {
+		return nil
+	}
+	if s.field != nil && s.depth == s.fieldDepth {
+		s.field = nil
+	}
+	if s.depth == s.entryDepth {
+		s.entryDepth = 0
+		loc := strings.TrimSpace(string(s.loc))
+		if loc != "" && !s.locLong {
+			if s.entries++; s.entries > maxSitemapURLs {
+				return errSitemapFull
+			}
+			if !s.yield(sitemapEntry{Loc: loc, LastMod: strings.TrimSpace(string(s.lastmod)), Index: s.index}) {
+				return errStopped
 			}
 		}
 	}
+	s.depth--
+	return nil
 }
