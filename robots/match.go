@@ -62,7 +62,9 @@ const (
 	ReasonNoGroup
 	// ReasonRobotsTxt: /robots.txt itself is always allowed.
 	ReasonRobotsTxt
-	// ReasonBadURL: the URL could not be parsed, so no rule can apply.
+	// ReasonBadURL: the URL is neither a path nor an absolute URL
+	// ("scheme://authority..."), so no rule can be applied to it, and it
+	// is disallowed: what cannot be judged is not fetched.
 	ReasonBadURL
 	// ReasonUnavailable: robots.txt could not be had (4xx, too many
 	// redirects), which allows everything (RFC 9309 §2.3.1.3).
@@ -129,7 +131,7 @@ func (d Decision) String() string {
 	case ReasonRobotsTxt:
 		return verdict + ": /robots.txt is always allowed"
 	case ReasonBadURL:
-		return verdict + ": the URL cannot be parsed, so no rule applies"
+		return verdict + ": the URL is neither a path nor an absolute URL, so no rule can be applied to it"
 	case ReasonUnavailable:
 		return fmt.Sprintf("%s: robots.txt unavailable (%s), which allows everything (RFC 9309 §2.3.1.3)", verdict, fetchDetail(d.HTTPStatus, d.Cause))
 	case ReasonUnreachable:
@@ -173,13 +175,14 @@ func (g *Group) describe() string {
 // Every group naming the agent's product token applies, merged into one;
 // failing that, every "*" group; failing that, everything is allowed. Of
 // the rules that match the URL's path and query, the one with the longest
-// pattern decides, and Allow wins a tie. "/robots.txt" is always allowed,
-// and so is a URL that cannot be parsed (one that is neither a path nor
-// "scheme://authority...").
+// pattern decides, and Allow wins a tie. "/robots.txt" is always allowed.
+// An absolute URL's path is matched whatever its host's spelling; a URL
+// that is neither a path nor "scheme://authority..." is disallowed
+// (ReasonBadURL).
 func (r *Robots) Allowed(agent, rawURL string) Decision {
 	target, ok := matchTarget(rawURL)
 	if !ok {
-		return Decision{Allowed: true, Reason: ReasonBadURL}
+		return Decision{Allowed: false, Reason: ReasonBadURL}
 	}
 	if isRobotsTxt(target) {
 		return Decision{Allowed: true, Reason: ReasonRobotsTxt}
@@ -308,10 +311,9 @@ func matchTarget(rawURL string) (string, bool) {
 		if i < 0 {
 			i = len(after)
 		}
-		// The authority must be well-formed; the path is taken as written.
-		if !validAuthority(after[:i]) {
-			return "", false
-		}
+		// The path is taken as written, whatever the authority: rules
+		// are about paths, and no spelling of a host (Unicode, punycode,
+		// percent-encoded, or one no resolver reads) may skip them.
 		rest = after[i:]
 	} else if strings.HasPrefix(rawURL, "//") {
 		return "", false // a network-path reference, not a path
@@ -323,40 +325,6 @@ func matchTarget(rawURL string) (string, bool) {
 		rest = "/" + rest // "https://host?q" has the path "/"
 	}
 	return rest, true
-}
-
-// validAuthority reports whether s can be an RFC 3986 authority:
-// [userinfo@]host[:port], the host a name, an IPv4 address or a bracketed
-// IPv6 literal. It does not allocate.
-func validAuthority(s string) bool {
-	if at := strings.LastIndexByte(s, '@'); at >= 0 {
-		s = s[at+1:]
-	}
-	if strings.HasPrefix(s, "[") {
-		end := strings.IndexByte(s, ']')
-		if end < 0 {
-			return false
-		}
-		for _, c := range []byte(s[1:end]) {
-			if !ishex(c) && c != ':' && c != '.' && c != '%' && !unreserved(c) {
-				return false
-			}
-		}
-		s = s[end+1:]
-		if s != "" && s[0] != ':' {
-			return false
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !unreserved(c) && !strings.ContainsRune("!$&'()*+,;=:%", rune(c)) {
-			return false
-		}
-	}
-	if i := strings.LastIndexByte(s, ':'); i >= 0 && !digits(s[i+1:]) {
-		return false // a port is digits
-	}
-	return true
 }
 
 // validScheme reports whether s is an RFC 3986 scheme.

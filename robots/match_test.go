@@ -105,10 +105,18 @@ func TestAllowed(t *testing.T) {
 		{"robots.txt always allowed", "User-agent: *\nDisallow: /\n", "a", "https://example.com/robots.txt", true, 0},
 		{"robots.txt path only", "User-agent: *\nDisallow: /\n", "a", "/robots.txt?x=1", true, 0},
 		{"not robots.txt", "User-agent: *\nDisallow: /\n", "a", "/robots.txt/x", false, 2},
-		{"unparsable url allowed", "User-agent: *\nDisallow: /\n", "a", "http://[::1", true, 0},
-		{"relative url allowed", "User-agent: *\nDisallow: /\n", "a", "foo/bar", true, 0},
-		{"network-path reference allowed", "User-agent: *\nDisallow: /\n", "a", "//e.com/x", true, 0},
-		{"opaque url allowed", "User-agent: *\nDisallow: /\n", "a", "mailto:a@e.com", true, 0},
+		{"unparsable authority, rules still apply", "User-agent: *\nDisallow: /\n", "a", "http://[::1", false, 2},
+		{"relative url disallowed", "User-agent: *\nAllow: /\n", "a", "foo/bar", false, 0},
+		{"network-path reference disallowed", "User-agent: *\nAllow: /\n", "a", "//e.com/x", false, 0},
+		{"opaque url disallowed", "User-agent: *\nAllow: /\n", "a", "mailto:a@e.com", false, 0},
+
+		// Every spelling of a host: the path's rules apply.
+		{"unicode host", "User-agent: *\nDisallow: /secret.html\n", "a", "http://www.münich.com/secret.html", false, 2},
+		{"punycode host", "User-agent: *\nDisallow: /secret.html\n", "a", "http://www.xn--mnich-kva.com/secret.html", false, 2},
+		{"percent-encoded host", "User-agent: *\nDisallow: /secret.html\n", "a", "http://www.m%C3%BCnich.com/secret.html", false, 2},
+		{"host with a space", "User-agent: *\nDisallow: /secret.html\n", "a", "http://exa mple.com/secret.html", false, 2},
+		{"unicode host and path", "User-agent: *\nDisallow: /ü\n", "a", "http://münich.com/ü", false, 2},
+		{"stray percent matched as written", "User-agent: *\nDisallow: /p1%xy\n", "a", "http://e.com/p1%xy", false, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,7 +146,7 @@ func TestDecisionExplains(t *testing.T) {
 		{"/private", ReasonRule, `disallowed by line 3 "Disallow: /" (group "User-agent: *" at line 1)`},
 		{"/public/x", ReasonRule, `allowed by line 2 "Allow: /public/" (group "User-agent: *" at line 1)`},
 		{"/robots.txt", ReasonRobotsTxt, "allowed: /robots.txt is always allowed"},
-		{"::", ReasonBadURL, "allowed: the URL cannot be parsed, so no rule applies"},
+		{"::", ReasonBadURL, "disallowed: the URL is neither a path nor an absolute URL, so no rule can be applied to it"},
 	}
 	for _, tt := range tests {
 		d := r.Allowed("heed", tt.url)

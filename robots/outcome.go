@@ -148,6 +148,13 @@ func (o Outcome) String() string {
 // "scheme://host[:port]" with the scheme and host lower-cased and a
 // default port dropped.
 func Origin(rawURL string) (string, error) {
+	// The scheme and authority alone are read: the path is the rules'
+	// business, taken as written (a stray "%" in it is no error here).
+	if i := strings.Index(rawURL, "://"); i >= 0 {
+		if end := strings.IndexAny(rawURL[i+3:], "/?#"); end >= 0 {
+			rawURL = rawURL[:i+3+end]
+		}
+	}
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return "", fmt.Errorf("robots: %w", err)

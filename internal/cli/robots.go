@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/robots"
 )
 
@@ -105,20 +106,33 @@ func (e *env) decider(cmd *cobra.Command, file string) (func(string) (robots.Dec
 	return func(u string) (robots.Decision, error) { return cache.Allowed(cmd.Context(), e.agent, u) }, nil
 }
 
-// checkableURL accepts absolute http(s) URLs, and paths when pathOK.
+// checkableURL accepts absolute http(s) URLs, and paths when pathOK. A
+// URL's path is taken as written, as the robots library matches it (a
+// stray "%" included); its scheme and authority must be what heed
+// fetches: no credentials, a host.
 func checkableURL(s string, pathOK bool) error {
 	if strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") {
+		if len(s) > fetch.MaxURLLength {
+			return fmt.Errorf("a path of %d bytes is longer than the %d heed reads", len(s), fetch.MaxURLLength)
+		}
 		if pathOK {
 			return nil
 		}
-		return fmt.Errorf("%q is a path; without --file, URLs must be absolute so that heed knows whose robots.txt to fetch", s)
+		return fmt.Errorf("%q is a path; without --file, URLs must be absolute so that heed knows whose robots.txt to fetch", heed.Clip(s, 256))
 	}
-	u, err := url.Parse(s)
-	if err != nil {
-		return fmt.Errorf("%q is not a URL: %v", s, err)
+	if len(s) > fetch.MaxURLLength {
+		return fetch.CheckURL(s)
 	}
-	if scheme := strings.ToLower(u.Scheme); scheme != "http" && scheme != "https" || u.Host == "" {
-		return fmt.Errorf("%q is neither an http(s) URL nor a path starting with /", s)
+	// The scheme and authority alone are read as a URL: the path is the
+	// rules' business.
+	head := s
+	if i := strings.Index(s, "://"); i >= 0 {
+		if end := strings.IndexAny(s[i+3:], "/?#"); end >= 0 {
+			head = s[:i+3+end]
+		}
+	}
+	if err := fetch.CheckURL(head + "/"); err != nil {
+		return fmt.Errorf("%q is neither an http(s) URL heed takes nor a path starting with /: %v", fetch.Redact(s), err)
 	}
 	return nil
 }

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/heedhq/heed/robots"
 )
 
 const sample = `# sample
@@ -125,7 +127,9 @@ func TestRobotsCheckUsage(t *testing.T) {
 		{[]string{"robots", "check", "--allow-net", "loopback", "http://127.0.0.1/x"}, "--allow-net"},
 		{[]string{"robots", "check", "--file", file, "example.com/x"}, "neither an http(s) URL"},
 		{[]string{"robots", "check", "--file", file, "ftp://example.com/x"}, "neither an http(s) URL"},
-		{[]string{"robots", "check", "--file", file, "http://[::1/x"}, "not a URL"},
+		{[]string{"robots", "check", "--file", file, "http://[::1/x"}, "missing ']' in host"},
+		{[]string{"robots", "check", "--file", file, "http://admin:hunter2@example.com/x"}, "carries credentials"},
+		{[]string{"robots", "check", "--file", file, "http://example.com/" + strings.Repeat("x", 9000)}, "more than the 8192"},
 		{[]string{"robots", "check", "--file", filepath.Join(t.TempDir(), "missing"), "/x"}, "no such file"},
 		{[]string{"robots", "check", "--bogus", "/x"}, "unknown flag"},
 		{[]string{"robots", "fmt", "a", "b"}, "accepts at most 1 arg"},
@@ -137,6 +141,30 @@ func TestRobotsCheckUsage(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(stderr, tt.msg) {
 			t.Errorf("heed %v: got exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out, stderr, tt.msg)
 		}
+	}
+}
+
+// heed robots check takes every URL the library matches, as written: a
+// stray "%" in a path, a Unicode host; and decides as the library does.
+func TestRobotsCheckAgreesWithLibrary(t *testing.T) {
+	text := "User-agent: *\nDisallow: /p1%xy\nDisallow: /%a%a\nDisallow: /secret.html\n"
+	file := writeFile(t, "robots.txt", text)
+	r := robots.Parse([]byte(text))
+	for _, u := range []string{
+		"http://example.com/p1%xy", "/p1%xy", "http://example.com/%a%a", "/%a%a",
+		"http://www.münich.com/secret.html", "http://www.xn--mnich-kva.com/secret.html", "/public",
+	} {
+		want := 0
+		if !r.Allowed("heed", u).Allowed {
+			want = 1
+		}
+		code, out, stderr := run(t, "", "robots", "check", "--file", file, u)
+		if code != want || stderr != "" {
+			t.Errorf("heed robots check %s: exit %d (%q, %q), want %d as the library decides", u, code, out, stderr, want)
+		}
+	}
+	if code, _, _ := run(t, "", "robots", "check", "--file", file, "http://www.münich.com/secret.html"); code != 1 {
+		t.Errorf("a Unicode host's disallowed path: exit %d, want 1", code)
 	}
 }
 
