@@ -286,7 +286,7 @@ func (c *Client) Get(ctx context.Context, req Request) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	fail := func(kind heed.Kind, u string, err error) (*Response, error) {
-		e := &heed.Error{Kind: kind, Op: "get", URL: u, Err: err}
+		e := &heed.Error{Kind: kind, Op: "get", URL: Redact(u), Err: err}
 		var r *refusal
 		if errors.As(err, &r) {
 			e.Hint = r.hint()

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -155,5 +156,50 @@ func TestProgressOnATerminal(t *testing.T) {
 	}
 	if strings.Count(out, "stored ·") < 5 {
 		t.Errorf("the status line was drawn %d times, want once per URL", strings.Count(out, "stored ·"))
+	}
+}
+
+// A URL with credentials is refused at every door of the CLI, as a usage
+// error that never repeats the password; nothing is fetched and nothing
+// written. A URL over 8 KiB is refused the same way, and echoed in part.
+func TestURLRefusedAtEveryDoor(t *testing.T) {
+	hits := 0
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits++
+		w.Write([]byte("<p>page</p>"))
+	}))
+	defer s.Close()
+	withCreds := strings.Replace(s.URL, "http://", "http://admin:hunter2@", 1) + "/"
+	long := s.URL + "/" + strings.Repeat("x", 9000)
+	stash := t.TempDir()
+	config := filepath.Join(t.TempDir(), "heed.yaml")
+	for _, u := range []string{withCreds, long} {
+		for _, args := range [][]string{
+			{"crawl", u},
+			{"crawl", u, "--json"},
+			{"fetch", u},
+			{"add", u, "--kind", "website"},
+			{"add", u},
+		} {
+			args = append(args, "--stash", stash, "--config", config, "--allow-net", "127.0.0.1/32")
+			code, out, stderr := run(t, "", args...)
+			if code != 2 || strings.Contains(out+stderr, "hunter2") || len(stderr) > 1000 {
+				t.Errorf("heed %s %.40s: exit %d, stdout %q, stderr %.300q; want exit 2, no password, a short message", args[0], u, code, out, stderr)
+			}
+		}
+	}
+	if hits != 0 {
+		t.Errorf("the site was asked %d times", hits)
+	}
+	filepath.WalkDir(stash, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte("hunter2")) {
+				t.Errorf("%s holds the password", path)
+			}
+		}
+		return nil
+	})
+	if b, err := os.ReadFile(config); err == nil && bytes.Contains(b, []byte("hunter2")) {
+		t.Errorf("the config holds the password:\n%s", b)
 	}
 }

@@ -32,6 +32,9 @@ reported, not enforced.`,
   heed fetch --json https://example.com/ | jq .links`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := fetch.CheckURL(args[0]); err != nil {
+				return usageErrorf("fetch %s: %v", fetch.Redact(args[0]), err)
+			}
 			client, err := e.client()
 			if err != nil {
 				return err

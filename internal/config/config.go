@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -23,6 +22,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/atomicfile"
 )
 
@@ -339,14 +339,11 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 	return nil
 }
 
-// validURL checks a source URL.
+// validURL checks a source URL by the rule of every entry point
+// (fetch.CheckURL): credentials, for one, are refused, not dropped.
 func validURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil {
-		return err
-	}
-	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-		return fmt.Errorf("%q is not an http(s) URL", s)
+	if err := fetch.CheckURL(s); err != nil {
+		return fmt.Errorf("%q is not an http(s) URL heed takes: %w", fetch.Redact(s), err)
 	}
 	return nil
 }

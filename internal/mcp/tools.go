@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/stash"
 )
@@ -315,6 +316,16 @@ func partText(tool, ref string, p Part) string {
 	return b.String()
 }
 
+// inputURL refuses a URL argument that no door of heed takes
+// (fetch.CheckURL), naming at most a bounded part of it and never its
+// credentials.
+func inputURL(raw, verb string) error {
+	if err := fetch.CheckURL(raw); err != nil {
+		return fmt.Errorf("%q is not a URL heed can %s: %v; give an absolute http or https URL, such as https://docs.example.com/", fetch.Redact(raw), verb, err)
+	}
+	return nil
+}
+
 func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in FetchInput) (*sdk.CallToolResult, FetchOutput, error) {
 	ctx, end, err := s.begin(ctx, "web_fetch")
 	if err != nil {
@@ -322,6 +333,9 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 	}
 	defer end()
 	var out FetchOutput
+	if err := inputURL(in.URL, "fetch"); err != nil {
+		return nil, out, err
+	}
 	n := s.chars(in.MaxChars, &out.Notes)
 	var p *page
 	if in.StartIndex > 0 {
@@ -429,6 +443,9 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	}
 	defer end()
 	var out CrawlOutput
+	if err := inputURL(in.URL, "crawl"); err != nil {
+		return nil, out, err
+	}
 	if _, err := crawl.Normalize(in.URL); err != nil {
 		return nil, out, fmt.Errorf("%q is not a URL heed can crawl: give an absolute http or https URL, such as https://docs.example.com/", in.URL)
 	}
@@ -627,6 +644,9 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 	}
 	defer end()
 	out := GrepOutput{Pattern: in.Pattern}
+	if err := inputURL(in.URL, "read"); err != nil {
+		return nil, out, err
+	}
 	re, err := compilePattern(in.Pattern)
 	if err != nil {
 		return nil, out, err
@@ -760,7 +780,7 @@ func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in Rea
 	defer done()
 	snap, err := st.Get(ctx, strings.TrimSpace(in.URLOrID))
 	if errors.Is(err, stash.ErrNotFound) {
-		return nil, out, fmt.Errorf("no page %q in the stash: stash_search finds pages and their IDs, stash_sources lists the sources, and web_crawl adds pages", in.URLOrID)
+		return nil, out, fmt.Errorf("no page %q in the stash: stash_search finds pages and their IDs, stash_sources lists the sources, and web_crawl adds pages", fetch.Redact(in.URLOrID))
 	}
 	if err != nil {
 		return nil, out, s.failed(ctx, "read the stash", err)

@@ -165,10 +165,10 @@ func (r *Registry) Kind(name string) Kind {
 // nothing usable there; with a kind named, only that kind is asked, and
 // nothing usable is an error.
 func (r *Registry) Ingest(ctx context.Context, env *Env, kind string, in Input) (*Result, error) {
-	u, err := url.Parse(in.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("%q is not an http(s) URL", in.URL)
+	if err := fetch.CheckURL(in.URL); err != nil {
+		return nil, fmt.Errorf("%q is not an http(s) URL heed takes: %w", fetch.Redact(in.URL), err)
 	}
+	u, _ := url.Parse(in.URL)
 	if in.Limit <= 0 {
 		in.Limit = DefaultLimit
 	}
