@@ -14,6 +14,7 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/heapfloor"
+	"github.com/heedhq/heed/internal/printable"
 )
 
 // Exit codes (DESIGN: errors and exit codes).
@@ -128,12 +129,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "heed: %v\n", ee.err)
+			fmt.Fprintf(stderr, "heed: %s\n", printable.Text(ee.err.Error()))
 		}
 		return ee.code
 	}
 	// Errors from cobra itself are about flags and arguments.
-	fmt.Fprintf(stderr, "heed: %v\nRun 'heed help' for usage.\n", err)
+	fmt.Fprintf(stderr, "heed: %s\nRun 'heed help' for usage.\n", printable.Text(err.Error()))
 	return ExitUsage
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/robots"
 )
@@ -182,7 +183,7 @@ func (e *env) crawlInto(cmd *cobra.Command, st *stash.Stash, o crawl.Options, js
 	}
 	if err == nil {
 		if lerr := st.AppendLog(crawl.LogEntry(o, sum, progress.skips, time.Now())); lerr != nil {
-			fmt.Fprintf(e.stderr, "heed: %v\n", lerr)
+			fmt.Fprintf(e.stderr, "heed: %s\n", printable.Text(lerr.Error()))
 		}
 	}
 	if cmd.Context().Err() != nil {
@@ -253,7 +254,7 @@ func (p *progress) event(ev crawl.Event) {
 		fmt.Fprint(p.e.stderr, "\r\033[K")
 	}
 	if ev.Kind == crawl.Skipped || ev.Kind == crawl.Failed {
-		fmt.Fprintf(p.e.stderr, "%s %s: %s: %s\n", ev.Kind, ev.URL, ev.Reason, ev.Detail)
+		fmt.Fprintf(p.e.stderr, "%s %s: %s: %s\n", ev.Kind, printable.Line(ev.URL), ev.Reason, printable.Line(ev.Detail))
 	}
 	if ev.Delay != "" {
 		p.delay = ev.Delay // a URL skipped unfetched has none

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -201,5 +202,50 @@ func TestURLRefusedAtEveryDoor(t *testing.T) {
 	})
 	if b, err := os.ReadFile(config); err == nil && bytes.Contains(b, []byte("hunter2")) {
 		t.Errorf("the config holds the password:\n%s", b)
+	}
+}
+
+// Control characters in a page's title and text never reach the reader
+// raw: heed search, ls, show, fetch and the crawl's own lines show them
+// escaped (before, ESC retitled the terminal, cleared the screen and, by
+// OSC 52, wrote the clipboard).
+func TestOutputCannotAttackTheTerminal(t *testing.T) {
+	evil := "\x1b]0;pwned\x07\x1b[2J\x1b]52;c;aGk=\x07\u009b31m\u202e"
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprintf(w, `<html><head><title>Terminal %s title</title></head><body><main><h1>Terminal %s heading</h1>
+<p>The terminal page says zebra %s in its text, with words enough to be content of its own.</p>
+<p><a href="/x%s">a link</a></p></main></body></html>`, evil, evil, evil, "%1b%07")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	stash := t.TempDir()
+	flags := []string{"--stash", stash, "--allow-net", "127.0.0.1/32"}
+	var all strings.Builder
+	for _, args := range [][]string{
+		{"crawl", s.URL + "/", "--no-robots", "--delay", "0s"},
+		{"search", "zebra"},
+		{"search", "zebra", "--json"},
+		{"ls"},
+		{"ls", "127.0.0.1_" + strings.Split(s.URL, ":")[2]},
+		{"show", s.URL + "/"},
+		{"fetch", s.URL + "/"},
+	} {
+		code, out, stderr := run(t, "", append(args, flags...)...)
+		if code != 0 {
+			t.Errorf("heed %v: exit %d, %s", args, code, stderr)
+		}
+		all.WriteString(out + stderr)
+	}
+	if !strings.Contains(all.String(), "zebra") {
+		t.Fatalf("the page was not found:\n%s", all.String())
+	}
+	for _, bad := range []string{"\x1b", "\x07", "\u009b", "\u202e"} {
+		if i := strings.Index(all.String(), bad); i >= 0 {
+			t.Errorf("%q reached the output: %q", bad, all.String()[max(0, i-60):min(len(all.String()), i+60)])
+		}
 	}
 }

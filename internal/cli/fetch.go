@@ -15,6 +15,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/frontmatter"
+	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/robots/directives"
 )
 
@@ -161,6 +162,6 @@ func (e *env) writePage(p *page, jsonOut bool) error {
 		field("modified", d.Modified.Format(time.RFC3339))
 	}
 	field("robots", robots.String())
-	_, err := io.WriteString(e.stdout, w.Document(d.Markdown))
+	_, err := io.WriteString(e.stdout, printable.Text(w.Document(d.Markdown)))
 	return err
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/robots"
 )
 
@@ -74,7 +75,7 @@ usage error or when a robots.txt cannot be asked for at all.`,
 					}
 					continue
 				}
-				fmt.Fprintf(e.stdout, "%s: %s\n", u, d)
+				fmt.Fprintf(e.stdout, "%s: %s\n", printable.Line(u), printable.Line(d.String()))
 			}
 			if disallowed {
 				return &exitError{code: ExitFailed}
@@ -206,7 +207,7 @@ usage error.`,
 					}
 					continue
 				}
-				fmt.Fprintf(e.stdout, "%s:%d: %s: %s\n", displayName(name), p.Line, p.Message, p.Text)
+				fmt.Fprintf(e.stdout, "%s:%d: %s: %s\n", printable.Line(displayName(name)), p.Line, printable.Line(p.Message), printable.Line(p.Text))
 			}
 			if len(problems) > 0 {
 				return &exitError{code: ExitFailed}
@@ -247,11 +248,15 @@ func (e *env) readInput(name string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(r, robots.MaxBytes+1))
 }
 
+// writeJSON writes v as a line of JSON. encoding/json escapes C0 control
+// characters; the C1 ones, DEL and the bidirectional overrides, which a
+// terminal may act on too, are escaped as well (\u009b), which keeps the
+// JSON the same.
 func writeJSON(w io.Writer, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
+	_, err = fmt.Fprintf(w, "%s\n", printable.JSON(b))
 	return err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/source/bluesky"
 	"github.com/heedhq/heed/internal/source/feed"
@@ -277,7 +278,7 @@ func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind s
 		return nil, err
 	}
 	defer st.Close()
-	env := &source.Env{Client: client, Stash: st, Warn: func(msg string) { fmt.Fprintf(e.stderr, "heed: warning: %s\n", msg) }}
+	env := &source.Env{Client: client, Stash: st, Warn: func(msg string) { fmt.Fprintf(e.stderr, "heed: warning: %s\n", printable.Text(msg)) }}
 	if e.terminalIn() {
 		env.ChooseFeed = e.chooseFeed
 	}
@@ -343,7 +344,7 @@ func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind s
 		what += ", unchanged"
 	}
 	if lerr := st.AppendLog(fmt.Sprintf("## %s: %s %s into %s\n\n%s: %s\n", time.Now().UTC().Format(time.RFC3339), res.Kind, res.URL, name, what, path)); lerr != nil {
-		fmt.Fprintf(e.stderr, "heed: %v\n", lerr)
+		fmt.Fprintf(e.stderr, "heed: %s\n", printable.Text(lerr.Error()))
 	}
 	if jsonOut {
 		return res, writeJSON(e.stdout, struct {
@@ -359,7 +360,7 @@ func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind s
 			Stash       string `json:"stash"`
 		}{"summary", name, res.Kind, res.URL, res.Items, res.New, res.Changed, res.NotModified, path, st.Dir()})
 	}
-	fmt.Fprintf(e.stdout, "%s %s: %s\n%s\nstash: %s (source %q)\n", res.Kind, res.URL, what, path, st.Dir(), name)
+	fmt.Fprintf(e.stdout, "%s %s: %s\n%s\nstash: %s (source %q)\n", res.Kind, printable.Line(res.URL), printable.Line(what), path, st.Dir(), name)
 	return res, nil
 }
 
@@ -435,7 +436,7 @@ func (e *env) terminalIn() bool {
 func (e *env) chooseFeed(page string, feeds []string, orSite bool) (int, error) {
 	fmt.Fprintf(e.stderr, "%s names %s:\n", page, plural(len(feeds), "a feed", "feeds"))
 	for i, f := range feeds {
-		fmt.Fprintf(e.stderr, "  %d) %s\n", i+1, f)
+		fmt.Fprintf(e.stderr, "  %d) %s\n", i+1, printable.Line(f))
 	}
 	choices := fmt.Sprintf("1-%d", len(feeds))
 	if orSite {
@@ -504,7 +505,7 @@ are not rewritten.`,
 					if errors.As(err, &ee) && ee.code == ExitConfig {
 						return err
 					}
-					fmt.Fprintf(e.stderr, "heed: sync %s: %v\n", n, err)
+					fmt.Fprintf(e.stderr, "heed: sync %s: %s\n", n, printable.Text(err.Error()))
 					failed = append(failed, n)
 				}
 			}

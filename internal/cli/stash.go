@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/frontmatter"
+	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/internal/stash"
 )
 
@@ -51,10 +53,10 @@ each with a snippet around what matched.`,
 				if i > 0 {
 					fmt.Fprintln(e.stdout)
 				}
-				fmt.Fprintf(e.stdout, "%s  %s\n%s  [%s] %s\n  %s\n", h.ID, h.Title, strings.Repeat(" ", len(h.ID)), h.Source, h.URL, h.Snippet)
+				fmt.Fprintf(e.stdout, "%s  %s\n%s  [%s] %s\n  %s\n", h.ID, printable.Line(h.Title), strings.Repeat(" ", len(h.ID)), printable.Line(h.Source), printable.Line(h.URL), printable.Line(h.Snippet))
 			}
 			if len(hits) == 0 {
-				fmt.Fprintf(e.stderr, "heed: nothing in the stash matches %q\n", q.Text)
+				fmt.Fprintf(e.stderr, "heed: nothing in the stash matches %q\n", heed.Clip(q.Text, 256))
 				return &exitError{code: ExitFailed}
 			}
 			return nil
@@ -98,7 +100,7 @@ func (e *env) showCommand() *cobra.Command {
 			w.Field("fetched_at", snap.FetchedAt.Format("2006-01-02T15:04:05Z07:00"))
 			w.Field("id", snap.ID)
 			w.Field("path", snap.Path)
-			fmt.Fprint(e.stdout, w.Document(snap.Markdown))
+			fmt.Fprint(e.stdout, printable.Text(w.Document(snap.Markdown)))
 			return nil
 		},
 	}
@@ -127,7 +129,7 @@ func (e *env) lsCommand() *cobra.Command {
 					return writeJSON(e.stdout, srcs)
 				}
 				for _, name := range sortedKeys(srcs) {
-					fmt.Fprintf(e.stdout, "%-30s %6d snapshots\n", name, srcs[name])
+					fmt.Fprintf(e.stdout, "%-30s %6d snapshots\n", printable.Line(name), srcs[name])
 				}
 				return nil
 			}
@@ -143,7 +145,7 @@ func (e *env) lsCommand() *cobra.Command {
 					writeJSON(e.stdout, en)
 					continue
 				}
-				fmt.Fprintf(e.stdout, "%s  %s  %s\n", en.ID, en.URL, en.Title)
+				fmt.Fprintf(e.stdout, "%s  %s  %s\n", en.ID, printable.Line(en.URL), printable.Line(en.Title))
 			}
 			return nil
 		},
