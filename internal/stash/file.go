@@ -12,21 +12,29 @@ import (
 	"github.com/heedhq/heed/internal/frontmatter"
 )
 
-// PathFor is where a URL's snapshot lives in a stash, relative to it:
-// SOURCE/HOST/PATH.md, with every segment made safe for any file system,
-// and no two URLs of a source sharing a file: a path ending in "/" is its
-// folder's "_index.md" (names a page gives that start with "_" get one
-// more, so "_index" is never a page's own); a query adds "~" and a hash
-// of it ("~" in a name is always escaped); an empty segment ("//") is
-// "_"; a folder whose name ends in ".md" has its dot escaped, so that it
-// is never a page's file; and the stash's reserved "index.md" and
-// "log.md" are never produced (a page called "index" is "%69ndex.md").
+// PathFor is where a URL's snapshot prefers to live in a stash, relative
+// to it: SOURCE/HOST/PATH.md, with every segment made safe for any file
+// system: a path ending in "/" is its folder's "_index.md" (names a page
+// gives that start with "_" get one more, so "_index" is never a page's
+// own); a query adds "~" and a hash of it ("~" in a name is always
+// escaped); an empty segment ("//") is "_"; a folder whose name ends in
+// ".md", in any case, has its dot escaped, so that it is never a page's
+// file; the stash's reserved "index.md" and "log.md" are never produced
+// (a page called "index" is "%69ndex.md"), nor the names Windows keeps
+// for devices ("con" is "%63on.md"), nor a name ending in a dot. The
+// name is ASCII, which no file system's Unicode normalization changes.
+//
+// Names keep the URL's case. Where two URLs' names differ only in case
+// (or are one, as http:// and https:// of a page are), a file system
+// that ignores case would give them one file: the stash gives the second
+// URL to come the name with a hash of its URL added (see Put), and
+// Snapshot.Path says where each lives.
 func PathFor(source, rawURL string) (string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
 		return "", fmt.Errorf("stash: %q is not an absolute URL", rawURL)
 	}
-	segs := []string{sourceDir(source), safeName(strings.ToLower(u.Host))}
+	segs := []string{sourceDir(source), dirName(strings.ToLower(u.Host))}
 	parts := strings.Split(strings.TrimPrefix(u.EscapedPath(), "/"), "/")
 	for _, d := range parts[:len(parts)-1] {
 		switch d {
@@ -36,11 +44,7 @@ func PathFor(source, rawURL string) (string, error) {
 			segs = append(segs, "_")
 			continue
 		}
-		name := safeName(d)
-		if strings.HasSuffix(name, ".md") {
-			name = strings.TrimSuffix(name, ".md") + "%2Emd"
-		}
-		segs = append(segs, name)
+		segs = append(segs, dirName(d))
 	}
 	name := "_index"
 	if last := parts[len(parts)-1]; last != "" && last != "." && last != ".." {
@@ -59,9 +63,10 @@ func PathFor(source, rawURL string) (string, error) {
 
 // NamedPath is the file of a snapshot with a preferred name, such as
 // "bluesky/alice.example.com": each "/"-separated segment made safe as
-// PathFor makes them, and ".md" added. A name needs a folder and a file
-// ("a/b" at least), so that it never lands in the stash's root beside
-// index.md and log.md; empty, "." and ".." segments are refused.
+// PathFor makes its folders and file, and ".md" added. A name needs a
+// folder and a file ("a/b" at least), so that it never lands in the
+// stash's root beside index.md and log.md; empty, "." and ".." segments
+// are refused.
 func NamedPath(name string) (string, error) {
 	parts := strings.Split(name, "/")
 	if len(parts) < 2 {
@@ -71,17 +76,36 @@ func NamedPath(name string) (string, error) {
 		if p == "" || p == "." || p == ".." {
 			return "", fmt.Errorf("stash: %q is not a snapshot name", name)
 		}
-		parts[i] = safeName(p)
+		if i < len(parts)-1 {
+			parts[i] = dirName(p)
+		} else {
+			parts[i] = safeName(p)
+		}
 	}
 	return strings.Join(parts, "/") + ".md", nil
 }
 
 // sourceDir is a source name as a directory name.
-func sourceDir(source string) string { return safeName(source) }
+func sourceDir(source string) string { return dirName(source) }
+
+// dirName makes a URL path segment or a name safe as a folder's name:
+// safeName's, with the dot of a final ".md", in any case, escaped, so
+// that a folder never shares a name with a snapshot's file (a host
+// log.md with the stash's log, a folder X.MD with a page's x.md where
+// case is ignored).
+func dirName(s string) string {
+	name := safeName(s)
+	if n := len(name); n >= 3 && strings.EqualFold(name[n-3:], ".md") {
+		name = name[:n-3] + "%2E" + name[n-2:]
+	}
+	return name
+}
 
 // safeName makes a URL path segment or a name safe as a file name: bytes
 // outside [A-Za-z0-9._-] are written %XX, a leading "_" or "." is doubled
-// or escaped, and long names are cut with a hash of the whole.
+// or escaped, as are a trailing "." and the first letter of a name that
+// Windows keeps for a device (such as "con" or "COM1.html"), and long
+// names are cut with a hash of the whole. The name is ASCII.
 func safeName(s string) string {
 	if u, err := url.PathUnescape(s); err == nil {
 		s = u
@@ -106,11 +130,36 @@ func safeName(s string) string {
 	if out == "" {
 		out = "_"
 	}
+	if windowsDevice(out) {
+		out = fmt.Sprintf("%%%02X", out[0]) + out[1:]
+	}
+	if strings.HasSuffix(out, ".") {
+		// Windows drops a name's trailing dots: "a." would be "a".
+		out = out[:len(out)-1] + "%2E"
+	}
 	if len(out) > 100 {
 		h := sha256.Sum256([]byte(out))
 		out = out[:80] + "~" + hex.EncodeToString(h[:6])
 	}
 	return out
+}
+
+// windowsDevice reports whether Windows takes a file of this name for a
+// device: CON, PRN, AUX, NUL, COM0-9 and LPT0-9, in any case, alone or
+// before a dot ("nul.txt", "com1.tar.gz").
+func windowsDevice(name string) bool {
+	base, _, _ := strings.Cut(name, ".")
+	switch len(base) {
+	case 3:
+		for _, d := range []string{"con", "prn", "aux", "nul"} {
+			if strings.EqualFold(base, d) {
+				return true
+			}
+		}
+	case 4:
+		return (strings.EqualFold(base[:3], "com") || strings.EqualFold(base[:3], "lpt")) && '0' <= base[3] && base[3] <= '9'
+	}
+	return false
 }
 
 // header is a snapshot file's frontmatter.

@@ -102,8 +102,9 @@ func (s *Stash) Search(ctx context.Context, q Query) ([]Hit, error) {
 const maxSnippetRead = 4 << 20
 
 // bodyOf is the Markdown of url's snapshot at path, or "" if its file
-// cannot be read, or holds another URL's (http and https of a page share
-// one): the index keeps no copy of the text. A path that leads out of the
+// cannot be read, or holds another URL's (in a stash an older heed wrote,
+// http and https of a page shared one, and so did /Readme and /README
+// where case is ignored): the index keeps no copy of the text. A path that leads out of the
 // stash (an index written by hand) is not followed.
 func (s *Stash) bodyOf(path, url string) string {
 	if !filepath.IsLocal(filepath.FromSlash(path)) {
@@ -118,9 +119,8 @@ func (s *Stash) bodyOf(path, url string) string {
 	if err != nil {
 		return ""
 	}
-	// The frontmatter must name url as heed writes it (http:// and
-	// https:// of a page share a file); it is not decoded, which would
-	// cost more than the rest of a search.
+	// The frontmatter must name url as heed writes it; it is not
+	// decoded, which would cost more than the rest of a search.
 	front, body, err := frontmatter.Cut(data)
 	if err != nil {
 		return ""

@@ -119,7 +119,7 @@ CREATE TABLE IF NOT EXISTS docs (
 	state TEXT NOT NULL DEFAULT 'ok' -- ok, writing, removing
 );
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
-CREATE INDEX IF NOT EXISTS docs_path ON docs(path);
+CREATE INDEX IF NOT EXISTS docs_path_nocase ON docs(path COLLATE NOCASE);
 ` + ftsSchema
 
 // ftsSchema is the full-text index: contentless, as the text is in the
@@ -179,6 +179,10 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 			s.sweep()
 		}
 		if err := s.upgrade(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+		if err := s.upgradePaths(ctx); err != nil {
 			s.Close()
 			return nil, err
 		}
@@ -264,6 +268,62 @@ func (s *Stash) upgrade(ctx context.Context) error {
 		return nil
 	}
 	return s.Optimize(ctx)
+}
+
+// upgradePaths makes the index of the files' paths, in a stash from
+// before it compared them as a case-insensitive file system does (ASCII
+// case folded: heed's names are ASCII), so that Put finds another URL's
+// file of the same name but for case. Such a file system gave URLs whose
+// names differ only in case one file (/Readme and /README), and the
+// page written last holds it: the rows of the others forget their hash,
+// validators and links (as an index rebuilt from the files knows none),
+// so that a re-crawl fetches them whole and writes them again, each to a
+// file of its own.
+func (s *Stash) upgradePaths(ctx context.Context) error {
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'docs_path_nocase'`).Scan(&n); err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	if n > 0 {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS docs_path; CREATE INDEX docs_path_nocase ON docs(path COLLATE NOCASE)`); err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT a.url, a.path FROM docs a
+		WHERE EXISTS (SELECT 1 FROM docs b WHERE b.path = a.path COLLATE NOCASE AND b.url != a.url)`)
+	if err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	var lost []string
+	for rows.Next() {
+		var url, path string
+		if err := rows.Scan(&url, &path); err != nil {
+			rows.Close()
+			return fmt.Errorf("stash: upgrade: %w", err)
+		}
+		if snap, err := readFile(filepath.Join(s.dir, filepath.FromSlash(path))); err != nil || snap.URL != url {
+			lost = append(lost, url)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	for _, url := range lost {
+		if _, err := tx.ExecContext(ctx, `UPDATE docs SET hash = '', etag = '', last_modified = '', links = '' WHERE url = ?`, url); err != nil {
+			return fmt.Errorf("stash: upgrade: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	return nil
 }
 
 // reindexMarker exists while a reindex is under way.
@@ -403,8 +463,11 @@ func HashOf(markdown string) string {
 }
 
 // Put stores a snapshot: its file, written atomically, and its index
-// entry. A snapshot whose Markdown is unchanged is not rewritten; Put then
-// only records the new validators and time, and reports changed false.
+// entry. The file is PathFor's (or NamedPath's, for a Name), unless
+// another URL's snapshot has a file of that name but for case, when the
+// name gets a hash of the URL: snap.Path says which. A snapshot whose
+// Markdown is unchanged is not rewritten; Put then only records the new
+// validators and time, and reports changed false.
 func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err error) {
 	if snap.URL == "" || snap.Source == "" {
 		return false, errors.New("stash: a snapshot needs a URL and a source")
@@ -430,19 +493,28 @@ retry:
 	}
 	var path string
 	if snap.Name != "" {
-		path, err = s.namedPath(ctx, snap.Name, snap.URL, oldPath)
+		path, err = NamedPath(snap.Name)
 	} else {
 		path, err = PathFor(snap.Source, snap.URL)
+	}
+	if err == nil {
+		path, err = s.claim(ctx, path, snap.URL, oldPath)
 	}
 	if err != nil {
 		return false, err
 	}
 	snap.Path = path
-	if s.writing[path] {
-		// Another URL's snapshot shares the file (http:// and https:// of
-		// a page): one writes it at a time.
-		s.idle.Wait()
-		goto retry
+	// The files this Put writes or removes: no other Put may write them
+	// meanwhile (one moving out of the file that this one gets).
+	files := []string{writingKey(path)}
+	if oldPath != "" && oldPath != path {
+		files = append(files, writingKey(oldPath))
+	}
+	for _, f := range files {
+		if s.writing[f] {
+			s.idle.Wait()
+			goto retry
+		}
 	}
 
 	switch {
@@ -479,12 +551,17 @@ retry:
 	// An entry of this URL waiting in the batch is an older version: its
 	// row is this Put's now, to be settled by this Put alone.
 	s.waiting = slices.DeleteFunc(s.waiting, func(w *Snapshot) bool { return w.URL == snap.URL })
-	s.writing[snap.URL], s.writing[path] = true, true
+	s.writing[snap.URL] = true
+	for _, f := range files {
+		s.writing[f] = true
+	}
 	synced := state != "creating"
 	err = func() error {
 		defer func() { // even should the write panic, nothing waits for it forever
 			delete(s.writing, snap.URL)
-			delete(s.writing, path)
+			for _, f := range files {
+				delete(s.writing, f)
+			}
 			s.idle.Broadcast()
 		}()
 		return s.unlocked(func() error { return writeFile(file, encode(snap), synced) })
@@ -565,20 +642,26 @@ func (s *Stash) wait() {
 	s.idle.Broadcast() // the Puts that waited go on once mu is let go
 }
 
-// namedPath is the file of a snapshot with a preferred name: NamedPath's,
-// unless another URL's snapshot lives there, when a hash of the URL is
-// added to the name ("feeds/example-com-feed~1a2b3c4d5e6f.md"), so that
-// no two URLs ever share a file. A snapshot that has one of the two
-// stays where it is.
-func (s *Stash) namedPath(ctx context.Context, name, url, oldPath string) (string, error) {
-	preferred, err := NamedPath(name)
-	if err != nil {
-		return "", err
-	}
+// writingKey is a file's key in Stash.writing: its path, case folded,
+// as a case-insensitive file system would take it.
+func writingKey(path string) string { return strings.ToLower(path) }
+
+// claim is the file that url's snapshot gets, given its preferred file
+// (PathFor's or NamedPath's) and oldPath, the file its row names now (""
+// if none): the preferred file, unless another URL's row names a file of
+// that name but for case (which a case-insensitive file system takes for
+// one: /Readme and /README, http:// and https:// of a page, a named
+// snapshot where a crawled page is), when a hash of the URL is added to
+// the name ("docs/e.com/README~1a2b3c4d5e6f.md"), so that no two URLs
+// ever share a file, on any file system. A snapshot that has one of the
+// two keeps it, spelled as its row spells it (a reindex where case is
+// ignored may have read it in another case). Should the hashed name be
+// taken too, which takes a collision of hashes, the snapshot is refused.
+func (s *Stash) claim(ctx context.Context, preferred, url, oldPath string) (string, error) {
 	hashed := strings.TrimSuffix(preferred, ".md") + "~" + IDOf(url) + ".md"
 	taken := func(path string) (bool, error) {
-		var other string
-		err := s.db.QueryRowContext(ctx, `SELECT url FROM docs WHERE path = ? AND url != ? LIMIT 1`, path, url).Scan(&other)
+		var one int
+		err := s.queryRow(ctx, `SELECT 1 FROM docs WHERE path = ? COLLATE NOCASE AND url != ? AND state != 'removing' LIMIT 1`, path, url).Scan(&one)
 		if errors.Is(err, sql.ErrNoRows) {
 			return false, nil
 		}
@@ -587,17 +670,29 @@ func (s *Stash) namedPath(ctx context.Context, name, url, oldPath string) (strin
 		}
 		return true, nil
 	}
-	if oldPath == hashed {
-		return hashed, nil
+	if !strings.EqualFold(oldPath, hashed) {
+		busy, err := taken(preferred)
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case !busy && strings.EqualFold(oldPath, preferred):
+			return oldPath, nil
+		case !busy:
+			return preferred, nil
+		}
 	}
-	busy, err := taken(preferred)
+	busy, err := taken(hashed)
 	if err != nil {
 		return "", err
 	}
 	if busy {
-		return hashed, nil
+		return "", fmt.Errorf("stash: %s has no file of its own: other URLs' snapshots have %s and %s", url, preferred, hashed)
 	}
-	return preferred, nil
+	if strings.EqualFold(oldPath, hashed) {
+		return oldPath, nil
+	}
+	return hashed, nil
 }
 
 // ErrUnwritable is wrapped by the errors of writes that fail for the
@@ -667,17 +762,14 @@ func (s *Stash) index(ctx context.Context, snaps ...*Snapshot) error {
 
 // removeFile removes the file at path, which url's row named, unless it
 // is not url's snapshot: another row (not itself being removed) names it,
-// as in a stash written before two URLs' named snapshots were kept
-// apart, or its frontmatter names another URL, or none.
+// as in a stash written before two URLs' snapshots were kept apart (the
+// same name, or the same but for case on a file system that ignores
+// case), or its frontmatter names another URL, or none.
 func (s *Stash) removeFile(ctx context.Context, path, url string) error {
-	var others int
-	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM docs WHERE path = ? AND url != ? AND state != 'removing'`, path, url).Scan(&others)
-	if err != nil {
-		return fmt.Errorf("stash: %w", err)
-	}
 	file := filepath.Join(s.dir, filepath.FromSlash(path))
-	if others > 0 {
-		return nil
+	shared, err := s.shared(ctx, path, file, url)
+	if err != nil || shared {
+		return err
 	}
 	if snap, err := readFile(file); err != nil || snap.URL != url {
 		return nil
@@ -803,6 +895,45 @@ func (s *Stash) drop(ctx context.Context, url string) error {
 	return tx.Commit()
 }
 
+// shared reports whether another URL's row (not itself being removed)
+// names the file at path: by the same name, or by a name the same but for
+// case that is the same file here.
+func (s *Stash) shared(ctx context.Context, path, file, url string) (bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path FROM docs WHERE path = ? COLLATE NOCASE AND url != ? AND state != 'removing'`, path, url)
+	if err != nil {
+		return false, fmt.Errorf("stash: %w", err)
+	}
+	var others []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return false, fmt.Errorf("stash: %w", err)
+		}
+		others = append(others, p)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("stash: %w", err)
+	}
+	if len(others) == 0 {
+		return false, nil
+	}
+	fi, err := os.Stat(file)
+	for _, p := range others {
+		if p == path {
+			return true, nil
+		}
+		if err != nil {
+			continue
+		}
+		if oi, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(p))); err == nil && os.SameFile(fi, oi) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
 // validatorsKnown is the condition on a row whose validators a re-fetch may
 // use (Validators, HasValidators).
 const validatorsKnown = `state = 'ok' AND links != ''`
@@ -887,7 +1018,8 @@ func (s *Stash) Get(ctx context.Context, urlOrID string) (*Snapshot, error) {
 		return nil, err
 	case snap.URL != url:
 		// Another URL's snapshot took the file (stashes written before
-		// named snapshots were kept apart): never answer with it.
+		// two URLs' names were kept apart, in case too): never answer
+		// with it.
 		return nil, fmt.Errorf("%w: %s (its file %s holds %s now)", ErrNotFound, urlOrID, path, snap.URL)
 	}
 	snap.ID, snap.Path = IDOf(snap.URL), path
@@ -967,6 +1099,11 @@ func (s *Stash) Remove(ctx context.Context, source string) (int, error) {
 	// Only the snapshots' files went; what else a person keeps in the
 	// source's folder stays, and only folders left empty are removed.
 	removeEmptyDirs(filepath.Join(s.dir, sourceDir(source)))
+	if old := safeName(source); old != sourceDir(source) {
+		// The folder of a source whose name ends in ".md", as an older
+		// heed named it.
+		removeEmptyDirs(filepath.Join(s.dir, old))
+	}
 	return int(n), nil
 }
 

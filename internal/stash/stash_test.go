@@ -49,6 +49,20 @@ func TestPathFor(t *testing.T) {
 		{"https://docs.example.com/.hidden", "docs/docs.example.com/%2Ehidden.md"},
 		{"https://docs.example.com/a~b", "docs/docs.example.com/a%7Eb.md"},
 		{"https://docs.example.com:8080/x?b=1", "docs/docs.example.com%3A8080/x~"},
+		{"https://docs.example.com/X.MD/y", "docs/docs.example.com/X%2EMD/y.md"},
+		{"https://docs.example.com/con", "docs/docs.example.com/%63on.md"},
+		{"https://docs.example.com/AUX.html", "docs/docs.example.com/%41UX.html.md"},
+		{"https://docs.example.com/nul/x", "docs/docs.example.com/%6Eul/x.md"},
+		{"https://docs.example.com/Com1.tar.gz", "docs/docs.example.com/%43om1.tar.gz.md"},
+		{"https://docs.example.com/lpt9", "docs/docs.example.com/%6Cpt9.md"},
+		{"https://docs.example.com/com10", "docs/docs.example.com/com10.md"},
+		{"https://docs.example.com/console", "docs/docs.example.com/console.md"},
+		{"https://docs.example.com/dot./x", "docs/docs.example.com/dot%2E/x.md"},
+		{"https://docs.example.com/x.", "docs/docs.example.com/x%2E.md"},
+		{"https://log.md/", "docs/log%2Emd/_index.md"},
+		{"https://docs.example.com/r%C3%A9sume", "docs/docs.example.com/r%C3%A9sume.md"},
+		{"https://docs.example.com/re%CC%81sume", "docs/docs.example.com/re%CC%81sume.md"},
+		{"https://docs.example.com/r\u00e9sume", "docs/docs.example.com/r%C3%A9sume.md"},
 	}
 	// No two of these URLs share a file.
 	seen := map[string]string{}
@@ -81,6 +95,16 @@ func TestPathFor(t *testing.T) {
 	long := "https://e.com/" + strings.Repeat("x", 300)
 	if p := must(PathFor("docs", long)); len(filepath.Base(p)) > 120 {
 		t.Errorf("long name kept: %d bytes", len(filepath.Base(p)))
+	}
+	for _, tt := range []struct{ source, want string }{{"log.md", "log%2Emd/"}, {"INDEX.MD", "INDEX%2EMD/"}, {"con", "%63on/"}} {
+		if got := must(PathFor(tt.source, "https://e.com/a")); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("source %q: %s, want it in %s", tt.source, got, tt.want)
+		}
+	}
+	// Names are ASCII, which no Unicode normalization changes: a composed
+	// and a decomposed é are two names.
+	if a, b := must(PathFor("docs", "https://e.com/r\u00e9sume")), must(PathFor("docs", "https://e.com/re\u0301sume")); a == b || strings.ContainsFunc(a+b, func(r rune) bool { return r >= utf8.RuneSelf }) {
+		t.Errorf("é composed and decomposed: %s and %s", a, b)
 	}
 	if _, err := PathFor("docs", "/relative"); err == nil {
 		t.Errorf("PathFor(relative) did not fail")
@@ -573,8 +597,8 @@ func TestUpgradeKeepsRows(t *testing.T) {
 	checkStressAgree(t, dir)
 }
 
-// TestSnippetOfItsOwnFile: http:// and https:// of a page share a file;
-// a hit's snippet is never the other's text.
+// TestSnippetOfItsOwnFile: http:// and https:// of a page prefer one
+// file, and get one each; a hit's snippet is never the other's text.
 func TestSnippetOfItsOwnFile(t *testing.T) {
 	s := open(t, t.TempDir())
 	ctx := t.Context()
