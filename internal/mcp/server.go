@@ -21,11 +21,13 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/heedhq/heed"
@@ -131,6 +133,9 @@ type Server struct {
 
 	// called, if set, when a tool call returns: tests wait on it.
 	called func(tool string)
+	// wrote, if set, is called after each message a stdio session wrote
+	// or held back: tests wait on it.
+	wrote func(msg jsonrpc.Message, dropped bool)
 }
 
 // New returns a Server with heed's tools.
@@ -165,9 +170,15 @@ delay) bind every call: arguments can narrow them, never widen them.`
 func (s *Server) MCP() *sdk.Server { return s.mcp }
 
 // ServeStdio serves one session on standard input and output until the
-// client closes it or ctx ends.
+// client closes it or ctx ends. A message that cannot be read is
+// answered with a JSON-RPC error, and the session goes on.
 func (s *Server) ServeStdio(ctx context.Context) error {
-	err := s.mcp.Run(ctx, &sdk.StdioTransport{})
+	return s.serveLines(ctx, os.Stdin, os.Stdout)
+}
+
+// serveLines serves one session of JSON-RPC messages, one per line.
+func (s *Server) serveLines(ctx context.Context, in io.ReadCloser, out io.Writer) error {
+	err := s.mcp.Run(ctx, &lineTransport{in: in, out: out, wrote: s.wrote})
 	if ctx.Err() != nil {
 		return nil
 	}
