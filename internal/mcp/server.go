@@ -20,7 +20,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -183,17 +182,6 @@ func (s *Server) serveLines(ctx context.Context, in io.ReadCloser, out io.Writer
 		return nil
 	}
 	return err
-}
-
-// SessionTimeout is how long a streamable HTTP session may be idle (no
-// request from its client, none in flight) before it is closed.
-const SessionTimeout = 30 * time.Minute
-
-// Handler serves MCP over streamable HTTP, every session sharing this
-// Server. A session idle for SessionTimeout is closed, so that clients
-// that go away without saying so do not hold sessions for ever.
-func (s *Server) Handler() http.Handler {
-	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, &sdk.StreamableHTTPOptions{SessionTimeout: SessionTimeout})
 }
 
 // errClosed is what a call to a closed Server is told.

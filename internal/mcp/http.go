@@ -1,0 +1,289 @@
+package mcp
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// SessionTimeout is how long a streamable HTTP session may be idle (no
+// request from its client, none in flight) before it is closed.
+const SessionTimeout = 30 * time.Minute
+
+// HTTPOptions say who may use the streamable HTTP handler.
+type HTTPOptions struct {
+	// Token, if set, is the bearer token every request must carry, as
+	// "Authorization: Bearer TOKEN". It is compared in constant time.
+	Token string
+	// Origins are hosts, besides localhost and the loopback addresses,
+	// that a request's Origin header may name (the host heed listens on,
+	// say). The port is not compared.
+	Origins []string
+}
+
+// Handler serves MCP over streamable HTTP with no token: HTTPHandler
+// with zero HTTPOptions, for a loopback address.
+func (s *Server) Handler() http.Handler { return s.HTTPHandler(HTTPOptions{}) }
+
+// HTTPHandler serves MCP over streamable HTTP, every session sharing this
+// Server. A session idle for SessionTimeout is closed, so that clients
+// that go away without saying so do not hold sessions for ever.
+//
+// A request whose Origin header names a web page other than the
+// machine's own (localhost, a loopback address, or one of o.Origins) is
+// refused with 403, as the MCP specification asks against DNS rebinding;
+// a request without Origin (a client that is not a browser) is served. A
+// request without the bearer token, when o.Token is set, is refused with
+// 401. The SDK refuses, besides, a request that reaches a loopback
+// address naming another host. Once a client cancels a call, nothing
+// more is sent for it on its stream: no progress, no response.
+func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
+	h := &httpHandler{
+		next:    sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, &sdk.StreamableHTTPOptions{SessionTimeout: SessionTimeout}),
+		origins: map[string]bool{},
+		streams: map[streamKey]*calls{},
+	}
+	if o.Token != "" {
+		sum := sha256.Sum256([]byte(o.Token))
+		h.token = sum[:]
+	}
+	for _, host := range o.Origins {
+		h.origins[canonicalHost(host)] = true
+	}
+	return h
+}
+
+type httpHandler struct {
+	next    http.Handler
+	token   []byte // SHA-256 of the token, or nil
+	origins map[string]bool
+
+	mu      sync.Mutex
+	streams map[streamKey]*calls // the calls in flight, by session and id
+}
+
+type streamKey struct {
+	session string
+	id      jsonrpc.ID
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if origin := r.Header.Get("Origin"); origin != "" && !h.allowedOrigin(origin) {
+		http.Error(w, fmt.Sprintf("Forbidden: heed's MCP server does not serve web pages of Origin %q, only clients on this machine (localhost) and clients that send no Origin; this guards against DNS rebinding", origin), http.StatusForbidden)
+		return
+	}
+	if h.token != nil && !h.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="heed mcp"`)
+		http.Error(w, "Unauthorized: heed's MCP server asks for its bearer token: send the header Authorization: Bearer TOKEN, with the token heed printed when it started, or the one its user set (HEED_MCP_TOKEN, or mcp.token in the config file)", http.StatusUnauthorized)
+		return
+	}
+	if r.Method != http.MethodPost || r.Body == nil {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	// The messages are read here, as the SDK reads them, to follow their
+	// calls and cancellations; the SDK reads them again from the copy.
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, sdk.DefaultMaxRequestBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", tooLarge.Limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "failed to read body", http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	session := r.Header.Get("Mcp-Session-Id")
+	stream := &calls{related: true}
+	var ids []jsonrpc.ID
+	for _, msg := range postedMessages(body) {
+		req, ok := msg.(*jsonrpc.Request)
+		switch {
+		case !ok || session == "":
+			// A session's first request (initialize) has no session
+			// yet, and no cancellation to follow.
+		case req.IsCall():
+			stream.add(req)
+			ids = append(ids, req.ID)
+		case req.Method == methodCancelled:
+			if id, ok := cancelledID(req); ok {
+				h.cancel(session, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	h.follow(session, ids, stream)
+	defer h.forget(session, ids, stream)
+	fw := &filterWriter{ResponseWriter: w, calls: stream}
+	h.next.ServeHTTP(fw, r)
+	fw.end()
+}
+
+// follow records a request's calls, so that a cancellation posted on
+// another request finds them. A call whose id is in flight already is
+// left to the SDK, which refuses it.
+func (h *httpHandler) follow(session string, ids []jsonrpc.ID, stream *calls) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, id := range ids {
+		k := streamKey{session, id}
+		if _, ok := h.streams[k]; !ok {
+			h.streams[k] = stream
+		}
+	}
+}
+
+func (h *httpHandler) forget(session string, ids []jsonrpc.ID, stream *calls) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, id := range ids {
+		k := streamKey{session, id}
+		if h.streams[k] == stream {
+			delete(h.streams, k)
+		}
+	}
+}
+
+// cancel marks a session's call as cancelled, before the SDK reads the
+// cancellation: from then on nothing more is sent for the call.
+func (h *httpHandler) cancel(session string, id jsonrpc.ID) {
+	h.mu.Lock()
+	stream := h.streams[streamKey{session, id}]
+	h.mu.Unlock()
+	if stream != nil {
+		stream.cancel(id)
+	}
+}
+
+// authorized reports whether r carries the bearer token.
+func (h *httpHandler) authorized(r *http.Request) bool {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	// Hashes of equal length: the comparison takes as long whatever the
+	// token sent, its length included.
+	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	return subtle.ConstantTimeCompare(sum[:], h.token) == 1
+}
+
+// allowedOrigin reports whether a browser page of this origin may use the
+// server: one of localhost, of a loopback address, or of a host the
+// server was given.
+func (h *httpHandler) allowedOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.User != nil || u.Path != "" && u.Path != "/" {
+		return false // "null", among others
+	}
+	host := canonicalHost(u.Hostname())
+	if host == "localhost" || h.origins[host] {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.Unmap().IsLoopback()
+}
+
+// canonicalHost is a host name in lower case without a trailing dot, or
+// an address in its normal form.
+func canonicalHost(host string) string {
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if a, err := netip.ParseAddr(host); err == nil {
+		return a.Unmap().String()
+	}
+	return host
+}
+
+// postedMessages are the JSON-RPC messages of a POST body, one or a
+// batch; what cannot be read is left for the SDK to refuse.
+func postedMessages(body []byte) []jsonrpc.Message {
+	body = bytes.TrimSpace(body)
+	raws := []json.RawMessage{body}
+	if len(body) > 0 && body[0] == '[' {
+		if json.Unmarshal(body, &raws) != nil {
+			return nil
+		}
+	}
+	var out []jsonrpc.Message
+	for _, raw := range raws {
+		if msg, err := jsonrpc.DecodeMessage(raw); err == nil {
+			out = append(out, msg)
+		}
+	}
+	return out
+}
+
+// filterWriter passes on a POST's stream of server-sent events, but for
+// the events of calls the client cancelled, which it holds back.
+type filterWriter struct {
+	http.ResponseWriter
+	calls *calls
+	buf   []byte // an event not yet whole
+}
+
+func (w *filterWriter) Write(p []byte) (int, error) {
+	if !strings.HasPrefix(w.Header().Get("Content-Type"), "text/event-stream") {
+		return w.ResponseWriter.Write(p)
+	}
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.Index(w.buf, []byte("\n\n"))
+		if i < 0 {
+			return len(p), nil
+		}
+		event := w.buf[:i+2]
+		if !w.calls.sent(eventMessage(event)) {
+			if _, err := w.ResponseWriter.Write(event); err != nil {
+				return 0, err
+			}
+		}
+		w.buf = w.buf[i+2:]
+	}
+}
+
+// end writes what is left of an event cut short.
+func (w *filterWriter) end() {
+	if len(w.buf) > 0 {
+		w.ResponseWriter.Write(w.buf)
+		w.buf = nil
+	}
+}
+
+func (w *filterWriter) Flush() {
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *filterWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// eventMessage is the JSON-RPC message of a server-sent event's data, or
+// nil.
+func eventMessage(event []byte) jsonrpc.Message {
+	var data []byte
+	for line := range bytes.Lines(event) {
+		if d, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte("data:")); ok {
+			data = append(data, bytes.TrimPrefix(d, []byte(" "))...)
+		}
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	msg, _ := jsonrpc.DecodeMessage(data)
+	return msg
+}
