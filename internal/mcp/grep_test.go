@@ -151,13 +151,15 @@ func TestGrepLongLine(t *testing.T) {
 }
 
 // TestGrepProgress: a web_grep crawl sends a progress notification for
-// each URL, in order, saying how many pages were searched and matched.
+// each page fetched, in order, saying how many pages were searched and
+// matched.
 func TestGrepProgress(t *testing.T) {
 	site := newSite(t)
 	site.set("/", html("Start", []string{"The harbour start page, with words enough."}, "/a", "/b"))
 	site.set("/a", html("A", []string{"Page a of the harbour, with words enough."}))
 	site.set("/b", html("B", []string{"Page b, with words enough but no match."}))
 	s := newServer(t, Limits{}, loopback)
+	s.progressEvery = 0 // a notification for every page
 	var progress progressLog
 	cs := connect(t, s, &progress)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
@@ -170,16 +172,16 @@ func TestGrepProgress(t *testing.T) {
 	if text, isErr := decode(t, res, &out); isErr || out.MatchCount != 2 || out.PagesSearched != 3 {
 		t.Fatalf("web_grep: %s %+v", text, out)
 	}
-	events := progress.atLeast(3)
-	if len(events) < 3 {
-		t.Fatalf("%d progress notifications, want one per URL (at least 3)", len(events))
+	events := drained(t, cs, &progress, site.URL+"/")
+	if len(events) != 3 {
+		t.Fatalf("%d progress notifications, want one per page (3)", len(events))
 	}
 	for i, p := range events {
-		if p.ProgressToken != "grep-1" || p.Progress != float64(i+1) || !strings.Contains(p.Message, "pages searched") {
+		if p.ProgressToken != "grep-1" || p.Progress != float64(i+1) || p.Total != DefaultMaxPages || !strings.Contains(p.Message, "searched") {
 			t.Errorf("progress %d: %+v", i, p)
 		}
 	}
-	if last := events[len(events)-1].Message; !strings.HasPrefix(last, "3 pages searched, 2 matches") {
+	if last := events[len(events)-1].Message; !strings.HasPrefix(last, "3 of at most 100 pages fetched, 3 searched, 2 matches") {
 		t.Errorf("last progress message %q", last)
 	}
 }

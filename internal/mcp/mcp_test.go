@@ -577,6 +577,7 @@ func TestWebCrawlAndStash(t *testing.T) {
 	site.set("/hidden", strings.Replace(html("Hidden", []string{"A page that asks not to be indexed."}), "<head>", `<head><meta name="robots" content="noindex">`, 1))
 	site.set("/private/log", html("Log", []string{"Private."}))
 	s := newServer(t, Limits{MaxChars: 500}, loopback)
+	s.progressEvery = 0 // a notification for every page
 	var progress progressLog
 	cs := connect(t, s, &progress)
 
@@ -607,18 +608,18 @@ func TestWebCrawlAndStash(t *testing.T) {
 	if !strings.Contains(text, "3 stored, 0 unchanged, 0 failed, 2 skipped (1 noindex, 1 robots)") || !strings.Contains(text, fmt.Sprintf("stash_search and source %q", source)) {
 		t.Errorf("text: %s", text)
 	}
-	// Progress: one notification per URL handled, in order, each saying
-	// how far the crawl is.
-	events := progress.atLeast(5)
-	if len(events) < 5 {
-		t.Fatalf("%d progress notifications, want one per URL (at least 5)", len(events))
+	// Progress: one notification per page fetched (the disallowed page is
+	// not), in order, each saying how far the crawl is.
+	events := drained(t, cs, &progress, site.URL+"/")
+	if len(events) != 4 {
+		t.Fatalf("%d progress notifications, want one per page fetched (4)", len(events))
 	}
 	for i, p := range events {
-		if p.ProgressToken != "crawl-1" || p.Progress != float64(i+1) || !strings.Contains(p.Message, "stored") {
+		if p.ProgressToken != "crawl-1" || p.Progress != float64(i+1) || p.Total != DefaultMaxPages || !strings.Contains(p.Message, "stored") {
 			t.Errorf("progress %d: %+v", i, p)
 		}
 	}
-	if last := events[len(events)-1].Message; !strings.HasPrefix(last, "3 stored, 0 unchanged, 2 skipped, 0 failed") {
+	if last := events[len(events)-1].Message; !strings.HasPrefix(last, "4 of at most 100 pages fetched: ") {
 		t.Errorf("last progress message %q", last)
 	}
 

@@ -130,6 +130,10 @@ type Server struct {
 	closed  bool
 	calls   sync.WaitGroup
 
+	// progressEvery is the least time between two progress notifications
+	// of one call (DefaultProgressEvery; tests set 0).
+	progressEvery time.Duration
+
 	// called, if set, when a tool call returns: tests wait on it.
 	called func(tool string)
 	// wrote, if set, is called after each message a stdio session wrote
@@ -147,7 +151,7 @@ func New(cfg Config) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{cfg: cfg, sched: crawl.NewSchedule(), pages: newPageCache(), log: log}
+	s := &Server{cfg: cfg, sched: crawl.NewSchedule(), pages: newPageCache(), log: log, progressEvery: DefaultProgressEvery}
 	s.life, s.stop = context.WithCancel(context.Background())
 	s.robots = robots.NewCache(crawl.ScheduledLoader(cfg.Client, s.sched, cfg.Limits.Delay), robots.CacheConfig{})
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "heed", Title: "heed: the polite web for agents", Version: heed.Version}, &sdk.ServerOptions{

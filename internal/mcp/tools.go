@@ -231,7 +231,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_crawl",
 		Title: "Crawl a site politely into the stash",
-		Description: fmt.Sprintf(`Crawl a site breadth-first from url, on its host, and store each page's main content as Markdown in heed's stash, where stash_search finds it. The crawl is polite and no argument changes that: robots.txt is heeded for every URL (a start URL it disallows fails the crawl), requests to a host go one at a time at least %s apart (longer if robots.txt's Crawl-delay asks), and pages marked noindex or a site's Content-Signal ai-input=no are not stored. The user's limits are %d pages, %d links deep and %s; larger max_pages or max_depth are lowered to them. Sends progress notifications when the request carries a progress token; cancelling the request stops the crawl, and what was stored stays. Returns the summary: pages stored, unchanged, failed, and skipped by reason.`,
+		Description: fmt.Sprintf(`Crawl a site breadth-first from url, on its host, and store each page's main content as Markdown in heed's stash, where stash_search finds it. The crawl is polite and no argument changes that: robots.txt is heeded for every URL (a start URL it disallows fails the crawl), requests to a host go one at a time at least %s apart (longer if robots.txt's Crawl-delay asks), and pages marked noindex or a site's Content-Signal ai-input=no are not stored. The user's limits are %d pages, %d links deep and %s; larger max_pages or max_depth are lowered to them. Sends progress notifications when the request carries a progress token: pages fetched, of at most max_pages (at most one a page, and four a second). Cancelling the request stops the crawl and nothing more is sent for it; what was stored stays. Returns the summary: pages stored, unchanged, failed, and skipped by reason.`,
 			l.Delay, l.MaxPages, l.MaxDepth, l.Deadline),
 		InputSchema:  schemaFor[CrawlInput](map[string]float64{"max_pages": 1, "max_depth": 0}),
 		OutputSchema: schemaFor[CrawlOutput](nil),
@@ -240,7 +240,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_grep",
 		Title: "Find a pattern in a page or a site",
-		Description: fmt.Sprintf(`Find the lines of web pages' Markdown that match an RE2 regular expression, with their URL and line number. At depth 0 (the default) it reads the one page at url on purpose, as web_fetch does, without robots.txt. Above depth 0 it crawls from url as politely as web_crawl does (robots.txt heeded, one request at a time per host, noindex pages and Content-Signal ai-input=no sites not searched), at most %d pages and %d links deep (a larger depth is lowered), and stores nothing in the stash. Lists at most %d matches.`,
+		Description: fmt.Sprintf(`Find the lines of web pages' Markdown that match an RE2 regular expression, with their URL and line number. At depth 0 (the default) it reads the one page at url on purpose, as web_fetch does, without robots.txt. Above depth 0 it crawls from url as politely as web_crawl does (robots.txt heeded, one request at a time per host, noindex pages and Content-Signal ai-input=no sites not searched), at most %d pages and %d links deep (a larger depth is lowered), and stores nothing in the stash. Lists at most %d matches. Sends progress notifications, pages fetched of at most how many, when the request carries a progress token.`,
 			l.MaxPages, l.MaxDepth, MaxMatches),
 		InputSchema:  schemaFor[GrepInput](map[string]float64{"depth": 0}),
 		OutputSchema: schemaFor[GrepOutput](nil),
@@ -379,28 +379,87 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 }
 
-// progress sends a tool call's progress notifications, one at a time and
-// in order, if the request asked for them.
+// DefaultProgressEvery is the least time between two progress
+// notifications of one call.
+const DefaultProgressEvery = 250 * time.Millisecond
+
+// progress sends a tool call's progress notifications, if the request
+// asked for them. They are about the work: how many pages the call has
+// fetched (progress), of at most how many (total); one is sent when that
+// count rises, never for a link skipped unfetched, so a call sends at
+// most one a page. They are spaced by at least every: a rise that comes
+// sooner is held back, and sent with the next, or when the call's work is
+// done (flush). Once the call's context ends (its client cancelled it,
+// or the server is closing), none is sent.
 type progress struct {
 	req   *sdk.CallToolRequest
 	ctx   context.Context
 	token any
-	mu    sync.Mutex
-	n     float64
+	total int
+	every time.Duration
+
+	mu   sync.Mutex
+	sent int       // the progress of the last notification sent
+	last time.Time // when it was sent
+	held *sdk.ProgressNotificationParams
 }
 
-func newProgress(ctx context.Context, req *sdk.CallToolRequest) *progress {
-	return &progress{req: req, ctx: ctx, token: req.Params.GetProgressToken()}
+func (s *Server) newProgress(ctx context.Context, req *sdk.CallToolRequest, total int) *progress {
+	return &progress{req: req, ctx: ctx, token: req.Params.GetProgressToken(), total: total, every: s.progressEvery}
 }
 
-func (p *progress) send(msg string) {
+// update says that done pages of at most total are fetched, and what the
+// call is doing; msg is called only when a notification is to be made.
+func (p *progress) update(done int, msg func() string) {
 	if p.token == nil || p.req.Session == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.n++
-	p.req.Session.NotifyProgress(p.ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: msg})
+	done = min(done, p.total)
+	if p.ctx.Err() != nil || done <= p.sent {
+		return
+	}
+	n := &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: float64(done), Total: float64(p.total), Message: msg()}
+	if !p.last.IsZero() && time.Since(p.last) < p.every {
+		p.held = n
+		return
+	}
+	p.notify(n)
+}
+
+// flush sends the notification held back, if any: the call's work is done.
+func (p *progress) flush() {
+	if p.token == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.held != nil && p.ctx.Err() == nil {
+		p.notify(p.held)
+	}
+}
+
+func (p *progress) notify(n *sdk.ProgressNotificationParams) {
+	p.req.Session.NotifyProgress(p.ctx, n)
+	p.sent, p.last, p.held = int(n.Progress), time.Now(), nil
+}
+
+// fetched reports whether a crawl's event is of a page it fetched: one
+// stored, unchanged or failed, or skipped for what it said (its robots
+// directives, the site's content signal, its type, a duplicate), not a
+// URL skipped unfetched (out of scope, disallowed, past a limit, or left
+// in the queue when the crawl stopped).
+func fetched(ev crawl.Event) bool {
+	switch ev.Kind {
+	case crawl.Stored, crawl.Unchanged, crawl.Failed:
+		return true
+	}
+	switch ev.Reason {
+	case crawl.ReasonNoindex, crawl.ReasonSignal, crawl.ReasonType, crawl.ReasonDup:
+		return true
+	}
+	return false
 }
 
 // crawlLimits settles a crawl's limits: the user's when the agent gives
@@ -463,21 +522,28 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 		return nil, out, errors.New("web_crawl cannot store pages now: another heed process (such as a crawl the user started) is writing the stash. Try again when it is done; stash_search, stash_read and web_fetch work meanwhile")
 	}
 	c := &crawl.Crawler{Client: s.cfg.Client, Stash: st, Agent: s.cfg.Agent, Robots: s.robots, Schedule: s.sched}
-	prog := newProgress(ctx, req)
+	prog := s.newProgress(ctx, req, maxPages)
 	var mu sync.Mutex
 	var logged []crawl.Event
 	counts := map[crawl.Kind]int{}
+	pages := 0
 	sum, err := c.Crawl(ctx, o, func(ev crawl.Event) {
 		mu.Lock()
+		defer mu.Unlock()
 		counts[ev.Kind]++
 		if ev.Logged() && len(logged) < crawl.MaxLogged {
 			logged = append(logged, ev)
 		}
-		msg := fmt.Sprintf("%d stored, %d unchanged, %d skipped, %d failed, %d queued; %s %s",
-			counts[crawl.Stored], counts[crawl.Unchanged], counts[crawl.Skipped], counts[crawl.Failed], ev.Queued, ev.Kind, ev.URL)
-		mu.Unlock()
-		prog.send(msg)
+		if !fetched(ev) {
+			return
+		}
+		pages++
+		prog.update(pages, func() string {
+			return fmt.Sprintf("%d of at most %d pages fetched: %d stored, %d unchanged, %d skipped, %d failed; %d queued; last %s %s",
+				pages, maxPages, counts[crawl.Stored], counts[crawl.Unchanged], counts[crawl.Skipped], counts[crawl.Failed], ev.Queued, ev.Kind, ev.URL)
+		})
 	})
+	prog.flush()
 	if cut := s.cut(ctx); err != nil && cut != nil {
 		s.log.Debug("heed mcp: a crawl cut short", "error", err)
 		return nil, out, cut
@@ -657,7 +723,6 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 	gctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
 	g := &grepper{re: re, ctx: gctx}
-	prog := newProgress(ctx, req)
 	if in.Depth <= 0 {
 		p, err := s.fetchPage(gctx, in.URL)
 		if err != nil {
@@ -666,9 +731,8 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 			}
 			return nil, out, err
 		}
-		prog.send(fmt.Sprintf("0 pages searched, 0 matches; read %s, searching it", p.url))
+		s.newProgress(ctx, req, 1).update(1, func() string { return fmt.Sprintf("1 of 1 page fetched: read %s, searching it", p.url) })
 		g.page(p.url, p.markdown)
-		prog.send(fmt.Sprintf("%d pages searched, %d matches; %s", g.pages, g.count, p.url))
 		out.Robots = "robots.txt is not consulted (one page, read on purpose)"
 	} else {
 		if _, err := crawl.Normalize(in.URL); err != nil {
@@ -679,12 +743,23 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 		o.Page = func(url string, doc *extract.Document) { g.page(url, doc.Markdown) }
 		// No stash: a grep reads pages, and stores none of them.
 		c := &crawl.Crawler{Client: s.cfg.Client, Agent: s.cfg.Agent, Robots: s.robots, Schedule: s.sched}
+		prog := s.newProgress(ctx, req, maxPages)
+		var mu sync.Mutex
+		pages := 0
 		sum, err := c.Crawl(gctx, o, func(ev crawl.Event) {
-			g.mu.Lock()
-			msg := fmt.Sprintf("%d pages searched, %d matches; %s %s", g.pages, g.count, ev.Kind, ev.URL)
-			g.mu.Unlock()
-			prog.send(msg)
+			if !fetched(ev) {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			pages++
+			prog.update(pages, func() string {
+				g.mu.Lock()
+				defer g.mu.Unlock()
+				return fmt.Sprintf("%d of at most %d pages fetched, %d searched, %d matches; last %s %s", pages, maxPages, g.pages, g.count, ev.Kind, ev.URL)
+			})
 		})
+		prog.flush()
 		if cut := s.cut(ctx); cut != nil {
 			return nil, out, cut
 		}
