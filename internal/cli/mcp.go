@@ -2,31 +2,47 @@ package cli
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/mcp"
 )
 
 func (e *env) mcpCommand() *cobra.Command {
 	var (
-		addr   string
-		limits mcp.Limits
-		delay  time.Duration
+		addr        string
+		allowRemote bool
+		limits      mcp.Limits
+		delay       time.Duration
 	)
 	cmd := &cobra.Command{
-		Use:   "mcp [--http ADDR]",
+		Use:   "mcp [--http ADDR [--allow-remote]]",
 		Short: "Serve heed's tools to agents over MCP (stdio, or streamable HTTP)",
 		Long: `Mcp serves heed to agents over the Model Context Protocol: on standard input
 and output (how MCP clients start a local server), or with --http over
-streamable HTTP at http://ADDR/mcp (with no credentials asked: bind it to a
-loopback address).
+streamable HTTP at http://ADDR/mcp.
+
+ADDR must be a loopback address, such as 127.0.0.1:8765, unless
+--allow-remote is given: then heed serves the network, and every request
+must carry a bearer token (Authorization: Bearer TOKEN). The token is
+HEED_MCP_TOKEN, or the one mcp.token in the config file points to
+(env:NAME or file:PATH); without either, heed makes one for the run and
+prints it on stderr. A token set is asked for on a loopback address too.
+Whatever the address, a request sent by a web page (one with an Origin
+header) is refused unless the page is of localhost, a loopback address or
+ADDR's own host.
 
 Tools: web_fetch (one page as Markdown; robots.txt is not consulted for a
 page asked for on purpose), web_crawl (a polite crawl into the stash, with
@@ -40,14 +56,25 @@ arguments can narrow them, never widen them, and no argument turns
 robots.txt off. The flags override the config file's mcp section.`,
 		Example: `  heed mcp
   heed mcp --max-pages 50 --delay 1s
-  heed mcp --http 127.0.0.1:8765`,
+  heed mcp --http 127.0.0.1:8765
+  HEED_MCP_TOKEN=... heed mcp --http 0.0.0.0:8765 --allow-remote`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if allowRemote && addr == "" {
+				return usageErrorf("--allow-remote goes with --http: on stdio heed serves only the client that started it")
+			}
 			client, err := e.client()
 			if err != nil {
 				return err
 			}
 			conf, _ := e.config()
+			var token string
+			var made bool
+			if addr != "" {
+				if token, made, err = mcpToken(conf, allowRemote); err != nil {
+					return err
+				}
+			}
 			dir, err := e.stashDir()
 			if err != nil {
 				return err
@@ -99,11 +126,12 @@ robots.txt off. The flags override the config file's mcp section.`,
 				}
 				return nil
 			}
-			return e.serveHTTP(cmd.Context(), addr, srv)
+			return e.serveHTTP(cmd.Context(), addr, allowRemote, token, made, srv)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&addr, "http", "", "serve streamable HTTP on this address, such as 127.0.0.1:8765, instead of stdio")
+	f.StringVar(&addr, "http", "", "serve streamable HTTP on this address, such as 127.0.0.1:8765, instead of stdio (a loopback address, unless --allow-remote)")
+	f.BoolVar(&allowRemote, "allow-remote", false, "with --http, allow an address other than loopback, such as 0.0.0.0:8765, and ask every request for a bearer token")
 	f.IntVar(&limits.MaxPages, "max-pages", mcp.DefaultMaxPages, "the most pages one web_crawl or web_grep fetches")
 	f.IntVar(&limits.MaxDepth, "max-depth", mcp.DefaultMaxDepth, "the deepest one web_crawl or web_grep follows links")
 	f.DurationVar(&limits.Deadline, "deadline", mcp.DefaultDeadline, "the longest one web_crawl or web_grep runs")
@@ -112,16 +140,41 @@ robots.txt off. The flags override the config file's mcp section.`,
 	return cmd
 }
 
-// serveHTTP serves MCP over streamable HTTP at /mcp until ctx ends.
-func (e *env) serveHTTP(ctx context.Context, addr string, srv *mcp.Server) error {
+// serveHTTP serves MCP over streamable HTTP at /mcp until ctx ends: on a
+// loopback address unless allowRemote, with a bearer token if one is set
+// (made: made for this run, and printed).
+func (e *env) serveHTTP(ctx context.Context, addr string, allowRemote bool, token string, made bool, srv *mcp.Server) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageErrorf("mcp --http: %v", err)
+	}
+	// An address that is plainly not loopback is refused before anything
+	// listens on it; a name is judged by the address it listens on.
+	if ip := net.ParseIP(host); !allowRemote && (host == "" || ip != nil && !ip.IsLoopback()) {
+		return notLoopback(addr, host)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return usageErrorf("mcp --http: %v", err)
 	}
+	if tcp, ok := ln.Addr().(*net.TCPAddr); !allowRemote && (!ok || !tcp.IP.IsLoopback()) {
+		ln.Close()
+		return notLoopback(addr, host)
+	}
+	var origins []string
+	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+		origins = []string{host} // pages of ADDR's own host
+	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.Handler())
+	mux.Handle("/mcp", srv.HTTPHandler(mcp.HTTPOptions{Token: token, Origins: origins}))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "heed: serving MCP over streamable HTTP at http://%s/mcp\n", ln.Addr())
+	switch {
+	case made:
+		fmt.Fprintf(e.stderr, "heed: every request must carry the header Authorization: Bearer %s (a token made for this run; set HEED_MCP_TOKEN, or mcp.token in the config file, to keep one)\n", token)
+	case token != "":
+		fmt.Fprintf(e.stderr, "heed: every request must carry the header Authorization: Bearer with the token of %s\n", tokenSource)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -135,4 +188,90 @@ func (e *env) serveHTTP(ctx context.Context, addr string, srv *mcp.Server) error
 		}
 		return nil
 	}
+}
+
+// tokenSource names where a token set comes from.
+const tokenSource = "HEED_MCP_TOKEN or mcp.token"
+
+func notLoopback(addr, host string) error {
+	if host == "" {
+		host = "an empty host (every address of the machine)"
+	}
+	return usageErrorf("mcp --http %s: %s is not a loopback address, so any machine that reaches it, or a web page through DNS rebinding, could use heed's tools, fetches into the networks you allowed among them; bind a loopback address such as 127.0.0.1:8765, or pass --allow-remote to serve the network with a bearer token", addr, host)
+}
+
+// minToken is the shortest bearer token heed takes.
+const minToken = 16
+
+// mcpToken is the bearer token heed mcp --http asks for: HEED_MCP_TOKEN,
+// or the one mcp.token points to; without either, with allowRemote, one
+// made for the run (made), of 32 random bytes; else none.
+func mcpToken(conf *config.Config, allowRemote bool) (token string, made bool, err error) {
+	if t := strings.TrimSpace(os.Getenv("HEED_MCP_TOKEN")); t != "" {
+		if err := checkToken(t); err != nil {
+			return "", false, usageErrorf("HEED_MCP_TOKEN: %v", err)
+		}
+		return t, false, nil
+	}
+	if conf != nil && conf.MCP != nil && conf.MCP.Token != "" {
+		t, err := readSecret(conf.MCP.Token)
+		if err == nil {
+			err = checkToken(t)
+		}
+		if err != nil {
+			return "", false, &exitError{code: ExitConfig, err: fmt.Errorf("%s: mcp.token: %v", conf.Path(), err)}
+		}
+		return t, false, nil
+	}
+	if !allowRemote {
+		return "", false, nil
+	}
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b), true, nil
+}
+
+// readSecret reads what a secret reference, env:NAME or file:PATH, points
+// to. Its errors never hold the secret.
+func readSecret(ref string) (string, error) {
+	if name, ok := strings.CutPrefix(ref, "env:"); ok {
+		t := strings.TrimSpace(os.Getenv(name))
+		if t == "" {
+			return "", fmt.Errorf("the environment variable %s is empty or not set", name)
+		}
+		return t, nil
+	}
+	path, ok := strings.CutPrefix(ref, "file:")
+	if !ok {
+		return "", errors.New("must be env:NAME or file:PATH")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	buf := make([]byte, 4097)
+	n, _ := io.ReadFull(f, buf)
+	t := strings.TrimSpace(string(buf[:n]))
+	switch {
+	case n > 4096:
+		return "", fmt.Errorf("%s is longer than a token", path)
+	case t == "" || strings.ContainsAny(t, "\r\n"):
+		return "", fmt.Errorf("%s does not hold one token on one line", path)
+	}
+	return t, nil
+}
+
+// checkToken checks a bearer token: at least minToken characters, of
+// those RFC 6750 allows in one (letters, digits, -._~+/, and = at the
+// end). The error does not hold the token.
+func checkToken(t string) error {
+	body := strings.TrimRight(t, "=")
+	ok := len(t) >= minToken && body != "" && !strings.ContainsFunc(body, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-._~+/", r))
+	})
+	if !ok {
+		return fmt.Errorf("a bearer token must be at least %d characters of letters, digits and -._~+/ (= only at its end)", minToken)
+	}
+	return nil
 }

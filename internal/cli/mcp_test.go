@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -19,25 +20,9 @@ func TestMCPHTTP(t *testing.T) {
 	s, _ := exampleSite(t)
 	cfg := writeFile(t, "config.yaml", "allow_net: [127.0.0.1/32]\nmcp:\n  max_chars: 50\n  max_pages: 3\n")
 	ctx, stop := context.WithCancel(t.Context())
-	var stderr testutil.Buffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, []string{"mcp", "--http", "127.0.0.1:0", "--config", cfg, "--stash", t.TempDir(), "--max-chars", "40"}, strings.NewReader(""), &bytes.Buffer{}, &stderr)
-	}()
-	var endpoint string
-	for range 500 {
-		if _, rest, ok := strings.Cut(stderr.String(), "streamable HTTP at "); ok {
-			endpoint = strings.TrimSpace(rest)
-			break
-		}
-		select {
-		case code := <-done:
-			t.Fatalf("heed mcp --http exited %d: %s", code, stderr.String())
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-	if !strings.HasPrefix(endpoint, "http://127.0.0.1:") || !strings.HasSuffix(endpoint, "/mcp") {
-		t.Fatalf("heed mcp --http said %q", stderr.String())
+	endpoint, stderr, done := startHTTP(t, ctx, "mcp", "--http", "127.0.0.1:0", "--config", cfg, "--stash", t.TempDir(), "--max-chars", "40")
+	if strings.Contains(stderr.String(), "Bearer") {
+		t.Errorf("heed mcp --http on loopback with no token set spoke of one: %s", stderr)
 	}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "0"}, nil).Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: endpoint}, nil)
 	if err != nil {
@@ -69,6 +54,166 @@ func TestMCPHTTP(t *testing.T) {
 	stop()
 	if code := <-done; code != 0 {
 		t.Errorf("heed mcp --http exited %d after the signal: %s", code, stderr.String())
+	}
+}
+
+// startHTTP runs heed with args, which serve MCP over HTTP until ctx
+// ends, and returns the endpoint it says it serves, its stderr, and its
+// exit code once it exits.
+func startHTTP(t *testing.T, ctx context.Context, args ...string) (string, *testutil.Buffer, <-chan int) {
+	t.Helper()
+	stderr := new(testutil.Buffer)
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, args, strings.NewReader(""), &bytes.Buffer{}, stderr)
+	}()
+	for range 2000 {
+		if _, rest, ok := strings.Cut(stderr.String(), "streamable HTTP at "); ok {
+			if endpoint, _, ok := strings.Cut(rest, "\n"); ok {
+				if !strings.HasPrefix(endpoint, "http://127.0.0.1:") || !strings.HasSuffix(endpoint, "/mcp") {
+					t.Fatalf("heed mcp --http said %q", stderr.String())
+				}
+				return endpoint, stderr, done
+			}
+		}
+		select {
+		case code := <-done:
+			t.Fatalf("heed mcp --http exited %d: %s", code, stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatalf("heed mcp --http did not say where it serves: %s", stderr.String())
+	return "", nil, nil
+}
+
+// TestMCPHTTPNotLoopback: heed mcp --http refuses an address other than
+// loopback (every address of the machine, a public one) unless
+// --allow-remote is given, and says why and what to do; nothing listens.
+func TestMCPHTTPNotLoopback(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "192.0.2.1:0", "10.1.2.3:8765"} {
+		code, out, stderr := run(t, "", "mcp", "--http", addr)
+		if code != ExitUsage || out != "" || !strings.Contains(stderr, "is not a loopback address") || !strings.Contains(stderr, "--allow-remote") {
+			t.Errorf("heed mcp --http %s: exit %d, %q, %q; want exit 2 saying it is not loopback", addr, code, out, stderr)
+		}
+	}
+	if code, _, stderr := run(t, "", "mcp", "--allow-remote"); code != ExitUsage || !strings.Contains(stderr, "--allow-remote goes with --http") {
+		t.Errorf("heed mcp --allow-remote without --http: exit %d, %q", code, stderr)
+	}
+}
+
+// bearer adds a bearer token to every request.
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// status is the status of an initialize posted to endpoint with the
+// headers given.
+func status(t *testing.T, endpoint string, header ...string) int {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, endpoint,
+		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestMCPHTTPToken: with --allow-remote and no token set, heed makes one,
+// prints it once, and asks every request for it; a token set (in
+// HEED_MCP_TOKEN, or where mcp.token points) is asked for on loopback
+// too, and never printed. Origin is checked in every case.
+func TestMCPHTTPToken(t *testing.T) {
+	t.Run("made", func(t *testing.T) {
+		ctx, stop := context.WithCancel(t.Context())
+		endpoint, stderr, done := startHTTP(t, ctx, "mcp", "--http", "127.0.0.1:0", "--allow-remote", "--stash", t.TempDir())
+		defer func() { stop(); <-done }()
+		var token string
+		for range 2000 {
+			if _, rest, ok := strings.Cut(stderr.String(), "Authorization: Bearer "); ok {
+				if tok, _, ok := strings.Cut(rest, " "); ok {
+					token = tok
+					break
+				}
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if len(token) != 43 || strings.Count(stderr.String(), token) != 1 {
+			t.Fatalf("the token made for the run: %q in %s", token, stderr)
+		}
+		if got := status(t, endpoint); got != http.StatusUnauthorized {
+			t.Errorf("without the token: %d, want 401", got)
+		}
+		if got := status(t, endpoint, "Authorization", "Bearer "+token+"x"); got != http.StatusUnauthorized {
+			t.Errorf("with another token: %d, want 401", got)
+		}
+		if got := status(t, endpoint, "Authorization", "Bearer "+token, "Origin", "http://rebind.example"); got != http.StatusForbidden {
+			t.Errorf("with the token from a foreign Origin: %d, want 403", got)
+		}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "0"}, nil).Connect(t.Context(),
+			&sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: bearer(token)}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		if tools, err := cs.ListTools(t.Context(), nil); err != nil || len(tools.Tools) != 6 {
+			t.Errorf("tools/list with the token: %v %v", tools, err)
+		}
+	})
+	const token = "a-token-the-user-keeps-0123456789"
+	for _, tt := range []struct {
+		name, config string
+		env          map[string]string
+	}{
+		{"HEED_MCP_TOKEN", "", map[string]string{"HEED_MCP_TOKEN": token}},
+		{"mcp.token env", "mcp:\n  token: env:MY_TOKEN\n", map[string]string{"MY_TOKEN": token}},
+		{"mcp.token file", "mcp:\n  token: file:" + writeFile(t, "token", token+"\n") + "\n", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for k, v := range tt.env {
+				t.Setenv(k, v)
+			}
+			ctx, stop := context.WithCancel(t.Context())
+			endpoint, stderr, done := startHTTP(t, ctx, "mcp", "--http", "127.0.0.1:0", "--config", writeFile(t, "config.yaml", tt.config), "--stash", t.TempDir())
+			defer func() { stop(); <-done }()
+			if got := status(t, endpoint); got != http.StatusUnauthorized {
+				t.Errorf("without the token: %d, want 401", got)
+			}
+			if got := status(t, endpoint, "Authorization", "Bearer "+token); got != http.StatusOK {
+				t.Errorf("with the token: %d, want 200", got)
+			}
+			if strings.Contains(stderr.String(), token) || !strings.Contains(stderr.String(), "HEED_MCP_TOKEN or mcp.token") {
+				t.Errorf("stderr printed the token, or did not say it is asked for: %s", stderr)
+			}
+		})
+	}
+	// A token too short, or that cannot be sent in a header, is refused,
+	// without repeating it.
+	t.Setenv("SHORT", "short-one")
+	for _, tt := range []struct {
+		env, config string
+		code        int
+	}{
+		{"short", "", ExitUsage},
+		{"a token with spaces in it, long", "", ExitUsage},
+		{"", "mcp:\n  token: env:SHORT\n", ExitConfig},
+		{"", "mcp:\n  token: env:UNSET_TOKEN_VARIABLE\n", ExitConfig},
+	} {
+		t.Setenv("HEED_MCP_TOKEN", tt.env)
+		code, _, stderr := run(t, "", "mcp", "--http", "127.0.0.1:0", "--config", writeFile(t, "config.yaml", tt.config))
+		if code != tt.code || !strings.Contains(stderr, "token") || tt.env != "" && strings.Contains(stderr, tt.env) || strings.Contains(stderr, "short-one") {
+			t.Errorf("token %q, config %q: exit %d, %s; want %d", tt.env, tt.config, code, stderr, tt.code)
+		}
 	}
 }
 

@@ -79,6 +79,9 @@ type MCP struct {
 	Delay    *Duration `yaml:"delay,omitempty" json:"delay,omitempty" doc:"Least time between two requests to one host, for every tool call together, such as 500ms (the default). robots.txt may ask for more during crawls."`
 	Deadline Duration  `yaml:"deadline,omitempty" json:"deadline,omitempty" doc:"The longest one web_crawl or web_grep may run, such as 5m (the default)."`
 	MaxChars int       `yaml:"max_chars,omitempty" json:"max_chars,omitempty" minimum:"1" doc:"The most characters of Markdown one web_fetch or stash_read returns at a time (default 100000)."`
+	// Token says where the bearer token of heed mcp --http is: "env:NAME"
+	// or "file:PATH", never the token itself.
+	Token string `yaml:"token,omitempty" json:"token,omitempty" pattern:"^(env|file):.+$" doc:"Where the bearer token heed mcp --http asks of every request is: env:NAME (an environment variable) or file:PATH (a file holding it), never the token itself. HEED_MCP_TOKEN wins. Without one, heed mcp --http --allow-remote makes one for the run."`
 }
 
 // Bluesky is the bluesky section of the config file.

@@ -34,6 +34,7 @@ mcp:
   delay: 1s
   deadline: 2m
   max_chars: 5000
+  token: env:MY_MCP_TOKEN
 sources:
   docs:
     url: https://docs.example.com/
@@ -57,7 +58,7 @@ sources:
 		t.Errorf("top level: %+v", c)
 	}
 	if m := c.MCP; m == nil || m.MaxPages != 40 || m.MaxDepth != 2 || m.Delay == nil || time.Duration(*m.Delay) != time.Second ||
-		time.Duration(m.Deadline) != 2*time.Minute || m.MaxChars != 5000 {
+		time.Duration(m.Deadline) != 2*time.Minute || m.MaxChars != 5000 || m.Token != "env:MY_MCP_TOKEN" {
 		t.Errorf("mcp: %+v", c.MCP)
 	}
 	nets, err := c.Nets()
@@ -108,9 +109,11 @@ sources:
 		t.Errorf("sources: %+v", c.Sources)
 	}
 	// The literal token is never echoed in the error.
-	_, err = Load(write(t, "x:\n  bearer_token: AAAAsecretAAAA\n"))
-	if err == nil || strings.Contains(err.Error(), "AAAAsecretAAAA") {
-		t.Errorf("a literal token: %v", err)
+	for _, literal := range []string{"x:\n  bearer_token: AAAAsecretAAAA\n", "mcp:\n  token: AAAAsecretAAAA\n"} {
+		_, err = Load(write(t, literal))
+		if err == nil || strings.Contains(err.Error(), "AAAAsecretAAAA") {
+			t.Errorf("a literal token: %v", err)
+		}
 	}
 }
 
@@ -145,6 +148,7 @@ func TestLoadErrors(t *testing.T) {
 		{"mcp pages", "mcp:\n  max_pages: 0\n", 2, "mcp.max_pages", "above 0"},
 		{"mcp unknown", "mcp:\n  respect_robots: false\n", 2, "mcp.respect_robots", "is not a setting heed knows"},
 		{"mcp deadline", "mcp:\n  deadline: 0s\n", 2, "mcp.deadline", "longer than 0"},
+		{"mcp literal token", "mcp:\n  token: AAAAsecretAAAA\n", 2, "mcp.token", "env:NAME or file:PATH"},
 		{"duplicate key", "agent: a\nagent: b\n", 2, "agent", "appears twice"},
 		{"zero limit", "sources:\n  f:\n    url: https://e.com/feed\n    limit: 0\n", 4, "sources.f.limit", "above 0"},
 		{"literal token", "x:\n  bearer_token: AAAAsecretAAAA\n", 2, "x.bearer_token", "env:NAME or file:PATH"},

@@ -134,6 +134,11 @@ func (d *decoder) mcp(n *yaml.Node, m *MCP) error {
 			}
 		case "max_chars":
 			m.MaxChars, err = d.positive(v, k)
+		case "token":
+			if m.Token, err = d.str(v, k); err == nil && !validSecretRef(m.Token) {
+				// The value is not repeated: it may be the token itself.
+				err = d.errAt(v, k, "must say where the token is, as env:NAME or file:PATH, never the token itself")
+			}
 		default:
 			return false, nil
 		}
