@@ -83,6 +83,7 @@ type CrawlOutput struct {
 	Failed    int            `json:"failed"`
 	Skipped   map[string]int `json:"skipped" jsonschema:"URLs skipped, by reason: robots (robots.txt disallows), noindex, signal (Content-Signal ai-input=no), scope, limit, deadline, duplicate, not-html, redirect."`
 	Robots    string         `json:"robots" jsonschema:"What the robots.txt policy did."`
+	Left      crawl.Left     `json:"left" jsonschema:"What the crawl's bounds left alone: sitemaps not read to their end, URLs found and not kept. A larger max_pages reads more."`
 	Seconds   float64        `json:"elapsed_seconds"`
 	Limits    Limit          `json:"limits" jsonschema:"The limits the crawl ran under."`
 	Skips     []Skip         `json:"skips,omitempty" jsonschema:"The first URLs skipped (other than out of scope) or failed, with their reasons."`
@@ -564,7 +565,7 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	}
 	out.Source, out.Start = o.Source, in.URL
 	out.Stored, out.Unchanged, out.Failed, out.Skipped = sum.Stored, sum.Unchanged, sum.Failed, sum.Skipped
-	out.Robots, out.Seconds = sum.Robots, sum.Seconds
+	out.Robots, out.Seconds, out.Left = sum.Robots, sum.Seconds, sum.Left
 	out.Limits = Limit{MaxPages: maxPages, MaxDepth: maxDepth}
 	for _, ev := range logged[:min(len(logged), maxSkipsShown)] {
 		out.Skips = append(out.Skips, Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: s.skipDetail(ev, maxDepth)})
