@@ -286,7 +286,7 @@ func (c *Client) Get(ctx context.Context, req Request) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	fail := func(kind heed.Kind, u string, err error) (*Response, error) {
-		e := &heed.Error{Kind: kind, Op: "get", URL: Redact(u), Err: err}
+		e := &heed.Error{Kind: kind, Op: "get", URL: Redact(u), Err: Safe(err)}
 		var r *refusal
 		if errors.As(err, &r) {
 			e.Hint = r.hint()
@@ -330,15 +330,15 @@ func (c *Client) Get(ctx context.Context, req Request) (*Response, error) {
 		}
 		next, err := u.Parse(loc)
 		if err != nil {
-			return fail(heed.Invalid, u.String(), fmt.Errorf("redirect to an invalid URL %q: %w", loc, err))
+			return fail(heed.Invalid, u.String(), fmt.Errorf("redirect to an invalid URL %q: %w", Redact(loc), parseCause(err)))
 		}
 		next.Fragment, next.RawFragment = "", ""
 		if u.Scheme == "https" && strings.EqualFold(next.Scheme, "http") {
-			return fail(heed.Blocked, u.String(), fmt.Errorf("%w to %s", ErrDowngrade, next))
+			return fail(heed.Blocked, u.String(), fmt.Errorf("%w to %s", ErrDowngrade, Redact(next.String())))
 		}
 		checked, err := c.guard.checkURL(next.String())
 		if err != nil {
-			return fail(kindOf(err), next.String(), fmt.Errorf("redirect: %w", err))
+			return fail(kindOf(err), Redact(next.String()), fmt.Errorf("redirect: %w", err))
 		}
 		if req.CheckRedirect != nil {
 			if err := req.CheckRedirect(checked.String()); err != nil {

@@ -36,6 +36,11 @@ func CheckURL(raw string) error {
 	if len(raw) > MaxURLLength {
 		return fmt.Errorf("%w: %d bytes long, more than the %d heed reads", ErrInvalidURL, len(raw), MaxURLLength)
 	}
+	if hasUserinfo(raw) {
+		// Before parsing: a password with an unencoded "#" or "/" makes
+		// url.Parse quote part of it in its error.
+		return fmt.Errorf("%w: the URL carries credentials (a user or password before the host); heed never sends them, so leave them out", ErrRefused)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrInvalidURL, parseCause(err))
@@ -52,20 +57,96 @@ func CheckURL(raw string) error {
 }
 
 // Redact is a URL as heed may write it anywhere: without the user and
-// password its authority may carry (readable as a URL or not), and at
-// most 256 bytes of it (heed.Clip).
-func Redact(raw string) string {
-	if i := strings.Index(raw, "://"); i >= 0 {
-		auth := raw[i+3:]
-		if end := strings.IndexAny(auth, "/?#\\"); end >= 0 {
-			auth = auth[:end]
+// password it may carry, readable as a URL or not, and at most 256 bytes
+// of it (heed.Clip). Credentials are whatever comes before the last "@"
+// of the authority, which ends at the first "/" or "\\" (not at "?" or
+// "#": a password may hold them unencoded, and no parser agrees on it).
+func Redact(raw string) string { return heed.Clip(redactAll(raw), 256) }
+
+// redactAll removes the credentials of every URL in s ("scheme://...").
+func redactAll(s string) string {
+	if !strings.Contains(s, "@") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
 		}
-		if at := strings.LastIndexByte(auth, '@'); at >= 0 {
-			raw = raw[:i+3] + raw[i+3+at+1:]
+		b.WriteString(s[:i+3])
+		s = s[i+3:]
+		if at := userinfoEnd(s); at >= 0 {
+			s = s[at+1:]
 		}
 	}
-	return heed.Clip(raw, 256)
 }
+
+// userinfoEnd is the index of the "@" that ends the credentials at the
+// start of what follows a "://", or -1.
+func userinfoEnd(rest string) int {
+	stop := strings.IndexAny(rest, " \"<>\n")
+	if stop < 0 {
+		stop = len(rest)
+	}
+	end := strings.IndexAny(rest[:stop], "/\\")
+	if end < 0 {
+		end = stop
+	}
+	auth := rest[:end]
+	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+		return at
+	}
+	// A password with an unencoded "/" ("user:pa/ss@host"): the authority
+	// has a ":" that starts no port, and an "@" follows.
+	if c := strings.IndexByte(auth, ':'); c >= 0 && !strings.HasPrefix(auth, "[") && !isPort(auth[c+1:]) {
+		if at := strings.IndexByte(rest[end:stop], '@'); at >= 0 {
+			return end + at
+		}
+	}
+	return -1
+}
+
+func isPort(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// hasUserinfo reports whether raw's authority carries credentials, as
+// Redact reads it.
+func hasUserinfo(raw string) bool {
+	i := strings.Index(raw, "://")
+	return i >= 0 && userinfoEnd(raw[i+3:]) >= 0
+}
+
+// Safe is err with a message heed may write anywhere: URLs in it
+// redacted, at most 512 bytes. Go's HTTP client quotes a Location header
+// whole in its errors, and an error may quote a URL a page gave. errors.Is
+// and errors.As see err as it was.
+func Safe(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	safe := heed.Clip(redactAll(msg), 512)
+	if safe == msg {
+		return err
+	}
+	return &safeError{err: err, msg: safe}
+}
+
+type safeError struct {
+	err error
+	msg string
+}
+
+func (e *safeError) Error() string { return e.msg }
+func (e *safeError) Unwrap() error { return e.err }
 
 // parseCause is what url.Parse found wrong, without the URL (which may
 // be long, or carry credentials).

@@ -426,6 +426,13 @@ func (r *run) worker(host string) {
 	}
 }
 
+// exhausted reports whether max_pages requests were made.
+func (r *run) exhausted() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.fetched >= r.o.MaxPages
+}
+
 // take counts one more request against max_pages, if there is room.
 func (r *run) take() bool {
 	r.mu.Lock()
@@ -488,6 +495,11 @@ func (r *run) fail(it item, err error) {
 func (r *run) visit(it item) {
 	ctx := r.ctx
 	agent := r.c.Agent
+	// A crawl at its page limit asks nothing more, robots.txt included.
+	if r.exhausted() {
+		r.skip(it, ReasonLimit, fmt.Sprintf("max_pages %d reached", r.o.MaxPages))
+		return
+	}
 	// What robots.txt says of this origin is read once, before the host's
 	// turn, and judges the redirect hops on the origin too: asked of the
 	// cache on the turn, a copy that expired meanwhile would be loaded
@@ -825,15 +837,48 @@ func (r *run) sitemaps(start *url.URL) {
 		if d, err := r.policy.Allowed(r.ctx, r.c.Agent, sm); err != nil || !d.Allowed {
 			continue
 		}
+		// A sitemap's request counts against max_pages, as a page's does,
+		// and so does each redirect hop, which answers to scope and
+		// robots.txt; a redirect to another origin is not followed (its
+		// robots.txt would be asked while this host's turn is held).
+		if !r.take() {
+			unread += len(lists) - i
+			return
+		}
 		release, err := r.sched.Acquire(r.ctx, su.Host)
 		if err != nil {
 			unread += len(lists) - i
 			return
 		}
-		resp, err := r.c.Client.Get(r.ctx, fetch.Request{URL: sm, Accept: "application/xml, text/xml;q=0.9, */*;q=0.5", MaxBytes: maxSitemapBytes, NoRetry: true})
+		req := fetch.Request{URL: sm, Accept: "application/xml, text/xml;q=0.9, */*;q=0.5", MaxBytes: maxSitemapBytes, NoRetry: true,
+			CheckRedirect: func(next string) error {
+				nu, err := url.Parse(next)
+				switch {
+				case err != nil:
+					return err
+				case nu.Host != su.Host || nu.Scheme != su.Scheme:
+					return errors.New("a sitemap's redirect to another origin is not followed")
+				case r.scope.check(nu) != "" && nu.Host != start.Host:
+					return errors.New("out of scope")
+				}
+				if d, err := r.policy.Allowed(r.ctx, r.c.Agent, next); err != nil || !d.Allowed {
+					return errors.New("robots.txt disallows it")
+				}
+				if !r.take() {
+					return errors.New("max_pages reached")
+				}
+				return nil
+			}}
+		resp, err := r.c.Client.Get(r.ctx, req)
 		release(r.delayFor(sm))
 		read++
-		if err != nil || resp.Status != 200 {
+		if err != nil {
+			if sm != origin+"/sitemap.xml" || heed.KindOf(err) == heed.TooLarge {
+				unread++ // listed, or there and too large: not read
+			}
+			continue
+		}
+		if resp.Status != 200 {
 			continue
 		}
 		full := false

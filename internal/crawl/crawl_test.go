@@ -810,7 +810,7 @@ func TestRedirectToAnotherSchemeOnTheSameHost(t *testing.T) {
 	var ev events
 	// The host is allowed, so its https origin is in scope too.
 	host := strings.TrimPrefix(s.URL, "http://")
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 2, AllowHosts: []string{host}, NoSitemaps: true, Deadline: 10 * time.Second}, ev.add)
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 3, AllowHosts: []string{host}, NoSitemaps: true, Deadline: 10 * time.Second}, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,33 @@ type sitemapEntry struct {
 // errSitemapFull stops a sitemap's reading after maxSitemapURLs entries.
 var errSitemapFull = errors.New("more than 50,000 URLs")
 
+// errSitemapSize stops a gzipped sitemap that inflates past
+// maxSitemapBytes.
+var errSitemapSize = errors.New("more than 50 MB inflated")
+
+// sizeCap reads r until left bytes were read, then fails with
+// errSitemapSize if there is more.
+type sizeCap struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *sizeCap) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		var one [1]byte
+		if n, _ := c.r.Read(one[:]); n > 0 {
+			return 0, errSitemapSize
+		}
+		return c.r.Read(p) // io.EOF, or the error that ends it
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
 // errSitemapDepth stops a sitemap whose elements nest past maxSitemapDepth.
 var errSitemapDepth = errors.New("elements nested too deeply")
 
@@ -54,7 +81,7 @@ func readSitemap(ctx context.Context, body []byte, yield func(sitemapEntry) bool
 		if err != nil {
 			return err
 		}
-		r = io.LimitReader(zr, maxSitemapBytes)
+		r = &sizeCap{r: zr, left: maxSitemapBytes}
 	}
 	s := sitemapScanner{r: bufio.NewReaderSize(r, 64<<10), ctx: ctx, yield: yield}
 	return s.run()
@@ -136,7 +163,7 @@ func (s *sitemapScanner) text(c byte) {
 // character reference, or else the '&' as written.
 func (s *sitemapScanner) entity() error {
 	var name []byte
-	for len(name) < 10 {
+	for len(name) < 32 {
 		c, err := s.r.ReadByte()
 		if err != nil {
 			return err
@@ -191,24 +218,17 @@ func entityRune(name string) (rune, bool) {
 	return 0, false
 }
 
-// skipPast reads up to and past end.
+// skipPast reads up to and past end, which is at most 3 bytes long.
 func (s *sitemapScanner) skipPast(end string) error {
-	matched := 0
+	var last [3]byte // the bytes read last, the newest at the end
 	for {
 		c, err := s.r.ReadByte()
 		if err != nil {
 			return err
 		}
-		switch {
-		case c == end[matched]:
-			matched++
-			if matched == len(end) {
-				return nil
-			}
-		case c == end[0]:
-			matched = 1
-		default:
-			matched = 0
+		last[0], last[1], last[2] = last[1], last[2], c
+		if string(last[3-len(end):]) == end {
+			return nil
 		}
 	}
 }

@@ -1,0 +1,141 @@
+package crawl
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// Sitemap requests count against max_pages, their redirect hops too: an
+// index fanning out to 60 sitemaps that each redirect through 10 fresh
+// hops made 541 requests under max_pages 5 before.
+func TestSitemapRequestsCount(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home")})
+	var idx strings.Builder
+	idx.WriteString("<sitemapindex>")
+	for i := range 60 {
+		fmt.Fprintf(&idx, "<sitemap><loc>/sm%d-0.xml</loc></sitemap>", i)
+		for h := range 10 {
+			s.set(fmt.Sprintf("/sm%d-%d.xml", i, h), page{status: http.StatusFound, header: map[string]string{"Location": fmt.Sprintf("/sm%d-%d.xml", i, h+1)}})
+		}
+		s.set(fmt.Sprintf("/sm%d-10.xml", i), page{body: "<urlset></urlset>"})
+	}
+	idx.WriteString("</sitemapindex>")
+	s.set("/sitemap.xml", page{body: idx.String()})
+	c, _ := crawler(t)
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range s.paths() {
+		if p != "/robots.txt" {
+			n++
+		}
+	}
+	if n > 5 {
+		t.Errorf("%d requests under max_pages 5 (%d stored)", n, sum.Stored)
+	}
+}
+
+// A sitemap's redirect answers to robots.txt, as a page's does: a
+// Disallow on its target is not fetched.
+func TestSitemapRedirectHeedsRobots(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home")})
+	s.set("/sitemap.xml", page{status: http.StatusFound, header: map[string]string{"Location": "/private/secret.xml"}})
+	s.set("/private/secret.xml", page{body: "<urlset></urlset>"})
+	s.mu.Lock()
+	s.robots = "User-agent: *\nDisallow: /private/\n"
+	s.mu.Unlock()
+	c, _ := crawler(t)
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 5}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range s.paths() {
+		if strings.HasPrefix(p, "/private/") {
+			t.Errorf("fetched %s, which robots.txt disallows", p)
+		}
+	}
+}
+
+// A gzip sitemap cut at maxSitemapBytes inflated is counted as left in
+// the summary.
+func TestSitemapCutIsReported(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home")})
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	fmt.Fprint(zw, "<urlset><!--")
+	zw.Write(bytes.Repeat([]byte{' '}, maxSitemapBytes+1))
+	fmt.Fprintf(zw, "--><url><loc>%s/late</loc></url></urlset>", s.URL)
+	zw.Close()
+	s.set("/sitemap.xml", page{body: gz.String()})
+	c, _ := crawler(t)
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 5}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Left.Sitemaps == 0 {
+		t.Errorf("a sitemap of more than %d bytes inflated was cut, and the summary says nothing: %+v", maxSitemapBytes, sum.Left)
+	}
+}
+
+// Once max_pages is reached, nothing more is asked: before, each queued URL
+// of a further allowed host cost a robots.txt request. A robots.txt may
+// still be loaded for each host crawled at once while the last page is
+// taken (at most Options.Hosts), never a page past the limit.
+func TestNoRequestsPastLimit(t *testing.T) {
+	var hosts []*site
+	var allow []string
+	var links []string
+	for range 20 {
+		h := newSite(t)
+		h.set("/p", page{body: html("P")})
+		hosts = append(hosts, h)
+		allow = append(allow, strings.TrimPrefix(h.URL, "http://"))
+		links = append(links, h.URL+"/p")
+	}
+	s := newSite(t)
+	s.set("/", page{body: html("Home", links...)})
+	c, _ := crawler(t)
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 2, AllowHosts: allow, NoSitemaps: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	pages, robots := 0, 0
+	for _, h := range append(hosts, s) {
+		for _, p := range h.paths() {
+			if p == "/robots.txt" {
+				robots++
+			} else {
+				pages++
+			}
+		}
+	}
+	if pages > 2 || robots > 1+DefaultHosts {
+		t.Errorf("%d page and %d robots.txt requests for max_pages 2", pages, robots)
+	}
+}
+
+// A sitemap's redirect to another host is not followed: that host is not
+// asked, without its robots.txt and outside scope.
+func TestSitemapRedirectKeepsToItsOrigin(t *testing.T) {
+	s, other := newSite(t), newSite(t)
+	s.set("/", page{body: html("Home")})
+	s.set("/sitemap.xml", page{status: http.StatusFound, header: map[string]string{"Location": other.URL + "/private/x.xml"}})
+	other.set("/private/x.xml", page{body: "<urlset></urlset>"})
+	other.mu.Lock()
+	other.robots = "User-agent: *\nDisallow: /\n"
+	other.mu.Unlock()
+	c, _ := crawler(t)
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 5}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if p := other.paths(); len(p) > 0 {
+		t.Errorf("a host out of scope was asked for %v", p)
+	}
+}
