@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -37,6 +38,7 @@ func BenchmarkExtract(b *testing.B) {
 // parser left out: the part of the work that is heed's own.
 func BenchmarkExtractTree(b *testing.B) {
 	var trees []*html.Node
+	var sizes []int
 	for _, pg := range devPages(b) {
 		raw, err := pg.HTML()
 		if err != nil {
@@ -46,13 +48,13 @@ func BenchmarkExtractTree(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		trees = append(trees, doc)
+		trees, sizes = append(trees, doc), append(sizes, utf8.RuneCount(raw))
 	}
 	base, _ := url.Parse("https://example.com/")
 	b.ReportAllocs()
 	for b.Loop() {
-		for _, doc := range trees {
-			fromTree(doc, base, base.String(), false)
+		for i, doc := range trees {
+			fromTree(doc, base, base.String(), false, sizes[i])
 		}
 	}
 }

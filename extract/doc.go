@@ -36,4 +36,27 @@
 // a tree holds at most 2^20 nodes, the rest of a page that would make more
 // being left out. Scripts, styles, templates, embedded objects and hidden
 // elements never reach the output.
+//
+// The Markdown is at most [MaxGrowth] (4) times as long as the input, in
+// bytes, whatever the input. Text is written once, a character at most
+// three bytes for each byte it was read from (a byte of a legacy encoding
+// can be three bytes of UTF-8; an escaped ASCII character is two). Each
+// element adds a few bytes of marks of its own, never once per line, per
+// cell or per level of nesting: a table's header and delimiter rows have
+// every column, and its other rows their own cells only (GFM reads a
+// short row as filled with empty cells); a code block's language, which
+// a wrapper's class gives every block in it, is 24 characters at most.
+// What is written once per line or once per link, the prefixes and
+// indentation of quotes and lists and the base URL put before relative
+// links, adds at most as many bytes as the input has characters, all
+// together: past that, a quote or a list is written without them, and a
+// link as the page wrote it (a relative link stays relative). Pages
+// people read use a small part of that. The same holds for the links of
+// [Document.Links]: what resolving them adds is at most the input's
+// length in characters, and those that would add more past it are left
+// out.
+//
+// Every string of a [Document] is valid UTF-8: bytes that are none in a
+// page taken as UTF-8 (declared so, or sniffed from its first kilobyte)
+// become U+FFFD.
 package extract

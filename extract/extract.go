@@ -26,6 +26,10 @@ const MaxInputBytes = 32 << 20
 // ErrTooLarge is wrapped by the error of input over MaxInputBytes.
 var ErrTooLarge = errors.New("extract: input too large")
 
+// MaxGrowth bounds the Markdown: it is at most MaxGrowth times as long as
+// the input, in bytes, whatever the input (see the package doc).
+const MaxGrowth = 4
+
 // Document is what a page holds for a reader: its metadata, its main
 // content as Markdown, every link on it, and its robots directives.
 type Document struct {
@@ -83,7 +87,8 @@ func ExtractBytes(raw []byte, opts Options) (*Document, error) {
 	if len(raw) > MaxInputBytes {
 		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, MaxInputBytes)
 	}
-	base, err := url.Parse(opts.URL)
+	pageURL := strings.ToValidUTF8(opts.URL, "\uFFFD")
+	base, err := url.Parse(pageURL)
 	if err != nil {
 		return nil, fmt.Errorf("extract: base URL: %w", err)
 	}
@@ -101,7 +106,16 @@ func ExtractBytes(raw []byte, opts Options) (*Document, error) {
 		// its first kilobyte: it is used as it is, less a byte order mark.
 		text = bytes.TrimPrefix(raw, []byte("\xEF\xBB\xBF"))
 	}
-	doc := fromTree(htmltree.Parse(string(text)), base, opts.URL, opts.Whole)
+	if !utf8.Valid(text) {
+		// Taken as UTF-8 from its first kilobyte, or declared so, but not
+		// UTF-8 further on (or decoded as UTF-16 from a bad pair): each
+		// run of bytes that are no character becomes U+FFFD.
+		text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
+	}
+	// What rendering may add to the text (prefixes, indentation, resolved
+	// links) is budgeted by the characters the page holds, no more than
+	// its bytes in any encoding.
+	doc := fromTree(htmltree.Parse(string(text)), base, pageURL, opts.Whole, utf8.RuneCount(text))
 	// The tree's strings are slices of the page: what the document keeps
 	// of them is copied, so that it does not keep the whole page alive.
 	// (Links are built anew, and directives are parsed from a copy.)
@@ -110,7 +124,10 @@ func ExtractBytes(raw []byte, opts Options) (*Document, error) {
 	return doc, nil
 }
 
-func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Document {
+// fromTree reads a document from a page's tree. budget is what rendering
+// may add to the page's text (see renderer), and resolving its links to
+// their hrefs (see links).
+func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget int) *Document {
 	out := &Document{URL: pageURL, Links: []string{}}
 	root := findElement(doc, atom.Html)
 	body := findElement(doc, atom.Body)
@@ -128,12 +145,12 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Docume
 	if out.Lang == "" {
 		out.Lang = m.lang
 	}
-	out.Links = links(doc, base)
+	out.Links = links(doc, base, budget)
 	if body == nil {
 		return out
 	}
 	if whole {
-		out.Markdown = (&renderer{base: base, skip: hidden}).render(body)
+		out.Markdown = newRenderer(base, hidden, budget).render(body)
 		return out
 	}
 	article := m.article && !m.forum
@@ -155,10 +172,10 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool) *Docume
 		s.markHead(nodes)
 	}
 	render := func(clean bool) string {
-		r := &renderer{base: base, skip: func(n *html.Node) bool {
+		r := newRenderer(base, func(n *html.Node) bool {
 			// The chosen content is the content, whatever its class says.
 			return hidden(n) || hardBoilerplate(n) || !roots[n] && (s.softBoilerplate(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n)))
-		}}
+		}, budget)
 		var parts []string
 		for _, n := range nodes {
 			if md := r.render(n); md != "" {
@@ -457,8 +474,11 @@ func findElement(n *html.Node, a atom.Atom) *html.Node {
 }
 
 // links returns every http(s) link of the page, absolute, without
-// fragments, each once.
-func links(doc *html.Node, base *url.URL) []string {
+// fragments, each once. What resolving them adds to the hrefs as written
+// is at most budget bytes in all: past that, links that would add more
+// are left out (a long base URL copied into every relative link would
+// otherwise multiply the page).
+func links(doc *html.Node, base *url.URL, budget int) []string {
 	seen := map[string]bool{}
 	read := map[string]bool{} // hrefs as written: pages repeat their links
 	out := []string{}
@@ -478,10 +498,17 @@ func links(doc *html.Node, base *url.URL) []string {
 		u.Fragment, u.RawFragment = "", ""
 		u.Host = strings.ToLower(u.Host)
 		s := u.String()
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
+		if seen[s] {
+			continue
 		}
+		if extra := len(s) - len(href); extra > 0 {
+			if extra > budget {
+				continue
+			}
+			budget -= extra
+		}
+		seen[s] = true
+		out = append(out, s)
 	}
 	return out
 }

@@ -117,29 +117,6 @@ func TestLinks(t *testing.T) {
 	}
 }
 
-// FuzzExtract checks that any input gives a document or an error, never a
-// panic, and that the Markdown is valid UTF-8 without raw HTML tags.
-func FuzzExtract(f *testing.F) {
-	f.Add([]byte("<p>hello <b>world</b></p>"), "https://example.com/")
-	f.Add([]byte("<table><tr><td>a<td>b<tr><td>c</table><pre class=language-go>x</pre>"), "")
-	f.Add([]byte("<ul><li>a<ol><li>b</ol></ul><blockquote>q</blockquote><a href=javascript:x>y</a>"), "http://x/")
-	f.Add([]byte(strings.Repeat("<div>", 600)), "")
-	f.Fuzz(func(t *testing.T, page []byte, base string) {
-		doc, err := Extract(bytes.NewReader(page), Options{URL: base})
-		if err != nil {
-			return
-		}
-		if !utf8.ValidString(doc.Markdown) {
-			t.Fatalf("invalid UTF-8 in %q", doc.Markdown)
-		}
-		for _, tag := range []string{"<script", "<style", "<div", "<p>", "<a "} {
-			if strings.Contains(strings.ToLower(doc.Markdown), tag) {
-				t.Fatalf("raw HTML %q in %q", tag, doc.Markdown)
-			}
-		}
-	})
-}
-
 func TestMetadataSources(t *testing.T) {
 	page := `<html><head><title>The page's title</title>
 <script type="application/ld+json">[{"@type":"ItemList","headline":"A teaser","datePublished":"2001-01-01"},

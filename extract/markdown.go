@@ -15,9 +15,23 @@ import (
 // renderer writes an HTML subtree as Markdown: ATX headings, nested lists,
 // GFM tables, fenced code with its language, blockquotes, images and links
 // made absolute. It writes no raw HTML.
+//
+// What it writes is bounded by what it reads: the text of the page, each
+// character escaped at most, and for each element a few bytes of marks
+// (heading marks, fences, table pipes, list markers...), never copied per
+// line, per cell or per level of nesting, but for two things that are,
+// which share a budget: the prefixes and indentation of quotes and
+// lists, which every line they hold is given, and the base URL that link
+// resolution puts before every relative link. Past the budget, a quote
+// or a list is written flat, without them, and a link as the page wrote
+// it (a relative link stays relative).
 type renderer struct {
 	base *url.URL
 	skip func(*html.Node) bool // nodes left out (boilerplate, hidden)
+
+	// spare is how many bytes quotes' and lists' prefixes and link
+	// resolution may still add.
+	spare int
 
 	// nest counts the constructs being rendered into Markdown of their own
 	// to be indented, prefixed or joined (quotes, lists, tables, headings).
@@ -26,7 +40,24 @@ type renderer struct {
 	nest      int
 	blockMemo map[*html.Node]bool
 	tableMemo map[*html.Node]bool
-	hrefMemo  map[string]string // href, resolved: pages repeat their links
+	hrefMemo  map[string]target     // href, resolved: pages repeat their links
+	figMemo   map[*html.Node]figure // a figure's captioned image and caption
+	langMemo  map[*html.Node]string // the language a code block's wrapper names
+}
+
+// newRenderer is a renderer whose prefixes and link resolution may add
+// budget bytes.
+func newRenderer(base *url.URL, skip func(*html.Node) bool, budget int) *renderer {
+	return &renderer{base: base, skip: skip, spare: budget}
+}
+
+// spend takes n bytes from the budget if it has them.
+func (r *renderer) spend(n int) bool {
+	if n > r.spare {
+		return false
+	}
+	r.spare -= max(n, 0)
+	return true
 }
 
 // maxNest is how deep quotes, lists and the like keep their structure.
@@ -144,7 +175,11 @@ func (b *block) node(n *html.Node) {
 			return
 		}
 		if inner := b.sub(n); inner != "" {
-			b.add(prefixLines(inner, "> ", ">"))
+			if lines, blank := countLines(inner); b.r.spend(2*lines - blank) {
+				b.add(prefixLines(inner, "> ", ">"))
+			} else {
+				b.add(inner) // past the budget: flat
+			}
 		}
 		b.r.leave()
 	case atom.Ul, atom.Ol, atom.Menu:
@@ -196,7 +231,7 @@ func (b *block) node(n *html.Node) {
 		}
 		b.inlineText(codeSpan(textOf(n)))
 	case atom.Figcaption:
-		if figureImage(n.Parent) != nil {
+		if b.r.figure(n.Parent).img != nil {
 			return // written as the title of the figure's image
 		}
 		if t := b.inlineOf(n); t != "" {
@@ -408,40 +443,73 @@ func permalink(n *html.Node) bool {
 	return true
 }
 
-// href resolves a link target, keeping only http, https and mailto.
+// href resolves a link target, keeping only http, https and mailto. What
+// resolving adds to the target as written is taken from the budget; past
+// it, the target is written as the page wrote it.
 func (r *renderer) href(raw string) string {
-	if h, ok := r.hrefMemo[raw]; ok {
-		return h
+	t, ok := r.hrefMemo[raw]
+	if !ok {
+		t = r.resolve(raw)
+		if r.hrefMemo == nil {
+			r.hrefMemo = map[string]target{}
+		}
+		r.hrefMemo[raw] = t
 	}
-	h := r.resolve(raw)
-	if r.hrefMemo == nil {
-		r.hrefMemo = map[string]string{}
+	if r.spend(len(t.full) - len(t.plain)) {
+		return t.full
 	}
-	r.hrefMemo[raw] = h
-	return h
+	return t.plain
 }
 
-// resolve is href, not remembered.
-func (r *renderer) resolve(raw string) string {
+// target is a link target, resolved (full) and as written (plain), or
+// neither when it is unsafe or empty.
+type target struct{ full, plain string }
+
+// resolve is href's target, not remembered.
+func (r *renderer) resolve(raw string) target {
 	raw = strings.TrimSpace(raw)
 	if raw == "" || strings.HasPrefix(raw, "#") {
-		return ""
+		return target{}
 	}
 	ref, err := url.Parse(raw)
 	if err != nil {
-		return ""
+		return target{}
 	}
 	if ref.Scheme == "" && r.base.Scheme == "" && r.base.Host == "" {
 		// No base URL to resolve against: keep a relative link as written.
-		return escapeURL(ref.String())
+		return target{escapeURL(ref.String()), asWritten(raw)}
 	}
 	u := r.base.ResolveReference(ref)
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https", "mailto":
-		return escapeURL(u.String())
+		return target{escapeURL(u.String()), asWritten(raw)}
 	}
-	return ""
+	return target{}
 }
+
+// asWritten is a link target as the page wrote it, with what would end
+// it or break it in a Markdown link (white space and control characters,
+// parentheses, angle brackets, backslashes) percent-encoded.
+func asWritten(raw string) string {
+	var b strings.Builder
+	done := 0 // raw[:done] is in b
+	for i := range len(raw) {
+		if c := raw[i]; c <= ' ' || c == 0x7f || c == '(' || c == ')' || c == '<' || c == '>' || c == '\\' {
+			b.WriteString(raw[done:i])
+			b.WriteByte('%')
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
+			done = i + 1
+		}
+	}
+	if done == 0 {
+		return raw
+	}
+	b.WriteString(raw[done:])
+	return b.String()
+}
+
+const hexDigits = "0123456789ABCDEF"
 
 func (r *renderer) image(n *html.Node) string {
 	src := attr(n, "src")
@@ -449,15 +517,15 @@ func (r *renderer) image(n *html.Node) string {
 		src = firstNonEmpty(attr(n, "data-src"), attr(n, "data-original"), attr(n, "data-lazy-src"))
 	}
 	u := r.href(src)
-	if u == "" || strings.HasPrefix(u, "mailto:") {
+	if u == "" || len(u) >= 7 && strings.EqualFold(u[:7], "mailto:") {
 		return ""
 	}
 	alt := escapeText(strings.Join(strings.Fields(attr(n, "alt")), " "), false)
 	title := ""
 	for a := n.Parent; a != nil && title == "" && a.Type == html.ElementNode; a = a.Parent {
 		if a.DataAtom == atom.Figure {
-			if figureImage(a) == n {
-				title = figureCaption(a)
+			if f := r.figure(a); f.img == n {
+				title = f.caption
 			}
 			break
 		}
@@ -468,17 +536,36 @@ func (r *renderer) image(n *html.Node) string {
 	return "![" + alt + "](" + u + ")"
 }
 
-// figureImage returns the first image of a figure that has a caption.
-func figureImage(fig *html.Node) *html.Node {
-	if fig == nil || fig.DataAtom != atom.Figure || figureCaption(fig) == "" {
-		return nil
+// figure is a figure's first image, when it has a caption, and the
+// caption's text on one line.
+type figure struct {
+	img     *html.Node
+	caption string
+}
+
+// figure finds a figure's captioned image, remembering it: each of a
+// figure's images and captions asks.
+func (r *renderer) figure(fig *html.Node) figure {
+	if fig == nil || fig.DataAtom != atom.Figure {
+		return figure{}
 	}
-	for d := range descendants(fig) {
-		if d.Type == html.ElementNode && d.DataAtom == atom.Img {
-			return d
+	if f, ok := r.figMemo[fig]; ok {
+		return f
+	}
+	f := figure{caption: figureCaption(fig)}
+	if f.caption != "" {
+		for d := range descendants(fig) {
+			if d.Type == html.ElementNode && d.DataAtom == atom.Img {
+				f.img = d
+				break
+			}
 		}
 	}
-	return nil
+	if r.figMemo == nil {
+		r.figMemo = map[*html.Node]figure{}
+	}
+	r.figMemo[fig] = f
+	return f
 }
 
 // figureCaption is the text of a figure's figcaption, on one line.
@@ -502,7 +589,7 @@ func (r *renderer) code(n *html.Node) string {
 		}
 	}
 	for a, up := n.Parent, 0; lang == "" && a != nil && a.Type == html.ElementNode && up < 2; a, up = a.Parent, up+1 {
-		lang = codeLanguage(a) // <div class="highlight-go"><div class="highlight"><pre>
+		lang = r.wrapperLanguage(a) // <div class="highlight-go"><div class="highlight"><pre>
 	}
 	body := preText(n, r.skip)
 	body = strings.TrimPrefix(body, "\n")
@@ -512,6 +599,20 @@ func (r *renderer) code(n *html.Node) string {
 	}
 	fence := strings.Repeat("`", max(3, longestRun(body, '`')+1))
 	return fence + lang + "\n" + body + "\n" + fence
+}
+
+// wrapperLanguage is codeLanguage for an element that wraps code blocks,
+// remembered: every block in it asks, and its class may be long.
+func (r *renderer) wrapperLanguage(n *html.Node) string {
+	if lang, ok := r.langMemo[n]; ok {
+		return lang
+	}
+	lang := codeLanguage(n)
+	if r.langMemo == nil {
+		r.langMemo = map[*html.Node]string{}
+	}
+	r.langMemo[n] = lang
+	return lang
 }
 
 func codeLanguage(n *html.Node) string {
@@ -532,7 +633,14 @@ func codeLanguage(n *html.Node) string {
 	return ""
 }
 
+// maxLang is the longest language name a code block is given: the
+// class of a wrapper is given to every block in it.
+const maxLang = 24
+
 func safeLang(s string) bool {
+	if len(s) > maxLang {
+		return false
+	}
 	for _, c := range []byte(s) {
 		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '+' || c == '-' || c == '#' || c == '_' || c == '.') {
 			return false
@@ -574,7 +682,8 @@ func (r *renderer) list(n *html.Node) string {
 	if v, err := strconv.Atoi(attr(n, "start")); err == nil && ordered && v >= 0 && v < 1e9 {
 		start = v
 	}
-	var items []string
+	var bodies, markers []string
+	cost := 0 // the bytes the markers and indentation add
 	i := start
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c.Type != html.ElementNode || r.skip(c) {
@@ -602,9 +711,32 @@ func (r *renderer) list(n *html.Node) string {
 			marker = strconv.Itoa(i) + ". "
 			i++
 		}
-		items = append(items, marker+indent(body, len(marker)))
+		lines, blank := countLines(body)
+		cost += len(marker) * (lines - blank)
+		bodies, markers = append(bodies, body), append(markers, marker)
 	}
-	return strings.Join(items, "\n")
+	if !r.spend(cost) {
+		return strings.Join(bodies, "\n\n") // past the budget: flat
+	}
+	for i, body := range bodies {
+		bodies[i] = markers[i] + indent(body, len(markers[i]))
+	}
+	return strings.Join(bodies, "\n")
+}
+
+// countLines counts the lines of s and those of them that are empty.
+func countLines(s string) (lines, blank int) {
+	for {
+		i := strings.IndexByte(s, '\n')
+		if i == 0 || s == "" {
+			blank++
+		}
+		lines++
+		if i < 0 {
+			return lines, blank
+		}
+		s = s[i+1:]
+	}
 }
 
 // tightItem joins the blocks of a list item, keeping a nested list right
@@ -717,10 +849,14 @@ func (r *renderer) table(n *html.Node) string {
 		}
 		return s.finish()
 	}
+	// The header and delimiter rows have every column; a body row has its
+	// own cells only, as GFM fills a short row with empty cells (padding
+	// every row to the widest would make one wide row and many short ones
+	// cost their product).
 	var b strings.Builder
-	line := func(cells []string) {
+	line := func(cells []string, width int) {
 		b.WriteString("|")
-		for i := range cols {
+		for i := range width {
 			v := ""
 			if i < len(cells) {
 				v = cells[i]
@@ -742,18 +878,18 @@ func (r *renderer) table(n *html.Node) string {
 	}
 	body := texts
 	if header == 0 {
-		line(texts[0])
+		line(texts[0], cols)
 		body = texts[1:]
 	} else {
-		line(make([]string, cols))
+		line(nil, cols)
 	}
 	sep := make([]string, cols)
 	for i := range sep {
 		sep[i] = "---"
 	}
-	line(sep)
+	line(sep, cols)
 	for _, row := range body {
-		line(row)
+		line(row, len(row))
 	}
 	table := strings.TrimRight(b.String(), "\n")
 	if caption != "" {
