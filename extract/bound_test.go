@@ -294,8 +294,10 @@ func FuzzExtract(f *testing.F) {
 // TestWorkLinear: what many elements ask of one they share is found once,
 // not once each: a figure's caption and first image, which each of its
 // images and captions asks for, and the language a wrapper's class names,
-// which each code block in it asks for. The memory extraction allocates
-// grows with the page, not with the elements times the shared one.
+// which each code block in it asks for; and the base URL each relative
+// link is resolved against is read no more than a budget allows. The
+// memory extraction allocates grows with the page, not with the elements
+// times the shared one.
 func TestWorkLinear(t *testing.T) {
 	alloc := func(page []byte) uint64 {
 		var before, after runtime.MemStats
@@ -313,6 +315,16 @@ func TestWorkLinear(t *testing.T) {
 		},
 		"code language": func(n int) string {
 			return `<div class="` + strings.Repeat("wrapper ", n) + `">` + strings.Repeat("<pre>x</pre>", n) + "</div>"
+		},
+		// Links that keep little of a long base URL: each resolution reads
+		// all of it, whatever it adds.
+		"base URL": func(n int) string {
+			var b strings.Builder
+			b.WriteString(`<base href="https://example.com/` + strings.Repeat("d", 4*n) + `/"><p>`)
+			for i := range n {
+				fmt.Fprintf(&b, `<a href="../x%d">x</a> `, i)
+			}
+			return b.String()
 		},
 	} {
 		small, large := alloc([]byte(page(2000))), alloc([]byte(page(8000)))

@@ -50,11 +50,15 @@
 // indentation of quotes and lists and the base URL put before relative
 // links, adds at most as many bytes as the input has characters, all
 // together: past that, a quote or a list is written without them, and a
-// link as the page wrote it (a relative link stays relative). Pages
-// people read use a small part of that. The same holds for the links of
-// [Document.Links]: what resolving them adds is at most the input's
-// length in characters, and those that would add more past it are left
-// out.
+// link as the page wrote it (a relative link stays relative). So does
+// the work of resolving: each relative link resolved reads the base URL
+// (all of it for a relative path, its scheme and host for an absolute
+// one), and the bytes read are at most the input's length in characters;
+// past that, relative links are written as the page wrote them. Pages
+// people read use a small part of either budget (a quarter changes no
+// page of the development set). The same holds for [Document.Links]:
+// what resolving them adds is at most the input's length in characters,
+// and so is the base URL they read; links past either are left out.
 //
 // Every string of a [Document] is valid UTF-8: bytes that are none in a
 // page taken as UTF-8 (declared so, or sniffed from its first kilobyte)

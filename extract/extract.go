@@ -473,12 +473,50 @@ func findElement(n *html.Node, a atom.Atom) *html.Node {
 	return nil
 }
 
+// resolver resolves links against a base URL, and says how much of the
+// base each reads: resolving reads the whole base URL (but its query and
+// fragment) for a relative path, its scheme and host for an absolute
+// path, and nothing for a link with a scheme or host of its own.
+type resolver struct {
+	base, root       *url.URL // root: the base without its path
+	baseLen, rootLen int
+}
+
+func newResolver(base *url.URL) *resolver {
+	b, root := *base, *base
+	b.RawQuery, b.ForceQuery, b.Fragment, b.RawFragment = "", false, "", ""
+	root.Path, root.RawPath, root.RawQuery, root.ForceQuery, root.Fragment, root.RawFragment = "", "", "", false, "", ""
+	return &resolver{base: base, root: &root, baseLen: len(b.String()), rootLen: len(root.String())}
+}
+
+// cost is how many bytes of the base resolving ref reads.
+func (v *resolver) cost(ref *url.URL) int {
+	switch {
+	case ref.Scheme != "" || ref.Host != "" || ref.User != nil:
+		return 0
+	case strings.HasPrefix(ref.Path, "/"):
+		return v.rootLen
+	}
+	return v.baseLen
+}
+
+// resolve is base.ResolveReference(ref), reading no more of the base than
+// cost says.
+func (v *resolver) resolve(ref *url.URL) *url.URL {
+	if ref.Scheme == "" && ref.Host == "" && ref.User == nil && strings.HasPrefix(ref.Path, "/") {
+		return v.root.ResolveReference(ref)
+	}
+	return v.base.ResolveReference(ref)
+}
+
 // links returns every http(s) link of the page, absolute, without
 // fragments, each once. What resolving them adds to the hrefs as written
-// is at most budget bytes in all: past that, links that would add more
-// are left out (a long base URL copied into every relative link would
-// otherwise multiply the page).
+// is at most budget bytes in all, and so is the base URL that resolving
+// relative ones reads: past either, links that would add more, or need
+// the base, are left out (a long base URL copied into every relative
+// link would otherwise multiply the page, or the time it takes).
 func links(doc *html.Node, base *url.URL, budget int) []string {
+	work, v := budget, newResolver(base)
 	seen := map[string]bool{}
 	read := map[string]bool{} // hrefs as written: pages repeat their links
 	out := []string{}
@@ -491,8 +529,20 @@ func links(doc *html.Node, base *url.URL, budget int) []string {
 			continue
 		}
 		read[href] = true
-		u, err := base.Parse(href)
-		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+		ref, err := url.Parse(href)
+		if err != nil {
+			continue
+		}
+		if ref.Scheme == "" && base.Scheme != "http" && base.Scheme != "https" {
+			continue
+		}
+		c := v.cost(ref)
+		if c > work {
+			continue
+		}
+		work -= c
+		u := v.resolve(ref)
+		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 			continue
 		}
 		u.Fragment, u.RawFragment = "", ""

@@ -24,14 +24,21 @@ import (
 // lists, which every line they hold is given, and the base URL that link
 // resolution puts before every relative link. Past the budget, a quote
 // or a list is written flat, without them, and a link as the page wrote
-// it (a relative link stays relative).
+// it (a relative link stays relative). Resolving a relative link costs
+// time and memory for the whole base URL, whatever it adds: that has a
+// budget of its own (the same size), so that a long base URL and many
+// distinct links that keep little of it ("../x1", "../x2") cost no more
+// than their product allows; past it, relative links are written as the
+// page wrote them too.
 type renderer struct {
 	base *url.URL
 	skip func(*html.Node) bool // nodes left out (boilerplate, hidden)
 
 	// spare is how many bytes quotes' and lists' prefixes and link
-	// resolution may still add.
-	spare int
+	// resolution may still add; work is how many bytes of base URL
+	// resolving relative links may still read.
+	spare, work int
+	resolver    *resolver
 
 	// nest counts the constructs being rendered into Markdown of their own
 	// to be indented, prefixed or joined (quotes, lists, tables, headings).
@@ -48,7 +55,7 @@ type renderer struct {
 // newRenderer is a renderer whose prefixes and link resolution may add
 // budget bytes.
 func newRenderer(base *url.URL, skip func(*html.Node) bool, budget int) *renderer {
-	return &renderer{base: base, skip: skip, spare: budget}
+	return &renderer{base: base, skip: skip, spare: budget, work: budget, resolver: newResolver(base)}
 }
 
 // spend takes n bytes from the budget if it has them.
@@ -455,14 +462,15 @@ func (r *renderer) href(raw string) string {
 		}
 		r.hrefMemo[raw] = t
 	}
-	if r.spend(len(t.full) - len(t.plain)) {
+	if t.full != "" && r.spend(len(t.full)-len(t.plain)) {
 		return t.full
 	}
 	return t.plain
 }
 
 // target is a link target, resolved (full) and as written (plain), or
-// neither when it is unsafe or empty.
+// neither when it is unsafe or empty; plain only, when resolving it was
+// past the budget.
 type target struct{ full, plain string }
 
 // resolve is href's target, not remembered.
@@ -479,12 +487,29 @@ func (r *renderer) resolve(raw string) target {
 		// No base URL to resolve against: keep a relative link as written.
 		return target{escapeURL(ref.String()), asWritten(raw)}
 	}
-	u := r.base.ResolveReference(ref)
-	switch strings.ToLower(u.Scheme) {
-	case "http", "https", "mailto":
-		return target{escapeURL(u.String()), asWritten(raw)}
+	if !safeScheme(ref.Scheme) && (ref.Scheme != "" || !safeScheme(r.base.Scheme)) {
+		return target{}
 	}
-	return target{}
+	c := r.resolver.cost(ref)
+	if c > r.work {
+		return target{plain: asWritten(raw)} // past the budget: as written
+	}
+	r.work -= c
+	u := r.resolver.resolve(ref)
+	if !safeScheme(u.Scheme) {
+		return target{}
+	}
+	return target{escapeURL(u.String()), asWritten(raw)}
+}
+
+// safeScheme reports whether links to a scheme are kept: http, https and
+// mailto.
+func safeScheme(scheme string) bool {
+	switch strings.ToLower(scheme) {
+	case "http", "https", "mailto":
+		return true
+	}
+	return false
 }
 
 // asWritten is a link target as the page wrote it, with what would end
