@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-	"unicode/utf8"
 
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/source/sourcetest"
@@ -539,11 +538,16 @@ func TestSlug(t *testing.T) {
 	}
 }
 
+// FuzzRead checks that any feed is read or refused, never a panic; that
+// every string read and the snapshot are valid UTF-8; that the snapshot
+// is at most MaxGrowth times the feed; and that it reads back as the same
+// items.
 func FuzzRead(f *testing.F) {
 	for _, name := range []string{"rss2.xml", "rss091.xml", "rdf.xml", "atom.xml", "feed.json", "billion-laughs.xml", "latin1.xml"} {
 		f.Add([]byte(fixture(f, name)))
 	}
 	f.Add([]byte(`{"version":"https://jsonfeed.org/version/1","items":[{"id":1}]}`))
+	f.Add([]byte(`{"version":"https://jsonfeed.org/version/1.1","home_page_url":"https://e.com/dddddddddddddddddddddddddddddd/","items":[{"url":"a","content_html":"<table><tr><td>a<td>b<td>c<tr><td>d<tr><td>e</table>"},{"url":"b"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		feed, err := Read(data, "https://fuzz.example/feed", 5)
 		if err != nil {
@@ -553,8 +557,11 @@ func FuzzRead(f *testing.F) {
 			t.Errorf("%d items over the limit", len(feed.Items))
 		}
 		md, total, _ := Document(feed.Description, feed.Items, "")
-		if !utf8.ValidString(md) {
-			t.Errorf("the snapshot is not UTF-8")
+		if s := invalidString(feed, md); s != "" {
+			t.Errorf("invalid UTF-8 in %s", s)
+		}
+		if len(md) > MaxGrowth*len(data) {
+			t.Errorf("a snapshot of %d bytes from a feed of %d:\n%s", len(md), len(data), md)
 		}
 		// What was written reads back as the same items.
 		if got := len(Sections(md)); got != total {

@@ -48,6 +48,15 @@ var ErrNotFeed = errors.New("not a feed")
 // before it is parsed.
 const MaxBytes = 10 << 20
 
+// MaxGrowth bounds a feed's snapshot: the Markdown Document writes of the
+// items Read gives (with no older snapshot to merge) is at most MaxGrowth
+// times the feed's length in bytes. An item's HTML becomes Markdown at
+// most extract.MaxGrowth times as long as the feed's bytes it came from;
+// its heading and fields add a few bytes to what they are read from, and
+// resolving and encoding items' links add at most the feed's length, all
+// together (see Read).
+const MaxGrowth = 5
+
 // Sniff reports whether a document's start looks like a feed: an XML
 // document whose root is rss, rdf:RDF or feed, or a JSON Feed.
 func Sniff(body []byte) bool {
@@ -79,6 +88,15 @@ func isJSONFeed(body []byte) bool {
 // gofeed reads a feed, the feed is cut to the items that can be kept,
 // chosen by their dates read cheaply (see cutXML), so that neither time
 // nor memory grows with the items a feed holds beyond them.
+//
+// What resolving items' links against the feed's (a long channel link
+// before every item's relative link) and percent-encoding them (a
+// character of a legacy encoding can be nine bytes of a URL) adds to them
+// as the feed wrote them is at most the feed's length in all, and so is
+// what resolving them and reading items' HTML reads of the feed's base
+// URL: past that, an item's link that would be longer than written is
+// left out, and an item without a link has its HTML read without a base
+// (see linker).
 func Read(body []byte, base string, limit int) (*Feed, error) {
 	if len(body) > MaxBytes {
 		return nil, fmt.Errorf("feed: over %d bytes", MaxBytes)
@@ -126,12 +144,13 @@ func Read(body []byte, base string, limit int) (*Feed, error) {
 		items = items[:limit]
 	}
 	out.Items = make([]Item, 0, len(items))
+	l := newLinker(base, len(body))
 	for _, d := range items {
 		it := d.it
-		link := httpURL(base, it.Link)
-		itemBase := base
-		if link != "" {
-			itemBase = link
+		link := l.link(it.Link)
+		itemBase := link
+		if link == "" {
+			itemBase = l.feedBase()
 		}
 		content := it.Content
 		if strings.TrimSpace(content) == "" {
@@ -237,6 +256,70 @@ func toMarkdown(html, base string) string {
 		return ""
 	}
 	return strings.TrimSpace(doc.Markdown)
+}
+
+// linker resolves items' links against the feed's, and gives the base an
+// item's HTML is read against, within two budgets of the feed's length:
+// what resolving and encoding the links adds to them as the feed wrote
+// them (a long channel link before every item's relative link, a
+// character of a legacy encoding nine bytes percent-encoded), and how
+// much of the feed's base URL resolving relative links and reading
+// items' HTML goes through (each reads all of it). Past either, a link is
+// left out, and an item without one of its own has its HTML read without
+// a base (its relative links kept as written).
+type linker struct {
+	base       string
+	parsed     *url.URL
+	grow, work int
+}
+
+func newLinker(base string, budget int) *linker {
+	b, err := url.Parse(base)
+	if err != nil {
+		b = &url.URL{}
+	}
+	return &linker{base: base, parsed: b, grow: budget, work: budget}
+}
+
+// link is an item's link resolved, if it is http(s), written as
+// source.SafeURL writes it; or "".
+func (l *linker) link(ref string) string {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return ""
+	}
+	r, err := url.Parse(ref)
+	if err != nil {
+		return ""
+	}
+	if r.Scheme == "" {
+		if len(l.base) > l.work {
+			return ""
+		}
+		l.work -= len(l.base)
+	}
+	u := l.parsed.ResolveReference(r)
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	s := source.SafeURL(u.String())
+	if extra := len(s) - len(ref); extra > 0 {
+		if extra > l.grow {
+			return ""
+		}
+		l.grow -= extra
+	}
+	return s
+}
+
+// feedBase is the base of an item without a link of its own: the feed's,
+// or "" past the budget.
+func (l *linker) feedBase() string {
+	if len(l.base) > l.work {
+		return ""
+	}
+	l.work -= len(l.base)
+	return l.base
 }
 
 // httpURL resolves ref against base and keeps it if it is http(s),
