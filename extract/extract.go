@@ -115,7 +115,8 @@ func ExtractBytes(raw []byte, opts Options) (*Document, error) {
 	// What rendering may add to the text (prefixes, indentation, resolved
 	// links) is budgeted by the characters the page holds, no more than
 	// its bytes in any encoding.
-	doc := fromTree(htmltree.Parse(string(text)), base, pageURL, opts.Whole, utf8.RuneCount(text))
+	page := string(text)
+	doc := fromTree(htmltree.Parse(page), base, pageURL, opts.Whole, utf8.RuneCountInString(page))
 	// The tree's strings are slices of the page: what the document keeps
 	// of them is copied, so that it does not keep the whole page alive.
 	// (Links are built anew, and directives are parsed from a copy.)
