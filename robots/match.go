@@ -210,7 +210,7 @@ func (r *Robots) Allowed(agent, rawURL string) Decision {
 				continue
 			}
 			if !normDone {
-				norm, normDone = normalize(target, true), true
+				norm, normDone = removeDots(normalize(target, true)), true
 			}
 			p := &rule.pat
 			if !p.compiled {
@@ -300,6 +300,12 @@ func (r *Robots) ContentSignals(agent string) Signals {
 // The target is not decoded or re-encoded here: normalize does that, the
 // same way for paths and patterns.
 func matchTarget(rawURL string) (string, bool) {
+	// As URL parsers do (WHATWG's, which browsers and most clients
+	// follow), tabs and line breaks are dropped wherever they are, and a
+	// backslash is a slash.
+	if strings.ContainsAny(rawURL, "\t\r\n\\") {
+		rawURL = strings.NewReplacer("\t", "", "\r", "", "\n", "", "\\", "/").Replace(rawURL)
+	}
 	rest := rawURL
 	if !strings.HasPrefix(rawURL, "/") {
 		scheme, after, ok := strings.Cut(rawURL, ":")
@@ -325,6 +331,41 @@ func matchTarget(rawURL string) (string, bool) {
 		rest = "/" + rest // "https://host?q" has the path "/"
 	}
 	return rest, true
+}
+
+// removeDots removes the "." and ".." segments of a normalized target's
+// path (RFC 3986 §5.2.4), as a server resolves them: /a/../secret.html is
+// /secret.html, and meets its rules. "%2e" was decoded to "." before.
+func removeDots(target string) string {
+	path, query, hasQuery := strings.Cut(target, "?")
+	if !strings.Contains(path, "/.") {
+		return target
+	}
+	var out []string
+	segs := strings.Split(path[1:], "/")
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		switch seg {
+		case ".":
+			if last {
+				out = append(out, "")
+			}
+		case "..":
+			if len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+			if last {
+				out = append(out, "")
+			}
+		default:
+			out = append(out, seg)
+		}
+	}
+	path = "/" + strings.Join(out, "/")
+	if hasQuery {
+		return path + "?" + query
+	}
+	return path
 }
 
 // validScheme reports whether s is an RFC 3986 scheme.

@@ -81,6 +81,11 @@ touching the network. --url is the page's address, for its relative links.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := argOrStdin(args)
+			if base != "" {
+				if err := fetch.CheckURL(base); err != nil {
+					return usageErrorf("extract: --url %s: %v", fetch.Redact(base), err)
+				}
+			}
 			var r io.Reader = e.stdin
 			if name != "-" {
 				f, err := os.Open(name)

@@ -175,7 +175,14 @@ robots lint' lists them.`,
 			if err != nil {
 				return usageErrorf("robots fmt: %v", err)
 			}
-			return robots.Parse(data).Format(e.stdout)
+			// What the file says is printed, but what it says cannot
+			// instruct the terminal: its control characters are escaped.
+			var b strings.Builder
+			if err := robots.Parse(data).Format(&b); err != nil {
+				return err
+			}
+			_, err = io.WriteString(e.stdout, printable.Text(b.String()))
+			return err
 		},
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/frontmatter"
 	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/internal/stash"
@@ -82,7 +83,7 @@ func (e *env) showCommand() *cobra.Command {
 			defer st.Close()
 			snap, err := st.Get(cmd.Context(), args[0])
 			if errors.Is(err, stash.ErrNotFound) {
-				return &exitError{code: ExitFailed, err: fmt.Errorf("no snapshot of %s in the stash", args[0])}
+				return &exitError{code: ExitFailed, err: fmt.Errorf("no snapshot of %s in the stash", fetch.Redact(printable.Line(args[0])))}
 			}
 			if err != nil {
 				return &exitError{code: ExitFailed, err: err}
@@ -138,7 +139,7 @@ func (e *env) lsCommand() *cobra.Command {
 				return &exitError{code: ExitFailed, err: err}
 			}
 			if len(entries) == 0 {
-				return &exitError{code: ExitFailed, err: fmt.Errorf("no source %q in the stash", args[0])}
+				return &exitError{code: ExitFailed, err: fmt.Errorf("no source %q in the stash", heed.Clip(args[0], 256))}
 			}
 			for _, en := range entries {
 				if jsonOut {
@@ -170,7 +171,7 @@ func (e *env) rmCommand() *cobra.Command {
 				return &exitError{code: ExitFailed, err: err}
 			}
 			if n == 0 {
-				return &exitError{code: ExitFailed, err: fmt.Errorf("no source %q in the stash", args[0])}
+				return &exitError{code: ExitFailed, err: fmt.Errorf("no source %q in the stash", heed.Clip(args[0], 256))}
 			}
 			fmt.Fprintf(e.stdout, "removed %d snapshots of %s\n", n, args[0])
 			return nil
