@@ -1,10 +1,13 @@
 package stash
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"modernc.org/sqlite"
 )
 
 // legacyShared makes a stash as one written before named snapshots were
@@ -57,5 +60,84 @@ func TestLegacySharedFileRemove(t *testing.T) {
 	}
 	if got, err := s.Get(t.Context(), b.URL); err != nil || got.Markdown != "B" {
 		t.Errorf("B's snapshot is gone after A's source was removed: %v, %v", got, err)
+	}
+}
+
+// asOlderHeed makes s's index as a heed from before paths were compared
+// case folded left it: version 2, its paths indexed as they are spelled
+// (docs_path), or not at all before that.
+func asOlderHeed(t *testing.T, s *Stash) {
+	t.Helper()
+	if _, err := s.db.ExecContext(t.Context(), `DROP INDEX IF EXISTS docs_path_nocase; CREATE INDEX IF NOT EXISTS docs_path ON docs(path);
+		PRAGMA user_version = 2`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// pagesRead is how many pages of its index the stash's connection has
+// read since it was opened (SQLite's page cache hits and misses): the
+// index's work, counted rather than timed.
+func pagesRead(t *testing.T, s *Stash) int {
+	t.Helper()
+	conn, err := s.db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	n := 0
+	err = conn.Raw(func(dc any) error {
+		st, ok := dc.(sqlite.DBStatus)
+		if !ok {
+			return fmt.Errorf("the driver's connection has no status")
+		}
+		for _, op := range []sqlite.DBStatusOp{sqlite.DBStatusCacheHit, sqlite.DBStatusCacheMiss} {
+			cur, _, err := st.Status(op, false)
+			if err != nil {
+				return err
+			}
+			n += cur
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestOpenSettlesOlderStashInLinearWork: the first Open of an older
+// stash, whose removal of a source was cut short, settles the removal in
+// work that grows as the rows do. Each removal asks whether another row
+// names the file, case folded; before the index that answers it was made
+// first, each asked by reading the whole table.
+func TestOpenSettlesOlderStashInLinearWork(t *testing.T) {
+	work := func(n int) int {
+		dir := t.TempDir()
+		s := open(t, dir)
+		tx, err := s.db.BeginTx(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			if _, err := tx.Exec(`INSERT INTO docs (id, url, source, path, state) VALUES (?, ?, 'docs', ?, 'removing')`,
+				fmt.Sprint("id", i), fmt.Sprint("https://e.com/", i), fmt.Sprintf("docs/e.com/%d.md", i)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		asOlderHeed(t, s)
+		s.Close()
+		s = open(t, dir)
+		if list, err := s.List(t.Context(), ""); err != nil || len(list) != 0 {
+			t.Fatalf("after Open: %d rows, %v", len(list), err)
+		}
+		return pagesRead(t, s)
+	}
+	small, large := work(1000), work(4000)
+	t.Logf("pages read by Open: %d for 1000 rows being removed, %d for 4000", small, large)
+	if large > 6*small {
+		t.Errorf("Open read %d pages to settle 1000 removals and %d for 4000: %.1f times as many for 4 times the rows", small, large, float64(large)/float64(small))
 	}
 }

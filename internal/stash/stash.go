@@ -167,7 +167,13 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 		s.lock, s.writer = f, lockFile(f)
 	}
 	if s.writer {
-		// Writes and removals cut short are settled first: an upgrade
+		// Settling asks the index of paths, case folded, whether another
+		// row names a file: an older stash has it made first.
+		if err := s.indexPaths(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+		// Writes and removals cut short are settled next: an upgrade
 		// reads the rows as they are.
 		pending, err := s.settleCount(ctx)
 		if err != nil {
@@ -199,12 +205,18 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 
 // indexVersion is the version of what the index holds (SQLite's
 // user_version): 1 segments unspaced scripts; 2 keeps no copy of the
-// text, and leaves out link targets. An index of an older version is
-// rebuilt from the files when a writer opens it.
-const indexVersion = 2
+// text, and leaves out link targets; 3 compares paths as a
+// case-insensitive file system does. A writer that opens an index of an
+// older version upgrades it: below 2 the full-text index is rebuilt from
+// the files (upgrade), below 3 the rows are checked for files that two
+// URLs share (upgradePaths).
+const indexVersion = 3
+
+// textVersion is the version below which the full-text index is rebuilt.
+const textVersion = 2
 
 // upgrade rebuilds the full-text index of an index older than
-// indexVersion from the files, in one transaction: another process
+// textVersion from the files, in one transaction: another process
 // searches the old index until the new one is whole, and an upgrade cut
 // short is done again on the next Open. The rows are kept, and what they
 // hold of crawls with them (validators, links); a row whose file cannot
@@ -214,7 +226,7 @@ func (s *Stash) upgrade(ctx context.Context) error {
 	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
 		return fmt.Errorf("stash: %w", err)
 	}
-	if v >= indexVersion {
+	if v >= textVersion {
 		return nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -258,7 +270,7 @@ func (s *Stash) upgrade(ctx context.Context) error {
 			return fmt.Errorf("stash: upgrade: %w", err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, indexVersion)); err != nil {
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, textVersion)); err != nil {
 		return fmt.Errorf("stash: upgrade: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -270,21 +282,30 @@ func (s *Stash) upgrade(ctx context.Context) error {
 	return s.Optimize(ctx)
 }
 
-// upgradePaths makes the index of the files' paths, in a stash from
-// before it compared them as a case-insensitive file system does (ASCII
-// case folded: heed's names are ASCII), so that Put finds another URL's
-// file of the same name but for case. Such a file system gave URLs whose
-// names differ only in case one file (/Readme and /README), and the
-// page written last holds it: the rows of the others forget their hash,
-// validators and links (as an index rebuilt from the files knows none),
-// so that a re-crawl fetches them whole and writes them again, each to a
-// file of its own.
+// indexPaths makes the index of the files' paths compared as a
+// case-insensitive file system compares them (ASCII case folded: heed's
+// names are ASCII), which Put's claim and every removal ask, in a stash
+// from before it: that index replaces docs_path, which told case apart.
+func (s *Stash) indexPaths(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS docs_path_nocase ON docs(path COLLATE NOCASE); DROP INDEX IF EXISTS docs_path`); err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	return nil
+}
+
+// upgradePaths checks the rows of a stash from before Put found another
+// URL's file of the same name but for case (an index older than version
+// 3). A case-insensitive file system gave URLs whose names differ only in
+// case one file (/Readme and /README), and the page written last holds
+// it: the rows of the others forget their hash, validators and links (as
+// an index rebuilt from the files knows none), so that a re-crawl fetches
+// them whole and writes them again, each to a file of its own.
 func (s *Stash) upgradePaths(ctx context.Context) error {
-	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'docs_path_nocase'`).Scan(&n); err != nil {
+	var v int
+	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
 		return fmt.Errorf("stash: %w", err)
 	}
-	if n > 0 {
+	if v >= indexVersion {
 		return nil
 	}
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -292,9 +313,6 @@ func (s *Stash) upgradePaths(ctx context.Context) error {
 		return fmt.Errorf("stash: upgrade: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS docs_path; CREATE INDEX docs_path_nocase ON docs(path COLLATE NOCASE)`); err != nil {
-		return fmt.Errorf("stash: upgrade: %w", err)
-	}
 	rows, err := tx.QueryContext(ctx, `SELECT a.url, a.path FROM docs a
 		WHERE EXISTS (SELECT 1 FROM docs b WHERE b.path = a.path COLLATE NOCASE AND b.url != a.url)`)
 	if err != nil {
@@ -319,6 +337,9 @@ func (s *Stash) upgradePaths(ctx context.Context) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE docs SET hash = '', etag = '', last_modified = '', links = '' WHERE url = ?`, url); err != nil {
 			return fmt.Errorf("stash: upgrade: %w", err)
 		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, indexVersion)); err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("stash: upgrade: %w", err)
