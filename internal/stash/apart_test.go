@@ -166,9 +166,10 @@ func TestPagesApartOnNTFS(t *testing.T) {
 
 // A stash that an older heed wrote on a case-insensitive file system has
 // two rows naming one file, as Readme.md and readme.md, which holds the
-// page written last. Opening it forgets the lost page's validators, so
-// that a re-crawl fetches it whole, and putting the pages again gives each
-// a file of its own, whichever comes first, and loses neither.
+// page written last. Opening it drops the lost page's row (it is not
+// listed, and has no validators that would let a re-crawl find it
+// unchanged), and putting the pages again gives each a file of its own,
+// whichever comes first, and loses neither.
 func TestPagesApartAfterSharing(t *testing.T) {
 	mnt := caseInsensitiveDir(t)
 	for _, first := range []int{0, 1} {
@@ -204,6 +205,9 @@ func TestPagesApartAfterSharing(t *testing.T) {
 			s = open(t, dir)
 			if _, _, ok := s.Validators(ctx, "docs", a.URL); ok {
 				t.Error("the lost page has validators: a re-crawl would find it unchanged")
+			}
+			if list, err := s.List(ctx, ""); err != nil || len(list) != 1 || list[0].URL != b.URL {
+				t.Errorf("List = %+v, %v; want only %s, whose file it is", list, err, b.URL)
 			}
 			if _, _, ok := s.Validators(ctx, "docs", b.URL); !ok {
 				t.Error("the page that kept the file lost its validators")

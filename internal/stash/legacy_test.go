@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -140,4 +141,59 @@ func TestOpenSettlesOlderStashInLinearWork(t *testing.T) {
 	if large > 6*small {
 		t.Errorf("Open read %d pages to settle 1000 removals and %d for 4000: %.1f times as many for 4 times the rows", small, large, float64(large)/float64(small))
 	}
+}
+
+// TestUpgradeDropsLostRows: in a stash an older heed wrote, http:// and
+// https:// of a page shared one file (its PathFor left the scheme out, on
+// any file system), which holds the page written last. The upgrade drops
+// the other page's row and its full-text entry: it is not listed, not a
+// search hit with an empty snippet, and a re-crawl stores it anew.
+func TestUpgradeDropsLostRows(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := t.Context()
+	a, b := snap("http://e.com/page", "A", "Page A holds zqaa."), snap("https://e.com/page", "B", "Page B holds zqbb.")
+	for _, p := range []*Snapshot{a, b} {
+		p.ETag, p.Links = `"1"`, []string{"https://e.com/"}
+		if _, err := s.Put(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// As the older heed left it: B's row names A's file, which B wrote last.
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(b.Path))); err != nil {
+		t.Fatal(err)
+	}
+	bb := *b
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(a.Path)), encode(&bb), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.db.ExecContext(ctx, `UPDATE docs SET path = ? WHERE url = ?`, a.Path, b.URL); err != nil {
+		t.Fatal(err)
+	}
+	asOlderHeed(t, s)
+	s.Close()
+	s = open(t, dir)
+	list, err := s.List(ctx, "")
+	if err != nil || len(list) != 1 || list[0].URL != b.URL {
+		t.Errorf("after the upgrade List = %+v, %v; want only %s, whose file it is", list, err, b.URL)
+	}
+	if hits, err := s.Search(ctx, Query{Text: "zqaa"}); err != nil || len(hits) != 0 {
+		t.Errorf("after the upgrade a search for the lost page's word finds %+v, %v", hits, err)
+	}
+	if hits, err := s.Search(ctx, Query{Text: "zqbb"}); err != nil || len(hits) != 1 || !strings.Contains(hits[0].Snippet, "zqbb") {
+		t.Errorf("after the upgrade a search for the kept page's word finds %+v, %v", hits, err)
+	}
+	if _, _, ok := s.Validators(ctx, "docs", b.URL); !ok {
+		t.Error("the page that kept the file lost its validators")
+	}
+	if changed, err := s.Put(ctx, a); err != nil || !changed {
+		t.Errorf("a re-crawl of the lost page: changed %v, %v", changed, err)
+	}
+	for _, p := range []*Snapshot{a, b} {
+		if got, err := s.Get(ctx, p.URL); err != nil || got.Markdown != p.Markdown {
+			t.Errorf("Get %s = %+v, %v", p.URL, got, err)
+		}
+	}
+	s.Close()
+	checkStressAgree(t, dir)
 }

@@ -296,10 +296,12 @@ func (s *Stash) indexPaths(ctx context.Context) error {
 // upgradePaths checks the rows of a stash from before Put found another
 // URL's file of the same name but for case (an index older than version
 // 3). A case-insensitive file system gave URLs whose names differ only in
-// case one file (/Readme and /README), and the page written last holds
-// it: the rows of the others forget their hash, validators and links (as
-// an index rebuilt from the files knows none), so that a re-crawl fetches
-// them whole and writes them again, each to a file of its own.
+// case one file (/Readme and /README), as an older PathFor gave http://
+// and https:// of a page on any file system, and the page written last
+// holds it: the rows of the others go, with their full-text entries, as
+// a reindex would drop them. They were listed, and found by searches
+// with empty snippets, but could not be read; a re-crawl stores them
+// anew, each in a file of its own.
 func (s *Stash) upgradePaths(ctx context.Context) error {
 	var v int
 	if err := s.db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
@@ -334,7 +336,7 @@ func (s *Stash) upgradePaths(ctx context.Context) error {
 		return fmt.Errorf("stash: upgrade: %w", err)
 	}
 	for _, url := range lost {
-		if _, err := tx.ExecContext(ctx, `UPDATE docs SET hash = '', etag = '', last_modified = '', links = '' WHERE url = ?`, url); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM fts WHERE rowid = (SELECT rowid FROM docs WHERE url = ?); DELETE FROM docs WHERE url = ?`, url, url); err != nil {
 			return fmt.Errorf("stash: upgrade: %w", err)
 		}
 	}
