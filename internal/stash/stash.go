@@ -72,6 +72,10 @@ type Stash struct {
 	lock   *os.File
 	writer bool
 
+	// moves says whether the index has the column old_path: a reader of
+	// a stash that no writer has upgraded yet goes without it.
+	moves bool
+
 	// batch is how many snapshots' full-text entries Put may leave
 	// waiting, to write them in one transaction; waiting are they.
 	batch   int
@@ -116,7 +120,8 @@ CREATE TABLE IF NOT EXISTS docs (
 	etag TEXT NOT NULL DEFAULT '',
 	last_modified TEXT NOT NULL DEFAULT '',
 	links TEXT NOT NULL DEFAULT '', -- newline-separated: crawl state
-	state TEXT NOT NULL DEFAULT 'ok' -- ok, writing, removing
+	state TEXT NOT NULL DEFAULT 'ok', -- ok, creating, writing, removing
+	old_path TEXT NOT NULL DEFAULT '' -- while a move is pending: the file the page leaves
 );
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
 CREATE INDEX IF NOT EXISTS docs_path_nocase ON docs(path COLLATE NOCASE);
@@ -161,14 +166,19 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 	}
 	s := &Stash{dir: dir, db: db, writing: map[string]bool{}}
 	s.idle = sync.NewCond(&s.mu)
+	if err := db.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('docs') WHERE name = 'old_path'`).Scan(&s.moves); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("stash: index: %w", err)
+	}
 	// Only the writer settles pending rows: another process's pending
 	// rows are writes under way, not leftovers of a crash.
 	if f, err := os.OpenFile(filepath.Join(dir, ".heed", "lock"), os.O_CREATE|os.O_RDWR, 0o644); err == nil {
 		s.lock, s.writer = f, lockFile(f)
 	}
 	if s.writer {
-		// Settling asks the index of paths, case folded, whether another
-		// row names a file: an older stash has it made first.
+		// Settling reads a pending move's old path, and asks the index of
+		// paths, case folded, whether another row names a file: an older
+		// stash has them made first.
 		if err := s.indexPaths(ctx); err != nil {
 			s.Close()
 			return nil, err
@@ -282,11 +292,18 @@ func (s *Stash) upgrade(ctx context.Context) error {
 	return s.Optimize(ctx)
 }
 
-// indexPaths makes the index of the files' paths compared as a
-// case-insensitive file system compares them (ASCII case folded: heed's
-// names are ASCII), which Put's claim and every removal ask, in a stash
-// from before it: that index replaces docs_path, which told case apart.
+// indexPaths gives the index of a stash from before them the column
+// old_path, which a pending move records, and the index of the files'
+// paths compared as a case-insensitive file system compares them (ASCII
+// case folded: heed's names are ASCII), which Put's claim and every
+// removal ask: that index replaces docs_path, which told case apart.
 func (s *Stash) indexPaths(ctx context.Context) error {
+	if !s.moves {
+		if _, err := s.db.ExecContext(ctx, `ALTER TABLE docs ADD COLUMN old_path TEXT NOT NULL DEFAULT ''`); err != nil {
+			return fmt.Errorf("stash: upgrade: %w", err)
+		}
+		s.moves = true
+	}
 	if _, err := s.db.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS docs_path_nocase ON docs(path COLLATE NOCASE); DROP INDEX IF EXISTS docs_path`); err != nil {
 		return fmt.Errorf("stash: upgrade: %w", err)
 	}
@@ -527,11 +544,18 @@ retry:
 		return false, err
 	}
 	snap.Path = path
+	// leaving is the file the page leaves, if it moves: the pending row
+	// names it, so that should the new file not be written, the page is
+	// found at its old one.
+	var leaving string
+	if oldPath != "" && oldPath != path {
+		leaving = oldPath
+	}
 	// The files this Put writes or removes: no other Put may write them
 	// meanwhile (one moving out of the file that this one gets).
 	files := []string{writingKey(path)}
-	if oldPath != "" && oldPath != path {
-		files = append(files, writingKey(oldPath))
+	if leaving != "" {
+		files = append(files, writingKey(leaving))
 	}
 	for _, f := range files {
 		if s.writing[f] {
@@ -558,14 +582,14 @@ retry:
 	if _, err := os.Lstat(file); errors.Is(err, os.ErrNotExist) {
 		state = "creating"
 	}
-	_, err = s.exec(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, links, state)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	_, err = s.exec(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, links, state, old_path)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(url) DO UPDATE SET source = excluded.source, path = excluded.path, title = excluded.title,
 			description = excluded.description, fetched_at = excluded.fetched_at, tags = excluded.tags,
 			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified,
-			links = excluded.links, state = excluded.state`,
+			links = excluded.links, state = excluded.state, old_path = excluded.old_path`,
 		snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
-		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, joinLinks(snap.Links), state)
+		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, joinLinks(snap.Links), state, leaving)
 	if err != nil {
 		return false, writeErr("recording "+path, err)
 	}
@@ -590,7 +614,14 @@ retry:
 		return s.unlocked(func() error { return writeFile(file, encode(snap), synced) })
 	}()
 	if err != nil {
-		return false, writeErr("writing "+path, err)
+		// The file was not written: the row is made to agree with the
+		// files at once (the page at its old file, or none), not left
+		// pending until the next Open, with Get not finding the page.
+		err = writeErr("writing "+path, err)
+		if serr := s.settleRow(context.WithoutCancel(ctx), pending{url: snap.URL, path: path, state: state, oldPath: leaving}); serr != nil {
+			err = errors.Join(err, serr)
+		}
+		return false, err
 	}
 	s.files.Add(file, synced)
 	if s.closed {
@@ -598,12 +629,12 @@ retry:
 		// next Open indexes the file.
 		return true, nil
 	}
-	if oldPath != "" && oldPath != path {
+	if leaving != "" {
 		// The old file goes only once the new one lasts.
 		if err := s.files.Commit(); err != nil {
 			return false, writeErr("syncing "+path, err)
 		}
-		s.removeFile(ctx, oldPath, snap.URL)
+		s.removeFile(ctx, leaving, snap.URL)
 	}
 	// 3. Settle the index, now or with a batch. Should this fail, the
 	// file is written and the row pending: the next Open indexes the file.
@@ -750,7 +781,7 @@ func (s *Stash) index(ctx context.Context, snaps ...*Snapshot) error {
 	for i, q := range []string{
 		`DELETE FROM fts WHERE rowid = ?`,
 		`INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)`,
-		`UPDATE docs SET state = 'ok' WHERE rowid = ?`,
+		`UPDATE docs SET state = 'ok', old_path = '' WHERE rowid = ?`,
 	} {
 		st, err := s.stmt(ctx, q)
 		if err != nil {
@@ -811,59 +842,93 @@ func (s *Stash) settle(ctx context.Context) error {
 
 // settleCount settles pending rows and says how many there were.
 func (s *Stash) settleCount(ctx context.Context) (int, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT url, path, hash, state FROM docs WHERE state != 'ok'`)
+	rows, err := s.db.QueryContext(ctx, `SELECT url, path, state, old_path FROM docs WHERE state != 'ok'`)
 	if err != nil {
 		return 0, fmt.Errorf("stash: %w", err)
 	}
-	type pending struct{ url, path, hash, state string }
 	var ps []pending
 	for rows.Next() {
 		var p pending
-		if err := rows.Scan(&p.url, &p.path, &p.hash, &p.state); err != nil {
+		if err := rows.Scan(&p.url, &p.path, &p.state, &p.oldPath); err != nil {
 			rows.Close()
 			return 0, fmt.Errorf("stash: %w", err)
 		}
 		ps = append(ps, p)
 	}
 	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("stash: %w", err)
+	}
 	for _, p := range ps {
-		file := filepath.Join(s.dir, filepath.FromSlash(p.path))
-		if p.state == "removing" {
-			if err := s.removeFile(ctx, p.path, p.url); err != nil {
-				return 0, err
-			}
-			if err := s.drop(ctx, p.url); err != nil {
-				return 0, err
-			}
-			continue
-		}
-		snap, err := readFile(file)
-		if p.state == "creating" && torn(file, snap, err, p.url) {
-			// A crash of the system left a part of a new file (writeFile):
-			// it was never written.
-			if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return 0, fmt.Errorf("stash: %w", err)
-			}
-			snap, err = nil, os.ErrNotExist
-		}
-		if err != nil || snap.URL != p.url {
-			// The write never reached the file: the file as it is (or its
-			// absence) is the truth.
-			if err := s.drop(ctx, p.url); err != nil {
-				return 0, err
-			}
-			if err == nil && snap.URL != "" {
-				if err := s.restore(ctx, snap, p.path, false); err != nil {
-					return 0, err
-				}
-			}
-			continue
-		}
-		if err := s.restore(ctx, snap, p.path, false); err != nil {
+		if err := s.settleRow(ctx, p); err != nil {
 			return 0, err
 		}
 	}
 	return len(ps), nil
+}
+
+// pending is a row whose change may not have reached the files: a write
+// ('creating' a file or 'writing' over one), of a page that moves out of
+// oldPath if that is set, or a removal.
+type pending struct{ url, path, state, oldPath string }
+
+// settleRow makes a pending row agree with the files. A moved page whose
+// new file is its snapshot is settled there, and its old file goes; one
+// whose new file is not (the write failed, or was cut short) stays at
+// its old file, which is whole, rather than being dropped and leaving
+// that file to no row, for a reindex to take up as the page's.
+func (s *Stash) settleRow(ctx context.Context, p pending) error {
+	file := filepath.Join(s.dir, filepath.FromSlash(p.path))
+	if p.state == "removing" {
+		if err := s.removeFile(ctx, p.path, p.url); err != nil {
+			return err
+		}
+		return s.drop(ctx, p.url)
+	}
+	snap, err := readFile(file)
+	if p.state == "creating" && torn(file, snap, err, p.url) {
+		// A crash of the system left a part of a new file (writeFile):
+		// it was never written.
+		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("stash: %w", err)
+		}
+		snap, err = nil, os.ErrNotExist
+	}
+	if err == nil && snap.URL == p.url {
+		if p.oldPath != "" {
+			// The old file goes once the new one lasts, and before the row
+			// is settled, which forgets it.
+			s.files.Add(file, false)
+			if err := s.files.Commit(); err != nil {
+				return writeErr("syncing "+p.path, err)
+			}
+			if err := s.removeFile(ctx, p.oldPath, p.url); err != nil {
+				return err
+			}
+		}
+		return s.restore(ctx, snap, p.path, false)
+	}
+	if p.oldPath != "" {
+		if old, err := readFile(filepath.Join(s.dir, filepath.FromSlash(p.oldPath))); err == nil && old.URL == p.url {
+			// The move never reached its new file: the page stays at its
+			// old one, as its old file has it. The links the row holds are
+			// the new version's: they are forgotten, so that a re-crawl
+			// fetches the page whole.
+			if _, err := s.db.ExecContext(ctx, `UPDATE docs SET links = '' WHERE url = ?`, p.url); err != nil {
+				return fmt.Errorf("stash: %w", err)
+			}
+			return s.restore(ctx, old, p.oldPath, false)
+		}
+	}
+	// The write never reached the file: the file as it is (or its
+	// absence) is the truth.
+	if err := s.drop(ctx, p.url); err != nil {
+		return err
+	}
+	if err == nil && snap.URL != "" {
+		return s.restore(ctx, snap, p.path, false)
+	}
+	return nil
 }
 
 // torn reports whether the file at the path of url's pending creation
@@ -888,7 +953,7 @@ func (s *Stash) restore(ctx context.Context, snap *Snapshot, path string, synced
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'writing')
 		ON CONFLICT(url) DO UPDATE SET source = excluded.source, path = excluded.path, title = excluded.title,
 			description = excluded.description, fetched_at = excluded.fetched_at, tags = excluded.tags,
-			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified, state = 'writing'`,
+			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified, state = 'writing', old_path = ''`,
 		snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
 		strings.Join(snap.Tags, ","), HashOf(snap.Markdown), snap.ETag, snap.LastModified)
 	if err != nil {
@@ -1023,10 +1088,15 @@ func (s *Stash) Touch(ctx context.Context, url string, at time.Time) error {
 
 // Get returns the snapshot with the URL or ID, read from its file.
 func (s *Stash) Get(ctx context.Context, urlOrID string) (*Snapshot, error) {
-	var url, path, state string
+	var url, path, state, oldPath string
 	// A snapshot whose index entry waits (a batch, or a write under way)
-	// is read from its file all the same, if the file is its.
-	err := s.db.QueryRowContext(ctx, `SELECT url, path, state FROM docs WHERE (url = ? OR id = ?) AND state != 'removing'`, urlOrID, urlOrID).Scan(&url, &path, &state)
+	// is read from its file all the same, if the file is its; one being
+	// moved, from its old file until the new one is written.
+	cols := "url, path, state, ''"
+	if s.moves {
+		cols = "url, path, state, old_path"
+	}
+	err := s.db.QueryRowContext(ctx, `SELECT `+cols+` FROM docs WHERE (url = ? OR id = ?) AND state != 'removing'`, urlOrID, urlOrID).Scan(&url, &path, &state, &oldPath)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, urlOrID)
 	}
@@ -1034,6 +1104,11 @@ func (s *Stash) Get(ctx context.Context, urlOrID string) (*Snapshot, error) {
 		return nil, fmt.Errorf("stash: %w", err)
 	}
 	snap, err := readFile(filepath.Join(s.dir, filepath.FromSlash(path)))
+	if (err != nil || snap.URL != url) && state != "ok" && oldPath != "" {
+		if old, oerr := readFile(filepath.Join(s.dir, filepath.FromSlash(oldPath))); oerr == nil && old.URL == url {
+			snap, err, path = old, nil, oldPath
+		}
+	}
 	switch {
 	case (err != nil || snap.URL != url) && state != "ok":
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, urlOrID) // its first write is under way
