@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -233,5 +234,82 @@ func TestGetDuringMove(t *testing.T) {
 	}
 	if got, err := s.Get(ctx, u); err != nil || got.Markdown != "version two of X" {
 		t.Errorf("Get after the move = %+v, %v", got, err)
+	}
+}
+
+// putWaits runs put, and reports whether it waits (in Put, on the
+// condition that a file it needs is being written) rather than runs to
+// its end; it tells which from the goroutines' stacks, so it needs no
+// timing. done gets put's error once it ends.
+func putWaits(t *testing.T, put func() error) (waits bool, done <-chan error) {
+	t.Helper()
+	ch := make(chan error, 1)
+	go func() { ch <- put() }()
+	buf := make([]byte, 1<<20)
+	for {
+		select {
+		case err := <-ch:
+			ch <- err
+			return false, ch
+		default:
+		}
+		n := runtime.Stack(buf, true)
+		for _, g := range strings.Split(string(buf[:n]), "\n\n") {
+			if strings.Contains(g, "sync.(*Cond).Wait") && strings.Contains(g, "stash.(*Stash).Put") {
+				return true, ch
+			}
+		}
+		runtime.Gosched()
+	}
+}
+
+// TestPutWaitsForMoveOutOfItsFile: while a page moves out of a file, a
+// Put of another URL that gets that file (the name now free), or a name
+// of it that differs only in case (one file where case is ignored),
+// waits until the move has removed it: else its file could be written
+// where the move then removes the old one. It fails without the lock on
+// the old path during a move, and, for the case variant, without case
+// folded keys (writingKey).
+func TestPutWaitsForMoveOutOfItsFile(t *testing.T) {
+	for _, other := range []string{"http://e.com/Readme", "https://e.com/readme"} {
+		t.Run(other, func(t *testing.T) {
+			s := open(t, t.TempDir())
+			ctx := t.Context()
+			x := snap("https://e.com/Readme", "X", "version one of X")
+			if _, err := s.Put(ctx, x); err != nil {
+				t.Fatal(err)
+			}
+			oldPath := x.Path
+			started, release, restore := holdWritesOf("version two", nil)
+			defer restore()
+			moved := make(chan error)
+			go func() {
+				x := snap(x.URL, "X", "version two of X")
+				x.Source = "other"
+				_, err := s.Put(ctx, x)
+				moved <- err
+			}()
+			<-started
+			y := snap(other, "Y", "page Y")
+			waits, done := putWaits(t, func() error { _, err := s.Put(ctx, y); return err })
+			release()
+			if err := <-moved; err != nil {
+				t.Fatal(err)
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if !waits {
+				t.Errorf("the Put of %s, at %s, ran while %s moved out of %s", y.URL, y.Path, x.URL, oldPath)
+			}
+			if !strings.EqualFold(y.Path, oldPath) {
+				t.Errorf("%s is at %s, not the file %s left", y.URL, y.Path, oldPath)
+			}
+			for _, p := range []*Snapshot{x, y} {
+				if got, err := s.Get(ctx, p.URL); err != nil || got.URL != p.URL {
+					t.Errorf("Get %s = %+v, %v", p.URL, got, err)
+				}
+			}
+		})
 	}
 }
