@@ -127,11 +127,14 @@ func (c *lineConn) message(line []byte, tooLong bool) jsonrpc.Message {
 		c.reject(nil, codeParseError, "parse error: the line is not JSON (or holds more than one JSON value); heed's MCP server reads one JSON-RPC 2.0 message per line")
 		return nil
 	case line[0] == '[':
-		c.rejectBatch(line)
+		c.rejectBatch()
 		return nil
 	}
-	msg, id, why := decodeMessage(line)
-	if why != "" {
+	msg, id, response, why := decodeMessage(line)
+	switch {
+	case why != "" && response:
+		return nil // a response is never answered, not even one that cannot be read
+	case why != "":
 		c.reject(id, codeInvalidRequest, "invalid request: "+why)
 		return nil
 	}
@@ -140,35 +143,43 @@ func (c *lineConn) message(line []byte, tooLong bool) jsonrpc.Message {
 
 // decodeMessage decodes a message that is valid JSON: the message, or the id
 // to answer (nil when it has none that can be told) and what is wrong.
-func decodeMessage(data []byte) (msg jsonrpc.Message, id json.RawMessage, why string) {
+// response says the message has a result or an error and no method: a
+// response from the client, which is never answered, whatever is wrong
+// with it (a client that cannot read a message answers it with an error
+// of null id; to answer that would start two peers answering each
+// other's errors for ever).
+func decodeMessage(data []byte) (msg jsonrpc.Message, id json.RawMessage, response bool, why string) {
 	if data[0] != '{' {
-		return nil, nil, "a JSON-RPC message is a JSON object"
+		return nil, nil, false, "a JSON-RPC message is a JSON object"
 	}
 	var probe struct {
 		Version json.RawMessage `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Method  json.RawMessage `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, nil, "a JSON-RPC message is a JSON object"
+		return nil, nil, false, "a JSON-RPC message is a JSON object"
 	}
+	response = probe.Method == nil && (probe.Result != nil || probe.Error != nil)
 	id, idOK := validID(probe.ID)
 	var version, method string
 	switch {
 	case json.Unmarshal(probe.Version, &version) != nil || version != "2.0":
-		return nil, id, `"jsonrpc" must be "2.0": heed's MCP server speaks JSON-RPC 2.0 only`
+		return nil, id, response, `"jsonrpc" must be "2.0": heed's MCP server speaks JSON-RPC 2.0 only`
 	case !idOK:
-		return nil, nil, "the id must be a string or a whole number"
+		return nil, nil, response, "the id must be a string or a whole number"
 	case probe.Method != nil && json.Unmarshal(probe.Method, &method) != nil:
-		return nil, id, "the method must be a string"
+		return nil, id, response, "the method must be a string"
 	case probe.Method == nil && id == nil:
-		return nil, nil, "the message has neither a method (a request or notification) nor an id (a response)"
+		return nil, nil, response, "the message has neither a method (a request or notification) nor an id (a response)"
 	}
 	msg, err := jsonrpc.DecodeMessage(data)
 	if err != nil {
-		return nil, id, err.Error()
+		return nil, id, response, err.Error()
 	}
-	return msg, id, ""
+	return msg, id, response, ""
 }
 
 // validID reports whether raw is an id heed can answer: absent or null
@@ -190,35 +201,12 @@ func validID(raw json.RawMessage) (json.RawMessage, bool) {
 }
 
 // rejectBatch answers a batch. MCP took JSON-RPC batches out of the
-// protocol in its 2025-06-18 revision, and heed's server takes none: each
-// request in the batch is answered with an error, as JSON-RPC answers an
-// invalid batch (an array of errors, nothing for a notification, one
-// error for an empty batch).
-func (c *lineConn) rejectBatch(data []byte) {
-	const why = "invalid request: heed's MCP server takes no JSON-RPC batches (MCP took them out in 2025-06-18): send each message on a line of its own"
-	var items []json.RawMessage
-	if err := json.Unmarshal(data, &items); err != nil || len(items) == 0 {
-		c.reject(nil, codeInvalidRequest, why)
-		return
-	}
-	var answers []json.RawMessage
-	for _, item := range items {
-		var probe struct {
-			ID     json.RawMessage `json:"id"`
-			Method json.RawMessage `json:"method"`
-		}
-		isObject := len(item) > 0 && item[0] == '{' && json.Unmarshal(item, &probe) == nil
-		id, _ := validID(probe.ID)
-		if isObject && probe.Method != nil && id == nil && (len(probe.ID) == 0 || string(probe.ID) == "null") {
-			continue // a notification: no answer
-		}
-		answers = append(answers, errorMessage(id, codeInvalidRequest, why))
-	}
-	if len(answers) == 0 {
-		return
-	}
-	line, _ := json.Marshal(answers)
-	c.writeLine(line)
+// protocol in its 2025-06-18 revision, and heed's server takes none. A
+// batch is answered with one error, with a null id, whatever it holds:
+// an answer for each entry would make a line of a million one-byte
+// entries into a hundred times as much output.
+func (c *lineConn) rejectBatch() {
+	c.reject(nil, codeInvalidRequest, "invalid request: heed's MCP server takes no JSON-RPC batches (MCP took them out in 2025-06-18): send each message on a line of its own")
 }
 
 // errorMessage is a JSON-RPC error response; a nil id is null.

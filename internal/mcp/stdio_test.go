@@ -268,17 +268,19 @@ func malformedMessages(t *testing.T, bin string, site *site) {
 	}
 	for _, tt := range []struct {
 		name, line string
-		want       []want // in a batch's answer, one each; none: no answer
+		want       []want // one error, or in an array of answers one each
 	}{
 		{"not JSON", `this is not JSON {`, []want{{"null", -32700, "not JSON"}}},
 		{"a JSON-RPC batch", `[{"jsonrpc":"2.0","id":3,"method":"tools/list"},{"jsonrpc":"2.0","method":"notifications/initialized"},7]`,
-			[]want{{"3", -32600, "batch"}, {"null", -32600, "batch"}}},
+			[]want{{"null", -32600, "batch"}}},
 		{"an empty batch", `[]`, []want{{"null", -32600, "batch"}}},
 		{"JSON-RPC 1.0", `{"jsonrpc":"1.0","id":4,"method":"tools/list"}`, []want{{"4", -32600, `"2.0"`}}},
 		{"no version", `{"id":"five","method":"tools/list"}`, []want{{`"five"`, -32600, `"2.0"`}}},
 		{"an id that is not one", `{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`, []want{{"null", -32600, "id"}}},
 		{"a method that is not a string", `{"jsonrpc":"2.0","id":6,"method":7}`, []want{{"6", -32600, "method"}}},
 		{"neither a method nor an id", `{"jsonrpc":"2.0","params":{}}`, []want{{"null", -32600, ""}}},
+		// A response is not answered: the next answer is the next line's.
+		{"a response with a null id, then a line that is not JSON", `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}` + "\n" + `not JSON`, []want{{"null", -32700, "not JSON"}}},
 		{"JSON that is not an object", `"tools/list"`, []want{{"null", -32600, "object"}}},
 		{"two messages on one line", `{"jsonrpc":"2.0","id":8,"method":"ping"} {"jsonrpc":"2.0","id":9,"method":"ping"}`, []want{{"null", -32700, ""}}},
 		{"a line longer than heed reads", `{"jsonrpc":"2.0","id":10,"method":"ping","params":{"pad":"` + strings.Repeat("x", 2<<20) + `"}}`, []want{{"null", -32600, "longer"}}},
