@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"time"
@@ -148,21 +149,25 @@ func (e *env) serveHTTP(ctx context.Context, addr string, allowRemote bool, toke
 	if err != nil {
 		return usageErrorf("mcp --http: %v", err)
 	}
-	// An address that is plainly not loopback is refused before anything
-	// listens on it; a name is judged by the address it listens on.
-	if ip := net.ParseIP(host); !allowRemote && (host == "" || ip != nil && !ip.IsLoopback()) {
-		return notLoopback(addr, host)
+	binds, err := bindAddrs(ctx, addr, allowRemote)
+	if err != nil {
+		return err
 	}
-	ln, err := net.Listen("tcp", addr)
+	var ln net.Listener
+	for _, b := range binds {
+		if ln, err = net.Listen("tcp", b); err == nil {
+			break
+		}
+	}
 	if err != nil {
 		return usageErrorf("mcp --http: %v", err)
 	}
 	if tcp, ok := ln.Addr().(*net.TCPAddr); !allowRemote && (!ok || !tcp.IP.IsLoopback()) {
-		ln.Close()
+		ln.Close() // not reached: bindAddrs gave loopback addresses only
 		return notLoopback(addr, host)
 	}
 	var origins []string
-	if ip := net.ParseIP(host); host != "" && (ip == nil || !ip.IsUnspecified()) {
+	if ip, err := netip.ParseAddr(host); host != "" && (err != nil || !ip.IsUnspecified()) {
 		origins = []string{host} // pages of ADDR's own host
 	}
 	mux := http.NewServeMux()
@@ -188,6 +193,46 @@ func (e *env) serveHTTP(ctx context.Context, addr string, allowRemote bool, toke
 		}
 		return nil
 	}
+}
+
+// bindAddrs says where heed mcp --http listens for addr (host:port), in
+// the order to try: addr itself with allowRemote. Otherwise addr is
+// refused, before anything listens, unless its host is a loopback address
+// (a zone, as in [::1%lo], is taken) or a name whose every address is
+// loopback; a name is resolved here, once, and its addresses are listened
+// on, so that what listens is what was judged.
+func bindAddrs(ctx context.Context, addr string, allowRemote bool) ([]string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, usageErrorf("mcp --http: %v", err)
+	}
+	if allowRemote {
+		return []string{addr}, nil
+	}
+	if host == "" {
+		return nil, notLoopback(addr, host)
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if !ip.Unmap().IsLoopback() {
+			return nil, notLoopback(addr, host)
+		}
+		return []string{addr}, nil
+	}
+	ips, err := net.DefaultResolver.LookupNetIP(ctx, "ip", host)
+	if err != nil {
+		return nil, usageErrorf("mcp --http %s: %v", addr, err)
+	}
+	var binds []string
+	for _, ip := range ips {
+		if !ip.Unmap().IsLoopback() {
+			return nil, notLoopback(addr, fmt.Sprintf("%s (%s)", host, ip))
+		}
+		binds = append(binds, net.JoinHostPort(ip.Unmap().String(), port))
+	}
+	if len(binds) == 0 {
+		return nil, usageErrorf("mcp --http %s: %s has no address", addr, host)
+	}
+	return binds, nil
 }
 
 // tokenSource names where a token set comes from.

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -98,6 +100,38 @@ func TestMCPHTTPNotLoopback(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "", "mcp", "--allow-remote"); code != ExitUsage || !strings.Contains(stderr, "--allow-remote goes with --http") {
 		t.Errorf("heed mcp --allow-remote without --http: exit %d, %q", code, stderr)
+	}
+}
+
+// TestMCPBindAddrs: where heed mcp --http listens is decided from the
+// address alone, before anything listens: a loopback address, with or
+// without a zone, is listened on as given; any other (a zone does not hide
+// one: [::%lo] is every address, [fe80::1%lo] a link-local one) is
+// refused; a name is resolved and listened on at its addresses only when
+// every one is loopback.
+func TestMCPBindAddrs(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:0", ":0", "[::]:0", "[::%lo]:0", "[fe80::1%lo]:0", "[::ffff:10.0.0.1]:0", "192.0.2.1:8765"} {
+		if binds, err := bindAddrs(t.Context(), addr, false); err == nil || !strings.Contains(err.Error(), "is not a loopback address") {
+			t.Errorf("bindAddrs(%s) = %q, %v; want it refused as not loopback", addr, binds, err)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "127.1.2.3:8765", "[::1]:0", "[::1%lo]:0", "[::ffff:127.0.0.1]:0"} {
+		if binds, err := bindAddrs(t.Context(), addr, false); err != nil || len(binds) != 1 || binds[0] != addr {
+			t.Errorf("bindAddrs(%s) = %q, %v; want it listened on as given", addr, binds, err)
+		}
+	}
+	binds, err := bindAddrs(t.Context(), "localhost:8765", false)
+	if err != nil || len(binds) == 0 {
+		t.Fatalf("bindAddrs(localhost:8765) = %q, %v", binds, err)
+	}
+	for _, b := range binds {
+		host, port, _ := net.SplitHostPort(b)
+		if ip, err := netip.ParseAddr(host); err != nil || !ip.IsLoopback() || port != "8765" {
+			t.Errorf("bindAddrs(localhost:8765) gave %s, not a loopback address and the port", b)
+		}
+	}
+	if binds, err := bindAddrs(t.Context(), "[::%lo]:0", true); err != nil || len(binds) != 1 || binds[0] != "[::%lo]:0" {
+		t.Errorf("bindAddrs([::%%lo]:0) with allowRemote = %q, %v; want it as given", binds, err)
 	}
 }
 
