@@ -446,21 +446,27 @@ func (p *progress) notify(n *sdk.ProgressNotificationParams) {
 	p.sent, p.last, p.held = int(n.Progress), time.Now(), nil
 }
 
-// fetched reports whether a crawl's event is of a page it fetched: one
-// stored, unchanged or failed, or skipped for what it said (its robots
-// directives, the site's content signal, its type, a duplicate), not a
+// fetched reports whether a crawl's event is of a request it made, as
+// max_pages counts them: a page stored, unchanged or failed, or skipped
+// for what it said (its robots directives, the site's content signal, its
+// type, a duplicate) or for where it redirected (to another origin, whose
+// target is queued, or out of scope, disallowed or past the limit); not a
 // URL skipped unfetched (out of scope, disallowed, past a limit, or left
-// in the queue when the crawl stopped).
+// in the queue when the crawl stopped). A page reached through redirects
+// on its origin is one event for its requests, so progress can still fall
+// short of the requests made.
 func fetched(ev crawl.Event) bool {
 	switch ev.Kind {
 	case crawl.Stored, crawl.Unchanged, crawl.Failed:
 		return true
 	}
 	switch ev.Reason {
-	case crawl.ReasonNoindex, crawl.ReasonSignal, crawl.ReasonType, crawl.ReasonDup:
+	case crawl.ReasonNoindex, crawl.ReasonSignal, crawl.ReasonType, crawl.ReasonDup, crawl.ReasonRedirect:
 		return true
 	}
-	return false
+	// The crawler says so of a URL it refused after fetching it: a
+	// redirect it would not follow, or a final URL it would not keep.
+	return ev.Kind == crawl.Skipped && strings.HasPrefix(ev.Detail, "redirected to ")
 }
 
 // crawlLimits settles a crawl's limits: the user's when the agent gives
