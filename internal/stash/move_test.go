@@ -313,3 +313,43 @@ func TestPutWaitsForMoveOutOfItsFile(t *testing.T) {
 		})
 	}
 }
+
+// TestSettleLeavesStaleCopy: a page's file may hold an older copy of
+// another URL's page (an older heed's move, killed after writing the new
+// file, left it with no row). A write there that fails, or is cut short,
+// settles its own row, and leaves the other URL's row at its own file:
+// it does not point it at the older copy.
+func TestSettleLeavesStaleCopy(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	ctx := t.Context()
+	z := snap("https://e.com/z", "Z", "version two of Z")
+	if _, err := s.Put(ctx, z); err != nil {
+		t.Fatal(err)
+	}
+	stale := *z
+	stale.Markdown = "version one of Z"
+	if err := os.WriteFile(filepath.Join(dir, "docs/e.com/x.md"), encode(&stale), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, release, restore := holdWritesOf("page X", syscall.ENOSPC)
+	release()
+	x := snap("https://e.com/x", "X", "page X")
+	_, err := s.Put(ctx, x)
+	restore()
+	if err == nil || x.Path != "docs/e.com/x.md" {
+		t.Fatalf("the failing write at %s reported %v", x.Path, err)
+	}
+	for _, reopen := range []bool{false, true} {
+		if reopen {
+			s.Close()
+			s = open(t, dir)
+		}
+		if got, err := s.Get(ctx, z.URL); err != nil || got.Markdown != z.Markdown || got.Path != z.Path {
+			t.Errorf("after a failed write over its older copy (reopened %v), Get %s = %+v, %v; want %q at %s", reopen, z.URL, got, err, z.Markdown, z.Path)
+		}
+		if _, err := s.Get(ctx, x.URL); err == nil {
+			t.Errorf("the page whose write failed is found (reopened %v)", reopen)
+		}
+	}
+}

@@ -926,7 +926,17 @@ func (s *Stash) settleRow(ctx context.Context, p pending) error {
 		return err
 	}
 	if err == nil && snap.URL != "" {
-		return s.restore(ctx, snap, p.path, false)
+		// Another URL's snapshot, which no row names (this URL claimed
+		// the file): indexed, as a reindex would index it, unless its URL
+		// has a row. That row names the page's own file, and this is an
+		// older copy of it (an older heed's move, cut short, left it).
+		var one int
+		switch err := s.db.QueryRowContext(ctx, `SELECT 1 FROM docs WHERE url = ?`, snap.URL).Scan(&one); {
+		case errors.Is(err, sql.ErrNoRows):
+			return s.restore(ctx, snap, p.path, false)
+		case err != nil:
+			return fmt.Errorf("stash: %w", err)
+		}
 	}
 	return nil
 }
