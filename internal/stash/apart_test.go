@@ -2,6 +2,7 @@ package stash
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -36,8 +37,28 @@ func apartPages() []*Snapshot {
 	return append(out, named)
 }
 
-// apartWord is the i-th page's own word.
-func apartWord(i int) string { return fmt.Sprintf("zq%c%c", 'a'+i/26, 'a'+i%26) }
+// apartWord is the i-th page's own word, for i < 676: a word that the
+// index's stemmer leaves whole, as no English suffix ends in "x" (with a
+// word ending in "y" or "s", zqay and zqai are one term).
+func apartWord(i int) string {
+	if i < 0 || i >= 26*26 {
+		panic(fmt.Sprintf("apartWord(%d): only 676 words", i))
+	}
+	return fmt.Sprintf("zq%c%cx", 'a'+i/26, 'a'+i%26)
+}
+
+// TestApartWords: every apartWord is a term of its own in the index.
+func TestApartWords(t *testing.T) {
+	s := open(t, t.TempDir())
+	seen := map[string]int{}
+	for i := range 26 * 26 {
+		term := tokensOf(t, s, "", apartWord(i))
+		if j, ok := seen[term]; ok {
+			t.Fatalf("apartWord(%d) %s and apartWord(%d) %s are one term in the index, %s", j, apartWord(j), i, apartWord(i), term)
+		}
+		seen[term] = i
+	}
+}
 
 // fold is what a case-insensitive, normalization-insensitive file system
 // makes of a name heed wrote: heed's names are ASCII (checked apart),
@@ -155,7 +176,15 @@ func TestPagesApart(t *testing.T) {
 // case each keep a file of their own, read back as their own, and are
 // found with snippets of their own, before and after a reindex there.
 func TestPagesApartOnNTFS(t *testing.T) {
-	dir := filepath.Join(caseInsensitiveDir(t), "stash")
+	pagesApartIn(t, filepath.Join(caseInsensitiveDir(t), "stash"))
+}
+
+// TestPagesApartOnExFAT: as TestPagesApartOnNTFS, on a case-insensitive
+// file system that keeps the case of names as APFS does, so that a
+// reindex reads them back as they were written.
+func TestPagesApartOnExFAT(t *testing.T) { pagesApartIn(t, filepath.Join(exfatDir(t), "stash")) }
+
+func pagesApartIn(t *testing.T, dir string) {
 	s := open(t, dir)
 	pages := apartPages()
 	putApart(t, s, pages)
@@ -170,8 +199,9 @@ func TestPagesApartOnNTFS(t *testing.T) {
 // listed, and has no validators that would let a re-crawl find it
 // unchanged), and putting the pages again gives each a file of its own,
 // whichever comes first, and loses neither.
-func TestPagesApartAfterSharing(t *testing.T) {
-	mnt := caseInsensitiveDir(t)
+func TestPagesApartAfterSharing(t *testing.T) { caseInsensitive(t, pagesApartAfterSharing) }
+
+func pagesApartAfterSharing(t *testing.T, mnt string) {
 	for _, first := range []int{0, 1} {
 		t.Run(fmt.Sprint("first", first), func(t *testing.T) {
 			dir := filepath.Join(mnt, fmt.Sprint("stash", first))
@@ -340,5 +370,100 @@ func TestPagesApartOrRefused(t *testing.T) {
 	}
 	if got, err := s.Get(ctx, b.URL); err == nil {
 		t.Errorf("Get of the refused snapshot: %+v", got)
+	}
+}
+
+// TestPagesApartMovingAtOnce: on a case-insensitive file system, pages
+// whose names differ only in case, with both schemes, and named
+// snapshots that move between names alike but for case and names that
+// are not, are put at once by six writers (each URL by one, so that its
+// last version is known). Each reads back as its last version, and no
+// two rows name one file, nor does a file lack a row, case folded.
+func TestPagesApartMovingAtOnce(t *testing.T) {
+	caseInsensitive(t, func(t *testing.T, mnt string) {
+		dir := filepath.Join(mnt, "stash")
+		s := open(t, dir)
+		s.SetBatch(4)
+		var urls []string
+		for _, scheme := range []string{"https", "http"} {
+			for _, v := range []string{"Readme", "README", "readme", "rEADME", "ReadMe", "readME"} {
+				urls = append(urls, scheme+"://e.com/"+v)
+			}
+		}
+		for i := range 6 {
+			urls = append(urls, fmt.Sprintf("https://f.com/feed%d", i))
+		}
+		names := []string{"docs/e.com/README", "docs/e.com/readme", "docs/e.com/Other", "docs/e.com/other", "docs/E.COM/readme"}
+		last := make([]map[string]string, 6)
+		var wg sync.WaitGroup
+		for w := range 6 {
+			last[w] = map[string]string{}
+			wg.Go(func() {
+				r := rand.New(rand.NewPCG(uint64(w), 7))
+				for i := range 40 {
+					u := urls[w+6*r.IntN(len(urls)/6)] // this writer's URLs only
+					sn := snap(u, "T", fmt.Sprintf("w%d i%d of %s", w, i, u))
+					if strings.HasPrefix(u, "https://f.com/") {
+						sn.Source, sn.Name = "feeds", names[r.IntN(len(names))]
+					}
+					if _, err := s.Put(t.Context(), sn); err != nil {
+						t.Errorf("Put %s: %v", u, err)
+						continue
+					}
+					last[w][u] = sn.Markdown
+				}
+			})
+		}
+		wg.Wait()
+		if err := s.Flush(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range last {
+			for u, md := range m {
+				if got, err := s.Get(t.Context(), u); err != nil || got.Markdown != md {
+					t.Errorf("Get %s = %+v, %v; want %q", u, got, err, md)
+				}
+			}
+		}
+		s.Close()
+		checkStressAgree(t, dir)
+		foldedAgree(t, dir)
+	})
+}
+
+// foldedAgree: after Open, no two rows name one file once case is
+// folded, and every snapshot file is named by a row, and holds its URL.
+func foldedAgree(t *testing.T, dir string) {
+	t.Helper()
+	s := open(t, dir)
+	defer s.Close()
+	rows := map[string]string{}
+	for _, r := range docRows(t, s) {
+		if other, ok := rows[fold(r.path)]; ok {
+			t.Errorf("%s and %s name one file, %s", r.url, other, r.path)
+		}
+		rows[fold(r.path)] = r.url
+	}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && d.Name() == ".heed":
+			return filepath.SkipDir
+		case d.IsDir():
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		u, ok := rows[fold(filepath.ToSlash(rel))]
+		if sn, err := readFile(p); !ok || err != nil || sn.URL != u {
+			t.Errorf("file %s: %+v, %v; its row's URL is %q", rel, sn, err, u)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
