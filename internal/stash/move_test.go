@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // moveKinds are the moves tested: between sources (as a page that another
@@ -351,5 +352,38 @@ func TestSettleLeavesStaleCopy(t *testing.T) {
 		if _, err := s.Get(ctx, x.URL); err == nil {
 			t.Errorf("the page whose write failed is found (reopened %v)", reopen)
 		}
+	}
+}
+
+// TestReindexKeepsNewestCopy: a stash may hold two files of one URL (an
+// older heed's move, killed after writing the new file, left the old one
+// with no row). A reindex indexes the page's newest copy, by the time it
+// was fetched, whichever file it walks last, and counts the page once.
+func TestReindexKeepsNewestCopy(t *testing.T) {
+	for _, staleLast := range []bool{true, false} {
+		t.Run(fmt.Sprint("staleLast=", staleLast), func(t *testing.T) {
+			dir := t.TempDir()
+			s := open(t, dir)
+			ctx := t.Context()
+			x := snap("https://e.com/con", "X", "version two of X") // at %63on.md
+			if _, err := s.Put(ctx, x); err != nil {
+				t.Fatal(err)
+			}
+			stale := *x
+			stale.Markdown, stale.FetchedAt = "version one of X", x.FetchedAt.Add(-time.Hour)
+			at := "docs/e.com/con.md" // walked after %63on.md
+			if !staleLast {
+				at = "docs/e.com/%23old.md"
+			}
+			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(at)), encode(&stale), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := s.Reindex(ctx); err != nil || n != 1 {
+				t.Errorf("Reindex: %d, %v; want 1", n, err)
+			}
+			if got, err := s.Get(ctx, x.URL); err != nil || got.Markdown != x.Markdown || got.Path != x.Path {
+				t.Errorf("after Reindex, Get %s = %+v, %v; want %q at %s", x.URL, got, err, x.Markdown, x.Path)
+			}
+		})
 	}
 }

@@ -1231,7 +1231,8 @@ func removeEmptyDirs(dir string) {
 
 // Reindex rebuilds the index from the files, and returns how many
 // snapshots it indexed. Files it cannot read are skipped and counted in
-// the error.
+// the error. A URL that two files hold is indexed at the copy fetched
+// last.
 func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	if !s.writer {
 		return 0, ErrBusy
@@ -1264,6 +1265,7 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	}
 	n := 0
 	var bad []string
+	fetched := map[string]time.Time{}
 	err = filepath.WalkDir(s.dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -1279,6 +1281,13 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 			bad = append(bad, path)
 			return nil
 		}
+		// A URL with two files (an older heed's move, cut short, left the
+		// old one) is indexed at its newest, by when it was fetched.
+		at, again := fetched[snap.URL]
+		if again && snap.FetchedAt.Before(at) {
+			return nil
+		}
+		fetched[snap.URL] = snap.FetchedAt
 		rel, _ := filepath.Rel(s.dir, path)
 		if err := s.restore(ctx, snap, filepath.ToSlash(rel), synced); err != nil {
 			return err
@@ -1288,7 +1297,9 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 				return fmt.Errorf("stash: %w", err)
 			}
 		}
-		n++
+		if !again {
+			n++
+		}
 		return nil
 	})
 	if err != nil {
