@@ -197,3 +197,41 @@ func TestUpgradeDropsLostRows(t *testing.T) {
 	s.Close()
 	checkStressAgree(t, dir)
 }
+
+// TestIndexWithoutOldPath: an index from before moves recorded their old
+// path is read as it is, by a reader that another process keeps from
+// writing it, and gets the column from the next writer, which can then
+// move pages.
+func TestIndexWithoutOldPath(t *testing.T) {
+	dir := t.TempDir()
+	w := open(t, dir)
+	ctx := t.Context()
+	x := snap("https://e.com/page", "X", "version one of X")
+	if _, err := w.Put(ctx, x); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.db.ExecContext(ctx, `ALTER TABLE docs DROP COLUMN old_path`); err != nil {
+		t.Fatal(err)
+	}
+	r := open(t, dir) // w holds the writer lock
+	if r.Writable() {
+		t.Fatal("a second Stash took the writer lock")
+	}
+	if got, err := r.Get(ctx, x.URL); err != nil || got.Markdown != x.Markdown {
+		t.Errorf("a reader of the older index: Get = %+v, %v", got, err)
+	}
+	r.Close()
+	w.Close()
+	w = open(t, dir)
+	x.Source, x.Markdown = "other", "version two of X"
+	if _, err := w.Put(ctx, x); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := w.Get(ctx, x.URL); err != nil || got.Markdown != x.Markdown || got.Path != x.Path {
+		t.Errorf("moved in the upgraded index: Get = %+v, %v", got, err)
+	}
+	w.Close()
+	if _, orphans := checkAgree(t, dir); len(orphans) > 0 {
+		t.Errorf("files that no row names: %v", orphans)
+	}
+}
