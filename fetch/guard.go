@@ -33,28 +33,38 @@ const MaxURLLength = 8 << 10
 // before the host), or no host. Its errors name at most a bounded prefix
 // of the URL, and never its credentials.
 func CheckURL(raw string) error {
+	_, err := readURL(raw)
+	return err
+}
+
+// readURL reads raw by the rule CheckURL states, and returns it with its
+// scheme in lower case.
+func readURL(raw string) (*url.URL, error) {
 	if len(raw) > MaxURLLength {
-		return fmt.Errorf("%w: %d bytes long, more than the %d heed reads", ErrInvalidURL, len(raw), MaxURLLength)
+		return nil, fmt.Errorf("%w: %d bytes long, more than the %d heed reads", ErrInvalidURL, len(raw), MaxURLLength)
 	}
+	// Credentials are looked for before parsing too: a password with an
+	// unencoded "#" or "/" makes url.Parse quote part of it in its error.
 	if hasUserinfo(raw) {
-		// Before parsing: a password with an unencoded "#" or "/" makes
-		// url.Parse quote part of it in its error.
-		return fmt.Errorf("%w: the URL carries credentials (a user or password before the host); heed never sends them, so leave them out", ErrRefused)
+		return nil, errCredentials
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalidURL, parseCause(err))
+		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, parseCause(err))
 	}
-	switch scheme := strings.ToLower(u.Scheme); {
-	case scheme != "http" && scheme != "https":
-		return fmt.Errorf("%w: %w: scheme %q (only http and https are fetched)", ErrRefused, ErrInvalidURL, heed.Clip(u.Scheme, 32))
+	u.Scheme = strings.ToLower(u.Scheme)
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("%w: %w: scheme %q (only http and https are fetched)", ErrRefused, ErrInvalidURL, heed.Clip(u.Scheme, 32))
 	case u.User != nil:
-		return fmt.Errorf("%w: the URL carries credentials (a user or password before the host); heed never sends them, so leave them out", ErrRefused)
+		return nil, errCredentials
 	case u.Hostname() == "":
-		return fmt.Errorf("%w: no host", ErrInvalidURL)
+		return nil, fmt.Errorf("%w: no host", ErrInvalidURL)
 	}
-	return nil
+	return u, nil
 }
+
+var errCredentials = fmt.Errorf("%w: the URL carries credentials (a user or password before the host); heed never sends them, so leave them out", ErrRefused)
 
 // Redact is a URL as heed may write it anywhere: without the user and
 // password it may carry, readable as a URL or not, and at most 256 bytes
@@ -292,21 +302,9 @@ func classify(addr netip.Addr) (string, netip.Prefix) {
 // such as "2130706433", "0x7f.1", "127.1" or "017700000001" becomes the
 // dotted IPv4 address it denotes.
 func (g *guard) checkURL(raw string) (*url.URL, error) {
-	if len(raw) > MaxURLLength {
-		return nil, fmt.Errorf("%w: %d bytes long, more than the %d heed reads", ErrInvalidURL, len(raw), MaxURLLength)
-	}
-	u, err := url.Parse(raw)
+	u, err := readURL(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, parseCause(err))
-	}
-	u.Scheme = strings.ToLower(u.Scheme)
-	switch {
-	case u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("%w: %w: scheme %q (only http and https are fetched)", ErrRefused, ErrInvalidURL, u.Scheme)
-	case u.User != nil:
-		return nil, fmt.Errorf("%w: the URL carries credentials", ErrRefused)
-	case u.Hostname() == "":
-		return nil, fmt.Errorf("%w: no host", ErrInvalidURL)
+		return nil, err
 	}
 	host := strings.TrimSuffix(u.Hostname(), ".")
 	if addr, ok := hostAddr(host); ok {
