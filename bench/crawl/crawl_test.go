@@ -27,6 +27,7 @@ import (
 
 	"github.com/gocolly/colly/v2"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/extractdev"
@@ -306,7 +307,7 @@ func BenchmarkSearch(b *testing.B) {
 	for i := range n {
 		t := texts[i%len(texts)]
 		title, _, _ := strings.Cut(t, "\n")
-		snap := &stash.Snapshot{Source: "bench", URL: fmt.Sprintf("https://bench.example/p/%d", i), Title: title, Markdown: t, FetchedAt: time.Now()}
+		snap := &heed.Snapshot{Source: "bench", URL: fmt.Sprintf("https://bench.example/p/%d", i), Title: title, Markdown: t, FetchedAt: time.Now()}
 		if _, err := st.Put(b.Context(), snap); err != nil {
 			b.Fatal(err)
 		}
@@ -320,7 +321,7 @@ func BenchmarkSearch(b *testing.B) {
 	i := 0
 	for b.Loop() {
 		start := time.Now()
-		if _, err := st.Search(b.Context(), stash.Query{Text: queries[i%len(queries)], Limit: 10}); err != nil {
+		if _, err := st.Search(b.Context(), heed.Query{Text: queries[i%len(queries)], Limit: 10}); err != nil {
 			b.Fatal(err)
 		}
 		took = append(took, time.Since(start))

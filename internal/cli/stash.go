@@ -12,12 +12,11 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/frontmatter"
 	"github.com/heedhq/heed/internal/printable"
-	"github.com/heedhq/heed/internal/stash"
 )
 
 func (e *env) searchCommand() *cobra.Command {
 	var (
-		q       stash.Query
+		q       heed.Query
 		jsonOut bool
 	)
 	cmd := &cobra.Command{
@@ -38,7 +37,7 @@ each with a snippet around what matched.`,
 			}
 			defer st.Close()
 			hits, err := st.Search(cmd.Context(), q)
-			if errors.Is(err, stash.ErrEmptyQuery) || errors.Is(err, stash.ErrQueryTooLong) {
+			if errors.Is(err, heed.ErrEmptyQuery) || errors.Is(err, heed.ErrQueryTooLong) {
 				return usageErrorf("%v", err)
 			}
 			if err != nil {
@@ -82,7 +81,7 @@ func (e *env) showCommand() *cobra.Command {
 			}
 			defer st.Close()
 			snap, err := st.Get(cmd.Context(), args[0])
-			if errors.Is(err, stash.ErrNotFound) {
+			if errors.Is(err, heed.ErrNotFound) {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("no snapshot of %s in the stash", fetch.Redact(printable.Line(args[0])))}
 			}
 			if err != nil {
@@ -90,7 +89,7 @@ func (e *env) showCommand() *cobra.Command {
 			}
 			if jsonOut {
 				return writeJSON(e.stdout, struct {
-					*stash.Snapshot
+					*heed.Snapshot
 					Markdown string `json:"markdown"`
 				}{snap, snap.Markdown})
 			}

@@ -745,7 +745,7 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 		r.report(Event{Kind: Stored, URL: final, Depth: it.depth, Delay: delay.String()})
 		return
 	}
-	snap := &stash.Snapshot{
+	snap := &heed.Snapshot{
 		Source: r.o.Source, URL: final, Title: doc.Title, Description: doc.Description,
 		FetchedAt: time.Now().UTC(), Tags: r.o.Tags, ETag: resp.ETag(), LastModified: resp.LastModified(),
 		Notes: notes, Markdown: doc.Markdown, Links: links,

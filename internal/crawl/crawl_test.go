@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/stash"
@@ -215,7 +216,7 @@ func TestCrawlHeedsRobots(t *testing.T) {
 	if sum.Stored != 3 || sum.Skipped[ReasonRobots] != 3 {
 		t.Errorf("summary %+v", sum)
 	}
-	if hits, err := st.Search(t.Context(), stash.Query{Text: "press"}); err != nil || len(hits) == 0 || hits[0].Title != "Press" {
+	if hits, err := st.Search(t.Context(), heed.Query{Text: "press"}); err != nil || len(hits) == 0 || hits[0].Title != "Press" {
 		t.Errorf("search: %v, %v", hits, err)
 	}
 }

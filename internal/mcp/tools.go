@@ -16,10 +16,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
-	"github.com/heedhq/heed/internal/stash"
 )
 
 // FetchInput is web_fetch's arguments.
@@ -821,12 +821,12 @@ func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in S
 		return nil, out, err
 	}
 	defer done()
-	hits, err := st.Search(ctx, stash.Query{Text: in.Query, Source: in.Source, Limit: limit})
-	if errors.Is(err, stash.ErrEmptyQuery) {
+	hits, err := st.Search(ctx, heed.Query{Text: in.Query, Source: in.Source, Limit: limit})
+	if errors.Is(err, heed.ErrEmptyQuery) {
 		return nil, out, fmt.Errorf("query %q has no word to search for: give words, a \"quoted phrase\" or a prefix*", in.Query)
 	}
-	if errors.Is(err, stash.ErrQueryTooLong) {
-		return nil, out, fmt.Errorf("the query is %d bytes long; a query may be at most %d: search for fewer words", len(in.Query), stash.MaxQuery)
+	if errors.Is(err, heed.ErrQueryTooLong) {
+		return nil, out, fmt.Errorf("the query is %d bytes long; a query may be at most %d: search for fewer words", len(in.Query), heed.MaxQuery)
 	}
 	if err != nil {
 		return nil, out, s.failed(ctx, "search the stash", err)
@@ -861,7 +861,7 @@ func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in Rea
 	}
 	defer done()
 	snap, err := st.Get(ctx, strings.TrimSpace(in.URLOrID))
-	if errors.Is(err, stash.ErrNotFound) {
+	if errors.Is(err, heed.ErrNotFound) {
 		return nil, out, fmt.Errorf("no page %q in the stash: stash_search finds pages and their IDs, stash_sources lists the sources, and web_crawl adds pages", fetch.Redact(in.URLOrID))
 	}
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/wait"
 
 	"github.com/heedhq/heed/fetch"
@@ -133,7 +134,7 @@ type Result struct {
 	URL string
 	// Snapshot is the one snapshot to store; nil for the website kind,
 	// which stores its pages itself, and for an unchanged source.
-	Snapshot *stash.Snapshot
+	Snapshot *heed.Snapshot
 	// NotModified is true when the source answered a conditional request
 	// with "not modified".
 	NotModified bool

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/heedhq/heed"
 )
 
 // apartPages are snapshots whose URLs (or names) differ only in ways
@@ -17,7 +19,7 @@ import (
 // names and trailing dots, a folder named like a page's file, the two
 // schemes of a page, and a named snapshot beside a crawled page. Each
 // holds a word of its own, to search for.
-func apartPages() []*Snapshot {
+func apartPages() []*heed.Snapshot {
 	urls := []string{
 		"https://e.com/Readme", "https://e.com/README", "https://e.com/readme", "https://e.com/ReadMe/",
 		"https://e.com/Docs/a", "https://e.com/docs/a",
@@ -28,7 +30,7 @@ func apartPages() []*Snapshot {
 		"http://e.com/page", "https://e.com/page",
 		"https://e.com/named",
 	}
-	var out []*Snapshot
+	var out []*heed.Snapshot
 	for i, u := range urls {
 		out = append(out, snap(u, "Page "+u, fmt.Sprintf("The page at %s holds %s.", u, apartWord(i))))
 	}
@@ -67,7 +69,7 @@ func TestApartWords(t *testing.T) {
 func fold(path string) string { return strings.ToLower(path) }
 
 // putApart puts pages, and checks that each has a file of its own.
-func putApart(t *testing.T, s *Stash, pages []*Snapshot) {
+func putApart(t *testing.T, s *Stash, pages []*heed.Snapshot) {
 	t.Helper()
 	for _, p := range pages {
 		if _, err := s.Put(t.Context(), p); err != nil {
@@ -92,7 +94,7 @@ func putApart(t *testing.T, s *Stash, pages []*Snapshot) {
 // checkApart checks that every page reads back as its own, that the
 // stash holds one file per page, and that a search for a page's own word
 // finds it with a snippet of its own text.
-func checkApart(t *testing.T, s *Stash, pages []*Snapshot) {
+func checkApart(t *testing.T, s *Stash, pages []*heed.Snapshot) {
 	t.Helper()
 	ctx := t.Context()
 	for i, p := range pages {
@@ -100,7 +102,7 @@ func checkApart(t *testing.T, s *Stash, pages []*Snapshot) {
 		if err != nil || got.Markdown != p.Markdown {
 			t.Errorf("Get %s = %+v, %v; want its own Markdown %q", p.URL, got, err, p.Markdown)
 		}
-		hits, err := s.Search(ctx, Query{Text: apartWord(i)})
+		hits, err := s.Search(ctx, heed.Query{Text: apartWord(i)})
 		if err != nil || len(hits) != 1 || hits[0].URL != p.URL || !strings.Contains(hits[0].Snippet, apartWord(i)) {
 			t.Errorf("search for %s's word %s: %+v, %v", p.URL, apartWord(i), hits, err)
 		}
@@ -127,7 +129,7 @@ func checkApart(t *testing.T, s *Stash, pages []*Snapshot) {
 
 // checkApartLasts: the pages stay apart, and readable, through a
 // reindex, and through being put again unchanged and then changed.
-func checkApartLasts(t *testing.T, dir string, pages []*Snapshot) {
+func checkApartLasts(t *testing.T, dir string, pages []*heed.Snapshot) {
 	t.Helper()
 	s := open(t, dir)
 	if n, err := s.Reindex(t.Context()); err != nil || n != len(pages) {
@@ -208,7 +210,7 @@ func pagesApartAfterSharing(t *testing.T, mnt string) {
 			s := open(t, dir)
 			ctx := t.Context()
 			a, b := snap("https://e.com/Readme", "A", "Page A."), snap("https://e.com/readme", "B", "Page B.")
-			for _, p := range []*Snapshot{a, b} {
+			for _, p := range []*heed.Snapshot{a, b} {
 				p.ETag, p.Links = `"1"`, []string{"https://e.com/"}
 				if _, err := s.Put(ctx, p); err != nil {
 					t.Fatal(err)
@@ -242,16 +244,16 @@ func pagesApartAfterSharing(t *testing.T, mnt string) {
 			if _, _, ok := s.Validators(ctx, "docs", b.URL); !ok {
 				t.Error("the page that kept the file lost its validators")
 			}
-			order := []*Snapshot{a, b}
+			order := []*heed.Snapshot{a, b}
 			if first == 1 {
-				order = []*Snapshot{b, a}
+				order = []*heed.Snapshot{b, a}
 			}
 			for _, p := range order {
 				if _, err := s.Put(ctx, p); err != nil {
 					t.Fatal(err)
 				}
 			}
-			for _, p := range []*Snapshot{a, b} {
+			for _, p := range []*heed.Snapshot{a, b} {
 				if got, err := s.Get(ctx, p.URL); err != nil || got.Markdown != p.Markdown {
 					t.Errorf("Get %s = %+v, %v after putting both again", p.URL, got, err)
 				}
@@ -272,7 +274,7 @@ func TestPagesApartAfterCaseTold(t *testing.T) {
 	s := open(t, dir)
 	ctx := t.Context()
 	a, b := snap("https://e.com/Readme", "A", "Page A."), snap("https://e.com/readme", "B", "Page B.")
-	for _, p := range []*Snapshot{a, b} {
+	for _, p := range []*heed.Snapshot{a, b} {
 		p.ETag, p.Links = `"1"`, []string{"https://e.com/"}
 		if _, err := s.Put(ctx, p); err != nil {
 			t.Fatal(err)
@@ -290,16 +292,16 @@ func TestPagesApartAfterCaseTold(t *testing.T) {
 	asOlderHeed(t, s)
 	s.Close()
 	s = open(t, dir)
-	for _, p := range []*Snapshot{a, b} {
+	for _, p := range []*heed.Snapshot{a, b} {
 		if _, _, ok := s.Validators(ctx, "docs", p.URL); !ok {
 			t.Errorf("%s lost its validators", p.URL)
 		}
 	}
-	for _, p := range []*Snapshot{b, a} {
+	for _, p := range []*heed.Snapshot{b, a} {
 		p.Markdown += " Changed."
 	}
-	putApart(t, s, []*Snapshot{b, a})
-	pages := []*Snapshot{a, b}
+	putApart(t, s, []*heed.Snapshot{b, a})
+	pages := []*heed.Snapshot{a, b}
 	for i, p := range pages {
 		// checkApart looks for each page's own word.
 		p.Markdown = fmt.Sprintf("Page %s holds %s.", p.URL, apartWord(i))
@@ -314,7 +316,7 @@ func TestPagesApartAfterCaseTold(t *testing.T) {
 func TestPagesApartAtOnce(t *testing.T) {
 	s := open(t, t.TempDir())
 	s.SetBatch(4)
-	var pages []*Snapshot
+	var pages []*heed.Snapshot
 	for _, u := range []string{"https://e.com/Readme", "https://e.com/README", "https://e.com/readme", "https://e.com/rEADME",
 		"http://e.com/readme", "http://e.com/README", "https://e.com/Readme/", "https://e.com/readme/"} {
 		pages = append(pages, snap(u, "Readme", ""))

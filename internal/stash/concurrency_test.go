@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/heedhq/heed"
 )
 
 // withTimeout fails the test if f has not returned within d: a deadlock.
@@ -43,7 +45,7 @@ func TestConcurrentWritesSettle(t *testing.T) {
 					}
 					s.Put(c, snap(u, "T", fmt.Sprintf("body %d %d", w, i)))
 					s.Validators(ctx, "docs", u)
-					s.Search(ctx, Query{Text: "body"})
+					s.Search(ctx, heed.Query{Text: "body"})
 				}
 			})
 		}
@@ -160,7 +162,7 @@ func TestPutsWriteFilesAtOnce(t *testing.T) {
 			t.Errorf("Get(%s): %v, %+v", u, err, got)
 		}
 	}
-	if hits, err := s.Search(ctx, Query{Text: "slow"}); err != nil || len(hits) != 1 {
+	if hits, err := s.Search(ctx, heed.Query{Text: "slow"}); err != nil || len(hits) != 1 {
 		t.Errorf("search: %v, %d hits", err, len(hits))
 	}
 }
@@ -236,7 +238,7 @@ func TestCloseWaitsForWrites(t *testing.T) {
 	if n, _ := s.settleCount(ctx); n != 0 {
 		t.Errorf("%d rows pending", n)
 	}
-	if hits, err := s.Search(ctx, Query{Text: "slow"}); err != nil || len(hits) != 1 {
+	if hits, err := s.Search(ctx, heed.Query{Text: "slow"}); err != nil || len(hits) != 1 {
 		t.Errorf("search: %v, %d hits", err, len(hits))
 	}
 }

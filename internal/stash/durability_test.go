@@ -23,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/atomicfile"
 )
 
@@ -67,7 +68,7 @@ func writerChild() {
 				if os.Getenv("HEED_STASHTEST_MOVES") == "1" && r.IntN(3) == 0 {
 					src = "other"
 				}
-				sn := &Snapshot{Source: src, URL: u, Title: "T",
+				sn := &heed.Snapshot{Source: src, URL: u, Title: "T",
 					Markdown: fmt.Sprintf("body of %s tok%dx %s", u, v, strings.Repeat("word ", r.IntN(2000)))}
 				if _, err := s.Put(context.Background(), sn); err == nil && !shared {
 					outMu.Lock()
@@ -593,12 +594,12 @@ func settleChild(dir string) {
 	}
 	s.SetBatch(64)
 	const u = "https://e.com/page"
-	if _, err := s.Put(ctx, &Snapshot{Source: "docs", URL: u, Title: "One", Markdown: "version one of the page"}); err != nil {
+	if _, err := s.Put(ctx, &heed.Snapshot{Source: "docs", URL: u, Title: "One", Markdown: "version one of the page"}); err != nil {
 		fmt.Println("put:", err)
 		os.Exit(3)
 	}
 	started, _, _ := holdWritesOf("version two", nil) // never released: the process is killed during the write
-	go s.Put(ctx, &Snapshot{Source: "docs", URL: u, Title: "Two", Markdown: "version two of the page"})
+	go s.Put(ctx, &heed.Snapshot{Source: "docs", URL: u, Title: "Two", Markdown: "version two of the page"})
 	<-started
 	if err := s.Flush(ctx); err != nil {
 		fmt.Println("flush:", err)
@@ -639,7 +640,7 @@ func TestFlushSettlesPutInFlight(t *testing.T) {
 		t.Errorf("after the kill and Open: row %s, title %q, hash of %q; the file holds %q (title %q)",
 			state, title, map[bool]string{true: "version two", false: "?"}[hash == HashOf("version two of the page")], got.Markdown, got.Title)
 	}
-	changed, err := s.Put(ctx, &Snapshot{Source: "docs", URL: u, Title: "Two", Markdown: "version two of the page"})
+	changed, err := s.Put(ctx, &heed.Snapshot{Source: "docs", URL: u, Title: "Two", Markdown: "version two of the page"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -729,7 +730,7 @@ func TestStress(t *testing.T) {
 					r := rand.New(rand.NewPCG(uint64(w), uint64(round)))
 					for i := range 80 {
 						u := fmt.Sprintf("https://e.com/%d", r.IntN(10))
-						sn := &Snapshot{Source: []string{"docs", "other"}[r.IntN(2)], URL: u, Title: "T",
+						sn := &heed.Snapshot{Source: []string{"docs", "other"}[r.IntN(2)], URL: u, Title: "T",
 							Markdown: fmt.Sprintf("body of %s tok%dx", u, w*1000+i)}
 						if r.IntN(5) == 0 {
 							sn.Name = "feeds/shared"
@@ -742,7 +743,7 @@ func TestStress(t *testing.T) {
 						}
 						s.Put(c, sn)
 						s.Get(ctx, u)
-						s.Search(ctx, Query{Text: "body"})
+						s.Search(ctx, heed.Query{Text: "body"})
 						s.Touch(ctx, u, time.Now())
 						if r.IntN(20) == 0 {
 							s.Flush(ctx)

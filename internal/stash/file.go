@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/frontmatter"
 )
 
@@ -28,7 +29,7 @@ import (
 // (or are one, as http:// and https:// of a page are), a file system
 // that ignores case would give them one file: the stash gives the second
 // URL to come the name with a hash of its URL added (see Put), and
-// Snapshot.Path says where each lives.
+// heed.Snapshot.Path says where each lives.
 func PathFor(source, rawURL string) (string, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
@@ -177,7 +178,7 @@ type header struct {
 }
 
 // encode writes a snapshot as a Markdown file.
-func encode(s *Snapshot) []byte {
+func encode(s *heed.Snapshot) []byte {
 	var w frontmatter.Writer
 	w.Field("title", s.Title)
 	w.Field("description", s.Description)
@@ -193,7 +194,7 @@ func encode(s *Snapshot) []byte {
 }
 
 // readFile reads a snapshot file.
-func readFile(path string) (*Snapshot, error) {
+func readFile(path string) (*heed.Snapshot, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("stash: %w", err)
@@ -204,7 +205,7 @@ func readFile(path string) (*Snapshot, error) {
 		return nil, fmt.Errorf("stash: %s: %w", path, err)
 	}
 	at, _ := time.Parse(time.RFC3339, h.FetchedAt)
-	return &Snapshot{
+	return &heed.Snapshot{
 		Source: h.Source, URL: h.URL, Title: h.Title, Description: h.Description, FetchedAt: at,
 		Tags: h.Tags, Hash: strings.TrimPrefix(h.Hash, "sha256:"), ETag: h.ETag, LastModified: h.LastModified,
 		Notes: h.Notes, Markdown: body,

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/heedhq/heed"
 )
 
 // FuzzSearch: whatever a person types is a query the index takes (or an
@@ -24,7 +26,7 @@ func FuzzSearch(f *testing.F) {
 		f.Add(seed, body)
 	}
 	f.Fuzz(func(t *testing.T, query, text string) {
-		if _, err := s.Search(context.Background(), Query{Text: query}); err != nil && !errors.Is(err, ErrEmptyQuery) && !errors.Is(err, ErrQueryTooLong) {
+		if _, err := s.Search(context.Background(), heed.Query{Text: query}); err != nil && !errors.Is(err, heed.ErrEmptyQuery) && !errors.Is(err, heed.ErrQueryTooLong) {
 			t.Errorf("Search(%q): %v", query, err)
 		}
 		got := snippet(segment(text), queryTerms(query), 16)

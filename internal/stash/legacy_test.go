@@ -8,20 +8,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed"
 	"modernc.org/sqlite"
 )
 
 // legacyShared makes a stash as one written before named snapshots were
 // kept apart: A's and B's rows name one file, which holds B (written
 // last).
-func legacyShared(t *testing.T) (*Stash, *Snapshot, *Snapshot) {
+func legacyShared(t *testing.T) (*Stash, *heed.Snapshot, *heed.Snapshot) {
 	t.Helper()
 	dir := t.TempDir()
 	s := open(t, dir)
 	ctx := t.Context()
-	a := &Snapshot{Source: "a", URL: "https://e.com/Feed", Name: "feeds/e-com-feed", Markdown: "A", FetchedAt: time.Now()}
-	b := &Snapshot{Source: "b", URL: "https://e.com/feed", Name: "feeds/e-com-feed", Markdown: "B", FetchedAt: time.Now()}
-	for _, sn := range []*Snapshot{a, b} {
+	a := &heed.Snapshot{Source: "a", URL: "https://e.com/Feed", Name: "feeds/e-com-feed", Markdown: "A", FetchedAt: time.Now()}
+	b := &heed.Snapshot{Source: "b", URL: "https://e.com/feed", Name: "feeds/e-com-feed", Markdown: "B", FetchedAt: time.Now()}
+	for _, sn := range []*heed.Snapshot{a, b} {
 		if _, err := s.Put(ctx, sn); err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +154,7 @@ func TestUpgradeDropsLostRows(t *testing.T) {
 	s := open(t, dir)
 	ctx := t.Context()
 	a, b := snap("http://e.com/page", "A", "Page A holds zqaa."), snap("https://e.com/page", "B", "Page B holds zqbb.")
-	for _, p := range []*Snapshot{a, b} {
+	for _, p := range []*heed.Snapshot{a, b} {
 		p.ETag, p.Links = `"1"`, []string{"https://e.com/"}
 		if _, err := s.Put(ctx, p); err != nil {
 			t.Fatal(err)
@@ -177,10 +178,10 @@ func TestUpgradeDropsLostRows(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].URL != b.URL {
 		t.Errorf("after the upgrade List = %+v, %v; want only %s, whose file it is", list, err, b.URL)
 	}
-	if hits, err := s.Search(ctx, Query{Text: "zqaa"}); err != nil || len(hits) != 0 {
+	if hits, err := s.Search(ctx, heed.Query{Text: "zqaa"}); err != nil || len(hits) != 0 {
 		t.Errorf("after the upgrade a search for the lost page's word finds %+v, %v", hits, err)
 	}
-	if hits, err := s.Search(ctx, Query{Text: "zqbb"}); err != nil || len(hits) != 1 || !strings.Contains(hits[0].Snippet, "zqbb") {
+	if hits, err := s.Search(ctx, heed.Query{Text: "zqbb"}); err != nil || len(hits) != 1 || !strings.Contains(hits[0].Snippet, "zqbb") {
 		t.Errorf("after the upgrade a search for the kept page's word finds %+v, %v", hits, err)
 	}
 	if _, _, ok := s.Validators(ctx, "docs", b.URL); !ok {
@@ -189,7 +190,7 @@ func TestUpgradeDropsLostRows(t *testing.T) {
 	if changed, err := s.Put(ctx, a); err != nil || !changed {
 		t.Errorf("a re-crawl of the lost page: changed %v, %v", changed, err)
 	}
-	for _, p := range []*Snapshot{a, b} {
+	for _, p := range []*heed.Snapshot{a, b} {
 		if got, err := s.Get(ctx, p.URL); err != nil || got.Markdown != p.Markdown {
 			t.Errorf("Get %s = %+v, %v", p.URL, got, err)
 		}

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/heedhq/heed"
 )
 
 // moveKinds are the moves tested: between sources (as a page that another
@@ -53,7 +55,7 @@ func movingStash(t *testing.T, dir, kind string) (url, source, oldPath string) {
 		// told apart: the first to be put again moves to a name of its own.
 		x.URL = "https://e.com/Readme"
 		y := snap("https://e.com/readme", "Y", "page Y")
-		for _, p := range []*Snapshot{x, y} {
+		for _, p := range []*heed.Snapshot{x, y} {
 			if _, err := s.Put(ctx, p); err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +68,7 @@ func movingStash(t *testing.T, dir, kind string) (url, source, oldPath string) {
 
 // olderName moves p's file to path, and its row with it, as an older
 // heed named it.
-func olderName(t *testing.T, s *Stash, p *Snapshot, path string) {
+func olderName(t *testing.T, s *Stash, p *heed.Snapshot, path string) {
 	t.Helper()
 	if err := os.Rename(filepath.Join(s.dir, filepath.FromSlash(p.Path)), filepath.Join(s.dir, filepath.FromSlash(path))); err != nil {
 		t.Fatal(err)
@@ -306,7 +308,7 @@ func TestPutWaitsForMoveOutOfItsFile(t *testing.T) {
 			if !strings.EqualFold(y.Path, oldPath) {
 				t.Errorf("%s is at %s, not the file %s left", y.URL, y.Path, oldPath)
 			}
-			for _, p := range []*Snapshot{x, y} {
+			for _, p := range []*heed.Snapshot{x, y} {
 				if got, err := s.Get(ctx, p.URL); err != nil || got.URL != p.URL {
 					t.Errorf("Get %s = %+v, %v", p.URL, got, err)
 				}

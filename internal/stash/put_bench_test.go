@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/internal/extractdev"
 	"github.com/heedhq/heed/internal/testutil"
@@ -51,7 +52,7 @@ func BenchmarkPut(b *testing.B) {
 	cpu := testutil.CPUTime()
 	for b.Loop() {
 		d := docs[i%len(docs)]
-		snap := &Snapshot{Source: "bench", URL: fmt.Sprintf("https://bench.example/p/%d", i), Title: d.Title, Markdown: d.Markdown, FetchedAt: time.Now()}
+		snap := &heed.Snapshot{Source: "bench", URL: fmt.Sprintf("https://bench.example/p/%d", i), Title: d.Title, Markdown: d.Markdown, FetchedAt: time.Now()}
 		if _, err := s.Put(b.Context(), snap); err != nil {
 			b.Fatal(err)
 		}

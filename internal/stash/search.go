@@ -3,7 +3,6 @@ package stash
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,42 +11,20 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/frontmatter"
 )
-
-// Query is a full-text search.
-type Query struct {
-	// Text is what to look for: words (all must match, in any form that
-	// stems alike), "quoted phrases", and a trailing * for a prefix.
-	Text   string
-	Source string // only this source, if set
-	Limit  int    // 0 means 10
-}
-
-// ErrEmptyQuery is returned for a query without a word to look for.
-var ErrEmptyQuery = errors.New("stash: nothing to search for")
-
-// Hit is one search result, best first.
-type Hit struct {
-	ID      string  `json:"id"`
-	URL     string  `json:"url"`
-	Title   string  `json:"title"`
-	Source  string  `json:"source"`
-	Snippet string  `json:"snippet"`
-	Score   float64 `json:"score"` // higher is better
-	Path    string  `json:"path"`
-}
 
 // Search ranks the snapshots that match q by BM25, a title match weighing
 // five times a body match (the index's rank function), with a snippet of
 // each around what matched.
-func (s *Stash) Search(ctx context.Context, q Query) ([]Hit, error) {
-	if len(q.Text) > MaxQuery {
-		return nil, ErrQueryTooLong
+func (s *Stash) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
+	if len(q.Text) > heed.MaxQuery {
+		return nil, heed.ErrQueryTooLong
 	}
 	match := ftsQuery(q.Text)
 	if match == "" {
-		return nil, fmt.Errorf("%w in %q", ErrEmptyQuery, q.Text)
+		return nil, fmt.Errorf("%w in %q", heed.ErrEmptyQuery, q.Text)
 	}
 	if q.Limit <= 0 {
 		q.Limit = 10
@@ -73,9 +50,9 @@ func (s *Stash) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stash: search: %w", err)
 	}
-	var out []Hit
+	var out []heed.Hit
 	for rows.Next() {
-		var h Hit
+		var h heed.Hit
 		var rank float64
 		if err := rows.Scan(&h.ID, &h.URL, &h.Title, &h.Source, &h.Path, &rank); err != nil {
 			rows.Close()
@@ -359,9 +336,3 @@ func ftsQuery(text string) string {
 
 // maxPhrase is the most words ftsQuery puts in one phrase.
 const maxPhrase = 32
-
-// MaxQuery is the longest query Search takes, in bytes.
-const MaxQuery = 1000
-
-// ErrQueryTooLong is returned for a query longer than MaxQuery.
-var ErrQueryTooLong = fmt.Errorf("stash: a query may be at most %d bytes long", MaxQuery)

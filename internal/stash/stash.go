@@ -25,40 +25,9 @@ import (
 
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/atomicfile"
 )
-
-// ErrNotFound is returned when no snapshot has the URL or ID asked for.
-var ErrNotFound = errors.New("stash: not found")
-
-// Snapshot is one page as kept in the stash.
-type Snapshot struct {
-	ID          string    `json:"id"`
-	Source      string    `json:"source"`
-	URL         string    `json:"url"`
-	Title       string    `json:"title"`
-	Description string    `json:"description,omitempty"`
-	FetchedAt   time.Time `json:"fetched_at"`
-	Tags        []string  `json:"tags,omitempty"`
-	// Hash is the SHA-256 of Markdown, hex: unchanged content is not
-	// rewritten.
-	Hash         string `json:"hash"`
-	ETag         string `json:"etag,omitempty"`
-	LastModified string `json:"last_modified,omitempty"`
-	// Notes say what the page's directives or signals said, for a reader.
-	Notes    []string `json:"notes,omitempty"`
-	Markdown string   `json:"-"`
-	// Path is the file's path, relative to the stash directory.
-	Path string `json:"path"`
-	// Name, if set, is where the snapshot wants to live instead of
-	// SOURCE/HOST/PATH.md: a path relative to the stash without ".md",
-	// such as "feeds/example.com-feed" (see NamedPath).
-	Name string `json:"-"`
-	// Links are the page's links that a crawl follows, kept in the index
-	// (crawl state, not part of the file), so that a re-crawl that finds
-	// the page unchanged still follows them.
-	Links []string `json:"-"`
-}
 
 // Stash is a stash directory and its index. It is safe for concurrent
 // use; writes are serialized.
@@ -79,7 +48,7 @@ type Stash struct {
 	// batch is how many snapshots' full-text entries Put may leave
 	// waiting, to write them in one transaction; waiting are they.
 	batch   int
-	waiting []*Snapshot
+	waiting []*heed.Snapshot
 	flusher *time.Timer // flushes waiting maxWait after the first came
 	closed  bool
 
@@ -508,7 +477,7 @@ func HashOf(markdown string) string {
 // name gets a hash of the URL: snap.Path says which. A snapshot whose
 // Markdown is unchanged is not rewritten; Put then only records the new
 // validators and time, and reports changed false.
-func (s *Stash) Put(ctx context.Context, snap *Snapshot) (changed bool, err error) {
+func (s *Stash) Put(ctx context.Context, snap *heed.Snapshot) (changed bool, err error) {
 	if snap.URL == "" || snap.Source == "" {
 		return false, errors.New("stash: a snapshot needs a URL and a source")
 	}
@@ -597,7 +566,7 @@ retry:
 	// synced, with its directory, before its index entry is settled.
 	// An entry of this URL waiting in the batch is an older version: its
 	// row is this Put's now, to be settled by this Put alone.
-	s.waiting = slices.DeleteFunc(s.waiting, func(w *Snapshot) bool { return w.URL == snap.URL })
+	s.waiting = slices.DeleteFunc(s.waiting, func(w *heed.Snapshot) bool { return w.URL == snap.URL })
 	s.writing[snap.URL] = true
 	for _, f := range files {
 		s.writing[f] = true
@@ -643,7 +612,7 @@ retry:
 			// However few follow, these wait maxWait at most.
 			s.flusher = time.AfterFunc(maxWait, func() { s.Flush(context.Background()) })
 		}
-		s.waiting = append(s.waiting, &Snapshot{URL: snap.URL, Title: snap.Title, Markdown: snap.Markdown})
+		s.waiting = append(s.waiting, &heed.Snapshot{URL: snap.URL, Title: snap.Title, Markdown: snap.Markdown})
 		if len(s.waiting) < s.batch {
 			return true, nil
 		}
@@ -774,7 +743,7 @@ func writeErr(what string, err error) error {
 
 // index writes snapshots' full-text entries and marks them settled, in
 // one transaction.
-func (s *Stash) index(ctx context.Context, snaps ...*Snapshot) error {
+func (s *Stash) index(ctx context.Context, snaps ...*heed.Snapshot) error {
 	// The statements are prepared before the transaction takes the one
 	// connection.
 	var stmts [3]*sql.Stmt
@@ -946,7 +915,7 @@ func (s *Stash) settleRow(ctx context.Context, p pending) error {
 // system before its sync: a file that is not a snapshot (empty, cut, or
 // zeroes), or url's snapshot whose Markdown is not the one its hash
 // names. snap and err are what readFile read of it.
-func torn(file string, snap *Snapshot, err error, url string) bool {
+func torn(file string, snap *heed.Snapshot, err error, url string) bool {
 	if err != nil {
 		fi, serr := os.Lstat(file)
 		return serr == nil && fi.Mode().IsRegular()
@@ -957,7 +926,7 @@ func torn(file string, snap *Snapshot, err error, url string) bool {
 // restore indexes a snapshot read from its file, synced first unless
 // synced says it is: a process killed before its batch's sync leaves
 // files whole to read, which a crash of the system could still lose.
-func (s *Stash) restore(ctx context.Context, snap *Snapshot, path string, synced bool) error {
+func (s *Stash) restore(ctx context.Context, snap *heed.Snapshot, path string, synced bool) error {
 	snap.ID, snap.Path = IDOf(snap.URL), path
 	_, err := s.db.ExecContext(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, state)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'writing')
@@ -1097,7 +1066,7 @@ func (s *Stash) Touch(ctx context.Context, url string, at time.Time) error {
 }
 
 // Get returns the snapshot with the URL or ID, read from its file.
-func (s *Stash) Get(ctx context.Context, urlOrID string) (*Snapshot, error) {
+func (s *Stash) Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error) {
 	var url, path, state, oldPath string
 	// A snapshot whose index entry waits (a batch, or a write under way)
 	// is read from its file all the same, if the file is its; one being
@@ -1108,7 +1077,7 @@ func (s *Stash) Get(ctx context.Context, urlOrID string) (*Snapshot, error) {
 	}
 	err := s.db.QueryRowContext(ctx, `SELECT `+cols+` FROM docs WHERE (url = ? OR id = ?) AND state != 'removing'`, urlOrID, urlOrID).Scan(&url, &path, &state, &oldPath)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, urlOrID)
+		return nil, fmt.Errorf("%w: %s", heed.ErrNotFound, urlOrID)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("stash: %w", err)
@@ -1121,40 +1090,30 @@ func (s *Stash) Get(ctx context.Context, urlOrID string) (*Snapshot, error) {
 	}
 	switch {
 	case (err != nil || snap.URL != url) && state != "ok":
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, urlOrID) // its first write is under way
+		return nil, fmt.Errorf("%w: %s", heed.ErrNotFound, urlOrID) // its first write is under way
 	case err != nil:
 		return nil, err
 	case snap.URL != url:
 		// Another URL's snapshot took the file (stashes written before
 		// two URLs' names were kept apart, in case too): never answer
 		// with it.
-		return nil, fmt.Errorf("%w: %s (its file %s holds %s now)", ErrNotFound, urlOrID, path, snap.URL)
+		return nil, fmt.Errorf("%w: %s (its file %s holds %s now)", heed.ErrNotFound, urlOrID, path, snap.URL)
 	}
 	snap.ID, snap.Path = IDOf(snap.URL), path
 	return snap, nil
 }
 
-// Entry is a snapshot as listed, without its content.
-type Entry struct {
-	ID        string    `json:"id"`
-	Source    string    `json:"source"`
-	URL       string    `json:"url"`
-	Title     string    `json:"title"`
-	FetchedAt time.Time `json:"fetched_at"`
-	Path      string    `json:"path"`
-}
-
 // List returns the snapshots of a source (every source for ""), by URL.
-func (s *Stash) List(ctx context.Context, source string) ([]Entry, error) {
+func (s *Stash) List(ctx context.Context, source string) ([]heed.Entry, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, source, url, title, fetched_at, path FROM docs
 		WHERE state = 'ok' AND (? = '' OR source = ?) ORDER BY source, url`, source, source)
 	if err != nil {
 		return nil, fmt.Errorf("stash: %w", err)
 	}
 	defer rows.Close()
-	var out []Entry
+	var out []heed.Entry
 	for rows.Next() {
-		var e Entry
+		var e heed.Entry
 		var at string
 		if err := rows.Scan(&e.ID, &e.Source, &e.URL, &e.Title, &at, &e.Path); err != nil {
 			return nil, fmt.Errorf("stash: %w", err)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/heedhq/heed"
 )
 
 func open(t *testing.T, dir string) *Stash {
@@ -25,8 +27,8 @@ func open(t *testing.T, dir string) *Stash {
 	return s
 }
 
-func snap(url, title, md string) *Snapshot {
-	return &Snapshot{Source: "docs", URL: url, Title: title, Markdown: md, FetchedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Tags: []string{"web", "docs"}}
+func snap(url, title, md string) *heed.Snapshot {
+	return &heed.Snapshot{Source: "docs", URL: url, Title: title, Markdown: md, FetchedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Tags: []string{"web", "docs"}}
 }
 
 func TestPathFor(t *testing.T) {
@@ -144,7 +146,7 @@ func TestPutGetSearch(t *testing.T) {
 	if byID, err := s.Get(ctx, IDOf("https://docs.example.com/tides")); err != nil || byID.URL != tides.URL {
 		t.Errorf("Get by ID: %v, %v", byID, err)
 	}
-	if _, err := s.Get(ctx, "https://nowhere.example/"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(ctx, "https://nowhere.example/"); !errors.Is(err, heed.ErrNotFound) {
 		t.Errorf("Get missing: %v", err)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, "docs/docs.example.com/tides.md"))
@@ -154,7 +156,7 @@ func TestPutGetSearch(t *testing.T) {
 		}
 	}
 
-	hits, err := s.Search(ctx, Query{Text: "moon"})
+	hits, err := s.Search(ctx, heed.Query{Text: "moon"})
 	if err != nil || len(hits) != 2 {
 		t.Fatalf("Search(moon): %v, %v", hits, err)
 	}
@@ -164,16 +166,16 @@ func TestPutGetSearch(t *testing.T) {
 	if !strings.Contains(hits[1].Snippet, "**moon**") {
 		t.Errorf("snippet %q does not mark the match", hits[1].Snippet)
 	}
-	if hits, _ := s.Search(ctx, Query{Text: "moon", Source: "docs"}); len(hits) != 1 || hits[0].Source != "docs" {
+	if hits, _ := s.Search(ctx, heed.Query{Text: "moon", Source: "docs"}); len(hits) != 1 || hits[0].Source != "docs" {
 		t.Errorf("Search by source: %+v", hits)
 	}
 	for q, n := range map[string]int{"tide": 1, "rising": 1, `"spring tides"`: 1, `"tides spring"`: 0, "wav*": 1, "moon AND NOT": 0, `"unclosed`: 0, "OR": 0, "tides waves": 0} {
-		hits, err := s.Search(ctx, Query{Text: q})
+		hits, err := s.Search(ctx, heed.Query{Text: q})
 		if err != nil || len(hits) != n {
 			t.Errorf("Search(%q): %d hits, %v; want %d", q, len(hits), err, n)
 		}
 	}
-	if _, err := s.Search(ctx, Query{Text: "  ***  "}); err == nil {
+	if _, err := s.Search(ctx, heed.Query{Text: "  ***  "}); err == nil {
 		t.Errorf("empty query did not fail")
 	}
 
@@ -204,7 +206,7 @@ func TestPutGetSearch(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "docs")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("source directory left behind")
 	}
-	if hits, _ := s.Search(ctx, Query{Text: "tides"}); len(hits) != 0 {
+	if hits, _ := s.Search(ctx, heed.Query{Text: "tides"}); len(hits) != 0 {
 		t.Errorf("removed snapshots still found")
 	}
 	if srcs, _ := s.Sources(ctx); srcs["blog"] != 1 || len(srcs) != 1 {
@@ -243,16 +245,16 @@ func TestInterruptedWrites(t *testing.T) {
 	if got, err := s.Get(ctx, "https://e.com/p0"); err != nil || got.Title != "Page 0" {
 		t.Errorf("p0: %+v, %v; want the file as it was", got, err)
 	}
-	if hits, _ := s.Search(ctx, Query{Text: "currents"}); len(hits) != 1 || hits[0].Title != "Page 1, edited" {
+	if hits, _ := s.Search(ctx, heed.Query{Text: "currents"}); len(hits) != 1 || hits[0].Title != "Page 1, edited" {
 		t.Errorf("p1: %+v; want the written file indexed", hits)
 	}
-	if _, err := s.Get(ctx, "https://e.com/p2"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(ctx, "https://e.com/p2"); !errors.Is(err, heed.ErrNotFound) {
 		t.Errorf("p2 not removed: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "docs/e.com/p2.md")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("p2 file left behind")
 	}
-	if _, err := s.Get(ctx, "https://e.com/p3"); !errors.Is(err, ErrNotFound) {
+	if _, err := s.Get(ctx, "https://e.com/p3"); !errors.Is(err, heed.ErrNotFound) {
 		t.Errorf("p3 indexed without a file: %v", err)
 	}
 	// Every file is indexed and every indexed file exists.
@@ -282,7 +284,7 @@ func TestReindex(t *testing.T) {
 	if n != 5 || err == nil || !strings.Contains(err.Error(), "notes.md") {
 		t.Errorf("Reindex: %d, %v; want 5 and a word about notes.md", n, err)
 	}
-	if hits, _ := s.Search(ctx, Query{Text: "lighthouses", Limit: 10}); len(hits) != 5 {
+	if hits, _ := s.Search(ctx, heed.Query{Text: "lighthouses", Limit: 10}); len(hits) != 5 {
 		t.Errorf("after reindex: %d hits", len(hits))
 	}
 	if data, _ := os.ReadFile(filepath.Join(dir, "docs", "notes.md")); string(data) != "a person's own notes, not a snapshot" {
@@ -347,7 +349,7 @@ func TestSecondOpenerDoesNotSettle(t *testing.T) {
 		t.Errorf("the second opener settled the first's write (state %q)", state)
 	}
 	w.db.Exec(`UPDATE docs SET state = 'ok' WHERE url = 'https://e.com/a'`)
-	if hits, err := r.Search(ctx, Query{Text: "alpha"}); err != nil || len(hits) != 1 {
+	if hits, err := r.Search(ctx, heed.Query{Text: "alpha"}); err != nil || len(hits) != 1 {
 		t.Errorf("the second opener cannot read: %v, %v", hits, err)
 	}
 }
@@ -411,7 +413,7 @@ func TestSearchUnspacedScripts(t *testing.T) {
 		"大阪":         {"https://e.com/punct"},
 		"ฉันกินข้าว": nil, // Thai is not segmented (its marks would be lost); a run is one word
 	} {
-		hits, err := s.Search(ctx, Query{Text: q})
+		hits, err := s.Search(ctx, heed.Query{Text: q})
 		if err != nil {
 			t.Errorf("Search(%q): %v", q, err)
 			continue
@@ -433,7 +435,7 @@ func TestSearchUnspacedScripts(t *testing.T) {
 		"서울":    "**서울**에서 만나요. 한국어를 공부합니다.",
 		"言語 go": "**Go言語**の入門。Write **Go** programs.",
 	} {
-		hits, _ := s.Search(ctx, Query{Text: q})
+		hits, _ := s.Search(ctx, heed.Query{Text: q})
 		if len(hits) == 0 || hits[0].Snippet != want {
 			t.Errorf("Search(%q) snippet: %+v, want %q", q, hits, want)
 		}
@@ -467,12 +469,12 @@ func TestIndexUpgrade(t *testing.T) {
 	if _, err := s.db.ExecContext(ctx, `PRAGMA user_version = 0`); err != nil {
 		t.Fatal(err)
 	}
-	if hits, _ := s.Search(ctx, Query{Text: "住んで"}); len(hits) != 0 {
+	if hits, _ := s.Search(ctx, heed.Query{Text: "住んで"}); len(hits) != 0 {
 		t.Fatalf("the old index found a run inside a token: %+v", hits)
 	}
 	s.Close()
 	s = open(t, dir)
-	if hits, err := s.Search(ctx, Query{Text: "住んで"}); err != nil || len(hits) != 1 {
+	if hits, err := s.Search(ctx, heed.Query{Text: "住んで"}); err != nil || len(hits) != 1 {
 		t.Errorf("after the upgrade: %+v, %v", hits, err)
 	}
 }
@@ -504,10 +506,10 @@ func TestIndexKeepsNoCopy(t *testing.T) {
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name = 'fts_content'`).Scan(&copies); err != nil || copies != 0 {
 		t.Errorf("after the upgrade, the index still has a content table: %d, %v", copies, err)
 	}
-	if hits, err := s.Search(ctx, Query{Text: "harbours"}); err != nil || len(hits) != 0 {
+	if hits, err := s.Search(ctx, heed.Query{Text: "harbours"}); err != nil || len(hits) != 0 {
 		t.Errorf("the old entry is still found: %+v, %v", hits, err)
 	}
-	hits, err := s.Search(ctx, Query{Text: "storm"})
+	hits, err := s.Search(ctx, heed.Query{Text: "storm"})
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("after the upgrade: %+v, %v", hits, err)
 	}
@@ -518,7 +520,7 @@ func TestIndexKeepsNoCopy(t *testing.T) {
 	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(hits[0].Path))); err != nil {
 		t.Fatal(err)
 	}
-	if hits, err := s.Search(ctx, Query{Text: "storm"}); err != nil || len(hits) != 1 || hits[0].Snippet != "" {
+	if hits, err := s.Search(ctx, heed.Query{Text: "storm"}); err != nil || len(hits) != 1 || hits[0].Snippet != "" {
 		t.Errorf("with its file gone: %+v, %v", hits, err)
 	}
 	// A path out of the stash, written into the index by hand, is not read.
@@ -533,7 +535,7 @@ func TestIndexKeepsNoCopy(t *testing.T) {
 	if _, err := s.db.ExecContext(ctx, `UPDATE docs SET path = ?`, filepath.ToSlash(rel)); err != nil {
 		t.Fatal(err)
 	}
-	if hits, err := s.Search(ctx, Query{Text: "storm"}); err != nil || len(hits) != 1 || strings.Contains(hits[0].Snippet, "hunter2") {
+	if hits, err := s.Search(ctx, heed.Query{Text: "storm"}); err != nil || len(hits) != 1 || strings.Contains(hits[0].Snippet, "hunter2") {
 		t.Errorf("a path out of the stash: %+v, %v", hits, err)
 	}
 }
@@ -558,7 +560,7 @@ func TestUpgradeKeepsRows(t *testing.T) {
 	put("docs", "https://e.com/a", "The lighthouse keeper wrote of the storm.")
 	put("docs", "https://e.com/b", "A second page about tides.")
 	put("gone", "https://g.com/c", "A zebra page being removed.")
-	hits, _ := s.Search(ctx, Query{Text: "tides"})
+	hits, _ := s.Search(ctx, heed.Query{Text: "tides"})
 	if len(hits) != 1 {
 		t.Fatalf("tides: %+v", hits)
 	}
@@ -577,13 +579,13 @@ func TestUpgradeKeepsRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = open(t, dir)
-	if hits, err := s.Search(ctx, Query{Text: "storm"}); err != nil || len(hits) != 1 {
+	if hits, err := s.Search(ctx, heed.Query{Text: "storm"}); err != nil || len(hits) != 1 {
 		t.Errorf("storm after the upgrade: %+v, %v", hits, err)
 	}
 	if got := s.Links(ctx, "docs", "https://e.com/a"); !slices.Equal(got, []string{"https://e.com/a/next"}) {
 		t.Errorf("links after the upgrade: %v", got)
 	}
-	if hits, _ := s.Search(ctx, Query{Text: "zebra"}); len(hits) != 0 {
+	if hits, _ := s.Search(ctx, heed.Query{Text: "zebra"}); len(hits) != 0 {
 		t.Errorf("a removal cut short came back: %+v", hits)
 	}
 	if _, err := s.Get(ctx, "https://e.com/b"); err == nil {
@@ -608,7 +610,7 @@ func TestSnippetOfItsOwnFile(t *testing.T) {
 	if _, err := s.Put(ctx, snap("https://e.com/a", "A", "The beta page about giraffes.")); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := s.Search(ctx, Query{Text: "zebras"})
+	hits, err := s.Search(ctx, heed.Query{Text: "zebras"})
 	if err != nil || len(hits) != 1 || hits[0].URL != "http://e.com/a" {
 		t.Fatalf("zebras: %+v, %v", hits, err)
 	}
@@ -628,7 +630,7 @@ func TestBatch(t *testing.T) {
 	ctx := t.Context()
 	s.SetBatch(3)
 	count := func() int {
-		hits, err := s.Search(ctx, Query{Text: "lighthouse", Limit: 100})
+		hits, err := s.Search(ctx, heed.Query{Text: "lighthouse", Limit: 100})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -697,7 +699,7 @@ func TestNamedSnapshots(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "feeds/blog-example-com-feed-xml.md")); err != nil {
 		t.Errorf("the named file is missing: %v", err)
 	}
-	if hits, err := s.Search(t.Context(), Query{Text: "lighthouse"}); err != nil || len(hits) != 1 || hits[0].Path != "feeds/blog-example-com-feed-xml.md" {
+	if hits, err := s.Search(t.Context(), heed.Query{Text: "lighthouse"}); err != nil || len(hits) != 1 || hits[0].Path != "feeds/blog-example-com-feed-xml.md" {
 		t.Errorf("Search: %+v, %v", hits, err)
 	}
 	// Reindexing from the files finds it where it is.
@@ -750,7 +752,7 @@ func TestFailedFlushKeepsWaiting(t *testing.T) {
 	if err := s.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if hits, _ := s.Search(ctx, Query{Text: "lighthouse", Limit: 10}); len(hits) != 3 {
+	if hits, _ := s.Search(ctx, heed.Query{Text: "lighthouse", Limit: 10}); len(hits) != 3 {
 		t.Errorf("%d searchable after the retried flush, want 3", len(hits))
 	}
 }
@@ -758,7 +760,7 @@ func TestFailedFlushKeepsWaiting(t *testing.T) {
 func TestQueryLimits(t *testing.T) {
 	s := open(t, t.TempDir())
 	ctx := t.Context()
-	if _, err := s.Search(ctx, Query{Text: strings.Repeat("a", MaxQuery+1)}); !errors.Is(err, ErrQueryTooLong) {
+	if _, err := s.Search(ctx, heed.Query{Text: strings.Repeat("a", heed.MaxQuery+1)}); !errors.Is(err, heed.ErrQueryTooLong) {
 		t.Errorf("a query over the limit: %v", err)
 	}
 	// A long run of characters is matched as phrases of maxPhrase.
@@ -769,7 +771,7 @@ func TestQueryLimits(t *testing.T) {
 	if got := strings.Count(ftsQuery(long), `"`); got != 4 {
 		t.Errorf("ftsQuery of 50 characters: %d quotes, want two phrases", got)
 	}
-	if hits, err := s.Search(ctx, Query{Text: long}); err != nil || len(hits) != 1 {
+	if hits, err := s.Search(ctx, heed.Query{Text: long}); err != nil || len(hits) != 1 {
 		t.Errorf("a 50-character run: %v, %v", hits, err)
 	}
 }
@@ -796,7 +798,7 @@ func TestBatchWaitsLittle(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 500 { // at most 5 s
-		if hits, _ := s.Search(ctx, Query{Text: "lighthouse"}); len(hits) == 1 {
+		if hits, _ := s.Search(ctx, heed.Query{Text: "lighthouse"}); len(hits) == 1 {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -827,7 +829,7 @@ func TestReaderDoesNotWrite(t *testing.T) {
 		t.Fatalf("opening to read while a write is under way: %v", err)
 	}
 	defer r.Close()
-	if hits, err := r.Search(ctx, Query{Text: "lighthouse"}); err != nil || len(hits) != 1 {
+	if hits, err := r.Search(ctx, heed.Query{Text: "lighthouse"}); err != nil || len(hits) != 1 {
 		t.Errorf("search while a write is under way: %v, %v", hits, err)
 	}
 }
@@ -839,9 +841,9 @@ func TestReaderDoesNotWrite(t *testing.T) {
 func TestNamedSnapshotsNeverShareAFile(t *testing.T) {
 	s := open(t, t.TempDir())
 	ctx := t.Context()
-	a := &Snapshot{Source: "x-jack", URL: "https://x.com/Jack", Name: "x/jack", Markdown: "from x.com"}
-	b := &Snapshot{Source: "tw-jack", URL: "https://twitter.com/jack", Name: "x/jack", Markdown: "from twitter.com"}
-	for _, snap := range []*Snapshot{a, b, a, b} {
+	a := &heed.Snapshot{Source: "x-jack", URL: "https://x.com/Jack", Name: "x/jack", Markdown: "from x.com"}
+	b := &heed.Snapshot{Source: "tw-jack", URL: "https://twitter.com/jack", Name: "x/jack", Markdown: "from twitter.com"}
+	for _, snap := range []*heed.Snapshot{a, b, a, b} {
 		snap.Markdown += "!" // changed, so written again
 		if _, err := s.Put(ctx, snap); err != nil {
 			t.Fatal(err)
@@ -850,7 +852,7 @@ func TestNamedSnapshotsNeverShareAFile(t *testing.T) {
 	if a.Path != "x/jack.md" || b.Path != "x/jack~"+IDOf(b.URL)+".md" {
 		t.Errorf("paths %q and %q", a.Path, b.Path)
 	}
-	for _, snap := range []*Snapshot{a, b} {
+	for _, snap := range []*heed.Snapshot{a, b} {
 		got, err := s.Get(ctx, snap.URL)
 		if err != nil || got.Markdown != snap.Markdown {
 			t.Errorf("Get(%s) = %v, %v", snap.URL, got, err)
@@ -863,7 +865,7 @@ func TestNamedSnapshotsNeverShareAFile(t *testing.T) {
 		t.Errorf("after removing the other source: %v, %v", got, err)
 	}
 	// With the preferred name free again, the second URL keeps its file.
-	c := &Snapshot{Source: "tw-jack", URL: "https://twitter.com/jack", Name: "x/jack", Markdown: "again"}
+	c := &heed.Snapshot{Source: "tw-jack", URL: "https://twitter.com/jack", Name: "x/jack", Markdown: "again"}
 	if _, err := s.Put(ctx, c); err != nil || c.Path != "x/jack~"+IDOf(c.URL)+".md" {
 		t.Errorf("put again: %q, %v", c.Path, err)
 	}
@@ -962,11 +964,11 @@ func TestLinkTargetsUnindexed(t *testing.T) {
 	if _, err := s.Put(ctx, snap("https://e.com/b", "Hosting", "The code is hosted on GitHub.")); err != nil {
 		t.Fatal(err)
 	}
-	hits, err := s.Search(ctx, Query{Text: "github"})
+	hits, err := s.Search(ctx, heed.Query{Text: "github"})
 	if err != nil || len(hits) != 1 || hits[0].URL != "https://e.com/b" {
 		t.Errorf("github: %+v, %v; want the page that says it, not the one that links there", hits, err)
 	}
-	hits, err = s.Search(ctx, Query{Text: "lighthouse"})
+	hits, err = s.Search(ctx, heed.Query{Text: "lighthouse"})
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("lighthouse: %+v, %v", hits, err)
 	}
@@ -1015,7 +1017,7 @@ func TestTornNewFiles(t *testing.T) {
 
 	s = open(t, dir)
 	for _, i := range []int{0, 1, 4} {
-		if _, err := s.Get(ctx, fmt.Sprintf("https://e.com/p%d", i)); !errors.Is(err, ErrNotFound) {
+		if _, err := s.Get(ctx, fmt.Sprintf("https://e.com/p%d", i)); !errors.Is(err, heed.ErrNotFound) {
 			t.Errorf("p%d, torn: %v; want not found", i, err)
 		}
 		if _, err := os.Stat(file(i)); !errors.Is(err, os.ErrNotExist) {
@@ -1030,7 +1032,7 @@ func TestTornNewFiles(t *testing.T) {
 	if got, err := s.Get(ctx, "https://e.com/p3"); err != nil || got.Title != "Page 3" {
 		t.Errorf("p3, whole and pending: %+v, %v; want it indexed", got, err)
 	}
-	if hits, err := s.Search(ctx, Query{Text: "currents"}); err != nil || len(hits) != 3 {
+	if hits, err := s.Search(ctx, heed.Query{Text: "currents"}); err != nil || len(hits) != 3 {
 		t.Errorf("search: %+v, %v; want p2, p3 and p5", hits, err)
 	}
 	if _, err := s.Reindex(ctx); err != nil {

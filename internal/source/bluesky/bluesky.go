@@ -16,9 +16,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/source"
-	"github.com/heedhq/heed/internal/stash"
 )
 
 // DefaultAPIBase is the public Bluesky AppView.
@@ -126,7 +126,7 @@ func (k Kind) Ingest(ctx context.Context, env *source.Env, in source.Input) (*so
 	if name := source.OneLine(p.DisplayName); name != "" {
 		title = name + " (@" + handle + ") on Bluesky"
 	}
-	snap := &stash.Snapshot{
+	snap := &heed.Snapshot{
 		Source: in.Name, URL: in.URL, Name: "bluesky/" + strings.ToLower(handle), Title: title,
 		Description: source.OneLine(p.Description), FetchedAt: env.Now(),
 		Tags: source.Tags(Kind{}.Tags(), in.Tags), Markdown: render(&p, posts),

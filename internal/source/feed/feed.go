@@ -19,9 +19,9 @@ import (
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/source"
-	"github.com/heedhq/heed/internal/stash"
 )
 
 // Kind is the feed kind. Asked about any http(s) URL, it takes those that
@@ -223,7 +223,7 @@ func Build(ctx context.Context, env *source.Env, in source.Input, target Target,
 		}
 	}
 	md, total, fresh := Document(f.Description, f.Items, old)
-	snap := &stash.Snapshot{
+	snap := &heed.Snapshot{
 		Source: in.Name, URL: target.URL, Name: target.Name, Title: target.Title,
 		Description: plain(f.Description), FetchedAt: env.Now(), Tags: source.Tags(target.Tags, in.Tags),
 		ETag: resp.ETag(), LastModified: resp.LastModified(), Markdown: md,

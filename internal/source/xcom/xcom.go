@@ -20,10 +20,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/source/feed"
-	"github.com/heedhq/heed/internal/stash"
 )
 
 // DefaultAPIBase is the X API.
@@ -415,7 +415,7 @@ func (k Kind) api(ctx context.Context, env *source.Env, in source.Input, user st
 	if n := source.OneLine(who.Data.Name); n != "" {
 		title = n + " (@" + who.Data.Username + ") on X"
 	}
-	snap := &stash.Snapshot{
+	snap := &heed.Snapshot{
 		Source: in.Name, URL: in.URL, Name: target.Name, Title: r.text(title),
 		Description: r.text(source.OneLine(who.Data.Description)), FetchedAt: env.Now(),
 		Tags: source.Tags(target.Tags, in.Tags), Markdown: r.text(render(who.Data, posts, included, users)),

@@ -1,0 +1,81 @@
+package heed
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Snapshot is one page, feed or profile as a store keeps it: its
+// Markdown and what is known of it.
+type Snapshot struct {
+	ID          string    `json:"id"`
+	Source      string    `json:"source"`
+	URL         string    `json:"url"`
+	Title       string    `json:"title"`
+	Description string    `json:"description,omitempty"`
+	FetchedAt   time.Time `json:"fetched_at"`
+	Tags        []string  `json:"tags,omitempty"`
+	// Hash is the SHA-256 of Markdown, hex: unchanged content is not
+	// rewritten.
+	Hash         string `json:"hash"`
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"last_modified,omitempty"`
+	// Notes say what the page's directives or signals said, for a reader.
+	Notes    []string `json:"notes,omitempty"`
+	Markdown string   `json:"-"`
+	// Path is where a store keeps it: for a stash of files, the file's
+	// path relative to the stash directory; empty for a store of rows.
+	Path string `json:"path"`
+	// Name, if set, is where the snapshot wants to live instead of
+	// SOURCE/HOST/PATH.md: a path relative to the stash without ".md",
+	// such as "feeds/example.com-feed".
+	Name string `json:"-"`
+	// Links are the page's links that a crawl follows, kept by the store
+	// (crawl state, not part of the page), so that a re-crawl that finds
+	// the page unchanged still follows them.
+	Links []string `json:"-"`
+}
+
+// Entry is a snapshot as listed, without its content.
+type Entry struct {
+	ID        string    `json:"id"`
+	Source    string    `json:"source"`
+	URL       string    `json:"url"`
+	Title     string    `json:"title"`
+	FetchedAt time.Time `json:"fetched_at"`
+	Path      string    `json:"path"`
+}
+
+// Query is a full-text search.
+type Query struct {
+	// Text is what to look for: words (all must match, in any form that
+	// stems alike), "quoted phrases", and a trailing * for a prefix.
+	Text   string
+	Source string // only this source, if set
+	Limit  int    // 0 means 10
+}
+
+// Hit is one search result, best first.
+type Hit struct {
+	ID      string  `json:"id"`
+	URL     string  `json:"url"`
+	Title   string  `json:"title"`
+	Source  string  `json:"source"`
+	Snippet string  `json:"snippet"`
+	Score   float64 `json:"score"` // higher is better
+	Path    string  `json:"path"`
+}
+
+// MaxQuery is the longest query a store's search takes, in bytes.
+const MaxQuery = 1000
+
+// Errors a store returns, whatever keeps its snapshots.
+var (
+	// ErrNotFound is returned when no snapshot has the URL or ID asked for.
+	ErrNotFound = errors.New("not found")
+	// ErrEmptyQuery is returned for a query without a word to look for.
+	ErrEmptyQuery = errors.New("nothing to search for")
+	// ErrQueryTooLong is returned for a query longer than MaxQuery.
+	ErrQueryTooLong = fmt.Errorf("a query may be at most %d bytes long", MaxQuery)
+)
