@@ -259,7 +259,7 @@ func crawlHeed(b *testing.B, site string, n int) {
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	for b.Loop() {
 		st := newStash(b)
-		c := &crawl.Crawler{Client: fetch.New(fetch.Config{AllowNets: loopback}), Stash: st, Agent: "heed"}
+		c := &crawl.Crawler{Client: fetch.New(fetch.Config{AllowNets: loopback}), Store: st, Agent: "heed"}
 		stop := peak()
 		cpu := testutil.CPUTime()
 		start := time.Now()

@@ -174,7 +174,7 @@ func (e *env) crawlInto(cmd *cobra.Command, st *stash.Stash, o crawl.Options, js
 		}
 		defer st.Close()
 	}
-	c := &crawl.Crawler{Client: client, Stash: st, Agent: e.agent, Robots: cache, Schedule: sched}
+	c := &crawl.Crawler{Client: client, Store: st, Agent: e.agent, Robots: cache, Schedule: sched}
 	progress := e.progress(jsonOut)
 	sum, err := c.Crawl(cmd.Context(), o, progress.event)
 	progress.done()

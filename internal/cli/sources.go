@@ -21,6 +21,7 @@ import (
 	"github.com/heedhq/heed/internal/source/bluesky"
 	"github.com/heedhq/heed/internal/source/feed"
 	"github.com/heedhq/heed/internal/source/xcom"
+	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/robots"
 )
 
@@ -253,7 +254,7 @@ func (w *website) Match(u *url.URL) bool { return true }
 func (w *website) Ingest(_ context.Context, env *source.Env, in source.Input) (*source.Result, error) {
 	src := *w.src
 	src.URL = in.URL
-	w.crawlErr = w.e.crawlInto(w.cmd, env.Stash, optionsOf(in.Name, &src), w.jsonOut, w.robots, w.sched)
+	w.crawlErr = w.e.crawlInto(w.cmd, env.Store.(*stash.Stash), optionsOf(in.Name, &src), w.jsonOut, w.robots, w.sched)
 	return &source.Result{URL: in.URL}, nil
 }
 
@@ -278,7 +279,7 @@ func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind s
 		return nil, err
 	}
 	defer st.Close()
-	env := &source.Env{Client: client, Stash: st, Warn: func(msg string) { fmt.Fprintf(e.stderr, "heed: warning: %s\n", printable.Text(msg)) }}
+	env := &source.Env{Client: client, Store: st, Warn: func(msg string) { fmt.Fprintf(e.stderr, "heed: warning: %s\n", printable.Text(msg)) }}
 	if e.terminalIn() {
 		env.ChooseFeed = e.chooseFeed
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
-	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/robots"
 	"github.com/heedhq/heed/robots/directives"
 )
@@ -62,7 +61,7 @@ type Options struct {
 	NoSitemaps bool
 	// Page, if set, is called with every page the crawl keeps (one that
 	// its robots directives and the site's content signals let it store),
-	// before it is stored; with a nil Crawler.Stash, instead of storing it.
+	// before it is stored; with a nil Crawler.Store, instead of storing it.
 	// It may be called from several goroutines at once.
 	Page func(url string, doc *extract.Document)
 }
@@ -88,8 +87,9 @@ func (o *Options) fill() {
 // Crawler holds what crawls share: the client, the robots policy cache
 // and the per-host schedule. A Crawler is safe for concurrent use.
 type Crawler struct {
-	Client   *fetch.Client
-	Stash    *stash.Stash
+	Client *fetch.Client
+	// Store keeps the pages; nil keeps none (Options.Page sees them).
+	Store    Store
 	Agent    string
 	Robots   *robots.Cache // shared robots.txt outcomes; nil makes one per crawl
 	Schedule *Schedule     // shared politeness; nil makes one per crawl
@@ -208,7 +208,7 @@ func (r *run) fatal(err error) {
 const stashBatch = 64
 
 // ErrStash is wrapped by Crawl's error when the stash could not be
-// written (a full disk, say: stash.ErrUnwritable): the crawl stops at the
+// written (a full disk, say: heed.ErrUnwritable): the crawl stops at the
 // first such failure rather than fetch pages it cannot keep. What was
 // stored before stays. A page that fails alone (a path too long for the
 // file system) is one failed page.
@@ -250,7 +250,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	r.sum.Skipped = map[string]int{}
 	// A source crawled before has validators to ask for each page; a new
 	// one has none, and its crawl does not wait on the index to learn so.
-	r.validators = c.Stash != nil && c.Stash.HasValidators(ctx, o.Source)
+	r.validators = c.Store != nil && c.Store.HasValidators(ctx, o.Source)
 	r.sched = c.Schedule
 	if r.sched == nil {
 		r.sched = NewSchedule()
@@ -281,20 +281,21 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 			Hint: "to crawl it anyway, pass --no-robots (respect_robots: false in the config)"}
 	}
 
-	if c.Stash != nil {
+	batcher, _ := c.Store.(Batcher)
+	if batcher != nil {
 		// Pages are indexed in batches, one transaction each: much less
 		// work than one each, and safe, since a page's file is written
 		// first and the next Open indexes any whose entry did not make it.
-		c.Stash.SetBatch(stashBatch)
+		batcher.SetBatch(stashBatch)
 	}
 	r.add(item{url: start, depth: 0})
 	if !o.NoSitemaps && o.MaxDepth >= 1 { // sitemaps' pages are one link from the start
 		r.sitemaps(su)
 	}
 	r.wg.Wait()
-	if c.Stash != nil {
+	if batcher != nil {
 		// The last batch's index entries: the crawl is done when they are.
-		if err := c.Stash.Flush(context.WithoutCancel(ctx)); err != nil {
+		if err := batcher.Flush(context.WithoutCancel(ctx)); err != nil {
 			r.fatal(err)
 		}
 	}
@@ -594,7 +595,7 @@ func (r *run) visit(it item) {
 		return nil
 	}}
 	if r.validators {
-		req.ETag, req.LastModified, _ = r.c.Stash.Validators(ctx, r.o.Source, it.url)
+		req.ETag, req.LastModified, _ = r.c.Store.Validators(ctx, r.o.Source, it.url)
 	}
 	resp, err := r.c.Client.Get(ctx, req)
 	release(delay)
@@ -659,9 +660,9 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 		r.mu.Lock()
 		r.stored[it.url] = true
 		r.mu.Unlock()
-		if r.c.Stash != nil {
-			r.c.Stash.Touch(ctx, it.url, time.Now())
-			for _, l := range r.c.Stash.Links(ctx, r.o.Source, it.url) {
+		if r.c.Store != nil {
+			r.c.Store.Touch(ctx, it.url, time.Now())
+			for _, l := range r.c.Store.Links(ctx, r.o.Source, it.url) {
 				r.add(item{url: l, depth: it.depth + 1})
 			}
 		}
@@ -741,7 +742,7 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 	if r.o.Page != nil {
 		r.o.Page(final, doc)
 	}
-	if r.c.Stash == nil {
+	if r.c.Store == nil {
 		r.report(Event{Kind: Stored, URL: final, Depth: it.depth, Delay: delay.String()})
 		return
 	}
@@ -755,11 +756,11 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 	r.stores <- struct{}{}
 	defer func() { <-r.stores }()
 	extracted()
-	changed, err := r.c.Stash.Put(ctx, snap)
+	changed, err := r.c.Store.Put(ctx, snap)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		r.skip(it, r.stopReason(), "the crawl stopped before the page was stored: "+context.Cause(ctx).Error())
-	case errors.Is(err, stash.ErrUnwritable) || errors.Is(err, stash.ErrBusy):
+	case errors.Is(err, heed.ErrUnwritable) || errors.Is(err, heed.ErrBusy):
 		r.fail(it, err)
 		r.fatal(err)
 	case err != nil:

@@ -528,7 +528,7 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	if !st.Writable() {
 		return nil, out, errors.New("web_crawl cannot store pages now: another heed process (such as a crawl the user started) is writing the stash. Try again when it is done; stash_search, stash_read and web_fetch work meanwhile")
 	}
-	c := &crawl.Crawler{Client: s.cfg.Client, Stash: st, Agent: s.cfg.Agent, Robots: s.robots, Schedule: s.sched}
+	c := &crawl.Crawler{Client: s.cfg.Client, Store: st, Agent: s.cfg.Agent, Robots: s.robots, Schedule: s.sched}
 	prog := s.newProgress(ctx, req, maxPages)
 	var mu sync.Mutex
 	var logged []crawl.Event

@@ -19,7 +19,6 @@ import (
 	"github.com/heedhq/heed/internal/wait"
 
 	"github.com/heedhq/heed/fetch"
-	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/robots"
 )
 
@@ -71,12 +70,22 @@ type Input struct {
 	Named bool
 }
 
-// Env is what the kinds share: the guarded client, the stash (read for
+// Store is what the kinds ask of the store their snapshots go to: what
+// they read (validators, items kept before), and what the registry
+// writes.
+type Store interface {
+	Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error)
+	Put(ctx context.Context, snap *heed.Snapshot) (changed bool, err error)
+	Touch(ctx context.Context, url string, at time.Time) error
+	Validators(ctx context.Context, source, url string) (etag, lastModified string, ok bool)
+}
+
+// Env is what the kinds share: the guarded client, the store (read for
 // validators and items already kept; the registry writes), and the
 // clock, for rate-limit waits.
 type Env struct {
 	Client *fetch.Client
-	Stash  *stash.Stash
+	Store  Store
 	// Warn says something the user should know, once; nil discards it.
 	Warn func(msg string)
 	// Clock and Sleep are the clock; nil means the real one.
@@ -207,13 +216,13 @@ func (r *Registry) ingest(ctx context.Context, env *Env, k Kind, in Input) (*Res
 	if res.URL == "" {
 		res.URL = in.URL
 	}
-	if res.NotModified && env.Stash != nil {
-		if err := env.Stash.Touch(ctx, res.URL, env.Now()); err != nil {
+	if res.NotModified && env.Store != nil {
+		if err := env.Store.Touch(ctx, res.URL, env.Now()); err != nil {
 			return nil, err
 		}
 	}
 	if res.Snapshot != nil {
-		changed, err := env.Stash.Put(ctx, res.Snapshot)
+		changed, err := env.Store.Put(ctx, res.Snapshot)
 		if err != nil {
 			return nil, err
 		}

@@ -357,7 +357,7 @@ func TestPagesApartOrRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	b := snap("https://e.com/readme", "B", "Page B.")
-	hashed := "docs/e.com/readme~" + IDOf(b.URL) + ".md"
+	hashed := "docs/e.com/readme~" + heed.IDOf(b.URL) + ".md"
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO docs (id, url, source, path) VALUES ('z', 'https://z.com/', 'docs', ?)`, strings.ToUpper(hashed)); err != nil {
 		t.Fatal(err)
 	}

@@ -143,11 +143,11 @@ func checkAgree(t *testing.T, dir string) (versions map[string]int64, orphans []
 			t.Errorf("%s: its file %s holds %s", url, path, snap.URL)
 			continue
 		}
-		if HashOf(snap.Markdown) != r.hash {
+		if heed.HashOf(snap.Markdown) != r.hash {
 			t.Errorf("%s: row hash differs from the file's", url)
 		}
 		if body, want := entries[r.rowid], tokensOf(t, s, snap.Title, snap.Markdown); body != want {
-			t.Errorf("%s: full-text entry is not the file's: fts %.60q, file %s %.60q hash %.8s; before Open: %s", url, body, path, snap.Markdown, HashOf(snap.Markdown), before[url])
+			t.Errorf("%s: full-text entry is not the file's: fts %.60q, file %s %.60q hash %.8s; before Open: %s", url, body, path, snap.Markdown, heed.HashOf(snap.Markdown), before[url])
 		}
 		i := strings.Index(snap.Markdown, " tok")
 		var v int64
@@ -636,9 +636,9 @@ func TestFlushSettlesPutInFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hash != HashOf(got.Markdown) {
+	if hash != heed.HashOf(got.Markdown) {
 		t.Errorf("after the kill and Open: row %s, title %q, hash of %q; the file holds %q (title %q)",
-			state, title, map[bool]string{true: "version two", false: "?"}[hash == HashOf("version two of the page")], got.Markdown, got.Title)
+			state, title, map[bool]string{true: "version two", false: "?"}[hash == heed.HashOf("version two of the page")], got.Markdown, got.Title)
 	}
 	changed, err := s.Put(ctx, &heed.Snapshot{Source: "docs", URL: u, Title: "Two", Markdown: "version two of the page"})
 	if err != nil {
@@ -786,7 +786,7 @@ func checkStressAgree(t *testing.T, dir string) {
 			t.Errorf("%s: %v", r.url, err)
 		case sn.URL != r.url:
 			t.Errorf("%s: file %s holds %s", r.url, r.path, sn.URL)
-		case HashOf(sn.Markdown) != r.hash || tokensOf(t, s, sn.Title, sn.Markdown) != entries[r.rowid]:
+		case heed.HashOf(sn.Markdown) != r.hash || tokensOf(t, s, sn.Title, sn.Markdown) != entries[r.rowid]:
 			t.Errorf("%s: row or full-text entry is not the file's", r.url)
 		}
 	}

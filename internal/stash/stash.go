@@ -10,9 +10,7 @@ package stash
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -69,10 +67,6 @@ type Stash struct {
 // maxWait is how long a batch's first entry waits to be indexed at most:
 // a search finds a crawl's pages soon after they are stored.
 var maxWait = time.Second
-
-// ErrBusy is returned by a write to a stash that another heed process is
-// writing.
-var ErrBusy = errors.New("stash: another heed process is writing this stash; try again when it is done")
 
 const schema = `
 CREATE TABLE IF NOT EXISTS docs (
@@ -349,7 +343,7 @@ func (s *Stash) sweep() {
 }
 
 // Writable reports whether this Stash holds the writer lock: whether
-// Put, Remove and Reindex can work, or fail with ErrBusy because another
+// Put, Remove and Reindex can work, or fail with heed.ErrBusy because another
 // heed process was writing the stash when it was opened.
 func (s *Stash) Writable() bool { return s.writer }
 
@@ -459,18 +453,6 @@ func (s *Stash) flush(ctx context.Context) error {
 	return nil
 }
 
-// IDOf is the stable ID of a URL's snapshot: 12 hex digits of its SHA-256.
-func IDOf(url string) string {
-	h := sha256.Sum256([]byte(url))
-	return hex.EncodeToString(h[:6])
-}
-
-// HashOf is the content hash of Markdown.
-func HashOf(markdown string) string {
-	h := sha256.Sum256([]byte(markdown))
-	return hex.EncodeToString(h[:])
-}
-
 // Put stores a snapshot: its file, written atomically, and its index
 // entry. The file is PathFor's (or NamedPath's, for a Name), unless
 // another URL's snapshot has a file of that name but for case, when the
@@ -482,12 +464,12 @@ func (s *Stash) Put(ctx context.Context, snap *heed.Snapshot) (changed bool, err
 		return false, errors.New("stash: a snapshot needs a URL and a source")
 	}
 	if !s.writer {
-		return false, ErrBusy
+		return false, heed.ErrBusy
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	snap.ID = IDOf(snap.URL)
-	snap.Hash = HashOf(snap.Markdown)
+	snap.ID = heed.IDOf(snap.URL)
+	snap.Hash = heed.HashOf(snap.Markdown)
 retry:
 	for s.exclusive > 0 || s.writing[snap.URL] {
 		s.idle.Wait() // another Put of this URL is writing, or a Remove, Reindex or Close waits to run alone
@@ -681,7 +663,7 @@ func writingKey(path string) string { return strings.ToLower(path) }
 // ignored may have read it in another case). Should the hashed name be
 // taken too, which takes a collision of hashes, the snapshot is refused.
 func (s *Stash) claim(ctx context.Context, preferred, url, oldPath string) (string, error) {
-	hashed := strings.TrimSuffix(preferred, ".md") + "~" + IDOf(url) + ".md"
+	hashed := strings.TrimSuffix(preferred, ".md") + "~" + heed.IDOf(url) + ".md"
 	taken := func(path string) (bool, error) {
 		var one int
 		err := s.queryRow(ctx, `SELECT 1 FROM docs WHERE path = ? COLLATE NOCASE AND url != ? AND state != 'removing' LIMIT 1`, path, url).Scan(&one)
@@ -718,24 +700,19 @@ func (s *Stash) claim(ctx context.Context, preferred, url, oldPath string) (stri
 	return hashed, nil
 }
 
-// ErrUnwritable is wrapped by the errors of writes that fail for the
-// whole stash, not for one snapshot: a full disk, a read-only or failing
-// file system. Writing more is no use until the cause is mended.
-var ErrUnwritable = errors.New("the stash cannot be written")
-
 // writeErr says which write failed, and, when the error means the stash
-// as a whole cannot be written, says so (ErrUnwritable).
+// as a whole cannot be written, says so (heed.ErrUnwritable).
 func writeErr(what string, err error) error {
 	var coded interface{ Code() int }
 	if errors.As(err, &coded) {
 		switch coded.Code() & 0xff {
 		case 8, 10, 13: // SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL
-			return fmt.Errorf("stash: %s: %w (%w: is the disk full, or read-only?)", what, err, ErrUnwritable)
+			return fmt.Errorf("stash: %s: %w (%w: is the disk full, or read-only?)", what, err, heed.ErrUnwritable)
 		}
 	}
 	for _, e := range []error{syscall.ENOSPC, syscall.EFBIG, syscall.EDQUOT, syscall.EROFS, syscall.EIO, atomicfile.ErrFailed} {
 		if errors.Is(err, e) {
-			return fmt.Errorf("stash: %s: %w (%w)", what, err, ErrUnwritable)
+			return fmt.Errorf("stash: %s: %w (%w)", what, err, heed.ErrUnwritable)
 		}
 	}
 	return fmt.Errorf("stash: %s: %w", what, err)
@@ -920,21 +897,21 @@ func torn(file string, snap *heed.Snapshot, err error, url string) bool {
 		fi, serr := os.Lstat(file)
 		return serr == nil && fi.Mode().IsRegular()
 	}
-	return snap.URL == url && snap.Hash != HashOf(snap.Markdown)
+	return snap.URL == url && snap.Hash != heed.HashOf(snap.Markdown)
 }
 
 // restore indexes a snapshot read from its file, synced first unless
 // synced says it is: a process killed before its batch's sync leaves
 // files whole to read, which a crash of the system could still lose.
 func (s *Stash) restore(ctx context.Context, snap *heed.Snapshot, path string, synced bool) error {
-	snap.ID, snap.Path = IDOf(snap.URL), path
+	snap.ID, snap.Path = heed.IDOf(snap.URL), path
 	_, err := s.db.ExecContext(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, state)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'writing')
 		ON CONFLICT(url) DO UPDATE SET source = excluded.source, path = excluded.path, title = excluded.title,
 			description = excluded.description, fetched_at = excluded.fetched_at, tags = excluded.tags,
 			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified, state = 'writing', old_path = ''`,
 		snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
-		strings.Join(snap.Tags, ","), HashOf(snap.Markdown), snap.ETag, snap.LastModified)
+		strings.Join(snap.Tags, ","), heed.HashOf(snap.Markdown), snap.ETag, snap.LastModified)
 	if err != nil {
 		return fmt.Errorf("stash: %w", err)
 	}
@@ -1059,7 +1036,7 @@ func joinLinks(links []string) string {
 // Touch records that a URL was found unchanged (a 304) at a time.
 func (s *Stash) Touch(ctx context.Context, url string, at time.Time) error {
 	if !s.writer {
-		return ErrBusy
+		return heed.ErrBusy
 	}
 	_, err := s.db.ExecContext(ctx, `UPDATE docs SET fetched_at = ? WHERE url = ?`, formatTime(at), url)
 	return err
@@ -1099,7 +1076,7 @@ func (s *Stash) Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error)
 		// with it.
 		return nil, fmt.Errorf("%w: %s (its file %s holds %s now)", heed.ErrNotFound, urlOrID, path, snap.URL)
 	}
-	snap.ID, snap.Path = IDOf(snap.URL), path
+	snap.ID, snap.Path = heed.IDOf(snap.URL), path
 	return snap, nil
 }
 
@@ -1147,7 +1124,7 @@ func (s *Stash) Sources(ctx context.Context) (map[string]int, error) {
 // returns how many it removed.
 func (s *Stash) Remove(ctx context.Context, source string) (int, error) {
 	if !s.writer {
-		return 0, ErrBusy
+		return 0, heed.ErrBusy
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -1194,7 +1171,7 @@ func removeEmptyDirs(dir string) {
 // last.
 func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	if !s.writer {
-		return 0, ErrBusy
+		return 0, heed.ErrBusy
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -1303,7 +1280,7 @@ const LogFile = "log.md"
 // AppendLog adds an entry (Markdown) to the stash's log.
 func (s *Stash) AppendLog(entry string) error {
 	if !s.writer {
-		return ErrBusy
+		return heed.ErrBusy
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -143,7 +143,7 @@ func TestPutGetSearch(t *testing.T) {
 	if err != nil || got.Markdown != tides.Markdown || got.Title != "Tides" || got.ETag != `"v1"` || strings.Join(got.Tags, ",") != "web,docs" {
 		t.Fatalf("Get: %+v, %v", got, err)
 	}
-	if byID, err := s.Get(ctx, IDOf("https://docs.example.com/tides")); err != nil || byID.URL != tides.URL {
+	if byID, err := s.Get(ctx, heed.IDOf("https://docs.example.com/tides")); err != nil || byID.URL != tides.URL {
 		t.Errorf("Get by ID: %v, %v", byID, err)
 	}
 	if _, err := s.Get(ctx, "https://nowhere.example/"); !errors.Is(err, heed.ErrNotFound) {
@@ -340,7 +340,7 @@ func TestSecondOpenerDoesNotSettle(t *testing.T) {
 	if !w.Writable() || r.Writable() {
 		t.Errorf("Writable: first opener %v, second %v; want true, false", w.Writable(), r.Writable())
 	}
-	if _, err := r.Put(ctx, snap("https://e.com/b", "B", "beta")); !errors.Is(err, ErrBusy) {
+	if _, err := r.Put(ctx, snap("https://e.com/b", "B", "beta")); !errors.Is(err, heed.ErrBusy) {
 		t.Errorf("second opener wrote: %v", err)
 	}
 	var state string
@@ -849,7 +849,7 @@ func TestNamedSnapshotsNeverShareAFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if a.Path != "x/jack.md" || b.Path != "x/jack~"+IDOf(b.URL)+".md" {
+	if a.Path != "x/jack.md" || b.Path != "x/jack~"+heed.IDOf(b.URL)+".md" {
 		t.Errorf("paths %q and %q", a.Path, b.Path)
 	}
 	for _, snap := range []*heed.Snapshot{a, b} {
@@ -866,7 +866,7 @@ func TestNamedSnapshotsNeverShareAFile(t *testing.T) {
 	}
 	// With the preferred name free again, the second URL keeps its file.
 	c := &heed.Snapshot{Source: "tw-jack", URL: "https://twitter.com/jack", Name: "x/jack", Markdown: "again"}
-	if _, err := s.Put(ctx, c); err != nil || c.Path != "x/jack~"+IDOf(c.URL)+".md" {
+	if _, err := s.Put(ctx, c); err != nil || c.Path != "x/jack~"+heed.IDOf(c.URL)+".md" {
 		t.Errorf("put again: %q, %v", c.Path, err)
 	}
 	if got, err := s.Get(ctx, a.URL); err != nil || got.Markdown != a.Markdown {

@@ -165,7 +165,7 @@ func TestProfileAndPagination(t *testing.T) {
 		feeds[1].Get("limit") != "50" || feeds[1].Get("cursor") != "129" {
 		t.Errorf("getAuthorFeed requests got %v, want limit 100 without a cursor, then limit 50 with cursor 129", feeds)
 	}
-	snap, err := e.Stash.Get(t.Context(), "https://bsky.app/profile/alice.example.com")
+	snap, err := e.Store.Get(t.Context(), "https://bsky.app/profile/alice.example.com")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestRichPosts(t *testing.T) {
 	if _, err := ingest(t, e, a, "https://bsky.app/profile/alice.example.com", 50); err != nil {
 		t.Fatal(err)
 	}
-	snap, _ := e.Stash.Get(t.Context(), "https://bsky.app/profile/alice.example.com")
+	snap, _ := e.Store.Get(t.Context(), "https://bsky.app/profile/alice.example.com")
 	for _, want := range []string{
 		"Héllo 🌊 see [example.com/tides](https://example.com/tides), [#tides](https://bsky.app/hashtag/tides) and [@bob.example.com](https://bsky.app/profile/did:plc:bob) \\[sic\\]",
 		"Link: [Tide tables](https://example.com/tides) — When the water turns",

@@ -162,8 +162,8 @@ func plural(n int, one, many string) string {
 // source stored it before, when the host may be asked.
 func get(ctx context.Context, env *source.Env, src, rawURL string, check func(next string) error) (*fetch.Response, error) {
 	req := fetch.Request{URL: rawURL, Accept: accept, MaxBytes: MaxBytes, CheckRedirect: check}
-	if env.Stash != nil {
-		req.ETag, req.LastModified, _ = env.Stash.Validators(ctx, src, rawURL)
+	if env.Store != nil {
+		req.ETag, req.LastModified, _ = env.Store.Validators(ctx, src, rawURL)
 	}
 	if env.Wait != nil {
 		if err := env.Wait(ctx, rawURL); err != nil {
@@ -177,8 +177,8 @@ func get(ctx context.Context, env *source.Env, src, rawURL string, check func(ne
 // when the source stored that snapshot before.
 func Fetch(ctx context.Context, env *source.Env, src string, target Target, feedURL string) (*fetch.Response, error) {
 	req := fetch.Request{URL: feedURL, Accept: accept, MaxBytes: MaxBytes}
-	if env.Stash != nil {
-		req.ETag, req.LastModified, _ = env.Stash.Validators(ctx, src, target.URL)
+	if env.Store != nil {
+		req.ETag, req.LastModified, _ = env.Store.Validators(ctx, src, target.URL)
 	}
 	return env.Client.Get(ctx, req)
 }
@@ -217,8 +217,8 @@ func Build(ctx context.Context, env *source.Env, in source.Input, target Target,
 		target.Tags = []string{"rss", strings.ToLower(u.Hostname())}
 	}
 	old := ""
-	if env.Stash != nil {
-		if snap, err := env.Stash.Get(ctx, target.URL); err == nil && snap.Source == in.Name {
+	if env.Store != nil {
+		if snap, err := env.Store.Get(ctx, target.URL); err == nil && snap.Source == in.Name {
 			old = snap.Markdown
 		}
 	}

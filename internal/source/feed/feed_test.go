@@ -150,7 +150,7 @@ func TestFormats(t *testing.T) {
 			if res.Kind != "feed" || len(web.got) != 0 || !res.Changed {
 				t.Fatalf("got kind %q (website asked %v, changed %v), want the feed kind", res.Kind, web.got, res.Changed)
 			}
-			snap, err := env.Stash.Get(t.Context(), s.URL+tt.path)
+			snap, err := env.Store.Get(t.Context(), s.URL+tt.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -256,7 +256,7 @@ func TestLimitHolds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, _ := env.Stash.Get(t.Context(), s.URL+"/big.xml")
+	snap, _ := env.Store.Get(t.Context(), s.URL+"/big.xml")
 	secs := Sections(snap.Markdown)
 	if res.Items != source.DefaultLimit || len(secs) != source.DefaultLimit {
 		t.Fatalf("got %d items (%d sections), want %d", res.Items, len(secs), source.DefaultLimit)
@@ -295,7 +295,7 @@ func TestTooLargeIsRefused(t *testing.T) {
 	if entries, _ := env.Stash.List(t.Context(), "x"); len(entries) > 1 {
 		t.Errorf("stored %v", entries)
 	}
-	if _, err := env.Stash.Get(t.Context(), s.URL+"/huge.xml"); err == nil {
+	if _, err := env.Store.Get(t.Context(), s.URL+"/huge.xml"); err == nil {
 		t.Errorf("a too-large feed was stored")
 	}
 }
@@ -463,7 +463,7 @@ func TestResyncKeepsItems(t *testing.T) {
 	if err != nil || res.Items != 3 || res.New != 1 || !res.Changed {
 		t.Fatalf("third sync: %+v, %v", res, err)
 	}
-	snap, _ := env.Stash.Get(t.Context(), in.URL)
+	snap, _ := env.Store.Get(t.Context(), in.URL)
 	var titles []string
 	for _, sec := range Sections(snap.Markdown) {
 		titles = append(titles, strings.SplitN(sec.text, "\n", 2)[0])
@@ -738,7 +738,7 @@ func TestListCodeBlockKeepsOlderItems(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snap, _ := env.Stash.Get(t.Context(), in.URL)
+	snap, _ := env.Store.Get(t.Context(), in.URL)
 	for _, want := range []string{"## Post 4", "## Post 3", "## Post 2", "## Post 1"} {
 		if !strings.Contains(snap.Markdown, want) {
 			t.Errorf("second sync lost %q (items %d, new %d):\n%s", want, res.Items, res.New, snap.Markdown)
@@ -878,14 +878,14 @@ func TestSlugCollisionKeepsSourcesApart(t *testing.T) {
 	if a.Snapshot.Path == b.Snapshot.Path {
 		t.Errorf("two sources' feeds share one file: %s", a.Snapshot.Path)
 	}
-	got, err := env.Stash.Get(t.Context(), s.URL+"/feed.xml")
+	got, err := env.Store.Get(t.Context(), s.URL+"/feed.xml")
 	if err != nil || !strings.Contains(got.Markdown, "herring") {
 		t.Errorf("the harbour feed's snapshot now reads: %v\n%+v", err, got)
 	}
 	if _, err := env.Stash.Remove(t.Context(), "moor"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := env.Stash.Get(t.Context(), s.URL+"/feed.xml"); err != nil {
+	if _, err := env.Store.Get(t.Context(), s.URL+"/feed.xml"); err != nil {
 		t.Errorf("removing the moor source broke the harbour source's snapshot: %v", err)
 	}
 }

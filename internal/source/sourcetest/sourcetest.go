@@ -19,6 +19,10 @@ import (
 // Env is a source.Env for tests, with what it said and how long it slept.
 type Env struct {
 	*source.Env
+	// Stash is the Env's store, and Dir its directory.
+	Stash *stash.Stash
+	Dir   string
+
 	mu       sync.Mutex
 	warnings []string
 	waits    []time.Duration
@@ -46,11 +50,11 @@ func NewEnv(tb testing.TB) *Env {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { st.Close() })
-	e := &Env{now: Start}
+	e := &Env{now: Start, Stash: st, Dir: st.Dir()}
 	client := fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Resolver: offline{}, Retries: -1})
 	e.Env = &source.Env{
 		Client:  client,
-		Stash:   st,
+		Store:   st,
 		Allowed: source.RobotsAllowed(robots.NewCache(client.LoadRobots, robots.CacheConfig{}), "heed"),
 		Warn: func(msg string) {
 			e.mu.Lock()

@@ -195,7 +195,7 @@ func TestAPI(t *testing.T) {
 		pages[2].Get("pagination_token") != "tok29" || pages[2].Get("max_results") != "5" {
 		t.Errorf("pages got %v, want 100, 100 and 5 posts, following next_token", pages)
 	}
-	snap, err := e.Stash.Get(t.Context(), "https://x.com/harbourmaster")
+	snap, err := e.Store.Get(t.Context(), "https://x.com/harbourmaster")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestStrategyChain(t *testing.T) {
 		if err != nil || res.Kind != "x" || res.Items != 1 || len(a.requests()) != before {
 			t.Fatalf("got %+v, %v; API asked %d times", res, err, len(a.requests())-before)
 		}
-		snap, _ := e.Stash.Get(t.Context(), profile.URL)
+		snap, _ := e.Store.Get(t.Context(), profile.URL)
 		if snap.Path != "x/harbourmaster.md" || strings.Join(snap.Tags, ",") != "x,social" ||
 			!strings.Contains(snap.Markdown, "## Fog at the bar\n\n- Link: <https://x.com/harbourmaster/status/77>\n- Date: 2026-03-02T08:00:00Z\n\nFog at the bar, sound signals on.") {
 			t.Errorf("snapshot %s %v:\n%s", snap.Path, snap.Tags, snap.Markdown)
@@ -369,7 +369,7 @@ func TestTokenNeverShown(t *testing.T) {
 		}
 	}
 	// Every file of the stash, the index included.
-	filepath.WalkDir(e.Stash.Dir(), func(path string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(e.Dir, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			if b, _ := os.ReadFile(path); leaked(string(b)) != "" {
 				t.Errorf("%s holds the token", path)
@@ -377,7 +377,7 @@ func TestTokenNeverShown(t *testing.T) {
 		}
 		return nil
 	})
-	snap, _ := e.Stash.Get(t.Context(), "https://x.com/harbourmaster")
+	snap, _ := e.Store.Get(t.Context(), "https://x.com/harbourmaster")
 	if !strings.Contains(snap.Markdown, "the server echoes Bearer [redacted]") {
 		t.Errorf("the echoed token was not redacted:\n%s", snap.Markdown)
 	}

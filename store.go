@@ -1,6 +1,8 @@
 package heed
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -78,4 +80,24 @@ var (
 	ErrEmptyQuery = errors.New("nothing to search for")
 	// ErrQueryTooLong is returned for a query longer than MaxQuery.
 	ErrQueryTooLong = fmt.Errorf("a query may be at most %d bytes long", MaxQuery)
+	// ErrBusy is returned by a write to a store that another heed process
+	// is writing.
+	ErrBusy = errors.New("another heed process is writing the stash; try again when it is done")
+	// ErrUnwritable is wrapped by the errors of writes that fail for the
+	// store as a whole (a full disk, a read-only file system, a lost
+	// database): every later write would fail too.
+	ErrUnwritable = errors.New("the stash cannot be written")
 )
+
+// IDOf is the ID of the snapshot of a URL: 12 hex digits of its SHA-256,
+// the same in every store.
+func IDOf(url string) string {
+	h := sha256.Sum256([]byte(url))
+	return hex.EncodeToString(h[:6])
+}
+
+// HashOf is the content hash of a snapshot's Markdown: its SHA-256, hex.
+func HashOf(markdown string) string {
+	h := sha256.Sum256([]byte(markdown))
+	return hex.EncodeToString(h[:])
+}
