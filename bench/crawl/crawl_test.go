@@ -32,6 +32,7 @@ import (
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/extractdev"
 	"github.com/heedhq/heed/internal/heapfloor"
+	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/internal/testutil"
 )
@@ -259,7 +260,7 @@ func crawlHeed(b *testing.B, site string, n int) {
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	for b.Loop() {
 		st := newStash(b)
-		c := &crawl.Crawler{Client: fetch.New(fetch.Config{AllowNets: loopback}), Store: st, Agent: "heed"}
+		c := &crawl.Crawler{Client: polite.New(fetch.New(fetch.Config{AllowNets: loopback}), polite.NewSchedule(), 0), Store: st, Agent: "heed"}
 		stop := peak()
 		cpu := testutil.CPUTime()
 		start := time.Now()

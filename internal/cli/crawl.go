@@ -14,6 +14,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/robots"
@@ -157,7 +158,7 @@ func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error 
 // crawlInto crawls into a stash already open, or (st nil) the stash. A
 // robots.txt cache and a schedule already used for the source (nil: the
 // crawl's own) are shared with it.
-func (e *env) crawlInto(cmd *cobra.Command, st *stash.Stash, o crawl.Options, jsonOut bool, cache *robots.Cache, sched *crawl.Schedule) error {
+func (e *env) crawlInto(cmd *cobra.Command, st *stash.Stash, o crawl.Options, jsonOut bool, cache *robots.Cache, sched *polite.Schedule) error {
 	if err := checkOptions(&o); err != nil {
 		return err
 	}
@@ -174,7 +175,10 @@ func (e *env) crawlInto(cmd *cobra.Command, st *stash.Stash, o crawl.Options, js
 		}
 		defer st.Close()
 	}
-	c := &crawl.Crawler{Client: client, Store: st, Agent: e.agent, Robots: cache, Schedule: sched}
+	if sched == nil {
+		sched = polite.NewSchedule()
+	}
+	c := &crawl.Crawler{Client: polite.New(client, sched, o.Delay), Store: st, Agent: e.agent, Robots: cache}
 	progress := e.progress(jsonOut)
 	sum, err := c.Crawl(cmd.Context(), o, progress.event)
 	progress.done()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/polite"
 )
 
 // TestCrawlAndSearch runs the README's offline example: crawl the example
@@ -135,7 +136,7 @@ func TestProgressOnATerminal(t *testing.T) {
 	s, _ := exampleSite(t)
 	var stderr strings.Builder
 	p := &progress{e: &env{stdout: io.Discard, stderr: &stderr}, terminal: true, counts: map[crawl.Kind]int{}}
-	c := &crawl.Crawler{Client: fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}), Agent: "heed"}
+	c := &crawl.Crawler{Client: polite.New(fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}), polite.NewSchedule(), 0), Agent: "heed"}
 	if _, err := c.Crawl(t.Context(), crawl.Options{Start: s.URL + "/", Delay: 20 * time.Millisecond, NoSitemaps: true}, p.event); err != nil {
 		t.Fatal(err)
 	}

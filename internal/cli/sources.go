@@ -16,6 +16,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/source/bluesky"
@@ -246,7 +247,7 @@ type website struct {
 	// robots and sched are what the source's feed probe used, for the
 	// crawl to share; robots is nil without robots.txt.
 	robots *robots.Cache
-	sched  *crawl.Schedule
+	sched  *polite.Schedule
 }
 
 func (w *website) Name() string          { return "website" }
@@ -279,34 +280,21 @@ func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind s
 		return nil, err
 	}
 	defer st.Close()
-	env := &source.Env{Client: client, Store: st, Warn: func(msg string) { fmt.Fprintf(e.stderr, "heed: warning: %s\n", printable.Text(msg)) }}
+	env := &source.Env{Store: st, Warn: func(msg string) { fmt.Fprintf(e.stderr, "heed: warning: %s\n", printable.Text(msg)) }}
 	if e.terminalIn() {
 		env.ChooseFeed = e.chooseFeed
 	}
 	// The source's requests to a host, a page probed for feeds and then
 	// a crawl's, keep one schedule: one at a time, spaced by the delay.
-	sched, delay := crawl.NewSchedule(), optionsOf(name, src).Delay
+	sched := polite.NewSchedule()
 	web.sched = sched
-	env.Wait = func(ctx context.Context, rawURL string) error {
-		u, err := url.Parse(rawURL)
-		if err != nil {
-			return err
-		}
-		release, err := sched.Acquire(ctx, crawl.HostKey(u))
-		if err != nil {
-			return err
-		}
-		// The turn is not held while the request is out: robots.txt asked
-		// for its redirects takes turns of its own.
-		release(delay)
-		return nil
-	}
+	env.Client = polite.New(client, sched, optionsOf(name, src).Delay)
 	if !src.Robots() {
 		env.Allowed = nil // --no-robots: the user's word
 	} else {
 		// The probe and the crawl ask robots.txt through one cache: it is
 		// fetched once.
-		web.robots = robots.NewCache(crawl.ScheduledLoader(client, sched, delay), robots.CacheConfig{})
+		web.robots = robots.NewCache(env.Client.LoadRobots, robots.CacheConfig{})
 		env.Allowed = source.RobotsAllowed(web.robots, e.agent)
 	}
 	if kind == "website" {

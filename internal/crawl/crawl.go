@@ -17,6 +17,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/robots"
 	"github.com/heedhq/heed/robots/directives"
 )
@@ -84,15 +85,17 @@ func (o *Options) fill() {
 	}
 }
 
-// Crawler holds what crawls share: the client, the robots policy cache
-// and the per-host schedule. A Crawler is safe for concurrent use.
+// Crawler holds what crawls share: the polite client (and with it the
+// per-host turns), the store and the robots policy cache. A Crawler is
+// safe for concurrent use.
 type Crawler struct {
-	Client *fetch.Client
+	// Client makes every request on its host's turn. A crawl spaces its
+	// requests by its own Options.Delay, or a longer Crawl-delay.
+	Client *polite.Client
 	// Store keeps the pages; nil keeps none (Options.Page sees them).
-	Store    Store
-	Agent    string
-	Robots   *robots.Cache // shared robots.txt outcomes; nil makes one per crawl
-	Schedule *Schedule     // shared politeness; nil makes one per crawl
+	Store  Store
+	Agent  string
+	Robots *robots.Cache // shared robots.txt outcomes; nil makes one per crawl
 }
 
 // Kind is what happened to a URL.
@@ -171,7 +174,7 @@ type run struct {
 	o      Options
 	scope  *scope
 	policy robots.Policy
-	sched  *Schedule
+	client *polite.Client // spaced by o.Delay
 	emit   func(Event)
 
 	mu         sync.Mutex
@@ -251,17 +254,14 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	// A source crawled before has validators to ask for each page; a new
 	// one has none, and its crawl does not wait on the index to learn so.
 	r.validators = c.Store != nil && c.Store.HasValidators(ctx, o.Source)
-	r.sched = c.Schedule
-	if r.sched == nil {
-		r.sched = NewSchedule()
-	}
+	r.client = c.Client.Spaced(o.Delay)
 	switch {
 	case o.NoRobots:
 		r.policy = robots.Off{}
 	case c.Robots != nil:
 		r.policy = c.Robots
 	default:
-		r.policy = robots.NewCache(ScheduledLoader(c.Client, r.sched, o.Delay), robots.CacheConfig{})
+		r.policy = robots.NewCache(r.client.LoadRobots, robots.CacheConfig{})
 	}
 	r.sum.Robots = r.policy.String()
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
@@ -307,25 +307,6 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		return &r.sum, r.stashErr
 	}
 	return &r.sum, nil
-}
-
-// ScheduledLoader loads robots.txt files through the client on the
-// schedule, as one more request to the host, so that the one-at-a-time
-// rule holds for robots.txt too. A Cache shared by crawls that share a
-// Schedule should be made with it.
-func ScheduledLoader(client *fetch.Client, sched *Schedule, delay time.Duration) robots.Loader {
-	return func(ctx context.Context, robotsURL string) (robots.Outcome, error) {
-		u, err := url.Parse(robotsURL)
-		if err != nil {
-			return robots.Outcome{}, err
-		}
-		release, err := sched.Acquire(ctx, HostKey(u))
-		if err != nil {
-			return robots.Outcome{}, err
-		}
-		defer release(delay)
-		return client.LoadRobots(ctx, robotsURL)
-	}
 }
 
 // add queues a URL at its depth, unless it was seen or is out of scope,
@@ -547,14 +528,6 @@ func (r *run) visit(it item) {
 	}
 	u, _ := url.Parse(it.url)
 	delay := r.delayFor(it.url)
-	release, err := r.sched.Acquire(ctx, u.Host)
-	if err != nil {
-		if cause := context.Cause(ctx); cause != nil {
-			err = cause
-		}
-		r.skip(it, r.stopReason(), "the crawl stopped: "+err.Error())
-		return
-	}
 	// Every redirect hop answers to scope and robots.txt before it is
 	// followed: a Disallow: /secret/ is not fetched through /secret's
 	// redirect to it.
@@ -597,8 +570,16 @@ func (r *run) visit(it item) {
 	if r.validators {
 		req.ETag, req.LastModified, _ = r.c.Store.Validators(ctx, r.o.Source, it.url)
 	}
-	resp, err := r.c.Client.Get(ctx, req)
-	release(delay)
+	resp, err := r.c.Client.Spaced(delay).Get(ctx, req)
+	if errors.Is(err, polite.ErrNoTurn) {
+		// The crawl ended while the request waited for its host's turn.
+		why := err
+		if cause := context.Cause(ctx); cause != nil {
+			why = cause
+		}
+		r.skip(it, r.stopReason(), "the crawl stopped: "+why.Error())
+		return
+	}
 	if refused != nil {
 		// A redirect to be followed on another turn was a request: it
 		// counts against max_pages, as its target's request will.
@@ -863,11 +844,6 @@ func (r *run) sitemaps(start *url.URL) {
 			unread += len(lists) - i
 			return
 		}
-		release, err := r.sched.Acquire(r.ctx, su.Host)
-		if err != nil {
-			unread += len(lists) - i
-			return
-		}
 		req := fetch.Request{URL: sm, Accept: "application/xml, text/xml;q=0.9, */*;q=0.5", MaxBytes: maxSitemapBytes, NoRetry: true,
 			CheckRedirect: func(next string) error {
 				nu, err := url.Parse(next)
@@ -887,8 +863,11 @@ func (r *run) sitemaps(start *url.URL) {
 				}
 				return nil
 			}}
-		resp, err := r.c.Client.Get(r.ctx, req)
-		release(r.delayFor(sm))
+		resp, err := r.c.Client.Spaced(r.delayFor(sm)).Get(r.ctx, req)
+		if errors.Is(err, polite.ErrNoTurn) {
+			unread += len(lists) - i
+			return
+		}
 		read++
 		if err != nil {
 			if sm != origin+"/sitemap.xml" || heed.KindOf(err) == heed.TooLarge {

@@ -26,6 +26,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/memstore"
+	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/robots"
 )
@@ -156,7 +157,7 @@ func TestMain(m *testing.M) {
 
 func crawler(t *testing.T) (*Crawler, testStore) {
 	t.Helper()
-	client := fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1})
+	client := polite.New(fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1}), polite.NewSchedule(), 0)
 	if inMemory {
 		t.Log("crawling into a store in memory")
 		st := &memstore.Store{}
@@ -600,7 +601,7 @@ func TestCrawlReviewFindings(t *testing.T) {
 		s.set("/", page{body: html("Home", "/flaky")})
 		s.set("/flaky", page{status: http.StatusServiceUnavailable, body: "busy"})
 		c, _ := crawler(t)
-		c.Client = fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}) // retries on by default
+		c.Client = polite.New(fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}), polite.NewSchedule(), 0) // retries on by default
 		c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil)
 		n := 0
 		for _, p := range s.paths() {
@@ -676,8 +677,7 @@ func TestCrawlReviewFindings(t *testing.T) {
 			s.set(fmt.Sprintf("/%d", i), page{body: html(fmt.Sprint(i))})
 		}
 		s.set("/", page{body: html("Home", "/0", "/1", "/2", "/3", "/4")})
-		c, _ := crawler(t)
-		c.Schedule = NewSchedule()
+		c, _ := crawler(t) // its client's turns are shared by its crawls
 		var wg sync.WaitGroup
 		for range 2 {
 			wg.Go(func() { c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil) })
@@ -908,8 +908,7 @@ func TestRedirectWhileRobotsExpire(t *testing.T) {
 	c, _ := crawler(t)
 	var hours atomic.Int64
 	clock := func() time.Time { return time.Unix(0, 0).Add(time.Duration(hours.Add(25)) * time.Hour) } // every copy is stale when next asked
-	c.Schedule = NewSchedule()
-	c.Robots = robots.NewCache(ScheduledLoader(c.Client, c.Schedule, 0), robots.CacheConfig{Now: clock})
+	c.Robots = robots.NewCache(c.Client.LoadRobots, robots.CacheConfig{Now: clock})
 	var ev events
 	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 10, NoSitemaps: true, Deadline: 10 * time.Second}, ev.add)
 	if err != nil {

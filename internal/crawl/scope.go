@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+
+	"github.com/heedhq/heed/internal/polite"
 )
 
 // Normalize returns the form of a URL that a crawl compares and fetches:
@@ -20,7 +22,7 @@ func Normalize(raw string) (string, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return "", fmt.Errorf("%q is not an http(s) URL", raw)
 	}
-	u.Host = HostKey(u)
+	u.Host = polite.HostKey(u)
 	u.User = nil
 	u.Fragment, u.RawFragment = "", ""
 	// Escapes of unreserved characters are decoded and the others
@@ -39,22 +41,6 @@ func Normalize(raw string) (string, error) {
 		u.Path = "/"
 	}
 	return u.String(), nil
-}
-
-// HostKey is u's host as a crawl writes and schedules it: lower case,
-// without a trailing dot or the scheme's default port.
-func HostKey(u *url.URL) string {
-	host, port := strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), u.Port()
-	if u.Scheme == "http" && port == "80" || u.Scheme == "https" && port == "443" {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	return host
 }
 
 // normalEscapes decodes the percent-escapes of unreserved characters in

@@ -18,6 +18,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/robots/directives"
 )
 
@@ -98,7 +99,7 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 		if err != nil {
 			return nil, fmt.Errorf("fetch %s: a redirect to %q, which is not a URL heed can fetch", norm, next)
 		}
-		release, err := s.sched.Acquire(dctx, crawl.HostKey(u))
+		release, err := s.sched.Acquire(dctx, polite.HostKey(u))
 		if err != nil {
 			return nil, stop()
 		}
@@ -116,7 +117,7 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 				return err
 			}
 			hops++
-			if crawl.HostKey(tu) != crawl.HostKey(u) {
+			if polite.HostKey(tu) != polite.HostKey(u) {
 				other = &errOtherHost{next: tn}
 				return other
 			}

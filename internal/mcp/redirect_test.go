@@ -13,11 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedhq/heed/internal/crawl"
-
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/polite"
 )
 
 // hops redirects to other until the path has n h's, and then answers.
@@ -226,8 +225,8 @@ func TestHostKey(t *testing.T) {
 		"http://Example.COM./a/": "example.com",
 	} {
 		u, _ := url.Parse(in)
-		if got := crawl.HostKey(u); got != want {
-			t.Errorf("crawl.HostKey(%s) = %q, want %q", in, got, want)
+		if got := polite.HostKey(u); got != want {
+			t.Errorf("polite.HostKey(%s) = %q, want %q", in, got, want)
 		}
 	}
 }

@@ -32,6 +32,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/robots"
 )
@@ -113,7 +114,8 @@ type Config struct {
 // Server serves any number of sessions.
 type Server struct {
 	cfg    Config
-	sched  *crawl.Schedule
+	sched  *polite.Schedule
+	polite *polite.Client // on sched, spaced by the user's delay
 	robots *robots.Cache
 	pages  *pageCache
 	mcp    *sdk.Server
@@ -151,9 +153,10 @@ func New(cfg Config) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{cfg: cfg, sched: crawl.NewSchedule(), pages: newPageCache(), log: log, progressEvery: DefaultProgressEvery}
+	s := &Server{cfg: cfg, sched: polite.NewSchedule(), pages: newPageCache(), log: log, progressEvery: DefaultProgressEvery}
 	s.life, s.stop = context.WithCancel(context.Background())
-	s.robots = robots.NewCache(crawl.ScheduledLoader(cfg.Client, s.sched, cfg.Limits.Delay), robots.CacheConfig{})
+	s.polite = polite.New(cfg.Client, s.sched, cfg.Limits.Delay)
+	s.robots = robots.NewCache(s.polite.LoadRobots, robots.CacheConfig{})
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "heed", Title: "heed: the polite web for agents", Version: heed.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{}, // tools only; no logging capability

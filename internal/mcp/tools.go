@@ -528,7 +528,7 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	if !st.Writable() {
 		return nil, out, errors.New("web_crawl cannot store pages now: another heed process (such as a crawl the user started) is writing the stash. Try again when it is done; stash_search, stash_read and web_fetch work meanwhile")
 	}
-	c := &crawl.Crawler{Client: s.cfg.Client, Store: st, Agent: s.cfg.Agent, Robots: s.robots, Schedule: s.sched}
+	c := &crawl.Crawler{Client: s.polite, Store: st, Agent: s.cfg.Agent, Robots: s.robots}
 	prog := s.newProgress(ctx, req, maxPages)
 	var mu sync.Mutex
 	var logged []crawl.Event
@@ -749,7 +749,7 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 		o := s.crawlOptions(in.URL, maxPages, maxDepth)
 		o.Page = func(url string, doc *extract.Document) { g.page(url, doc.Markdown) }
 		// No stash: a grep reads pages, and stores none of them.
-		c := &crawl.Crawler{Client: s.cfg.Client, Agent: s.cfg.Agent, Robots: s.robots, Schedule: s.sched}
+		c := &crawl.Crawler{Client: s.polite, Agent: s.cfg.Agent, Robots: s.robots}
 		prog := s.newProgress(ctx, req, maxPages)
 		var mu sync.Mutex
 		pages := 0

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/wait"
 
 	"github.com/heedhq/heed/fetch"
@@ -84,7 +85,8 @@ type Store interface {
 // validators and items already kept; the registry writes), and the
 // clock, for rate-limit waits.
 type Env struct {
-	Client *fetch.Client
+	// Client makes every request of every kind, each on its host's turn.
+	Client *polite.Client
 	Store  Store
 	// Warn says something the user should know, once; nil discards it.
 	Warn func(msg string)
@@ -104,10 +106,6 @@ type Env struct {
 	// asks it before it looks in a page that is not a feed by its URL for
 	// the feeds it names. nil allows every page.
 	Allowed func(ctx context.Context, rawURL string) (bool, error)
-	// Wait waits before a request to rawURL until the host may be asked
-	// again, so that a source's requests to a host, with those of a crawl
-	// that follows, come spaced by the delay. nil does not wait.
-	Wait func(ctx context.Context, rawURL string) error
 }
 
 // DefaultMaxWait is the longest rate-limit wait when Env.MaxWait is 0.

@@ -159,16 +159,11 @@ func plural(n int, one, many string) string {
 }
 
 // get fetches a feed, or a page that may name one, conditionally when the
-// source stored it before, when the host may be asked.
+// source stored it before, on the host's turn.
 func get(ctx context.Context, env *source.Env, src, rawURL string, check func(next string) error) (*fetch.Response, error) {
 	req := fetch.Request{URL: rawURL, Accept: accept, MaxBytes: MaxBytes, CheckRedirect: check}
 	if env.Store != nil {
 		req.ETag, req.LastModified, _ = env.Store.Validators(ctx, src, rawURL)
-	}
-	if env.Wait != nil {
-		if err := env.Wait(ctx, rawURL); err != nil {
-			return nil, err
-		}
 	}
 	return env.Client.Get(ctx, req)
 }

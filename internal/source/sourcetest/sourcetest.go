@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/robots"
@@ -53,7 +54,7 @@ func NewEnv(tb testing.TB) *Env {
 	e := &Env{now: Start, Stash: st, Dir: st.Dir()}
 	client := fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Resolver: offline{}, Retries: -1})
 	e.Env = &source.Env{
-		Client:  client,
+		Client:  polite.New(client, polite.NewSchedule(), 0),
 		Store:   st,
 		Allowed: source.RobotsAllowed(robots.NewCache(client.LoadRobots, robots.CacheConfig{}), "heed"),
 		Warn: func(msg string) {

@@ -1,8 +1,9 @@
-package crawl
+package polite
 
 import (
 	"context"
 	"errors"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -108,4 +109,21 @@ func (s *Schedule) sweep() {
 			delete(s.hosts, h)
 		}
 	}
+}
+
+// HostKey is u's host as heed schedules it, the one key of a host's
+// turns: lower case, without a trailing dot or the scheme's default port.
+// A crawl writes its URLs' hosts so (crawl.Normalize).
+func HostKey(u *url.URL) string {
+	host, port := strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), u.Port()
+	if u.Scheme == "http" && port == "80" || u.Scheme == "https" && port == "443" {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return host
 }

@@ -1,0 +1,190 @@
+package polite
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/heedhq/heed/fetch"
+)
+
+// arrivals is a loopback server that logs when each request arrived and
+// how many were in flight at once.
+type arrivals struct {
+	*httptest.Server
+	mu       sync.Mutex
+	at       []time.Time
+	paths    []string
+	headers  []http.Header
+	inflight atomic.Int32
+	most     atomic.Int32
+}
+
+func newArrivals(t *testing.T, h http.HandlerFunc) *arrivals {
+	a := &arrivals{}
+	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := a.inflight.Add(1)
+		defer a.inflight.Add(-1)
+		for m := a.most.Load(); n > m && !a.most.CompareAndSwap(m, n); m = a.most.Load() {
+		}
+		a.mu.Lock()
+		a.at = append(a.at, time.Now())
+		a.paths = append(a.paths, r.URL.Path)
+		a.headers = append(a.headers, r.Header.Clone())
+		a.mu.Unlock()
+		time.Sleep(5 * time.Millisecond) // long enough for another request to overlap
+		h(w, r)
+	}))
+	t.Cleanup(a.Close)
+	return a
+}
+
+func (a *arrivals) log() ([]time.Time, []string, []http.Header) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]time.Time(nil), a.at...), append([]string(nil), a.paths...), append([]http.Header(nil), a.headers...)
+}
+
+func loopbackClient(delay time.Duration) *Client {
+	http := fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1})
+	return New(http, NewSchedule(), delay)
+}
+
+// TestOneAtATimeSpaced: requests to one host, made at once from many
+// goroutines, arrive one at a time, each at least the delay after the
+// one before.
+func TestOneAtATimeSpaced(t *testing.T) {
+	a := newArrivals(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	const delay = 60 * time.Millisecond
+	c := loopbackClient(delay)
+	var wg sync.WaitGroup
+	for range 5 {
+		wg.Go(func() {
+			if _, err := c.Get(t.Context(), fetch.Request{URL: a.URL + "/p"}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	at, _, _ := a.log()
+	if len(at) != 5 {
+		t.Fatalf("%d requests arrived, want 5", len(at))
+	}
+	if m := a.most.Load(); m != 1 {
+		t.Errorf("%d requests were in flight at once, want 1", m)
+	}
+	for i := 1; i < len(at); i++ {
+		if gap := at[i].Sub(at[i-1]); gap < delay {
+			t.Errorf("request %d came %v after the one before, want at least %v", i, gap, delay)
+		}
+	}
+}
+
+// TestRedirectTakesTheOtherHostsTurn: a redirect to another host waits
+// for that host's turn: it comes the delay after the other host's last
+// request, and the request's own headers do not go with it.
+func TestRedirectTakesTheOtherHostsTurn(t *testing.T) {
+	const delay = 150 * time.Millisecond
+	b := newArrivals(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("b")) })
+	a := newArrivals(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, b.URL+"/landed", http.StatusFound)
+	})
+	c := loopbackClient(delay)
+	if _, err := c.Get(t.Context(), fetch.Request{URL: b.URL + "/first"}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Get(t.Context(), fetch.Request{URL: a.URL + "/go", Header: http.Header{"Authorization": {"Bearer secret"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.URL != b.URL+"/landed" || len(resp.Redirects) != 1 || resp.Redirects[0] != a.URL+"/go" {
+		t.Errorf("response of %s by way of %v; want %s by way of %s", resp.URL, resp.Redirects, b.URL+"/landed", a.URL+"/go")
+	}
+	at, paths, headers := b.log()
+	if len(at) != 2 || paths[1] != "/landed" {
+		t.Fatalf("the other host saw %v", paths)
+	}
+	if gap := at[1].Sub(at[0]); gap < delay {
+		t.Errorf("the redirect reached the other host %v after its last request, want at least %v", gap, delay)
+	}
+	if got := headers[1].Get("Authorization"); got != "" {
+		t.Errorf("the request's credential went to another origin: %q", got)
+	}
+	if _, _, ah := a.log(); ah[0].Get("Authorization") != "Bearer secret" {
+		t.Errorf("the request's own origin did not get its header")
+	}
+}
+
+// TestRetryAfterHoldsTheHost: a 429 with Retry-After keeps the host
+// waiting that long before its next request, longer than the delay, and
+// never longer than MaxRetryAfter.
+func TestRetryAfterHoldsTheHost(t *testing.T) {
+	var n atomic.Int32
+	a := newArrivals(t, func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 1 {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		w.Write([]byte("ok"))
+	})
+	c := loopbackClient(10 * time.Millisecond)
+	resp, err := c.Get(t.Context(), fetch.Request{URL: a.URL + "/", NoRetry: true})
+	if err != nil || resp.Status != http.StatusTooManyRequests {
+		t.Fatalf("first request: %v, %v", resp, err)
+	}
+	if _, err := c.Get(t.Context(), fetch.Request{URL: a.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	at, _, _ := a.log()
+	if gap := at[1].Sub(at[0]); gap < time.Second {
+		t.Errorf("the next request came %v after a Retry-After of 1 s", gap)
+	}
+
+	c.MaxRetryAfter = 50 * time.Millisecond
+	if got := c.after(&fetch.Response{Status: http.StatusServiceUnavailable, Header: http.Header{"Retry-After": {"3600"}}}); got != 50*time.Millisecond {
+		t.Errorf("a Retry-After of an hour held the host %v, want MaxRetryAfter", got)
+	}
+}
+
+// TestNoTurnPastTheDeadline: a request whose host's turn would come after
+// its context's deadline is not made, and says so.
+func TestNoTurnPastTheDeadline(t *testing.T) {
+	a := newArrivals(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) })
+	c := loopbackClient(time.Hour)
+	if _, err := c.Get(t.Context(), fetch.Request{URL: a.URL + "/"}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	_, err := c.Get(ctx, fetch.Request{URL: a.URL + "/again"})
+	if !errors.Is(err, ErrNoTurn) {
+		t.Errorf("a request past the deadline: %v, want ErrNoTurn", err)
+	}
+	if _, paths, _ := a.log(); len(paths) != 1 {
+		t.Errorf("the host saw %v", paths)
+	}
+}
+
+// TestRobotsTakesATurn: robots.txt is one more request to its host.
+func TestRobotsTakesATurn(t *testing.T) {
+	const delay = 80 * time.Millisecond
+	a := newArrivals(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("User-agent: *\nDisallow: /x\n")) })
+	c := loopbackClient(delay)
+	if _, err := c.LoadRobots(t.Context(), a.URL+"/robots.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get(t.Context(), fetch.Request{URL: a.URL + "/page"}); err != nil {
+		t.Fatal(err)
+	}
+	at, paths, _ := a.log()
+	if len(at) != 2 || paths[0] != "/robots.txt" || at[1].Sub(at[0]) < delay {
+		t.Errorf("robots.txt then a page: %v at %v, want them the delay apart", paths, at)
+	}
+}
