@@ -46,16 +46,14 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
-// Error records what heed was doing, to which URL, what kind of failure
-// it met and what the user can do about it.
+// Error records what heed was doing, to which URL, and what kind of
+// failure it met. It names no flag or setting: what a user or an agent
+// can do about it is each door's to say, from the kind and the cause.
 type Error struct {
 	Kind Kind
 	Op   string // what heed was doing, such as "get"
 	URL  string // the URL it was doing it to, if any; Error shows at most 256 bytes of it
-	Err  error  // the cause
-	// Hint tells the user how to get past the error, if they can, such as
-	// "to allow it, pass --allow-net 10.0.0.0/8".
-	Hint string
+	Err  error  // the cause: a typed one (fetch.RefusedError, fetch.StatusError...) where a caller must decide
 }
 
 func (e *Error) Error() string {
@@ -65,9 +63,6 @@ func (e *Error) Error() string {
 	}
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
-	}
-	if e.Hint != "" {
-		s += "; " + e.Hint
 	}
 	return s
 }

@@ -279,6 +279,27 @@ var ErrDowngrade = errors.New("refused: redirect from https to http")
 // redirected more often than its cap allows.
 var ErrTooManyRedirects = errors.New("too many redirects")
 
+// RedirectLimitError is the cause of a request stopped at its redirect
+// cap: Last is the URL last followed, which redirects again.
+type RedirectLimitError struct {
+	Max  int
+	Last string
+}
+
+func (e *RedirectLimitError) Error() string {
+	return fmt.Sprintf("%v: more than %d", ErrTooManyRedirects, e.Max)
+}
+
+func (e *RedirectLimitError) Unwrap() error { return ErrTooManyRedirects }
+
+// StatusError is the cause of a failure that is an HTTP answer: a page
+// asked for that answered 404, a robots.txt that answered 503.
+type StatusError struct {
+	Status int
+}
+
+func (e *StatusError) Error() string { return fmt.Sprintf("the server answered HTTP %d", e.Status) }
+
 // Get fetches req.URL, following redirects. A response of any status is a
 // Response, not an error; errors are *heed.Error values that say what was
 // refused or what failed, with a hint where the user can do something.
@@ -286,12 +307,7 @@ func (c *Client) Get(ctx context.Context, req Request) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	fail := func(kind heed.Kind, u string, err error) (*Response, error) {
-		e := &heed.Error{Kind: kind, Op: "get", URL: Redact(u), Err: Safe(err)}
-		var r *refusal
-		if errors.As(err, &r) {
-			e.Hint = r.hint()
-		}
-		return nil, e
+		return nil, &heed.Error{Kind: kind, Op: "get", URL: Redact(u), Err: Safe(err)}
 	}
 	u, err := c.guard.checkURL(req.URL)
 	if err != nil {
@@ -326,7 +342,7 @@ func (c *Client) Get(ctx context.Context, req Request) (*Response, error) {
 		}
 		discard(resp)
 		if len(chain) >= maxRedirects {
-			return fail(heed.Blocked, req.URL, fmt.Errorf("%w: more than %d", ErrTooManyRedirects, maxRedirects))
+			return fail(heed.Blocked, req.URL, &RedirectLimitError{Max: maxRedirects, Last: Redact(u.String())})
 		}
 		next, err := u.Parse(loc)
 		if err != nil {

@@ -70,8 +70,9 @@ func TestGetLoopbackOnlyWhenAllowed(t *testing.T) {
 		if !errors.Is(err, ErrRefused) || heed.KindOf(err) != heed.Blocked {
 			t.Errorf("Get(%s) without allowance: got %v, want refused", u, err)
 		}
-		if err != nil && !strings.Contains(err.Error(), "--allow-net") {
-			t.Errorf("Get(%s): error %q does not say how to allow it", u, err)
+		var r *RefusedError
+		if !errors.As(err, &r) || !r.Addr.IsLoopback() || r.Prefix.String() != "127.0.0.0/8" || strings.Contains(err.Error(), "--") {
+			t.Errorf("Get(%s): error %q does not say which network to allow, or names a flag", u, err)
 		}
 	}
 	if n := hits.Load(); n != 1 {

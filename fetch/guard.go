@@ -204,7 +204,7 @@ func (g *guard) check(addr netip.Addr) error {
 	addr = addr.Unmap().WithZone("")
 	if err := g.ssrf.SafeAddr(addr); err != nil {
 		name, prefix := classify(addr)
-		return &refusal{addr: addr, what: name, prefix: prefix}
+		return &RefusedError{Addr: addr, What: name, Prefix: prefix}
 	}
 	return nil
 }
@@ -222,23 +222,21 @@ func (g *guard) control(_ context.Context, network, address string, _ syscall.Ra
 	return g.check(ap.Addr())
 }
 
-// refusal is the guard's answer to an address it will not connect to.
-type refusal struct {
-	addr   netip.Addr
-	what   string
-	prefix netip.Prefix
+// RefusedError is the cause of a request the guard refused because of
+// the address it would reach: Addr is not a public address, but What
+// (such as "loopback"), in the network Prefix, which the user may allow
+// (fetch.Config.AllowNets).
+type RefusedError struct {
+	Addr   netip.Addr
+	What   string
+	Prefix netip.Prefix
 }
 
-func (r *refusal) Error() string {
-	return fmt.Sprintf("refused: %s is %s (%s), not a public address", r.addr, r.what, r.prefix)
+func (r *RefusedError) Error() string {
+	return fmt.Sprintf("refused: %s is %s (%s), not a public address", r.Addr, r.What, r.Prefix)
 }
 
-func (r *refusal) Unwrap() error { return ErrRefused }
-
-// hint says how the user can allow the refused address.
-func (r *refusal) hint() string {
-	return fmt.Sprintf("to allow it, pass --allow-net %s or add it to allow_net in the config file", r.prefix)
-}
+func (r *RefusedError) Unwrap() error { return ErrRefused }
 
 // ranges names the networks the guard refuses, most specific first, for
 // messages. Addresses in none of them are outside IPv6 global unicast.

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/heapfloor"
+	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
 )
 
@@ -58,7 +61,8 @@ type env struct {
 	stash      string   // --stash
 	configPath string   // --config
 
-	conf *config.Config // loaded on first use
+	conf *config.Config  // loaded on first use
+	svc  *ingest.Service // made on first use
 
 	undoFloor func() // puts the collector's default rule back (heapfloor)
 }
@@ -106,6 +110,48 @@ func (e *env) client() (*fetch.Client, error) {
 	return fetch.New(fetch.Config{UserAgent: e.agent, AllowNets: append(nets, fromConfig...), Resolver: resolver}), nil
 }
 
+// service returns the ingest service the commands are doors onto, made
+// once (serviceConfig says of what).
+func (e *env) service(kinds bool) (*ingest.Service, error) {
+	if e.svc != nil {
+		return e.svc, nil
+	}
+	cfg, err := e.serviceConfig(kinds)
+	if err != nil {
+		return nil, err
+	}
+	e.svc = ingest.New(cfg)
+	return e.svc, nil
+}
+
+// serviceConfig is what the ingest service is made of: the guarded
+// client, the stash, and with kinds the source kinds configured from the
+// config file and the environment.
+func (e *env) serviceConfig(kinds bool) (ingest.Config, error) {
+	client, err := e.client()
+	if err != nil {
+		return ingest.Config{}, err
+	}
+	conf, err := e.config()
+	if err != nil {
+		return ingest.Config{}, err
+	}
+	dir, err := e.stashDir()
+	if err != nil {
+		return ingest.Config{}, err
+	}
+	cfg := ingest.Config{
+		HTTP: client, Agent: e.agent, MaxCrawlDelay: time.Duration(conf.MaxCrawlDelay), StashDir: dir,
+		Warn: func(msg string) { fmt.Fprintf(e.stderr, "heed: warning: %s\n", printable.Text(msg)) },
+	}
+	if kinds {
+		if cfg.Kinds, err = ingest.Kinds(conf, os.Getenv); err != nil {
+			return ingest.Config{}, failure(err)
+		}
+	}
+	return cfg, nil
+}
+
 // resolver resolves host names for the client; nil is the system's. The
 // package's tests set one that sends no name anywhere off the machine.
 var resolver fetch.Resolver
@@ -120,6 +166,11 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	if e.svc != nil {
+		if cerr := e.svc.Close(); cerr != nil {
+			fmt.Fprintf(stderr, "heed: %s\n", printable.Text(cerr.Error()))
+		}
+	}
 	if e.undoFloor != nil {
 		e.undoFloor()
 	}

@@ -7,17 +7,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/heedhq/heed"
-	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
-	"github.com/heedhq/heed/internal/polite"
+	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
-	"github.com/heedhq/heed/internal/stash"
-	"github.com/heedhq/heed/robots"
 )
 
 // stashDir is where the stash lives: --stash, then HEED_STASH, then the
@@ -54,42 +49,28 @@ func (e *env) stashDir() (string, error) {
 	return filepath.Join(home, ".local", "share", "heed"), nil
 }
 
-func (e *env) openStash(cmd *cobra.Command) (*stash.Stash, error) {
-	dir, err := e.stashDir()
-	if err != nil {
-		return nil, err
-	}
-	s, err := stash.Open(cmd.Context(), dir)
-	if err != nil {
-		return nil, &exitError{code: ExitFailed, err: err}
-	}
-	return s, nil
-}
-
 // crawlFlags are the flags of a crawl, shared by crawl and add.
 type crawlFlags struct {
-	o       crawl.Options
+	req     ingest.CrawlRequest
 	jsonOut bool
 }
 
 func (cf *crawlFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&cf.o.Source, "name", "", "the source's name in the stash (default: the start URL's host)")
-	f.IntVar(&cf.o.MaxPages, "max-pages", crawl.DefaultMaxPages, "fetch at most this many pages")
-	f.IntVar(&cf.o.MaxDepth, "max-depth", crawl.DefaultMaxDepth, "follow links at most this deep from the start URL")
-	f.DurationVar(&cf.o.Deadline, "deadline", crawl.DefaultDeadline, "stop the crawl after this long")
-	f.StringArrayVar(&cf.o.Include, "include", nil, "crawl only paths matching this glob (repeatable; * within a segment, ** across)")
-	f.StringArrayVar(&cf.o.Exclude, "exclude", nil, "skip paths matching this glob (repeatable)")
-	f.StringArrayVar(&cf.o.AllowHosts, "allow-host", nil, "also crawl this host (repeatable)")
-	f.DurationVar(&cf.o.Delay, "delay", defaultDelay, "least time between two requests to one host (robots.txt may ask for more)")
-	f.BoolVar(&cf.o.NoRobots, "no-robots", false, "do not consult robots.txt (no robots.txt request is made)")
-	f.BoolVar(&cf.o.IgnoreSignals, "ignore-signals", false, "store pages whatever their noindex, nofollow and content signals say")
-	f.StringArrayVar(&cf.o.Tags, "tag", nil, "tag the snapshots (repeatable)")
+	def := ingest.DefaultCrawl("")
+	f.StringVar(&cf.req.Source, "name", "", "the source's name in the stash (default: the start URL's host)")
+	f.IntVar(&cf.req.MaxPages, "max-pages", def.MaxPages, "fetch at most this many pages")
+	f.IntVar(&cf.req.MaxDepth, "max-depth", def.MaxDepth, "follow links at most this deep from the start URL")
+	f.DurationVar(&cf.req.Deadline, "deadline", def.Deadline, "stop the crawl after this long")
+	f.StringArrayVar(&cf.req.Include, "include", nil, "crawl only paths matching this glob (repeatable; * within a segment, ** across)")
+	f.StringArrayVar(&cf.req.Exclude, "exclude", nil, "skip paths matching this glob (repeatable)")
+	f.StringArrayVar(&cf.req.AllowHosts, "allow-host", nil, "also crawl this host (repeatable)")
+	f.DurationVar(&cf.req.Delay, "delay", def.Delay, "least time between two requests to one host (robots.txt may ask for more)")
+	f.BoolVar(&cf.req.NoRobots, "no-robots", false, "do not consult robots.txt (no robots.txt request is made)")
+	f.BoolVar(&cf.req.IgnoreSignals, "ignore-signals", false, "store pages whatever their noindex, nofollow and content signals say")
+	f.StringArrayVar(&cf.req.Tags, "tag", nil, "tag the snapshots (repeatable)")
 	f.BoolVar(&cf.jsonOut, "json", false, "print a JSON line per URL and one for the summary")
 }
-
-// defaultDelay is the least time between two requests to a host.
-const defaultDelay = 500 * time.Millisecond
 
 const crawlLong = `It is polite by default: robots.txt is heeded for every URL (a start URL it
 disallows, or a robots.txt that cannot be reached, fails the crawl with
@@ -117,106 +98,54 @@ record the site as a source to sync later, use 'heed add'.
   heed crawl https://docs.example.com/ --include '/guide/**' --delay 2s --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o := cf.o
-			o.Start = args[0]
-			if o.Source == "" {
-				o.Source = crawl.SourceName(args[0])
-			}
-			return e.runCrawl(cmd, o, cf.jsonOut)
+			req := cf.req
+			req.Start = args[0]
+			return e.runCrawl(cmd, req, cf.jsonOut)
 		},
 	}
 	cf.register(cmd)
 	return cmd
 }
 
-// checkOptions refuses crawl options no crawl can run with, and reads a
-// --max-depth of 0 as "the start URL only".
-func checkOptions(o *crawl.Options) error {
-	switch {
-	case !config.ValidName(o.Source):
-		return usageErrorf("%q is not a source name (letters, digits, '.', '_' and '-')", o.Source)
-	case o.MaxPages < 1:
-		return usageErrorf("--max-pages must be 1 or more")
-	case o.MaxDepth < 0:
-		return usageErrorf("--max-depth must be 0 (the start URL only) or more")
-	case o.Deadline <= 0:
-		return usageErrorf("--deadline must be longer than 0")
-	case o.Delay < 0:
-		return usageErrorf("--delay cannot be negative")
-	}
-	if o.MaxDepth == 0 {
-		o.MaxDepth = -1 // crawl.Options: negative is the start URL only
-	}
-	return nil
-}
-
-// runCrawl crawls into the stash and prints the summary.
-func (e *env) runCrawl(cmd *cobra.Command, o crawl.Options, jsonOut bool) error {
-	return e.crawlInto(cmd, nil, o, jsonOut, nil, nil)
-}
-
-// crawlInto crawls into a stash already open, or (st nil) the stash. A
-// robots.txt cache and a schedule already used for the source (nil: the
-// crawl's own) are shared with it.
-func (e *env) crawlInto(cmd *cobra.Command, st *stash.Stash, o crawl.Options, jsonOut bool, cache *robots.Cache, sched *polite.Schedule) error {
-	if err := checkOptions(&o); err != nil {
-		return err
-	}
-	client, err := e.client()
+// runCrawl crawls into the stash and prints what it came to.
+func (e *env) runCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut bool) error {
+	svc, err := e.service(false)
 	if err != nil {
 		return err
 	}
-	if conf, _ := e.config(); conf != nil && conf.MaxCrawlDelay > 0 {
-		o.MaxCrawlDelay = time.Duration(conf.MaxCrawlDelay)
-	}
-	if st == nil {
-		if st, err = e.openStash(cmd); err != nil {
-			return err
-		}
-		defer st.Close()
-	}
-	if sched == nil {
-		sched = polite.NewSchedule()
-	}
-	c := &crawl.Crawler{Client: polite.New(client, sched, o.Delay), Store: st, Agent: e.agent, Robots: cache}
 	progress := e.progress(jsonOut)
-	sum, err := c.Crawl(cmd.Context(), o, progress.event)
+	res, err := svc.Crawl(cmd.Context(), req, progress.event)
 	progress.done()
-	if err == nil && sum.Stored >= 100 {
-		st.Optimize(cmd.Context()) // many new pages: merge the index for faster searches
-	}
-	if err == nil {
-		if lerr := st.AppendLog(crawl.LogEntry(o, sum, progress.skips, time.Now())); lerr != nil {
-			fmt.Fprintf(e.stderr, "heed: %s\n", printable.Text(lerr.Error()))
-		}
-	}
+	return e.crawled(cmd, res, err, jsonOut)
+}
+
+// crawled prints what a crawl came to, and says how it failed.
+func (e *env) crawled(cmd *cobra.Command, res *ingest.CrawlResult, err error, jsonOut bool) error {
 	if cmd.Context().Err() != nil {
 		return &exitError{code: ExitFailed, err: errors.New("crawl interrupted; what was stored is in the stash, and crawling again picks up where this left off")}
 	}
-	if errors.Is(err, crawl.ErrStash) {
-		e.printSummary(o, sum, st, jsonOut)
+	if errors.Is(err, crawl.ErrStash) && res != nil {
+		e.printSummary(res, jsonOut)
 		return &exitError{code: ExitFailed, err: fmt.Errorf("crawl stopped: %w; what was stored before is intact, and crawling again once the stash can be written picks up from there", err)}
 	}
 	if err != nil {
-		if errors.Is(err, crawl.ErrStartRefused) || heed.KindOf(err) == heed.Invalid {
-			return &exitError{code: ExitUsage, err: err}
-		}
-		return &exitError{code: ExitFailed, err: err}
+		return failure(err)
 	}
-	return e.printSummary(o, sum, st, jsonOut)
+	return e.printSummary(res, jsonOut)
 }
 
 // printSummary prints what a crawl came to.
-func (e *env) printSummary(o crawl.Options, sum *crawl.Summary, st *stash.Stash, jsonOut bool) error {
+func (e *env) printSummary(res *ingest.CrawlResult, jsonOut bool) error {
+	dir := e.svc.StashDir()
 	if jsonOut {
 		return writeJSON(e.stdout, struct {
 			Event  string `json:"event"`
 			Source string `json:"source"`
 			*crawl.Summary
 			Stash string `json:"stash"`
-		}{"summary", o.Source, sum, st.Dir()})
+		}{"summary", res.Source, res.Summary, dir})
 	}
-	_, err := fmt.Fprintf(e.stdout, "%sstash: %s (source %q)\n", sum.Text(), st.Dir(), o.Source)
+	_, err := fmt.Fprintf(e.stdout, "%sstash: %s (source %q)\n", res.Summary.Text(), dir, res.Source)
 	return err
 }
 
@@ -229,8 +158,7 @@ type progress struct {
 	terminal bool
 	mu       sync.Mutex
 	counts   map[crawl.Kind]int
-	delay    string        // the host's delay, as the last fetched page said it
-	skips    []crawl.Event // skipped and failed URLs, for the stash's log
+	delay    string // the host's delay, as the last fetched page said it
 }
 
 func (e *env) progress(jsonOut bool) *progress {
@@ -247,9 +175,6 @@ func (p *progress) event(ev crawl.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts[ev.Kind]++
-	if ev.Logged() && len(p.skips) < crawl.MaxLogged {
-		p.skips = append(p.skips, ev)
-	}
 	if p.json {
 		writeJSON(p.e.stdout, ev)
 		return

@@ -1,13 +1,9 @@
 package cli
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +11,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/frontmatter"
+	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/robots/directives"
 )
@@ -33,33 +30,14 @@ reported, not enforced.`,
   heed fetch --json https://example.com/ | jq .links`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := fetch.CheckURL(args[0]); err != nil {
-				return usageErrorf("fetch %s: %v", fetch.Redact(args[0]), err)
-			}
-			client, err := e.client()
+			svc, err := e.service(false)
 			if err != nil {
 				return err
 			}
-			resp, err := client.Get(cmd.Context(), fetch.Request{URL: args[0]})
+			page, err := svc.Fetch(cmd.Context(), ingest.FetchRequest{URL: args[0]})
 			if err != nil {
-				if errors.Is(err, fetch.ErrInvalidURL) {
-					return usageErrorf("fetch: %v", err)
-				}
-				return &exitError{code: ExitFailed, err: fmt.Errorf("fetch: %w", err)}
+				return failure(err)
 			}
-			if resp.Status < 200 || resp.Status > 299 {
-				return &exitError{code: ExitFailed, err: fmt.Errorf("fetch %s: the server answered HTTP %d", resp.URL, resp.Status)}
-			}
-			page, err := pageOf(resp.Body, resp.URL, resp.Header.Get("Content-Type"))
-			if err != nil {
-				return &exitError{code: ExitFailed, err: fmt.Errorf("fetch %s: %w", resp.URL, err)}
-			}
-			var sets []directives.Set
-			for _, v := range resp.Header.Values("X-Robots-Tag") {
-				sets = append(sets, directives.Parse(v)...)
-			}
-			page.headerDirectives = sets
-			page.fetchedAt = time.Now().UTC()
 			return e.writePage(page, jsonOut)
 		},
 	}
@@ -99,10 +77,11 @@ touching the network. --url is the page's address, for its relative links.`,
 			if err != nil {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("extract: %w", err)}
 			}
-			page, err := pageOf(body, base, "")
+			doc, err := ingest.Document(body, base, "")
 			if err != nil {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("extract: %w", err)}
 			}
+			page := &ingest.Page{URL: base, Doc: doc, Robots: directives.For(e.agent, doc.Directives...)}
 			return e.writePage(page, jsonOut)
 		},
 	}
@@ -111,52 +90,23 @@ touching the network. --url is the page's address, for its relative links.`,
 	return cmd
 }
 
-// page is a document and what is known of how it was had.
-type page struct {
-	doc              *extract.Document
-	fetchedAt        time.Time
-	headerDirectives []directives.Set
-}
-
-// pageOf extracts a page body: HTML is extracted; plain text and Markdown
-// are kept as they are; anything else is refused.
-func pageOf(body []byte, pageURL, contentType string) (*page, error) {
-	mediaType, _, _ := mime.ParseMediaType(contentType)
-	switch mediaType {
-	case "", "text/html", "application/xhtml+xml":
-		doc, err := extract.Extract(bytes.NewReader(body), extract.Options{URL: pageURL, ContentType: contentType})
-		if err != nil {
-			return nil, err
-		}
-		return &page{doc: doc}, nil
-	case "text/plain", "text/markdown", "text/x-markdown":
-		return &page{doc: &extract.Document{URL: pageURL, Markdown: strings.TrimSpace(string(body)), Links: []string{}}}, nil
-	}
-	return nil, errors.New("not an HTML or text page (Content-Type " + contentType + ")")
-}
-
-// robotsFor merges every directive the page states for heed's agent.
-func (p *page) robotsFor(agent string) directives.Set {
-	return directives.For(agent, append(append([]directives.Set(nil), p.doc.Directives...), p.headerDirectives...)...)
-}
-
-func (e *env) writePage(p *page, jsonOut bool) error {
-	robots := p.robotsFor(e.agent)
+// writePage prints a page as Markdown after YAML frontmatter, or as JSON.
+func (e *env) writePage(p *ingest.Page, jsonOut bool) error {
 	if jsonOut {
 		return writeJSON(e.stdout, struct {
 			*extract.Document
 			FetchedAt time.Time      `json:"fetched_at,omitzero"`
 			Robots    directives.Set `json:"robots"`
-		}{p.doc, p.fetchedAt, robots})
+		}{p.Doc, p.FetchedAt, p.Robots})
 	}
 	var w frontmatter.Writer
 	field := w.Field
-	d := p.doc
+	d := p.Doc
 	field("title", d.Title)
 	field("description", d.Description)
 	field("url", d.URL)
-	if !p.fetchedAt.IsZero() {
-		field("fetched_at", p.fetchedAt.Format(time.RFC3339))
+	if !p.FetchedAt.IsZero() {
+		field("fetched_at", p.FetchedAt.Format(time.RFC3339))
 	}
 	field("canonical", d.Canonical)
 	field("lang", d.Lang)
@@ -166,7 +116,7 @@ func (e *env) writePage(p *page, jsonOut bool) error {
 	if !d.Modified.IsZero() {
 		field("modified", d.Modified.Format(time.RFC3339))
 	}
-	field("robots", robots.String())
+	field("robots", p.Robots.String())
 	_, err := io.WriteString(e.stdout, printable.Text(w.Document(d.Markdown)))
 	return err
 }

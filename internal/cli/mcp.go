@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heedhq/heed/internal/config"
+	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/mcp"
 )
 
@@ -64,7 +65,7 @@ robots.txt off. The flags override the config file's mcp section.`,
 			if allowRemote && addr == "" {
 				return usageErrorf("--allow-remote goes with --http: on stdio heed serves only the client that started it")
 			}
-			client, err := e.client()
+			cfg, err := e.serviceConfig(false)
 			if err != nil {
 				return err
 			}
@@ -76,15 +77,12 @@ robots.txt off. The flags override the config file's mcp section.`,
 					return err
 				}
 			}
-			dir, err := e.stashDir()
-			if err != nil {
-				return err
-			}
-			l := mcp.Limits{MaxCrawlDelay: time.Duration(conf.MaxCrawlDelay)}
+			var l mcp.Limits
+			cfg.Delay = ingest.DefaultDelay
 			if m := conf.MCP; m != nil {
 				l.MaxPages, l.MaxDepth, l.Deadline, l.MaxChars = m.MaxPages, m.MaxDepth, time.Duration(m.Deadline), m.MaxChars
 				if m.Delay != nil {
-					l.Delay = time.Duration(*m.Delay)
+					cfg.Delay = time.Duration(*m.Delay)
 				}
 			}
 			f := cmd.Flags()
@@ -96,7 +94,7 @@ robots.txt off. The flags override the config file's mcp section.`,
 				{"max-depth", func() { l.MaxDepth = limits.MaxDepth }},
 				{"deadline", func() { l.Deadline = limits.Deadline }},
 				{"max-chars", func() { l.MaxChars = limits.MaxChars }},
-				{"delay", func() { l.Delay = delay }},
+				{"delay", func() { cfg.Delay = delay }},
 			} {
 				if f.Changed(s.flag) {
 					s.set()
@@ -111,13 +109,14 @@ robots.txt off. The flags override the config file's mcp section.`,
 				return usageErrorf("--max-chars must be 1 or more")
 			case l.Deadline < 0 || f.Changed("deadline") && l.Deadline == 0:
 				return usageErrorf("--deadline must be longer than 0")
-			case l.Delay < 0:
+			case cfg.Delay < 0:
 				return usageErrorf("--delay cannot be negative")
-			case l.Delay == 0 && (f.Changed("delay") || conf.MCP != nil && conf.MCP.Delay != nil):
-				l.Delay = -1 // mcp.Limits: negative is none
+			case cfg.Delay == 0:
+				cfg.Delay = -1 // ingest.Config: negative is none
 			}
+			e.svc = ingest.New(cfg)
 			srv := mcp.New(mcp.Config{
-				Client: client, Agent: e.agent, StashDir: dir, Limits: l,
+				Service: e.svc, Limits: l,
 				Logger: slog.New(slog.NewTextHandler(e.stderr, nil)),
 			})
 			defer srv.Close()
@@ -137,7 +136,7 @@ robots.txt off. The flags override the config file's mcp section.`,
 	f.IntVar(&limits.MaxDepth, "max-depth", mcp.DefaultMaxDepth, "the deepest one web_crawl or web_grep follows links")
 	f.DurationVar(&limits.Deadline, "deadline", mcp.DefaultDeadline, "the longest one web_crawl or web_grep runs")
 	f.IntVar(&limits.MaxChars, "max-chars", mcp.DefaultMaxChars, "the most characters one web_fetch or stash_read returns at a time")
-	f.DurationVar(&delay, "delay", mcp.DefaultDelay, "least time between two requests to one host, across every tool call (robots.txt may ask for more)")
+	f.DurationVar(&delay, "delay", ingest.DefaultDelay, "least time between two requests to one host, across every tool call (robots.txt may ask for more)")
 	return cmd
 }
 

@@ -2,28 +2,19 @@ package cli
 
 import (
 	"bufio"
-	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
-	"github.com/heedhq/heed/internal/polite"
+	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/internal/source"
-	"github.com/heedhq/heed/internal/source/bluesky"
-	"github.com/heedhq/heed/internal/source/feed"
-	"github.com/heedhq/heed/internal/source/xcom"
-	"github.com/heedhq/heed/internal/stash"
-	"github.com/heedhq/heed/robots"
 )
 
 const sourcesLong = `Kinds of source, asked in this order; a kind that finds nothing usable at
@@ -100,45 +91,31 @@ A website is crawled politely. ` + crawlLong,
 					return usageErrorf("add: --%s is a website's setting, and --kind is %s", given[0], kind)
 				}
 			}
-			name := cf.o.Source
+			name := cf.req.Source
 			if name == "" {
-				name = defaultName(args[0])
+				name = ingest.DefaultName(args[0])
 			}
-			src := sourceFromFlags(cmd, args[0], cf.o)
-			if _, ok := conf.Sources[name]; ok {
-				return usageErrorf("add: a source named %q is recorded already; 'heed sync %s' ingests it again, --name gives another name", name, name)
-			}
-			if err := src.Validate(); err != nil {
-				return usageErrorf("add: %v", err)
-			}
+			src := sourceFromFlags(cmd, args[0], cf.req)
+			src.Kind = kind
 			if cmd.Flags().Changed("limit") {
 				src.Limit = limit
 			}
-			// Ingest first: a source whose start URL robots.txt refuses, or
-			// that is not a URL at all, is not recorded.
-			res, ingestErr := e.ingest(cmd, name, src, kind, cf.jsonOut)
-			var ee *exitError
-			if errors.As(ingestErr, &ee) && ee.code == ExitUsage || res == nil {
-				return ingestErr
+			svc, err := e.service(true)
+			if err != nil {
+				return err
 			}
-			rec := *src
-			rec.Kind, rec.URL = res.Kind, res.URL
-			if res.Kind != "website" {
-				// A crawl's settings mean nothing to the other kinds.
-				rec = config.Source{URL: res.URL, Kind: res.Kind, Limit: src.Limit, Tags: src.Tags}
+			req := ingest.SourceRequest{Name: name, Source: *src, Events: e.progress(cf.jsonOut).event}
+			if e.terminalIn() {
+				req.ChooseFeed = e.chooseFeed
 			}
-			if err := conf.AddSource(name, &rec); err != nil {
-				var ce *config.Error
-				switch {
-				case errors.Is(err, config.ErrSourceExists):
-					return usageErrorf("add: a source named %q is recorded already; 'heed sync %s' ingests it again, --name gives another name", name, name)
-				case errors.As(err, &ce):
-					return &exitError{code: ExitConfig, err: err}
+			res, err := svc.Add(cmd.Context(), conf, req)
+			if res != nil && cmd.Context().Err() == nil && (err == nil || errors.Is(err, crawl.ErrStash)) {
+				rec := conf.Sources[name]
+				if rec != nil {
+					fmt.Fprintf(e.stderr, "heed: recorded source %q (%s, %s) in %s\n", name, rec.Kind, rec.URL, conf.Path())
 				}
-				return &exitError{code: ExitFailed, err: err}
 			}
-			fmt.Fprintf(e.stderr, "heed: recorded source %q (%s, %s) in %s\n", name, rec.Kind, rec.URL, conf.Path())
-			return ingestErr
+			return e.ingested(cmd, res, err, cf.jsonOut)
 		},
 	}
 	cf.register(cmd)
@@ -170,23 +147,8 @@ func slicesContains(list []string, s string) bool {
 	return false
 }
 
-// defaultName names a source after its URL: a Bluesky profile
-// bluesky-HANDLE, an X profile x-USER, anything else its host.
-func defaultName(raw string) string {
-	u, err := url.Parse(raw)
-	if err == nil {
-		if actor, ok := bluesky.Actor(u); ok {
-			return "bluesky-" + strings.ReplaceAll(strings.ToLower(actor), ":", "_")
-		}
-		if user, ok := xcom.User(u); ok {
-			return "x-" + strings.ToLower(user)
-		}
-	}
-	return crawl.SourceName(raw)
-}
-
 // sourceFromFlags records the crawl flags that were given.
-func sourceFromFlags(cmd *cobra.Command, start string, o crawl.Options) *config.Source {
+func sourceFromFlags(cmd *cobra.Command, start string, o ingest.CrawlRequest) *config.Source {
 	s := &config.Source{URL: start, Include: o.Include, Exclude: o.Exclude, AllowHosts: o.AllowHosts, Tags: o.Tags}
 	f := cmd.Flags()
 	if f.Changed("no-robots") {
@@ -212,131 +174,19 @@ func sourceFromFlags(cmd *cobra.Command, start string, o crawl.Options) *config.
 	return s
 }
 
-// optionsOf turns a recorded source into crawl options.
-func optionsOf(name string, s *config.Source) crawl.Options {
-	o := crawl.Options{
-		Start: s.URL, Source: name, Tags: s.Tags, MaxPages: s.MaxPages, MaxDepth: s.MaxDepth,
-		Deadline: time.Duration(s.Deadline), Include: s.Include, Exclude: s.Exclude, AllowHosts: s.AllowHosts,
-		Delay: defaultDelay, NoRobots: !s.Robots(), IgnoreSignals: s.IgnoreSignals,
-	}
-	if s.Delay != nil {
-		o.Delay = time.Duration(*s.Delay)
-	}
-	if o.MaxPages == 0 {
-		o.MaxPages = crawl.DefaultMaxPages
-	}
-	if o.MaxDepth == 0 {
-		o.MaxDepth = crawl.DefaultMaxDepth
-	}
-	if o.Deadline == 0 {
-		o.Deadline = crawl.DefaultDeadline
-	}
-	return o
-}
-
-// website is the website kind: a crawl, with its own progress and
-// summary. Its error is kept for the caller, which records a source whose
-// crawl failed for any reason but a usage error.
-type website struct {
-	e        *env
-	cmd      *cobra.Command
-	src      *config.Source
-	jsonOut  bool
-	crawlErr error
-
-	// robots and sched are what the source's feed probe used, for the
-	// crawl to share; robots is nil without robots.txt.
-	robots *robots.Cache
-	sched  *polite.Schedule
-}
-
-func (w *website) Name() string          { return "website" }
-func (w *website) Match(u *url.URL) bool { return true }
-func (w *website) Ingest(_ context.Context, env *source.Env, in source.Input) (*source.Result, error) {
-	src := *w.src
-	src.URL = in.URL
-	w.crawlErr = w.e.crawlInto(w.cmd, env.Store.(*stash.Stash), optionsOf(in.Name, &src), w.jsonOut, w.robots, w.sched)
-	return &source.Result{URL: in.URL}, nil
-}
-
-// ingest reads a source of any kind into the stash and prints what it
-// came to. A nil result means nothing was ingested.
-func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind string, jsonOut bool) (*source.Result, error) {
-	client, err := e.client()
-	if err != nil {
-		return nil, err
-	}
-	reg, err := e.registry()
-	if err != nil {
-		return nil, err
-	}
-	web := &website{e: e, cmd: cmd, src: src, jsonOut: jsonOut}
-	reg.Kinds = append(reg.Kinds, web)
-	if !config.ValidName(name) {
-		return nil, usageErrorf("%q is not a source name (letters, digits, '.', '_' and '-')", name)
-	}
-	st, err := e.openStash(cmd)
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
-	env := &source.Env{Store: st, Warn: func(msg string) { fmt.Fprintf(e.stderr, "heed: warning: %s\n", printable.Text(msg)) }}
-	if e.terminalIn() {
-		env.ChooseFeed = e.chooseFeed
-	}
-	// The source's requests to a host, a page probed for feeds and then
-	// a crawl's, keep one schedule: one at a time, spaced by the delay.
-	sched := polite.NewSchedule()
-	web.sched = sched
-	env.Client = polite.New(client, sched, optionsOf(name, src).Delay)
-	if !src.Robots() {
-		env.Allowed = nil // --no-robots: the user's word
-	} else {
-		// The probe and the crawl ask robots.txt through one cache: it is
-		// fetched once.
-		web.robots = robots.NewCache(env.Client.LoadRobots, robots.CacheConfig{})
-		env.Allowed = source.RobotsAllowed(web.robots, e.agent)
-	}
-	if kind == "website" {
-		kind = "" // asked last in any case; the others are skipped below
-		reg.Kinds = []source.Kind{web}
-	}
-	res, err := reg.Ingest(cmd.Context(), env, kind, source.Input{Name: name, URL: src.URL, Limit: src.Limit, Tags: src.Tags})
+// ingested prints what reading a source came to, and says how it failed.
+func (e *env) ingested(cmd *cobra.Command, res *ingest.SourceResult, err error, jsonOut bool) error {
 	if cmd.Context().Err() != nil {
-		return nil, &exitError{code: ExitFailed, err: errors.New("interrupted; what was stored is in the stash")}
+		return &exitError{code: ExitFailed, err: errors.New("interrupted; what was stored is in the stash")}
 	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return nil, err
+	if res != nil && res.Crawl != nil {
+		return e.crawled(cmd, res.Crawl, err, jsonOut)
 	}
 	if err != nil {
-		code := ExitFailed
-		if heed.KindOf(err) == heed.Invalid {
-			code = ExitUsage
-		}
-		return nil, &exitError{code: code, err: fmt.Errorf("%s: %w", src.URL, err)}
-	}
-	if res.Kind == "website" {
-		return res, web.crawlErr
-	}
-	path := ""
-	if res.Snapshot != nil {
-		path = res.Snapshot.Path
-	} else if snap, err := st.Get(cmd.Context(), res.URL); err == nil {
-		path = snap.Path
-	}
-	what := fmt.Sprintf("%d items, %d new", res.Items, res.New)
-	switch {
-	case res.NotModified:
-		what = "not modified"
-	case !res.Changed:
-		what += ", unchanged"
-	}
-	if lerr := st.AppendLog(fmt.Sprintf("## %s: %s %s into %s\n\n%s: %s\n", time.Now().UTC().Format(time.RFC3339), res.Kind, res.URL, name, what, path)); lerr != nil {
-		fmt.Fprintf(e.stderr, "heed: %s\n", printable.Text(lerr.Error()))
+		return failure(err)
 	}
 	if jsonOut {
-		return res, writeJSON(e.stdout, struct {
+		return writeJSON(e.stdout, struct {
 			Event       string `json:"event"`
 			Source      string `json:"source"`
 			Kind        string `json:"kind"`
@@ -347,60 +197,10 @@ func (e *env) ingest(cmd *cobra.Command, name string, src *config.Source, kind s
 			NotModified bool   `json:"not_modified"`
 			Path        string `json:"path,omitempty"`
 			Stash       string `json:"stash"`
-		}{"summary", name, res.Kind, res.URL, res.Items, res.New, res.Changed, res.NotModified, path, st.Dir()})
+		}{"summary", res.Name, res.Kind, res.URL, res.Items, res.New, res.Changed, res.NotModified, res.Path, e.svc.StashDir()})
 	}
-	fmt.Fprintf(e.stdout, "%s %s: %s\n%s\nstash: %s (source %q)\n", res.Kind, printable.Line(res.URL), printable.Line(what), path, st.Dir(), name)
-	return res, nil
-}
-
-// registry returns the kinds other than the website, configured from the
-// environment and the config file.
-func (e *env) registry() (*source.Registry, error) {
-	conf, err := e.config()
-	if err != nil {
-		return nil, err
-	}
-	pick := func(envName, fromConfig string) string {
-		if v := os.Getenv(envName); v != "" {
-			return v
-		}
-		return fromConfig
-	}
-	var bskyBase string
-	var xc config.X
-	if conf.Bluesky != nil {
-		bskyBase = conf.Bluesky.APIBase
-	}
-	if conf.X != nil {
-		xc = *conf.X
-	}
-	b := bluesky.Kind{APIBase: pick("HEED_BLUESKY_API_BASE", bskyBase)}
-	x := xcom.Kind{APIBase: pick("HEED_X_API_BASE", xc.APIBase), RSSTemplate: pick("X_RSS_TEMPLATE", xc.RSSTemplate)}
-	for _, base := range []string{b.APIBase, x.APIBase} {
-		if u, err := url.Parse(base); base != "" && (err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "") {
-			return nil, usageErrorf("%q is not an http(s) URL for a service's base", base)
-		}
-	}
-	token, err := xcom.ResolveToken(os.Getenv, xc.BearerToken)
-	var xk source.Kind
-	if err != nil {
-		xk = brokenKind{x, &exitError{code: ExitConfig, err: fmt.Errorf("%s: %v", conf.Path(), err)}}
-	} else {
-		x.Token = token
-		xk = x
-	}
-	return &source.Registry{Kinds: []source.Kind{b, xk, feed.Kind{}}}, nil
-}
-
-// brokenKind is a kind whose settings are broken: it fails every URL it
-// matches with the reason.
-type brokenKind struct {
-	source.Kind
-	err error
-}
-
-func (k brokenKind) Ingest(context.Context, *source.Env, source.Input) (*source.Result, error) {
-	return nil, k.err
+	_, err = fmt.Fprintf(e.stdout, "%s %s: %s\n%s\nstash: %s (source %q)\n", res.Kind, printable.Line(res.URL), printable.Line(res.What()), res.Path, e.svc.StashDir(), res.Name)
+	return err
 }
 
 func plural(n int, one, many string) string {
@@ -475,23 +275,28 @@ are not rewritten.`,
 					return usageErrorf("sync: no source named %q in %s", n, conf.Path())
 				}
 			}
+			svc, err := e.service(true)
+			if err != nil {
+				return err
+			}
 			var failed []string
 			for _, n := range names {
 				if !jsonOut {
 					fmt.Fprintf(e.stdout, "%s:\n", n)
 				}
-				src := conf.Sources[n]
-				var err error
+				src := *conf.Sources[n]
 				// A source recorded without a kind was recorded as a
 				// website: it is crawled, never guessed again.
-				if src.Kind == "website" || src.Kind == "" {
-					err = e.runCrawl(cmd, optionsOf(n, src), jsonOut)
-				} else {
-					_, err = e.ingest(cmd, n, src, src.Kind, jsonOut)
+				if src.Kind == "" {
+					src.Kind = "website"
 				}
-				if err != nil {
+				res, err := svc.Ingest(cmd.Context(), ingest.SourceRequest{Name: n, Source: src, Events: e.progress(jsonOut).event})
+				if err := e.ingested(cmd, res, err, jsonOut); err != nil {
 					var ee *exitError
 					if errors.As(err, &ee) && ee.code == ExitConfig {
+						return err
+					}
+					if cmd.Context().Err() != nil {
 						return err
 					}
 					fmt.Fprintf(e.stderr, "heed: sync %s: %s\n", n, printable.Text(err.Error()))

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/heedhq/heed/internal/ingest"
 )
 
 func TestAddAndSync(t *testing.T) {
@@ -397,8 +399,8 @@ func TestAddSpacesItsRequests(t *testing.T) {
 		t.Fatalf("requests %v: want robots.txt, the page probed, then the crawl's", paths)
 	}
 	for i := 1; i < len(at); i++ {
-		if gap := at[i].Sub(at[i-1]); gap < defaultDelay*9/10 {
-			t.Errorf("%s came %v after %s, want the delay (%v) between", paths[i], gap, paths[i-1], defaultDelay)
+		if gap := at[i].Sub(at[i-1]); gap < ingest.DefaultDelay*9/10 {
+			t.Errorf("%s came %v after %s, want the delay (%v) between", paths[i], gap, paths[i-1], ingest.DefaultDelay)
 		}
 	}
 }

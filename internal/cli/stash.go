@@ -11,6 +11,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/frontmatter"
+	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
 )
 
@@ -31,17 +32,13 @@ each with a snippet around what matched.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			q.Text = strings.Join(args, " ")
-			st, err := e.openStash(cmd)
+			svc, err := e.service(false)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			hits, err := st.Search(cmd.Context(), q)
-			if errors.Is(err, heed.ErrEmptyQuery) || errors.Is(err, heed.ErrQueryTooLong) {
-				return usageErrorf("%v", err)
-			}
+			hits, err := svc.Search(cmd.Context(), q)
 			if err != nil {
-				return &exitError{code: ExitFailed, err: err}
+				return failure(err)
 			}
 			for i, h := range hits {
 				if jsonOut {
@@ -75,17 +72,16 @@ func (e *env) showCommand() *cobra.Command {
 		Short: "Print a snapshot from the stash",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.openStash(cmd)
+			svc, err := e.service(false)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			snap, err := st.Get(cmd.Context(), args[0])
+			snap, err := svc.Read(cmd.Context(), args[0])
 			if errors.Is(err, heed.ErrNotFound) {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("no snapshot of %s in the stash", fetch.Redact(printable.Line(args[0])))}
 			}
 			if err != nil {
-				return &exitError{code: ExitFailed, err: err}
+				return failure(err)
 			}
 			if jsonOut {
 				return writeJSON(e.stdout, struct {
@@ -115,15 +111,14 @@ func (e *env) lsCommand() *cobra.Command {
 		Short: "List the stash's sources, or one source's snapshots",
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.openStash(cmd)
+			svc, err := e.service(false)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
 			if len(args) == 0 {
-				srcs, err := st.Sources(cmd.Context())
+				srcs, err := svc.Sources(cmd.Context())
 				if err != nil {
-					return &exitError{code: ExitFailed, err: err}
+					return failure(err)
 				}
 				if jsonOut {
 					return writeJSON(e.stdout, srcs)
@@ -133,12 +128,12 @@ func (e *env) lsCommand() *cobra.Command {
 				}
 				return nil
 			}
-			entries, err := st.List(cmd.Context(), args[0])
-			if err != nil {
-				return &exitError{code: ExitFailed, err: err}
-			}
-			if len(entries) == 0 {
+			entries, err := svc.List(cmd.Context(), args[0])
+			if errors.Is(err, ingest.ErrNoSource) {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("no source %q in the stash", heed.Clip(args[0], 256))}
+			}
+			if err != nil {
+				return failure(err)
 			}
 			for _, en := range entries {
 				if jsonOut {
@@ -160,17 +155,16 @@ func (e *env) rmCommand() *cobra.Command {
 		Short: "Remove a source's snapshots from the stash",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.openStash(cmd)
+			svc, err := e.service(false)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			n, err := st.Remove(cmd.Context(), args[0])
-			if err != nil {
-				return &exitError{code: ExitFailed, err: err}
-			}
-			if n == 0 {
+			n, err := svc.Remove(cmd.Context(), args[0])
+			if errors.Is(err, ingest.ErrNoSource) {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("no source %q in the stash", heed.Clip(args[0], 256))}
+			}
+			if err != nil {
+				return failure(err)
 			}
 			fmt.Fprintf(e.stdout, "removed %d snapshots of %s\n", n, args[0])
 			return nil
@@ -184,12 +178,11 @@ func (e *env) reindexCommand() *cobra.Command {
 		Short: "Rebuild the stash's search index from its files",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			st, err := e.openStash(cmd)
+			svc, err := e.service(false)
 			if err != nil {
 				return err
 			}
-			defer st.Close()
-			n, err := st.Reindex(cmd.Context())
+			n, err := svc.Reindex(cmd.Context())
 			fmt.Fprintf(e.stdout, "indexed %d snapshots\n", n)
 			if err != nil {
 				return &exitError{code: ExitFailed, err: err}

@@ -163,6 +163,15 @@ type Left struct {
 // robots.txt disallows, or whose robots.txt cannot be reached.
 var ErrStartRefused = errors.New("the start URL may not be crawled")
 
+// Disallowed is the cause of a crawl whose start URL robots.txt refuses,
+// by a rule or because robots.txt cannot be read (Decision says which).
+type Disallowed struct {
+	Decision robots.Decision
+}
+
+func (e *Disallowed) Error() string { return ErrStartRefused.Error() + ": " + e.Decision.String() }
+func (e *Disallowed) Unwrap() error { return ErrStartRefused }
+
 type item struct {
 	url     string
 	depth   int
@@ -264,7 +273,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		r.policy = robots.NewCache(r.client.LoadRobots, robots.CacheConfig{})
 	}
 	r.sum.Robots = r.policy.String()
-	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
+	ctx, cancel := context.WithTimeout(polite.WithDelay(ctx, o.Delay), o.Deadline)
 	defer cancel()
 	ctx, r.stop = context.WithCancelCause(ctx)
 	defer r.stop(nil)
@@ -277,8 +286,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		return nil, &heed.Error{Kind: heed.Blocked, Op: "crawl", URL: start, Err: fmt.Errorf("%w: robots.txt: %w", ErrStartRefused, err)}
 	}
 	if !d.Allowed {
-		return nil, &heed.Error{Kind: heed.Blocked, Op: "crawl", URL: start, Err: fmt.Errorf("%w: %s", ErrStartRefused, d),
-			Hint: "to crawl it anyway, pass --no-robots (respect_robots: false in the config)"}
+		return nil, &heed.Error{Kind: heed.Blocked, Op: "crawl", URL: start, Err: &Disallowed{Decision: d}}
 	}
 
 	batcher, _ := c.Store.(Batcher)

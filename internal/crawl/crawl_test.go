@@ -259,8 +259,10 @@ func TestCrawlStartRefused(t *testing.T) {
 	s.set("/", page{body: html("Home")})
 	c, _ := crawler(t)
 	_, err := c.Crawl(t.Context(), Options{Start: s.URL + "/"}, nil)
-	if !errors.Is(err, ErrStartRefused) || !strings.Contains(err.Error(), s.URL+"/") || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "--no-robots") {
-		t.Errorf("disallowed start: %v", err)
+	var d *Disallowed
+	if !errors.As(err, &d) || d.Decision.Allowed || d.Decision.Rule == nil || d.Decision.Rule.Line != 2 ||
+		!strings.Contains(err.Error(), s.URL+"/") || !strings.Contains(err.Error(), "line 2") || strings.Contains(err.Error(), "--") {
+		t.Errorf("disallowed start: %v; want the rule of line 2, and no flag named", err)
 	}
 	s.robots = "503"
 	c, _ = crawler(t)

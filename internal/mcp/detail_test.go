@@ -75,11 +75,7 @@ func TestCrawlDetailWithoutResolver(t *testing.T) {
 		site.serve(w, r)
 	})
 	n := 0
-	s := New(Config{
-		Client:   fetch.New(fetch.Config{Retries: -1, AllowNets: loopback, Resolver: afterTwo{&n}}),
-		StashDir: t.TempDir(), Limits: Limits{Delay: -1},
-	})
-	t.Cleanup(func() { s.Close() })
+	s := testServer(t, fetch.Config{Retries: -1, AllowNets: loopback, Resolver: afterTwo{&n}}, 0, Limits{}, nil)
 	cs := connect(t, s, nil)
 	u := strings.Replace(site.URL, "127.0.0.1", "site.test", 1)
 	var out CrawlOutput
@@ -102,11 +98,7 @@ func TestProxyWithoutAddress(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	s := New(Config{
-		Client:   fetch.New(fetch.Config{Retries: -1, Proxy: &url.URL{Scheme: "http", Host: addr}}),
-		StashDir: t.TempDir(), Limits: Limits{Delay: -1},
-	})
-	t.Cleanup(func() { s.Close() })
+	s := testServer(t, fetch.Config{Retries: -1, Proxy: &url.URL{Scheme: "http", Host: addr}}, 0, Limits{}, nil)
 	text, isErr := call(t, connect(t, s, nil), "web_fetch", map[string]any{"url": "http://93.184.215.14/"}, nil)
 	if !isErr || strings.Contains(text, addr) || !strings.Contains(text, "proxyconnect: dial: connection refused") {
 		t.Errorf("web_fetch through a proxy that does not answer: %v %q", isErr, text)

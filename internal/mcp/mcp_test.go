@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/robots/directives"
 )
@@ -121,19 +123,26 @@ func html(title string, paras []string, links ...string) string {
 var loopback = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 
 // newServer is a Server whose client may reach loopback, as a user allows
-// it with allow_net, with the limits given (no delay unless they say).
+// it with allow_net, with the limits given and no delay.
 func newServer(t *testing.T, l Limits, allow []netip.Prefix) *Server {
 	t.Helper()
-	if l.Delay == 0 {
-		l.Delay = -1
+	return testServer(t, fetch.Config{AllowNets: allow, Retries: -1}, 0, l, nil)
+}
+
+// testServer is a Server onto an ingest service of its own: a client made
+// of fc, a stash of its own, the delay given between two requests to a
+// host (0: none), the limits and the logger.
+func testServer(t *testing.T, fc fetch.Config, delay time.Duration, l Limits, log *slog.Logger) *Server {
+	t.Helper()
+	if delay == 0 {
+		delay = -1 // ingest.Config: negative is none
 	}
-	s := New(Config{
-		Client:   fetch.New(fetch.Config{AllowNets: allow, Retries: -1}),
-		Agent:    "heed/0.1",
-		StashDir: t.TempDir(),
-		Limits:   l,
+	svc := ingest.New(ingest.Config{HTTP: fetch.New(fc), Agent: "heed/0.1", StashDir: t.TempDir(), Delay: delay})
+	s := New(Config{Service: svc, Limits: l, Logger: log})
+	t.Cleanup(func() {
+		s.Close()
+		svc.Close()
 	})
-	t.Cleanup(func() { s.Close() })
 	return s
 }
 
@@ -450,7 +459,7 @@ func TestRefusals(t *testing.T) {
 					t.Errorf("%s %v: error %v, %q; want it to say %q", c.tool, c.args, isErr, text, want)
 				}
 			}
-			if strings.Contains(text, "--allow-net 127") || strings.Contains(text, s.cfg.StashDir) || strings.Contains(text, "goroutine") {
+			if strings.Contains(text, "--allow-net 127") || strings.Contains(text, s.svc.StashDir()) || strings.Contains(text, "goroutine") {
 				t.Errorf("%s: the refusal carries a command-line hint or internal detail: %q", c.tool, text)
 			}
 		}
@@ -561,7 +570,7 @@ func TestRefusals(t *testing.T) {
 			{"stash_read", map[string]any{"url_or_id": "https://nowhere.example/"}, "no page \"https://nowhere.example/\" in the stash: stash_search finds pages"},
 		} {
 			text, isErr := call(t, cs, c.tool, c.args, nil)
-			if !isErr || !strings.Contains(text, c.want) || strings.Contains(text, s.cfg.StashDir) {
+			if !isErr || !strings.Contains(text, c.want) || strings.Contains(text, s.svc.StashDir()) {
 				t.Errorf("%s %v: error %v, %q; want %q", c.tool, c.args, isErr, text, c.want)
 			}
 		}
@@ -762,7 +771,7 @@ func TestCancel(t *testing.T) {
 	}
 	// A delay, so that the pages fetched before /p3 are stored before the
 	// crawl waits on it.
-	s := newServer(t, Limits{Delay: 50 * time.Millisecond}, loopback)
+	s := testServer(t, fetch.Config{AllowNets: loopback, Retries: -1}, 50*time.Millisecond, Limits{}, nil)
 	called := waitCalled(s)
 	cs := connect(t, s, nil)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -809,7 +818,7 @@ func TestSharedPoliteness(t *testing.T) {
 		site.set(l, html("Page "+l, []string{"Words of page " + l + ", enough to be content."}))
 	}
 	const delay = 60 * time.Millisecond
-	s := newServer(t, Limits{Delay: delay}, loopback)
+	s := testServer(t, fetch.Config{AllowNets: loopback, Retries: -1}, delay, Limits{}, nil)
 	agents := []*sdk.ClientSession{connect(t, s, nil), connect(t, s, nil), connect(t, s, nil)}
 	var wg sync.WaitGroup
 	results := make([]CrawlOutput, 2)
@@ -885,7 +894,7 @@ func TestStashBusy(t *testing.T) {
 		t.Fatal(text)
 	}
 	// Between calls the server holds no lock: another heed can write.
-	other, err := stash.Open(t.Context(), s.cfg.StashDir)
+	other, err := stash.Open(t.Context(), s.svc.StashDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -954,11 +963,15 @@ func TestCloseDuringCall(t *testing.T) {
 	if err := waitFor(t, closed, "Close to return"); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	s.stashMu.Lock()
-	open := s.st != nil
-	s.stashMu.Unlock()
-	if open {
-		t.Errorf("the stash is still open after Close")
+	// The stash was let go: another heed may write it.
+	other, err := stash.Open(t.Context(), s.svc.StashDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	writable := other.Writable()
+	other.Close()
+	if !writable {
+		t.Errorf("the stash is still held after Close")
 	}
 	text, isErr := call(t, cs, "stash_sources", nil, nil)
 	if !isErr || !strings.Contains(text, "shutting down") {
@@ -995,11 +1008,7 @@ func TestErrorsWithoutInternalDetail(t *testing.T) {
 	// A name that does not resolve: said so, without the resolver's
 	// address. (The resolver answers as the system's does, and asks no
 	// one.)
-	dns := New(Config{
-		Client:   fetch.New(fetch.Config{Retries: -1, Resolver: noSuchHost{}}),
-		StashDir: t.TempDir(),
-	})
-	t.Cleanup(func() { dns.Close() })
+	dns := testServer(t, fetch.Config{Retries: -1, Resolver: noSuchHost{}}, ingest.DefaultDelay, Limits{}, nil)
 	text, isErr := call(t, connect(t, dns, nil), "web_fetch", map[string]any{"url": "http://nowhere.invalid/"}, nil)
 	if !isErr || strings.Contains(text, "10.255.255.53") || !strings.Contains(text, "the name nowhere.invalid does not resolve. Check the host name") {
 		t.Errorf("web_fetch of a name that does not resolve: %v %q", isErr, text)
@@ -1027,13 +1036,13 @@ func TestCrawlFailureWithoutStashPath(t *testing.T) {
 	source := strings.ReplaceAll(strings.TrimPrefix(site.URL, "http://"), ":", "_")
 	// Something in the way of the page's file: a directory where it goes.
 	rel, _ := stash.PathFor(source, site.URL+"/")
-	if err := os.MkdirAll(filepath.Join(s.cfg.StashDir, filepath.FromSlash(rel), "x"), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(s.svc.StashDir(), filepath.FromSlash(rel), "x"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	cs := connect(t, s, nil)
 	var out CrawlOutput
 	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, &out)
-	if strings.Contains(text, s.cfg.StashDir) || strings.Contains(fmt.Sprint(out), s.cfg.StashDir) {
+	if strings.Contains(text, s.svc.StashDir()) || strings.Contains(fmt.Sprint(out), s.svc.StashDir()) {
 		t.Errorf("the agent is shown the stash's path: %v %q %+v", isErr, text, out)
 	}
 	if !isErr && (out.Failed != 1 || len(out.Skips) != 1 || !strings.Contains(out.Skips[0].Detail, "heed's own log")) {
@@ -1059,7 +1068,7 @@ func TestFetchRedirectTakesTurn(t *testing.T) {
 	a.Config.Handler = http.RedirectHandler(b.URL+"/x", http.StatusFound)
 
 	const delay = 100 * time.Millisecond
-	s := newServer(t, Limits{Delay: delay}, loopback)
+	s := testServer(t, fetch.Config{AllowNets: loopback, Retries: -1}, delay, Limits{}, nil)
 	crawler, fetcher := connect(t, s, nil), connect(t, s, nil)
 	crawled := make(chan struct{})
 	go func() {

@@ -1,14 +1,10 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"mime"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -16,9 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/heedhq/heed/extract"
-	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
-	"github.com/heedhq/heed/internal/polite"
+	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/robots/directives"
 )
 
@@ -57,23 +52,12 @@ func (p *page) size(key string) int {
 	return pageOverhead + len(key) + len(p.url) + len(p.title) + len(p.description) + len(p.markdown) + len(p.robots) + len(p.version)
 }
 
-// errOtherHost stops a request at a redirect to another host, which is
-// followed on that host's turn.
-type errOtherHost struct{ next string }
-
-func (e *errOtherHost) Error() string { return "another host, asked on its own turn" }
-
-// errTooManyRedirects stops a request at a redirect past the last one
-// web_fetch follows.
-var errTooManyRedirects = errors.New("too many redirects")
-
-// fetchPage reads one page on purpose: robots.txt is not consulted (a
-// page asked for is not a crawl), but every request takes its host's turn
-// in the shared schedule, so that it adds nothing to the load of a crawl
-// of the same host: a redirect is followed on the same turn while it stays
-// on the host, and one to another host waits for that host's turn. At most
-// fetch.DefaultMaxRedirects redirects are followed, on one host or
-// across hosts, and the whole takes at most the user's deadline.
+// fetchPage reads one page on purpose through the service: robots.txt is
+// not consulted (a page asked for is not a crawl), but every request
+// takes its host's turn in the service's schedule, so that it adds
+// nothing to the load of a crawl of the same host. The whole takes at
+// most the user's deadline. The copy is kept in the page cache, for the
+// parts that follow.
 func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 	norm, err := crawl.Normalize(rawURL)
 	if err != nil {
@@ -82,101 +66,19 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 	deadline := s.cfg.Limits.Deadline
 	dctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	// stop is what the agent is told when the call or its deadline ends.
-	stop := func() error {
-		if err := s.cut(ctx); err != nil {
-			return err
-		}
-		return fmt.Errorf("fetch %s: the user's deadline of %v passed before the page was read", norm, deadline)
-	}
-	const maxRedirects = fetch.DefaultMaxRedirects
-	var resp *fetch.Response
-	next, hops, last := norm, 0, norm
-	for {
-		// next is normalized, as a crawl's URLs are: its host, the
-		// schedule's key, is the one a crawl of the host takes turns on.
-		u, err := url.Parse(next)
-		if err != nil {
-			return nil, fmt.Errorf("fetch %s: a redirect to %q, which is not a URL heed can fetch", norm, next)
-		}
-		release, err := s.sched.Acquire(dctx, polite.HostKey(u))
-		if err != nil {
-			return nil, stop()
-		}
-		var other *errOtherHost
-		resp, err = s.cfg.Client.Get(dctx, fetch.Request{URL: next, CheckRedirect: func(to string) error {
-			if hops >= maxRedirects {
-				return errTooManyRedirects
-			}
-			tn, err := crawl.Normalize(to)
-			if err != nil {
-				return err
-			}
-			tu, err := url.Parse(tn)
-			if err != nil {
-				return err
-			}
-			hops++
-			if polite.HostKey(tu) != polite.HostKey(u) {
-				other = &errOtherHost{next: tn}
-				return other
-			}
-			last = to
-			return nil
-		}})
-		release(s.cfg.Limits.Delay)
-		if other != nil {
-			if u.Scheme == "https" && strings.HasPrefix(other.next, "http:") {
-				return nil, fmt.Errorf("fetch %s: refused a redirect from https to http (%s)", norm, other.next)
-			}
-			next, last = other.next, other.next
-			continue
-		}
-		if errors.Is(err, errTooManyRedirects) || errors.Is(err, fetch.ErrTooManyRedirects) {
-			return nil, fmt.Errorf("fetch %s: more than %d redirects; the last followed led to %s, which redirects again. To follow them further, call web_fetch with that URL", norm, maxRedirects, last)
-		}
-		if err != nil {
-			if dctx.Err() != nil {
-				return nil, stop()
-			}
-			return nil, s.toolError(err)
-		}
-		break
-	}
-	if resp.Status < 200 || resp.Status > 299 {
-		return nil, fmt.Errorf("fetch %s: the server answered HTTP %d", resp.URL, resp.Status)
-	}
-	ct := resp.Header.Get("Content-Type")
-	doc, err := readPage(resp.Body, resp.URL, ct)
+	p, err := s.svc.Fetch(dctx, ingest.FetchRequest{URL: norm})
 	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %v", resp.URL, err)
-	}
-	var sets []directives.Set
-	for _, v := range resp.Header.Values("X-Robots-Tag") {
-		sets = append(sets, directives.Parse(v)...)
-	}
-	p := newPage(resp.URL, doc, directives.For(s.cfg.Agent, append(sets, doc.Directives...)...))
-	s.pages.put(norm, p)
-	return p, nil
-}
-
-// maxTypeChars is how much of a Content-Type an error repeats.
-const maxTypeChars = 100
-
-// readPage extracts an HTML page; plain text and Markdown are kept as
-// they are; anything else is refused.
-func readPage(body []byte, pageURL, contentType string) (*extract.Document, error) {
-	mediaType, _, _ := mime.ParseMediaType(contentType)
-	switch mediaType {
-	case "", "text/html", "application/xhtml+xml":
-		return extract.Extract(bytes.NewReader(body), extract.Options{URL: pageURL, ContentType: contentType})
-	case "text/plain", "text/markdown", "text/x-markdown":
-		if !utf8.Valid(body) {
-			body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
+		if cut := s.cut(ctx); cut != nil {
+			return nil, cut
 		}
-		return &extract.Document{URL: pageURL, Markdown: strings.TrimSpace(string(body))}, nil
+		if dctx.Err() != nil {
+			return nil, fmt.Errorf("fetch %s: the user's deadline of %v passed before the page was read", norm, deadline)
+		}
+		return nil, s.toolError(err)
 	}
-	return nil, errors.New("not an HTML or text page (Content-Type " + cutChars(strings.ToValidUTF8(contentType, "\uFFFD"), maxTypeChars) + "); heed reads HTML, plain text and Markdown")
+	kept := newPage(p.URL, p.Doc, p.Robots)
+	s.pages.put(norm, kept)
+	return kept, nil
 }
 
 // pageCache keeps the pages fetched lately, so that reading a long page

@@ -32,8 +32,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
-	"github.com/heedhq/heed/internal/polite"
-	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/robots"
 )
 
@@ -41,7 +40,6 @@ import (
 const (
 	DefaultMaxPages = 100
 	DefaultMaxDepth = 3
-	DefaultDelay    = 500 * time.Millisecond
 	DefaultDeadline = 5 * time.Minute
 	DefaultMaxChars = 100_000
 	// DefaultChars is how many characters web_fetch and stash_read return
@@ -53,7 +51,9 @@ const (
 	MaxMatches = 200
 )
 
-// Limits are what the user allows agents. Zero values take the defaults.
+// Limits are what the user allows agents. Zero values take the
+// defaults. The least time between two requests to a host is the
+// service's (ingest.Config.Delay), for every tool call together.
 type Limits struct {
 	// MaxPages is the most pages one web_crawl or web_grep fetches; it is
 	// also their default.
@@ -61,14 +61,7 @@ type Limits struct {
 	// MaxDepth is the deepest one web_crawl or web_grep follows links from
 	// its start URL; it is also web_crawl's default.
 	MaxDepth int
-	// Delay is the least time between two requests to one host, across
-	// every tool call. A robots.txt Crawl-delay may raise it for crawls.
-	// Negative means none (for tests); 0 means DefaultDelay.
-	Delay time.Duration
-	// MaxCrawlDelay caps a robots.txt Crawl-delay; 0 means the crawler's
-	// default.
-	MaxCrawlDelay time.Duration
-	// Deadline bounds one web_crawl or web_grep.
+	// Deadline bounds one web_crawl, web_grep or web_fetch.
 	Deadline time.Duration
 	// MaxChars is the most characters of Markdown one web_fetch or
 	// stash_read returns at a time.
@@ -82,12 +75,6 @@ func (l *Limits) fill() {
 	if l.MaxDepth <= 0 {
 		l.MaxDepth = DefaultMaxDepth
 	}
-	switch {
-	case l.Delay == 0:
-		l.Delay = DefaultDelay
-	case l.Delay < 0:
-		l.Delay = 0
-	}
 	if l.Deadline <= 0 {
 		l.Deadline = DefaultDeadline
 	}
@@ -98,13 +85,11 @@ func (l *Limits) fill() {
 
 // Config is what a Server is made of.
 type Config struct {
-	// Client makes every request; its allowed networks are the user's.
-	Client *fetch.Client
-	// Agent is the user agent whose product token picks robots.txt groups.
-	Agent string
-	// StashDir is the stash directory.
-	StashDir string
-	Limits   Limits
+	// Service does the work: every request, through its polite client
+	// (its networks are the user's), and every read and write of the
+	// stash. The Server does not close it.
+	Service *ingest.Service
+	Limits  Limits
 	// Logger receives what agents are not told: internal errors with
 	// their detail. nil discards it.
 	Logger *slog.Logger
@@ -113,17 +98,11 @@ type Config struct {
 // Server is heed's MCP server. It is safe for concurrent use, and one
 // Server serves any number of sessions.
 type Server struct {
-	cfg    Config
-	sched  *polite.Schedule
-	polite *polite.Client // on sched, spaced by the user's delay
-	robots *robots.Cache
-	pages  *pageCache
-	mcp    *sdk.Server
-	log    *slog.Logger
-
-	stashMu sync.Mutex
-	st      *stash.Stash
-	users   int
+	cfg   Config
+	svc   *ingest.Service
+	pages *pageCache
+	mcp   *sdk.Server
+	log   *slog.Logger
 
 	// life ends when the Server closes: every call in flight stops.
 	life    context.Context
@@ -146,17 +125,12 @@ type Server struct {
 // New returns a Server with heed's tools.
 func New(cfg Config) *Server {
 	cfg.Limits.fill()
-	if cfg.Agent == "" {
-		cfg.Agent = heed.UserAgent()
-	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{cfg: cfg, sched: polite.NewSchedule(), pages: newPageCache(), log: log, progressEvery: DefaultProgressEvery}
+	s := &Server{cfg: cfg, svc: cfg.Service, pages: newPageCache(), log: log, progressEvery: DefaultProgressEvery}
 	s.life, s.stop = context.WithCancel(context.Background())
-	s.polite = polite.New(cfg.Client, s.sched, cfg.Limits.Delay)
-	s.robots = robots.NewCache(s.polite.LoadRobots, robots.CacheConfig{})
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "heed", Title: "heed: the polite web for agents", Version: heed.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
 		Capabilities: &sdk.ServerCapabilities{}, // tools only; no logging capability
@@ -245,42 +219,9 @@ func (s *Server) begin(ctx context.Context, tool string) (context.Context, func(
 	}, nil
 }
 
-// useStash opens the stash, or shares the one open, for one tool call;
-// done lets go of it. The stash is closed when no call uses it, so that
-// the writer lock is held only while a tool call works and the user's own
-// heed commands can write the stash between calls.
-func (s *Server) useStash(ctx context.Context) (st *stash.Stash, done func(), err error) {
-	s.stashMu.Lock()
-	defer s.stashMu.Unlock()
-	if s.st == nil {
-		st, err := stash.Open(ctx, s.cfg.StashDir)
-		if err != nil {
-			return nil, nil, s.failed(ctx, "open the stash", err)
-		}
-		s.st = st
-	}
-	s.users++
-	st = s.st
-	var once sync.Once
-	return st, func() {
-		once.Do(func() {
-			s.stashMu.Lock()
-			defer s.stashMu.Unlock()
-			s.users--
-			if s.users == 0 && s.st != nil {
-				if err := s.st.Close(); err != nil {
-					s.log.Warn("heed mcp: closing the stash", "error", err)
-				}
-				s.st = nil
-			}
-		})
-	}, nil
-}
-
 // Close stops the calls in flight (a crawl keeps what it stored), waits
-// for them to return, up to a bound, and lets go of what the Server
-// holds. Calls after Close are refused. A call that outlasts the bound
-// closes the stash itself when it returns.
+// for them to return, up to a bound. Calls after Close are refused. The
+// service lets go of the stash when the last call using it returns.
 func (s *Server) Close() error {
 	s.callsMu.Lock()
 	if s.closed {
@@ -295,19 +236,12 @@ func (s *Server) Close() error {
 		s.calls.Wait()
 		close(returned)
 	}()
-	var err error
 	select {
 	case <-returned:
+		return nil
 	case <-time.After(closeWait):
-		err = fmt.Errorf("heed mcp: tool calls still running %v after the server closed; the stash is closed when they return", closeWait)
+		return fmt.Errorf("heed mcp: tool calls still running %v after the server closed; the stash is closed when they return", closeWait)
 	}
-	s.stashMu.Lock()
-	defer s.stashMu.Unlock()
-	if s.st != nil && s.users == 0 {
-		err = s.st.Close()
-		s.st = nil
-	}
-	return err
 }
 
 // internal logs an error agents are not shown, and returns the one they are.
@@ -320,34 +254,42 @@ func (s *Server) internal(what string, err error) error {
 // URL refused because the site's robots.txt could not be read is told as
 // such, not as a rule that disallows it.
 func (s *Server) crawlError(ctx context.Context, start string, err error) error {
-	if errors.Is(err, crawl.ErrStartRefused) {
-		if norm, nerr := crawl.Normalize(start); nerr == nil {
-			// The outcome is in the shared cache: this asks nothing of the
-			// site.
-			if o, oerr := s.robots.Outcome(ctx, norm); oerr == nil && o.Status == robots.Unreachable {
-				why := "could not be reached"
-				switch {
-				case o.HTTPStatus != 0 && o.Cause == "rate limited":
-					why = fmt.Sprintf("answered HTTP %d (too many requests)", o.HTTPStatus)
-				case o.HTTPStatus != 0:
-					why = fmt.Sprintf("answered HTTP %d", o.HTTPStatus)
-				}
-				return fmt.Errorf("cannot crawl %s now: the site's robots.txt could not be read (it %s), and while it cannot be read heed treats the whole site as closed to crawlers, as RFC 9309 asks. Try again later (heed asks for robots.txt again within the hour), or use web_fetch to read a single page on purpose, which does not need robots.txt", norm, why)
-			}
+	var d *crawl.Disallowed
+	if errors.As(err, &d) && d.Decision.Reason == robots.ReasonUnreachable {
+		why := "could not be reached"
+		switch {
+		case d.Decision.HTTPStatus != 0 && d.Decision.Cause == "rate limited":
+			why = fmt.Sprintf("answered HTTP %d (too many requests)", d.Decision.HTTPStatus)
+		case d.Decision.HTTPStatus != 0:
+			why = fmt.Sprintf("answered HTTP %d", d.Decision.HTTPStatus)
 		}
+		origin := start
+		if n, nerr := crawl.Normalize(start); nerr == nil {
+			origin = n
+		}
+		return fmt.Errorf("cannot crawl %s now: the site's robots.txt could not be read (it %s), and while it cannot be read heed treats the whole site as closed to crawlers, as RFC 9309 asks. Try again later (heed asks for robots.txt again within the hour), or use web_fetch to read a single page on purpose, which does not need robots.txt", origin, why)
 	}
 	return s.toolError(err)
 }
 
-// toolError turns an error of the packages below into what an agent is
-// told: what was refused or failed and why, and what it can do, without
-// the command-line hints and without internal detail. Only heed's own
-// errors are told, their causes in words of heed's choosing where they
-// would show detail of the machine (a resolver's address, a local
-// address); anything else is an internal error, logged for the user.
+// toolError turns an error of the service into what an agent is told:
+// what was refused or failed and why, and what it can do, in an agent's
+// terms (never a flag), without internal detail. It is MCP's one table
+// from kinds and causes to messages; the command line has its own. Only
+// heed's own errors are told, their causes in words of heed's choosing
+// where they would show detail of the machine (a resolver's address, a
+// local address); anything else is an internal error, logged for the
+// user.
 func (s *Server) toolError(err error) error {
 	if err == nil {
 		return nil
+	}
+	var oe *ingest.OptionError
+	if errors.As(err, &oe) {
+		return fmt.Errorf("%s must be %s. Check the arguments", oe.Name, oe.Want)
+	}
+	if errors.Is(err, heed.ErrBusy) {
+		return errors.New("heed cannot store pages now: another heed process (such as a crawl the user started) is writing the stash. Try again when it is done; stash_search, stash_read and web_fetch work meanwhile")
 	}
 	var he *heed.Error
 	if !errors.As(err, &he) || he.Kind == heed.Internal {
@@ -360,18 +302,18 @@ func (s *Server) toolError(err error) error {
 	if he.Err != nil {
 		msg += ": " + cause(he.Err)
 	}
-	// The hints in the chain speak to a person at a command line (flags,
-	// config keys): an agent is told its own way on, below.
-	network := false
-	for _, hint := range hints(err) {
-		msg = strings.ReplaceAll(msg, "; "+hint, "")
-		network = network || strings.Contains(hint, "allow_net")
-	}
+	var refused *fetch.RefusedError
+	var status *fetch.StatusError
+	var redirects *fetch.RedirectLimitError
 	var dns *net.DNSError
 	switch {
+	case errors.As(err, &redirects):
+		return fmt.Errorf("%s %s: more than %d redirects; the last followed led to %s, which redirects again. To follow them further, call %s with that URL", he.Op, he.URL, redirects.Max, redirects.Last, "web_fetch")
+	case errors.As(err, &status):
+		return errors.New(msg)
 	case errors.Is(err, fetch.ErrInvalidURL):
 		return fmt.Errorf("%s. Give an absolute http or https URL, such as https://example.com/page", msg)
-	case errors.Is(err, fetch.ErrRefused) && network:
+	case errors.As(err, &refused):
 		// The network guard: only the user can allow another network.
 		return fmt.Errorf("%s. heed reaches non-public networks only where the user allows them (allow_net in heed's config file, or --allow-net when heed mcp starts); no tool argument can allow one", msg)
 	case he.Kind == heed.Transient:
@@ -432,11 +374,12 @@ func clean(msg string) string {
 // reason), with an internal failure's detail (such as a path in the
 // stash) kept for heed's log, and a depth limit in the agent's own terms.
 func (s *Server) skipDetail(ev crawl.Event, maxDepth int) string {
-	if ev.Kind == crawl.Failed && (ev.Reason == heed.Internal.String() || ev.Reason == heed.Other.String() || strings.Contains(ev.Detail, s.cfg.StashDir)) {
+	dir := s.svc.StashDir()
+	if ev.Kind == crawl.Failed && (ev.Reason == heed.Internal.String() || ev.Reason == heed.Other.String() || strings.Contains(ev.Detail, dir)) {
 		s.log.Error("heed mcp: a crawl failed a URL", "url", ev.URL, "error", ev.Detail)
 		return "heed could not store this page (an internal error; the details are in heed's own log, for the user)"
 	}
-	if strings.Contains(ev.Detail, s.cfg.StashDir) {
+	if strings.Contains(ev.Detail, dir) {
 		s.log.Warn("heed mcp: a crawl skipped a URL", "url", ev.URL, "detail", ev.Detail)
 		return "the crawl stopped before the page was stored (an internal error; the details are in heed's own log, for the user)"
 	}
@@ -445,29 +388,6 @@ func (s *Server) skipDetail(ev crawl.Event, maxDepth int) string {
 		d = strings.ReplaceAll(d, "max_depth -1", "max_depth 0")
 	}
 	return d
-}
-
-// hints are the hints of every *heed.Error in err's tree.
-func hints(err error) []string {
-	var out []string
-	var walk func(error)
-	walk = func(err error) {
-		if he, ok := err.(*heed.Error); ok && he.Hint != "" {
-			out = append(out, he.Hint)
-		}
-		switch u := err.(type) {
-		case interface{ Unwrap() error }:
-			if e := u.Unwrap(); e != nil {
-				walk(e)
-			}
-		case interface{ Unwrap() []error }:
-			for _, e := range u.Unwrap() {
-				walk(e)
-			}
-		}
-	}
-	walk(err)
-	return out
 }
 
 func (s *Server) done(tool string) {

@@ -20,6 +20,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/ingest"
 )
 
 // FetchInput is web_fetch's arguments.
@@ -233,7 +234,7 @@ func (s *Server) addTools() {
 		Name:  "web_crawl",
 		Title: "Crawl a site politely into the stash",
 		Description: fmt.Sprintf(`Crawl a site breadth-first from url, on its host, and store each page's main content as Markdown in heed's stash, where stash_search finds it. The crawl is polite and no argument changes that: robots.txt is heeded for every URL (a start URL it disallows fails the crawl), requests to a host go one at a time at least %s apart (longer if robots.txt's Crawl-delay asks), and pages marked noindex or a site's Content-Signal ai-input=no are not stored. The user's limits are %d pages, %d links deep and %s; larger max_pages or max_depth are lowered to them. Sends progress notifications when the request carries a progress token: pages fetched, of at most max_pages (at most one a page, and four a second). Cancelling the request stops the crawl and nothing more is sent for it; what was stored stays. Returns the summary: pages stored, unchanged, failed, and skipped by reason.`,
-			l.Delay, l.MaxPages, l.MaxDepth, l.Deadline),
+			s.svc.Delay(), l.MaxPages, l.MaxDepth, l.Deadline),
 		InputSchema:  schemaFor[CrawlInput](map[string]float64{"max_pages": 1, "max_depth": 0}),
 		OutputSchema: schemaFor[CrawlOutput](nil),
 		Annotations:  &sdk.ToolAnnotations{OpenWorldHint: open, DestructiveHint: ptr(false), IdempotentHint: true},
@@ -489,15 +490,12 @@ func (s *Server) crawlLimits(pages int, depth *int, notes *[]string) (maxPages, 
 	return maxPages, maxDepth
 }
 
-func (s *Server) crawlOptions(start string, maxPages, maxDepth int) crawl.Options {
-	o := crawl.Options{
+// crawlRequest is a crawl within the user's limits.
+func (s *Server) crawlRequest(start string, maxPages, maxDepth int) ingest.CrawlRequest {
+	return ingest.CrawlRequest{
 		Start: start, MaxPages: maxPages, MaxDepth: maxDepth,
-		Deadline: s.cfg.Limits.Deadline, Delay: s.cfg.Limits.Delay, MaxCrawlDelay: s.cfg.Limits.MaxCrawlDelay,
+		Deadline: s.cfg.Limits.Deadline, Delay: s.svc.Delay(),
 	}
-	if maxDepth == 0 {
-		o.MaxDepth = -1 // crawl.Options: the start URL only
-	}
-	return o
 }
 
 const maxSkipsShown = 20
@@ -516,31 +514,18 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 		return nil, out, fmt.Errorf("%q is not a URL heed can crawl: give an absolute http or https URL, such as https://docs.example.com/", in.URL)
 	}
 	maxPages, maxDepth := s.crawlLimits(in.MaxPages, in.MaxDepth, &out.Notes)
-	o := s.crawlOptions(in.URL, maxPages, maxDepth)
-	o.Source = crawl.SourceName(in.URL)
-	o.Include, o.Exclude = in.Include, in.Exclude
+	cr := s.crawlRequest(in.URL, maxPages, maxDepth)
+	cr.Source = crawl.SourceName(in.URL)
+	cr.Include, cr.Exclude = in.Include, in.Exclude
 
-	st, done, err := s.useStash(ctx)
-	if err != nil {
-		return nil, out, err
-	}
-	defer done()
-	if !st.Writable() {
-		return nil, out, errors.New("web_crawl cannot store pages now: another heed process (such as a crawl the user started) is writing the stash. Try again when it is done; stash_search, stash_read and web_fetch work meanwhile")
-	}
-	c := &crawl.Crawler{Client: s.polite, Store: st, Agent: s.cfg.Agent, Robots: s.robots}
 	prog := s.newProgress(ctx, req, maxPages)
 	var mu sync.Mutex
-	var logged []crawl.Event
 	counts := map[crawl.Kind]int{}
 	pages := 0
-	sum, err := c.Crawl(ctx, o, func(ev crawl.Event) {
+	res, err := s.svc.Crawl(ctx, cr, func(ev crawl.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		counts[ev.Kind]++
-		if ev.Logged() && len(logged) < crawl.MaxLogged {
-			logged = append(logged, ev)
-		}
 		if !fetched(ev) {
 			return
 		}
@@ -558,32 +543,25 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	if err != nil {
 		return nil, out, s.crawlError(ctx, in.URL, err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if lerr := st.AppendLog(crawl.LogEntry(o, sum, logged, time.Now())); lerr != nil {
-		s.log.Warn("heed mcp: the stash's log", "error", lerr)
-	}
 	if cut := s.cut(ctx); cut != nil {
-		return nil, out, fmt.Errorf("%v. web_crawl of %s stopped after storing %d pages; they stay in the stash, and crawling again picks up where this left off", cut, in.URL, sum.Stored)
+		return nil, out, fmt.Errorf("%v. web_crawl of %s stopped after storing %d pages; they stay in the stash, and crawling again picks up where this left off", cut, in.URL, res.Stored)
 	}
-	if sum.Stored >= 100 {
-		st.Optimize(ctx)
-	}
-	out.Source, out.Start = o.Source, in.URL
+	sum := res.Summary
+	out.Source, out.Start = res.Source, in.URL
 	out.Stored, out.Unchanged, out.Failed, out.Skipped = sum.Stored, sum.Unchanged, sum.Failed, sum.Skipped
 	out.Robots, out.Seconds, out.Left = sum.Robots, sum.Seconds, sum.Left
 	out.Limits = Limit{MaxPages: maxPages, MaxDepth: maxDepth}
-	for _, ev := range logged[:min(len(logged), maxSkipsShown)] {
+	for _, ev := range res.Skips[:min(len(res.Skips), maxSkipsShown)] {
 		out.Skips = append(out.Skips, Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: s.skipDetail(ev, maxDepth)})
 	}
-	text := fmt.Sprintf("Crawled %s into the stash as source %q: %s", in.URL, o.Source, sum.Text())
+	text := fmt.Sprintf("Crawled %s into the stash as source %q: %s", in.URL, res.Source, sum.Text())
 	for _, sk := range out.Skips {
 		text += fmt.Sprintf("- %s %s: %s: %s\n", sk.Event, sk.URL, sk.Reason, sk.Detail)
 	}
 	for _, note := range out.Notes {
 		text += "Note: " + note + ".\n"
 	}
-	text += fmt.Sprintf("Search these pages with stash_search and source %q.\n", o.Source)
+	text += fmt.Sprintf("Search these pages with stash_search and source %q.\n", res.Source)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 }
 
@@ -746,14 +724,14 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 			return nil, out, fmt.Errorf("%q is not a URL heed can crawl: give an absolute http or https URL, such as https://docs.example.com/", in.URL)
 		}
 		maxPages, maxDepth := s.crawlLimits(0, &in.Depth, &out.Notes)
-		o := s.crawlOptions(in.URL, maxPages, maxDepth)
-		o.Page = func(url string, doc *extract.Document) { g.page(url, doc.Markdown) }
+		cr := s.crawlRequest(in.URL, maxPages, maxDepth)
+		cr.Page = func(url string, doc *extract.Document) { g.page(url, doc.Markdown) }
 		// No stash: a grep reads pages, and stores none of them.
-		c := &crawl.Crawler{Client: s.polite, Agent: s.cfg.Agent, Robots: s.robots}
+		cr.NoStore = true
 		prog := s.newProgress(ctx, req, maxPages)
 		var mu sync.Mutex
 		pages := 0
-		sum, err := c.Crawl(gctx, o, func(ev crawl.Event) {
+		res, err := s.svc.Crawl(gctx, cr, func(ev crawl.Event) {
 			if !fetched(ev) {
 				return
 			}
@@ -773,7 +751,7 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 		if err != nil {
 			return nil, out, s.crawlError(gctx, in.URL, err)
 		}
-		out.Skipped, out.Robots = sum.Skipped, sum.Robots
+		out.Skipped, out.Robots = res.Skipped, res.Robots
 	}
 	if cut := s.cut(ctx); cut != nil {
 		return nil, out, cut
@@ -816,12 +794,7 @@ func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in S
 		out.Notes = append(out.Notes, fmt.Sprintf("limit %d was lowered to %d", limit, MaxSearchResults))
 		limit = MaxSearchResults
 	}
-	st, done, err := s.useStash(ctx)
-	if err != nil {
-		return nil, out, err
-	}
-	defer done()
-	hits, err := st.Search(ctx, heed.Query{Text: in.Query, Source: in.Source, Limit: limit})
+	hits, err := s.svc.Search(ctx, heed.Query{Text: in.Query, Source: in.Source, Limit: limit})
 	if errors.Is(err, heed.ErrEmptyQuery) {
 		return nil, out, fmt.Errorf("query %q has no word to search for: give words, a \"quoted phrase\" or a prefix*", in.Query)
 	}
@@ -855,12 +828,7 @@ func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in Rea
 	defer end()
 	var out ReadOutput
 	n := s.chars(in.MaxChars, &out.Notes)
-	st, done, err := s.useStash(ctx)
-	if err != nil {
-		return nil, out, err
-	}
-	defer done()
-	snap, err := st.Get(ctx, strings.TrimSpace(in.URLOrID))
+	snap, err := s.svc.Read(ctx, strings.TrimSpace(in.URLOrID))
 	if errors.Is(err, heed.ErrNotFound) {
 		return nil, out, fmt.Errorf("no page %q in the stash: stash_search finds pages and their IDs, stash_sources lists the sources, and web_crawl adds pages", fetch.Redact(in.URLOrID))
 	}
@@ -899,12 +867,7 @@ func (s *Server) stashSources(ctx context.Context, req *sdk.CallToolRequest, _ s
 	}
 	defer end()
 	out := SourcesOutput{Sources: []Source{}}
-	st, done, err := s.useStash(ctx)
-	if err != nil {
-		return nil, out, err
-	}
-	defer done()
-	srcs, err := st.Sources(ctx)
+	srcs, err := s.svc.Sources(ctx)
 	if err != nil {
 		return nil, out, s.failed(ctx, "list the stash's sources", err)
 	}

@@ -40,7 +40,7 @@ func TestURLArgumentsRefused(t *testing.T) {
 	if n := len(site.hits()); n != 0 {
 		t.Errorf("the site was asked %d times", n)
 	}
-	filepath.WalkDir(s.cfg.StashDir, func(path string, d os.DirEntry, err error) error {
+	filepath.WalkDir(s.svc.StashDir(), func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte("hunter2")) {
 				t.Errorf("%s holds the password", path)

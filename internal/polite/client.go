@@ -116,9 +116,10 @@ func (c *Client) Get(ctx context.Context, req fetch.Request) (*fetch.Response, e
 		if !sameOrigin(u, origin) {
 			hop.Header = nil // a credential stays with its service
 		}
+		last := next
 		hop.CheckRedirect = func(to string) error {
 			if hops >= maxHops {
-				return fmt.Errorf("%w: more than %d", fetch.ErrTooManyRedirects, maxHops)
+				return &fetch.RedirectLimitError{Max: maxHops, Last: fetch.Redact(last)}
 			}
 			tu, err := url.Parse(to)
 			if err != nil {
@@ -135,6 +136,7 @@ func (c *Client) Get(ctx context.Context, req fetch.Request) (*fetch.Response, e
 				}
 			}
 			hops++
+			last = to
 			return nil
 		}
 		resp, err := c.HTTP.Get(ctx, hop)
@@ -186,7 +188,10 @@ func RetryAfter(v string, now time.Time) (time.Duration, bool) {
 
 // LoadRobots loads an origin's robots.txt on its host's turn, as one more
 // request to the host, so that the one-at-a-time rule holds for
-// robots.txt too. It is a robots.Loader.
+// robots.txt too. It is a robots.Loader. The host is then left alone for
+// the client's delay, or for the delay of the work that asked (WithDelay)
+// if that is longer: a robots.Cache shared by several crawls loads with
+// the client it was made with, and the crawl that asked keeps its own.
 func (c *Client) LoadRobots(ctx context.Context, robotsURL string) (robots.Outcome, error) {
 	u, err := url.Parse(robotsURL)
 	if err != nil {
@@ -196,8 +201,20 @@ func (c *Client) LoadRobots(ctx context.Context, robotsURL string) (robots.Outco
 	if err != nil {
 		return robots.Outcome{}, err
 	}
-	defer release(c.Delay)
+	delay := c.Delay
+	if d, ok := ctx.Value(delayKey{}).(time.Duration); ok {
+		delay = max(delay, d)
+	}
+	defer release(delay)
 	return c.HTTP.LoadRobots(ctx, robotsURL)
+}
+
+type delayKey struct{}
+
+// WithDelay is ctx carrying the delay of the work done under it: a
+// robots.txt that work has loaded keeps its host waiting that long.
+func WithDelay(ctx context.Context, delay time.Duration) context.Context {
+	return context.WithValue(ctx, delayKey{}, delay)
 }
 
 // sameOrigin reports whether u has the scheme and host of o.

@@ -2,9 +2,9 @@
 // Bluesky profiles and X profiles. heed add asks each kind in turn whether
 // a URL is its own; heed sync goes straight to the kind a source recorded.
 //
-// The kinds beside the website live in the subpackages feed, bluesky and
-// xcom. Each turns one URL into one snapshot; the website kind, which
-// crawls many pages, is handed in by the caller.
+// The kinds live in the subpackages website, feed, bluesky and xcom. The
+// website crawls a site into a snapshot a page; each of the others turns
+// one URL into one snapshot.
 package source
 
 import (
@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/wait"
 
@@ -148,9 +149,8 @@ type Result struct {
 	Changed     bool // the registry stored a changed snapshot
 	Items       int  // items or posts in the snapshot
 	New         int  // of them, new since the last sync
-	// Summary, if set, is printed instead of the registry's own line (the
-	// website kind prints its crawl's summary itself).
-	Summary string
+	// Crawl is what a website's crawl came to; nil for the other kinds.
+	Crawl *crawl.Summary
 }
 
 // Registry holds the kinds, in the order they are asked.
@@ -207,6 +207,15 @@ func (r *Registry) Ingest(ctx context.Context, env *Env, kind string, in Input) 
 
 func (r *Registry) ingest(ctx context.Context, env *Env, k Kind, in Input) (*Result, error) {
 	res, err := k.Ingest(ctx, env, in)
+	if res != nil && err != nil {
+		// The kind did its work, and says what failed of it (a website's
+		// crawl whose store could not be written).
+		res.Kind = k.Name()
+		if res.URL == "" {
+			res.URL = in.URL
+		}
+		return res, err
+	}
 	if err != nil {
 		return nil, err
 	}

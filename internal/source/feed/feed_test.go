@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/source/sourcetest"
 )
@@ -92,7 +93,7 @@ func (w *website) Name() string          { return "website" }
 func (w *website) Match(u *url.URL) bool { return true }
 func (w *website) Ingest(_ context.Context, _ *source.Env, in source.Input) (*source.Result, error) {
 	w.got = append(w.got, in.URL)
-	return &source.Result{Summary: "crawled"}, nil
+	return &source.Result{Crawl: &crawl.Summary{}}, nil
 }
 
 func registry() (*source.Registry, *website) {

@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/config"
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/ingest"
+)
+
+// failure is what the command line makes of an error of the service: the
+// exit code by its kind and cause, and the message with what the user can
+// do at the command line. It is the CLI's one table from kinds to exit
+// codes and hints; MCP has its own, in agents' words.
+func failure(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	var ce *config.Error
+	if errors.As(err, &ce) {
+		return &exitError{code: ExitConfig, err: err}
+	}
+	var oe *ingest.OptionError
+	if errors.As(err, &oe) {
+		return &exitError{code: ExitUsage, err: fmt.Errorf("%s must be %s", flagOf(oe.Name), oe.Want)}
+	}
+	code := ExitFailed
+	switch {
+	case heed.KindOf(err) == heed.Invalid, errors.Is(err, crawl.ErrStartRefused):
+		// DESIGN: a start URL robots.txt refuses is a usage error.
+		code = ExitUsage
+	case errors.Is(err, context.Canceled):
+		return &exitError{code: ExitFailed, err: errors.New("interrupted; what was stored is in the stash")}
+	}
+	if h := hint(err); h != "" {
+		err = fmt.Errorf("%w; %s", err, h)
+	}
+	return &exitError{code: code, err: err}
+}
+
+// flagOf is the flag of a setting: the config file's max_pages is
+// --max-pages.
+func flagOf(setting string) string { return "--" + strings.ReplaceAll(setting, "_", "-") }
+
+// hint says what the user can do about an error at the command line, or
+// "".
+func hint(err error) string {
+	var refused *fetch.RefusedError
+	var disallowed *crawl.Disallowed
+	var recorded *ingest.RecordedError
+	switch {
+	case errors.As(err, &refused):
+		return fmt.Sprintf("to allow it, pass --allow-net %s or add it to allow_net in the config file", refused.Prefix)
+	case errors.As(err, &disallowed):
+		return "to crawl it anyway, pass --no-robots (respect_robots: false in the config)"
+	case errors.As(err, &recorded):
+		return fmt.Sprintf("'heed sync %s' ingests it again, --name gives another name", recorded.Name)
+	}
+	return ""
+}

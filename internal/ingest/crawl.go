@@ -1,0 +1,174 @@
+package ingest
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/config"
+	"github.com/heedhq/heed/internal/crawl"
+)
+
+// CrawlRequest asks for a polite crawl. Its limits have no defaults of
+// their own: each door fills them with the user's (a zero MaxPages is an
+// error, not "the default").
+type CrawlRequest struct {
+	Start string
+	// Source is the store's name for the pages; "" names it after the
+	// start URL's host (crawl.SourceName).
+	Source string
+	Tags   []string
+	// MaxPages is how many requests the crawl makes at most, 1 or more;
+	// MaxDepth how many links deep it follows from the start URL: 0
+	// crawls the start URL only.
+	MaxPages, MaxDepth int
+	// Deadline bounds the crawl.
+	Deadline         time.Duration
+	Include, Exclude []string
+	AllowHosts       []string
+	// Delay is the least time between two requests to one host; 0 is
+	// none. robots.txt's Crawl-delay may ask for more.
+	Delay         time.Duration
+	NoRobots      bool
+	IgnoreSignals bool
+	// NoStore crawls without storing anything: Page sees every page the
+	// crawl would have stored (a grep of a live site).
+	NoStore bool
+	// Page, if set, is called with every page the crawl keeps, perhaps
+	// from several goroutines at once.
+	Page func(url string, doc *extract.Document)
+}
+
+// DefaultCrawl is a crawl request with heed's default limits, as the
+// command line has them.
+func DefaultCrawl(start string) CrawlRequest {
+	return CrawlRequest{Start: start, MaxPages: crawl.DefaultMaxPages, MaxDepth: crawl.DefaultMaxDepth, Deadline: crawl.DefaultDeadline, Delay: DefaultDelay}
+}
+
+// CrawlResult is what a crawl came to.
+type CrawlResult struct {
+	Source string
+	Start  string
+	*crawl.Summary
+	// Skips are the URLs skipped (but those out of scope) or failed, the
+	// first crawl.MaxLogged of them.
+	Skips []crawl.Event
+	// MaxPages and MaxDepth are the limits the crawl ran under.
+	MaxPages, MaxDepth int
+}
+
+// OptionError is the cause of a request with a setting no work can be
+// done with. Name is the setting's name as the config file spells it
+// (max_pages); each door says it in its own words (--max-pages).
+type OptionError struct {
+	Name string
+	Want string // what it must be, such as "1 or more"
+}
+
+func (e *OptionError) Error() string { return e.Name + " must be " + e.Want }
+
+// options checks a request and turns it into the crawler's options.
+func (s *Service) options(req CrawlRequest) (crawl.Options, error) {
+	bad := func(name, want string) error {
+		return &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(req.Start), Err: &OptionError{Name: name, Want: want}}
+	}
+	if err := fetch.CheckURL(req.Start); err != nil {
+		return crawl.Options{}, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(req.Start), Err: err}
+	}
+	if req.Source == "" {
+		req.Source = crawl.SourceName(req.Start)
+	}
+	switch {
+	case !config.ValidName(req.Source):
+		return crawl.Options{}, bad("name", "a source name (letters, digits, '.', '_' and '-')")
+	case req.MaxPages < 1:
+		return crawl.Options{}, bad("max_pages", "1 or more")
+	case req.MaxDepth < 0:
+		return crawl.Options{}, bad("max_depth", "0 (the start URL only) or more")
+	case req.Deadline <= 0:
+		return crawl.Options{}, bad("deadline", "longer than 0")
+	case req.Delay < 0:
+		return crawl.Options{}, bad("delay", "0 or more")
+	}
+	o := crawl.Options{
+		Start: req.Start, Source: req.Source, Tags: req.Tags,
+		MaxPages: req.MaxPages, MaxDepth: req.MaxDepth, Deadline: req.Deadline,
+		Include: req.Include, Exclude: req.Exclude, AllowHosts: req.AllowHosts,
+		Delay: req.Delay, MaxCrawlDelay: s.cfg.MaxCrawlDelay,
+		NoRobots: req.NoRobots, IgnoreSignals: req.IgnoreSignals, Page: req.Page,
+	}
+	if o.MaxDepth == 0 {
+		o.MaxDepth = -1 // crawl.Options: negative is the start URL only
+	}
+	return o, nil
+}
+
+// Crawl crawls politely into the store (or, with NoStore, into nothing),
+// reports every URL's fate to events (which may be nil, and is called
+// from several goroutines), and does the bookkeeping: the log entry with
+// the URLs skipped and failed, and the index's optimization after many
+// new pages. A crawl that robots.txt refuses at its door fails with a
+// *crawl.Disallowed cause; one whose store cannot be written stops with an error
+// wrapping crawl.ErrStash, and the result of what was done until then.
+func (s *Service) Crawl(ctx context.Context, req CrawlRequest, events func(crawl.Event)) (*CrawlResult, error) {
+	if req.NoStore {
+		return s.crawlInto(ctx, nil, req, events)
+	}
+	if _, err := s.options(req); err != nil {
+		return nil, err // before the store is opened
+	}
+	st, done, err := s.use(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	return s.crawlInto(ctx, st, req, events)
+}
+
+// crawlInto crawls into a store open, or none.
+func (s *Service) crawlInto(ctx context.Context, st Store, req CrawlRequest, events func(crawl.Event)) (*CrawlResult, error) {
+	o, err := s.options(req)
+	if err != nil {
+		return nil, err
+	}
+	c := &crawl.Crawler{Client: s.client, Agent: s.cfg.Agent, Robots: s.robots}
+	if st != nil {
+		if !st.Writable() {
+			return nil, &heed.Error{Kind: heed.Transient, Op: "crawl", URL: fetch.Redact(req.Start), Err: heed.ErrBusy}
+		}
+		c.Store = st
+	}
+	var mu sync.Mutex
+	var skips []crawl.Event
+	sum, err := c.Crawl(ctx, o, func(ev crawl.Event) {
+		if ev.Logged() {
+			mu.Lock()
+			if len(skips) < crawl.MaxLogged {
+				skips = append(skips, ev)
+			}
+			mu.Unlock()
+		}
+		if events != nil {
+			events(ev)
+		}
+	})
+	if err != nil && sum == nil {
+		return nil, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	res := &CrawlResult{Source: o.Source, Start: o.Start, Summary: sum, Skips: skips, MaxPages: req.MaxPages, MaxDepth: req.MaxDepth}
+	if err != nil || st == nil {
+		return res, err
+	}
+	if lerr := st.AppendLog(crawl.LogEntry(o, sum, skips, time.Now())); lerr != nil {
+		s.warn(lerr.Error())
+	}
+	if sum.Stored >= 100 && ctx.Err() == nil {
+		st.Optimize(ctx) // many new pages: merge the index for faster searches
+	}
+	return res, nil
+}

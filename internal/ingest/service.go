@@ -1,0 +1,178 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/polite"
+	"github.com/heedhq/heed/internal/source"
+	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/robots"
+)
+
+// DefaultDelay is the least time between two requests to one host when
+// Config.Delay is 0.
+const DefaultDelay = 500 * time.Millisecond
+
+// Store is what the service asks of where snapshots are kept: what the
+// crawler and the sources write, and what the doors read. The stash of
+// files and SQLite is one.
+type Store interface {
+	crawl.Store
+	source.Store
+	Search(ctx context.Context, q heed.Query) ([]heed.Hit, error)
+	List(ctx context.Context, source string) ([]heed.Entry, error)
+	Sources(ctx context.Context) (map[string]int, error)
+	Remove(ctx context.Context, source string) (int, error)
+	Reindex(ctx context.Context) (int, error)
+	// AppendLog adds an entry to the store's log of what was done.
+	AppendLog(entry string) error
+	// Optimize makes searches faster after many writes.
+	Optimize(ctx context.Context) error
+	// Writable reports whether this process may write the store now.
+	Writable() bool
+	Close() error
+}
+
+var _ Store = (*stash.Stash)(nil)
+
+// Config is what a Service is made of. Zero values take the defaults.
+type Config struct {
+	// HTTP is the guarded client every request goes through.
+	HTTP *fetch.Client
+	// Agent is the user agent whose product token picks robots.txt groups
+	// and page directives; "" means heed.UserAgent().
+	Agent string
+	// Delay is the least time between two requests to one host, for
+	// every request the service makes; a crawl may ask for more. 0 means
+	// DefaultDelay; negative means none.
+	Delay time.Duration
+	// MaxCrawlDelay caps a robots.txt Crawl-delay; 0 means the crawler's
+	// default.
+	MaxCrawlDelay time.Duration
+	// StashDir is the stash's directory.
+	StashDir string
+	// Open, if set, opens the store instead of the stash at StashDir.
+	Open func(ctx context.Context) (Store, error)
+	// Kinds are the source kinds beside the website, in the order they
+	// are asked (Registry builds them from the config file and the
+	// environment).
+	Kinds []source.Kind
+	// Warn says what the user should know (a source's rate limit, a kind
+	// that found nothing); nil discards it.
+	Warn func(msg string)
+}
+
+// Service is heed's one ingest service: fetch a page, crawl, add and
+// sync sources, search, read, list and remove; the CLI and the MCP server
+// are doors onto it. Every request it makes goes through one polite
+// client, so that all of its work, whichever door asked for it, takes one
+// turn at a time of each host; and robots.txt is read once per origin
+// through one cache. The store is opened when a call needs it and closed
+// when no call does, so that another heed process may write it between
+// calls. A Service is safe for concurrent use.
+type Service struct {
+	cfg    Config
+	turns  *polite.Schedule
+	client *polite.Client
+	robots *robots.Cache
+
+	mu     sync.Mutex
+	st     Store
+	users  int
+	closed bool
+}
+
+// New returns a Service.
+func New(cfg Config) *Service {
+	if cfg.Agent == "" {
+		cfg.Agent = heed.UserAgent()
+	}
+	switch {
+	case cfg.Delay == 0:
+		cfg.Delay = DefaultDelay
+	case cfg.Delay < 0:
+		cfg.Delay = 0
+	}
+	if cfg.HTTP == nil {
+		cfg.HTTP = fetch.New(fetch.Config{UserAgent: cfg.Agent})
+	}
+	s := &Service{cfg: cfg, turns: polite.NewSchedule()}
+	s.client = polite.New(cfg.HTTP, s.turns, cfg.Delay)
+	s.robots = robots.NewCache(s.client.LoadRobots, robots.CacheConfig{})
+	return s
+}
+
+// Agent is the user agent the service speaks for.
+func (s *Service) Agent() string { return s.cfg.Agent }
+
+// Delay is the least time between two requests to one host.
+func (s *Service) Delay() time.Duration { return s.cfg.Delay }
+
+// StashDir is the stash's directory.
+func (s *Service) StashDir() string { return s.cfg.StashDir }
+
+// errClosed is the error of a call to a closed Service.
+var errClosed = errors.New("the ingest service is closed")
+
+// use opens the store, or shares the one open, for one call; done lets
+// go of it, and the store is closed when no call uses it.
+func (s *Service) use(ctx context.Context) (st Store, done func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, nil, errClosed
+	}
+	if s.st == nil {
+		open := s.cfg.Open
+		if open == nil {
+			open = func(ctx context.Context) (Store, error) { return stash.Open(ctx, s.cfg.StashDir) }
+		}
+		st, err := open(ctx)
+		if err != nil {
+			return nil, nil, &heed.Error{Kind: heed.Internal, Op: "open the stash", Err: err}
+		}
+		s.st = st
+	}
+	s.users++
+	st = s.st
+	var once sync.Once
+	return st, func() {
+		once.Do(func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			s.users--
+			if s.users == 0 && s.st != nil {
+				if err := s.st.Close(); err != nil {
+					s.warn(fmt.Sprintf("closing the stash: %v", err))
+				}
+				s.st = nil
+			}
+		})
+	}, nil
+}
+
+// Close lets go of the store, if no call uses it; calls after Close fail.
+func (s *Service) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if s.st != nil && s.users == 0 {
+		err := s.st.Close()
+		s.st = nil
+		return err
+	}
+	return nil
+}
+
+func (s *Service) warn(msg string) {
+	if s.cfg.Warn != nil {
+		s.cfg.Warn(msg)
+	}
+}

@@ -1,0 +1,271 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/config"
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/polite"
+	"github.com/heedhq/heed/internal/source"
+	"github.com/heedhq/heed/internal/source/bluesky"
+	"github.com/heedhq/heed/internal/source/feed"
+	"github.com/heedhq/heed/internal/source/website"
+	"github.com/heedhq/heed/internal/source/xcom"
+)
+
+// Kinds are the source kinds beside the website, in the order they are
+// asked, configured from the config file and the environment (whose
+// settings win). A kind whose settings are broken (an X bearer token that
+// cannot be read) fails every URL it takes with a *config.Error.
+func Kinds(conf *config.Config, getenv func(string) string) ([]source.Kind, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	pick := func(envName, fromConfig string) string {
+		if v := getenv(envName); v != "" {
+			return v
+		}
+		return fromConfig
+	}
+	var bskyBase string
+	var xc config.X
+	if conf.Bluesky != nil {
+		bskyBase = conf.Bluesky.APIBase
+	}
+	if conf.X != nil {
+		xc = *conf.X
+	}
+	b := bluesky.Kind{APIBase: pick("HEED_BLUESKY_API_BASE", bskyBase)}
+	x := xcom.Kind{APIBase: pick("HEED_X_API_BASE", xc.APIBase), RSSTemplate: pick("X_RSS_TEMPLATE", xc.RSSTemplate)}
+	for _, base := range []string{b.APIBase, x.APIBase} {
+		if u, err := url.Parse(base); base != "" && (err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "") {
+			return nil, &heed.Error{Kind: heed.Invalid, Op: "configure the sources", Err: fmt.Errorf("%q is not an http(s) URL for a service's base", base)}
+		}
+	}
+	token, err := xcom.ResolveToken(getenv, xc.BearerToken)
+	var xk source.Kind
+	if err != nil {
+		xk = brokenKind{x, &config.Error{File: conf.Path(), Msg: err.Error()}}
+	} else {
+		x.Token = token
+		xk = x
+	}
+	return []source.Kind{b, xk, feed.Kind{}}, nil
+}
+
+// brokenKind is a kind whose settings are broken: it fails every URL it
+// matches with the reason.
+type brokenKind struct {
+	source.Kind
+	err error
+}
+
+func (k brokenKind) Ingest(context.Context, *source.Env, source.Input) (*source.Result, error) {
+	return nil, k.err
+}
+
+// SourceRequest asks for one source to be read into the store.
+type SourceRequest struct {
+	// Name is the source's name in the store and the config file.
+	Name string
+	// Source is where the source is and its settings; its Kind, if set,
+	// names the one kind asked ("website" for a crawl), else each kind is
+	// asked in turn.
+	Source config.Source
+	// ChooseFeed picks one of the feeds a web page names (see
+	// source.Env); nil takes the website, or the first feed when the
+	// feed kind was named.
+	ChooseFeed func(page string, feeds []string, orSite bool) (int, error)
+	// Events sees a website's crawl, URL by URL.
+	Events func(crawl.Event)
+}
+
+// SourceResult is what reading a source came to.
+type SourceResult struct {
+	Name string
+	Kind string
+	// URL is the URL the source is recorded under: the one asked, or the
+	// feed a web page led to.
+	URL string
+	// Crawl is a website's crawl.
+	Crawl *CrawlResult
+	// For the other kinds: the items or posts read and how many are new,
+	// whether the snapshot changed or the source answered "not
+	// modified", and where the snapshot is kept.
+	Items, New           int
+	Changed, NotModified bool
+	Path                 string
+}
+
+// CrawlRequestOf is the crawl a website source asks for: its recorded
+// settings, the defaults where it names none.
+func CrawlRequestOf(name string, s *config.Source) CrawlRequest {
+	req := DefaultCrawl(s.URL)
+	req.Source, req.Tags = name, s.Tags
+	req.Include, req.Exclude, req.AllowHosts = s.Include, s.Exclude, s.AllowHosts
+	req.NoRobots, req.IgnoreSignals = !s.Robots(), s.IgnoreSignals
+	if s.MaxPages != 0 {
+		req.MaxPages = s.MaxPages
+	}
+	if s.MaxDepth != 0 {
+		req.MaxDepth = s.MaxDepth
+	}
+	if s.Deadline != 0 {
+		req.Deadline = time.Duration(s.Deadline)
+	}
+	if s.Delay != nil {
+		req.Delay = time.Duration(*s.Delay)
+	}
+	return req
+}
+
+// Ingest reads a source of any kind into the store through the source
+// registry: a website is crawled, a feed, a Bluesky or an X profile read
+// into its snapshot. Every request goes through the service's polite
+// client, the source's delay apart; robots.txt is asked through the
+// service's cache, so that a page probed for feeds and the crawl that
+// follows read it once. The store's log records what was done.
+//
+// A result with an error is a source that was read, and whose reading
+// failed part way (a crawl whose store could not be written).
+func (s *Service) Ingest(ctx context.Context, req SourceRequest) (*SourceResult, error) {
+	if !config.ValidName(req.Name) {
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "add", Err: &OptionError{Name: "name", Want: "a source name (letters, digits, '.', '_' and '-')"}}
+	}
+	if err := fetch.CheckURL(req.Source.URL); err != nil {
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "add", URL: fetch.Redact(req.Source.URL), Err: err}
+	}
+	st, done, err := s.use(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	if !st.Writable() {
+		return nil, &heed.Error{Kind: heed.Transient, Op: "add", URL: fetch.Redact(req.Source.URL), Err: heed.ErrBusy}
+	}
+	crawlReq := CrawlRequestOf(req.Name, &req.Source)
+	ctx = polite.WithDelay(ctx, max(crawlReq.Delay, 0))
+	env := &source.Env{Client: s.client.Spaced(max(crawlReq.Delay, 0)), Store: st, Warn: s.cfg.Warn, ChooseFeed: req.ChooseFeed}
+	if req.Source.Robots() {
+		env.Allowed = source.RobotsAllowed(s.robots, s.cfg.Agent)
+	}
+	var crawled *CrawlResult
+	web := website.Kind{Crawl: func(ctx context.Context, env *source.Env, in source.Input) (*crawl.Summary, error) {
+		cr := crawlReq
+		cr.Start = in.URL
+		res, err := s.crawlInto(ctx, st, cr, req.Events)
+		if res == nil {
+			return nil, err
+		}
+		crawled = res
+		return res.Summary, err
+	}}
+	reg := &source.Registry{Kinds: append(append([]source.Kind(nil), s.cfg.Kinds...), web)}
+	kind := req.Source.Kind
+	if kind == website.Name {
+		kind = "" // asked last in any case; the others are not asked
+		reg.Kinds = []source.Kind{web}
+	}
+	res, err := reg.Ingest(ctx, env, kind, source.Input{Name: req.Name, URL: req.Source.URL, Limit: req.Source.Limit, Tags: req.Source.Tags})
+	if res == nil {
+		if err != nil && heed.KindOf(err) == heed.Other {
+			var ce *config.Error
+			if !errors.As(err, &ce) {
+				err = &heed.Error{Kind: heed.Other, Op: "add", URL: fetch.Redact(req.Source.URL), Err: err}
+			}
+		}
+		return nil, err
+	}
+	out := &SourceResult{Name: req.Name, Kind: res.Kind, URL: res.URL, Crawl: crawled,
+		Items: res.Items, New: res.New, Changed: res.Changed, NotModified: res.NotModified}
+	if res.Kind == website.Name {
+		return out, err
+	}
+	if res.Snapshot != nil {
+		out.Path = res.Snapshot.Path
+	} else if snap, gerr := st.Get(ctx, res.URL); gerr == nil {
+		out.Path = snap.Path
+	}
+	if lerr := st.AppendLog(fmt.Sprintf("## %s: %s %s into %s\n\n%s: %s\n", time.Now().UTC().Format(time.RFC3339), res.Kind, res.URL, req.Name, out.What(), out.Path)); lerr != nil {
+		s.warn(lerr.Error())
+	}
+	return out, err
+}
+
+// What says what reading a source other than a website came to, such as
+// "12 items, 3 new" or "not modified".
+func (r *SourceResult) What() string {
+	what := fmt.Sprintf("%d items, %d new", r.Items, r.New)
+	switch {
+	case r.NotModified:
+		what = "not modified"
+	case !r.Changed:
+		what += ", unchanged"
+	}
+	return what
+}
+
+// RecordedError is the cause of adding a source under a name the config
+// file has already.
+type RecordedError struct {
+	Name string
+}
+
+func (e *RecordedError) Error() string {
+	return fmt.Sprintf("a source named %q is recorded already", e.Name)
+}
+
+// Add reads a new source into the store, then records it in the config
+// file under its name, with the kind that took it and the URL it is
+// read from (a web page's feed). A source that could not be read at all
+// (a start URL robots.txt refuses, a URL that is not one) is not
+// recorded; one read with a failure part way is, and the failure is
+// returned with the result.
+func (s *Service) Add(ctx context.Context, conf *config.Config, req SourceRequest) (*SourceResult, error) {
+	if _, ok := conf.Sources[req.Name]; ok {
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "add", Err: &RecordedError{Name: req.Name}}
+	}
+	if err := req.Source.Validate(); err != nil {
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "add", Err: err}
+	}
+	res, ingestErr := s.Ingest(ctx, req)
+	if res == nil || ctx.Err() != nil {
+		return res, ingestErr
+	}
+	rec := req.Source
+	rec.Kind, rec.URL = res.Kind, res.URL
+	if res.Kind != website.Name {
+		// A crawl's settings mean nothing to the other kinds.
+		rec = config.Source{URL: res.URL, Kind: res.Kind, Limit: req.Source.Limit, Tags: req.Source.Tags}
+	}
+	if err := conf.AddSource(req.Name, &rec); err != nil {
+		if errors.Is(err, config.ErrSourceExists) {
+			return nil, &heed.Error{Kind: heed.Invalid, Op: "add", Err: &RecordedError{Name: req.Name}}
+		}
+		return res, err
+	}
+	return res, ingestErr
+}
+
+// DefaultName names a source after its URL: a Bluesky profile
+// bluesky-HANDLE, an X profile x-USER, anything else its host.
+func DefaultName(raw string) string {
+	u, err := url.Parse(raw)
+	if err == nil {
+		if actor, ok := bluesky.Actor(u); ok {
+			return "bluesky-" + strings.ReplaceAll(strings.ToLower(actor), ":", "_")
+		}
+		if user, ok := xcom.User(u); ok {
+			return "x-" + strings.ToLower(user)
+		}
+	}
+	return crawl.SourceName(raw)
+}

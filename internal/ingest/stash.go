@@ -1,0 +1,115 @@
+package ingest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
+)
+
+// Search ranks the store's snapshots that match the query. A query
+// without a word, or too long, is an Invalid error.
+func (s *Service) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
+	st, done, err := s.use(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	hits, err := st.Search(ctx, q)
+	if errors.Is(err, heed.ErrEmptyQuery) || errors.Is(err, heed.ErrQueryTooLong) {
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "search", Err: err}
+	}
+	if err != nil {
+		return nil, &heed.Error{Kind: heed.Internal, Op: "search the stash", Err: err}
+	}
+	return hits, nil
+}
+
+// Read is the snapshot of a URL or an ID; a NotFound error wrapping
+// heed.ErrNotFound if the store has none.
+func (s *Service) Read(ctx context.Context, urlOrID string) (*heed.Snapshot, error) {
+	st, done, err := s.use(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	snap, err := st.Get(ctx, urlOrID)
+	if errors.Is(err, heed.ErrNotFound) {
+		return nil, &heed.Error{Kind: heed.NotFound, Op: "read", URL: fetch.Redact(urlOrID), Err: heed.ErrNotFound}
+	}
+	if err != nil {
+		return nil, &heed.Error{Kind: heed.Internal, Op: "read the stash", Err: err}
+	}
+	return snap, nil
+}
+
+// Sources counts the snapshots of each source.
+func (s *Service) Sources(ctx context.Context) (map[string]int, error) {
+	st, done, err := s.use(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	srcs, err := st.Sources(ctx)
+	if err != nil {
+		return nil, &heed.Error{Kind: heed.Internal, Op: "list the stash's sources", Err: err}
+	}
+	return srcs, nil
+}
+
+// ErrNoSource is wrapped by the error of a call naming a source the
+// store does not hold.
+var ErrNoSource = errors.New("no such source in the stash")
+
+// List is a source's snapshots, by URL; a NotFound error wrapping
+// ErrNoSource if it has none.
+func (s *Service) List(ctx context.Context, source string) ([]heed.Entry, error) {
+	st, done, err := s.use(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	entries, err := st.List(ctx, source)
+	if err != nil {
+		return nil, &heed.Error{Kind: heed.Internal, Op: "list the stash", Err: err}
+	}
+	if len(entries) == 0 {
+		return nil, noSource(source)
+	}
+	return entries, nil
+}
+
+// Remove forgets a source's snapshots, and says how many there were; a
+// NotFound error wrapping ErrNoSource if it had none.
+func (s *Service) Remove(ctx context.Context, source string) (int, error) {
+	st, done, err := s.use(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	n, err := st.Remove(ctx, source)
+	if err != nil {
+		return 0, err
+	}
+	if n == 0 {
+		return 0, noSource(source)
+	}
+	return n, nil
+}
+
+// Reindex rebuilds the store's index from what it keeps, and says how
+// many snapshots it indexed (also when it fails part way).
+func (s *Service) Reindex(ctx context.Context) (int, error) {
+	st, done, err := s.use(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer done()
+	return st.Reindex(ctx)
+}
+
+func noSource(name string) error {
+	return &heed.Error{Kind: heed.NotFound, Op: "source", Err: fmt.Errorf("%w: %q", ErrNoSource, heed.Clip(name, 256))}
+}
