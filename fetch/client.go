@@ -300,6 +300,20 @@ type StatusError struct {
 
 func (e *StatusError) Error() string { return fmt.Sprintf("the server answered HTTP %d", e.Status) }
 
+// Kind is the kind of failure the status is: NotFound for 404 and 410,
+// Transient for 429 and 5xx, Blocked for 401 and 403, Other else.
+func (e *StatusError) Kind() heed.Kind {
+	switch {
+	case e.Status == http.StatusNotFound || e.Status == http.StatusGone:
+		return heed.NotFound
+	case e.Status == http.StatusTooManyRequests || e.Status >= 500:
+		return heed.Transient
+	case e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden:
+		return heed.Blocked
+	}
+	return heed.Other
+}
+
 // Get fetches req.URL, following redirects. A response of any status is a
 // Response, not an error; errors are *heed.Error values that say what was
 // refused or what failed, with a hint where the user can do something.

@@ -75,8 +75,11 @@ func TestCrawlAndSearch(t *testing.T) {
 	if code, out, _ := run(t, "", args("search", "--source", "tidewater", "rip", "current")...); code != 0 || !strings.Contains(out, "Safety at the shore") {
 		t.Errorf("search --source of the crawl's source: exit %d\n%s", code, out)
 	}
-	if code, _, stderr := run(t, "", args("search", "--source", "elsewhere", "rip", "current")...); code != 1 || !strings.Contains(stderr, "nothing in the stash matches") {
-		t.Errorf("search --source of another source: exit %d, %s", code, stderr)
+	if code, _, stderr := run(t, "", args("search", "--source", "elsewhere", "rip", "current")...); code != 1 || !strings.Contains(stderr, `no source "elsewhere" in the stash`) {
+		t.Errorf("search --source of a source the stash does not hold: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := run(t, "", args("search", "--source", "tidewater", "unicorns")...); code != 1 || !strings.Contains(stderr, "nothing in the stash matches") {
+		t.Errorf("search --source of the crawl's source, without hits: exit %d, %s", code, stderr)
 	}
 
 	code, out, _ = run(t, "", args("show", s.URL+"/guide/tides.html")...)

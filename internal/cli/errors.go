@@ -29,6 +29,10 @@ func failure(err error) error {
 	if errors.As(err, &ce) {
 		return &exitError{code: ExitConfig, err: err}
 	}
+	var ns *ingest.NoSourceError
+	if errors.As(err, &ns) {
+		return &exitError{code: ExitFailed, err: fmt.Errorf("%v; 'heed ls' lists the sources", ns)}
+	}
 	var oe *ingest.OptionError
 	if errors.As(err, &oe) {
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%s must be %s", flagOf(oe.Name), oe.Want)}

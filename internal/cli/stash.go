@@ -11,7 +11,6 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/frontmatter"
-	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
 )
 
@@ -129,9 +128,6 @@ func (e *env) lsCommand() *cobra.Command {
 				return nil
 			}
 			entries, err := svc.List(cmd.Context(), args[0])
-			if errors.Is(err, ingest.ErrNoSource) {
-				return &exitError{code: ExitFailed, err: fmt.Errorf("no source %q in the stash", heed.Clip(args[0], 256))}
-			}
 			if err != nil {
 				return failure(err)
 			}
@@ -160,9 +156,6 @@ func (e *env) rmCommand() *cobra.Command {
 				return err
 			}
 			n, err := svc.Remove(cmd.Context(), args[0])
-			if errors.Is(err, ingest.ErrNoSource) {
-				return &exitError{code: ExitFailed, err: fmt.Errorf("no source %q in the stash", heed.Clip(args[0], 256))}
-			}
 			if err != nil {
 				return failure(err)
 			}

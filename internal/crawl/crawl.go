@@ -494,7 +494,12 @@ func (r *run) skip(it item, reason, detail string) {
 }
 
 func (r *run) fail(it item, err error) {
-	r.report(Event{Kind: Failed, URL: it.url, Depth: it.depth, Reason: heed.KindOf(err).String(), Detail: err.Error()})
+	kind := heed.KindOf(err)
+	var se *fetch.StatusError
+	if errors.As(err, &se) {
+		kind = se.Kind()
+	}
+	r.report(Event{Kind: Failed, URL: it.url, Depth: it.depth, Reason: kind.String(), Detail: err.Error()})
 }
 
 // visit fetches one page and does what it says.
@@ -659,7 +664,7 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 		return
 	}
 	if resp.Status < 200 || resp.Status > 299 {
-		r.fail(it, fmt.Errorf("HTTP %d", resp.Status))
+		r.fail(it, &fetch.StatusError{Status: resp.Status})
 		return
 	}
 	ct := resp.Header.Get("Content-Type")
@@ -750,10 +755,11 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 	case err != nil && ctx.Err() != nil:
 		r.skip(it, r.stopReason(), "the crawl stopped before the page was stored: "+context.Cause(ctx).Error())
 	case errors.Is(err, heed.ErrUnwritable) || errors.Is(err, heed.ErrBusy):
-		r.fail(it, err)
+		r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
 		r.fatal(err)
 	case err != nil:
-		r.fail(it, err)
+		// The store's failure, not the page's: a kind of its own.
+		r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
 	case changed:
 		r.report(Event{Kind: Stored, URL: final, Depth: it.depth, Delay: delay.String()})
 	default:

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"mime"
-	"net/http"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -54,7 +53,8 @@ func (s *Service) Fetch(ctx context.Context, req FetchRequest) (*Page, error) {
 		return nil, err
 	}
 	if resp.Status < 200 || resp.Status > 299 {
-		return nil, &heed.Error{Kind: statusKind(resp.Status), Op: "fetch", URL: resp.URL, Err: &fetch.StatusError{Status: resp.Status}}
+		se := &fetch.StatusError{Status: resp.Status}
+		return nil, &heed.Error{Kind: se.Kind(), Op: "fetch", URL: resp.URL, Err: se}
 	}
 	doc, err := Document(resp.Body, resp.URL, resp.Header.Get("Content-Type"))
 	if err != nil {
@@ -68,19 +68,6 @@ func (s *Service) Fetch(ctx context.Context, req FetchRequest) (*Page, error) {
 		URL: resp.URL, Doc: doc, FetchedAt: time.Now().UTC(),
 		Robots: directives.For(s.cfg.Agent, append(sets, doc.Directives...)...),
 	}, nil
-}
-
-// statusKind is the kind of an HTTP answer that is not a page.
-func statusKind(status int) heed.Kind {
-	switch {
-	case status == http.StatusNotFound || status == http.StatusGone:
-		return heed.NotFound
-	case status == http.StatusTooManyRequests || status >= 500:
-		return heed.Transient
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return heed.Blocked
-	}
-	return heed.Other
 }
 
 // Document reads a page's body by its Content-Type: HTML is extracted;

@@ -10,7 +10,8 @@ import (
 )
 
 // Search ranks the store's snapshots that match the query. A query
-// without a word, or too long, is an Invalid error.
+// without a word, or too long, is an Invalid error; a source the store
+// does not hold, a NotFound error whose cause is a *NoSourceError.
 func (s *Service) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 	st, done, err := s.use(ctx)
 	if err != nil {
@@ -23,6 +24,13 @@ func (s *Service) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) 
 	}
 	if err != nil {
 		return nil, &heed.Error{Kind: heed.Internal, Op: "search the stash", Err: err}
+	}
+	if len(hits) == 0 && q.Source != "" {
+		// Nothing matches in a source the store does not hold: say so,
+		// rather than that nothing matches.
+		if srcs, err := st.Sources(ctx); err == nil && srcs[q.Source] == 0 {
+			return nil, noSource(q.Source)
+		}
 	}
 	return hits, nil
 }
@@ -59,12 +67,18 @@ func (s *Service) Sources(ctx context.Context) (map[string]int, error) {
 	return srcs, nil
 }
 
-// ErrNoSource is wrapped by the error of a call naming a source the
-// store does not hold.
-var ErrNoSource = errors.New("no such source in the stash")
+// NoSourceError is the cause of a call naming a source the store does
+// not hold.
+type NoSourceError struct {
+	Name string
+}
 
-// List is a source's snapshots, by URL; a NotFound error wrapping
-// ErrNoSource if it has none.
+func (e *NoSourceError) Error() string {
+	return fmt.Sprintf("no source %q in the stash", heed.Clip(e.Name, 256))
+}
+
+// List is a source's snapshots, by URL; a NotFound error whose cause is
+// a *NoSourceError if it has none.
 func (s *Service) List(ctx context.Context, source string) ([]heed.Entry, error) {
 	st, done, err := s.use(ctx)
 	if err != nil {
@@ -82,7 +96,7 @@ func (s *Service) List(ctx context.Context, source string) ([]heed.Entry, error)
 }
 
 // Remove forgets a source's snapshots, and says how many there were; a
-// NotFound error wrapping ErrNoSource if it had none.
+// NotFound error whose cause is a *NoSourceError if it had none.
 func (s *Service) Remove(ctx context.Context, source string) (int, error) {
 	st, done, err := s.use(ctx)
 	if err != nil {
@@ -111,5 +125,5 @@ func (s *Service) Reindex(ctx context.Context) (int, error) {
 }
 
 func noSource(name string) error {
-	return &heed.Error{Kind: heed.NotFound, Op: "source", Err: fmt.Errorf("%w: %q", ErrNoSource, heed.Clip(name, 256))}
+	return &heed.Error{Kind: heed.NotFound, Op: "source", Err: &NoSourceError{Name: name}}
 }

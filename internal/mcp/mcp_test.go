@@ -642,8 +642,12 @@ func TestWebCrawlAndStash(t *testing.T) {
 	if isErr || len(found.Hits) != 1 || found.Hits[0].Title != "Neap tides" || !strings.Contains(found.Hits[0].Snippet, "**quarter**") || !strings.Contains(text, "stash_read") {
 		t.Errorf("stash_search: %s %+v", text, found)
 	}
-	if _, isErr := call(t, cs, "stash_search", map[string]any{"query": "quarter moons", "source": "elsewhere"}, &found); isErr || len(found.Hits) != 0 {
-		t.Errorf("stash_search in another source: %+v", found)
+	if text, isErr := call(t, cs, "stash_search", map[string]any{"query": "quarter moons", "source": "elsewhere"}, nil); !isErr || !strings.Contains(text, `no source "elsewhere" in the stash`) || !strings.Contains(text, "stash_sources") {
+		t.Errorf("stash_search in a source the stash does not hold: %v %q", isErr, text)
+	}
+	var none SearchOutput
+	if _, isErr := call(t, cs, "stash_search", map[string]any{"query": "unicorns", "source": source}, &none); isErr || len(none.Hits) != 0 {
+		t.Errorf("stash_search without hits in the crawl's source: %+v", none)
 	}
 	var many SearchOutput
 	if text, isErr := call(t, cs, "stash_search", map[string]any{"query": "tides", "limit": 500}, &many); isErr || len(many.Hits) != 3 || !slices.Equal(many.Notes, []string{"limit 500 was lowered to 50"}) {

@@ -187,11 +187,15 @@ func (s *Server) cut(ctx context.Context) error {
 }
 
 // failed is what a call is told of an error of the stash: the call cut
-// short, or an internal error, logged.
+// short, what heed says of it (a source it does not hold), or an internal
+// error, logged.
 func (s *Server) failed(ctx context.Context, what string, err error) error {
 	if cut := s.cut(ctx); cut != nil {
 		s.log.Debug("heed mcp: a call cut short", "doing", what, "error", err)
 		return cut
+	}
+	if k := heed.KindOf(err); k != heed.Internal && k != heed.Other {
+		return s.toolError(err) // heed's own words: a source it does not hold
 	}
 	return s.internal(what, err)
 }
@@ -288,6 +292,10 @@ func (s *Server) toolError(err error) error {
 	if errors.As(err, &oe) {
 		return fmt.Errorf("%s must be %s. Check the arguments", oe.Name, oe.Want)
 	}
+	var ns *ingest.NoSourceError
+	if errors.As(err, &ns) {
+		return fmt.Errorf("%v: stash_sources lists the sources", ns)
+	}
 	if errors.Is(err, heed.ErrBusy) {
 		return errors.New("heed cannot store pages now: another heed process (such as a crawl the user started) is writing the stash. Try again when it is done; stash_search, stash_read and web_fetch work meanwhile")
 	}
@@ -375,7 +383,7 @@ func clean(msg string) string {
 // stash) kept for heed's log, and a depth limit in the agent's own terms.
 func (s *Server) skipDetail(ev crawl.Event, maxDepth int) string {
 	dir := s.svc.StashDir()
-	if ev.Kind == crawl.Failed && (ev.Reason == heed.Internal.String() || ev.Reason == heed.Other.String() || strings.Contains(ev.Detail, dir)) {
+	if ev.Kind == crawl.Failed && (ev.Reason == heed.Internal.String() || strings.Contains(ev.Detail, dir)) {
 		s.log.Error("heed mcp: a crawl failed a URL", "url", ev.URL, "error", ev.Detail)
 		return "heed could not store this page (an internal error; the details are in heed's own log, for the user)"
 	}
