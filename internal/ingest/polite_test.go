@@ -1,0 +1,185 @@
+package ingest
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/config"
+)
+
+// arrival is one request the host served.
+type arrival struct {
+	at, end time.Time // when it came, and when its answer was written
+	path    string
+}
+
+// host is one loopback host that serves every kind of source: a website
+// with a page naming a feed, the feed, the Bluesky AppView, the X API and
+// a feed of X posts. It logs when each request arrived, and how many were
+// in flight at once.
+type host struct {
+	*httptest.Server
+	mu       sync.Mutex
+	log      []arrival
+	inflight atomic.Int32
+	most     atomic.Int32
+}
+
+const xToken = "AAAAAAAAAAAAAAAAAAAAApoliteTestBearerToken0123456789"
+
+func newHost(t *testing.T) *host {
+	h := &host{}
+	rss := func(title string) string {
+		return `<?xml version="1.0"?><rss version="2.0"><channel><title>` + title + `</title><link>https://shore.example.com/</link><description>Notes</description>
+<item><title>Oystercatchers at dawn</title><link>https://shore.example.com/oystercatchers</link><pubDate>Mon, 02 Mar 2026 06:00:00 GMT</pubDate><description>A pair of oystercatchers probing the mud.</description></item>
+</channel></rss>`
+	}
+	page := func(title, head string, links ...string) string {
+		var b strings.Builder
+		for _, l := range links {
+			fmt.Fprintf(&b, `<a href="%s">%s</a> `, l, l)
+		}
+		return `<!doctype html><html><head><title>` + title + `</title>` + head + `</head><body><main><h1>` + title +
+			`</h1><p>The tides of the harbour, with words enough to be the content of a page.</p>` + b.String() + `</main></body></html>`
+	}
+	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := h.inflight.Add(1)
+		defer h.inflight.Add(-1)
+		for m := h.most.Load(); n > m && !h.most.CompareAndSwap(m, n); m = h.most.Load() {
+		}
+		h.mu.Lock()
+		i := len(h.log)
+		h.log = append(h.log, arrival{at: time.Now(), path: r.URL.Path})
+		h.mu.Unlock()
+		defer func() {
+			h.mu.Lock()
+			h.log[i].end = time.Now()
+			h.mu.Unlock()
+		}()
+		time.Sleep(2 * time.Millisecond) // long enough for another request to overlap
+		switch p := r.URL.Path; {
+		case p == "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		case p == "/site/":
+			fmt.Fprint(w, page("Home", "", "/site/a", "/site/b"))
+		case p == "/site/a", p == "/site/b", p == "/page":
+			fmt.Fprint(w, page("Page "+p, ""))
+		case p == "/blog/":
+			fmt.Fprint(w, page("Blog", `<link rel="alternate" type="application/rss+xml" href="/blog/feed.xml">`))
+		case p == "/blog/feed.xml", p == "/xrss/tidewatch":
+			w.Header().Set("Content-Type", "application/rss+xml")
+			fmt.Fprint(w, rss("Feed "+p))
+		case p == "/xrpc/com.atproto.identity.resolveHandle":
+			fmt.Fprint(w, `{"did":"did:plc:alicexyz"}`)
+		case p == "/xrpc/app.bsky.actor.getProfile":
+			fmt.Fprint(w, `{"did":"did:plc:alicexyz","handle":"alice.example.com","displayName":"Alice","postsCount":1}`)
+		case p == "/xrpc/app.bsky.feed.getAuthorFeed":
+			fmt.Fprint(w, `{"feed":[{"post":{"uri":"at://did:plc:alicexyz/app.bsky.feed.post/3kstar","cid":"bafy","author":{"did":"did:plc:alicexyz","handle":"alice.example.com"},
+"record":{"$type":"app.bsky.feed.post","text":"A starfish in the rock pool","createdAt":"2026-03-01T10:00:00.000Z"},"indexedAt":"2026-03-01T10:00:00.000Z"}}]}`)
+		case p == "/2/users/by/username/tidewatch" && r.Header.Get("Authorization") == "Bearer "+xToken:
+			fmt.Fprint(w, `{"data":{"id":"42","name":"Tide Watch","username":"tidewatch","public_metrics":{"tweet_count":1}}}`)
+		case p == "/2/users/42/tweets" && r.Header.Get("Authorization") == "Bearer "+xToken:
+			fmt.Fprint(w, `{"data":[{"id":"7","text":"Seals hauled out on the sandbank","created_at":"2026-03-03T09:00:00.000Z"}],"meta":{"result_count":1}}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(h.Close)
+	return h
+}
+
+func (h *host) arrivals() []arrival {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.log)
+}
+
+// TestEverySourceTakesItsTurn: every kind of source, and a page fetched
+// on purpose, asking one host at once through one service, reach it one
+// request at a time, each at least the delay after the one before was
+// answered: the
+// polite client is a layer every request goes through, not a habit of
+// some callers. (Before it, Bluesky, X, its feed path and a single fetch
+// took no turn.)
+func TestEverySourceTakesItsTurn(t *testing.T) {
+	const delay = 40 * time.Millisecond
+	for _, x := range []struct {
+		name   string
+		getenv func(string) string
+		paths  []string // of the X kind
+	}{
+		{"X through its API", func(k string) string { return map[string]string{"X_BEARER_TOKEN": xToken}[k] }, []string{"/2/users/by/username/tidewatch", "/2/users/42/tweets"}},
+		{"X through a feed of posts", nil, []string{"/xrss/tidewatch"}},
+	} {
+		t.Run(x.name, func(t *testing.T) {
+			h := newHost(t)
+			conf := &config.Config{Bluesky: &config.Bluesky{APIBase: h.URL}, X: &config.X{APIBase: h.URL}}
+			getenv := x.getenv
+			if getenv == nil {
+				conf.X.RSSTemplate = h.URL + "/xrss/{user}"
+				getenv = func(string) string { return "" }
+			}
+			kinds, err := Kinds(conf, getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			svc := New(Config{
+				HTTP:     fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1}),
+				StashDir: t.TempDir(), Delay: delay, Kinds: kinds,
+			})
+			t.Cleanup(func() { svc.Close() })
+			d := config.Duration(delay)
+			sources := []SourceRequest{
+				{Name: "site", Source: config.Source{URL: h.URL + "/site/", Kind: "website", Delay: &d}},
+				{Name: "blog", Source: config.Source{URL: h.URL + "/blog/", Kind: "feed", Delay: &d}}, // a page naming its feed
+				{Name: "alice", Source: config.Source{URL: "https://bsky.app/profile/alice.example.com", Delay: &d}},
+				{Name: "tide", Source: config.Source{URL: "https://x.com/tidewatch", Delay: &d}},
+			}
+			var wg sync.WaitGroup
+			for _, req := range sources {
+				wg.Go(func() {
+					if _, err := svc.Ingest(t.Context(), req); err != nil {
+						t.Errorf("%s: %v", req.Name, err)
+					}
+				})
+			}
+			wg.Go(func() {
+				if _, err := svc.Fetch(t.Context(), FetchRequest{URL: h.URL + "/page"}); err != nil {
+					t.Errorf("fetch: %v", err)
+				}
+			})
+			wg.Wait()
+
+			log := h.arrivals()
+			var paths []string
+			for _, a := range log {
+				paths = append(paths, a.path)
+			}
+			for _, want := range append([]string{
+				"/robots.txt", "/site/", "/site/a", "/site/b", "/blog/", "/blog/feed.xml", "/page",
+				"/xrpc/com.atproto.identity.resolveHandle", "/xrpc/app.bsky.feed.getAuthorFeed",
+			}, x.paths...) {
+				if !slices.Contains(paths, want) {
+					t.Errorf("the host never saw %s: %v", want, paths)
+				}
+			}
+			if m := h.most.Load(); m != 1 {
+				t.Errorf("%d requests were in flight at once, want 1", m)
+			}
+			for i := 1; i < len(log); i++ {
+				if gap := log[i].at.Sub(log[i-1].end); gap < delay {
+					t.Errorf("%s came %v after %s was answered, want at least %v", log[i].path, gap, log[i-1].path, delay)
+				}
+			}
+		})
+	}
+}
