@@ -18,6 +18,7 @@ import (
 	"github.com/heedhq/heed/internal/heapfloor"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
+	"github.com/heedhq/heed/internal/source/kinds"
 )
 
 // Exit codes (DESIGN: errors and exit codes).
@@ -81,7 +82,7 @@ func (e *env) config() (*config.Config, error) {
 		}
 		path = p
 	}
-	c, err := config.Load(path)
+	c, err := config.Load(path, kinds.Names())
 	if err != nil {
 		return nil, &exitError{code: ExitConfig, err: err}
 	}
@@ -112,11 +113,11 @@ func (e *env) client() (*fetch.Client, error) {
 
 // service returns the ingest service the commands are doors onto, made
 // once (serviceConfig says of what).
-func (e *env) service(kinds bool) (*ingest.Service, error) {
+func (e *env) service(withKinds bool) (*ingest.Service, error) {
 	if e.svc != nil {
 		return e.svc, nil
 	}
-	cfg, err := e.serviceConfig(kinds)
+	cfg, err := e.serviceConfig(withKinds)
 	if err != nil {
 		return nil, err
 	}
@@ -125,9 +126,9 @@ func (e *env) service(kinds bool) (*ingest.Service, error) {
 }
 
 // serviceConfig is what the ingest service is made of: the guarded
-// client, the stash, and with kinds the source kinds configured from the
+// client, the stash, and withKinds the source kinds configured from the
 // config file and the environment.
-func (e *env) serviceConfig(kinds bool) (ingest.Config, error) {
+func (e *env) serviceConfig(withKinds bool) (ingest.Config, error) {
 	client, err := e.client()
 	if err != nil {
 		return ingest.Config{}, err
@@ -144,8 +145,8 @@ func (e *env) serviceConfig(kinds bool) (ingest.Config, error) {
 		HTTP: client, Agent: e.agent, MaxCrawlDelay: time.Duration(conf.MaxCrawlDelay), StashDir: dir,
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "heed: warning: %s\n", printable.Text(msg)) },
 	}
-	if kinds {
-		if cfg.Kinds, err = ingest.Kinds(conf, os.Getenv); err != nil {
+	if withKinds {
+		if cfg.Kinds, err = kinds.Make(conf, os.Getenv); err != nil {
 			return ingest.Config{}, failure(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,20 +16,12 @@ import (
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/internal/source"
+	"github.com/heedhq/heed/internal/source/kinds"
 )
 
-const sourcesLong = `Kinds of source, asked in this order; a kind that finds nothing usable at
-the URL leaves it to the next, and a website is the last:
-
-  bluesky  https://bsky.app/profile/HANDLE (or DID): the profile's posts, from
-           the AppView, into bluesky/HANDLE.md
-  x        https://x.com/USER or https://twitter.com/USER: the user's posts,
-           through the X API with a bearer token, else through a feed of them
-           made from a URL template, into x/USER.md
-  feed     an RSS, Atom, RDF or JSON feed, into feeds/HOST-PATH.md; a feed is
-           fetched without robots.txt, as feed readers do (a page that is
-           not a feed by its URL is only looked at if robots.txt allows it)
-  website  anything else: a polite crawl, one snapshot per page
+// sourcesLong is heed add's help on the kinds of source: the kinds
+// package's list, then what holds for all of them.
+var sourcesLong = kindsHelp() + `
 
 --kind (or kind: in the config) names the kind and asks no other; crawl
 settings (--include, --max-pages, --delay, ...) name the website. A web page
@@ -46,6 +39,23 @@ Settings of the services (environment variables win over the config file):
                                             names where it is: env:NAME or file:PATH
   X_RSS_TEMPLATE, x.rss_template            a feed of a user's posts, such as
                                             https://bridge.example/{user}/rss`
+
+// kindsHelp lists the kinds of source, each with its help, in the order
+// they are asked.
+func kindsHelp() string {
+	var b strings.Builder
+	b.WriteString("Kinds of source, asked in this order; a kind that finds nothing usable at\nthe URL leaves it to the next, and a website is the last:\n")
+	for _, k := range kinds.All {
+		for i, line := range strings.Split(k.Help, "\n") {
+			if i == 0 {
+				fmt.Fprintf(&b, "\n  %-8s %s", k.Name, line)
+			} else {
+				fmt.Fprintf(&b, "\n           %s", line)
+			}
+		}
+	}
+	return b.String()
+}
 
 func (e *env) addCommand() *cobra.Command {
 	var (
@@ -75,8 +85,8 @@ A website is crawled politely. ` + crawlLong,
 			if err != nil {
 				return err
 			}
-			if kind != "" && !slicesContains(config.Kinds, kind) {
-				return usageErrorf("add: --kind %q is not a kind of source heed knows (%s)", kind, strings.Join(config.Kinds, ", "))
+			if kind != "" && !slices.Contains(kinds.Names(), kind) {
+				return usageErrorf("add: --kind %q is not a kind of source heed knows (%s)", kind, strings.Join(kinds.Names(), ", "))
 			}
 			if limit < 1 {
 				return usageErrorf("add: --limit must be 1 or more")
@@ -119,7 +129,7 @@ A website is crawled politely. ` + crawlLong,
 		},
 	}
 	cf.register(cmd)
-	cmd.Flags().StringVar(&kind, "kind", "", "the kind of source: bluesky, x, feed or website (default: found from the URL)")
+	cmd.Flags().StringVar(&kind, "kind", "", "the kind of source: "+strings.Join(kinds.Names(), ", ")+" (default: found from the URL)")
 	cmd.Flags().IntVar(&limit, "limit", source.DefaultLimit, "feeds, Bluesky and X: take at most this many items or posts a sync")
 	return cmd
 }
@@ -136,15 +146,6 @@ func crawlFlagsGiven(cmd *cobra.Command) []string {
 		}
 	}
 	return out
-}
-
-func slicesContains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // sourceFromFlags records the crawl flags that were given.

@@ -47,8 +47,9 @@ type Config struct {
 	// Sources are the named sources, by name.
 	Sources map[string]*Source `yaml:"sources,omitempty" json:"sources,omitempty" doc:"Named sources that heed add records and heed sync ingests."`
 
-	path string
-	doc  *yaml.Node // the document as read, for writing back
+	path  string
+	kinds []string   // the kinds of source heed knows
+	doc   *yaml.Node // the document as read, for writing back
 	// prefix is the text of a file without a document (comments only),
 	// which the YAML parser does not keep: it is written back first.
 	prefix []byte
@@ -57,7 +58,7 @@ type Config struct {
 // Source is one named source and how to ingest it.
 type Source struct {
 	URL           string    `yaml:"url" json:"url" doc:"Where the source is: a site's start URL, a feed, a Bluesky or an X profile." required:"true"`
-	Kind          string    `yaml:"kind,omitempty" json:"kind,omitempty" enum:"website,feed,bluesky,x" doc:"What kind of source it is. Empty means found from the URL, as heed add does."`
+	Kind          string    `yaml:"kind,omitempty" json:"kind,omitempty" enum:"kinds" doc:"What kind of source it is. Empty means found from the URL, as heed add does."`
 	Limit         int       `yaml:"limit,omitempty" json:"limit,omitempty" minimum:"1" doc:"For feeds, Bluesky and X: take at most this many items or posts a sync (default 50)."`
 	RespectRobots *bool     `yaml:"respect_robots,omitempty" json:"respect_robots,omitempty" doc:"Whether robots.txt is heeded (default true). false makes no robots.txt request at all."`
 	IgnoreSignals bool      `yaml:"ignore_signals,omitempty" json:"ignore_signals,omitempty" doc:"Store pages whatever their noindex, nofollow and content signals say."`
@@ -101,12 +102,9 @@ type X struct {
 	RSSTemplate string `yaml:"rss_template,omitempty" json:"rss_template,omitempty" doc:"URL of an RSS feed of an X user's posts, with {user} for the user name, used without a bearer token (X_RSS_TEMPLATE wins)."`
 }
 
-// Kinds are the kinds of source heed knows, in the order heed add asks
-// them about a URL.
-var Kinds = []string{"bluesky", "x", "feed", "website"}
-
-func knownKind(k string) bool {
-	for _, n := range Kinds {
+// knownKind reports whether k is one of the kinds heed knows.
+func knownKind(kinds []string, k string) bool {
+	for _, n := range kinds {
 		if k == n {
 			return true
 		}
@@ -115,14 +113,15 @@ func knownKind(k string) bool {
 }
 
 // Validate checks a source the way Load checks one read from the file, so
-// that what heed writes it can read back.
-func (s *Source) Validate() error {
+// that what heed writes it can read back; kinds are the kinds of source
+// heed knows.
+func (s *Source) Validate(kinds []string) error {
 	if err := validURL(s.URL); err != nil {
 		return fmt.Errorf("url: %w", err)
 	}
 	switch {
-	case s.Kind != "" && !knownKind(s.Kind):
-		return fmt.Errorf("kind: %q is not a kind of source heed knows (%s)", s.Kind, strings.Join(Kinds, ", "))
+	case s.Kind != "" && !knownKind(kinds, s.Kind):
+		return fmt.Errorf("kind: %q is not a kind of source heed knows (%s)", s.Kind, strings.Join(kinds, ", "))
 	case s.Limit < 0:
 		return errors.New("limit: must be a whole number above 0")
 	case s.MaxPages < 0:
@@ -184,10 +183,11 @@ func DefaultPath() (string, error) {
 	return filepath.Join(dir, "heed", "config.yaml"), nil
 }
 
-// Load reads the config file at path. A file that does not exist is an
+// Load reads the config file at path; kinds are the kinds of source heed
+// knows (the kinds package lists them). A file that does not exist is an
 // empty configuration, not an error.
-func Load(path string) (*Config, error) {
-	c := &Config{path: path, Sources: map[string]*Source{}}
+func Load(path string, kinds []string) (*Config, error) {
+	c := &Config{path: path, Sources: map[string]*Source{}, kinds: kinds}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return c, nil
@@ -204,7 +204,7 @@ func Load(path string) (*Config, error) {
 		c.prefix = bytes.TrimSuffix(bytes.TrimSpace(bytes.TrimPrefix(bytes.TrimSpace(data), []byte("---"))), []byte("..."))
 		return c, nil
 	}
-	d := decoder{file: path}
+	d := decoder{file: path, kinds: kinds}
 	if err := d.config(doc.Content[0], c); err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func (c *Config) AddSource(name string, s *Source) error {
 	if _, ok := c.Sources[name]; ok {
 		return fmt.Errorf("%w: %s", ErrSourceExists, name)
 	}
-	if err := s.Validate(); err != nil {
+	if err := s.Validate(c.kinds); err != nil {
 		return &Error{File: c.path, Key: "sources." + name, Msg: err.Error()}
 	}
 	if c.doc == nil {

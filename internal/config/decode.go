@@ -14,7 +14,8 @@ import (
 // decoder reads a config document strictly, naming the line and key of
 // whatever it cannot read.
 type decoder struct {
-	file string
+	file  string
+	kinds []string // the kinds of source heed knows
 }
 
 func (d *decoder) errAt(n *yaml.Node, key, format string, args ...any) error {
@@ -179,8 +180,8 @@ func (d *decoder) source(n *yaml.Node, path string, s *Source) error {
 				}
 			}
 		case "kind":
-			if s.Kind, err = d.str(v, k); err == nil && !knownKind(s.Kind) {
-				err = d.errAt(v, k, "%q is not a kind of source heed knows (%s)", s.Kind, strings.Join(Kinds, ", "))
+			if s.Kind, err = d.str(v, k); err == nil && !knownKind(d.kinds, s.Kind) {
+				err = d.errAt(v, k, "%q is not a kind of source heed knows (%s)", s.Kind, strings.Join(d.kinds, ", "))
 			}
 		case "limit":
 			s.Limit, err = d.positive(v, k)

@@ -8,12 +8,12 @@ import (
 )
 
 // Schema returns the JSON Schema of the config file, generated from the Go
-// types (their json names, and doc, enum, minimum and required tags). The
-// repository keeps it in schema/config.schema.json; a test fails when that
-// file is stale.
-func Schema() ([]byte, error) {
+// types (their json names, and doc, enum, minimum and required tags; an
+// enum tag of "kinds" is the kinds of source given). The repository keeps
+// it in schema/config.schema.json; a test fails when that file is stale.
+func Schema(kinds []string) ([]byte, error) {
 	defs := map[string]any{}
-	root := objectSchema(reflect.TypeFor[Config](), defs)
+	root := objectSchema(reflect.TypeFor[Config](), defs, kinds)
 	root["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	root["$id"] = "https://github.com/heedhq/heed/schema/config.schema.json"
 	root["title"] = "heed configuration"
@@ -27,7 +27,7 @@ func Schema() ([]byte, error) {
 
 var durationType = reflect.TypeFor[Duration]()
 
-func objectSchema(t reflect.Type, defs map[string]any) map[string]any {
+func objectSchema(t reflect.Type, defs map[string]any, kinds []string) map[string]any {
 	props := map[string]any{}
 	var required []string
 	for i := range t.NumField() {
@@ -36,11 +36,15 @@ func objectSchema(t reflect.Type, defs map[string]any) map[string]any {
 		if !f.IsExported() || name == "" || name == "-" {
 			continue
 		}
-		s := typeSchema(f.Type, defs)
+		s := typeSchema(f.Type, defs, kinds)
 		if doc := f.Tag.Get("doc"); doc != "" {
 			s["description"] = doc
 		}
-		if enum := f.Tag.Get("enum"); enum != "" {
+		switch enum := f.Tag.Get("enum"); enum {
+		case "":
+		case "kinds":
+			s["enum"] = kinds
+		default:
 			s["enum"] = strings.Split(enum, ",")
 		}
 		if p := f.Tag.Get("pattern"); p != "" {
@@ -62,7 +66,7 @@ func objectSchema(t reflect.Type, defs map[string]any) map[string]any {
 	return out
 }
 
-func typeSchema(t reflect.Type, defs map[string]any) map[string]any {
+func typeSchema(t reflect.Type, defs map[string]any, kinds []string) map[string]any {
 	if t == durationType {
 		return map[string]any{"oneOf": []any{
 			map[string]any{"type": "string", "pattern": `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`},
@@ -71,7 +75,7 @@ func typeSchema(t reflect.Type, defs map[string]any) map[string]any {
 	}
 	switch t.Kind() {
 	case reflect.Pointer:
-		return typeSchema(t.Elem(), defs)
+		return typeSchema(t.Elem(), defs, kinds)
 	case reflect.String:
 		return map[string]any{"type": "string"}
 	case reflect.Bool:
@@ -79,18 +83,18 @@ func typeSchema(t reflect.Type, defs map[string]any) map[string]any {
 	case reflect.Int:
 		return map[string]any{"type": "integer"}
 	case reflect.Slice:
-		return map[string]any{"type": "array", "items": typeSchema(t.Elem(), defs)}
+		return map[string]any{"type": "array", "items": typeSchema(t.Elem(), defs, kinds)}
 	case reflect.Map:
 		elem := t.Elem()
 		if elem.Kind() == reflect.Pointer {
 			elem = elem.Elem()
 		}
 		name := strings.ToLower(elem.Name())
-		defs[name] = objectSchema(elem, defs)
+		defs[name] = objectSchema(elem, defs, kinds)
 		return map[string]any{"type": "object", "additionalProperties": map[string]any{"$ref": "#/$defs/" + name},
 			"propertyNames": map[string]any{"pattern": `^[A-Za-z0-9_-][A-Za-z0-9._-]*$`}}
 	case reflect.Struct:
-		return objectSchema(t, defs)
+		return objectSchema(t, defs, kinds)
 	}
 	return map[string]any{}
 }

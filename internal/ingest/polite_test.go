@@ -14,6 +14,7 @@ import (
 
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
+	"github.com/heedhq/heed/internal/source/kinds"
 )
 
 // arrival is one request the host served.
@@ -128,13 +129,13 @@ func TestEverySourceTakesItsTurn(t *testing.T) {
 				conf.X.RSSTemplate = h.URL + "/xrss/{user}"
 				getenv = func(string) string { return "" }
 			}
-			kinds, err := Kinds(conf, getenv)
+			made, err := kinds.Make(conf, getenv)
 			if err != nil {
 				t.Fatal(err)
 			}
 			svc := New(Config{
 				HTTP:     fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1}),
-				StashDir: t.TempDir(), Delay: delay, Kinds: kinds,
+				StashDir: t.TempDir(), Delay: delay, Kinds: made,
 			})
 			t.Cleanup(func() { svc.Close() })
 			d := config.Duration(delay)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
@@ -16,61 +15,10 @@ import (
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/source/bluesky"
-	"github.com/heedhq/heed/internal/source/feed"
+	"github.com/heedhq/heed/internal/source/kinds"
 	"github.com/heedhq/heed/internal/source/website"
 	"github.com/heedhq/heed/internal/source/xcom"
 )
-
-// Kinds are the source kinds beside the website, in the order they are
-// asked, configured from the config file and the environment (whose
-// settings win). A kind whose settings are broken (an X bearer token that
-// cannot be read) fails every URL it takes with a *config.Error.
-func Kinds(conf *config.Config, getenv func(string) string) ([]source.Kind, error) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
-	pick := func(envName, fromConfig string) string {
-		if v := getenv(envName); v != "" {
-			return v
-		}
-		return fromConfig
-	}
-	var bskyBase string
-	var xc config.X
-	if conf.Bluesky != nil {
-		bskyBase = conf.Bluesky.APIBase
-	}
-	if conf.X != nil {
-		xc = *conf.X
-	}
-	b := bluesky.Kind{APIBase: pick("HEED_BLUESKY_API_BASE", bskyBase)}
-	x := xcom.Kind{APIBase: pick("HEED_X_API_BASE", xc.APIBase), RSSTemplate: pick("X_RSS_TEMPLATE", xc.RSSTemplate)}
-	for _, base := range []string{b.APIBase, x.APIBase} {
-		if u, err := url.Parse(base); base != "" && (err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "") {
-			return nil, &heed.Error{Kind: heed.Invalid, Op: "configure the sources", Err: fmt.Errorf("%q is not an http(s) URL for a service's base", base)}
-		}
-	}
-	token, err := xcom.ResolveToken(getenv, xc.BearerToken)
-	var xk source.Kind
-	if err != nil {
-		xk = brokenKind{x, &config.Error{File: conf.Path(), Msg: err.Error()}}
-	} else {
-		x.Token = token
-		xk = x
-	}
-	return []source.Kind{b, xk, feed.Kind{}}, nil
-}
-
-// brokenKind is a kind whose settings are broken: it fails every URL it
-// matches with the reason.
-type brokenKind struct {
-	source.Kind
-	err error
-}
-
-func (k brokenKind) Ingest(context.Context, *source.Env, source.Input) (*source.Result, error) {
-	return nil, k.err
-}
 
 // SourceRequest asks for one source to be read into the store.
 type SourceRequest struct {
@@ -233,7 +181,7 @@ func (s *Service) Add(ctx context.Context, conf *config.Config, req SourceReques
 	if _, ok := conf.Sources[req.Name]; ok {
 		return nil, &heed.Error{Kind: heed.Invalid, Op: "add", Err: &RecordedError{Name: req.Name}}
 	}
-	if err := req.Source.Validate(); err != nil {
+	if err := req.Source.Validate(kinds.Names()); err != nil {
 		return nil, &heed.Error{Kind: heed.Invalid, Op: "add", Err: err}
 	}
 	res, ingestErr := s.Ingest(ctx, req)

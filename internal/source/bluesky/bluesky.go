@@ -37,7 +37,10 @@ type Kind struct {
 var _ source.Kind = Kind{}
 
 // Name is "bluesky".
-func (Kind) Name() string { return "bluesky" }
+// Name is the kind's name in the config file.
+const Name = "bluesky"
+
+func (Kind) Name() string { return Name }
 
 // Tags are the tags of every Bluesky snapshot.
 func (Kind) Tags() []string { return []string{"bluesky", "social"} }

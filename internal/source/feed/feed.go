@@ -32,7 +32,10 @@ type Kind struct{}
 var _ source.Kind = Kind{}
 
 // Name is "feed".
-func (Kind) Name() string { return "feed" }
+// Name is the kind's name in the config file.
+const Name = "feed"
+
+func (Kind) Name() string { return Name }
 
 // Tags are the tags of every feed snapshot, beside the feed's host.
 func (Kind) Tags() []string { return []string{"rss"} }

@@ -46,7 +46,10 @@ type Kind struct {
 var _ source.Kind = Kind{}
 
 // Name is "x".
-func (Kind) Name() string { return "x" }
+// Name is the kind's name in the config file.
+const Name = "x"
+
+func (Kind) Name() string { return Name }
 
 // Tags are the tags of every X snapshot.
 func (Kind) Tags() []string { return []string{"x", "social"} }
