@@ -96,6 +96,16 @@ type Crawler struct {
 	Store  Store
 	Agent  string
 	Robots *robots.Cache // shared robots.txt outcomes; nil makes one per crawl
+	// NewFrontier makes each crawl's frontier; nil makes the one in this
+	// process (NewFrontier).
+	NewFrontier func(maxPages int) Frontier
+}
+
+func (c *Crawler) frontier(maxPages int) Frontier {
+	if c.NewFrontier != nil {
+		return c.NewFrontier(maxPages)
+	}
+	return NewFrontier(maxPages)
 }
 
 // Kind is what happened to a URL.
@@ -172,12 +182,6 @@ type Disallowed struct {
 func (e *Disallowed) Error() string { return ErrStartRefused.Error() + ": " + e.Decision.String() }
 func (e *Disallowed) Unwrap() error { return ErrStartRefused }
 
-type item struct {
-	url     string
-	depth   int
-	lastmod string // what a sitemap said of it
-}
-
 type run struct {
 	c      *Crawler
 	o      Options
@@ -187,10 +191,9 @@ type run struct {
 	emit   func(Event)
 
 	mu         sync.Mutex
-	seen       seenSet
-	stored     map[string]bool   // URLs stored (or found unchanged) in this crawl
-	queues     map[string][]item // by host
-	active     map[string]bool   // hosts with a worker
+	stored     map[string]bool // URLs stored (or found unchanged) in this crawl
+	frontier   Frontier
+	active     map[string]bool // hosts with a worker
 	fetched    int
 	queued     int
 	sum        Summary
@@ -254,7 +257,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	}
 	r := &run{
 		c: c, o: o, scope: sc, emit: emit,
-		seen: newSeenSet(o.MaxPages), stored: map[string]bool{}, queues: map[string][]item{}, active: map[string]bool{},
+		frontier: c.frontier(o.MaxPages), stored: map[string]bool{}, active: map[string]bool{},
 		tokens: make(chan struct{}, o.Hosts),
 		procs:  make(chan struct{}, runtime.GOMAXPROCS(0)),
 		stores: make(chan struct{}, stashBatch),
@@ -296,7 +299,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		// first and the next Open indexes any whose entry did not make it.
 		batcher.SetBatch(stashBatch)
 	}
-	r.add(item{url: start, depth: 0})
+	r.add(Item{URL: start, Depth: 0})
 	if !o.NoSitemaps && o.MaxDepth >= 1 { // sitemaps' pages are one link from the start
 		r.sitemaps(su)
 	}
@@ -324,7 +327,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 // holds a bounded number of URLs, by hash; a URL found beyond either
 // bound is counted (Summary.Left.URLs), not kept, and may be queued when
 // found again with room.
-func (r *run) add(it item) {
+func (r *run) add(it Item) {
 	r.offer(it, false)
 }
 
@@ -335,14 +338,14 @@ func maxWaiting(maxPages int) int { return 2*maxPages + 1000 }
 
 // offer is add; quiet URLs out of scope are counted, not reported one by
 // one, and not remembered (a sitemap may list a million of them).
-func (r *run) offer(it item, quiet bool) {
-	if len(it.url) > fetch.MaxURLLength {
+func (r *run) offer(it Item, quiet bool) {
+	if len(it.URL) > fetch.MaxURLLength {
 		r.mu.Lock()
 		r.sum.Left.URLs++
 		r.mu.Unlock()
 		return
 	}
-	u, err := url.Parse(it.url)
+	u, err := url.Parse(it.URL)
 	if err != nil {
 		return
 	}
@@ -350,8 +353,7 @@ func (r *run) offer(it item, quiet bool) {
 		return // a site's robots.txt is not one of its pages
 	}
 	r.mu.Lock()
-	key := r.seen.key(it.url)
-	if r.seen.has(key) {
+	if r.frontier.Seen(it.URL) {
 		r.mu.Unlock()
 		return
 	}
@@ -361,23 +363,23 @@ func (r *run) offer(it item, quiet bool) {
 		r.mu.Unlock()
 		return
 	}
-	if why == "" && it.depth <= max(r.o.MaxDepth, 0) && r.fetched+r.queued >= maxWaiting(r.o.MaxPages) || !r.seen.room() {
+	if why == "" && it.Depth <= max(r.o.MaxDepth, 0) && r.fetched+r.queued >= maxWaiting(r.o.MaxPages) || !r.frontier.Room() {
 		r.sum.Left.URLs++
 		r.mu.Unlock()
 		return
 	}
-	r.seen.put(key)
+	r.frontier.Mark(it.URL)
 	if why != "" {
 		r.mu.Unlock()
 		r.skip(it, ReasonScope, why)
 		return
 	}
-	if it.depth > max(r.o.MaxDepth, 0) {
+	if it.Depth > max(r.o.MaxDepth, 0) {
 		r.mu.Unlock()
 		r.skip(it, ReasonLimit, fmt.Sprintf("deeper than max_depth %d", r.o.MaxDepth))
 		return
 	}
-	r.queues[u.Host] = append(r.queues[u.Host], it)
+	r.frontier.Push(u.Host, it)
 	r.queued++
 	if !r.active[u.Host] {
 		r.active[u.Host] = true
@@ -398,14 +400,12 @@ func (r *run) worker(host string) {
 	}
 	for {
 		r.mu.Lock()
-		q := r.queues[host]
-		if len(q) == 0 {
+		it, ok := r.frontier.Pop(host)
+		if !ok {
 			r.active[host] = false
 			r.mu.Unlock()
 			return
 		}
-		it := q[0]
-		r.queues[host] = q[1:]
 		r.queued--
 		r.mu.Unlock()
 		if r.ctx.Err() != nil {
@@ -489,21 +489,21 @@ func (r *run) report(e Event) {
 	r.emit(e)
 }
 
-func (r *run) skip(it item, reason, detail string) {
-	r.report(Event{Kind: Skipped, URL: it.url, Depth: it.depth, Reason: reason, Detail: detail})
+func (r *run) skip(it Item, reason, detail string) {
+	r.report(Event{Kind: Skipped, URL: it.URL, Depth: it.Depth, Reason: reason, Detail: detail})
 }
 
-func (r *run) fail(it item, err error) {
+func (r *run) fail(it Item, err error) {
 	kind := heed.KindOf(err)
 	var se *fetch.StatusError
 	if errors.As(err, &se) {
 		kind = se.Kind()
 	}
-	r.report(Event{Kind: Failed, URL: it.url, Depth: it.depth, Reason: kind.String(), Detail: err.Error()})
+	r.report(Event{Kind: Failed, URL: it.URL, Depth: it.Depth, Reason: kind.String(), Detail: err.Error()})
 }
 
 // visit fetches one page and does what it says.
-func (r *run) visit(it item) {
+func (r *run) visit(it Item) {
 	ctx := r.ctx
 	agent := r.c.Agent
 	// A crawl at its page limit asks nothing more, robots.txt included.
@@ -517,7 +517,7 @@ func (r *run) visit(it item) {
 	// again, and the load would wait for the turn.
 	judge := func(rawURL string) (robots.Decision, error) { return r.policy.Allowed(ctx, agent, rawURL) }
 	if cache, ok := r.policy.(*robots.Cache); ok {
-		o, err := cache.Outcome(ctx, it.url)
+		o, err := cache.Outcome(ctx, it.URL)
 		judge = func(rawURL string) (robots.Decision, error) {
 			if err != nil {
 				return robots.Decision{}, err
@@ -525,7 +525,7 @@ func (r *run) visit(it item) {
 			return o.Allowed(agent, rawURL), nil
 		}
 	}
-	d, err := judge(it.url)
+	d, err := judge(it.URL)
 	if err != nil {
 		r.fail(it, err)
 		return
@@ -539,13 +539,13 @@ func (r *run) visit(it item) {
 		r.skip(it, ReasonLimit, fmt.Sprintf("max_pages %d reached", r.o.MaxPages))
 		return
 	}
-	u, _ := url.Parse(it.url)
-	delay := r.delayFor(it.url)
+	u, _ := url.Parse(it.URL)
+	delay := r.delayFor(it.URL)
 	// Every redirect hop answers to scope and robots.txt before it is
 	// followed: a Disallow: /secret/ is not fetched through /secret's
 	// redirect to it.
 	var refused *redirectRefusal
-	req := fetch.Request{URL: it.url, NoRetry: true, CheckRedirect: func(next string) error {
+	req := fetch.Request{URL: it.URL, NoRetry: true, CheckRedirect: func(next string) error {
 		nu, err := url.Parse(next)
 		if err != nil {
 			return err
@@ -557,7 +557,7 @@ func (r *run) visit(it item) {
 			// the redirect's target is queued, not fetched now.
 			refused = &redirectRefusal{to: next, reason: ReasonRedirect, detail: "another origin; queued"}
 			if n, err := Normalize(next); err == nil {
-				r.add(item{url: n, depth: it.depth})
+				r.add(Item{URL: n, Depth: it.Depth})
 			}
 			return refused
 		}
@@ -581,7 +581,7 @@ func (r *run) visit(it item) {
 		return nil
 	}}
 	if r.validators {
-		req.ETag, req.LastModified, _ = r.c.Store.Validators(ctx, r.o.Source, it.url)
+		req.ETag, req.LastModified, _ = r.c.Store.Validators(ctx, r.o.Source, it.URL)
 	}
 	resp, err := r.c.Client.Spaced(delay).Get(ctx, req)
 	if errors.Is(err, polite.ErrNoTurn) {
@@ -620,11 +620,11 @@ func (r *run) visit(it item) {
 // it, heeds its signals, follows its links and stores it. It calls
 // extracted once the page is extracted and has its place among the pages
 // waiting to be stored: a batch of them at most, Markdown and links only.
-func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extracted func()) {
+func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extracted func()) {
 	ctx := r.ctx
 	agent := r.c.Agent
 	final := resp.URL
-	if final != it.url {
+	if final != it.URL {
 		// The URL fetched is the URL checked: after redirects, the final
 		// URL answers to scope and robots.txt again.
 		fu, _ := url.Parse(final)
@@ -641,9 +641,8 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 			return
 		}
 		r.mu.Lock()
-		key := r.seen.key(final)
-		dup := r.seen.has(key) && final != it.url
-		r.seen.put(key)
+		dup := r.frontier.Seen(final) && final != it.URL
+		r.frontier.Mark(final)
 		r.mu.Unlock()
 		if dup {
 			r.skip(it, ReasonDup, "redirected to "+final+", already crawled")
@@ -652,15 +651,15 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 	}
 	if resp.NotModified {
 		r.mu.Lock()
-		r.stored[it.url] = true
+		r.stored[it.URL] = true
 		r.mu.Unlock()
 		if r.c.Store != nil {
-			r.c.Store.Touch(ctx, it.url, time.Now())
-			for _, l := range r.c.Store.Links(ctx, r.o.Source, it.url) {
-				r.add(item{url: l, depth: it.depth + 1})
+			r.c.Store.Touch(ctx, it.URL, time.Now())
+			for _, l := range r.c.Store.Links(ctx, r.o.Source, it.URL) {
+				r.add(Item{URL: l, Depth: it.Depth + 1})
 			}
 		}
-		r.report(Event{Kind: Unchanged, URL: it.url, Depth: it.depth, Delay: delay.String()})
+		r.report(Event{Kind: Unchanged, URL: it.URL, Depth: it.Depth, Delay: delay.String()})
 		return
 	}
 	if resp.Status < 200 || resp.Status > 299 {
@@ -693,13 +692,13 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 				if !dir.NoFollow {
 					links = append(links, n)
 				}
-				r.add(item{url: n, depth: it.depth + 1})
+				r.add(Item{URL: n, Depth: it.Depth + 1})
 			}
 		}
 	}
 	var notes []string
-	if it.lastmod != "" {
-		notes = append(notes, "sitemap lastmod: "+it.lastmod)
+	if it.LastMod != "" {
+		notes = append(notes, "sitemap lastmod: "+it.LastMod)
 	}
 	if !dir.IsZero() {
 		notes = append(notes, "robots directives: "+dir.String())
@@ -716,13 +715,13 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 		notes = append(notes, "content signal: "+sig.String())
 	}
 	if doc.Canonical != "" {
-		if cn, err := Normalize(doc.Canonical); err == nil && cn != final && cn != it.url {
+		if cn, err := Normalize(doc.Canonical); err == nil && cn != final && cn != it.URL {
 			// A duplicate only of a page stored in this crawl: a canonical
 			// URL merely seen (queued, out of scope, disallowed) is not.
 			r.mu.Lock()
 			dup := r.stored[cn]
 			r.stored[cn] = true
-			r.seen.put(r.seen.key(cn))
+			r.frontier.Mark(cn)
 			r.mu.Unlock()
 			if dup {
 				r.skip(it, ReasonDup, "its canonical URL "+cn+" is stored already")
@@ -737,7 +736,7 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 		r.o.Page(final, doc)
 	}
 	if r.c.Store == nil {
-		r.report(Event{Kind: Stored, URL: final, Depth: it.depth, Delay: delay.String()})
+		r.report(Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay.String()})
 		return
 	}
 	snap := &heed.Snapshot{
@@ -761,9 +760,9 @@ func (r *run) process(it item, resp *fetch.Response, delay time.Duration, extrac
 		// The store's failure, not the page's: a kind of its own.
 		r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
 	case changed:
-		r.report(Event{Kind: Stored, URL: final, Depth: it.depth, Delay: delay.String()})
+		r.report(Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay.String()})
 	default:
-		r.report(Event{Kind: Unchanged, URL: final, Depth: it.depth, Delay: delay.String()})
+		r.report(Event{Kind: Unchanged, URL: final, Depth: it.Depth, Delay: delay.String()})
 	}
 }
 
@@ -909,7 +908,7 @@ func (r *run) sitemaps(start *url.URL) {
 				return false
 			}
 			if n, err := Normalize(resolve(sm, e.Loc)); err == nil {
-				r.offer(item{url: n, depth: 1, lastmod: e.LastMod}, true)
+				r.offer(Item{URL: n, Depth: 1, LastMod: e.LastMod}, true)
 			}
 			return true
 		})

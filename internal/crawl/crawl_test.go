@@ -144,8 +144,9 @@ type testStore interface {
 var inMemory bool
 
 // TestMain runs every test twice: crawling into the stash of files and
-// SQLite, then into a store in memory, so that the crawler is seen to
-// need of a store no more than Store.
+// SQLite with the frontier in this process, then into a store in memory
+// with another frontier, so that the crawler is seen to need of a store
+// no more than Store, and of a frontier no more than Frontier.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if code == 0 {
@@ -159,9 +160,9 @@ func crawler(t *testing.T) (*Crawler, testStore) {
 	t.Helper()
 	client := polite.New(fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1}), polite.NewSchedule(), 0)
 	if inMemory {
-		t.Log("crawling into a store in memory")
+		t.Log("crawling into a store in memory, with a frontier of whole URLs")
 		st := &memstore.Store{}
-		return &Crawler{Client: client, Store: st, Agent: "heed/0.1"}, st
+		return &Crawler{Client: client, Store: st, Agent: "heed/0.1", NewFrontier: newExactFrontier}, st
 	}
 	st, err := stash.Open(t.Context(), t.TempDir())
 	if err != nil {
@@ -1213,4 +1214,29 @@ func TestRedirectsCountAgainstMaxPages(t *testing.T) {
 	if n := requests.Load(); n > 3 {
 		t.Errorf("%d requests along a redirect chain under max_pages 3", n)
 	}
+}
+
+// exactFrontier is a Frontier of whole URLs, as a database keeps them,
+// for the second run of the tests.
+type exactFrontier struct {
+	seen   map[string]bool
+	max    int
+	queues map[string][]Item
+}
+
+func newExactFrontier(maxPages int) Frontier {
+	return &exactFrontier{seen: map[string]bool{}, max: max(200*maxPages, 100_000), queues: map[string][]Item{}}
+}
+
+func (f *exactFrontier) Seen(url string) bool      { return f.seen[url] }
+func (f *exactFrontier) Mark(url string)           { f.seen[url] = true }
+func (f *exactFrontier) Room() bool                { return len(f.seen) < f.max }
+func (f *exactFrontier) Push(host string, it Item) { f.queues[host] = append(f.queues[host], it) }
+func (f *exactFrontier) Pop(host string) (Item, bool) {
+	q := f.queues[host]
+	if len(q) == 0 {
+		return Item{}, false
+	}
+	f.queues[host] = q[1:]
+	return q[0], true
 }
