@@ -1,0 +1,344 @@
+package stash
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/atomicfile"
+)
+
+// Put stores a snapshot: its file, written atomically, and its index
+// entry. The file is PathFor's (or NamedPath's, for a Name), unless
+// another URL's snapshot has a file of that name but for case, when the
+// name gets a hash of the URL: snap.Path says which. A snapshot whose
+// Markdown is unchanged is not rewritten; Put then only records the new
+// validators and time, and reports changed false.
+func (s *Stash) Put(ctx context.Context, snap *heed.Snapshot) (changed bool, err error) {
+	if snap.URL == "" || snap.Source == "" {
+		return false, errors.New("stash: a snapshot needs a URL and a source")
+	}
+	if !s.writer {
+		return false, heed.ErrBusy
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	snap.ID = heed.IDOf(snap.URL)
+	snap.Hash = heed.HashOf(snap.Markdown)
+retry:
+	for s.exclusive > 0 || s.writing[snap.URL] {
+		s.idle.Wait() // another Put of this URL is writing, or a Remove, Reindex or Close waits to run alone
+	}
+	if s.closed {
+		return false, errClosed
+	}
+	var oldHash, oldPath, oldState string
+	err = s.queryRow(ctx, `SELECT hash, path, state FROM docs WHERE url = ?`, snap.URL).Scan(&oldHash, &oldPath, &oldState)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return false, fmt.Errorf("stash: %w", err)
+	}
+	var path string
+	if snap.Name != "" {
+		path, err = NamedPath(snap.Name)
+	} else {
+		path, err = PathFor(snap.Source, snap.URL)
+	}
+	if err == nil {
+		path, err = s.claim(ctx, path, snap.URL, oldPath)
+	}
+	if err != nil {
+		return false, err
+	}
+	snap.Path = path
+	// leaving is the file the page leaves, if it moves: the pending row
+	// names it, so that should the new file not be written, the page is
+	// found at its old one.
+	var leaving string
+	if oldPath != "" && oldPath != path {
+		leaving = oldPath
+	}
+	// The files this Put writes or removes: no other Put may write them
+	// meanwhile (one moving out of the file that this one gets).
+	files := []string{writingKey(path)}
+	if leaving != "" {
+		files = append(files, writingKey(leaving))
+	}
+	for _, f := range files {
+		if s.writing[f] {
+			s.idle.Wait()
+			goto retry
+		}
+	}
+
+	switch {
+	case oldPath == "":
+	case oldHash == snap.Hash && oldPath == path && oldState == "ok":
+		_, err := s.exec(ctx, `UPDATE docs SET fetched_at = ?, etag = ?, last_modified = ?, links = ? WHERE url = ?`,
+			formatTime(snap.FetchedAt), snap.ETag, snap.LastModified, joinLinks(snap.Links), snap.URL)
+		if err != nil {
+			return false, writeErr("recording "+path, err)
+		}
+		return false, nil
+	}
+
+	// 1. Record the write as pending: 'creating' a file where there is
+	// none, which is written unsynced (writeFile), or 'writing' over one.
+	file := filepath.Join(s.dir, filepath.FromSlash(path))
+	state := "writing"
+	if _, err := os.Lstat(file); errors.Is(err, os.ErrNotExist) {
+		state = "creating"
+	}
+	_, err = s.exec(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, links, state, old_path)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(url) DO UPDATE SET source = excluded.source, path = excluded.path, title = excluded.title,
+			description = excluded.description, fetched_at = excluded.fetched_at, tags = excluded.tags,
+			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified,
+			links = excluded.links, state = excluded.state, old_path = excluded.old_path`,
+		snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
+		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, joinLinks(snap.Links), state, leaving)
+	if err != nil {
+		return false, writeErr("recording "+path, err)
+	}
+	// 2. Write the file, letting other pages be recorded meanwhile. It is
+	// synced, with its directory, before its index entry is settled.
+	// An entry of this URL waiting in the batch is an older version: its
+	// row is this Put's now, to be settled by this Put alone.
+	s.waiting = slices.DeleteFunc(s.waiting, func(w *heed.Snapshot) bool { return w.URL == snap.URL })
+	s.writing[snap.URL] = true
+	for _, f := range files {
+		s.writing[f] = true
+	}
+	synced := state != "creating"
+	err = func() error {
+		defer func() { // even should the write panic, nothing waits for it forever
+			delete(s.writing, snap.URL)
+			for _, f := range files {
+				delete(s.writing, f)
+			}
+			s.idle.Broadcast()
+		}()
+		return s.unlocked(func() error { return writeFile(file, encode(snap), synced) })
+	}()
+	if err != nil {
+		// The file was not written: the row is made to agree with the
+		// files at once (the page at its old file, or none), not left
+		// pending until the next Open, with Get not finding the page.
+		err = writeErr("writing "+path, err)
+		if serr := s.settleRow(context.WithoutCancel(ctx), pending{url: snap.URL, path: path, state: state, oldPath: leaving}); serr != nil {
+			err = errors.Join(err, serr)
+		}
+		return false, err
+	}
+	s.files.Add(file, synced)
+	if s.closed {
+		// Closed while the file was written: the row is pending, and the
+		// next Open indexes the file.
+		return true, nil
+	}
+	if leaving != "" {
+		// The old file goes only once the new one lasts.
+		if err := s.files.Commit(); err != nil {
+			return false, writeErr("syncing "+path, err)
+		}
+		s.removeFile(ctx, leaving, snap.URL)
+	}
+	// 3. Settle the index, now or with a batch. Should this fail, the
+	// file is written and the row pending: the next Open indexes the file.
+	if s.batch > 1 {
+		if s.flusher == nil {
+			// However few follow, these wait maxWait at most.
+			s.flusher = time.AfterFunc(maxWait, func() { s.Flush(context.Background()) })
+		}
+		s.waiting = append(s.waiting, &heed.Snapshot{URL: snap.URL, Title: snap.Title, Markdown: snap.Markdown})
+		if len(s.waiting) < s.batch {
+			return true, nil
+		}
+		// Another caller's cancelled context must not fail a batch that
+		// holds its snapshots too.
+		return true, s.flush(context.WithoutCancel(ctx))
+	}
+	if err := s.files.Commit(); err != nil {
+		return false, writeErr("syncing "+path, err)
+	}
+	if err := s.index(ctx, snap); err != nil {
+		return false, writeErr("indexing "+path, err)
+	}
+	return true, nil
+}
+
+// writeFile writes a snapshot's file in place. A file that replaces one
+// is synced first, so that a crash of the system leaves the old one or
+// the new one. A new file is not: it is synced with the others of its
+// batch (s.files), before its index entry is settled, and until then a
+// crash of the system may leave a part of it, which Open drops with its
+// row ('creating'), as if it had never been written. Tests hold writes
+// up.
+var writeFile = func(path string, data []byte, sync bool) error {
+	if sync {
+		return atomicfile.WriteUnsyncedDir(path, data)
+	}
+	return atomicfile.WriteUnsynced(path, data)
+}
+
+// errClosed is returned by a Put after Close.
+var errClosed = errors.New("stash: closed")
+
+// unlocked runs f with mu unlocked, and locks it again.
+func (s *Stash) unlocked(f func() error) error {
+	s.mu.Unlock()
+	defer s.mu.Lock()
+	return f()
+}
+
+// wait waits, with mu held, until no Put is writing a file; Puts that
+// come meanwhile wait for the caller, which runs alone until it lets mu
+// go.
+func (s *Stash) wait() {
+	s.exclusive++
+	for len(s.writing) > 0 {
+		s.idle.Wait()
+	}
+	s.exclusive--
+	s.idle.Broadcast() // the Puts that waited go on once mu is let go
+}
+
+// writingKey is a file's key in Stash.writing: its path, case folded,
+// as a case-insensitive file system would take it.
+func writingKey(path string) string { return strings.ToLower(path) }
+
+// claim is the file that url's snapshot gets, given its preferred file
+// (PathFor's or NamedPath's) and oldPath, the file its row names now (""
+// if none): the preferred file, unless another URL's row names a file of
+// that name but for case (which a case-insensitive file system takes for
+// one: /Readme and /README, http:// and https:// of a page, a named
+// snapshot where a crawled page is), when a hash of the URL is added to
+// the name ("docs/e.com/README~1a2b3c4d5e6f.md"), so that no two URLs
+// ever share a file, on any file system. A snapshot that has one of the
+// two keeps it, spelled as its row spells it (a reindex where case is
+// ignored may have read it in another case). Should the hashed name be
+// taken too, which takes a collision of hashes, the snapshot is refused.
+func (s *Stash) claim(ctx context.Context, preferred, url, oldPath string) (string, error) {
+	hashed := strings.TrimSuffix(preferred, ".md") + "~" + heed.IDOf(url) + ".md"
+	taken := func(path string) (bool, error) {
+		var one int
+		err := s.queryRow(ctx, `SELECT 1 FROM docs WHERE path = ? COLLATE NOCASE AND url != ? AND state != 'removing' LIMIT 1`, path, url).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("stash: %w", err)
+		}
+		return true, nil
+	}
+	if !strings.EqualFold(oldPath, hashed) {
+		busy, err := taken(preferred)
+		if err != nil {
+			return "", err
+		}
+		switch {
+		case !busy && strings.EqualFold(oldPath, preferred):
+			return oldPath, nil
+		case !busy:
+			return preferred, nil
+		}
+	}
+	busy, err := taken(hashed)
+	if err != nil {
+		return "", err
+	}
+	if busy {
+		return "", fmt.Errorf("stash: %s has no file of its own: other URLs' snapshots have %s and %s", url, preferred, hashed)
+	}
+	if strings.EqualFold(oldPath, hashed) {
+		return oldPath, nil
+	}
+	return hashed, nil
+}
+
+// writeErr says which write failed, and, when the error means the stash
+// as a whole cannot be written, says so (heed.ErrUnwritable).
+func writeErr(what string, err error) error {
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) {
+		switch coded.Code() & 0xff {
+		case 8, 10, 13: // SQLITE_READONLY, SQLITE_IOERR, SQLITE_FULL
+			return fmt.Errorf("stash: %s: %w (%w: is the disk full, or read-only?)", what, err, heed.ErrUnwritable)
+		}
+	}
+	for _, e := range []error{syscall.ENOSPC, syscall.EFBIG, syscall.EDQUOT, syscall.EROFS, syscall.EIO, atomicfile.ErrFailed} {
+		if errors.Is(err, e) {
+			return fmt.Errorf("stash: %s: %w (%w)", what, err, heed.ErrUnwritable)
+		}
+	}
+	return fmt.Errorf("stash: %s: %w", what, err)
+}
+
+// index writes snapshots' full-text entries and marks them settled, in
+// one transaction.
+func (s *Stash) index(ctx context.Context, snaps ...*heed.Snapshot) error {
+	// The statements are prepared before the transaction takes the one
+	// connection.
+	var stmts [3]*sql.Stmt
+	for i, q := range []string{
+		`DELETE FROM fts WHERE rowid = ?`,
+		`INSERT INTO fts (rowid, title, body) VALUES (?, ?, ?)`,
+		`UPDATE docs SET state = 'ok', old_path = '' WHERE rowid = ?`,
+	} {
+		st, err := s.stmt(ctx, q)
+		if err != nil {
+			return fmt.Errorf("stash: %w", err)
+		}
+		stmts[i] = st
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	defer tx.Rollback()
+	del, ins, settle := tx.StmtContext(ctx, stmts[0]), tx.StmtContext(ctx, stmts[1]), tx.StmtContext(ctx, stmts[2])
+	for _, snap := range snaps {
+		var rowid int64
+		if err := tx.QueryRowContext(ctx, `SELECT rowid FROM docs WHERE url = ?`, snap.URL).Scan(&rowid); err != nil {
+			return fmt.Errorf("stash: %w", err)
+		}
+		if _, err := del.ExecContext(ctx, rowid); err != nil {
+			return fmt.Errorf("stash: %w", err)
+		}
+		title, body := indexed(snap.Title, snap.Markdown)
+		if _, err := ins.ExecContext(ctx, rowid, title, body); err != nil {
+			return fmt.Errorf("stash: %w", err)
+		}
+		if _, err := settle.ExecContext(ctx, rowid); err != nil {
+			return fmt.Errorf("stash: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// removeFile removes the file at path, which url's row named, unless it
+// is not url's snapshot: another row (not itself being removed) names it,
+// as in a stash written before two URLs' snapshots were kept apart (the
+// same name, or the same but for case on a file system that ignores
+// case), or its frontmatter names another URL, or none.
+func (s *Stash) removeFile(ctx context.Context, path, url string) error {
+	file := filepath.Join(s.dir, filepath.FromSlash(path))
+	shared, err := s.shared(ctx, path, file, url)
+	if err != nil || shared {
+		return err
+	}
+	if snap, err := readFile(file); err != nil || snap.URL != url {
+		return nil
+	}
+	if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("stash: %w", err)
+	}
+	return nil
+}

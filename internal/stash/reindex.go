@@ -1,0 +1,167 @@
+package stash
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/atomicfile"
+)
+
+// Remove deletes every snapshot of a source, files and index entries, and
+// returns how many it removed.
+func (s *Stash) Remove(ctx context.Context, source string) (int, error) {
+	if !s.writer {
+		return 0, heed.ErrBusy
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.wait()
+	if err := s.flush(ctx); err != nil {
+		return 0, err
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE docs SET state = 'removing' WHERE source = ?`, source)
+	if err != nil {
+		return 0, fmt.Errorf("stash: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	if err := s.settle(ctx); err != nil {
+		return 0, err
+	}
+	// Only the snapshots' files went; what else a person keeps in the
+	// source's folder stays, and only folders left empty are removed.
+	removeEmptyDirs(filepath.Join(s.dir, sourceDir(source)))
+	if old := safeName(source); old != sourceDir(source) {
+		// The folder of a source whose name ends in ".md", as an older
+		// heed named it.
+		removeEmptyDirs(filepath.Join(s.dir, old))
+	}
+	return int(n), nil
+}
+
+// removeEmptyDirs removes dir and the folders under it that hold nothing.
+func removeEmptyDirs(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if e.IsDir() {
+			removeEmptyDirs(filepath.Join(dir, e.Name()))
+		}
+	}
+	os.Remove(dir) // fails, as it should, if anything is left
+}
+
+// Reindex rebuilds the index from the files, and returns how many
+// snapshots it indexed. Files it cannot read are skipped and counted in
+// the error. A URL that two files hold is indexed at the copy fetched
+// last.
+func (s *Stash) Reindex(ctx context.Context) (int, error) {
+	if !s.writer {
+		return 0, heed.ErrBusy
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.wait()
+	s.waiting = s.waiting[:0] // the files are read again, those too
+	if err := s.files.Commit(); err != nil {
+		return 0, writeErr("syncing", err)
+	}
+	// The files are synced before they are indexed: at once where the
+	// system can, else each as it is read.
+	synced, err := atomicfile.SyncFS(s.dir)
+	if err != nil {
+		return 0, writeErr("syncing", err)
+	}
+	marker := filepath.Join(s.dir, reindexMarker)
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		return 0, fmt.Errorf("stash: %w", err)
+	}
+	// The links a crawl follows are crawl state, kept in the index and not
+	// in the files: carry over what the old index knew.
+	links, err := s.allLinks(ctx)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO fts(fts) VALUES ('delete-all'); DELETE FROM docs;`); err != nil {
+		return 0, fmt.Errorf("stash: %w", err)
+	}
+	n := 0
+	var bad []string
+	fetched := map[string]time.Time{}
+	err = filepath.WalkDir(s.dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == ".heed" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".md") || filepath.Dir(path) == filepath.Clean(s.dir) {
+			return nil // the stash's own files (index.md, log.md) are no snapshots
+		}
+		snap, err := readFile(path)
+		if err != nil || snap.URL == "" {
+			bad = append(bad, path)
+			return nil
+		}
+		// A URL with two files (an older heed's move, cut short, left the
+		// old one) is indexed at its newest, by when it was fetched.
+		at, again := fetched[snap.URL]
+		if again && snap.FetchedAt.Before(at) {
+			return nil
+		}
+		fetched[snap.URL] = snap.FetchedAt
+		rel, _ := filepath.Rel(s.dir, path)
+		if err := s.restore(ctx, snap, filepath.ToSlash(rel), synced); err != nil {
+			return err
+		}
+		if l := links[snap.URL]; l != "" {
+			if _, err := s.db.ExecContext(ctx, `UPDATE docs SET links = ? WHERE url = ?`, l, snap.URL); err != nil {
+				return fmt.Errorf("stash: %w", err)
+			}
+		}
+		if !again {
+			n++
+		}
+		return nil
+	})
+	if err != nil {
+		return n, fmt.Errorf("stash: reindex: %w", err)
+	}
+	if err := s.Optimize(ctx); err != nil {
+		return n, err
+	}
+	os.Remove(marker)
+	if len(bad) > 0 {
+		return n, fmt.Errorf("%w: %d files were skipped, such as %s", errNotSnapshots, len(bad), bad[0])
+	}
+	return n, nil
+}
+
+// allLinks returns the links the index holds, by URL.
+func (s *Stash) allLinks(ctx context.Context) (map[string]string, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT url, links FROM docs WHERE links != ''`)
+	if err != nil {
+		return nil, fmt.Errorf("stash: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var u, l string
+		if err := rows.Scan(&u, &l); err != nil {
+			return nil, fmt.Errorf("stash: %w", err)
+		}
+		out[u] = l
+	}
+	return out, rows.Err()
+}
+
+// errNotSnapshots is wrapped by Reindex's error when some Markdown files
+// of the stash are not snapshots (a person's own notes, say).
+var errNotSnapshots = errors.New("stash: reindex: some files are not snapshots")
