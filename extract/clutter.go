@@ -1,0 +1,189 @@
+package extract
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+)
+
+// hardBoilerplate reports whether an element is never content: navigation,
+// asides, footers, form controls, dialogs, and elements whose
+// role says they are one of those.
+func hardBoilerplate(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Nav, atom.Aside, atom.Footer, atom.Button, atom.Dialog, atom.Select, atom.Input, atom.Textarea, atom.Label, atom.Option:
+		return true
+	}
+	switch strings.ToLower(attr(n, "role")) {
+	case "navigation", "banner", "contentinfo", "complementary", "dialog", "alertdialog", "search", "menu", "menubar", "toolbar":
+		return true
+	}
+	return false
+}
+
+// alwaysBoilerplate are words that mark an element as boilerplate however
+// much text it holds (comments are often longer than the post), except on
+// a forum.
+var alwaysBoilerplate = map[string]bool{
+	"comment": true, "comments": true, "commentlist": true, "disqus": true, "cookie": true,
+	"consent": true, "gdpr": true, "newsletter": true, "outbrain": true, "taboola": true,
+	"related": true, "caption": true, "credit": true, "credits": true, "reviews": true,
+}
+
+// softBoilerplate reports whether an element's class or id calls it
+// boilerplate (a cookie banner, share buttons, related links, comments)
+// and its text agrees: short, or mostly links. Comment sections and the
+// like go whatever their length, unless they hold most of the page.
+func (s *selector) softBoilerplate(n *html.Node) bool {
+	if s.nodeKinds(n)&boilerplateWord == 0 {
+		return false
+	}
+	tokens := classTokens(n)
+	if onlyPictureWords(s, tokens) && findElement(n, atom.Img) != nil {
+		return false // a picture's wrapper, caption and all: the picture stays
+	}
+	st := s.stats[n]
+	if st == nil || st.text < 400 || st.linkDensity() > 0.5 {
+		return true
+	}
+	for _, t := range tokens {
+		if s.forum || !alwaysBoilerplate[t] {
+			continue
+		}
+		return s.bodyProse == 0 || float64(prose(st)) < 0.5*float64(s.bodyProse)
+	}
+	return false
+}
+
+// onlyPictureWords reports whether the boilerplate words among tokens are
+// all words of a picture's caption or credit.
+func onlyPictureWords(s *selector, tokens []string) bool {
+	for _, t := range tokens {
+		if s.kind(t)&boilerplateWord != 0 && !pictureWords[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// clutter reports whether a block inside the main content is clutter
+// rather than content: a strip of teaser images, a list of links, a form.
+// Blocks with many commas are prose and stay. The rules are those of
+// Mozilla's Readability ("clean conditionally"), on heed's measures.
+func (s *selector) clutter(n *html.Node) bool {
+	st := s.stats[n]
+	if st == nil {
+		return false
+	}
+	weight := s.weight(n)
+	switch n.DataAtom {
+	case atom.Div, atom.Section, atom.Ul, atom.Ol, atom.Table, atom.Form, atom.Header:
+	case atom.P:
+		return weight < 0 && st.text < 200 // a byline, a dateline, a credit
+	default:
+		return false
+	}
+	if weight < 0 && st.comma < 10 {
+		return true
+	}
+	if st.comma >= 10 || s.wrapsQuote(n) {
+		return false
+	}
+	isList := n.DataAtom == atom.Ul || n.DataAtom == atom.Ol
+	p, img := float64(st.paras), float64(st.imgs)
+	ld := st.linkDensity()
+	switch {
+	case st.imgs > 1 && p/img < 0.5 && !inFigure(n):
+		return true
+	case st.inputs > st.paras/3:
+		return true
+	case isList && st.items > 0 && st.heads >= st.items && ld > 0.8:
+		return true // a list of headlines, each a link to another story
+	case !isList && st.text < 25 && (st.imgs == 0 || st.imgs > 2) && ld > 0:
+		return true
+	case !isList && weight < 25 && ld > 0.2:
+		return true
+	case weight >= 25 && ld > 0.5:
+		return true
+	case st.embeds == 1 && st.text < 75 || st.embeds > 1:
+		return true
+	}
+	return false
+}
+
+// datedHead reports whether an article shows a date (a time element) at
+// its head, before its first paragraph of 200 letters or more: a post,
+// not a page with "last updated" in its footer.
+func (s *selector) datedHead(n *html.Node) bool {
+	found, past := false, false
+	var walk func(p *html.Node)
+	walk = func(p *html.Node) {
+		for c := p.FirstChild; c != nil && !found && !past; c = c.NextSibling {
+			st := s.stats[c]
+			if c.Type != html.ElementNode || st == nil {
+				continue
+			}
+			switch {
+			case c.DataAtom == atom.Time:
+				found = true
+			case c.DataAtom == atom.P && st.text >= 200:
+				past = true
+			default:
+				walk(c)
+			}
+		}
+	}
+	walk(n)
+	return found
+}
+
+// leadsClutter reports whether a heading announces the block after it
+// ("More:", "Read also:") and that block is clutter: it goes with it.
+func (s *selector) leadsClutter(n *html.Node) bool {
+	if !isHeading(n) || !strings.HasSuffix(strings.TrimSpace(textOf(n)), ":") {
+		return false
+	}
+	next := n.NextSibling
+	for next != nil && (next.Type != html.ElementNode || s.stats[next] == nil) {
+		if next.Type == html.TextNode && strings.TrimSpace(next.Data) != "" {
+			return false // text of its own comes first
+		}
+		next = next.NextSibling
+	}
+	return next != nil && s.clutter(next)
+}
+
+// wrapsQuote reports whether a block is a quote's wrapper: a quotation
+// (an embedded post's text, with its links) holds nearly all its text. A
+// quote that is mostly links ("View post on imgur.com") is a placeholder.
+func (s *selector) wrapsQuote(n *html.Node) bool {
+	st := s.stats[n]
+	return st.quote > 0 && 2*st.quoteLink < st.quote && float64(st.quote) >= 0.9*float64(st.text)
+}
+
+// metaLine reports whether a block at the head of an article is its
+// dateline ("March 5, 2024 · 8:41 AM", "Updated 3 hours ago"): what the
+// page's metadata says, not what the article says. Only the short blocks
+// that markHead marked are looked at: at the head, outside lists, tables,
+// quotes, figures and code, and with no picture in them. Bylines are not
+// looked for: "By Ann Example" and "By Popular Demand" read alike.
+func (s *selector) metaLine(n *html.Node) bool {
+	if !s.head[n] {
+		return false
+	}
+	text, ok := s.lineText(n)
+	if !ok {
+		return false
+	}
+	words := strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(words) == 0 {
+		return false
+	}
+	if last := words[len(words)-1]; strings.ContainsAny(text[len(text)-1:], ".!?") && utf8.RuneCountInString(last) > 1 {
+		return false // a sentence ("On 5 May we met at 10 am."), not a line of metadata
+	}
+	return dateline(words, text)
+}
