@@ -1,0 +1,118 @@
+package mcp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
+)
+
+func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in SearchInput) (*sdk.CallToolResult, SearchOutput, error) {
+	ctx, end, err := s.begin(ctx, "stash_search")
+	if err != nil {
+		return nil, SearchOutput{}, err
+	}
+	defer end()
+	out := SearchOutput{Hits: []Hit{}}
+	limit := in.Limit
+	if limit > MaxSearchResults {
+		out.Notes = append(out.Notes, fmt.Sprintf("limit %d was lowered to %d", limit, MaxSearchResults))
+		limit = MaxSearchResults
+	}
+	hits, err := s.svc.Search(ctx, heed.Query{Text: in.Query, Source: in.Source, Limit: limit})
+	if errors.Is(err, heed.ErrEmptyQuery) {
+		return nil, out, fmt.Errorf("query %q has no word to search for: give words, a \"quoted phrase\" or a prefix*", in.Query)
+	}
+	if errors.Is(err, heed.ErrQueryTooLong) {
+		return nil, out, fmt.Errorf("the query is %d bytes long; a query may be at most %d: search for fewer words", len(in.Query), heed.MaxQuery)
+	}
+	if err != nil {
+		return nil, out, s.failed(ctx, "search the stash", err)
+	}
+	var b strings.Builder
+	for _, h := range hits {
+		out.Hits = append(out.Hits, Hit{ID: h.ID, URL: h.URL, Title: h.Title, Source: h.Source, Snippet: h.Snippet, Score: h.Score})
+		fmt.Fprintf(&b, "%s  %s\n    [%s] %s\n    %s\n", h.ID, h.Title, h.Source, h.URL, h.Snippet)
+	}
+	if len(hits) == 0 {
+		b.WriteString("Nothing in the stash matches. Try other words, or crawl a site into the stash with web_crawl.\n")
+	} else {
+		b.WriteString("Read a page with stash_read and its ID or URL.\n")
+	}
+	for _, note := range out.Notes {
+		b.WriteString("Note: " + note + ".\n")
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, out, nil
+}
+
+func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in ReadInput) (*sdk.CallToolResult, ReadOutput, error) {
+	ctx, end, err := s.begin(ctx, "stash_read")
+	if err != nil {
+		return nil, ReadOutput{}, err
+	}
+	defer end()
+	var out ReadOutput
+	n := s.chars(in.MaxChars, &out.Notes)
+	snap, err := s.svc.Read(ctx, strings.TrimSpace(in.URLOrID))
+	if errors.Is(err, heed.ErrNotFound) {
+		return nil, out, fmt.Errorf("no page %q in the stash: stash_search finds pages and their IDs, stash_sources lists the sources, and web_crawl adds pages", fetch.Redact(in.URLOrID))
+	}
+	if err != nil {
+		return nil, out, s.failed(ctx, "read the stash", err)
+	}
+	// Every part comes from one copy: a crawl may store a new one between
+	// two parts, and the stash keeps only the newest.
+	v := version(snap.Markdown)
+	if in.StartIndex > 0 {
+		if in.Version == "" {
+			out.Notes = append(out.Notes, "no version was given: this part is cut from the copy the stash holds now; pass the version the first part gave to be sure every part comes from one copy")
+		} else if in.Version != v {
+			return nil, out, fmt.Errorf("the page %s changed in the stash since the part with version %q (a crawl stored a new copy, version %q); start again at start_index 0", snap.URL, in.Version, v)
+		}
+	}
+	pt, err := part(snap.Markdown, in.StartIndex, n)
+	if err != nil {
+		return nil, out, err
+	}
+	out.ID, out.URL, out.Title, out.Source, out.FetchedAt, out.Part, out.Version = snap.ID, snap.URL, snap.Title, snap.Source, snap.FetchedAt, pt, v
+	text := partText("stash_read", fmt.Sprintf("url_or_id %q, version %q", snap.ID, v), pt)
+	if in.StartIndex == 0 {
+		text = fmt.Sprintf("Page: %s\nURL: %s\nSource: %s, fetched %s\n\n", snap.Title, snap.URL, snap.Source, snap.FetchedAt.Format(time.RFC3339)) + text
+	}
+	for _, note := range out.Notes {
+		text += "Note: " + note + ".\n"
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+}
+
+func (s *Server) stashSources(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, SourcesOutput, error) {
+	ctx, end, err := s.begin(ctx, "stash_sources")
+	if err != nil {
+		return nil, SourcesOutput{}, err
+	}
+	defer end()
+	out := SourcesOutput{Sources: []Source{}}
+	srcs, err := s.svc.Sources(ctx)
+	if err != nil {
+		return nil, out, s.failed(ctx, "list the stash's sources", err)
+	}
+	var b strings.Builder
+	for name, n := range srcs {
+		out.Sources = append(out.Sources, Source{Name: name, Snapshots: n})
+	}
+	sort.Slice(out.Sources, func(i, j int) bool { return out.Sources[i].Name < out.Sources[j].Name })
+	for _, src := range out.Sources {
+		fmt.Fprintf(&b, "%s: %d pages\n", src.Name, src.Snapshots)
+	}
+	if len(out.Sources) == 0 {
+		b.WriteString("The stash is empty. web_crawl crawls a site into it.\n")
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, out, nil
+}

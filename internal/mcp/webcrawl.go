@@ -1,0 +1,107 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/ingest"
+)
+
+// crawlLimits settles a crawl's limits: the user's when the agent gives
+// none, and never more.
+func (s *Server) crawlLimits(pages int, depth *int, notes *[]string) (maxPages, maxDepth int) {
+	l := s.cfg.Limits
+	maxPages, maxDepth = l.MaxPages, l.MaxDepth
+	if pages > l.MaxPages {
+		*notes = append(*notes, fmt.Sprintf("max_pages %d was lowered to %d, the limit the user set", pages, l.MaxPages))
+	} else if pages > 0 {
+		maxPages = pages
+	}
+	if depth != nil {
+		if *depth > l.MaxDepth {
+			*notes = append(*notes, fmt.Sprintf("max_depth %d was lowered to %d, the limit the user set", *depth, l.MaxDepth))
+		} else {
+			maxDepth = *depth
+		}
+	}
+	return maxPages, maxDepth
+}
+
+// crawlRequest is a crawl within the user's limits.
+func (s *Server) crawlRequest(start string, maxPages, maxDepth int) ingest.CrawlRequest {
+	return ingest.CrawlRequest{
+		Start: start, MaxPages: maxPages, MaxDepth: maxDepth,
+		Deadline: s.cfg.Limits.Deadline, Delay: s.svc.Delay(),
+	}
+}
+
+const maxSkipsShown = 20
+
+func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in CrawlInput) (*sdk.CallToolResult, CrawlOutput, error) {
+	ctx, end, err := s.begin(ctx, "web_crawl")
+	if err != nil {
+		return nil, CrawlOutput{}, err
+	}
+	defer end()
+	var out CrawlOutput
+	if err := inputURL(in.URL, "crawl"); err != nil {
+		return nil, out, err
+	}
+	if _, err := crawl.Normalize(in.URL); err != nil {
+		return nil, out, fmt.Errorf("%q is not a URL heed can crawl: give an absolute http or https URL, such as https://docs.example.com/", in.URL)
+	}
+	maxPages, maxDepth := s.crawlLimits(in.MaxPages, in.MaxDepth, &out.Notes)
+	cr := s.crawlRequest(in.URL, maxPages, maxDepth)
+	cr.Source = crawl.SourceName(in.URL)
+	cr.Include, cr.Exclude = in.Include, in.Exclude
+
+	prog := s.newProgress(ctx, req, maxPages)
+	var mu sync.Mutex
+	counts := map[crawl.Kind]int{}
+	pages := 0
+	res, err := s.svc.Crawl(ctx, cr, func(ev crawl.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		counts[ev.Kind]++
+		if !fetched(ev) {
+			return
+		}
+		pages++
+		prog.update(pages, func() string {
+			return fmt.Sprintf("%d of at most %d pages fetched: %d stored, %d unchanged, %d skipped, %d failed; %d queued; last %s %s",
+				pages, maxPages, counts[crawl.Stored], counts[crawl.Unchanged], counts[crawl.Skipped], counts[crawl.Failed], ev.Queued, ev.Kind, ev.URL)
+		})
+	})
+	prog.flush()
+	if cut := s.cut(ctx); err != nil && cut != nil {
+		s.log.Debug("heed mcp: a crawl cut short", "error", err)
+		return nil, out, cut
+	}
+	if err != nil {
+		return nil, out, s.crawlError(ctx, in.URL, err)
+	}
+	if cut := s.cut(ctx); cut != nil {
+		return nil, out, fmt.Errorf("%v. web_crawl of %s stopped after storing %d pages; they stay in the stash, and crawling again picks up where this left off", cut, in.URL, res.Stored)
+	}
+	sum := res.Summary
+	out.Source, out.Start = res.Source, in.URL
+	out.Stored, out.Unchanged, out.Failed, out.Skipped = sum.Stored, sum.Unchanged, sum.Failed, sum.Skipped
+	out.Robots, out.Seconds, out.Left = sum.Robots, sum.Seconds, sum.Left
+	out.Limits = Limit{MaxPages: maxPages, MaxDepth: maxDepth}
+	for _, ev := range res.Skips[:min(len(res.Skips), maxSkipsShown)] {
+		out.Skips = append(out.Skips, Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: s.skipDetail(ev, maxDepth)})
+	}
+	text := fmt.Sprintf("Crawled %s into the stash as source %q: %s", in.URL, res.Source, sum.Text())
+	for _, sk := range out.Skips {
+		text += fmt.Sprintf("- %s %s: %s: %s\n", sk.Event, sk.URL, sk.Reason, sk.Detail)
+	}
+	for _, note := range out.Notes {
+		text += "Note: " + note + ".\n"
+	}
+	text += fmt.Sprintf("Search these pages with stash_search and source %q.\n", res.Source)
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+}
