@@ -1,5 +1,3 @@
-// Package heed holds the vocabulary that heed's packages share: its
-// version and the user agent every request carries.
 package heed
 
 // Version is heed's version, set at build time with

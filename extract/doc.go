@@ -63,4 +63,6 @@
 // Every string of a [Document] is valid UTF-8: bytes that are none in a
 // page taken as UTF-8 (declared so, or sniffed from its first kilobyte)
 // become U+FFFD.
+//
+// It depends on no net/http, nor on fetch.
 package extract

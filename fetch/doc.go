@@ -27,4 +27,7 @@
 // resolution before each request, which a DNS rebinding between that
 // lookup and the proxy's cannot be ruled out for. The environment's proxy
 // variables are never read.
+//
+// It may not import internal/crawl, internal/source, internal/stash,
+// internal/ingest or extract: it knows nothing of crawling.
 package fetch

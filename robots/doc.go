@@ -33,4 +33,6 @@
 // compiled once, at parse time, into literal segments matched by a single
 // forward scan, never a regular expression: no file can make a match cost
 // more than the number of segments times the length of the path.
+//
+// It depends on no net, net/http, regexp, or third-party package.
 package robots

@@ -1,5 +1,3 @@
-// Package atomicfile writes files so that a reader, or a crash, sees the
-// old file or the new one, never a part.
 package atomicfile
 
 import (

@@ -1,5 +1,3 @@
-// Package cli is heed's command line: it parses flags and wires the
-// library packages together. cmd/heed calls Run; tests call it too.
 package cli
 
 import (

@@ -1,7 +1,3 @@
-// Package crawl crawls a site politely into the stash: breadth-first
-// within a scope, heeding robots.txt and Crawl-delay per host, each page's
-// own robots directives and the site's content signals, and saying what it
-// skipped and why.
 package crawl
 
 import (

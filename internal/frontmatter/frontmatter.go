@@ -1,5 +1,3 @@
-// Package frontmatter writes and reads the YAML frontmatter of heed's
-// Markdown: a block between "---" lines before the body.
 package frontmatter
 
 import (

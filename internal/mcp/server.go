@@ -1,16 +1,3 @@
-// Package mcp serves heed's abilities to agents over the Model Context
-// Protocol: web_fetch, web_crawl and web_grep read the web; stash_search,
-// stash_read and stash_sources read the stash.
-//
-// A Server is one politeness domain. Every tool call, from every session
-// connected to it, shares one robots.txt policy cache and one per-host
-// schedule, so two agents crawling one host do not double its load; and
-// every tool call that uses the stash shares one open stash.
-//
-// What an agent may do is what the user configured, and no less polite:
-// no tool argument turns robots.txt off, reaches a network the guarded
-// client refuses, or goes past a limit of [Limits] (an argument above a
-// limit is lowered to it, and the result says so).
 package mcp
 
 import (

@@ -1,11 +1,3 @@
-// Package stash keeps snapshots: one Markdown file with YAML frontmatter
-// per page, laid out by source and URL path, and a full-text index of them
-// in an embedded SQLite database (pure Go, so heed needs no cgo).
-//
-// The files are the truth. Every change is recorded in the index as
-// pending before the file is touched and settled after, so that after any
-// interruption Open finds the pending rows and makes the index agree with
-// the files again; Reindex rebuilds the whole index from the files.
 package stash
 
 import (

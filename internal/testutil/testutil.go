@@ -1,4 +1,3 @@
-// Package testutil holds helpers that heed's tests share.
 package testutil
 
 import (

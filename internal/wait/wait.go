@@ -1,4 +1,3 @@
-// Package wait sleeps, unless a context ends first.
 package wait
 
 import (

@@ -1,6 +1,3 @@
-// Package bluesky is the source kind of Bluesky profiles: a profile's
-// posts, read from the public AppView, as one snapshot at
-// bluesky/<handle>.
 package bluesky
 
 import (

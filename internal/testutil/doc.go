@@ -1,0 +1,2 @@
+// Package testutil holds helpers that heed's tests share.
+package testutil
