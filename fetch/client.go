@@ -494,7 +494,7 @@ func retryable(resp *http.Response, err error) bool {
 // an exponential backoff with jitter from half a second.
 func (c *Client) backoff(attempt int, resp *http.Response) time.Duration {
 	if resp != nil {
-		if d, ok := retryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		if d, ok := RetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
 			return d
 		}
 	}
@@ -502,8 +502,9 @@ func (c *Client) backoff(attempt int, resp *http.Response) time.Duration {
 	return base/2 + rand.N(base/2+1)
 }
 
-// retryAfter reads a Retry-After header: seconds, or an HTTP date.
-func retryAfter(v string, now time.Time) (time.Duration, bool) {
+// RetryAfter reads a Retry-After header, in seconds or as an HTTP date,
+// as a wait from now.
+func RetryAfter(v string, now time.Time) (time.Duration, bool) {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0, false

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -159,7 +158,7 @@ func (c *Client) after(resp *fetch.Response) time.Duration {
 	if resp == nil || resp.Status != http.StatusTooManyRequests && resp.Status != http.StatusServiceUnavailable {
 		return c.Delay
 	}
-	d, ok := RetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	d, ok := fetch.RetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	if !ok {
 		return c.Delay
 	}
@@ -168,22 +167,6 @@ func (c *Client) after(resp *fetch.Response) time.Duration {
 		limit = DefaultMaxRetryAfter
 	}
 	return max(c.Delay, min(d, limit))
-}
-
-// RetryAfter reads a Retry-After header, in seconds or as an HTTP date,
-// as a wait from now.
-func RetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if n, err := strconv.ParseUint(v, 10, 32); err == nil {
-		return time.Duration(n) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0), true
-	}
-	return 0, false
 }
 
 // LoadRobots loads an origin's robots.txt on its host's turn, as one more

@@ -60,10 +60,8 @@ func (l *RateLimiter) Get(ctx context.Context, req fetch.Request) (*fetch.Respon
 				Err: fmt.Errorf("%w: %s answered 429 Too Many Requests %d times", ErrRateLimited, l.Service, attempt)}
 		}
 		until := l.reset
-		if d, ok := retryAfter(resp.Header.Get("Retry-After")); ok {
+		if d, ok := fetch.RetryAfter(resp.Header.Get("Retry-After"), l.Env.Now()); ok {
 			until = l.Env.Now().Add(d)
-		} else if t, err := http.ParseTime(resp.Header.Get("Retry-After")); err == nil {
-			until = t
 		}
 		if until.IsZero() || !until.After(l.Env.Now()) {
 			until = l.Env.Now().Add(time.Duration(attempt) * time.Second)
@@ -106,14 +104,4 @@ func (l *RateLimiter) wait(ctx context.Context, until time.Time, why string) err
 	}
 	l.Env.Warnf("%s: %s; waiting %s for the rate limit to reset", l.Service, why, d)
 	return l.Env.sleep(ctx, d)
-}
-
-// retryAfter reads a Retry-After header in seconds (one that is an
-// HTTP date is read by Get).
-func retryAfter(v string) (time.Duration, bool) {
-	n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 32)
-	if err != nil {
-		return 0, false
-	}
-	return time.Duration(n) * time.Second, true
 }
