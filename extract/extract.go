@@ -50,8 +50,19 @@ type Document struct {
 	// each once.
 	Links []string `json:"links"`
 	// Directives are the page's <meta name="robots"> and <meta name="heed">
-	// directives. Use directives.For to merge them with X-Robots-Tag.
+	// directives. RobotsFor merges them with X-Robots-Tag for an agent.
 	Directives []directives.Set `json:"directives,omitempty"`
+}
+
+// RobotsFor is what the page's robots directives say to an agent: its
+// meta tags', and those of the X-Robots-Tag header values it was served
+// with, merged (directives.For: the most restrictive value wins).
+func (d *Document) RobotsFor(agent string, xRobotsTag []string) directives.Set {
+	var sets []directives.Set
+	for _, v := range xRobotsTag {
+		sets = append(sets, directives.Parse(v)...)
+	}
+	return directives.For(agent, append(sets, d.Directives...)...)
 }
 
 // Options configure Extract. The zero value is usable.

@@ -794,3 +794,20 @@ func fastest(t *testing.T, n int, page string) time.Duration {
 	}
 	return best
 }
+
+// TestRobotsFor: a page's meta directives and its X-Robots-Tag headers
+// merge for the agent, the most restrictive winning, and directives for
+// another bot do not apply.
+func TestRobotsFor(t *testing.T) {
+	doc, err := Extract(strings.NewReader(`<html><head><meta name="robots" content="nofollow"><meta name="otherbot" content="noindex"></head><body><p>x</p></body></html>`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := doc.RobotsFor("heed/1.0", []string{"otherbot: none", "heed: noindex", "max-snippet: 20"})
+	if !got.NoIndex || !got.NoFollow || got.String() != "noindex, nofollow, max-snippet:20" {
+		t.Errorf("RobotsFor: %q (%+v); want noindex from heed's header, nofollow from the meta tag, max-snippet", got.String(), got)
+	}
+	if plain := doc.RobotsFor("heed", nil); plain.NoIndex || !plain.NoFollow {
+		t.Errorf("RobotsFor without headers: %q", plain.String())
+	}
+}

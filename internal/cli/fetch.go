@@ -81,7 +81,7 @@ touching the network. --url is the page's address, for its relative links.`,
 			if err != nil {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("extract: %w", err)}
 			}
-			page := &ingest.Page{URL: base, Doc: doc, Robots: directives.For(e.agent, doc.Directives...)}
+			page := &ingest.Page{URL: base, Doc: doc, Robots: doc.RobotsFor(e.agent, nil)}
 			return e.writePage(page, jsonOut)
 		},
 	}

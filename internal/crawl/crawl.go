@@ -15,7 +15,6 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/robots"
-	"github.com/heedhq/heed/robots/directives"
 )
 
 // Defaults of Options.
@@ -672,12 +671,7 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		r.fail(it, err)
 		return
 	}
-	var sets []directives.Set
-	for _, v := range resp.Header.Values("X-Robots-Tag") {
-		sets = append(sets, directives.Parse(v)...)
-	}
-	sets = append(sets, doc.Directives...)
-	dir := directives.For(agent, sets...)
+	dir := doc.RobotsFor(agent, resp.Header.Values("X-Robots-Tag"))
 
 	// Links first: nofollow stops them, noindex does not. The links kept
 	// for a re-crawl are those a polite crawl follows.

@@ -60,13 +60,9 @@ func (s *Service) Fetch(ctx context.Context, req FetchRequest) (*Page, error) {
 	if err != nil {
 		return nil, &heed.Error{Kind: heed.KindOf(err), Op: "fetch", URL: resp.URL, Err: err}
 	}
-	var sets []directives.Set
-	for _, v := range resp.Header.Values("X-Robots-Tag") {
-		sets = append(sets, directives.Parse(v)...)
-	}
 	return &Page{
 		URL: resp.URL, Doc: doc, FetchedAt: time.Now().UTC(),
-		Robots: directives.For(s.cfg.Agent, append(sets, doc.Directives...)...),
+		Robots: doc.RobotsFor(s.cfg.Agent, resp.Header.Values("X-Robots-Tag")),
 	}, nil
 }
 
