@@ -29,6 +29,13 @@ func failure(err error) error {
 	if errors.As(err, &ce) {
 		return &exitError{code: ExitConfig, err: err}
 	}
+	var missing *ingest.NoStashError
+	if errors.As(err, &missing) {
+		if missing.Files {
+			return &exitError{code: ExitUsage, err: fmt.Errorf("%v; 'heed reindex' rebuilds it from them", missing)}
+		}
+		return &exitError{code: ExitUsage, err: fmt.Errorf("%v; 'heed crawl URL' or 'heed add URL' makes one there, and --stash or HEED_STASH names another", missing)}
+	}
 	var ns *ingest.NoSourceError
 	if errors.As(err, &ns) {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("%v; 'heed ls' lists the sources", ns)}

@@ -11,6 +11,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/frontmatter"
+	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
 )
 
@@ -176,6 +177,10 @@ func (e *env) reindexCommand() *cobra.Command {
 				return err
 			}
 			n, err := svc.Reindex(cmd.Context())
+			var none *ingest.NoStashError
+			if errors.As(err, &none) {
+				return failure(err)
+			}
 			fmt.Fprintf(e.stdout, "indexed %d snapshots\n", n)
 			if err != nil {
 				return &exitError{code: ExitFailed, err: err}

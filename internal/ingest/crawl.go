@@ -120,7 +120,7 @@ func (s *Service) Crawl(ctx context.Context, req CrawlRequest, events func(crawl
 	if _, err := s.options(req); err != nil {
 		return nil, err // before the store is opened
 	}
-	st, done, err := s.use(ctx)
+	st, done, err := s.use(ctx, toWrite)
 	if err != nil {
 		return nil, err
 	}

@@ -121,9 +121,34 @@ func (s *Service) StashDir() string { return s.cfg.StashDir }
 // errClosed is the error of a call to a closed Service.
 var errClosed = errors.New("the ingest service is closed")
 
+// How a call uses the store: to write it (the stash is made if there is
+// none), to read it (there must be one), or to rebuild its index (its
+// files must be there, its index need not).
+type useMode int
+
+const (
+	toWrite useMode = iota
+	toRead
+	toReindex
+)
+
+// NoStashError is the cause of a call that reads a stash where there is
+// none, or one whose index is gone (Files: its snapshot files are there,
+// and Reindex rebuilds the index from them). Nothing is made.
+type NoStashError struct {
+	Dir   string
+	Files bool
+}
+
+func (e *NoStashError) Error() string {
+	return (&stash.MissingError{Dir: e.Dir, Files: e.Files}).Error()
+}
+
 // use opens the store, or shares the one open, for one call; done lets
-// go of it, and the store is closed when no call uses it.
-func (s *Service) use(ctx context.Context) (st Store, done func(), err error) {
+// go of it, and the store is closed when no call uses it. A call that
+// only reads a stash finds none, rather than make one: an error whose
+// cause is a *NoStashError.
+func (s *Service) use(ctx context.Context, mode useMode) (st Store, done func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -132,6 +157,12 @@ func (s *Service) use(ctx context.Context) (st Store, done func(), err error) {
 	if s.st == nil {
 		open := s.cfg.Open
 		if open == nil {
+			if mode != toWrite {
+				var missing *stash.MissingError
+				if err := stash.Check(s.cfg.StashDir); errors.As(err, &missing) && !(mode == toReindex && missing.Files) {
+					return nil, nil, &heed.Error{Kind: heed.NotFound, Op: "open the stash", Err: &NoStashError{Dir: missing.Dir, Files: missing.Files}}
+				}
+			}
 			open = func(ctx context.Context) (Store, error) { return stash.Open(ctx, s.cfg.StashDir) }
 		}
 		st, err := open(ctx)

@@ -91,7 +91,7 @@ func (s *Service) Ingest(ctx context.Context, req SourceRequest) (*SourceResult,
 	if err := fetch.CheckURL(req.Source.URL); err != nil {
 		return nil, &heed.Error{Kind: heed.Invalid, Op: "add", URL: fetch.Redact(req.Source.URL), Err: err}
 	}
-	st, done, err := s.use(ctx)
+	st, done, err := s.use(ctx, toWrite)
 	if err != nil {
 		return nil, err
 	}

@@ -13,7 +13,7 @@ import (
 // without a word, or too long, is an Invalid error; a source the store
 // does not hold, a NotFound error whose cause is a *NoSourceError.
 func (s *Service) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
-	st, done, err := s.use(ctx)
+	st, done, err := s.use(ctx, toRead)
 	if err != nil {
 		return nil, err
 	}
@@ -38,7 +38,7 @@ func (s *Service) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) 
 // Read is the snapshot of a URL or an ID; a NotFound error wrapping
 // heed.ErrNotFound if the store has none.
 func (s *Service) Read(ctx context.Context, urlOrID string) (*heed.Snapshot, error) {
-	st, done, err := s.use(ctx)
+	st, done, err := s.use(ctx, toRead)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +55,7 @@ func (s *Service) Read(ctx context.Context, urlOrID string) (*heed.Snapshot, err
 
 // Sources counts the snapshots of each source.
 func (s *Service) Sources(ctx context.Context) (map[string]int, error) {
-	st, done, err := s.use(ctx)
+	st, done, err := s.use(ctx, toRead)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (e *NoSourceError) Error() string {
 // List is a source's snapshots, by URL; a NotFound error whose cause is
 // a *NoSourceError if it has none.
 func (s *Service) List(ctx context.Context, source string) ([]heed.Entry, error) {
-	st, done, err := s.use(ctx)
+	st, done, err := s.use(ctx, toRead)
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func (s *Service) List(ctx context.Context, source string) ([]heed.Entry, error)
 // Remove forgets a source's snapshots, and says how many there were; a
 // NotFound error whose cause is a *NoSourceError if it had none.
 func (s *Service) Remove(ctx context.Context, source string) (int, error) {
-	st, done, err := s.use(ctx)
+	st, done, err := s.use(ctx, toRead)
 	if err != nil {
 		return 0, err
 	}
@@ -116,7 +116,7 @@ func (s *Service) Remove(ctx context.Context, source string) (int, error) {
 // Reindex rebuilds the store's index from what it keeps, and says how
 // many snapshots it indexed (also when it fails part way).
 func (s *Service) Reindex(ctx context.Context) (int, error) {
-	st, done, err := s.use(ctx)
+	st, done, err := s.use(ctx, toReindex)
 	if err != nil {
 		return 0, err
 	}

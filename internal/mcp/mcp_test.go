@@ -1330,3 +1330,33 @@ func TestStashReadPartsOfOneCopy(t *testing.T) {
 		t.Errorf("the new copy from the start: %v %q", isErr, text)
 	}
 }
+
+// TestNoStashYet: before anything was crawled there is no stash, and the
+// tools that read it say so without making one: stash_sources lists
+// none, stash_search and stash_read say the stash is empty and how to
+// fill it, naming no path of the machine.
+func TestNoStashYet(t *testing.T) {
+	s := newServer(t, Limits{}, loopback)
+	dir := s.svc.StashDir()
+	os.Remove(dir) // t.TempDir made it; a new user has none
+	cs := connect(t, s, nil)
+	var srcs SourcesOutput
+	if text, isErr := call(t, cs, "stash_sources", nil, &srcs); isErr || len(srcs.Sources) != 0 || !strings.Contains(text, "empty") {
+		t.Errorf("stash_sources with no stash: %v %q", isErr, text)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"stash_search", map[string]any{"query": "tides"}},
+		{"stash_read", map[string]any{"url_or_id": "https://example.com/"}},
+	} {
+		text, isErr := call(t, cs, c.tool, c.args, nil)
+		if !isErr || !strings.Contains(text, "stash is empty: web_crawl crawls a site into it") || strings.Contains(text, dir) {
+			t.Errorf("%s with no stash: %v %q", c.tool, isErr, text)
+		}
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("reading the stash made it")
+	}
+}

@@ -279,6 +279,13 @@ func (s *Server) toolError(err error) error {
 	if errors.As(err, &oe) {
 		return fmt.Errorf("%s must be %s. Check the arguments", oe.Name, oe.Want)
 	}
+	var missing *ingest.NoStashError
+	if errors.As(err, &missing) {
+		if missing.Files {
+			return errors.New("heed's stash has no index, though its pages are there: the user can rebuild it with heed reindex")
+		}
+		return errors.New("heed's stash is empty: web_crawl crawls a site into it")
+	}
 	var ns *ingest.NoSourceError
 	if errors.As(err, &ns) {
 		return fmt.Errorf("%v: stash_sources lists the sources", ns)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/ingest"
 )
 
 func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in SearchInput) (*sdk.CallToolResult, SearchOutput, error) {
@@ -100,6 +101,10 @@ func (s *Server) stashSources(ctx context.Context, req *sdk.CallToolRequest, _ s
 	defer end()
 	out := SourcesOutput{Sources: []Source{}}
 	srcs, err := s.svc.Sources(ctx)
+	var none *ingest.NoStashError
+	if errors.As(err, &none) && !none.Files {
+		err = nil // no stash yet: no sources
+	}
 	if err != nil {
 		return nil, out, s.failed(ctx, "list the stash's sources", err)
 	}

@@ -5,8 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -286,4 +288,47 @@ func formatTime(t time.Time) string {
 func parseTime(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339, s)
 	return t
+}
+
+// MissingError is Check's error for a directory that holds no stash, or
+// a stash whose index is gone.
+type MissingError struct {
+	Dir string
+	// Files is set when the directory holds snapshot files but no index:
+	// Reindex rebuilds it from them.
+	Files bool
+}
+
+func (e *MissingError) Error() string {
+	if e.Files {
+		return fmt.Sprintf("the stash at %s has no index, though its files are there", e.Dir)
+	}
+	return fmt.Sprintf("no stash at %s", e.Dir)
+}
+
+// Check reports, without creating anything, whether dir holds a stash
+// with its index: a *MissingError if it does not. Open makes a stash
+// wherever it is asked to; a command that only reads one checks first.
+func Check(dir string) error {
+	_, err := os.Stat(filepath.Join(dir, indexFile))
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("stash: %w", err)
+	}
+	files := false
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil
+		case d.IsDir() && d.Name() == ".heed":
+			return filepath.SkipDir
+		case !d.IsDir() && strings.HasSuffix(d.Name(), ".md") && path != filepath.Join(dir, LogFile):
+			files = true
+			return filepath.SkipAll
+		}
+		return nil
+	})
+	return &MissingError{Dir: dir, Files: files}
 }

@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNoStash: the commands that only read a stash, on a directory that
+// holds none (never made, or mistyped), say so with exit 2 and make
+// nothing there; on a stash whose index is gone but whose files are
+// there, they say so and name heed reindex, which rebuilds it.
+func TestNoStash(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "mistyped")
+	for _, args := range [][]string{
+		{"search", "tides"}, {"ls"}, {"ls", "docs"}, {"show", "https://example.com/"}, {"rm", "docs"}, {"reindex"},
+	} {
+		code, out, stderr := run(t, "", append(args, "--stash", dir)...)
+		if code != ExitUsage || out != "" || !strings.Contains(stderr, "no stash at "+dir) || !strings.Contains(stderr, "--stash") {
+			t.Errorf("heed %v on no stash: exit %d, %q, %q; want exit 2 saying there is no stash there", args, code, out, stderr)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Fatalf("heed %v made the stash it was asked to read", args)
+		}
+	}
+
+	s, _ := exampleSite(t)
+	stash := t.TempDir()
+	if code, _, stderr := run(t, "", "crawl", s.URL+"/", "--stash", stash, "--allow-net", "127.0.0.1/32", "--delay", "0s", "--name", "site"); code != 0 {
+		t.Fatalf("crawl: exit %d: %s", code, stderr)
+	}
+	if err := os.RemoveAll(filepath.Join(stash, ".heed")); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := run(t, "", "search", "tides", "--stash", stash)
+	if code != ExitUsage || !strings.Contains(stderr, "has no index") || !strings.Contains(stderr, "heed reindex") {
+		t.Errorf("search of a stash without its index: exit %d, %q; want exit 2 naming heed reindex", code, stderr)
+	}
+	if code, out, stderr := run(t, "", "reindex", "--stash", stash); code != 0 || !strings.Contains(out, "indexed") {
+		t.Fatalf("reindex of a stash without its index: exit %d, %q, %q", code, out, stderr)
+	}
+	if code, out, stderr := run(t, "", "search", "tides", "--stash", stash); code != 0 || !strings.Contains(out, "site") {
+		t.Errorf("search after reindex: exit %d, %q, %q", code, out, stderr)
+	}
+}
