@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -251,5 +253,48 @@ func TestOutputCannotAttackTheTerminal(t *testing.T) {
 		if i := strings.Index(all.String(), bad); i >= 0 {
 			t.Errorf("%q reached the output: %q", bad, all.String()[max(0, i-60):min(len(all.String()), i+60)])
 		}
+	}
+}
+
+// TestCrawlFailures: a crawl that could fetch nothing fails with the
+// cause (exit 1): a start URL that answers 404, a host that cannot be
+// reached (the cause first, and no robots.txt opt-out, which could not
+// help). A robots.txt that answers 503 on a host that answers refuses
+// the crawl (exit 2) and names the opt-out; a crawl that stored its start
+// page but failed another succeeds.
+func TestCrawlFailures(t *testing.T) {
+	var robots503 atomic.Bool
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			if robots503.Load() {
+				w.WriteHeader(http.StatusServiceUnavailable)
+			}
+		case "/":
+			fmt.Fprint(w, `<html><head><title>Home</title></head><body><main><p>The home page, with words enough to be content.</p><a href="/gone">gone</a></main></body></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(s.Close)
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := "http://" + l.Addr().String()
+	l.Close()
+	crawl := func(start string) (int, string) {
+		code, out, stderr := run(t, "", "crawl", start, "--stash", t.TempDir(), "--allow-net", "127.0.0.1/32", "--delay", "0s")
+		return code, out + stderr
+	}
+	if code, said := crawl(s.URL + "/missing"); code != ExitFailed || !strings.Contains(said, "the start URL could not be fetched: the server answered HTTP 404") {
+		t.Errorf("a start URL that answers 404: exit %d\n%s", code, said)
+	}
+	if code, said := crawl(closed + "/"); code != ExitFailed || !strings.Contains(said, "heed: cannot reach "+l.Addr().String()+": ") || !strings.Contains(said, "connection refused") || strings.Contains(said, "no-robots") {
+		t.Errorf("a host that cannot be reached: exit %d\n%s", code, said)
+	}
+	if code, said := crawl(s.URL + "/"); code != 0 || !strings.Contains(said, "1 stored") || !strings.Contains(said, "1 failed") {
+		t.Errorf("a crawl whose start page was stored: exit %d\n%s", code, said)
+	}
+	robots503.Store(true)
+	if code, said := crawl(s.URL + "/"); code != ExitUsage || !strings.Contains(said, "HTTP 503") || !strings.Contains(said, "--no-robots") {
+		t.Errorf("a robots.txt that answers 503: exit %d\n%s", code, said)
 	}
 }

@@ -128,9 +128,10 @@ func TestBothDoors(t *testing.T) {
 		args map[string]any
 		// failed: both doors refuse or fail; says: what both say; asked:
 		// the requests the site may see (nil: none).
-		failed bool
-		says   []string
-		asked  func([]string) bool
+		failed  bool
+		says    []string
+		notSays []string
+		asked   func([]string) bool
 	}{
 		{
 			name: "a page's URL with credentials", cli: []string{"fetch", withCreds + "/ok.html"},
@@ -150,7 +151,12 @@ func TestBothDoors(t *testing.T) {
 		{
 			name: "a start URL that answers 404", cli: []string{"crawl", site.URL + "/missing", "--delay", "0s", "--max-depth", "0"},
 			tool: "web_crawl", args: map[string]any{"url": site.URL + "/missing", "max_depth": 0},
-			says: []string{"HTTP 404", "1 failed"}, asked: only("/robots.txt", "/missing"),
+			failed: true, says: []string{"the start URL could not be fetched", "HTTP 404"}, asked: only("/robots.txt", "/missing"),
+		},
+		{
+			name: "a grep of a site whose start URL answers 404", cli: []string{"crawl", site.URL + "/missing", "--delay", "0s", "--max-depth", "1"},
+			tool: "web_grep", args: map[string]any{"url": site.URL + "/missing", "pattern": "tide", "depth": 1},
+			failed: true, says: []string{"the start URL could not be fetched", "HTTP 404"}, notSays: []string{"0 matches"}, asked: atMost("/robots.txt", "/sitemap.xml", "/missing"),
 		},
 		{
 			name: "a page on a host that cannot be reached", cli: []string{"fetch", closed + "/"},
@@ -160,7 +166,7 @@ func TestBothDoors(t *testing.T) {
 		{
 			name: "a crawl of a host that cannot be reached", cli: []string{"crawl", closed + "/", "--delay", "0s"},
 			tool: "web_crawl", args: map[string]any{"url": closed + "/"},
-			failed: true, says: []string{"robots.txt"},
+			failed: true, says: []string{"cannot reach " + strings.TrimPrefix(closed, "http://"), "connection refused"}, notSays: []string{"no-robots", "disallow"},
 		},
 		{
 			name: "a start URL robots.txt disallows", cli: []string{"crawl", site.URL + "/private/x.html", "--delay", "0s"},
@@ -205,6 +211,11 @@ func TestBothDoors(t *testing.T) {
 				for _, want := range c.says {
 					if !strings.Contains(got.text, want) {
 						t.Errorf("%s does not say %q: %.600s", door.name, want, got.text)
+					}
+				}
+				for _, not := range c.notSays {
+					if strings.Contains(got.text, not) {
+						t.Errorf("%s says %q: %.600s", door.name, not, got.text)
 					}
 				}
 				if strings.Contains(got.text, "hunter2") {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/heedhq/heed"
@@ -11,6 +12,7 @@ import (
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/ingest"
+	"github.com/heedhq/heed/robots"
 )
 
 // failure is what the command line makes of an error of the service: the
@@ -44,6 +46,12 @@ func failure(err error) error {
 	if errors.As(err, &oe) {
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%s must be %s", flagOf(oe.Name), oe.Want)}
 	}
+	var disallowed *crawl.Disallowed
+	if errors.As(err, &disallowed) && disallowed.Decision.Reason == robots.ReasonUnreachable && disallowed.Decision.HTTPStatus == 0 {
+		// robots.txt could not be asked for at all: the host cannot be
+		// reached, and no opt-out of robots.txt would reach it.
+		return &exitError{code: ExitFailed, err: fmt.Errorf("cannot reach %s: %s", hostOf(err), disallowed.Decision.Cause)}
+	}
 	code := ExitFailed
 	switch {
 	case heed.KindOf(err) == heed.Invalid, errors.Is(err, crawl.ErrStartRefused):
@@ -56,6 +64,17 @@ func failure(err error) error {
 		err = fmt.Errorf("%w; %s", err, h)
 	}
 	return &exitError{code: code, err: err}
+}
+
+// hostOf is the host of the URL an error names, or "the site".
+func hostOf(err error) string {
+	var he *heed.Error
+	if errors.As(err, &he) {
+		if u, perr := url.Parse(he.URL); perr == nil && u.Host != "" {
+			return u.Host
+		}
+	}
+	return "the site"
 }
 
 // flagOf is the flag of a setting: the config file's max_pages is

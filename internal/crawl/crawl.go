@@ -164,6 +164,11 @@ type Left struct {
 	URLs int `json:"urls"`
 }
 
+// ErrStartFailed is wrapped by the error of a crawl that stored nothing
+// because its start URL failed (an HTTP 404, a name that does not
+// resolve), with the start URL's error and the summary.
+var ErrStartFailed = errors.New("the start URL could not be fetched")
+
 // ErrStartRefused is wrapped by the error of a crawl whose start URL
 // robots.txt disallows, or whose robots.txt cannot be reached.
 var ErrStartRefused = errors.New("the start URL may not be crawled")
@@ -201,6 +206,8 @@ type run struct {
 	stop       context.CancelCauseFunc // ends the crawl early, with why
 
 	stashErr error // the stash's failure that ended the crawl (ErrStash)
+	start    string
+	startErr error // why the start URL failed, if it did
 }
 
 // fatal ends the crawl for a stash that cannot be written.
@@ -227,8 +234,9 @@ var ErrStash = errors.New("the stash could not be written")
 // Crawl crawls from o.Start and reports every URL's fate to emit (which may
 // be nil). It fails when the crawl cannot start: a bad start URL, or a
 // start URL that robots.txt refuses (ErrStartRefused, with the rule or the
-// cause and how to opt out); and when the stash cannot be written
-// (ErrStash), with the summary of what was done until then.
+// cause); when the stash cannot be written (ErrStash); and when the start
+// URL failed and nothing was stored (ErrStartFailed), with the summary of
+// what was done until then.
 func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summary, error) {
 	o.fill()
 	begin := time.Now()
@@ -251,7 +259,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		emit = func(Event) {}
 	}
 	r := &run{
-		c: c, o: o, scope: sc, emit: emit,
+		c: c, o: o, scope: sc, emit: emit, start: start,
 		frontier: c.frontier(o.MaxPages), stored: map[string]bool{}, active: map[string]bool{},
 		tokens: make(chan struct{}, o.Hosts),
 		procs:  make(chan struct{}, runtime.GOMAXPROCS(0)),
@@ -311,6 +319,14 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	defer r.mu.Unlock()
 	if r.stashErr != nil {
 		return &r.sum, r.stashErr
+	}
+	if r.startErr != nil && r.sum.Stored == 0 && r.sum.Unchanged == 0 {
+		kind := heed.KindOf(r.startErr)
+		var se *fetch.StatusError
+		if errors.As(r.startErr, &se) {
+			kind = se.Kind()
+		}
+		return &r.sum, &heed.Error{Kind: kind, Op: "crawl", URL: start, Err: fmt.Errorf("%w: %w", ErrStartFailed, r.startErr)}
 	}
 	return &r.sum, nil
 }
@@ -489,6 +505,11 @@ func (r *run) skip(it Item, reason, detail string) {
 }
 
 func (r *run) fail(it Item, err error) {
+	if it.Depth == 0 && it.URL == r.start {
+		r.mu.Lock()
+		r.startErr = err
+		r.mu.Unlock()
+	}
 	kind := heed.KindOf(err)
 	var se *fetch.StatusError
 	if errors.As(err, &se) {

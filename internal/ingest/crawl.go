@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -112,7 +113,9 @@ func (s *Service) options(req CrawlRequest) (crawl.Options, error) {
 // the URLs skipped and failed, and the index's optimization after many
 // new pages. A crawl that robots.txt refuses at its door fails with a
 // *crawl.Disallowed cause; one whose store cannot be written stops with an error
-// wrapping crawl.ErrStash, and the result of what was done until then.
+// wrapping crawl.ErrStash, and one whose start URL failed with nothing
+// stored with an error wrapping crawl.ErrStartFailed, each with the result
+// of what was done.
 func (s *Service) Crawl(ctx context.Context, req CrawlRequest, events func(crawl.Event)) (*CrawlResult, error) {
 	if req.NoStore {
 		return s.crawlInto(ctx, nil, req, events)
@@ -161,7 +164,7 @@ func (s *Service) crawlInto(ctx context.Context, st Store, req CrawlRequest, eve
 	mu.Lock()
 	defer mu.Unlock()
 	res := &CrawlResult{Source: o.Source, Start: o.Start, Summary: sum, Skips: skips, MaxPages: req.MaxPages, MaxDepth: req.MaxDepth}
-	if err != nil || st == nil {
+	if st == nil || errors.Is(err, crawl.ErrStash) {
 		return res, err
 	}
 	if lerr := st.AppendLog(crawl.LogEntry(o, sum, skips, time.Now())); lerr != nil {
@@ -170,5 +173,5 @@ func (s *Service) crawlInto(ctx context.Context, st Store, req CrawlRequest, eve
 	if sum.Stored >= 100 && ctx.Err() == nil {
 		st.Optimize(ctx) // many new pages: merge the index for faster searches
 	}
-	return res, nil
+	return res, err
 }

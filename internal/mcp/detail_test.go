@@ -52,13 +52,15 @@ func TestCrawlDetailWithoutAddresses(t *testing.T) {
 	}
 }
 
-// afterTwo resolves every name to the loopback twice, and then times out
-// as a system resolver does, naming its own address. It asks no one.
-type afterTwo struct{ n *int }
+// afterThree resolves every name to the loopback three times (for
+// robots.txt, the start page and /sitemap.xml, in whichever order their
+// turns come), and then times out as a system resolver does, naming its
+// own address. It asks no one.
+type afterThree struct{ n *int }
 
-func (f afterTwo) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+func (f afterThree) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
 	*f.n++
-	if *f.n <= 2 {
+	if *f.n <= 3 {
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 	}
 	return nil, &net.DNSError{Err: "i/o timeout", Name: host, Server: "10.255.255.53:53", IsTimeout: true}
@@ -75,7 +77,7 @@ func TestCrawlDetailWithoutResolver(t *testing.T) {
 		site.serve(w, r)
 	})
 	n := 0
-	s := testServer(t, fetch.Config{Retries: -1, AllowNets: loopback, Resolver: afterTwo{&n}}, 0, Limits{}, nil)
+	s := testServer(t, fetch.Config{Retries: -1, AllowNets: loopback, Resolver: afterThree{&n}}, 0, Limits{}, nil)
 	cs := connect(t, s, nil)
 	u := strings.Replace(site.URL, "127.0.0.1", "site.test", 1)
 	var out CrawlOutput

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -246,6 +247,13 @@ func (s *Server) internal(what string, err error) error {
 // such, not as a rule that disallows it.
 func (s *Server) crawlError(ctx context.Context, start string, err error) error {
 	var d *crawl.Disallowed
+	if errors.As(err, &d) && d.Decision.Reason == robots.ReasonUnreachable && d.Decision.HTTPStatus == 0 {
+		host := start
+		if u, perr := url.Parse(start); perr == nil && u.Host != "" {
+			host = u.Host
+		}
+		return fmt.Errorf("cannot reach %s: %s. Check the host name, or try again later", host, clean(d.Decision.Cause))
+	}
 	if errors.As(err, &d) && d.Decision.Reason == robots.ReasonUnreachable {
 		why := "could not be reached"
 		switch {
