@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -53,6 +55,7 @@ func (e *env) stashDir() (string, error) {
 type crawlFlags struct {
 	req     ingest.CrawlRequest
 	jsonOut bool
+	verbose bool
 }
 
 func (cf *crawlFlags) register(cmd *cobra.Command) {
@@ -70,6 +73,7 @@ func (cf *crawlFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&cf.req.IgnoreSignals, "ignore-signals", false, "store pages whatever their noindex, nofollow and content signals say")
 	f.StringArrayVar(&cf.req.Tags, "tag", nil, "tag the snapshots (repeatable)")
 	f.BoolVar(&cf.jsonOut, "json", false, "print a JSON line per URL and one for the summary")
+	f.BoolVarP(&cf.verbose, "verbose", "v", false, "print a line per URL skipped or failed (else one per reason)")
 }
 
 const crawlLong = `It is polite by default: robots.txt is heeded for every URL (a start URL it
@@ -100,7 +104,7 @@ record the site as a source to sync later, use 'heed add'.
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := cf.req
 			req.Start = args[0]
-			return e.runCrawl(cmd, req, cf.jsonOut)
+			return e.runCrawl(cmd, req, cf.jsonOut, cf.verbose)
 		},
 	}
 	cf.register(cmd)
@@ -108,19 +112,23 @@ record the site as a source to sync later, use 'heed add'.
 }
 
 // runCrawl crawls into the stash and prints what it came to.
-func (e *env) runCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut bool) error {
+func (e *env) runCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut, verbose bool) error {
 	svc, err := e.service(false)
 	if err != nil {
 		return err
 	}
-	progress := e.progress(jsonOut)
+	progress := e.progress(jsonOut, verbose)
 	res, err := svc.Crawl(cmd.Context(), req, progress.event)
 	progress.done()
-	return e.crawled(cmd, res, err, jsonOut)
+	return e.crawled(cmd, res, err, progress)
 }
 
 // crawled prints what a crawl came to, and says how it failed.
-func (e *env) crawled(cmd *cobra.Command, res *ingest.CrawlResult, err error, jsonOut bool) error {
+func (e *env) crawled(cmd *cobra.Command, res *ingest.CrawlResult, err error, p *progress) error {
+	jsonOut := p.json
+	if res != nil {
+		p.explain(res)
+	}
 	if cmd.Context().Err() != nil {
 		return &exitError{code: ExitFailed, err: errors.New("crawl interrupted; what was stored is in the stash, and crawling again picks up where this left off")}
 	}
@@ -155,26 +163,36 @@ func (e *env) printSummary(res *ingest.CrawlResult, jsonOut bool) error {
 type progress struct {
 	e        *env
 	json     bool
+	verbose  bool // a line per URL skipped or failed
 	terminal bool
 	mu       sync.Mutex
 	counts   map[crawl.Kind]int
-	delay    string // the host's delay, as the last fetched page said it
+	reasons  map[reasonKey]int // URLs skipped and failed, by why
+	delay    string            // the host's delay, as the last fetched page said it
 }
 
-func (e *env) progress(jsonOut bool) *progress {
-	terminal := false
-	if f, ok := e.stderr.(*os.File); ok {
-		if info, err := f.Stat(); err == nil && info.Mode()&os.ModeCharDevice != 0 {
-			terminal = true
-		}
-	}
-	return &progress{e: e, json: jsonOut, terminal: terminal, counts: map[crawl.Kind]int{}}
+// reasonKey is why URLs were skipped or failed, as the summary counts
+// them: a limit is max_pages or max_depth.
+type reasonKey struct {
+	kind   crawl.Kind
+	reason string
+}
+
+func (e *env) progress(jsonOut, verbose bool) *progress {
+	return &progress{e: e, json: jsonOut, verbose: verbose, terminal: isTerminal(e.stderr), counts: map[crawl.Kind]int{}, reasons: map[reasonKey]int{}}
 }
 
 func (p *progress) event(ev crawl.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.counts[ev.Kind]++
+	if ev.Kind == crawl.Skipped || ev.Kind == crawl.Failed {
+		reason := ev.Reason
+		if reason == crawl.ReasonLimit && strings.HasPrefix(ev.Detail, "deeper than") {
+			reason = "depth"
+		}
+		p.reasons[reasonKey{ev.Kind, reason}]++
+	}
 	if p.json {
 		writeJSON(p.e.stdout, ev)
 		return
@@ -182,7 +200,7 @@ func (p *progress) event(ev crawl.Event) {
 	if p.terminal {
 		fmt.Fprint(p.e.stderr, "\r\033[K")
 	}
-	if ev.Kind == crawl.Skipped || ev.Kind == crawl.Failed {
+	if p.verbose && (ev.Kind == crawl.Skipped || ev.Kind == crawl.Failed) {
 		fmt.Fprintf(p.e.stderr, "%s %s: %s: %s\n", ev.Kind, printable.Line(ev.URL), ev.Reason, printable.Line(ev.Detail))
 	}
 	if ev.Delay != "" {
@@ -198,4 +216,62 @@ func (p *progress) done() {
 	if p.terminal && !p.json {
 		fmt.Fprint(p.e.stderr, "\r\033[K")
 	}
+}
+
+// explain says, a line per reason, how many URLs were skipped or failed
+// and why, and what raises a limit: the crawl's lines in brief, where -v
+// lists every URL.
+func (p *progress) explain(res *ingest.CrawlResult) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.json || p.verbose || len(p.reasons) == 0 {
+		return
+	}
+	keys := make([]reasonKey, 0, len(p.reasons))
+	for k := range p.reasons {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].kind != keys[j].kind {
+			return keys[i].kind == crawl.Failed // failures first
+		}
+		return p.reasons[keys[i]] > p.reasons[keys[j]] || p.reasons[keys[i]] == p.reasons[keys[j]] && keys[i].reason < keys[j].reason
+	})
+	for _, k := range keys {
+		n := p.reasons[k]
+		fmt.Fprintf(p.e.stderr, "%s %s: %s\n", k.kind, plural(n, "1 URL", "URLs"), why(k, res))
+	}
+	fmt.Fprintln(p.e.stderr, "(-v lists each URL; so does the stash's log.md)")
+}
+
+// why says what a reason means to the user, and what they can do.
+func why(k reasonKey, res *ingest.CrawlResult) string {
+	if k.kind == crawl.Failed {
+		return k.reason
+	}
+	switch k.reason {
+	case crawl.ReasonLimit:
+		return fmt.Sprintf("limit: max_pages %d reached, left uncrawled (--max-pages raises it)", res.MaxPages)
+	case "depth":
+		return fmt.Sprintf("limit: deeper than max_depth %d (--max-depth raises it)", res.MaxDepth)
+	case crawl.ReasonDeadline:
+		return "deadline: the crawl's deadline came first (--deadline gives it longer)"
+	case crawl.ReasonInterrupted:
+		return "interrupted: the crawl was stopped before their turn"
+	case crawl.ReasonRobots:
+		return "robots: robots.txt disallows them"
+	case crawl.ReasonNoindex:
+		return "noindex: the pages ask not to be indexed"
+	case crawl.ReasonSignal:
+		return "signal: the site's Content-Signal says ai-input=no"
+	case crawl.ReasonScope:
+		return "scope: out of the crawl's scope (--include, --exclude and --allow-host set it)"
+	case crawl.ReasonDup:
+		return "duplicate: the same page as one stored"
+	case crawl.ReasonType:
+		return "not-html: not HTML pages"
+	case crawl.ReasonRedirect:
+		return "redirect: redirected to another origin, crawled in its own turn"
+	}
+	return k.reason
 }

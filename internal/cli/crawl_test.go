@@ -46,12 +46,12 @@ func TestCrawlAndSearch(t *testing.T) {
 	base := []string{"--stash", stash, "--allow-net", "127.0.0.1/32"}
 	args := func(a ...string) []string { return append(append([]string{}, a...), base...) }
 
-	code, out, stderr := run(t, "", args("crawl", s.URL+"/", "--name", "tidewater", "--delay", "0")...)
+	code, out, stderr := run(t, "", args("crawl", s.URL+"/", "--name", "tidewater", "--delay", "0", "-v")...)
 	if code != 0 || !strings.HasPrefix(out, "4 stored, 0 unchanged, 0 failed, 1 skipped (1 robots)") {
 		t.Fatalf("crawl: exit %d\n%s\n%s", code, out, stderr)
 	}
 	if !strings.Contains(stderr, "drafts/estuaries.html: robots: disallowed by line 3") {
-		t.Errorf("the skipped draft is not reported with its rule:\n%s", stderr)
+		t.Errorf("the skipped draft is not reported with its rule (-v):\n%s", stderr)
 	}
 	if *robotsHits != 1 {
 		t.Errorf("robots.txt fetched %d times", *robotsHits)
@@ -140,7 +140,7 @@ func TestCrawlRefused(t *testing.T) {
 func TestProgressOnATerminal(t *testing.T) {
 	s, _ := exampleSite(t)
 	var stderr strings.Builder
-	p := &progress{e: &env{stdout: io.Discard, stderr: &stderr}, terminal: true, counts: map[crawl.Kind]int{}}
+	p := &progress{e: &env{stdout: io.Discard, stderr: &stderr}, terminal: true, verbose: true, counts: map[crawl.Kind]int{}, reasons: map[reasonKey]int{}}
 	c := &crawl.Crawler{Client: polite.New(fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}), polite.NewSchedule(), 0), Agent: "heed"}
 	if _, err := c.Crawl(t.Context(), crawl.Options{Start: s.URL + "/", Delay: 20 * time.Millisecond, NoSitemaps: true}, p.event); err != nil {
 		t.Fatal(err)
@@ -296,5 +296,42 @@ func TestCrawlFailures(t *testing.T) {
 	robots503.Store(true)
 	if code, said := crawl(s.URL + "/"); code != ExitUsage || !strings.Contains(said, "HTTP 503") || !strings.Contains(said, "--no-robots") {
 		t.Errorf("a robots.txt that answers 503: exit %d\n%s", code, said)
+	}
+}
+
+// TestCrawlSaysWhyInBrief: a crawl prints a line per reason it skipped
+// URLs for, with their count and what raises a limit, not a line per URL
+// (a default crawl of a large site printed hundreds of "max_pages
+// reached"); -v prints a line per URL, and the stash's log.md has them.
+func TestCrawlSaysWhyInBrief(t *testing.T) {
+	var links strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&links, `<a href="/p%d">p%d</a> `, i, i)
+	}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			fmt.Fprint(w, "User-agent: *\nDisallow: /p0$\n")
+			return
+		}
+		fmt.Fprint(w, `<html><head><title>Page</title></head><body><main><p>A page with words enough to be content.</p>`+links.String()+`</main></body></html>`)
+	}))
+	t.Cleanup(s.Close)
+	args := []string{"crawl", s.URL + "/", "--stash", t.TempDir(), "--allow-net", "127.0.0.1/32", "--delay", "0s", "--max-pages", "3", "--max-depth", "1"}
+	code, out, stderr := run(t, "", args...)
+	if code != 0 || !strings.Contains(out, "3 stored") {
+		t.Fatalf("crawl: exit %d\n%s\n%s", code, out, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(stderr), "\n")
+	if len(lines) > 4 || !strings.Contains(stderr, "URLs: limit: max_pages 3 reached, left uncrawled (--max-pages raises it)") ||
+		!strings.Contains(stderr, "skipped 1 URL: robots: robots.txt disallows them") || strings.Contains(stderr, "/p10") {
+		t.Errorf("a crawl's skips in brief: %d lines\n%s", len(lines), stderr)
+	}
+	code, _, stderr = run(t, "", append(args, "-v")...)
+	if code != 0 || strings.Count(stderr, "max_pages 3 reached") < 50 || !strings.Contains(stderr, "/p0: robots: disallowed by line 2") {
+		t.Errorf("-v lists each URL: exit %d\n%.2000s", code, stderr)
+	}
+	code, _, stderr = run(t, "", "crawl", s.URL+"/", "--stash", t.TempDir(), "--allow-net", "127.0.0.1/32", "--delay", "0s", "--max-depth", "0")
+	if code != 0 || !strings.Contains(stderr, "deeper than max_depth 0 (--max-depth raises it)") {
+		t.Errorf("--max-depth 0: exit %d\n%s", code, stderr)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
@@ -114,7 +115,8 @@ A website is crawled politely. ` + crawlLong,
 			if err != nil {
 				return err
 			}
-			req := ingest.SourceRequest{Name: name, Source: *src, Events: e.progress(cf.jsonOut).event}
+			progress := e.progress(cf.jsonOut, cf.verbose)
+			req := ingest.SourceRequest{Name: name, Source: *src, Events: progress.event}
 			if e.terminalIn() {
 				req.ChooseFeed = e.chooseFeed
 			}
@@ -125,7 +127,7 @@ A website is crawled politely. ` + crawlLong,
 					fmt.Fprintf(e.stderr, "heed: recorded source %q (%s, %s) in %s\n", name, rec.Kind, rec.URL, conf.Path())
 				}
 			}
-			return e.ingested(cmd, res, err, cf.jsonOut)
+			return e.ingested(cmd, res, err, progress)
 		},
 	}
 	cf.register(cmd)
@@ -176,12 +178,13 @@ func sourceFromFlags(cmd *cobra.Command, start string, o ingest.CrawlRequest) *c
 }
 
 // ingested prints what reading a source came to, and says how it failed.
-func (e *env) ingested(cmd *cobra.Command, res *ingest.SourceResult, err error, jsonOut bool) error {
+func (e *env) ingested(cmd *cobra.Command, res *ingest.SourceResult, err error, p *progress) error {
+	jsonOut := p.json
 	if cmd.Context().Err() != nil {
 		return &exitError{code: ExitFailed, err: errors.New("interrupted; what was stored is in the stash")}
 	}
 	if res != nil && res.Crawl != nil {
-		return e.crawled(cmd, res.Crawl, err, jsonOut)
+		return e.crawled(cmd, res.Crawl, err, p)
 	}
 	if err != nil {
 		return failure(err)
@@ -211,14 +214,14 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// terminalIn reports whether standard input is a terminal.
-func (e *env) terminalIn() bool {
-	f, ok := e.stdin.(*os.File)
-	if !ok {
-		return false
-	}
-	info, err := f.Stat()
-	return err == nil && info.Mode()&os.ModeCharDevice != 0
+// terminalIn reports whether standard input is a terminal (not a file,
+// a pipe or /dev/null, which is a character device but no terminal).
+func (e *env) terminalIn() bool { return isTerminal(e.stdin) }
+
+// isTerminal reports whether r or w is a terminal.
+func isTerminal(f any) bool {
+	file, ok := f.(*os.File)
+	return ok && term.IsTerminal(int(file.Fd()))
 }
 
 // chooseFeed asks on the terminal which of a page's feeds to take, or,
@@ -250,7 +253,7 @@ func (e *env) chooseFeed(page string, feeds []string, orSite bool) (int, error) 
 }
 
 func (e *env) syncCommand() *cobra.Command {
-	var jsonOut bool
+	var jsonOut, verbose bool
 	cmd := &cobra.Command{
 		Use:   "sync [NAME...]",
 		Short: "Ingest recorded sources again",
@@ -291,8 +294,9 @@ are not rewritten.`,
 				if src.Kind == "" {
 					src.Kind = "website"
 				}
-				res, err := svc.Ingest(cmd.Context(), ingest.SourceRequest{Name: n, Source: src, Events: e.progress(jsonOut).event})
-				if err := e.ingested(cmd, res, err, jsonOut); err != nil {
+				progress := e.progress(jsonOut, verbose)
+				res, err := svc.Ingest(cmd.Context(), ingest.SourceRequest{Name: n, Source: src, Events: progress.event})
+				if err := e.ingested(cmd, res, err, progress); err != nil {
 					var ee *exitError
 					if errors.As(err, &ee) && ee.code == ExitConfig {
 						return err
@@ -311,5 +315,6 @@ are not rewritten.`,
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print a JSON line per URL and one summary per source")
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print a line per URL a crawl skipped or failed (else one per reason)")
 	return cmd
 }

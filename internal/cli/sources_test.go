@@ -427,7 +427,7 @@ func TestAddRedirectToHTTPSOnTheSameHost(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		code, out, stderr := run(t, "", "add", srv.URL+"/blog", "--name", "b", "--config", conf)
+		code, out, stderr := run(t, "", "add", srv.URL+"/blog", "--name", "b", "--config", conf, "-v")
 		if code != 0 || !strings.Contains(out, "2 skipped (1 redirect, 1 scope)") || !strings.Contains(stderr, "another origin; queued") {
 			t.Errorf("add: exit %d\n%s\n%s", code, out, stderr)
 		}

@@ -133,10 +133,13 @@ const (
 	ReasonScope    = "scope"    // out of the crawl's scope
 	ReasonLimit    = "limit"    // max_pages or max_depth reached
 	ReasonDeadline = "deadline" // the crawl's deadline came first
-	ReasonStopped  = "stopped"  // the crawl stopped for a failure (ErrStash)
-	ReasonDup      = "duplicate"
-	ReasonType     = "not-html"
-	ReasonRedirect = "redirect" // redirected to another origin, whose turn takes the target
+	// ReasonInterrupted: the crawl was cancelled (Ctrl-C, a cancelled
+	// tool call) before the URL's turn.
+	ReasonInterrupted = "interrupted"
+	ReasonStopped     = "stopped" // the crawl stopped for a failure (ErrStash)
+	ReasonDup         = "duplicate"
+	ReasonType        = "not-html"
+	ReasonRedirect    = "redirect" // redirected to another origin, whose turn takes the target
 )
 
 // Summary is what a crawl came to.
@@ -387,7 +390,7 @@ func (r *run) offer(it Item, quiet bool) {
 	}
 	if it.Depth > max(r.o.MaxDepth, 0) {
 		r.mu.Unlock()
-		r.skip(it, ReasonLimit, fmt.Sprintf("deeper than max_depth %d", r.o.MaxDepth))
+		r.skip(it, ReasonLimit, fmt.Sprintf("deeper than max_depth %d", max(r.o.MaxDepth, 0)))
 		return
 	}
 	r.frontier.Push(u.Host, it)
@@ -469,10 +472,15 @@ func (r *run) full() bool {
 	return r.fetched+r.queued >= r.o.MaxPages
 }
 
-// stopReason is why URLs still queued when the crawl ended were skipped.
+// stopReason is why URLs still queued when the crawl ended were skipped:
+// the stash failed, the crawl was interrupted (its caller cancelled it:
+// Ctrl-C), or its deadline came.
 func (r *run) stopReason() string {
-	if errors.Is(context.Cause(r.ctx), ErrStash) {
+	switch cause := context.Cause(r.ctx); {
+	case errors.Is(cause, ErrStash):
 		return ReasonStopped
+	case errors.Is(cause, context.Canceled):
+		return ReasonInterrupted
 	}
 	return ReasonDeadline
 }

@@ -516,12 +516,22 @@ func TestScopeGlobs(t *testing.T) {
 		"/blog/2025/x/index.html": false, "/faq": true, "/faq/more": true, "/other": false,
 	} {
 		got := false
-		for _, r := range re {
-			got = got || r.MatchString(path)
+		for _, g := range re {
+			got = got || g.re.MatchString(path)
 		}
 		if got != want {
 			t.Errorf("globs match %s: got %v, want %v", path, got, want)
 		}
+	}
+	// A URL excluded says by which glob, as the user wrote it.
+	start, _ := url.Parse("https://e.com/")
+	sc, err := newScope(start, nil, nil, []string{"/private/**"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse("https://e.com/private/x")
+	if why := sc.check(u); why != "excluded by /private/**" {
+		t.Errorf("an excluded URL: %q, want the glob the user wrote", why)
 	}
 }
 
@@ -1239,4 +1249,55 @@ func (f *exactFrontier) Pop(host string) (Item, bool) {
 	}
 	f.queues[host] = q[1:]
 	return q[0], true
+}
+
+// TestStopReasons: URLs left when the crawl's caller cancelled it are
+// skipped as "interrupted", and those left when its deadline came as
+// "deadline".
+func TestStopReasons(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home", "/a", "/b", "/c", "/d")})
+	for _, p := range []string{"/a", "/b", "/c", "/d"} {
+		s.set(p, page{body: html("Page")})
+	}
+	for _, c := range []struct {
+		name   string
+		ctx    func() (context.Context, context.CancelFunc)
+		reason string
+	}{
+		{"cancelled", func() (context.Context, context.CancelFunc) { return context.WithCancel(t.Context()) }, ReasonInterrupted},
+		{"deadline", func() (context.Context, context.CancelFunc) { return t.Context(), func() {} }, ReasonDeadline},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ctx, cancel := c.ctx()
+			defer cancel()
+			c2, _ := crawler(t)
+			var ev events
+			o := Options{Start: s.URL + "/", NoSitemaps: true, Delay: 300 * time.Millisecond}
+			if c.reason == ReasonDeadline {
+				o.Deadline = 500 * time.Millisecond
+			}
+			_, err := c2.Crawl(ctx, o, func(e Event) {
+				ev.add(e)
+				if e.Kind == Stored && e.URL == s.URL+"/" {
+					cancel()
+				}
+			})
+			if err != nil && !errors.Is(err, ErrStartFailed) {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, e := range ev.all {
+				if e.Kind == Skipped {
+					n++
+					if e.Reason != c.reason {
+						t.Errorf("%s skipped as %q: %s; want %q", e.URL, e.Reason, e.Detail, c.reason)
+					}
+				}
+			}
+			if n == 0 {
+				t.Errorf("nothing was left: %+v", ev.all)
+			}
+		})
+	}
 }

@@ -86,8 +86,15 @@ type scope struct {
 	start   string          // the start URL: always in scope
 	origin  string          // scheme://host[:port] of the start URL
 	hosts   map[string]bool // further hosts allowed, host[:port], lower-case
-	include []*regexp.Regexp
-	exclude []*regexp.Regexp
+	include []glob
+	exclude []glob
+}
+
+// glob is a path glob as the user wrote it, and the expression it is
+// matched by.
+type glob struct {
+	text string
+	re   *regexp.Regexp
 }
 
 func newScope(start *url.URL, allowHosts, include, exclude []string) (*scope, error) {
@@ -116,16 +123,16 @@ func (s *scope) check(u *url.URL) string {
 	if len(u.Path) > maxPathLen {
 		return fmt.Sprintf("a path longer than %d bytes", maxPathLen)
 	}
-	for _, re := range s.exclude {
-		if re.MatchString(u.Path) {
-			return "excluded by " + re.String()
+	for _, g := range s.exclude {
+		if g.re.MatchString(u.Path) {
+			return "excluded by " + g.text
 		}
 	}
 	if len(s.include) == 0 {
 		return ""
 	}
-	for _, re := range s.include {
-		if re.MatchString(u.Path) {
+	for _, g := range s.include {
+		if g.re.MatchString(u.Path) {
 			return ""
 		}
 	}
@@ -143,13 +150,14 @@ const (
 // globs compiles path globs: "*" is any run within a segment, "**" any
 // run across segments, "?" one character; a glob without wildcards is a
 // prefix ("/docs/" covers everything under it).
-func globs(patterns []string) ([]*regexp.Regexp, error) {
+func globs(patterns []string) ([]glob, error) {
 	if len(patterns) > MaxGlobs {
 		return nil, fmt.Errorf("%d globs; at most %d may be given", len(patterns), MaxGlobs)
 	}
-	var out []*regexp.Regexp
+	var out []glob
 	for _, p := range patterns {
 		p = strings.TrimSpace(p)
+		text := p
 		if p == "" {
 			continue
 		}
@@ -187,7 +195,7 @@ func globs(patterns []string) ([]*regexp.Regexp, error) {
 		if err != nil {
 			return nil, fmt.Errorf("glob %q: %w", p, err)
 		}
-		out = append(out, re)
+		out = append(out, glob{text: text, re: re})
 	}
 	return out, nil
 }

@@ -383,7 +383,7 @@ func clean(msg string) string {
 // URL: the crawl's words, cleaned as a tool error is (whatever the
 // reason), with an internal failure's detail (such as a path in the
 // stash) kept for heed's log, and a depth limit in the agent's own terms.
-func (s *Server) skipDetail(ev crawl.Event, maxDepth int) string {
+func (s *Server) skipDetail(ev crawl.Event) string {
 	dir := s.svc.StashDir()
 	if ev.Kind == crawl.Failed && (ev.Reason == heed.Internal.String() || strings.Contains(ev.Detail, dir)) {
 		s.log.Error("heed mcp: a crawl failed a URL", "url", ev.URL, "error", ev.Detail)
@@ -393,11 +393,7 @@ func (s *Server) skipDetail(ev crawl.Event, maxDepth int) string {
 		s.log.Warn("heed mcp: a crawl skipped a URL", "url", ev.URL, "detail", ev.Detail)
 		return "the crawl stopped before the page was stored (an internal error; the details are in heed's own log, for the user)"
 	}
-	d := clean(ev.Detail)
-	if maxDepth == 0 {
-		d = strings.ReplaceAll(d, "max_depth -1", "max_depth 0")
-	}
-	return d
+	return clean(ev.Detail)
 }
 
 func (s *Server) done(tool string) {

@@ -93,7 +93,7 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	out.Robots, out.Seconds, out.Left = sum.Robots, sum.Seconds, sum.Left
 	out.Limits = Limit{MaxPages: maxPages, MaxDepth: maxDepth}
 	for _, ev := range res.Skips[:min(len(res.Skips), maxSkipsShown)] {
-		out.Skips = append(out.Skips, Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: s.skipDetail(ev, maxDepth)})
+		out.Skips = append(out.Skips, Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: s.skipDetail(ev)})
 	}
 	text := fmt.Sprintf("Crawled %s into the stash as source %q: %s", in.URL, res.Source, sum.Text())
 	for _, sk := range out.Skips {
