@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -436,5 +437,37 @@ func TestAddRedirectToHTTPSOnTheSameHost(t *testing.T) {
 	case <-done:
 	case <-time.After(30 * time.Second):
 		t.Fatal("heed add hangs on an http to https redirect")
+	}
+}
+
+// TestAddWithoutATerminal: heed add of a page naming feeds asks which to
+// follow only on a terminal. Standard input at /dev/null (a character
+// device, but no terminal) is not one: the site is crawled, the feeds
+// listed, and nothing prompts or fails.
+func TestAddWithoutATerminal(t *testing.T) {
+	t.Setenv("HEED_STASH", "")
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/feed.xml":
+			w.Header().Set("Content-Type", "application/rss+xml")
+			fmt.Fprint(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>F</title><link>http://e.com/</link><description>d</description></channel></rss>`)
+		case "/robots.txt":
+		default:
+			fmt.Fprint(w, `<html><head><title>Blog</title><link rel="alternate" type="application/rss+xml" href="/feed.xml"></head><body><main><p>A blog with words enough to be content.</p></main></body></html>`)
+		}
+	}))
+	t.Cleanup(s.Close)
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
+	var out, stderr bytes.Buffer
+	code := Run(t.Context(), []string{"add", s.URL + "/", "--name", "blog", "--config", conf}, devnull, &out, &stderr)
+	if code != 0 || strings.Contains(stderr.String(), "Which one") || strings.Contains(stderr.String(), "no feed chosen") || !strings.Contains(out.String(), "stored") {
+		t.Errorf("heed add with standard input at /dev/null: exit %d\n%s\n%s", code, out.String(), stderr.String())
 	}
 }
