@@ -48,9 +48,20 @@ func readURL(raw string) (*url.URL, error) {
 	if hasUserinfo(raw) {
 		return nil, errCredentials
 	}
+	noScheme := func() error {
+		// A host and a path, such as 127.0.0.1:8080/docs, which url.Parse
+		// reads without a scheme or refuses in words of its own.
+		return fmt.Errorf("%w: no scheme; give it as https://%s or http://%s", ErrInvalidURL, heed.Clip(raw, 64), heed.Clip(raw, 64))
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
+		if !strings.Contains(raw, "://") {
+			return nil, noScheme()
+		}
 		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, parseCause(err))
+	}
+	if u.Scheme == "" {
+		return nil, noScheme()
 	}
 	u.Scheme = strings.ToLower(u.Scheme)
 	switch {

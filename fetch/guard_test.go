@@ -163,7 +163,8 @@ func TestCheckURL(t *testing.T) {
 		{"http://admin@example.com/", "credentials"},
 		{"http://:hunter2@example.com/", "credentials"},
 		{"ftp://example.com/", `scheme "ftp"`},
-		{"example.com/docs", `scheme ""`},
+		{"example.com/docs", `no scheme; give it as https://example.com/docs or http://example.com/docs`},
+		{"127.0.0.1:18081", `no scheme; give it as https://127.0.0.1:18081 or http://127.0.0.1:18081`},
 		{"http:///x", "no host"},
 		{"http://exa mple.com/hunter2", "invalid character"},
 	}

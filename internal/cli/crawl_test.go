@@ -95,6 +95,21 @@ func TestCrawlAndSearch(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "tidewater") || !strings.Contains(out, "4 snapshots") {
 		t.Errorf("ls: exit %d\n%s", code, out)
 	}
+	// --json is a JSON object a line, for the sources as for a source's
+	// snapshots.
+	for _, a := range [][]string{{"ls", "--json"}, {"ls", "tidewater", "--json"}} {
+		code, out, _ = run(t, "", args(a...)...)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		for _, l := range lines {
+			var m map[string]any
+			if json.Unmarshal([]byte(l), &m) != nil || len(m) == 0 {
+				t.Errorf("heed %v: a line that is not a JSON object: %q", a, l)
+			}
+		}
+		if want := map[int]int{2: 1, 3: 4}[len(a)]; code != 0 || len(lines) != want {
+			t.Errorf("heed %v: exit %d, %d lines, want %d\n%s", a, code, len(lines), want, out)
+		}
+	}
 
 	// A second crawl finds everything unchanged.
 	code, out, _ = run(t, "", args("crawl", s.URL+"/", "--name", "tidewater", "--delay", "0")...)
@@ -108,6 +123,11 @@ func TestCrawlAndSearch(t *testing.T) {
 	code, out, _ = run(t, "", args("rm", "tidewater")...)
 	if code != 0 || out != "removed 4 snapshots of tidewater\n" {
 		t.Errorf("rm: exit %d, %q", code, out)
+	}
+	// The log says what rm did, as it says what crawls did, and ends a
+	// line.
+	if log, err := os.ReadFile(filepath.Join(stash, "log.md")); err != nil || !strings.Contains(string(log), ": removed source tidewater\n\n4 snapshots removed\n") || !strings.HasSuffix(string(log), "\n") {
+		t.Errorf("log.md after rm (%v):\n%s", err, log)
 	}
 	if code, _, _ := run(t, "", args("search", "tides")...); code != 1 {
 		t.Errorf("search after rm: exit %d", code)

@@ -3,7 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
+	"mime"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -77,7 +79,14 @@ touching the network. --url is the page's address, for its relative links.`,
 			if err != nil {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("extract: %w", err)}
 			}
-			doc, err := ingest.Document(body, base, "")
+			// A file's type is its name's, as a web server would serve it:
+			// style.css is CSS, not a page; a name without a known type,
+			// and standard input, are read as HTML.
+			contentType := ""
+			if name != "-" {
+				contentType = mime.TypeByExtension(filepath.Ext(name))
+			}
+			doc, err := ingest.Document(body, base, contentType)
 			if err != nil {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("extract: %w", err)}
 			}

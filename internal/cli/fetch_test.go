@@ -148,3 +148,28 @@ func TestExtract(t *testing.T) {
 		t.Errorf("missing file: exit %d, %s", code, stderr)
 	}
 }
+
+// TestDoorsReadWhatTheyAreGiven: a URL given without its scheme is
+// refused with the URL to give instead (Go's own words were "first path
+// segment in URL cannot contain colon"); heed extract reads a file by its
+// name's type, as heed fetch reads a page by its Content-Type, so a
+// stylesheet is refused, not printed; and --url must be a URL.
+func TestDoorsReadWhatTheyAreGiven(t *testing.T) {
+	for _, args := range [][]string{{"crawl", "127.0.0.1:18081"}, {"fetch", "127.0.0.1:18081/docs"}, {"add", "docs.example.com/guide"}} {
+		code, out, stderr := run(t, "", append(args, "--stash", t.TempDir())...)
+		if code != ExitUsage || out != "" || !strings.Contains(stderr, "no scheme; give it as https://"+args[1]+" or http://"+args[1]) {
+			t.Errorf("heed %v: exit %d, %q, %q", args, code, out, stderr)
+		}
+	}
+	css := writeFile(t, "style.css", "body { color: red }")
+	if code, out, stderr := run(t, "", "extract", css); code != ExitFailed || out != "" || !strings.Contains(stderr, "not an HTML or text page (Content-Type text/css") {
+		t.Errorf("heed extract style.css: exit %d, %q, %q", code, out, stderr)
+	}
+	page := writeFile(t, "page.html", "<html><head><title>Tides</title></head><body><main><p>The tide tables of the harbour, with words enough.</p></main></body></html>")
+	if code, out, _ := run(t, "", "extract", page); code != 0 || !strings.Contains(out, "title: \"Tides\"") {
+		t.Errorf("heed extract page.html: exit %d, %q", code, out)
+	}
+	if code, _, stderr := run(t, "", "extract", page, "--url", "notaurl"); code != ExitUsage || !strings.Contains(stderr, "--url notaurl") {
+		t.Errorf("heed extract --url notaurl: exit %d, %q", code, stderr)
+	}
+}

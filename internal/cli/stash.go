@@ -109,6 +109,9 @@ func (e *env) lsCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls [SOURCE]",
 		Short: "List the stash's sources, or one source's snapshots",
+		Long: `Ls lists the stash's sources and how many snapshots each holds, or, given a
+source, its snapshots: ID, URL and title. With --json, each is a JSON object
+on a line of its own.`,
 		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := e.service(false)
@@ -120,10 +123,18 @@ func (e *env) lsCommand() *cobra.Command {
 				if err != nil {
 					return failure(err)
 				}
-				if jsonOut {
-					return writeJSON(e.stdout, srcs)
-				}
 				for _, name := range sortedKeys(srcs) {
+					if jsonOut {
+						// A JSON line a source, as a JSON line an entry
+						// for one source's pages.
+						if err := writeJSON(e.stdout, struct {
+							Source    string `json:"source"`
+							Snapshots int    `json:"snapshots"`
+						}{name, srcs[name]}); err != nil {
+							return err
+						}
+						continue
+					}
 					fmt.Fprintf(e.stdout, "%-30s %6d snapshots\n", printable.Line(name), srcs[name])
 				}
 				return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
@@ -95,7 +96,8 @@ func (s *Service) List(ctx context.Context, source string) ([]heed.Entry, error)
 	return entries, nil
 }
 
-// Remove forgets a source's snapshots, and says how many there were; a
+// Remove forgets a source's snapshots, and says how many there were, in
+// the store's log too; a
 // NotFound error whose cause is a *NoSourceError if it had none.
 func (s *Service) Remove(ctx context.Context, source string) (int, error) {
 	st, done, err := s.use(ctx, toRead)
@@ -109,6 +111,9 @@ func (s *Service) Remove(ctx context.Context, source string) (int, error) {
 	}
 	if n == 0 {
 		return 0, noSource(source)
+	}
+	if lerr := st.AppendLog(fmt.Sprintf("## %s: removed source %s\n\n%d snapshots removed\n", time.Now().UTC().Format(time.RFC3339), source, n)); lerr != nil {
+		s.warn(lerr.Error())
 	}
 	return n, nil
 }

@@ -255,6 +255,11 @@ func TestToolsListed(t *testing.T) {
 		if tool.Description == "" || tool.OutputSchema == nil || tool.Annotations == nil {
 			t.Errorf("%s: description %q, output schema %v, annotations %v", tool.Name, tool.Description, tool.OutputSchema, tool.Annotations)
 		}
+		// An agent is told that what a page builds with JavaScript is
+		// not seen, by every tool that reads the web.
+		if strings.HasPrefix(tool.Name, "web_") && !strings.Contains(tool.Description, "not rendered") {
+			t.Errorf("%s does not say pages are not rendered with JavaScript: %s", tool.Name, tool.Description)
+		}
 		for _, sc := range []any{tool.InputSchema, tool.OutputSchema} {
 			if path := nullableType(sc, tool.Name); path != "" {
 				t.Errorf("%s has a type list where one type would do (a portable schema has one)", path)
