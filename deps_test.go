@@ -71,6 +71,20 @@ func forbids(token, pkg, dep string) bool {
 	return dep == token
 }
 
+// known reports whether a rule's token names packages: a word the rules
+// use, a package of the standard library, or a directory of the module.
+func known(token string, std map[string]bool) bool {
+	switch token {
+	case "third-party package", "third-party packages", "heed's other packages":
+		return true
+	}
+	if std[token] {
+		return true
+	}
+	info, err := os.Stat(token)
+	return err == nil && info.IsDir()
+}
+
 // TestPackageDocs: every package has a doc.go that holds its package
 // comment, and no other file has one; and every package keeps the rules
 // its doc states of what it may not import (directly) or depend on
@@ -82,6 +96,14 @@ func TestPackageDocs(t *testing.T) {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	stdOut, err := exec.Command("go", "list", "std").Output()
+	if err != nil {
+		t.Fatalf("go list std: %v", err)
+	}
+	std := map[string]bool{}
+	for _, p := range strings.Fields(string(stdOut)) {
+		std[p] = true
+	}
 	if len(lines) < 20 {
 		t.Fatalf("go list gave too few packages to trust: %d", len(lines))
 	}
@@ -112,6 +134,11 @@ func TestPackageDocs(t *testing.T) {
 		}
 		for _, r := range rules(doc) {
 			checked++
+			for _, tok := range r.tokens {
+				if !known(tok, std) {
+					t.Errorf("%s: its doc's rule %q names %q, which is no package heed knows: the rule is not checked", pkg, r.sentence, tok)
+				}
+			}
 			list := deps
 			if r.direct {
 				list = imports

@@ -314,6 +314,10 @@ func (e *StatusError) Kind() heed.Kind {
 	return heed.Other
 }
 
+// Timeout is how long one Get may take, every redirect, retry and body
+// included (Config.Timeout).
+func (c *Client) Timeout() time.Duration { return c.cfg.Timeout }
+
 // Get fetches req.URL, following redirects. A response of any status is a
 // Response, not an error; errors are *heed.Error values that say what was
 // refused or what failed, with a hint where the user can do something.

@@ -153,7 +153,11 @@ func (e *env) printSummary(res *ingest.CrawlResult, jsonOut bool) error {
 			Stash string `json:"stash"`
 		}{"summary", res.Source, res.Summary, dir})
 	}
-	_, err := fmt.Fprintf(e.stdout, "%sstash: %s (source %q)\n", res.Summary.Text(), dir, res.Source)
+	raise := ""
+	if res.Left != (crawl.Left{}) {
+		raise = "(--max-pages raises the crawl's bounds)\n"
+	}
+	_, err := fmt.Fprintf(e.stdout, "%s%sstash: %s (source %q)\n", res.Summary.Text(), raise, dir, res.Source)
 	return err
 }
 

@@ -65,6 +65,7 @@ func (d *doorSite) requests() []string {
 // doorOutcome is what a door made of an input.
 type doorOutcome struct {
 	failed bool   // the CLI exited other than 0; the tool call was an error
+	code   int    // the CLI's exit code
 	text   string // all it said
 }
 
@@ -104,7 +105,7 @@ func TestBothDoors(t *testing.T) {
 
 	cliDoor := func(args ...string) doorOutcome {
 		code, out, stderr := run(t, "", append(args, "--config", conf)...)
-		return doorOutcome{failed: code != 0, text: out + stderr}
+		return doorOutcome{failed: code != 0, code: code, text: out + stderr}
 	}
 	mcpDoor := func(tool string, args map[string]any) doorOutcome {
 		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: tool, Arguments: args})
@@ -126,70 +127,71 @@ func TestBothDoors(t *testing.T) {
 		cli  []string
 		tool string
 		args map[string]any
-		// failed: both doors refuse or fail; says: what both say; asked:
-		// the requests the site may see (nil: none).
+		// failed: both doors refuse or fail, the CLI with code; says:
+		// what both say; asked: the requests the site may see (nil: none).
 		failed  bool
+		code    int
 		says    []string
 		notSays []string
 		asked   func([]string) bool
 	}{
 		{
-			name: "a page's URL with credentials", cli: []string{"fetch", withCreds + "/ok.html"},
+			name: "a page's URL with credentials", code: 2, cli: []string{"fetch", withCreds + "/ok.html"},
 			tool: "web_fetch", args: map[string]any{"url": withCreds + "/ok.html"},
 			failed: true, says: []string{"credentials"},
 		},
 		{
-			name: "a start URL with credentials", cli: []string{"crawl", withCreds + "/ok.html", "--delay", "0s"},
+			name: "a start URL with credentials", code: 2, cli: []string{"crawl", withCreds + "/ok.html", "--delay", "0s"},
 			tool: "web_crawl", args: map[string]any{"url": withCreds + "/ok.html"},
 			failed: true, says: []string{"credentials"},
 		},
 		{
-			name: "a page that answers 404", cli: []string{"fetch", site.URL + "/missing"},
+			name: "a page that answers 404", code: 1, cli: []string{"fetch", site.URL + "/missing"},
 			tool: "web_fetch", args: map[string]any{"url": site.URL + "/missing"},
 			failed: true, says: []string{"HTTP 404"}, asked: only("/missing"),
 		},
 		{
-			name: "a start URL that answers 404", cli: []string{"crawl", site.URL + "/missing", "--delay", "0s", "--max-depth", "0"},
+			name: "a start URL that answers 404", code: 1, cli: []string{"crawl", site.URL + "/missing", "--delay", "0s", "--max-depth", "0"},
 			tool: "web_crawl", args: map[string]any{"url": site.URL + "/missing", "max_depth": 0},
 			failed: true, says: []string{"the start URL could not be fetched", "HTTP 404"}, asked: only("/robots.txt", "/missing"),
 		},
 		{
-			name: "a grep of a site whose start URL answers 404", cli: []string{"crawl", site.URL + "/missing", "--delay", "0s", "--max-depth", "1"},
+			name: "a grep of a site whose start URL answers 404", code: 1, cli: []string{"crawl", site.URL + "/missing", "--delay", "0s", "--max-depth", "1"},
 			tool: "web_grep", args: map[string]any{"url": site.URL + "/missing", "pattern": "tide", "depth": 1},
 			failed: true, says: []string{"the start URL could not be fetched", "HTTP 404"}, notSays: []string{"0 matches"}, asked: atMost("/robots.txt", "/sitemap.xml", "/missing"),
 		},
 		{
-			name: "a page on a host that cannot be reached", cli: []string{"fetch", closed + "/"},
+			name: "a page on a host that cannot be reached", code: 1, cli: []string{"fetch", closed + "/"},
 			tool: "web_fetch", args: map[string]any{"url": closed + "/"},
 			failed: true, says: []string{"connection refused"},
 		},
 		{
-			name: "a crawl of a host that cannot be reached", cli: []string{"crawl", closed + "/", "--delay", "0s"},
+			name: "a crawl of a host that cannot be reached", code: 1, cli: []string{"crawl", closed + "/", "--delay", "0s"},
 			tool: "web_crawl", args: map[string]any{"url": closed + "/"},
 			failed: true, says: []string{"cannot reach " + strings.TrimPrefix(closed, "http://"), "connection refused"}, notSays: []string{"no-robots", "disallow"},
 		},
 		{
-			name: "a start URL robots.txt disallows", cli: []string{"crawl", site.URL + "/private/x.html", "--delay", "0s"},
+			name: "a start URL robots.txt disallows", code: 2, cli: []string{"crawl", site.URL + "/private/x.html", "--delay", "0s"},
 			tool: "web_crawl", args: map[string]any{"url": site.URL + "/private/x.html"},
 			failed: true, says: []string{"line 2", "Disallow: /private/"}, asked: atMost("/robots.txt"),
 		},
 		{
-			name: "a crawl of a noindex page", cli: []string{"crawl", site.URL + "/noindex.html", "--delay", "0s", "--max-depth", "0"},
+			name: "a crawl of a noindex page", code: 0, cli: []string{"crawl", site.URL + "/noindex.html", "--delay", "0s", "--max-depth", "0"},
 			tool: "web_crawl", args: map[string]any{"url": site.URL + "/noindex.html", "max_depth": 0},
 			says: []string{"noindex", "0 stored"}, asked: only("/robots.txt", "/noindex.html"),
 		},
 		{
-			name: "a search of a source the stash does not hold", cli: []string{"search", "tides", "--source", "nosuch"},
+			name: "a search of a source the stash does not hold", code: 1, cli: []string{"search", "tides", "--source", "nosuch"},
 			tool: "stash_search", args: map[string]any{"query": "tides", "source": "nosuch"},
 			failed: true, says: []string{`no source "nosuch" in the stash`},
 		},
 		{
-			name: "a page's URL over 8 KiB", cli: []string{"fetch", long},
+			name: "a page's URL over 8 KiB", code: 2, cli: []string{"fetch", long},
 			tool: "web_fetch", args: map[string]any{"url": long},
 			failed: true, says: []string{"more than the 8192 heed reads"},
 		},
 		{
-			name: "a start URL over 8 KiB", cli: []string{"crawl", long, "--delay", "0s"},
+			name: "a start URL over 8 KiB", code: 2, cli: []string{"crawl", long, "--delay", "0s"},
 			tool: "web_crawl", args: map[string]any{"url": long},
 			failed: true, says: []string{"more than the 8192 heed reads"},
 		},
@@ -207,6 +209,9 @@ func TestBothDoors(t *testing.T) {
 				got := door.do()
 				if got.failed != c.failed {
 					t.Errorf("%s: failed %v, want %v: %.600s", door.name, got.failed, c.failed, got.text)
+				}
+				if strings.HasPrefix(door.name, "heed ") && got.code != c.code {
+					t.Errorf("%s: exit %d, want %d: %.600s", door.name, got.code, c.code, got.text)
 				}
 				for _, want := range c.says {
 					if !strings.Contains(got.text, want) {

@@ -102,12 +102,13 @@ func (e *env) decider(cmd *cobra.Command, file string) (func(string) (robots.Dec
 		r := robots.Parse(data)
 		return func(u string) (robots.Decision, error) { return r.Allowed(e.agent, u), nil }, nil
 	}
-	client, err := e.client()
+	svc, err := e.service(false)
 	if err != nil {
 		return nil, err
 	}
-	cache := robots.NewCache(client.LoadRobots, robots.CacheConfig{})
-	return func(u string) (robots.Decision, error) { return cache.Allowed(cmd.Context(), e.agent, u) }, nil
+	// The service's robots.txt cache: loaded through the polite client,
+	// on each host's turn, as every request heed makes.
+	return func(u string) (robots.Decision, error) { return svc.Robots().Allowed(cmd.Context(), e.agent, u) }, nil
 }
 
 // checkableURL accepts absolute http(s) URLs, and paths when pathOK. A

@@ -112,7 +112,7 @@ func (e *env) lsCommand() *cobra.Command {
 		Long: `Ls lists the stash's sources and how many snapshots each holds, or, given a
 source, its snapshots: ID, URL and title. With --json, each is a JSON object
 on a line of its own.`,
-		Args:  cobra.MaximumNArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			svc, err := e.service(false)
 			if err != nil {

@@ -437,8 +437,20 @@ func TestCrawlIncremental(t *testing.T) {
 	if err != nil || sum.Stored != 2 {
 		t.Fatalf("first crawl: %+v, %v", sum, err)
 	}
+	fetchedAt := func() time.Time {
+		list, err := st.List(t.Context(), "")
+		for _, e := range list {
+			if e.URL == s.URL+"/" {
+				return e.FetchedAt
+			}
+		}
+		t.Fatalf("the home page is not listed: %v", err)
+		return time.Time{}
+	}
+	first := fetchedAt()
+	time.Sleep(1100 * time.Millisecond) // a stash keeps times to the second
 	// The second crawl sends conditional requests; only the changed page
-	// is rewritten.
+	// is rewritten, and the unchanged one is marked fetched again.
 	s.set("/a", page{body: html("A, revised"), etag: `"a2"`})
 	before := len(s.requests())
 	var ev events
@@ -458,6 +470,9 @@ func TestCrawlIncremental(t *testing.T) {
 	snap, err := st.Get(t.Context(), s.URL+"/a")
 	if err != nil || !strings.Contains(snap.Markdown, "revised") || snap.ETag != `"a2"` {
 		t.Errorf("revised page: %+v, %v", snap, err)
+	}
+	if again := fetchedAt(); !again.After(first) {
+		t.Errorf("the unchanged page was not marked fetched again: %v, then %v", first, again)
 	}
 }
 

@@ -2,19 +2,50 @@ package crawl
 
 import (
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"time"
+
+	"golang.org/x/net/idna"
 )
 
 // SourceName names a source after its start URL's host: "docs.example.com"
-// for https://www.docs.example.com/guide/, "127.0.0.1_8080" for a port.
+// for https://www.docs.example.com/guide/, "127.0.0.1_8080" for a port,
+// "xn--bcher-kva.example" for bücher.example. The name is always one a
+// source may have (letters, digits, '.', '_' and '-', at most 100
+// bytes), or "web" when the URL has no host.
 func SourceName(start string) string {
-	if n, err := Normalize(start); err == nil {
-		host := strings.TrimPrefix(strings.SplitN(strings.SplitN(n, "://", 2)[1], "/", 2)[0], "www.")
-		return strings.NewReplacer(":", "_", "[", "", "]", "").Replace(host)
+	n, err := Normalize(start)
+	if err != nil {
+		return "web"
 	}
-	return "web"
+	u, err := url.Parse(n)
+	if err != nil || u.Hostname() == "" {
+		return "web"
+	}
+	host := strings.TrimPrefix(u.Hostname(), "www.")
+	if ascii, err := idna.Lookup.ToASCII(host); err == nil {
+		host = ascii
+	}
+	if p := u.Port(); p != "" {
+		host += "_" + p
+	}
+	name := strings.Map(func(r rune) rune {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '.', r == '-', r == '_':
+			return r
+		}
+		return '_'
+	}, strings.ReplaceAll(host, ":", "_"))
+	name = strings.TrimLeft(name, ".")
+	if len(name) > 100 {
+		name = name[:100]
+	}
+	if name == "" {
+		return "web"
+	}
+	return name
 }
 
 // Text says what a crawl's bounds left alone, or "" for nothing.
@@ -31,7 +62,7 @@ func (l Left) Text() string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "left by the crawl's bounds: " + strings.Join(parts, ", ") + " (--max-pages raises them)"
+	return "left by the crawl's bounds: " + strings.Join(parts, ", ")
 }
 
 // Text says what a crawl came to, in two lines, and a third for what its

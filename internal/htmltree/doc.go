@@ -20,5 +20,5 @@
 // read in linear time and its tree is shallow enough to walk. A tree holds
 // at most MaxNodes nodes. Time is linear in the page's length.
 //
-// It may not import heed's other packages, and depends on no net/http.
+// It may not import heed's other packages. It depends on no net/http.
 package htmltree

@@ -79,11 +79,12 @@ func (s *Service) options(req CrawlRequest) (crawl.Options, error) {
 	if err := fetch.CheckURL(req.Start); err != nil {
 		return crawl.Options{}, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(req.Start), Err: err}
 	}
-	if req.Source == "" {
-		req.Source = crawl.SourceName(req.Start)
+	given := req.Source != ""
+	if !given {
+		req.Source = crawl.SourceName(req.Start) // a valid name, whatever the host
 	}
 	switch {
-	case !config.ValidName(req.Source):
+	case given && !req.NoStore && !config.ValidName(req.Source):
 		return crawl.Options{}, bad("name", "a source name (letters, digits, '.', '_' and '-')")
 	case req.MaxPages < 1:
 		return crawl.Options{}, bad("max_pages", "1 or more")

@@ -1,6 +1,8 @@
 package ingest
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -72,6 +74,9 @@ func newHost(t *testing.T) *host {
 			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
 		case p == "/site/":
 			fmt.Fprint(w, page("Home", "", "/site/a", "/site/b"))
+		case p == "/busy":
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusTooManyRequests)
 		case p == "/site/a", p == "/site/b", p == "/page":
 			fmt.Fprint(w, page("Page "+p, ""))
 		case p == "/blog/":
@@ -107,12 +112,13 @@ func (h *host) arrivals() []arrival {
 // TestEverySourceTakesItsTurn: every kind of source, and a page fetched
 // on purpose, asking one host at once through one service, reach it one
 // request at a time, each at least the delay after the one before was
-// answered: the
+// answered (the website's own, longer delay after its pages; a second
+// after a 429 that asked for one): the
 // polite client is a layer every request goes through, not a habit of
 // some callers. (Before it, Bluesky, X, its feed path and a single fetch
 // took no turn.)
 func TestEverySourceTakesItsTurn(t *testing.T) {
-	const delay = 40 * time.Millisecond
+	const delay, siteDelay = 40 * time.Millisecond, 200 * time.Millisecond
 	for _, x := range []struct {
 		name   string
 		getenv func(string) string
@@ -138,9 +144,9 @@ func TestEverySourceTakesItsTurn(t *testing.T) {
 				StashDir: t.TempDir(), Delay: delay, Kinds: made,
 			})
 			t.Cleanup(func() { svc.Close() })
-			d := config.Duration(delay)
+			d, sd := config.Duration(delay), config.Duration(siteDelay)
 			sources := []SourceRequest{
-				{Name: "site", Source: config.Source{URL: h.URL + "/site/", Kind: "website", Delay: &d}},
+				{Name: "site", Source: config.Source{URL: h.URL + "/site/", Kind: "website", Delay: &sd}},
 				{Name: "blog", Source: config.Source{URL: h.URL + "/blog/", Kind: "feed", Delay: &d}}, // a page naming its feed
 				{Name: "alice", Source: config.Source{URL: "https://bsky.app/profile/alice.example.com", Delay: &d}},
 				{Name: "tide", Source: config.Source{URL: "https://x.com/tidewatch", Delay: &d}},
@@ -156,6 +162,12 @@ func TestEverySourceTakesItsTurn(t *testing.T) {
 			wg.Go(func() {
 				if _, err := svc.Fetch(t.Context(), FetchRequest{URL: h.URL + "/page"}); err != nil {
 					t.Errorf("fetch: %v", err)
+				}
+			})
+			wg.Go(func() {
+				var se *fetch.StatusError
+				if _, err := svc.Fetch(t.Context(), FetchRequest{URL: h.URL + "/busy"}); !errors.As(err, &se) || se.Status != http.StatusTooManyRequests {
+					t.Errorf("fetch of a busy page: %v", err)
 				}
 			})
 			wg.Wait()
@@ -177,10 +189,47 @@ func TestEverySourceTakesItsTurn(t *testing.T) {
 				t.Errorf("%d requests were in flight at once, want 1", m)
 			}
 			for i := 1; i < len(log); i++ {
-				if gap := log[i].at.Sub(log[i-1].end); gap < delay {
-					t.Errorf("%s came %v after %s was answered, want at least %v", log[i].path, gap, log[i-1].path, delay)
+				want := delay
+				switch prev := log[i-1].path; {
+				case strings.HasPrefix(prev, "/site/"):
+					want = siteDelay
+				case prev == "/busy":
+					want = time.Second
+				}
+				if gap := log[i].at.Sub(log[i-1].end); gap < want {
+					t.Errorf("%s came %v after %s was answered, want at least %v", log[i].path, gap, log[i-1].path, want)
 				}
 			}
 		})
 	}
+}
+
+// TestCrawlOfAUnicodeHost: a start URL whose host is not ASCII gets a
+// source name of its own (its punycode), not a refusal of a name the
+// user never gave; and a crawl that stores nothing asks for no name.
+func TestCrawlOfAUnicodeHost(t *testing.T) {
+	svc := New(Config{HTTP: fetch.New(fetch.Config{Retries: -1, Resolver: nowhere{}}), StashDir: t.TempDir()})
+	t.Cleanup(func() { svc.Close() })
+	for _, noStore := range []bool{false, true} {
+		req := DefaultCrawl("http://bücher.example/")
+		req.NoStore = noStore
+		_, err := svc.Crawl(t.Context(), req, nil)
+		var oe *OptionError
+		if err == nil || errors.As(err, &oe) || strings.Contains(err.Error(), "name") && !strings.Contains(err.Error(), "bücher") && !strings.Contains(err.Error(), "xn--") {
+			t.Errorf("a crawl of a Unicode host (no store %v): %v; want it to reach the host, not refuse a name", noStore, err)
+		}
+	}
+	req := DefaultCrawl("http://example.com/")
+	req.Source = "../etc"
+	if _, err := svc.Crawl(t.Context(), req, nil); !errors.As(err, new(*OptionError)) {
+		t.Errorf("a name given that no source may have: %v", err)
+	}
+}
+
+// nowhere resolves every name to a documentation address, which the
+// guarded client refuses: nothing leaves the machine.
+type nowhere struct{}
+
+func (nowhere) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("192.0.2.1")}, nil
 }

@@ -109,6 +109,10 @@ func New(cfg Config) *Service {
 	return s
 }
 
+// Robots is the service's robots.txt policy: one outcome per origin,
+// loaded through the polite client on the host's turn.
+func (s *Service) Robots() *robots.Cache { return s.robots }
+
 // Agent is the user agent the service speaks for.
 func (s *Service) Agent() string { return s.cfg.Agent }
 

@@ -96,6 +96,9 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 		out.Skips = append(out.Skips, Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: s.skipDetail(ev)})
 	}
 	text := fmt.Sprintf("Crawled %s into the stash as source %q: %s", in.URL, res.Source, sum.Text())
+	if sum.Left != (crawl.Left{}) {
+		text += "A larger max_pages reads more.\n"
+	}
 	for _, sk := range out.Skips {
 		text += fmt.Sprintf("- %s %s: %s: %s\n", sk.Event, sk.URL, sk.Reason, sk.Detail)
 	}

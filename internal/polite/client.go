@@ -34,9 +34,8 @@ const DefaultMaxRetryAfter = time.Minute
 
 // Client makes requests politely: each takes its host's turn, keyed by
 // HostKey, and the next request to the host waits for the delay, or for
-// as long as the host's Retry-After asked, up to MaxRetryAfter. A
-// redirect is followed on its host's turn: on the same turn while it
-// stays on the host, on another host's own turn when it leaves. Every
+// as long as the host's Retry-After asked, up to MaxRetryAfter. Each hop
+// of a redirect is a request of its own, on its host's turn. Every
 // request still goes through the guarded client, HTTP, which checks
 // every hop. The zero value is not usable; use New. A Client is safe for
 // concurrent use.
@@ -71,17 +70,18 @@ func (c *Client) Spaced(delay time.Duration) *Client {
 // for its host's turn.
 var ErrNoTurn = errors.New("no turn to ask the host")
 
-// errOtherHost stops a request at a redirect to another origin, which is
-// asked on its host's own turn.
-var errOtherHost = errors.New("a redirect to another host, asked on its own turn")
+// errHop stops a request at a redirect, which is followed on a turn of
+// its own.
+var errHop = errors.New("a redirect, followed on a turn of its own")
 
-// Get makes a GET on its host's turn, following redirects as the guarded
-// client does (at most fetch.DefaultMaxRedirects, or req.MaxRedirects):
-// on the same turn while they stay on the origin, and on the new host's
-// own turn when they leave it. req.CheckRedirect is asked of every hop
-// before it is followed; of a hop to another origin, between the turns,
-// so that it may ask that origin's robots.txt, which takes a turn of its
-// own. A request's own headers go to its origin only.
+// Get makes a GET, following redirects as the guarded client would (at
+// most fetch.DefaultMaxRedirects, or req.MaxRedirects), one request at a
+// time: each hop takes its host's turn, and is let go before the next.
+// req.CheckRedirect is asked of every hop before it is followed, with no
+// turn held, so that it may ask the hop's robots.txt, which takes a turn
+// of its own. A request's own headers go to its origin only. The requests
+// of a chain take at most the client's timeout in all (the waits for
+// turns are not counted); an error names the URL asked for.
 func (c *Client) Get(ctx context.Context, req fetch.Request) (*fetch.Response, error) {
 	maxHops := fetch.DefaultMaxRedirects
 	if req.MaxRedirects > 0 {
@@ -92,63 +92,71 @@ func (c *Client) Get(ctx context.Context, req fetch.Request) (*fetch.Response, e
 		// The guarded client says what is wrong with it, in its words.
 		return c.HTTP.Get(ctx, req)
 	}
-	next, hops := req.URL, 0
+	budget := c.HTTP.Timeout()
+	next := req.URL
 	var chain []string
+	// fail is an error of the chain, named by the URL asked for.
+	fail := func(kind heed.Kind, err error) error {
+		if len(chain) > 0 {
+			err = fmt.Errorf("redirected to %s: %w", fetch.Redact(next), err)
+		}
+		return &heed.Error{Kind: kind, Op: "get", URL: fetch.Redact(req.URL), Err: err}
+	}
 	for {
 		u, err := url.Parse(next)
 		if err != nil {
-			return nil, err
+			return nil, fail(heed.Invalid, err)
 		}
 		if len(chain) > 0 && req.CheckRedirect != nil {
 			if err := req.CheckRedirect(next); err != nil {
-				from := chain[len(chain)-1]
-				return nil, &heed.Error{Kind: heed.Blocked, Op: "get", URL: fetch.Redact(from), Err: fmt.Errorf("redirect to %s: %w", fetch.Redact(next), err)}
+				return nil, fail(heed.Blocked, err)
 			}
 		}
 		release, err := c.Turns.Acquire(ctx, HostKey(u))
-		if err != nil {
-			return nil, &heed.Error{Kind: heed.Transient, Op: "get", URL: fetch.Redact(next), Err: fmt.Errorf("%w: %w", ErrNoTurn, err)}
+		if errors.Is(err, ErrHostTooLong) {
+			return nil, fail(heed.Invalid, err)
 		}
-		var other string
+		if err != nil {
+			return nil, fail(heed.Transient, fmt.Errorf("%w: %w", ErrNoTurn, err))
+		}
+		var target string
 		hop := req
 		hop.URL = next
 		if !sameOrigin(u, origin) {
 			hop.Header = nil // a credential stays with its service
 		}
-		last := next
 		hop.CheckRedirect = func(to string) error {
-			if hops >= maxHops {
-				return &fetch.RedirectLimitError{Max: maxHops, Last: fetch.Redact(last)}
-			}
-			tu, err := url.Parse(to)
-			if err != nil {
-				return err
-			}
-			if !sameOrigin(tu, u) {
-				hops++
-				other = to
-				return errOtherHost
-			}
-			if req.CheckRedirect != nil {
-				if err := req.CheckRedirect(to); err != nil {
-					return err
-				}
-			}
-			hops++
-			last = to
-			return nil
+			target = to
+			return errHop // followed on a turn of its own
 		}
-		resp, err := c.HTTP.Get(ctx, hop)
+		hctx, cancel := context.WithTimeout(ctx, budget)
+		began := time.Now()
+		resp, err := c.HTTP.Get(hctx, hop)
+		budget -= time.Since(began)
+		cancel()
 		release(c.after(resp))
-		if other != "" && errors.Is(err, errOtherHost) {
+		if target != "" && errors.Is(err, errHop) {
+			if len(chain) >= maxHops {
+				return nil, fail(heed.Blocked, &fetch.RedirectLimitError{Max: maxHops, Last: fetch.Redact(next)})
+			}
 			chain = append(chain, next)
-			next = other
+			next = target
+			if budget <= 0 {
+				return nil, fail(heed.Transient, fmt.Errorf("the redirects took longer than %v", c.HTTP.Timeout()))
+			}
 			continue
 		}
-		if resp != nil && len(chain) > 0 {
-			resp.Redirects = append(chain, resp.Redirects...)
+		if err != nil {
+			if len(chain) > 0 {
+				var he *heed.Error
+				if errors.As(err, &he) {
+					return nil, fail(he.Kind, he.Err)
+				}
+			}
+			return nil, err
 		}
-		return resp, err
+		resp.Redirects = append(chain, resp.Redirects...)
+		return resp, nil
 	}
 }
 
@@ -172,9 +180,9 @@ func (c *Client) after(resp *fetch.Response) time.Duration {
 // LoadRobots loads an origin's robots.txt on its host's turn, as one more
 // request to the host, so that the one-at-a-time rule holds for
 // robots.txt too. It is a robots.Loader. The host is then left alone for
-// the client's delay, or for the delay of the work that asked (WithDelay)
-// if that is longer: a robots.Cache shared by several crawls loads with
-// the client it was made with, and the crawl that asked keeps its own.
+// the delay of the work that asked (WithDelay), or else the client's: a
+// robots.Cache shared by several crawls loads with the client it was made
+// with, and the crawl that asked keeps its own delay, longer or shorter.
 func (c *Client) LoadRobots(ctx context.Context, robotsURL string) (robots.Outcome, error) {
 	u, err := url.Parse(robotsURL)
 	if err != nil {
@@ -186,7 +194,7 @@ func (c *Client) LoadRobots(ctx context.Context, robotsURL string) (robots.Outco
 	}
 	delay := c.Delay
 	if d, ok := ctx.Value(delayKey{}).(time.Duration); ok {
-		delay = max(delay, d)
+		delay = d
 	}
 	defer release(delay)
 	return c.HTTP.LoadRobots(ctx, robotsURL)

@@ -3,15 +3,20 @@ package polite
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/robots"
 )
 
 // arrivals is a loopback server that logs when each request arrived and
@@ -186,5 +191,99 @@ func TestRobotsTakesATurn(t *testing.T) {
 	at, paths, _ := a.log()
 	if len(at) != 2 || paths[0] != "/robots.txt" || at[1].Sub(at[0]) < delay {
 		t.Errorf("robots.txt then a page: %v at %v, want them the delay apart", paths, at)
+	}
+}
+
+// anyName resolves every name to the loopback, asking no one.
+type anyName struct{}
+
+func (anyName) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
+}
+
+// TestCheckRedirectHoldsNoTurn: a request's CheckRedirect runs with no
+// turn held, so it may take one itself, as loading the hop's robots.txt
+// does. A redirect to the same host spelled with a trailing dot (one
+// turn's key, another robots.txt origin) hung heed add for ever, the
+// check waiting for the turn its own request held.
+func TestCheckRedirectHoldsNoTurn(t *testing.T) {
+	var a *arrivals
+	a = newArrivals(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/start":
+			http.Redirect(w, r, strings.Replace(a.URL, "127.0.0.1", "site.test.", 1)+"/landed", http.StatusFound)
+		case "/robots.txt":
+			w.Write([]byte("User-agent: *\nAllow: /\n"))
+		default:
+			w.Write([]byte("landed"))
+		}
+	})
+	c := New(fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1, Resolver: anyName{}}), NewSchedule(), 0)
+	cache := robots.NewCache(c.LoadRobots, robots.CacheConfig{})
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	checked := 0
+	resp, err := c.Get(ctx, fetch.Request{URL: strings.Replace(a.URL, "127.0.0.1", "site.test", 1) + "/start", CheckRedirect: func(next string) error {
+		checked++
+		u, _ := url.Parse(next)
+		short, stop := context.WithTimeout(ctx, time.Second)
+		defer stop()
+		release, err := c.Turns.Acquire(short, HostKey(u))
+		if err != nil {
+			return fmt.Errorf("the check found the hop's turn held: %w", err)
+		}
+		release(0)
+		d, err := cache.Allowed(ctx, "heed", next)
+		if err != nil || !d.Allowed {
+			return fmt.Errorf("robots.txt of %s: %v %v", next, d, err)
+		}
+		return nil
+	}})
+	if err != nil || string(resp.Body) != "landed" || checked != 1 {
+		t.Fatalf("a redirect to the host with a trailing dot: %v, %v (checked %d)", resp, err, checked)
+	}
+}
+
+// TestRedirectChainBounded: a chain of redirects stops at the cap, and
+// the error names the URL asked for and the last one followed.
+func TestRedirectChainBounded(t *testing.T) {
+	a := newArrivals(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, r.URL.Path+"x", http.StatusFound)
+	})
+	c := loopbackClient(0)
+	_, err := c.Get(t.Context(), fetch.Request{URL: a.URL + "/r", MaxRedirects: 3})
+	var limit *fetch.RedirectLimitError
+	var he *heed.Error
+	if !errors.As(err, &limit) || limit.Max != 3 || limit.Last != a.URL+"/rxxx" || !errors.As(err, &he) || he.URL != a.URL+"/r" {
+		t.Fatalf("a chain past its cap: %v", err)
+	}
+	if _, paths, _ := a.log(); len(paths) != 4 {
+		t.Errorf("the host saw %v, want 4 requests", paths)
+	}
+	long := "http://" + strings.Repeat("a", 300) + ".example/"
+	if _, err := c.Get(t.Context(), fetch.Request{URL: long}); heed.KindOf(err) != heed.Invalid || errors.Is(err, ErrNoTurn) {
+		t.Errorf("a host longer than any: %v (kind %v), want Invalid", err, heed.KindOf(err))
+	}
+}
+
+// TestRobotsKeepsTheAskersDelay: robots.txt loaded for work with a delay
+// of its own (WithDelay) keeps the host waiting that delay, shorter or
+// longer than the client's (here 2 s, which neither waits).
+func TestRobotsKeepsTheAskersDelay(t *testing.T) {
+	for _, d := range []time.Duration{0, 300 * time.Millisecond} {
+		a := newArrivals(t, func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("User-agent: *\nAllow: /\n")) })
+		c := loopbackClient(2 * time.Second)
+		ctx := WithDelay(t.Context(), d)
+		if _, err := c.LoadRobots(ctx, a.URL+"/robots.txt"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Spaced(d).Get(ctx, fetch.Request{URL: a.URL + "/page"}); err != nil {
+			t.Fatal(err)
+		}
+		at, _, _ := a.log()
+		gap := at[1].Sub(at[0])
+		if gap < d || gap >= time.Second {
+			t.Errorf("work with a delay of %v: the page came %v after robots.txt", d, gap)
+		}
 	}
 }

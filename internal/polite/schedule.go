@@ -41,6 +41,10 @@ func NewSchedule() *Schedule {
 	return &Schedule{hosts: map[string]*slot{}, now: time.Now, sleep: wait.Sleep}
 }
 
+// ErrHostTooLong is returned by Acquire for a host (with its port)
+// longer than any a request may name, 300 bytes.
+var ErrHostTooLong = errors.New("the host name is too long")
+
 // errPastDeadline is returned when the wait for a host would end after the
 // crawl's deadline.
 var errPastDeadline = errors.New("the next request to this host would come after the deadline")
@@ -51,7 +55,7 @@ var errPastDeadline = errors.New("the next request to this host would come after
 // the delay to keep before the next one.
 func (s *Schedule) Acquire(ctx context.Context, host string) (release func(delay time.Duration), err error) {
 	if len(host) > maxHostLen {
-		return nil, errors.New("the host name is too long")
+		return nil, ErrHostTooLong
 	}
 	s.mu.Lock()
 	sl, ok := s.hosts[host]
