@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/polite"
@@ -90,6 +91,14 @@ func TestCrawlAndSearch(t *testing.T) {
 	}
 	if code, _, _ := run(t, "", args("show", "https://nowhere.example/")...); code != 1 {
 		t.Errorf("show missing: exit %d", code)
+	}
+	// A URL with a fragment is its page; an ID may be given by a prefix
+	// that no other ID starts with.
+	id := heed.IDOf(s.URL + "/guide/tides.html")
+	for _, ref := range []string{s.URL + "/guide/tides.html#spring-tides", id, id[:6]} {
+		if code, out, stderr := run(t, "", args("show", ref)...); code != 0 || !strings.Contains(out, `title: "Tides"`) {
+			t.Errorf("show %s: exit %d, %s", ref, code, stderr)
+		}
 	}
 	code, out, _ = run(t, "", args("ls")...)
 	if code != 0 || !strings.Contains(out, "tidewater") || !strings.Contains(out, "4 snapshots") {

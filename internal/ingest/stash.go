@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/heedhq/heed"
@@ -36,8 +37,10 @@ func (s *Service) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) 
 	return hits, nil
 }
 
-// Read is the snapshot of a URL or an ID; a NotFound error wrapping
-// heed.ErrNotFound if the store has none.
+// Read is the snapshot of a URL (its fragment, if it has one, is no part
+// of the page), of an ID, or of the one ID that starts with a prefix of
+// at least 4 hex digits; a NotFound error wrapping heed.ErrNotFound if the
+// store has none, an Invalid one if several IDs start with the prefix.
 func (s *Service) Read(ctx context.Context, urlOrID string) (*heed.Snapshot, error) {
 	st, done, err := s.use(ctx, toRead)
 	if err != nil {
@@ -46,12 +49,69 @@ func (s *Service) Read(ctx context.Context, urlOrID string) (*heed.Snapshot, err
 	defer done()
 	snap, err := st.Get(ctx, urlOrID)
 	if errors.Is(err, heed.ErrNotFound) {
-		return nil, &heed.Error{Kind: heed.NotFound, Op: "read", URL: fetch.Redact(urlOrID), Err: heed.ErrNotFound}
+		if u, _, ok := strings.Cut(urlOrID, "#"); ok {
+			snap, err = st.Get(ctx, u)
+		} else if isIDPrefix(urlOrID) {
+			snap, err = s.readPrefix(ctx, st, urlOrID)
+		}
 	}
-	if err != nil {
+	var ambiguous *AmbiguousError
+	switch {
+	case errors.As(err, &ambiguous):
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "read", Err: err}
+	case errors.Is(err, heed.ErrNotFound):
+		return nil, &heed.Error{Kind: heed.NotFound, Op: "read", URL: fetch.Redact(urlOrID), Err: heed.ErrNotFound}
+	case err != nil:
 		return nil, &heed.Error{Kind: heed.Internal, Op: "read the stash", Err: err}
 	}
 	return snap, nil
+}
+
+// isIDPrefix reports whether s may be the start of an ID: 4 to 11 hex
+// digits (an ID has 12).
+func isIDPrefix(s string) bool {
+	if len(s) < 4 || len(s) > 11 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// AmbiguousError is the cause of a read by an ID's prefix that more than
+// one snapshot's ID starts with.
+type AmbiguousError struct {
+	Prefix string
+	Count  int
+	IDs    []string // the first few
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%d snapshots' IDs start with %s (%s): give more of the ID", e.Count, e.Prefix, strings.Join(e.IDs, ", "))
+}
+
+// readPrefix reads the one snapshot whose ID starts with prefix.
+func (s *Service) readPrefix(ctx context.Context, st Store, prefix string) (*heed.Snapshot, error) {
+	entries, err := st.List(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, e := range entries {
+		if strings.HasPrefix(e.ID, prefix) {
+			ids = append(ids, e.ID)
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return nil, heed.ErrNotFound
+	case 1:
+		return st.Get(ctx, ids[0])
+	}
+	return nil, &AmbiguousError{Prefix: prefix, Count: len(ids), IDs: ids[:min(len(ids), 5)]}
 }
 
 // Sources counts the snapshots of each source.
