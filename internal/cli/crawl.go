@@ -137,6 +137,10 @@ func (e *env) crawled(cmd *cobra.Command, res *ingest.CrawlResult, err error, p 
 		return &exitError{code: ExitFailed, err: fmt.Errorf("crawl stopped: %w; what was stored before is intact, and crawling again once the stash can be written picks up from there", err)}
 	}
 	if err != nil {
+		if res != nil {
+			// The crawl ran: what it came to, then why it failed.
+			e.printSummary(res, jsonOut)
+		}
 		return failure(err)
 	}
 	return e.printSummary(res, jsonOut)

@@ -87,13 +87,18 @@ func hint(err error) string {
 	var refused *fetch.RefusedError
 	var disallowed *crawl.Disallowed
 	var recorded *ingest.RecordedError
+	var empty *ingest.EmptyError
 	switch {
 	case errors.As(err, &refused):
 		return fmt.Sprintf("to allow it, pass --allow-net %s or add it to allow_net in the config file", refused.Prefix)
 	case errors.As(err, &disallowed):
 		return "to crawl it anyway, pass --no-robots (respect_robots: false in the config)"
+	case errors.As(err, &recorded) && recorded.URL != "":
+		return fmt.Sprintf("'heed sync %s' ingests it again", recorded.Name)
 	case errors.As(err, &recorded):
 		return fmt.Sprintf("'heed sync %s' ingests it again, --name gives another name", recorded.Name)
+	case errors.As(err, &empty):
+		return "the lines above say why; --no-robots, --include or a larger --max-depth may reach more"
 	}
 	return ""
 }

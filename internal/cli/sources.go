@@ -104,7 +104,7 @@ A website is crawled politely. ` + crawlLong,
 			}
 			name := cf.req.Source
 			if name == "" {
-				name = ingest.DefaultName(args[0])
+				name = ingest.DefaultName(args[0], kind)
 			}
 			src := sourceFromFlags(cmd, args[0], cf.req)
 			src.Kind = kind

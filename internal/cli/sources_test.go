@@ -254,6 +254,13 @@ func TestAddWithCrawlFlagsIsAWebsite(t *testing.T) {
 	if code, _, stderr := run(t, "", "add", s.URL+"/", "--name", "docs2", "--kind", "feed", "--max-pages", "2", "--config", conf); code != 2 || !strings.Contains(stderr, "--max-pages is a website's setting") {
 		t.Errorf("--kind feed --max-pages: exit %d %s", code, stderr)
 	}
+	// The same URL under another name is refused: two sources of one
+	// URL would take each other's pages.
+	if code, _, stderr := run(t, "", "add", s.URL+"/", "--name", "docs3", "--config", conf); code != 2 || !strings.Contains(stderr, `is already recorded as source "docs"`) {
+		t.Errorf("the same URL under another name: exit %d %s", code, stderr)
+	}
+	conf = filepath.Join(dir, "other.yaml")
+	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
 	code, out, stderr = run(t, "", "add", s.URL+"/", "--name", "docs3", "--config", conf)
 	data, _ = os.ReadFile(conf)
 	if code != 0 || !strings.Contains(stderr, "naming a feed; crawling it as a website (to follow a feed instead, heed add its URL):\n  "+s.URL+"/blog/feed.xml") ||
@@ -429,8 +436,12 @@ func TestAddRedirectToHTTPSOnTheSameHost(t *testing.T) {
 	go func() {
 		defer close(done)
 		code, out, stderr := run(t, "", "add", srv.URL+"/blog", "--name", "b", "--config", conf, "-v")
-		if code != 0 || !strings.Contains(out, "2 skipped (1 redirect, 1 scope)") || !strings.Contains(stderr, "another origin; queued") {
+		if code != 1 || !strings.Contains(out, "2 skipped (1 redirect, 1 scope)") || !strings.Contains(stderr, "another origin; queued") ||
+			!strings.Contains(stderr, `source "b" stored nothing, so it is not recorded`) {
 			t.Errorf("add: exit %d\n%s\n%s", code, out, stderr)
+		}
+		if data, _ := os.ReadFile(conf); strings.Contains(string(data), "b:") {
+			t.Errorf("a source that stored nothing was recorded:\n%s", data)
 		}
 	}()
 	select {
@@ -469,5 +480,32 @@ func TestAddWithoutATerminal(t *testing.T) {
 	code := Run(t.Context(), []string{"add", s.URL + "/", "--name", "blog", "--config", conf}, devnull, &out, &stderr)
 	if code != 0 || strings.Contains(stderr.String(), "Which one") || strings.Contains(stderr.String(), "no feed chosen") || !strings.Contains(out.String(), "stored") {
 		t.Errorf("heed add with standard input at /dev/null: exit %d\n%s\n%s", code, out.String(), stderr.String())
+	}
+}
+
+// TestTwoFeedsOfOneHost: two feeds of one host added without --name get
+// a name each, their slugs (as their snapshots' files have), where both
+// were named after the host and the second was refused.
+func TestTwoFeedsOfOneHost(t *testing.T) {
+	t.Setenv("HEED_STASH", "")
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/rss+xml")
+		fmt.Fprintf(w, `<?xml version="1.0"?><rss version="2.0"><channel><title>%s</title><link>http://e.com/</link><description>d</description><item><title>One</title><link>http://e.com/1</link></item></channel></rss>`, r.URL.Path)
+	}))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
+	for _, p := range []string{"/news/feed.xml", "/blog/feed.xml"} {
+		if code, out, stderr := run(t, "", "add", s.URL+p, "--config", conf); code != 0 {
+			t.Fatalf("add %s: exit %d\n%s\n%s", p, code, out, stderr)
+		}
+	}
+	data, _ := os.ReadFile(conf)
+	port := strings.Split(s.URL, ":")[2]
+	for _, name := range []string{"127-0-0-1-" + port + "-news-feed-xml:", "127-0-0-1-" + port + "-blog-feed-xml:"} {
+		if !strings.Contains(string(data), name) {
+			t.Errorf("the config lacks %s\n%s", name, data)
+		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/source/bluesky"
+	"github.com/heedhq/heed/internal/source/feed"
 	"github.com/heedhq/heed/internal/source/kinds"
 	"github.com/heedhq/heed/internal/source/website"
 	"github.com/heedhq/heed/internal/source/xcom"
@@ -162,24 +163,59 @@ func (r *SourceResult) What() string {
 }
 
 // RecordedError is the cause of adding a source under a name the config
-// file has already.
+// file has already (Name), or one whose URL another source has
+// (Name, and URL).
 type RecordedError struct {
 	Name string
+	URL  string // set when the URL is what is recorded already
 }
 
 func (e *RecordedError) Error() string {
+	if e.URL != "" {
+		return fmt.Sprintf("%s is already recorded as source %q", e.URL, e.Name)
+	}
 	return fmt.Sprintf("a source named %q is recorded already", e.Name)
+}
+
+// EmptyError is the cause of adding a source that stored nothing: it is
+// not recorded.
+type EmptyError struct {
+	Name string
+}
+
+func (e *EmptyError) Error() string {
+	return fmt.Sprintf("source %q stored nothing, so it is not recorded", e.Name)
+}
+
+// recordedAs is the name of the source the config records url under, or
+// "": URLs are compared as a crawl compares them.
+func recordedAs(conf *config.Config, rawURL string) string {
+	want, err := crawl.Normalize(rawURL)
+	if err != nil {
+		return ""
+	}
+	for _, name := range conf.Names() {
+		if n, err := crawl.Normalize(conf.Sources[name].URL); err == nil && n == want {
+			return name
+		}
+	}
+	return ""
 }
 
 // Add reads a new source into the store, then records it in the config
 // file under its name, with the kind that took it and the URL it is
-// read from (a web page's feed). A source that could not be read at all
-// (a start URL robots.txt refuses, a URL that is not one) is not
-// recorded; one read with a failure part way is, and the failure is
-// returned with the result.
+// read from (a web page's feed). A name or a URL recorded already is
+// refused (*RecordedError): two sources of one URL would take each
+// other's pages. A source that could not be read at all (a start URL
+// robots.txt refuses, a URL that is not one) is not recorded, nor one
+// that stored nothing (*EmptyError, with the result); one read with a
+// failure part way is, and the failure is returned with the result.
 func (s *Service) Add(ctx context.Context, conf *config.Config, req SourceRequest) (*SourceResult, error) {
 	if _, ok := conf.Sources[req.Name]; ok {
 		return nil, &heed.Error{Kind: heed.Invalid, Op: "add", Err: &RecordedError{Name: req.Name}}
+	}
+	if other := recordedAs(conf, req.Source.URL); other != "" {
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "add", Err: &RecordedError{Name: other, URL: fetch.Redact(req.Source.URL)}}
 	}
 	if err := req.Source.Validate(kinds.Names()); err != nil {
 		return nil, &heed.Error{Kind: heed.Invalid, Op: "add", Err: err}
@@ -187,6 +223,16 @@ func (s *Service) Add(ctx context.Context, conf *config.Config, req SourceReques
 	res, ingestErr := s.Ingest(ctx, req)
 	if res == nil || ctx.Err() != nil {
 		return res, ingestErr
+	}
+	if res.Crawl != nil && res.Crawl.Stored+res.Crawl.Unchanged == 0 {
+		if ingestErr == nil {
+			ingestErr = &heed.Error{Kind: heed.Other, Op: "add", URL: fetch.Redact(req.Source.URL), Err: &EmptyError{Name: req.Name}}
+		}
+		return res, ingestErr
+	}
+	if other := recordedAs(conf, res.URL); other != "" && res.URL != req.Source.URL {
+		// A page led to a feed another source reads.
+		return res, &heed.Error{Kind: heed.Invalid, Op: "add", Err: &RecordedError{Name: other, URL: fetch.Redact(res.URL)}}
 	}
 	rec := req.Source
 	rec.Kind, rec.URL = res.Kind, res.URL
@@ -204,8 +250,10 @@ func (s *Service) Add(ctx context.Context, conf *config.Config, req SourceReques
 }
 
 // DefaultName names a source after its URL: a Bluesky profile
-// bluesky-HANDLE, an X profile x-USER, anything else its host.
-func DefaultName(raw string) string {
+// bluesky-HANDLE, an X profile x-USER, a feed (kind "feed", or a URL that
+// looks like one) its slug, as its snapshot's file is named, so that two
+// feeds of one host are two names; anything else its host.
+func DefaultName(raw, kind string) string {
 	u, err := url.Parse(raw)
 	if err == nil {
 		if actor, ok := bluesky.Actor(u); ok {
@@ -213,6 +261,11 @@ func DefaultName(raw string) string {
 		}
 		if user, ok := xcom.User(u); ok {
 			return "x-" + strings.ToLower(user)
+		}
+		if kind == feed.Name || kind == "" && feed.LooksLikeFeed(u) {
+			if slug := feed.Slug(u); config.ValidName(slug) {
+				return slug
+			}
 		}
 	}
 	return crawl.SourceName(raw)
