@@ -509,3 +509,26 @@ func TestTwoFeedsOfOneHost(t *testing.T) {
 		}
 	}
 }
+
+// TestAddJSONFeedServedAsJSON: a JSON Feed served as application/json,
+// declaring the version as JSON Feed 1's examples do (http://), is a
+// feed, not a website that stores nothing.
+func TestAddJSONFeedServedAsJSON(t *testing.T) {
+	t.Setenv("HEED_STASH", "")
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"version":"http://jsonfeed.org/version/1","title":"Tides","home_page_url":"http://e.com/","items":[{"id":"1","url":"http://e.com/1","title":"Neap tides","content_text":"At the quarter moons."}]}`)
+	}))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
+	code, out, stderr := run(t, "", "add", s.URL+"/updates", "--name", "tides", "--config", conf)
+	data, _ := os.ReadFile(conf)
+	if code != 0 || !strings.Contains(out, "feed ") || !strings.Contains(string(data), "kind: feed") {
+		t.Errorf("add of a JSON Feed served as application/json: exit %d\n%s\n%s\n%s", code, out, stderr, data)
+	}
+}

@@ -890,3 +890,28 @@ func TestSlugCollisionKeepsSourcesApart(t *testing.T) {
 		t.Errorf("removing the moor source broke the harbour source's snapshot: %v", err)
 	}
 }
+
+// TestJSONFeedSpellings: a JSON Feed is one whatever its version says of
+// it (http:// as JSON Feed 1's examples have it, or none but the shape of
+// a feed), and whatever Content-Type it is served with.
+func TestJSONFeedSpellings(t *testing.T) {
+	for _, body := range []string{
+		`{"version":"http://jsonfeed.org/version/1","title":"Tides","home_page_url":"https://e.com/","items":[{"id":"1","url":"https://e.com/1","title":"Neap","content_text":"Quarter moons."}]}`,
+		`{"version":"https://JSONFeed.org/version/1.1","title":"Tides","items":[{"id":"1","url":"https://e.com/1","title":"Neap","content_text":"Quarter moons."}]}`,
+		`{"title":"Tides","feed_url":"https://e.com/feed.json","items":[{"id":"1","url":"https://e.com/1","title":"Neap","content_text":"Quarter moons."}]}`,
+	} {
+		if !Sniff([]byte(body)) {
+			t.Errorf("not taken for a feed: %s", body)
+			continue
+		}
+		f, err := Read([]byte(body), "https://e.com/feed.json", 0)
+		if err != nil || len(f.Items) != 1 || f.Items[0].Title != "Neap" {
+			t.Errorf("Read(%.60s…): %+v, %v", body, f, err)
+		}
+	}
+	for _, body := range []string{`{"title":"a page"}`, `{"items":[1,2]}`, `[{"title":"x","home_page_url":"y","items":[]}]`} {
+		if Sniff([]byte(body)) {
+			t.Errorf("JSON that is no feed taken for one: %s", body)
+		}
+	}
+}

@@ -71,12 +71,26 @@ func Sniff(body []byte) bool {
 	return false
 }
 
-// isJSONFeed reports whether a JSON document says it is a JSON Feed.
+// isJSONFeed reports whether a JSON document is a JSON Feed: one that
+// says so (a version of https://jsonfeed.org/version/N, or http://, as
+// JSON Feed 1's own examples have it), or one without a version that has
+// a feed's shape: a title, a home page or feed URL, and items.
 func isJSONFeed(body []byte) bool {
 	var v struct {
-		Version string `json:"version"`
+		Version  string          `json:"version"`
+		Title    *string         `json:"title"`
+		HomePage *string         `json:"home_page_url"`
+		FeedURL  *string         `json:"feed_url"`
+		Items    json.RawMessage `json:"items"`
 	}
-	return json.Unmarshal(body, &v) == nil && strings.HasPrefix(v.Version, "https://jsonfeed.org/version/")
+	if json.Unmarshal(body, &v) != nil {
+		return false
+	}
+	version := strings.ToLower(v.Version)
+	if strings.HasPrefix(version, "https://jsonfeed.org/version/") || strings.HasPrefix(version, "http://jsonfeed.org/version/") {
+		return true
+	}
+	return v.Version == "" && v.Title != nil && (v.HomePage != nil || v.FeedURL != nil) && bytes.HasPrefix(bytes.TrimSpace(v.Items), []byte("["))
 }
 
 // Read parses a feed of any format gofeed reads (RSS 0.9x, 1.0 (RDF) and
