@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/ingest"
@@ -125,6 +126,7 @@ A website is crawled politely. ` + crawlLong,
 				rec := conf.Sources[name]
 				if rec != nil {
 					fmt.Fprintf(e.stderr, "heed: recorded source %q (%s, %s) in %s\n", name, rec.Kind, rec.URL, conf.Path())
+					e.noteNets(conf)
 				}
 			}
 			return e.ingested(cmd, res, err, progress)
@@ -175,6 +177,24 @@ func sourceFromFlags(cmd *cobra.Command, start string, o ingest.CrawlRequest) *c
 		s.Delay = &d
 	}
 	return s
+}
+
+// noteNets says, after heed add, which of the networks --allow-net gave
+// the config file does not allow: the source was read with them, and
+// heed sync will need them too.
+func (e *env) noteNets(conf *config.Config) {
+	given, _ := fetch.ParseNets(e.allowNet)
+	recorded, _ := conf.Nets()
+	var missing []string
+	for _, n := range given {
+		if !slices.Contains(recorded, n) {
+			missing = append(missing, n.String())
+		}
+	}
+	if len(missing) > 0 {
+		fmt.Fprintf(e.stderr, "heed: note: heed sync of this source needs --allow-net %s too; or add it to allow_net in %s, so that every heed command may reach it\n",
+			strings.Join(missing, " --allow-net "), conf.Path())
+	}
 }
 
 // ingested prints what reading a source came to, and says how it failed.

@@ -532,3 +532,22 @@ func TestAddJSONFeedServedAsJSON(t *testing.T) {
 		t.Errorf("add of a JSON Feed served as application/json: exit %d\n%s\n%s\n%s", code, out, stderr, data)
 	}
 }
+
+// TestAddSaysSyncNeedsTheNetwork: a source added with --allow-net, which
+// the config file does not record, would fail a later plain heed sync:
+// heed add says so.
+func TestAddSaysSyncNeedsTheNetwork(t *testing.T) {
+	t.Setenv("HEED_STASH", "")
+	s, _ := exampleSite(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("stash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
+	code, _, stderr := run(t, "", "add", s.URL+"/", "--name", "tides", "--delay", "0s", "--allow-net", "127.0.0.1/32", "--config", conf)
+	if code != 0 || !strings.Contains(stderr, "heed sync of this source needs --allow-net 127.0.0.1/32 too") {
+		t.Errorf("add with --allow-net the config lacks: exit %d\n%s", code, stderr)
+	}
+	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash2")+"\n"), 0o644)
+	if code, _, stderr := run(t, "", "add", s.URL+"/", "--name", "tides", "--delay", "0s", "--allow-net", "127.0.0.1/32", "--config", conf); code != 0 || strings.Contains(stderr, "needs --allow-net") {
+		t.Errorf("add with --allow-net the config has: exit %d\n%s", code, stderr)
+	}
+}
