@@ -342,7 +342,11 @@ func TestCrawlSaysWhyInBrief(t *testing.T) {
 			fmt.Fprint(w, "User-agent: *\nDisallow: /p0$\n")
 			return
 		}
-		fmt.Fprint(w, `<html><head><title>Page</title></head><body><main><p>A page with words enough to be content.</p>`+links.String()+`</main></body></html>`)
+		more := "" // only the start page links on: a page of depth 1 would race it to name them deeper
+		if r.URL.Path == "/" {
+			more = links.String()
+		}
+		fmt.Fprint(w, `<html><head><title>Page</title></head><body><main><p>A page with words enough to be content.</p>`+more+`</main></body></html>`)
 	}))
 	t.Cleanup(s.Close)
 	args := []string{"crawl", s.URL + "/", "--stash", t.TempDir(), "--allow-net", "127.0.0.1/32", "--delay", "0s", "--max-pages", "3", "--max-depth", "1"}

@@ -558,6 +558,14 @@ func (r *run) visit(it Item) {
 		r.skip(it, ReasonRobots, d.String())
 		return
 	}
+	// A page the site's content signal keeps from agents is not asked
+	// for: it could not be stored (or searched) once fetched.
+	if !r.o.IgnoreSignals {
+		if sig, err := r.policy.ContentSignals(ctx, agent, it.URL); err == nil && sig.Denies(robots.SignalAIInput) {
+			r.skip(it, ReasonSignal, "robots.txt says Content-Signal: "+sig.String()+"; not fetched")
+			return
+		}
+	}
 	// Only requests about to be made count against max_pages.
 	if !r.take() {
 		r.skip(it, ReasonLimit, fmt.Sprintf("max_pages %d reached", r.o.MaxPages))

@@ -380,12 +380,16 @@ func TestCrawlPageSignals(t *testing.T) {
 func TestCrawlContentSignal(t *testing.T) {
 	s := newSite(t)
 	s.robots = "User-agent: *\nContent-Signal: search=yes, ai-input=no\nAllow: /\n"
-	s.set("/", page{body: html("Home")})
+	s.set("/", page{body: html("Home", "/a", "/b")})
 	c, st := crawler(t)
 	var ev events
 	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add)
 	if err != nil || sum.Stored != 0 || sum.Skipped[ReasonSignal] != 1 {
 		t.Errorf("content signal: %+v, %v", sum, err)
+	}
+	// No page is asked for that could not be stored.
+	if paths := s.paths(); !slices.Equal(paths, []string{"/robots.txt"}) {
+		t.Errorf("the site was asked for %v; want its robots.txt alone", paths)
 	}
 	if e := ev.find(Skipped, "/"); e == nil || !strings.Contains(e.Detail, "ai-input=no") {
 		t.Errorf("skip event %+v", e)
