@@ -346,7 +346,7 @@ func TestCrawlSaysWhyInBrief(t *testing.T) {
 		if r.URL.Path == "/" {
 			more = links.String()
 		}
-		fmt.Fprint(w, `<html><head><title>Page</title></head><body><main><p>A page with words enough to be content.</p>`+more+`</main></body></html>`)
+		fmt.Fprint(w, `<html><head><title>Page `+r.URL.Path+`</title></head><body><main><p>The page `+r.URL.Path+`, with words enough to be content.</p>`+more+`</main></body></html>`)
 	}))
 	t.Cleanup(s.Close)
 	args := []string{"crawl", s.URL + "/", "--stash", t.TempDir(), "--allow-net", "127.0.0.1/32", "--delay", "0s", "--max-pages", "3", "--max-depth", "1"}

@@ -194,7 +194,8 @@ type run struct {
 	emit   func(Event)
 
 	mu         sync.Mutex
-	stored     map[string]bool // URLs stored (or found unchanged) in this crawl
+	stored     map[string]bool   // URLs stored (or found unchanged) in this crawl
+	contents   map[string]string // the URL of each page's Markdown kept in this crawl, by its hash
 	frontier   Frontier
 	active     map[string]bool // hosts with a worker
 	fetched    int
@@ -263,7 +264,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	}
 	r := &run{
 		c: c, o: o, scope: sc, emit: emit, start: start,
-		frontier: c.frontier(o.MaxPages), stored: map[string]bool{}, active: map[string]bool{},
+		frontier: c.frontier(o.MaxPages), stored: map[string]bool{}, contents: map[string]string{}, active: map[string]bool{},
 		tokens: make(chan struct{}, o.Hosts),
 		procs:  make(chan struct{}, runtime.GOMAXPROCS(0)),
 		stores: make(chan struct{}, stashBatch),
@@ -756,9 +757,21 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 			}
 		}
 	}
+	// One page, one snapshot: a page of the same content as one kept in
+	// this crawl (/ and /index.html, a page and its ?ref= twin) is that
+	// page again.
+	hash := heed.HashOf(doc.Markdown)
 	r.mu.Lock()
+	same, dup := r.contents[hash]
+	if !dup {
+		r.contents[hash] = final
+	}
 	r.stored[final] = true
 	r.mu.Unlock()
+	if dup && same != final {
+		r.skip(it, ReasonDup, "the same content as "+same+", kept already")
+		return
+	}
 	if r.o.Page != nil {
 		r.o.Page(final, doc)
 	}

@@ -1320,3 +1320,25 @@ func TestStopReasons(t *testing.T) {
 		})
 	}
 }
+
+// TestOnePageOneSnapshot: / and /index.html serving the same page are
+// one snapshot, the first fetched; a page of other content is its own.
+func TestOnePageOneSnapshot(t *testing.T) {
+	s := newSite(t)
+	home := html("Home", "/index.html", "/other")
+	s.set("/", page{body: home})
+	s.set("/index.html", page{body: home})
+	s.set("/other", page{body: html("Other")})
+	c, st := crawler(t)
+	var ev events
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add)
+	if err != nil || sum.Stored != 2 || sum.Skipped[ReasonDup] != 1 {
+		t.Fatalf("a crawl of / and /index.html: %+v, %v", sum, err)
+	}
+	if e := ev.find(Skipped, "/index.html"); e == nil || !strings.Contains(e.Detail, "the same content as "+s.URL+"/") {
+		t.Errorf("the twin's skip: %+v", e)
+	}
+	if list, _ := st.List(t.Context(), ""); len(list) != 2 {
+		t.Errorf("stored %v", list)
+	}
+}
