@@ -688,6 +688,15 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		r.mu.Unlock()
 		if r.c.Store != nil {
 			r.c.Store.Touch(ctx, it.URL, time.Now())
+			// Its content is kept: a twin of it found later is a
+			// duplicate, as in the crawl that stored it.
+			if h := r.c.Store.Hash(ctx, r.o.Source, it.URL); h != "" {
+				r.mu.Lock()
+				if _, ok := r.contents[h]; !ok {
+					r.contents[h] = it.URL
+				}
+				r.mu.Unlock()
+			}
 			for _, l := range r.c.Store.Links(ctx, r.o.Source, it.URL) {
 				r.add(Item{URL: l, Depth: it.Depth + 1})
 			}

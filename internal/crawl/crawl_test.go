@@ -1341,4 +1341,15 @@ func TestOnePageOneSnapshot(t *testing.T) {
 	if list, _ := st.List(t.Context(), ""); len(list) != 2 {
 		t.Errorf("stored %v", list)
 	}
+	// Crawled again, the first copy answers "not modified": its twin is
+	// still a duplicate.
+	s.set("/", page{body: home, etag: `"h"`})
+	c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil) // stores the validator
+	sum, err = c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil)
+	if err != nil || sum.Unchanged < 1 || sum.Skipped[ReasonDup] != 1 {
+		t.Errorf("a re-crawl whose first copy is not modified: %+v, %v", sum, err)
+	}
+	if list, _ := st.List(t.Context(), ""); len(list) != 2 {
+		t.Errorf("stored after the re-crawl %v", list)
+	}
 }

@@ -26,6 +26,9 @@ type Store interface {
 	// HasValidators reports whether any page of the source has them: a
 	// source never crawled asks for none.
 	HasValidators(ctx context.Context, source string) bool
+	// Hash is the content hash (heed.HashOf) of the source's page at
+	// url as stored, or "".
+	Hash(ctx context.Context, source, url string) string
 }
 
 // Batcher is a Store that keeps what Put gives it in batches: a crawl

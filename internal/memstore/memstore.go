@@ -79,6 +79,16 @@ func (s *Store) Validators(_ context.Context, source, url string) (etag, lastMod
 	return p.ETag, p.LastModified, true
 }
 
+// Hash is the content hash of the source's page at url, or "".
+func (s *Store) Hash(_ context.Context, source, url string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p := s.pages[url]; p != nil && p.Source == source {
+		return p.Hash
+	}
+	return ""
+}
+
 // HasValidators reports whether the source has any page stored.
 func (s *Store) HasValidators(_ context.Context, source string) bool {
 	s.mu.Lock()

@@ -27,6 +27,16 @@ func (s *Stash) Validators(ctx context.Context, source, url string) (etag, lastM
 	return etag, lastModified, err == nil
 }
 
+// Hash returns the content hash of a URL's page in a source, as the
+// index holds it, or "".
+func (s *Stash) Hash(ctx context.Context, source, url string) string {
+	var h string
+	if err := s.db.QueryRowContext(ctx, `SELECT hash FROM docs WHERE url = ? AND source = ? AND state = 'ok'`, url, source).Scan(&h); err != nil {
+		return ""
+	}
+	return h
+}
+
 // HasValidators reports whether any URL of a source has validators
 // (Validators). A first crawl of a source has none to ask for, and need
 // not ask for each page.
