@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -60,13 +61,48 @@ type Query struct {
 
 // Hit is one search result, best first.
 type Hit struct {
-	ID      string  `json:"id"`
-	URL     string  `json:"url"`
-	Title   string  `json:"title"`
-	Source  string  `json:"source"`
+	ID     string `json:"id"`
+	URL    string `json:"url"`
+	Title  string `json:"title"`
+	Source string `json:"source"`
+	// Snippet is the words around the first match, as plain text (no
+	// Markdown marks), and Matches where in it the query's words are.
 	Snippet string  `json:"snippet"`
+	Matches []Span  `json:"matches,omitempty"`
 	Score   float64 `json:"score"` // higher is better
 	Path    string  `json:"path"`
+}
+
+// Span is a part of a text, from Start up to End, counted in Unicode code
+// points.
+type Span struct {
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// Marked is text with each span between before and after, such as "**"
+// and "**" for Markdown's bold.
+func Marked(text string, spans []Span, before, after string) string {
+	if len(spans) == 0 {
+		return text
+	}
+	var b strings.Builder
+	i, s := 0, 0
+	for _, r := range text {
+		if s < len(spans) && i == spans[s].End {
+			b.WriteString(after)
+			s++
+		}
+		if s < len(spans) && i == spans[s].Start {
+			b.WriteString(before)
+		}
+		b.WriteRune(r)
+		i++
+	}
+	if s < len(spans) && i == spans[s].End {
+		b.WriteString(after)
+	}
+	return b.String()
 }
 
 // MaxQuery is the longest query a store's search takes, in bytes.

@@ -64,13 +64,26 @@ func TestCrawlAndSearch(t *testing.T) {
 		t.Errorf("the stash's log.md lacks the crawl or its skipped URL: %v\n%s", err, logData)
 	}
 	code, out, _ = run(t, "", args("search", "rip", "current")...)
-	if code != 0 || !strings.Contains(out, "Safety at the shore") || !strings.Contains(out, "**rip**") {
-		t.Errorf("search: exit %d\n%s", code, out)
+	if code != 0 || !strings.Contains(out, "Safety at the shore") || !strings.Contains(out, "rip current") || strings.Contains(out, "*") {
+		t.Errorf("search: exit %d, want plain text (not a terminal)\n%s", code, out)
 	}
 	code, out, _ = run(t, "", args("search", "--json", "--limit", "1", "spring", "tides")...)
 	var hit map[string]any
 	if err := json.Unmarshal([]byte(out), &hit); code != 0 || err != nil || hit["title"] != "Tides" {
 		t.Errorf("search --json: exit %d, %v\n%s", code, err, out)
+	}
+	// --json gives the snippet as clean text, and where the matches are
+	// in it (in code points).
+	if snip, _ := hit["snippet"].(string); strings.Contains(snip, "*") {
+		t.Errorf("search --json: the snippet has Markdown's marks: %q", snip)
+	} else if m, _ := hit["matches"].([]any); len(m) == 0 {
+		t.Errorf("search --json: no matches in %s", out)
+	} else {
+		first := m[0].(map[string]any)
+		word := string([]rune(snip)[int(first["start"].(float64)):int(first["end"].(float64))])
+		if !strings.EqualFold(word, "spring") && !strings.EqualFold(word, "tides") {
+			t.Errorf("search --json: the first match is %q of %q", word, snip)
+		}
 	}
 	if code, _, stderr := run(t, "", args("search", "unicorns")...); code != 1 || !strings.Contains(stderr, "nothing in the stash matches") {
 		t.Errorf("search without hits: exit %d, %s", code, stderr)

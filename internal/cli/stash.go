@@ -40,6 +40,7 @@ each with a snippet around what matched.`,
 			if err != nil {
 				return failure(err)
 			}
+			bold := isTerminal(e.stdout) // matches in the terminal's bold; elsewhere plain text
 			for i, h := range hits {
 				if jsonOut {
 					if err := writeJSON(e.stdout, h); err != nil {
@@ -50,7 +51,7 @@ each with a snippet around what matched.`,
 				if i > 0 {
 					fmt.Fprintln(e.stdout)
 				}
-				fmt.Fprintf(e.stdout, "%s  %s\n%s  [%s] %s\n  %s\n", h.ID, printable.Line(h.Title), strings.Repeat(" ", len(h.ID)), printable.Line(h.Source), printable.Line(h.URL), printable.Line(h.Snippet))
+				fmt.Fprintf(e.stdout, "%s  %s\n%s  [%s] %s\n  %s\n", h.ID, printable.Line(h.Title), strings.Repeat(" ", len(h.ID)), printable.Line(h.Source), printable.Line(h.URL), snippetLine(h, bold))
 			}
 			if len(hits) == 0 {
 				fmt.Fprintf(e.stderr, "heed: nothing in the stash matches %q\n", heed.Clip(q.Text, 256))
@@ -199,6 +200,28 @@ func (e *env) reindexCommand() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// snippetLine is a hit's snippet as a line to print, its matches in the
+// terminal's bold if bold: each part escaped as text from the web is,
+// the marks heed's own.
+func snippetLine(h heed.Hit, bold bool) string {
+	if !bold {
+		return printable.Line(h.Snippet)
+	}
+	var b strings.Builder
+	runes := []rune(h.Snippet)
+	at := 0
+	for _, sp := range h.Matches {
+		if sp.Start < at || sp.End > len(runes) || sp.Start >= sp.End {
+			continue
+		}
+		b.WriteString(printable.Line(string(runes[at:sp.Start])))
+		b.WriteString("\033[1m" + printable.Line(string(runes[sp.Start:sp.End])) + "\033[0m")
+		at = sp.End
+	}
+	b.WriteString(printable.Line(string(runes[at:])))
+	return b.String()
 }
 
 func sortedKeys(m map[string]int) []string {

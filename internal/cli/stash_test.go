@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/heedhq/heed"
 )
 
 // TestNoStash: the commands that only read a stash, on a directory that
@@ -42,5 +44,17 @@ func TestNoStash(t *testing.T) {
 	}
 	if code, out, stderr := run(t, "", "search", "tides", "--stash", stash); code != 0 || !strings.Contains(out, "site") {
 		t.Errorf("search after reindex: exit %d, %q, %q", code, out, stderr)
+	}
+}
+
+// TestSnippetBoldOnATerminal: on a terminal a snippet's matches are in
+// the terminal's bold, and what the page says is escaped around them.
+func TestSnippetBoldOnATerminal(t *testing.T) {
+	h := heed.Hit{Snippet: "Spring tides \x1b[2J are high", Matches: []heed.Span{{Start: 0, End: 6}, {Start: 7, End: 12}}}
+	if got, want := snippetLine(h, true), "\033[1mSpring\033[0m \033[1mtides\033[0m \\x1b[2J are high"; got != want {
+		t.Errorf("snippetLine on a terminal = %q, want %q", got, want)
+	}
+	if got := snippetLine(h, false); got != "Spring tides \\x1b[2J are high" {
+		t.Errorf("snippetLine elsewhere = %q", got)
 	}
 }

@@ -39,8 +39,9 @@ func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in S
 	}
 	var b strings.Builder
 	for _, h := range hits {
-		out.Hits = append(out.Hits, Hit{ID: h.ID, URL: h.URL, Title: h.Title, Source: h.Source, Snippet: h.Snippet, Score: h.Score})
-		fmt.Fprintf(&b, "%s  %s\n    [%s] %s\n    %s\n", h.ID, h.Title, h.Source, h.URL, h.Snippet)
+		snippet := heed.Marked(h.Snippet, h.Matches, "**", "**") // plain text: the marks are the only Markdown
+		out.Hits = append(out.Hits, Hit{ID: h.ID, URL: h.URL, Title: h.Title, Source: h.Source, Snippet: snippet, Score: h.Score})
+		fmt.Fprintf(&b, "%s  %s\n    [%s] %s\n    %s\n", h.ID, h.Title, h.Source, h.URL, snippet)
 	}
 	if len(hits) == 0 {
 		b.WriteString("Nothing in the stash matches. Try other words, or crawl a site into the stash with web_crawl.\n")

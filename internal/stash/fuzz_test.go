@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/heedhq/heed"
 )
@@ -29,7 +30,14 @@ func FuzzSearch(f *testing.F) {
 		if _, err := s.Search(context.Background(), heed.Query{Text: query}); err != nil && !errors.Is(err, heed.ErrEmptyQuery) && !errors.Is(err, heed.ErrQueryTooLong) {
 			t.Errorf("Search(%q): %v", query, err)
 		}
-		got := snippet(segment(text), queryTerms(query), 16)
+		got, spans := snippet(segment(text), queryTerms(query), 16)
+		n := utf8.RuneCountInString(got)
+		for i, sp := range spans {
+			if sp.Start >= sp.End || sp.End > n || i > 0 && sp.Start < spans[i-1].End {
+				t.Errorf("snippet %q: spans %v out of order or of it", got, spans)
+				break
+			}
+		}
 		if strings.ContainsRune(got, barrier) && !strings.ContainsRune(text, barrier) {
 			t.Errorf("snippet %q shows the index's barrier", got)
 		}

@@ -68,7 +68,7 @@ func (s *Stash) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 	terms := queryTerms(q.Text)
 	for i := range out {
 		_, body := indexed("", s.bodyOf(out[i].Path, out[i].URL))
-		out[i].Snippet = snippet(body, terms, 16)
+		out[i].Snippet, out[i].Matches = snippet(body, terms, 16)
 	}
 	return out, nil
 }
@@ -189,11 +189,12 @@ func (pr *pieceReader) has(i int) bool {
 }
 
 // snippet is the window of about n words of body around the first place
-// that matches the query, with what matched in bold. A character of an
+// that matches the query, as plain text (plain), with where what matched
+// is in it. A character of an
 // unspaced script counts as half a word. Only the window is marked, and
 // only the first maxSnippetTerms terms are looked for, so that the cost
 // stays linear in the body whatever the query.
-func snippet(body string, terms [][]string, n int) string {
+func snippet(body string, terms [][]string, n int) (string, []heed.Span) {
 	pr := &pieceReader{body: body}
 	if len(terms) > maxSnippetTerms {
 		terms = terms[:maxSnippetTerms]
@@ -255,36 +256,70 @@ func snippet(body string, terms [][]string, n int) string {
 	ps = pr.ps
 	isMarked := func(i int) bool { return i >= from && i < to && marked[i-from] }
 	var b strings.Builder
-	if from > 0 {
-		b.WriteString("…")
+	var spans []heed.Span
+	runes := 0
+	write := func(s string) {
+		b.WriteString(s)
+		runes += utf8.RuneCountInString(s)
 	}
+	if from > 0 {
+		write("…")
+	}
+	wrote := false
 	for i := from; i < to; i++ {
 		p := ps[i]
-		if i > from && !p.joined {
-			b.WriteByte(' ')
+		text := plain(p.text)
+		if text == "" {
+			continue // markup alone: a heading's #, a table's |
 		}
+		if wrote && !p.joined {
+			write(" ")
+		}
+		wrote = true
 		if !isMarked(i) {
-			b.WriteString(p.text)
+			write(text)
 			continue
 		}
-		// Bold the word, not the punctuation around it; a run of joined
-		// characters is one bold run.
-		c := core(p.text)
-		at := strings.Index(p.text, c)
-		b.WriteString(p.text[:at])
-		if i == from || !isMarked(i-1) || !p.joined {
-			b.WriteString("**")
+		// Mark the word, not the punctuation around it; a run of joined
+		// characters is one span.
+		c := core(text)
+		at := strings.Index(text, c)
+		write(text[:at])
+		start := runes
+		write(c)
+		if n := len(spans); n > 0 && p.joined && i > from && isMarked(i-1) && spans[n-1].End == start {
+			spans[n-1].End = runes
+		} else {
+			spans = append(spans, heed.Span{Start: start, End: runes})
 		}
-		b.WriteString(c)
-		if !isMarked(i+1) || !ps[i+1].joined {
-			b.WriteString("**")
-		}
-		b.WriteString(p.text[at+len(c):])
+		write(text[at+len(c):])
 	}
 	if pr.has(to) {
-		b.WriteString("…")
+		write("…")
 	}
-	return b.String()
+	return b.String(), spans
+}
+
+// plain is a word of a snapshot's Markdown as a reader sees it: without
+// the emphasis, code and link marks around it, and nothing at all for
+// markup that stands alone (a heading's #, a table's |, a rule).
+func plain(word string) string {
+	first := strings.IndexFunc(word, isWordRune)
+	if first < 0 {
+		if strings.Trim(word, "#|>*_-=+:`~[]()!") == "" {
+			return ""
+		}
+		return word
+	}
+	last := strings.LastIndexFunc(word, isWordRune)
+	_, size := utf8.DecodeRuneInString(word[last:])
+	lead, mid, tail := word[:first], word[first:last+size], word[last+size:]
+	marks := strings.NewReplacer("*", "", "_", "", "`", "", "~", "", "[", "", "]", "")
+	lead = strings.ReplaceAll(marks.Replace(lead), "!", "")
+	// Inside a word, a mark between its parts, as in 25.1.1.**: not the
+	// one of snake_case.
+	mid = strings.NewReplacer("**", "", "__", "", "`", "").Replace(mid)
+	return lead + mid + marks.Replace(tail)
 }
 
 // maxSnippetTerms is how many of a query's terms a snippet looks for.

@@ -163,8 +163,8 @@ func TestPutGetSearch(t *testing.T) {
 	if hits[0].Title != "The Moon" {
 		t.Errorf("title match should rank first: %+v", hits)
 	}
-	if !strings.Contains(hits[1].Snippet, "**moon**") {
-		t.Errorf("snippet %q does not mark the match", hits[1].Snippet)
+	if sn := heed.Marked(hits[1].Snippet, hits[1].Matches, "**", "**"); !strings.Contains(sn, "**moon**") {
+		t.Errorf("snippet %q does not mark the match", sn)
 	}
 	if hits, _ := s.Search(ctx, heed.Query{Text: "moon", Source: "docs"}); len(hits) != 1 || hits[0].Source != "docs" {
 		t.Errorf("Search by source: %+v", hits)
@@ -436,7 +436,7 @@ func TestSearchUnspacedScripts(t *testing.T) {
 		"言語 go": "**Go言語**の入門。Write **Go** programs.",
 	} {
 		hits, _ := s.Search(ctx, heed.Query{Text: q})
-		if len(hits) == 0 || hits[0].Snippet != want {
+		if len(hits) == 0 || heed.Marked(hits[0].Snippet, hits[0].Matches, "**", "**") != want {
 			t.Errorf("Search(%q) snippet: %+v, want %q", q, hits, want)
 		}
 	}
@@ -444,7 +444,8 @@ func TestSearchUnspacedScripts(t *testing.T) {
 
 func TestSnippetOfLongUnspacedText(t *testing.T) {
 	body := segment(strings.Repeat("これは長い文章です。", 50) + "灯台守は潮を記録する。" + strings.Repeat("海は静かでした。", 50))
-	got := snippet(body, queryTerms("灯台"), 16)
+	text, spans := snippet(body, queryTerms("灯台"), 16)
+	got := heed.Marked(text, spans, "**", "**")
 	if !strings.Contains(got, "**灯台**守は潮を記録する。") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
 		t.Errorf("snippet %q", got)
 	}
@@ -513,7 +514,7 @@ func TestIndexKeepsNoCopy(t *testing.T) {
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("after the upgrade: %+v, %v", hits, err)
 	}
-	if want := "keeper wrote of the **storm**."; !strings.Contains(hits[0].Snippet, want) {
+	if want := "keeper wrote of the **storm**."; !strings.Contains(heed.Marked(hits[0].Snippet, hits[0].Matches, "**", "**"), want) {
 		t.Errorf("snippet %q, want it to hold %q, from the file", hits[0].Snippet, want)
 	}
 	// A file gone (removed by hand) leaves its hit without a snippet.
@@ -972,7 +973,7 @@ func TestLinkTargetsUnindexed(t *testing.T) {
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("lighthouse: %+v, %v", hits, err)
 	}
-	if sn := hits[0].Snippet; !strings.Contains(sn, "**lighthouse** guide]") || strings.Contains(sn, "github.com") {
+	if sn := heed.Marked(hits[0].Snippet, hits[0].Matches, "**", "**"); !strings.Contains(sn, "the **lighthouse** guide before") || strings.Contains(sn, "github.com") {
 		t.Errorf("snippet %q: want the link's text without its target", sn)
 	}
 }
@@ -1047,4 +1048,32 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return data
+}
+
+// TestSnippetIsPlainText: a snippet is what the page says, without its
+// Markdown's marks (which, with a match marked inside them, read as
+// **[25.1.1. **Vacuuming** Basics]**), and its matches are spans of it.
+func TestSnippetIsPlainText(t *testing.T) {
+	s := open(t, t.TempDir())
+	ctx := t.Context()
+	for _, sn := range []*heed.Snapshot{
+		snap("https://e.com/vacuum", "Routine", "## Routine\n\n**[25.1.1. Vacuuming Basics](https://e.com/vacuum#basics)** and `VACUUM FULL` | x |"),
+		snap("https://e.com/window", "Windows", "A ***window function*** computes over rows; *see* _below_."),
+	} {
+		if _, err := s.Put(ctx, sn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for q, want := range map[string]string{
+		"vacuuming": "Routine 25.1.1. [Vacuuming] Basics and [VACUUM] FULL x",
+		"window":    "A [window] function computes over rows; see below.",
+	} {
+		hits, err := s.Search(ctx, heed.Query{Text: q})
+		if err != nil || len(hits) != 1 {
+			t.Fatalf("Search(%q): %v, %v", q, hits, err)
+		}
+		if got := heed.Marked(hits[0].Snippet, hits[0].Matches, "[", "]"); got != want {
+			t.Errorf("Search(%q) snippet %q, want %q", q, got, want)
+		}
+	}
 }
