@@ -32,7 +32,7 @@ func TestMain(m *testing.M) {
 }
 
 // build builds heed once for the tests that run it.
-func build(t *testing.T) string {
+func build(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "heed-test-")

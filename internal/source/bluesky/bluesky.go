@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/heedhq/heed"
@@ -42,9 +43,14 @@ func (Kind) Name() string { return Name }
 // Tags are the tags of every Bluesky snapshot.
 func (Kind) Tags() []string { return []string{"bluesky", "social"} }
 
+// handleRE and didRE are compiled when first used: the handle's counted
+// repeats make a large program, and every heed command would pay for it
+// at start-up.
 var (
-	handleRE = regexp.MustCompile(`^([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$`)
-	didRE    = regexp.MustCompile(`^did:[a-z]+:[a-zA-Z0-9._:%-]{1,1000}$`)
+	handleRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$`)
+	})
+	didRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^did:[a-z]+:[a-zA-Z0-9._:%-]{1,1000}$`) })
 )
 
 // Actor returns the handle or DID of a profile URL, and whether the URL
@@ -63,7 +69,7 @@ func Actor(u *url.URL) (string, bool) {
 		return "", false
 	}
 	rest = strings.TrimSuffix(rest, "/")
-	if len(rest) > 253 || !handleRE.MatchString(rest) && !didRE.MatchString(rest) {
+	if len(rest) > 253 || !handleRE().MatchString(rest) && !didRE().MatchString(rest) {
 		return "", false
 	}
 	return rest, true
@@ -102,7 +108,7 @@ func (k Kind) Ingest(ctx context.Context, env *source.Env, in source.Input) (*so
 			return nil, source.NotUsable(fmt.Errorf("the Bluesky handle %s does not resolve: %v", actor, err))
 		case err != nil:
 			return nil, err
-		case !didRE.MatchString(r.DID):
+		case !didRE().MatchString(r.DID):
 			return nil, source.NotUsable(fmt.Errorf("the Bluesky handle %s resolves to no DID", actor))
 		}
 		did = r.DID
@@ -119,7 +125,7 @@ func (k Kind) Ingest(ctx context.Context, env *source.Env, in source.Input) (*so
 		return nil, err
 	}
 	handle := p.Handle
-	if !handleRE.MatchString(handle) || handle == "handle.invalid" {
+	if !handleRE().MatchString(handle) || handle == "handle.invalid" {
 		handle = did
 	}
 	title := "@" + handle + " on Bluesky"
@@ -423,9 +429,9 @@ func who(a author) string {
 // one: either is safe to write into Markdown as it is.
 func handleOf(a author) string {
 	switch {
-	case handleRE.MatchString(a.Handle):
+	case handleRE().MatchString(a.Handle):
 		return a.Handle
-	case didRE.MatchString(a.DID) && !strings.ContainsAny(a.DID, "%"):
+	case didRE().MatchString(a.DID) && !strings.ContainsAny(a.DID, "%"):
 		return a.DID
 	}
 	return "unknown"
@@ -449,7 +455,7 @@ func richText(text string, facets []facet) string {
 			switch {
 			case strings.HasSuffix(ft.Type, "#link"):
 				target = source.HTTPURL(ft.URI)
-			case strings.HasSuffix(ft.Type, "#mention") && didRE.MatchString(ft.DID):
+			case strings.HasSuffix(ft.Type, "#mention") && didRE().MatchString(ft.DID):
 				target = "https://bsky.app/profile/" + ft.DID
 			case strings.HasSuffix(ft.Type, "#tag") && ft.Tag != "":
 				target = "https://bsky.app/hashtag/" + url.PathEscape(ft.Tag)
@@ -480,11 +486,11 @@ func postURL(uri, handle string) string {
 		return ""
 	}
 	parts := strings.Split(rest, "/")
-	if len(parts) != 3 || parts[1] != "app.bsky.feed.post" || !didRE.MatchString(parts[0]) {
+	if len(parts) != 3 || parts[1] != "app.bsky.feed.post" || !didRE().MatchString(parts[0]) {
 		return ""
 	}
 	who := parts[0]
-	if handleRE.MatchString(handle) && handle != "handle.invalid" {
+	if handleRE().MatchString(handle) && handle != "handle.invalid" {
 		who = handle
 	}
 	return "https://bsky.app/profile/" + who + "/post/" + url.PathEscape(parts[2])
