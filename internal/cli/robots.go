@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -63,6 +65,13 @@ usage error or when a robots.txt cannot be asked for at all.`,
 				return err
 			}
 			disallowed := false
+			// One write for many URLs, not one each: a check of thousands
+			// spent more time in write calls than in deciding.
+			out := bufio.NewWriterSize(e.stdout, 64<<10)
+			defer out.Flush()
+			// A decision's words are the same for every URL it decides
+			// (one rule of a file decides many): they are written once.
+			said := map[robots.Decision][]byte{}
 			for _, u := range args {
 				d, err := decide(u)
 				if err != nil {
@@ -72,13 +81,28 @@ usage error or when a robots.txt cannot be asked for at all.`,
 					return &exitError{code: ExitUsage, err: fmt.Errorf("robots check: %w", err)}
 				}
 				disallowed = disallowed || !d.Allowed
-				if jsonOut {
-					if err := writeJSON(e.stdout, checkResult(u, d)); err != nil {
+				words, ok := said[d]
+				if !ok {
+					if words, err = decisionWords(d, jsonOut); err != nil {
 						return err
 					}
+					said[d] = words
+				}
+				if jsonOut {
+					b, err := json.Marshal(u)
+					if err != nil {
+						return err
+					}
+					out.WriteString(`{"url":`)
+					out.Write(printable.JSON(b))
+					out.Write(words)
 					continue
 				}
-				fmt.Fprintf(e.stdout, "%s: %s\n", printable.Line(u), printable.Line(d.String()))
+				out.WriteString(printable.Line(u))
+				out.Write(words)
+			}
+			if err := out.Flush(); err != nil {
+				return err
 			}
 			if disallowed {
 				return &exitError{code: ExitFailed}
@@ -155,6 +179,24 @@ type checkJSON struct {
 type groupJSON struct {
 	Agents []string `json:"agents"`
 	Line   int      `json:"line"`
+}
+
+// decisionWords is what robots check writes of a decision after the URL:
+// ": explanation" and a newline, or with asJSON the rest of the URL's
+// JSON object (from the comma after its "url") and a newline.
+func decisionWords(d robots.Decision, asJSON bool) ([]byte, error) {
+	if !asJSON {
+		return []byte(": " + printable.Line(d.String()) + "\n"), nil
+	}
+	b, err := json.Marshal(checkResult("", d))
+	if err != nil {
+		return nil, err
+	}
+	tail, ok := bytes.CutPrefix(b, []byte(`{"url":""`))
+	if !ok {
+		return nil, fmt.Errorf("robots check: a decision's JSON begins %.20q", b)
+	}
+	return append(printable.JSON(tail), '\n'), nil
 }
 
 func checkResult(u string, d robots.Decision) checkJSON {
