@@ -305,6 +305,8 @@ func TestOutputCannotAttackTheTerminal(t *testing.T) {
 // the crawl (exit 2) and names the opt-out; a crawl that stored its start
 // page but failed another succeeds.
 func TestCrawlFailures(t *testing.T) {
+	other := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(other.Close)
 	var robots503 atomic.Bool
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
@@ -314,6 +316,11 @@ func TestCrawlFailures(t *testing.T) {
 			}
 		case "/":
 			fmt.Fprint(w, `<html><head><title>Home</title></head><body><main><p>The home page, with words enough to be content.</p><a href="/gone">gone</a></main></body></html>`)
+		case "/data":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"a":1}`)
+		case "/away":
+			http.Redirect(w, r, other.URL+"/missing", http.StatusFound)
 		default:
 			http.NotFound(w, r)
 		}
@@ -322,15 +329,25 @@ func TestCrawlFailures(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	closed := "http://" + l.Addr().String()
 	l.Close()
-	crawl := func(start string) (int, string) {
-		code, out, stderr := run(t, "", "crawl", start, "--stash", t.TempDir(), "--allow-net", "127.0.0.1/32", "--delay", "0s")
+	crawlArgs := func(start string, more ...string) (int, string) {
+		code, out, stderr := run(t, "", append([]string{"crawl", start, "--stash", t.TempDir(), "--allow-net", "127.0.0.1/32", "--delay", "0s"}, more...)...)
 		return code, out + stderr
 	}
+	crawl := func(start string) (int, string) { return crawlArgs(start) }
 	if code, said := crawl(s.URL + "/missing"); code != ExitFailed || !strings.Contains(said, "the start URL could not be fetched: the server answered HTTP 404") {
 		t.Errorf("a start URL that answers 404: exit %d\n%s", code, said)
 	}
 	if code, said := crawl(closed + "/"); code != ExitFailed || !strings.Contains(said, "heed: cannot reach "+l.Addr().String()+": ") || !strings.Contains(said, "connection refused") || strings.Contains(said, "no-robots") {
 		t.Errorf("a host that cannot be reached: exit %d\n%s", code, said)
+	}
+	// Nothing kept, whatever became of the start URL, is a failure that
+	// says what: a start that is not HTML, a start that redirects to
+	// another origin whose page answers 404.
+	if code, said := crawl(s.URL + "/data"); code != ExitFailed || !strings.Contains(said, "nothing was kept: the start URL was skipped: not-html") {
+		t.Errorf("a start URL that is not HTML: exit %d\n%s", code, said)
+	}
+	if code, said := crawlArgs(s.URL+"/away", "--allow-host", strings.TrimPrefix(other.URL, "http://")); code != ExitFailed || !strings.Contains(said, "the start URL could not be fetched: the server answered HTTP 404") {
+		t.Errorf("a start URL redirected to a 404 of another origin: exit %d\n%s", code, said)
 	}
 	if code, said := crawl(s.URL + "/"); code != 0 || !strings.Contains(said, "1 stored") || !strings.Contains(said, "1 failed") {
 		t.Errorf("a crawl whose start page was stored: exit %d\n%s", code, said)

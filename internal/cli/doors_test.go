@@ -176,9 +176,9 @@ func TestBothDoors(t *testing.T) {
 			failed: true, says: []string{"line 2", "Disallow: /private/"}, asked: atMost("/robots.txt"),
 		},
 		{
-			name: "a crawl of a noindex page", code: 0, cli: []string{"crawl", site.URL + "/noindex.html", "--delay", "0s", "--max-depth", "0"},
+			name: "a crawl of a noindex page", code: 1, cli: []string{"crawl", site.URL + "/noindex.html", "--delay", "0s", "--max-depth", "0"},
 			tool: "web_crawl", args: map[string]any{"url": site.URL + "/noindex.html", "max_depth": 0},
-			says: []string{"noindex", "0 stored"}, asked: only("/robots.txt", "/noindex.html"),
+			failed: true, says: []string{"nothing was kept: the start URL was skipped: noindex"}, asked: only("/robots.txt", "/noindex.html"),
 		},
 		{
 			name: "a search of a source the stash does not hold", code: 1, cli: []string{"search", "tides", "--source", "nosuch"},

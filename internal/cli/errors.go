@@ -97,8 +97,8 @@ func hint(err error) string {
 		return fmt.Sprintf("'heed sync %s' ingests it again", recorded.Name)
 	case errors.As(err, &recorded):
 		return fmt.Sprintf("'heed sync %s' ingests it again, --name gives another name", recorded.Name)
-	case errors.As(err, &empty):
-		return "the lines above say why; --no-robots, --include or a larger --max-depth may reach more"
+	case errors.As(err, &empty) && empty.Cause == nil:
+		return "the lines above say why"
 	}
 	return ""
 }

@@ -27,6 +27,22 @@ func TestNoStash(t *testing.T) {
 		}
 	}
 
+	// A directory of Markdown that is no stash (a project's docs) is not
+	// taken for a stash whose index is gone, and reindex makes nothing.
+	proj := t.TempDir()
+	os.MkdirAll(filepath.Join(proj, "docs"), 0o755)
+	os.WriteFile(filepath.Join(proj, "README.md"), []byte("# A project\n"), 0o644)
+	os.WriteFile(filepath.Join(proj, "docs", "notes.md"), []byte("---\ntitle: notes\n---\nNotes.\n"), 0o644)
+	for _, args := range [][]string{{"search", "notes"}, {"reindex"}} {
+		code, _, stderr := run(t, "", append(args, "--stash", proj)...)
+		if code != ExitUsage || !strings.Contains(stderr, "no stash at "+proj) {
+			t.Errorf("heed %v in a directory of Markdown: exit %d, %q", args, code, stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".heed")); err == nil {
+		t.Errorf("heed made a stash in a directory of Markdown")
+	}
+
 	s, _ := exampleSite(t)
 	stash := t.TempDir()
 	if code, _, stderr := run(t, "", "crawl", s.URL+"/", "--stash", stash, "--allow-net", "127.0.0.1/32", "--delay", "0s", "--name", "site"); code != 0 {

@@ -172,6 +172,12 @@ type Left struct {
 // resolve), with the start URL's error and the summary.
 var ErrStartFailed = errors.New("the start URL could not be fetched")
 
+// ErrNothingKept is wrapped by the error of a crawl that kept no page,
+// its start URL fetched but not kept (noindex, not HTML, a content
+// signal, out of scope after a redirect) or not reached (the deadline),
+// with the summary and why.
+var ErrNothingKept = errors.New("nothing was kept")
+
 // ErrStartRefused is wrapped by the error of a crawl whose start URL
 // robots.txt disallows, or whose robots.txt cannot be reached.
 var ErrStartRefused = errors.New("the start URL may not be crawled")
@@ -209,9 +215,10 @@ type run struct {
 	ctx        context.Context
 	stop       context.CancelCauseFunc // ends the crawl early, with why
 
-	stashErr error // the stash's failure that ended the crawl (ErrStash)
-	start    string
-	startErr error // why the start URL failed, if it did
+	stashErr  error  // the stash's failure that ended the crawl (ErrStash)
+	start     string // the start URL, or where it redirected to another origin
+	startErr  error  // why the start URL failed, if it did
+	startSkip string // why it was skipped, if it was
 }
 
 // fatal ends the crawl for a stash that cannot be written.
@@ -324,13 +331,22 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	if r.stashErr != nil {
 		return &r.sum, r.stashErr
 	}
-	if r.startErr != nil && r.sum.Stored == 0 && r.sum.Unchanged == 0 {
-		kind := heed.KindOf(r.startErr)
-		var se *fetch.StatusError
-		if errors.As(r.startErr, &se) {
-			kind = se.Kind()
+	if r.sum.Stored == 0 && r.sum.Unchanged == 0 && !errors.Is(context.Cause(ctx), context.Canceled) {
+		// Nothing was kept, and the crawl was not stopped: it failed, and
+		// says why, by what became of the start URL.
+		switch {
+		case r.startErr != nil:
+			kind := heed.KindOf(r.startErr)
+			var se *fetch.StatusError
+			if errors.As(r.startErr, &se) {
+				kind = se.Kind()
+			}
+			return &r.sum, &heed.Error{Kind: kind, Op: "crawl", URL: start, Err: fmt.Errorf("%w: %w", ErrStartFailed, r.startErr)}
+		case r.startSkip != "":
+			return &r.sum, &heed.Error{Kind: heed.Other, Op: "crawl", URL: start, Err: fmt.Errorf("%w: the start URL was skipped: %s", ErrNothingKept, r.startSkip)}
+		default:
+			return &r.sum, &heed.Error{Kind: heed.Other, Op: "crawl", URL: start, Err: ErrNothingKept}
 		}
-		return &r.sum, &heed.Error{Kind: kind, Op: "crawl", URL: start, Err: fmt.Errorf("%w: %w", ErrStartFailed, r.startErr)}
 	}
 	return &r.sum, nil
 }
@@ -510,15 +526,22 @@ func (r *run) report(e Event) {
 }
 
 func (r *run) skip(it Item, reason, detail string) {
+	if it.Depth == 0 && reason != ReasonRedirect {
+		r.mu.Lock()
+		if it.URL == r.start && r.startSkip == "" {
+			r.startSkip = reason + ": " + detail
+		}
+		r.mu.Unlock()
+	}
 	r.report(Event{Kind: Skipped, URL: it.URL, Depth: it.Depth, Reason: reason, Detail: detail})
 }
 
 func (r *run) fail(it Item, err error) {
+	r.mu.Lock()
 	if it.Depth == 0 && it.URL == r.start {
-		r.mu.Lock()
 		r.startErr = err
-		r.mu.Unlock()
 	}
+	r.mu.Unlock()
 	kind := heed.KindOf(err)
 	var se *fetch.StatusError
 	if errors.As(err, &se) {
@@ -590,6 +613,11 @@ func (r *run) visit(it Item) {
 			// the redirect's target is queued, not fetched now.
 			refused = &redirectRefusal{to: next, reason: ReasonRedirect, detail: "another origin; queued"}
 			if n, err := Normalize(next); err == nil {
+				r.mu.Lock()
+				if it.URL == r.start {
+					r.start = n // what becomes of the target is what became of the start
+				}
+				r.mu.Unlock()
 				r.add(Item{URL: n, Depth: it.Depth})
 			}
 			return refused

@@ -384,8 +384,8 @@ func TestCrawlContentSignal(t *testing.T) {
 	c, st := crawler(t)
 	var ev events
 	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add)
-	if err != nil || sum.Stored != 0 || sum.Skipped[ReasonSignal] != 1 {
-		t.Errorf("content signal: %+v, %v", sum, err)
+	if !errors.Is(err, ErrNothingKept) || !strings.Contains(err.Error(), "the start URL was skipped: signal") || sum.Stored != 0 || sum.Skipped[ReasonSignal] != 1 {
+		t.Errorf("content signal: %+v, %v; want nothing kept, saying why", sum, err)
 	}
 	// No page is asked for that could not be stored.
 	if paths := s.paths(); !slices.Equal(paths, []string{"/robots.txt"}) {
@@ -1218,7 +1218,7 @@ func TestRedirectsCountAgainstMaxPages(t *testing.T) {
 	c, _ := crawler(t)
 	sum, err := c.Crawl(t.Context(), Options{Start: a.URL + "/", MaxPages: 5, Deadline: 5 * time.Second,
 		AllowHosts: []string{strings.TrimPrefix(b.URL, "http://")}}, nil)
-	if err != nil {
+	if !errors.Is(err, ErrNothingKept) { // a chain of redirects keeps no page
 		t.Fatal(err)
 	}
 	if n := requests.Load(); n > 5 {
@@ -1237,7 +1237,7 @@ func TestRedirectsCountAgainstMaxPages(t *testing.T) {
 	}))
 	defer same.Close()
 	c, _ = crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: same.URL + "/", MaxPages: 3, Deadline: 5 * time.Second}, nil); err != nil {
+	if _, err := c.Crawl(t.Context(), Options{Start: same.URL + "/", MaxPages: 3, Deadline: 5 * time.Second}, nil); !errors.Is(err, ErrNothingKept) {
 		t.Fatal(err)
 	}
 	if n := requests.Load(); n > 3 {

@@ -178,14 +178,21 @@ func (e *RecordedError) Error() string {
 }
 
 // EmptyError is the cause of adding a source that stored nothing: it is
-// not recorded.
+// not recorded. Cause is why, when the crawl said.
 type EmptyError struct {
-	Name string
+	Name  string
+	Cause error
 }
 
 func (e *EmptyError) Error() string {
-	return fmt.Sprintf("source %q stored nothing, so it is not recorded", e.Name)
+	s := fmt.Sprintf("source %q stored nothing, so it is not recorded", e.Name)
+	if e.Cause != nil {
+		s += ": " + e.Cause.Error()
+	}
+	return s
 }
+
+func (e *EmptyError) Unwrap() error { return e.Cause }
 
 // recordedAs is the name of the source the config records url under, or
 // "": URLs are compared as a crawl compares them.
@@ -225,10 +232,11 @@ func (s *Service) Add(ctx context.Context, conf *config.Config, req SourceReques
 		return res, ingestErr
 	}
 	if res.Crawl != nil && res.Crawl.Stored+res.Crawl.Unchanged == 0 {
-		if ingestErr == nil {
-			ingestErr = &heed.Error{Kind: heed.Other, Op: "add", URL: fetch.Redact(req.Source.URL), Err: &EmptyError{Name: req.Name}}
+		kind := heed.Other
+		if ingestErr != nil {
+			kind = heed.KindOf(ingestErr)
 		}
-		return res, ingestErr
+		return res, &heed.Error{Kind: kind, Op: "add", URL: fetch.Redact(req.Source.URL), Err: &EmptyError{Name: req.Name, Cause: ingestErr}}
 	}
 	if other := recordedAs(conf, res.URL); other != "" && res.URL != req.Source.URL {
 		// A page led to a feed another source reads.

@@ -309,6 +309,10 @@ func (e *MissingError) Error() string {
 // Check reports, without creating anything, whether dir holds a stash
 // with its index: a *MissingError if it does not. Open makes a stash
 // wherever it is asked to; a command that only reads one checks first.
+// A directory is taken for a stash whose index is gone only if it holds
+// a snapshot file (Markdown whose front matter names its url), found
+// within the first checkFiles entries: any other directory of Markdown
+// is not a stash, and a large tree is not walked to its end.
 func Check(dir string) error {
 	_, err := os.Stat(filepath.Join(dir, indexFile))
 	if err == nil {
@@ -317,18 +321,26 @@ func Check(dir string) error {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("stash: %w", err)
 	}
-	files := false
+	files, seen := false, 0
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		seen++
 		switch {
+		case seen > checkFiles:
+			return filepath.SkipAll
 		case err != nil:
 			return nil
-		case d.IsDir() && d.Name() == ".heed":
+		case d.IsDir() && (d.Name() == ".heed" || strings.HasPrefix(d.Name(), ".") && path != dir):
 			return filepath.SkipDir
 		case !d.IsDir() && strings.HasSuffix(d.Name(), ".md") && path != filepath.Join(dir, LogFile):
-			files = true
-			return filepath.SkipAll
+			if snap, err := readFile(path); err == nil && snap.URL != "" && snap.Source != "" {
+				files = true
+				return filepath.SkipAll
+			}
 		}
 		return nil
 	})
 	return &MissingError{Dir: dir, Files: files}
 }
+
+// checkFiles is how many entries of a directory Check looks at, at most.
+const checkFiles = 10_000
