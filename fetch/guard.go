@@ -51,7 +51,8 @@ func readURL(raw string) (*url.URL, error) {
 	noScheme := func() error {
 		// A host and a path, such as 127.0.0.1:8080/docs, which url.Parse
 		// reads without a scheme or refuses in words of its own.
-		return fmt.Errorf("%w: no scheme; give it as https://%s or http://%s", ErrInvalidURL, heed.Clip(raw, 64), heed.Clip(raw, 64))
+		rest := heed.Clip(strings.TrimPrefix(raw, "//"), 64)
+		return fmt.Errorf("%w: no scheme; give it as https://%s or http://%s", ErrInvalidURL, rest, rest)
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -60,7 +61,8 @@ func readURL(raw string) (*url.URL, error) {
 		}
 		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, parseCause(err))
 	}
-	if u.Scheme == "" {
+	if u.Scheme == "" || u.Opaque != "" && u.Opaque[0] >= '0' && u.Opaque[0] <= '9' {
+		// No scheme, or a host and port read as one (localhost:8080/x).
 		return nil, noScheme()
 	}
 	u.Scheme = strings.ToLower(u.Scheme)

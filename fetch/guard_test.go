@@ -165,6 +165,8 @@ func TestCheckURL(t *testing.T) {
 		{"ftp://example.com/", `scheme "ftp"`},
 		{"example.com/docs", `no scheme; give it as https://example.com/docs or http://example.com/docs`},
 		{"127.0.0.1:18081", `no scheme; give it as https://127.0.0.1:18081 or http://127.0.0.1:18081`},
+		{"//example.com/docs", `no scheme; give it as https://example.com/docs or http://example.com/docs`},
+		{"localhost:8080/x", `no scheme; give it as https://localhost:8080/x or http://localhost:8080/x`},
 		{"http:///x", "no host"},
 		{"http://exa mple.com/hunter2", "invalid character"},
 	}

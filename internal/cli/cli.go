@@ -135,13 +135,16 @@ func (e *env) serviceConfig(withKinds bool) (ingest.Config, error) {
 	if err != nil {
 		return ingest.Config{}, err
 	}
-	dir, err := e.stashDir()
-	if err != nil {
-		return ingest.Config{}, err
-	}
+	// A command that never opens the stash (robots check, fetch) needs
+	// no place for it: the want of one is said only to a call that opens
+	// it.
+	dir, dirErr := e.stashDir()
 	cfg := ingest.Config{
 		HTTP: client, Agent: e.agent, MaxCrawlDelay: time.Duration(conf.MaxCrawlDelay), StashDir: dir,
 		Warn: func(msg string) { fmt.Fprintf(e.stderr, "heed: warning: %s\n", printable.Text(msg)) },
+	}
+	if dirErr != nil {
+		cfg.Open = func(context.Context) (ingest.Store, error) { return nil, dirErr }
 	}
 	if withKinds {
 		if cfg.Kinds, err = kinds.Make(conf, os.Getenv); err != nil {

@@ -108,7 +108,7 @@ func TestCrawlAndSearch(t *testing.T) {
 	// A URL with a fragment is its page; an ID may be given by a prefix
 	// that no other ID starts with.
 	id := heed.IDOf(s.URL + "/guide/tides.html")
-	for _, ref := range []string{s.URL + "/guide/tides.html#spring-tides", id, id[:6]} {
+	for _, ref := range []string{s.URL + "/guide/tides.html#spring-tides", strings.Replace(s.URL, "http://", "HTTP://", 1) + "/guide/tides.html", id, id[:6], strings.ToUpper(id[:6])} {
 		if code, out, stderr := run(t, "", args("show", ref)...); code != 0 || !strings.Contains(out, `title: "Tides"`) {
 			t.Errorf("show %s: exit %d, %s", ref, code, stderr)
 		}

@@ -6,6 +6,7 @@ import (
 	"mime"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -84,7 +85,7 @@ touching the network. --url is the page's address, for its relative links.`,
 			// and standard input, are read as HTML.
 			contentType := ""
 			if name != "-" {
-				contentType = mime.TypeByExtension(filepath.Ext(name))
+				contentType = notPageType(filepath.Ext(name))
 			}
 			doc, err := ingest.Document(body, base, contentType)
 			if err != nil {
@@ -97,6 +98,25 @@ touching the network. --url is the page's address, for its relative links.`,
 	cmd.Flags().StringVar(&base, "url", "", "the page's URL, against which relative links are resolved")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the document as JSON")
 	return cmd
+}
+
+// notPageType is the type of a file's extension when it names something
+// that is no page (a stylesheet, a script, data, an image, a font, an
+// archive), and "" otherwise: .php, .asp, .xml and names of no known type
+// may well be pages, and are read as HTML, whatever the system's MIME
+// table says of them.
+func notPageType(ext string) string {
+	t := mime.TypeByExtension(ext)
+	mt, _, _ := mime.ParseMediaType(t)
+	switch {
+	case mt == "text/plain", mt == "text/markdown", mt == "text/x-markdown":
+		return t
+	case mt == "text/css", mt == "text/javascript", mt == "application/javascript", mt == "application/json",
+		mt == "application/pdf", mt == "application/zip", mt == "application/gzip", mt == "application/wasm",
+		strings.HasPrefix(mt, "image/"), strings.HasPrefix(mt, "audio/"), strings.HasPrefix(mt, "video/"), strings.HasPrefix(mt, "font/"):
+		return t
+	}
+	return ""
 }
 
 // writePage prints a page as Markdown after YAML frontmatter, or as JSON.

@@ -169,7 +169,25 @@ func TestDoorsReadWhatTheyAreGiven(t *testing.T) {
 	if code, out, _ := run(t, "", "extract", page); code != 0 || !strings.Contains(out, "title: \"Tides\"") {
 		t.Errorf("heed extract page.html: exit %d, %q", code, out)
 	}
+	// A page whose name says .php is a page, whatever the system's MIME
+	// table says of .php.
+	php := writeFile(t, "page.php", "<html><head><title>Tides</title></head><body><main><p>The tide tables of the harbour, with words enough.</p></main></body></html>")
+	if code, out, stderr := run(t, "", "extract", php); code != 0 || !strings.Contains(out, "title: \"Tides\"") {
+		t.Errorf("heed extract page.php: exit %d, %q, %q", code, out, stderr)
+	}
 	if code, _, stderr := run(t, "", "extract", page, "--url", "notaurl"); code != ExitUsage || !strings.Contains(stderr, "--url notaurl") {
 		t.Errorf("heed extract --url notaurl: exit %d, %q", code, stderr)
+	}
+}
+
+// TestRobotsCheckNeedsNoStash: a robots.txt check of a file makes no use
+// of a stash, and works where no stash directory can be named.
+func TestRobotsCheckNeedsNoStash(t *testing.T) {
+	for _, k := range []string{"HEED_STASH", "XDG_DATA_HOME", "HOME"} {
+		t.Setenv(k, "")
+	}
+	f := writeFile(t, "robots.txt", "User-agent: *\nDisallow: /private/\n")
+	if code, out, stderr := run(t, "", "robots", "check", "--file", f, "/private/x", "/docs/"); code != ExitFailed || !strings.Contains(out, "/private/x: disallowed by line 2") {
+		t.Errorf("robots check without a stash directory: exit %d, %q, %q", code, out, stderr)
 	}
 }

@@ -232,6 +232,10 @@ func (r *run) fatal(err error) {
 	r.stop(cause)
 }
 
+// minDupBytes is the least Markdown a page must have to be taken for a
+// duplicate of another with the same content.
+const minDupBytes = 200
+
 // stashBatch is how many pages a crawl indexes in one transaction.
 const stashBatch = 64
 
@@ -797,11 +801,15 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 	// One page, one snapshot: a page of the same content as one kept in
 	// this crawl (/ and /index.html, a page and its ?ref= twin) is that
 	// page again.
+	// A page with little text of its own (a shell built by JavaScript,
+	// a stub) is not taken for another.
 	hash := heed.HashOf(doc.Markdown)
 	r.mu.Lock()
-	same, dup := r.contents[hash]
-	if !dup {
-		r.contents[hash] = final
+	same, dup := "", false
+	if len(doc.Markdown) >= minDupBytes {
+		if same, dup = r.contents[hash]; !dup {
+			r.contents[hash] = final
+		}
 	}
 	r.stored[final] = true
 	r.mu.Unlock()

@@ -1325,7 +1325,7 @@ func TestStopReasons(t *testing.T) {
 // one snapshot, the first fetched; a page of other content is its own.
 func TestOnePageOneSnapshot(t *testing.T) {
 	s := newSite(t)
-	home := html("Home", "/index.html", "/other")
+	home := strings.Replace(html("Home", "/index.html", "/other"), "</h1>", "</h1><p>"+strings.Repeat("The harbour's tide tables, and what they say of the moon. ", 5)+"</p>", 1)
 	s.set("/", page{body: home})
 	s.set("/index.html", page{body: home})
 	s.set("/other", page{body: html("Other")})
@@ -1351,5 +1351,22 @@ func TestOnePageOneSnapshot(t *testing.T) {
 	}
 	if list, _ := st.List(t.Context(), ""); len(list) != 2 {
 		t.Errorf("stored after the re-crawl %v", list)
+	}
+}
+
+// TestShellsAreNotDuplicates: pages with next to no text of their own
+// (shells a script fills) are not taken for one another.
+func TestShellsAreNotDuplicates(t *testing.T) {
+	s := newSite(t)
+	shell := func(title string) string {
+		return `<!doctype html><html><head><title>` + title + `</title></head><body><div id="root">Loading…</div></body></html>`
+	}
+	s.set("/", page{body: html("Home", "/app/a", "/app/b")})
+	s.set("/app/a", page{body: shell("A")})
+	s.set("/app/b", page{body: shell("B")})
+	c, _ := crawler(t)
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil)
+	if err != nil || sum.Skipped[ReasonDup] != 0 || sum.Stored != 3 {
+		t.Errorf("a crawl of shells: %+v, %v; want them stored apart", sum, err)
 	}
 }

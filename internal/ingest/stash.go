@@ -9,6 +9,7 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawl"
 )
 
 // Search ranks the store's snapshots that match the query. A query
@@ -49,10 +50,13 @@ func (s *Service) Read(ctx context.Context, urlOrID string) (*heed.Snapshot, err
 	defer done()
 	snap, err := st.Get(ctx, urlOrID)
 	if errors.Is(err, heed.ErrNotFound) {
-		if u, _, ok := strings.Cut(urlOrID, "#"); ok {
-			snap, err = st.Get(ctx, u)
-		} else if isIDPrefix(urlOrID) {
-			snap, err = s.readPrefix(ctx, st, urlOrID)
+		switch n, nerr := crawl.Normalize(urlOrID); {
+		case nerr == nil && n != urlOrID:
+			// The URL as a crawl writes it: no fragment, the scheme and
+			// host in lower case, the path at least "/".
+			snap, err = st.Get(ctx, n)
+		case isIDPrefix(strings.ToLower(urlOrID)):
+			snap, err = s.readPrefix(ctx, st, strings.ToLower(urlOrID))
 		}
 	}
 	var ambiguous *AmbiguousError

@@ -300,13 +300,46 @@ func snippet(body string, terms [][]string, n int) (string, []heed.Span) {
 	return b.String(), spans
 }
 
+// markup reports whether a word without letters or digits is Markdown's
+// alone: a heading's #s, a table's |, a quote's >, a list's - or *, a
+// rule (---), a table's |---|; not prose's = or + or :.
+func markup(w string) bool {
+	switch {
+	case w == "-" || w == "*":
+		return true
+	case strings.Trim(w, "#") == "", strings.Trim(w, ">") == "":
+		return true
+	case strings.ContainsAny(w, "|"):
+		return strings.Trim(w, "|-: ") == ""
+	case len(w) >= 3:
+		return strings.Trim(w, "-") == "" || strings.Trim(w, "*") == "" || strings.Trim(w, "_") == "" || strings.Trim(w, "=") == ""
+	}
+	return false
+}
+
+// unescape takes the backslashes off Markdown's escaped punctuation
+// (\*, \_, \[, \#): what the page says has none.
+func unescape(w string) string {
+	var b strings.Builder
+	for i := 0; i < len(w); i++ {
+		if w[i] == '\\' && i+1 < len(w) && strings.IndexByte("\\`*_{}[]()#+-.!|<>~\"':=", w[i+1]) >= 0 {
+			i++
+		}
+		b.WriteByte(w[i])
+	}
+	return b.String()
+}
+
 // plain is a word of a snapshot's Markdown as a reader sees it: without
 // the emphasis, code and link marks around it, and nothing at all for
 // markup that stands alone (a heading's #, a table's |, a rule).
 func plain(word string) string {
+	if strings.Contains(word, `\`) {
+		word = unescape(word)
+	}
 	first := strings.IndexFunc(word, isWordRune)
 	if first < 0 {
-		if strings.Trim(word, "#|>*_-=+:`~[]()!") == "" {
+		if markup(word) {
 			return ""
 		}
 		return word

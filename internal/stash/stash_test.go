@@ -1059,6 +1059,7 @@ func TestSnippetIsPlainText(t *testing.T) {
 	for _, sn := range []*heed.Snapshot{
 		snap("https://e.com/vacuum", "Routine", "## Routine\n\n**[25.1.1. Vacuuming Basics](https://e.com/vacuum#basics)** and `VACUUM FULL` | x |"),
 		snap("https://e.com/window", "Windows", "A ***window function*** computes over rows; *see* _below_."),
+		snap("https://e.com/escapes", "Escapes", "In snake\\_case, 2 + 3 = 5: \\[brackets\\] and \\<tag\\> stay as written."),
 	} {
 		if _, err := s.Put(ctx, sn); err != nil {
 			t.Fatal(err)
@@ -1067,6 +1068,7 @@ func TestSnippetIsPlainText(t *testing.T) {
 	for q, want := range map[string]string{
 		"vacuuming": "Routine 25.1.1. [Vacuuming] Basics and [VACUUM] FULL x",
 		"window":    "A [window] function computes over rows; see below.",
+		"brackets":  "…+ 3 = 5: [brackets] and <tag> stay as written.",
 	} {
 		hits, err := s.Search(ctx, heed.Query{Text: q})
 		if err != nil || len(hits) != 1 {
