@@ -125,7 +125,6 @@ func (e *env) runCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut, ver
 
 // crawled prints what a crawl came to, and says how it failed.
 func (e *env) crawled(cmd *cobra.Command, res *ingest.CrawlResult, err error, p *progress) error {
-	jsonOut := p.json
 	if res != nil {
 		p.explain(res)
 	}
@@ -133,21 +132,22 @@ func (e *env) crawled(cmd *cobra.Command, res *ingest.CrawlResult, err error, p 
 		return &exitError{code: ExitFailed, err: errors.New("crawl interrupted; what was stored is in the stash, and crawling again picks up where this left off")}
 	}
 	if errors.Is(err, crawl.ErrStash) && res != nil {
-		e.printSummary(res, jsonOut)
+		e.printSummary(res, p)
 		return &exitError{code: ExitFailed, err: fmt.Errorf("crawl stopped: %w; what was stored before is intact, and crawling again once the stash can be written picks up from there", err)}
 	}
 	if err != nil {
 		if res != nil {
 			// The crawl ran: what it came to, then why it failed.
-			e.printSummary(res, jsonOut)
+			e.printSummary(res, p)
 		}
 		return failure(err)
 	}
-	return e.printSummary(res, jsonOut)
+	return e.printSummary(res, p)
 }
 
 // printSummary prints what a crawl came to.
-func (e *env) printSummary(res *ingest.CrawlResult, jsonOut bool) error {
+func (e *env) printSummary(res *ingest.CrawlResult, p *progress) error {
+	jsonOut := p.json
 	dir := e.svc.StashDir()
 	if jsonOut {
 		return writeJSON(e.stdout, struct {
@@ -159,7 +159,7 @@ func (e *env) printSummary(res *ingest.CrawlResult, jsonOut bool) error {
 	}
 	raise := ""
 	if res.Left != (crawl.Left{}) {
-		raise = "(--max-pages raises the crawl's bounds)\n"
+		raise = "(" + p.setting("max_pages") + " raises the crawl's bounds)\n"
 	}
 	_, err := fmt.Fprintf(e.stdout, "%s%sstash: %s (source %q)\n", res.Summary.Text(), raise, dir, res.Source)
 	return err
@@ -172,6 +172,7 @@ type progress struct {
 	e        *env
 	json     bool
 	verbose  bool // a line per URL skipped or failed
+	recorded bool // a recorded source's crawl (sync): its settings are the config's, not flags
 	terminal bool
 	mu       sync.Mutex
 	counts   map[crawl.Kind]int
@@ -247,23 +248,36 @@ func (p *progress) explain(res *ingest.CrawlResult) {
 	})
 	for _, k := range keys {
 		n := p.reasons[k]
-		fmt.Fprintf(p.e.stderr, "%s %s: %s\n", k.kind, plural(n, "1 URL", "URLs"), why(k, res))
+		fmt.Fprintf(p.e.stderr, "%s %s: %s\n", k.kind, plural(n, "1 URL", "URLs"), p.why(k, res))
 	}
 	fmt.Fprintln(p.e.stderr, "(-v lists each URL; so does the stash's log.md)")
 }
 
+// setting is how the user changes a crawl's setting: a flag of heed
+// crawl or add (--max-pages), or, for a recorded source's sync, the
+// source's key in the config file (max_pages).
+func (p *progress) setting(key string) string {
+	if p.recorded {
+		return key + " in the source's config"
+	}
+	if key == "allow_hosts" {
+		return "--allow-host"
+	}
+	return flagOf(key)
+}
+
 // why says what a reason means to the user, and what they can do.
-func why(k reasonKey, res *ingest.CrawlResult) string {
+func (p *progress) why(k reasonKey, res *ingest.CrawlResult) string {
 	if k.kind == crawl.Failed {
 		return k.reason
 	}
 	switch k.reason {
 	case crawl.ReasonLimit:
-		return fmt.Sprintf("limit: max_pages %d reached, left uncrawled (--max-pages raises it)", res.MaxPages)
+		return fmt.Sprintf("limit: max_pages %d reached, left uncrawled (%s raises it)", res.MaxPages, p.setting("max_pages"))
 	case "depth":
-		return fmt.Sprintf("limit: deeper than max_depth %d (--max-depth raises it)", res.MaxDepth)
+		return fmt.Sprintf("limit: deeper than max_depth %d (%s raises it)", res.MaxDepth, p.setting("max_depth"))
 	case crawl.ReasonDeadline:
-		return "deadline: the crawl's deadline came first (--deadline gives it longer)"
+		return "deadline: the crawl's deadline came first (" + p.setting("deadline") + " gives it longer)"
 	case crawl.ReasonInterrupted:
 		return "interrupted: the crawl was stopped before their turn"
 	case crawl.ReasonRobots:
@@ -273,7 +287,7 @@ func why(k reasonKey, res *ingest.CrawlResult) string {
 	case crawl.ReasonSignal:
 		return "signal: the site's Content-Signal says ai-input=no"
 	case crawl.ReasonScope:
-		return "scope: out of the crawl's scope (--include, --exclude and --allow-host set it)"
+		return "scope: out of the crawl's scope (" + p.setting("include") + ", " + p.setting("exclude") + " and " + p.setting("allow_hosts") + " set it)"
 	case crawl.ReasonDup:
 		return "duplicate: the same page as one stored"
 	case crawl.ReasonType:

@@ -106,6 +106,12 @@ A website is crawled politely. ` + crawlLong,
 			name := cf.req.Source
 			if name == "" {
 				name = ingest.DefaultName(args[0], kind)
+				if _, taken := conf.Sources[name]; taken && (kind == "" || kind == "feed") {
+					// Another source of the host has its name: a feed
+					// of it (/news/feed.json beside /blog/feed.json) is
+					// named by its slug, as its file is.
+					name = ingest.DefaultName(args[0], "feed")
+				}
 			}
 			src := sourceFromFlags(cmd, args[0], cf.req)
 			src.Kind = kind
@@ -315,6 +321,7 @@ are not rewritten.`,
 					src.Kind = "website"
 				}
 				progress := e.progress(jsonOut, verbose)
+				progress.recorded = true
 				res, err := svc.Ingest(cmd.Context(), ingest.SourceRequest{Name: n, Source: src, Events: progress.event})
 				if err := e.ingested(cmd, res, err, progress); err != nil {
 					var ee *exitError

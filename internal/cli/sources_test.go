@@ -256,8 +256,10 @@ func TestAddWithCrawlFlagsIsAWebsite(t *testing.T) {
 	}
 	// The same URL under another name is refused: two sources of one
 	// URL would take each other's pages.
-	if code, _, stderr := run(t, "", "add", s.URL+"/", "--name", "docs3", "--config", conf); code != 2 || !strings.Contains(stderr, `is already recorded as source "docs"`) {
-		t.Errorf("the same URL under another name: exit %d %s", code, stderr)
+	for _, same := range []string{s.URL + "/", s.URL, strings.Replace(s.URL, "http://", "HTTP://", 1) + "/#top"} {
+		if code, _, stderr := run(t, "", "add", same, "--name", "docs3", "--config", conf); code != 2 || !strings.Contains(stderr, `is already recorded as source "docs"`) {
+			t.Errorf("the same URL (%s) under another name: exit %d %s", same, code, stderr)
+		}
 	}
 	conf = filepath.Join(dir, "other.yaml")
 	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
@@ -496,14 +498,16 @@ func TestTwoFeedsOfOneHost(t *testing.T) {
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "config.yaml")
 	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
-	for _, p := range []string{"/news/feed.xml", "/blog/feed.xml"} {
+	for _, p := range []string{"/news/feed.xml", "/blog/feed.xml", "/a/feed.json", "/b/feed.json"} {
 		if code, out, stderr := run(t, "", "add", s.URL+p, "--config", conf); code != 0 {
 			t.Fatalf("add %s: exit %d\n%s\n%s", p, code, out, stderr)
 		}
 	}
 	data, _ := os.ReadFile(conf)
 	port := strings.Split(s.URL, ":")[2]
-	for _, name := range []string{"127-0-0-1-" + port + "-news-feed-xml:", "127-0-0-1-" + port + "-blog-feed-xml:"} {
+	// A feed whose URL does not look like one is named after its host
+	// first, and by its slug once the host's name is taken.
+	for _, name := range []string{"127-0-0-1-" + port + "-news-feed-xml:", "127-0-0-1-" + port + "-blog-feed-xml:", "127.0.0.1_" + port + ":", "127-0-0-1-" + port + "-b-feed-json:"} {
 		if !strings.Contains(string(data), name) {
 			t.Errorf("the config lacks %s\n%s", name, data)
 		}
@@ -549,5 +553,19 @@ func TestAddSaysSyncNeedsTheNetwork(t *testing.T) {
 	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash2")+"\n"), 0o644)
 	if code, _, stderr := run(t, "", "add", s.URL+"/", "--name", "tides", "--delay", "0s", "--allow-net", "127.0.0.1/32", "--config", conf); code != 0 || strings.Contains(stderr, "needs --allow-net") {
 		t.Errorf("add with --allow-net the config has: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestSyncHintsAreSettings: heed sync has no crawl flags, so what raises
+// a recorded source's limit is its setting in the config file.
+func TestSyncHintsAreSettings(t *testing.T) {
+	t.Setenv("HEED_STASH", "")
+	s, _ := exampleSite(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\nsources:\n  tides:\n    url: "+s.URL+"/\n    max_pages: 1\n    delay: 0s\n"), 0o644)
+	code, _, stderr := run(t, "", "sync", "--config", conf)
+	if code != 0 || !strings.Contains(stderr, "(max_pages in the source's config raises it)") || strings.Contains(stderr, "--max-pages") {
+		t.Errorf("sync of a source at its max_pages: exit %d\n%s", code, stderr)
 	}
 }
