@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -256,19 +257,7 @@ func TestBothDoors(t *testing.T) {
 // for the last of them.
 func only(paths ...string) func([]string) bool {
 	return func(asked []string) bool {
-		if len(asked) == 0 || asked[len(asked)-1] != paths[len(paths)-1] {
-			return false
-		}
-		for _, a := range asked {
-			ok := false
-			for _, p := range paths {
-				ok = ok || a == p
-			}
-			if !ok {
-				return false
-			}
-		}
-		return true
+		return len(asked) > 0 && asked[len(asked)-1] == paths[len(paths)-1] && atMost(paths...)(asked)
 	}
 }
 
@@ -277,11 +266,7 @@ func only(paths ...string) func([]string) bool {
 func atMost(paths ...string) func([]string) bool {
 	return func(asked []string) bool {
 		for _, a := range asked {
-			ok := false
-			for _, p := range paths {
-				ok = ok || a == p
-			}
-			if !ok {
+			if !slices.Contains(paths, a) {
 				return false
 			}
 		}
