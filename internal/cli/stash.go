@@ -203,25 +203,12 @@ func (e *env) reindexCommand() *cobra.Command {
 }
 
 // snippetLine is a hit's snippet as a line to print, its matches in the
-// terminal's bold if bold: each part escaped as text from the web is,
-// the marks heed's own.
+// terminal's bold if bold.
 func snippetLine(h heed.Hit, bold bool) string {
 	if !bold {
 		return printable.Line(h.Snippet)
 	}
-	var b strings.Builder
-	runes := []rune(h.Snippet)
-	at := 0
-	for _, sp := range h.Matches {
-		if sp.Start < at || sp.End > len(runes) || sp.Start >= sp.End {
-			continue
-		}
-		b.WriteString(printable.Line(string(runes[at:sp.Start])))
-		b.WriteString("\033[1m" + printable.Line(string(runes[sp.Start:sp.End])) + "\033[0m")
-		at = sp.End
-	}
-	b.WriteString(printable.Line(string(runes[at:])))
-	return b.String()
+	return printable.Marked(h.Snippet, h.Matches, "\033[1m", "\033[0m")
 }
 
 func sortedKeys(m map[string]int) []string {

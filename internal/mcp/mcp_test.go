@@ -1365,3 +1365,24 @@ func TestNoStashYet(t *testing.T) {
 		t.Errorf("reading the stash made it")
 	}
 }
+
+// TestSnippetWithoutControls: a page's control and bidi characters are
+// shown escaped in stash_search's snippets, as on a terminal, never raw.
+func TestSnippetWithoutControls(t *testing.T) {
+	site := newSite(t)
+	site.set("/", html("Tides", []string{"The spring tides \u202e come \x1b[2J twice a month, with words enough to be content."}))
+	s := newServer(t, Limits{}, loopback)
+	cs := connect(t, s, nil)
+	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "max_depth": 0}, nil); isErr {
+		t.Fatalf("web_crawl: %s", text)
+	}
+	var found SearchOutput
+	text, isErr := call(t, cs, "stash_search", map[string]any{"query": "spring tides"}, &found)
+	if isErr || len(found.Hits) != 1 {
+		t.Fatalf("stash_search: %s", text)
+	}
+	sn := found.Hits[0].Snippet
+	if strings.ContainsAny(sn+text, "\u202e\x1b") || !strings.Contains(sn, "**spring**") {
+		t.Errorf("a snippet with the page's controls raw, or unmarked: %q", sn)
+	}
+}

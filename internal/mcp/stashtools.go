@@ -13,6 +13,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/ingest"
+	"github.com/heedhq/heed/internal/printable"
 )
 
 func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in SearchInput) (*sdk.CallToolResult, SearchOutput, error) {
@@ -39,7 +40,9 @@ func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in S
 	}
 	var b strings.Builder
 	for _, h := range hits {
-		snippet := heed.Marked(h.Snippet, h.Matches, "**", "**") // plain text: the marks are the only Markdown
+		// Plain text, its control characters shown escaped: the marks
+		// are the only Markdown in it.
+		snippet := printable.Marked(h.Snippet, h.Matches, "**", "**")
 		out.Hits = append(out.Hits, Hit{ID: h.ID, URL: h.URL, Title: h.Title, Source: h.Source, Snippet: snippet, Score: h.Score})
 		fmt.Fprintf(&b, "%s  %s\n    [%s] %s\n    %s\n", h.ID, h.Title, h.Source, h.URL, snippet)
 	}

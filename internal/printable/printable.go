@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/heedhq/heed"
 )
 
 // Line is s made safe to print as one line: every control character is
@@ -105,4 +107,23 @@ func JSON(b []byte) []byte {
 
 func jsonUnsafe(r rune) bool {
 	return 0x80 <= r && r <= 0x9f || 0x202a <= r && r <= 0x202e || 0x2066 <= r && r <= 0x2069
+}
+
+// Marked is a line of text from the web, each of its spans (in code
+// points) between before and after: the text escaped as Line escapes it,
+// the marks the caller's own (a terminal's bold, Markdown's **).
+func Marked(text string, spans []heed.Span, before, after string) string {
+	var b strings.Builder
+	runes := []rune(text)
+	at := 0
+	for _, sp := range spans {
+		if sp.Start < at || sp.End > len(runes) || sp.Start >= sp.End {
+			continue
+		}
+		b.WriteString(Line(string(runes[at:sp.Start])))
+		b.WriteString(before + Line(string(runes[sp.Start:sp.End])) + after)
+		at = sp.End
+	}
+	b.WriteString(Line(string(runes[at:])))
+	return b.String()
 }
