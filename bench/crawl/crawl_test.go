@@ -73,6 +73,10 @@ func siteHandler(n int) (http.Handler, error) {
 		}
 		fmt.Fprintf(&links, `<a href="/p/%d">next</a></nav>`, (i+1)%n)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		// The real pages are cycled, but every page of the site says
+		// something of its own, as a site's pages do: a crawl keeps a
+		// page's content once.
+		body = bytes.ReplaceAll(body, []byte("</p>"), fmt.Appendf(nil, " (page %d)</p>", i))
 		if at := bytes.Index(body, []byte("</body>")); at >= 0 {
 			w.Write(body[:at])
 			w.Write(links.Bytes())
