@@ -118,26 +118,24 @@ func (s *Service) options(req CrawlRequest) (crawl.Options, error) {
 // stored with an error wrapping crawl.ErrStartFailed, each with the result
 // of what was done.
 func (s *Service) Crawl(ctx context.Context, req CrawlRequest, events func(crawl.Event)) (*CrawlResult, error) {
-	if req.NoStore {
-		return s.crawlInto(ctx, nil, req, events)
+	o, err := s.options(req) // before the store is opened
+	if err != nil {
+		return nil, err
 	}
-	if _, err := s.options(req); err != nil {
-		return nil, err // before the store is opened
+	if req.NoStore {
+		return s.crawlInto(ctx, nil, o, req, events)
 	}
 	st, done, err := s.use(ctx, toWrite)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	return s.crawlInto(ctx, st, req, events)
+	return s.crawlInto(ctx, st, o, req, events)
 }
 
-// crawlInto crawls into a store open, or none.
-func (s *Service) crawlInto(ctx context.Context, st Store, req CrawlRequest, events func(crawl.Event)) (*CrawlResult, error) {
-	o, err := s.options(req)
-	if err != nil {
-		return nil, err
-	}
+// crawlInto crawls with the options checked of req into a store open, or
+// none.
+func (s *Service) crawlInto(ctx context.Context, st Store, o crawl.Options, req CrawlRequest, events func(crawl.Event)) (*CrawlResult, error) {
 	c := &crawl.Crawler{Client: s.client, Agent: s.cfg.Agent, Robots: s.robots}
 	if st != nil {
 		if !st.Writable() {

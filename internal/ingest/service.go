@@ -61,7 +61,7 @@ type Config struct {
 	// Open, if set, opens the store instead of the stash at StashDir.
 	Open func(ctx context.Context) (Store, error)
 	// Kinds are the source kinds beside the website, in the order they
-	// are asked (Registry builds them from the config file and the
+	// are asked (kinds.Make builds them from the config file and the
 	// environment).
 	Kinds []source.Kind
 	// Warn says what the user should know (a source's rate limit, a kind
@@ -79,7 +79,6 @@ type Config struct {
 // calls. A Service is safe for concurrent use.
 type Service struct {
 	cfg    Config
-	turns  *polite.Schedule
 	client *polite.Client
 	robots *robots.Cache
 
@@ -103,8 +102,7 @@ func New(cfg Config) *Service {
 	if cfg.HTTP == nil {
 		cfg.HTTP = fetch.New(fetch.Config{UserAgent: cfg.Agent})
 	}
-	s := &Service{cfg: cfg, turns: polite.NewSchedule()}
-	s.client = polite.New(cfg.HTTP, s.turns, cfg.Delay)
+	s := &Service{cfg: cfg, client: polite.New(cfg.HTTP, polite.NewSchedule(), cfg.Delay)}
 	s.robots = robots.NewCache(s.client.LoadRobots, robots.CacheConfig{})
 	return s
 }
@@ -112,9 +110,6 @@ func New(cfg Config) *Service {
 // Robots is the service's robots.txt policy: one outcome per origin,
 // loaded through the polite client on the host's turn.
 func (s *Service) Robots() *robots.Cache { return s.robots }
-
-// Agent is the user agent the service speaks for.
-func (s *Service) Agent() string { return s.cfg.Agent }
 
 // Delay is the least time between two requests to one host.
 func (s *Service) Delay() time.Duration { return s.cfg.Delay }

@@ -110,7 +110,11 @@ func (s *Service) Ingest(ctx context.Context, req SourceRequest) (*SourceResult,
 	web := website.Kind{Crawl: func(ctx context.Context, env *source.Env, in source.Input) (*crawl.Summary, error) {
 		cr := crawlReq
 		cr.Start = in.URL
-		res, err := s.crawlInto(ctx, st, cr, req.Events)
+		o, err := s.options(cr)
+		if err != nil {
+			return nil, err
+		}
+		res, err := s.crawlInto(ctx, st, o, cr, req.Events)
 		if res == nil {
 			return nil, err
 		}
