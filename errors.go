@@ -1,7 +1,6 @@
 package heed
 
 import (
-	"errors"
 	"fmt"
 	"unicode/utf8"
 )
@@ -69,11 +68,25 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// KindOf returns the Kind of the first *Error in err's chain, or Other.
+// KindOf returns the Kind of the first error in err's tree that says
+// one: an *Error, or an error with a Kind method (a cause that knows its
+// kind, such as an HTTP status); Other if none does.
 func KindOf(err error) Kind {
-	var e *Error
-	if errors.As(err, &e) {
+	switch e := err.(type) {
+	case nil:
+		return Other
+	case *Error:
 		return e.Kind
+	case interface{ Kind() Kind }:
+		return e.Kind()
+	case interface{ Unwrap() error }:
+		return KindOf(e.Unwrap())
+	case interface{ Unwrap() []error }:
+		for _, inner := range e.Unwrap() {
+			if k := KindOf(inner); k != Other {
+				return k
+			}
+		}
 	}
 	return Other
 }

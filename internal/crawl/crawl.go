@@ -340,12 +340,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		// says why, by what became of the start URL.
 		switch {
 		case r.startErr != nil:
-			kind := heed.KindOf(r.startErr)
-			var se *fetch.StatusError
-			if errors.As(r.startErr, &se) {
-				kind = se.Kind()
-			}
-			return &r.sum, &heed.Error{Kind: kind, Op: "crawl", URL: start, Err: fmt.Errorf("%w: %w", ErrStartFailed, r.startErr)}
+			return &r.sum, &heed.Error{Kind: heed.KindOf(r.startErr), Op: "crawl", URL: start, Err: fmt.Errorf("%w: %w", ErrStartFailed, r.startErr)}
 		case r.startSkip != "":
 			return &r.sum, &heed.Error{Kind: heed.Other, Op: "crawl", URL: start, Err: fmt.Errorf("%w: the start URL was skipped: %s", ErrNothingKept, r.startSkip)}
 		default:
@@ -546,12 +541,7 @@ func (r *run) fail(it Item, err error) {
 		r.startErr = err
 	}
 	r.mu.Unlock()
-	kind := heed.KindOf(err)
-	var se *fetch.StatusError
-	if errors.As(err, &se) {
-		kind = se.Kind()
-	}
-	r.report(Event{Kind: Failed, URL: it.URL, Depth: it.Depth, Reason: kind.String(), Detail: err.Error()})
+	r.report(Event{Kind: Failed, URL: it.URL, Depth: it.Depth, Reason: heed.KindOf(err).String(), Detail: err.Error()})
 }
 
 // visit fetches one page and does what it says.
