@@ -12,7 +12,6 @@ import (
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/ingest"
-	"github.com/heedhq/heed/robots"
 )
 
 // failure is what the command line makes of an error of the service: the
@@ -47,9 +46,7 @@ func failure(err error) error {
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%s must be %s", flagOf(oe.Name), oe.Want)}
 	}
 	var disallowed *crawl.Disallowed
-	if errors.As(err, &disallowed) && disallowed.Decision.Reason == robots.ReasonUnreachable && disallowed.Decision.HTTPStatus == 0 {
-		// robots.txt could not be asked for at all: the host cannot be
-		// reached, and no opt-out of robots.txt would reach it.
+	if errors.As(err, &disallowed) && disallowed.HostUnreachable() {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("cannot reach %s: %s", hostOf(err), disallowed.Decision.Cause)}
 	}
 	code := ExitFailed
@@ -60,10 +57,16 @@ func failure(err error) error {
 	case errors.Is(err, context.Canceled):
 		return &exitError{code: ExitFailed, err: errors.New("interrupted; what was stored is in the stash")}
 	}
+	return &exitError{code: code, err: withHint(err)}
+}
+
+// withHint is err with what the user can do about it at the command line
+// after it, if hint knows.
+func withHint(err error) error {
 	if h := hint(err); h != "" {
-		err = fmt.Errorf("%w; %s", err, h)
+		return fmt.Errorf("%w; %s", err, h)
 	}
-	return &exitError{code: code, err: err}
+	return err
 }
 
 // hostOf is the host of the URL an error names, or "the site".

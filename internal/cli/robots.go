@@ -75,10 +75,7 @@ usage error or when a robots.txt cannot be asked for at all.`,
 			for _, u := range args {
 				d, err := decide(u)
 				if err != nil {
-					if h := hint(err); h != "" {
-						err = fmt.Errorf("%w; %s", err, h)
-					}
-					return &exitError{code: ExitUsage, err: fmt.Errorf("robots check: %w", err)}
+					return &exitError{code: ExitUsage, err: fmt.Errorf("robots check: %w", withHint(err))}
 				}
 				disallowed = disallowed || !d.Allowed
 				words, ok := said[d]

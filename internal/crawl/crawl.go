@@ -189,6 +189,13 @@ type Disallowed struct {
 }
 
 func (e *Disallowed) Error() string { return ErrStartRefused.Error() + ": " + e.Decision.String() }
+
+// HostUnreachable reports whether robots.txt could not be asked for at
+// all (no answer, not a 5xx or a 429): the host itself cannot be reached,
+// and no opt-out of robots.txt would reach it.
+func (e *Disallowed) HostUnreachable() bool {
+	return e.Decision.Reason == robots.ReasonUnreachable && e.Decision.HTTPStatus == 0
+}
 func (e *Disallowed) Unwrap() error { return ErrStartRefused }
 
 type run struct {

@@ -247,7 +247,7 @@ func (s *Server) internal(what string, err error) error {
 // such, not as a rule that disallows it.
 func (s *Server) crawlError(ctx context.Context, start string, err error) error {
 	var d *crawl.Disallowed
-	if errors.As(err, &d) && d.Decision.Reason == robots.ReasonUnreachable && d.Decision.HTTPStatus == 0 {
+	if errors.As(err, &d) && d.HostUnreachable() {
 		host := start
 		if u, perr := url.Parse(start); perr == nil && u.Host != "" {
 			host = u.Host
