@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -78,31 +77,6 @@ type Hit struct {
 type Span struct {
 	Start int `json:"start"`
 	End   int `json:"end"`
-}
-
-// Marked is text with each span between before and after, such as "**"
-// and "**" for Markdown's bold.
-func Marked(text string, spans []Span, before, after string) string {
-	if len(spans) == 0 {
-		return text
-	}
-	var b strings.Builder
-	i, s := 0, 0
-	for _, r := range text {
-		if s < len(spans) && i == spans[s].End {
-			b.WriteString(after)
-			s++
-		}
-		if s < len(spans) && i == spans[s].Start {
-			b.WriteString(before)
-		}
-		b.WriteRune(r)
-		i++
-	}
-	if s < len(spans) && i == spans[s].End {
-		b.WriteString(after)
-	}
-	return b.String()
 }
 
 // MaxQuery is the longest query a store's search takes, in bytes.

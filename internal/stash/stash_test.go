@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/printable"
 )
 
 func open(t *testing.T, dir string) *Stash {
@@ -163,7 +164,7 @@ func TestPutGetSearch(t *testing.T) {
 	if hits[0].Title != "The Moon" {
 		t.Errorf("title match should rank first: %+v", hits)
 	}
-	if sn := heed.Marked(hits[1].Snippet, hits[1].Matches, "**", "**"); !strings.Contains(sn, "**moon**") {
+	if sn := printable.Marked(hits[1].Snippet, hits[1].Matches, "**", "**"); !strings.Contains(sn, "**moon**") {
 		t.Errorf("snippet %q does not mark the match", sn)
 	}
 	if hits, _ := s.Search(ctx, heed.Query{Text: "moon", Source: "docs"}); len(hits) != 1 || hits[0].Source != "docs" {
@@ -436,7 +437,7 @@ func TestSearchUnspacedScripts(t *testing.T) {
 		"言語 go": "**Go言語**の入門。Write **Go** programs.",
 	} {
 		hits, _ := s.Search(ctx, heed.Query{Text: q})
-		if len(hits) == 0 || heed.Marked(hits[0].Snippet, hits[0].Matches, "**", "**") != want {
+		if len(hits) == 0 || printable.Marked(hits[0].Snippet, hits[0].Matches, "**", "**") != want {
 			t.Errorf("Search(%q) snippet: %+v, want %q", q, hits, want)
 		}
 	}
@@ -445,7 +446,7 @@ func TestSearchUnspacedScripts(t *testing.T) {
 func TestSnippetOfLongUnspacedText(t *testing.T) {
 	body := segment(strings.Repeat("これは長い文章です。", 50) + "灯台守は潮を記録する。" + strings.Repeat("海は静かでした。", 50))
 	text, spans := snippet(body, queryTerms("灯台"), 16)
-	got := heed.Marked(text, spans, "**", "**")
+	got := printable.Marked(text, spans, "**", "**")
 	if !strings.Contains(got, "**灯台**守は潮を記録する。") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
 		t.Errorf("snippet %q", got)
 	}
@@ -514,7 +515,7 @@ func TestIndexKeepsNoCopy(t *testing.T) {
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("after the upgrade: %+v, %v", hits, err)
 	}
-	if want := "keeper wrote of the **storm**."; !strings.Contains(heed.Marked(hits[0].Snippet, hits[0].Matches, "**", "**"), want) {
+	if want := "keeper wrote of the **storm**."; !strings.Contains(printable.Marked(hits[0].Snippet, hits[0].Matches, "**", "**"), want) {
 		t.Errorf("snippet %q, want it to hold %q, from the file", hits[0].Snippet, want)
 	}
 	// A file gone (removed by hand) leaves its hit without a snippet.
@@ -973,7 +974,7 @@ func TestLinkTargetsUnindexed(t *testing.T) {
 	if err != nil || len(hits) != 1 {
 		t.Fatalf("lighthouse: %+v, %v", hits, err)
 	}
-	if sn := heed.Marked(hits[0].Snippet, hits[0].Matches, "**", "**"); !strings.Contains(sn, "the **lighthouse** guide before") || strings.Contains(sn, "github.com") {
+	if sn := printable.Marked(hits[0].Snippet, hits[0].Matches, "**", "**"); !strings.Contains(sn, "the **lighthouse** guide before") || strings.Contains(sn, "github.com") {
 		t.Errorf("snippet %q: want the link's text without its target", sn)
 	}
 }
@@ -1074,7 +1075,7 @@ func TestSnippetIsPlainText(t *testing.T) {
 		if err != nil || len(hits) != 1 {
 			t.Fatalf("Search(%q): %v, %v", q, hits, err)
 		}
-		if got := heed.Marked(hits[0].Snippet, hits[0].Matches, "[", "]"); got != want {
+		if got := printable.Marked(hits[0].Snippet, hits[0].Matches, "[", "]"); got != want {
 			t.Errorf("Search(%q) snippet %q, want %q", q, got, want)
 		}
 	}
