@@ -131,18 +131,17 @@ func (e *env) crawled(cmd *cobra.Command, res *ingest.CrawlResult, err error, p 
 	if cmd.Context().Err() != nil {
 		return &exitError{code: ExitFailed, err: errors.New("crawl interrupted; what was stored is in the stash, and crawling again picks up where this left off")}
 	}
-	if errors.Is(err, crawl.ErrStash) && res != nil {
+	if err == nil {
+		return e.printSummary(res, p)
+	}
+	if res != nil {
+		// The crawl ran: what it came to, then why it failed.
 		e.printSummary(res, p)
+	}
+	if errors.Is(err, crawl.ErrStash) {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("crawl stopped: %w; what was stored before is intact, and crawling again once the stash can be written picks up from there", err)}
 	}
-	if err != nil {
-		if res != nil {
-			// The crawl ran: what it came to, then why it failed.
-			e.printSummary(res, p)
-		}
-		return failure(err)
-	}
-	return e.printSummary(res, p)
+	return failure(err)
 }
 
 // printSummary prints what a crawl came to.
