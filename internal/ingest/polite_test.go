@@ -5,42 +5,26 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/source/kinds"
+	"github.com/heedhq/heed/internal/testutil"
 )
 
-// arrival is one request the host served.
-type arrival struct {
-	at, end time.Time // when it came, and when its answer was written
-	path    string
-}
-
-// host is one loopback host that serves every kind of source: a website
-// with a page naming a feed, the feed, the Bluesky AppView, the X API and
-// a feed of X posts. It logs when each request arrived, and how many were
-// in flight at once.
-type host struct {
-	*httptest.Server
-	mu       sync.Mutex
-	log      []arrival
-	inflight atomic.Int32
-	most     atomic.Int32
-}
-
+// newHost is one loopback host that serves every kind of source: a
+// website with a page naming a feed, the feed, the Bluesky AppView, the X
+// API and a feed of X posts; it logs when each request arrived and was
+// answered, and how many were in flight at once.
 const xToken = "AAAAAAAAAAAAAAAAAAAAApoliteTestBearerToken0123456789"
 
-func newHost(t *testing.T) *host {
-	h := &host{}
+func newHost(t *testing.T) *testutil.Arrivals {
 	rss := func(title string) string {
 		return `<?xml version="1.0"?><rss version="2.0"><channel><title>` + title + `</title><link>https://shore.example.com/</link><description>Notes</description>
 <item><title>Oystercatchers at dawn</title><link>https://shore.example.com/oystercatchers</link><pubDate>Mon, 02 Mar 2026 06:00:00 GMT</pubDate><description>A pair of oystercatchers probing the mud.</description></item>
@@ -54,21 +38,7 @@ func newHost(t *testing.T) *host {
 		return `<!doctype html><html><head><title>` + title + `</title>` + head + `</head><body><main><h1>` + title +
 			`</h1><p>The tides of the harbour, with words enough to be the content of a page.</p>` + b.String() + `</main></body></html>`
 	}
-	h.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := h.inflight.Add(1)
-		defer h.inflight.Add(-1)
-		for m := h.most.Load(); n > m && !h.most.CompareAndSwap(m, n); m = h.most.Load() {
-		}
-		h.mu.Lock()
-		i := len(h.log)
-		h.log = append(h.log, arrival{at: time.Now(), path: r.URL.Path})
-		h.mu.Unlock()
-		defer func() {
-			h.mu.Lock()
-			h.log[i].end = time.Now()
-			h.mu.Unlock()
-		}()
-		time.Sleep(2 * time.Millisecond) // long enough for another request to overlap
+	return testutil.NewArrivals(t, 2*time.Millisecond, func(w http.ResponseWriter, r *http.Request) {
 		switch p := r.URL.Path; {
 		case p == "/robots.txt":
 			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
@@ -98,15 +68,7 @@ func newHost(t *testing.T) *host {
 		default:
 			http.NotFound(w, r)
 		}
-	}))
-	t.Cleanup(h.Close)
-	return h
-}
-
-func (h *host) arrivals() []arrival {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return slices.Clone(h.log)
+	})
 }
 
 // TestEverySourceTakesItsTurn: every kind of source, and a page fetched
@@ -172,10 +134,10 @@ func TestEverySourceTakesItsTurn(t *testing.T) {
 			})
 			wg.Wait()
 
-			log := h.arrivals()
+			log := h.Log()
 			var paths []string
 			for _, a := range log {
-				paths = append(paths, a.path)
+				paths = append(paths, a.Path)
 			}
 			for _, want := range append([]string{
 				"/robots.txt", "/site/", "/site/a", "/site/b", "/blog/", "/blog/feed.xml", "/page",
@@ -185,19 +147,19 @@ func TestEverySourceTakesItsTurn(t *testing.T) {
 					t.Errorf("the host never saw %s: %v", want, paths)
 				}
 			}
-			if m := h.most.Load(); m != 1 {
+			if m := h.MostInFlight(); m != 1 {
 				t.Errorf("%d requests were in flight at once, want 1", m)
 			}
 			for i := 1; i < len(log); i++ {
 				want := delay
-				switch prev := log[i-1].path; {
+				switch prev := log[i-1].Path; {
 				case strings.HasPrefix(prev, "/site/"):
 					want = siteDelay
 				case prev == "/busy":
 					want = time.Second
 				}
-				if gap := log[i].at.Sub(log[i-1].end); gap < want {
-					t.Errorf("%s came %v after %s was answered, want at least %v", log[i].path, gap, log[i-1].path, want)
+				if gap := log[i].At.Sub(log[i-1].End); gap < want {
+					t.Errorf("%s came %v after %s was answered, want at least %v", log[i].Path, gap, log[i-1].Path, want)
 				}
 			}
 		})

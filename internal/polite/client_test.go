@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -16,44 +15,22 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/testutil"
 	"github.com/heedhq/heed/robots"
 )
 
-// arrivals is a loopback server that logs when each request arrived and
-// how many were in flight at once.
-type arrivals struct {
-	*httptest.Server
-	mu       sync.Mutex
-	at       []time.Time
-	paths    []string
-	headers  []http.Header
-	inflight atomic.Int32
-	most     atomic.Int32
+// log is an Arrivals server's log as the tests read it: when each
+// request came, its path and its headers.
+func log(a *testutil.Arrivals) (at []time.Time, paths []string, headers []http.Header) {
+	for _, r := range a.Log() {
+		at, paths, headers = append(at, r.At), append(paths, r.Path), append(headers, r.Header)
+	}
+	return at, paths, headers
 }
 
-func newArrivals(t *testing.T, h http.HandlerFunc) *arrivals {
-	a := &arrivals{}
-	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := a.inflight.Add(1)
-		defer a.inflight.Add(-1)
-		for m := a.most.Load(); n > m && !a.most.CompareAndSwap(m, n); m = a.most.Load() {
-		}
-		a.mu.Lock()
-		a.at = append(a.at, time.Now())
-		a.paths = append(a.paths, r.URL.Path)
-		a.headers = append(a.headers, r.Header.Clone())
-		a.mu.Unlock()
-		time.Sleep(5 * time.Millisecond) // long enough for another request to overlap
-		h(w, r)
-	}))
-	t.Cleanup(a.Close)
-	return a
-}
-
-func (a *arrivals) log() ([]time.Time, []string, []http.Header) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return append([]time.Time(nil), a.at...), append([]string(nil), a.paths...), append([]http.Header(nil), a.headers...)
+// newArrivals is a server of arrivals that holds each request 5 ms.
+func newArrivals(t *testing.T, h http.HandlerFunc) *testutil.Arrivals {
+	return testutil.NewArrivals(t, 5*time.Millisecond, h)
 }
 
 func loopbackClient(delay time.Duration) *Client {
@@ -77,11 +54,11 @@ func TestOneAtATimeSpaced(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	at, _, _ := a.log()
+	at, _, _ := log(a)
 	if len(at) != 5 {
 		t.Fatalf("%d requests arrived, want 5", len(at))
 	}
-	if m := a.most.Load(); m != 1 {
+	if m := a.MostInFlight(); m != 1 {
 		t.Errorf("%d requests were in flight at once, want 1", m)
 	}
 	for i := 1; i < len(at); i++ {
@@ -111,7 +88,7 @@ func TestRedirectTakesTheOtherHostsTurn(t *testing.T) {
 	if resp.URL != b.URL+"/landed" || len(resp.Redirects) != 1 || resp.Redirects[0] != a.URL+"/go" {
 		t.Errorf("response of %s by way of %v; want %s by way of %s", resp.URL, resp.Redirects, b.URL+"/landed", a.URL+"/go")
 	}
-	at, paths, headers := b.log()
+	at, paths, headers := log(b)
 	if len(at) != 2 || paths[1] != "/landed" {
 		t.Fatalf("the other host saw %v", paths)
 	}
@@ -121,7 +98,7 @@ func TestRedirectTakesTheOtherHostsTurn(t *testing.T) {
 	if got := headers[1].Get("Authorization"); got != "" {
 		t.Errorf("the request's credential went to another origin: %q", got)
 	}
-	if _, _, ah := a.log(); ah[0].Get("Authorization") != "Bearer secret" {
+	if _, _, ah := log(a); ah[0].Get("Authorization") != "Bearer secret" {
 		t.Errorf("the request's own origin did not get its header")
 	}
 }
@@ -147,7 +124,7 @@ func TestRetryAfterHoldsTheHost(t *testing.T) {
 	if _, err := c.Get(t.Context(), fetch.Request{URL: a.URL + "/"}); err != nil {
 		t.Fatal(err)
 	}
-	at, _, _ := a.log()
+	at, _, _ := log(a)
 	if gap := at[1].Sub(at[0]); gap < time.Second {
 		t.Errorf("the next request came %v after a Retry-After of 1 s", gap)
 	}
@@ -172,7 +149,7 @@ func TestNoTurnPastTheDeadline(t *testing.T) {
 	if !errors.Is(err, ErrNoTurn) {
 		t.Errorf("a request past the deadline: %v, want ErrNoTurn", err)
 	}
-	if _, paths, _ := a.log(); len(paths) != 1 {
+	if _, paths, _ := log(a); len(paths) != 1 {
 		t.Errorf("the host saw %v", paths)
 	}
 }
@@ -188,7 +165,7 @@ func TestRobotsTakesATurn(t *testing.T) {
 	if _, err := c.Get(t.Context(), fetch.Request{URL: a.URL + "/page"}); err != nil {
 		t.Fatal(err)
 	}
-	at, paths, _ := a.log()
+	at, paths, _ := log(a)
 	if len(at) != 2 || paths[0] != "/robots.txt" || at[1].Sub(at[0]) < delay {
 		t.Errorf("robots.txt then a page: %v at %v, want them the delay apart", paths, at)
 	}
@@ -207,7 +184,7 @@ func (anyName) LookupNetIP(context.Context, string, string) ([]netip.Addr, error
 // turn's key, another robots.txt origin) hung heed add for ever, the
 // check waiting for the turn its own request held.
 func TestCheckRedirectHoldsNoTurn(t *testing.T) {
-	var a *arrivals
+	var a *testutil.Arrivals
 	a = newArrivals(t, func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/start":
@@ -257,7 +234,7 @@ func TestRedirectChainBounded(t *testing.T) {
 	if !errors.As(err, &limit) || limit.Max != 3 || limit.Last != a.URL+"/rxxx" || !errors.As(err, &he) || he.URL != a.URL+"/r" {
 		t.Fatalf("a chain past its cap: %v", err)
 	}
-	if _, paths, _ := a.log(); len(paths) != 4 {
+	if _, paths, _ := log(a); len(paths) != 4 {
 		t.Errorf("the host saw %v, want 4 requests", paths)
 	}
 	long := "http://" + strings.Repeat("a", 300) + ".example/"
@@ -280,7 +257,7 @@ func TestRobotsKeepsTheAskersDelay(t *testing.T) {
 		if _, err := c.Spaced(d).Get(ctx, fetch.Request{URL: a.URL + "/page"}); err != nil {
 			t.Fatal(err)
 		}
-		at, _, _ := a.log()
+		at, _, _ := log(a)
 		gap := at[1].Sub(at[0])
 		if gap < d || gap >= time.Second {
 			t.Errorf("work with a delay of %v: the page came %v after robots.txt", d, gap)
