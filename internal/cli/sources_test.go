@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/heedhq/heed/internal/ingest"
+	"github.com/heedhq/heed/internal/source/kinds"
 )
 
 func TestAddAndSync(t *testing.T) {
@@ -567,5 +568,20 @@ func TestSyncHintsAreSettings(t *testing.T) {
 	code, _, stderr := run(t, "", "sync", "--config", conf)
 	if code != 0 || !strings.Contains(stderr, "(max_pages in the source's config raises it)") || strings.Contains(stderr, "--max-pages") {
 		t.Errorf("sync of a source at its max_pages: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestAddHelpListsTheKinds: heed add's help and its --kind flag are
+// written from the one list of kinds, each with its help.
+func TestAddHelpListsTheKinds(t *testing.T) {
+	_, out, _ := run(t, "", "add", "--help")
+	for _, k := range kinds.All {
+		first, _, _ := strings.Cut(k.Help, "\n")
+		if !strings.Contains(out, fmt.Sprintf("  %-8s %s", k.Name, first)) {
+			t.Errorf("heed add --help does not list the kind %s with its help %q", k.Name, first)
+		}
+	}
+	if !strings.Contains(out, "the kind of source: "+strings.Join(kinds.Names(), ", ")) {
+		t.Errorf("--kind's help does not name the kinds %v:\n%s", kinds.Names(), out)
 	}
 }

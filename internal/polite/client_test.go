@@ -264,3 +264,42 @@ func TestRobotsKeepsTheAskersDelay(t *testing.T) {
 		}
 	}
 }
+
+// countingTurns is a Turns of its own, as a team's schedule in a
+// database would be: it counts the turns asked, by host.
+type countingTurns struct {
+	mu    sync.Mutex
+	asked map[string]int
+}
+
+func (c *countingTurns) Acquire(_ context.Context, host string) (func(time.Duration), error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.asked[host]++
+	return func(time.Duration) {}, nil
+}
+
+// TestTurnsAreHandedIn: the client takes every turn of the Turns it is
+// handed, not a schedule of its own: one for robots.txt and one for each
+// hop of a redirect.
+func TestTurnsAreHandedIn(t *testing.T) {
+	a := newArrivals(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/from" {
+			http.Redirect(w, r, "/to", http.StatusFound)
+			return
+		}
+		w.Write([]byte("ok"))
+	})
+	turns := &countingTurns{asked: map[string]int{}}
+	c := New(fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1}), turns, 0)
+	if _, err := c.LoadRobots(t.Context(), a.URL+"/robots.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get(t.Context(), fetch.Request{URL: a.URL + "/from"}); err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(a.URL, "http://")
+	if turns.asked[host] != 3 || len(turns.asked) != 1 {
+		t.Errorf("turns asked %v; want 3 of %s", turns.asked, host)
+	}
+}
