@@ -36,9 +36,13 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := Parse(data)
 		Lint(data)
+		unranked := fileOrder(r)
 		for _, u := range fuzzURLs {
 			for _, agent := range []string{"heed", "*", ""} {
 				d := r.Allowed(agent, u)
+				if want := unranked.Allowed(agent, u); d.Rule != want.Rule || d.Allowed != want.Allowed || d.Reason != want.Reason {
+					t.Fatalf("Allowed(%q, %q): ranked rules decide %v, file order %v", agent, u, d, want)
+				}
 				if d.Reason == 0 || d.Reason == ReasonRule && d.Rule == nil {
 					t.Fatalf("Allowed(%q, %q) gave an unexplained decision %+v", agent, u, d)
 				}

@@ -2,6 +2,7 @@ package robots
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -204,9 +205,19 @@ func (r *Robots) Allowed(agent, rawURL string) Decision {
 		if first == nil {
 			first = g
 		}
+		ranked := len(g.ranked) == len(g.Rules)
 		for j := range g.Rules {
 			rule := &g.Rules[j]
-			if rule.Pattern == "" || best != nil && !outranks(rule, best) {
+			if ranked {
+				rule = &g.Rules[g.ranked[j]]
+			}
+			if rule.Pattern == "" {
+				continue
+			}
+			if best != nil && !outranks(rule, best) {
+				if ranked {
+					break // no later rule of the group outranks best either
+				}
 				continue
 			}
 			if !normDone {
@@ -219,6 +230,9 @@ func (r *Robots) Allowed(agent, rawURL string) Decision {
 			}
 			if p.match(norm) {
 				best, bestGroup = rule, g
+				if ranked {
+					break
+				}
 			}
 		}
 	}
@@ -229,6 +243,26 @@ func (r *Robots) Allowed(agent, rawURL string) Decision {
 		return Decision{Allowed: true, Reason: ReasonNoRule, Group: first}
 	}
 	return Decision{Allowed: true, Reason: ReasonNoGroup}
+}
+
+// rank orders the group's rules for Allowed: by outranks, and in file
+// order where neither outranks the other, so that the first rule that
+// matches is the one that decides.
+func (g *Group) rank() {
+	g.ranked = make([]int32, len(g.Rules))
+	for i := range g.ranked {
+		g.ranked[i] = int32(i)
+	}
+	slices.SortStableFunc(g.ranked, func(a, b int32) int {
+		ra, rb := &g.Rules[a], &g.Rules[b]
+		switch {
+		case outranks(ra, rb):
+			return -1
+		case outranks(rb, ra):
+			return 1
+		}
+		return 0
+	})
 }
 
 // outranks reports whether rule a would decide over rule b if both matched.

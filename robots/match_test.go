@@ -3,6 +3,7 @@ package robots
 import (
 	"bufio"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -286,6 +287,59 @@ func TestConformance(t *testing.T) {
 		}
 		if n == 0 {
 			t.Errorf("%s: no checks", file)
+		}
+	}
+}
+
+// fileOrder is a copy of r whose groups are matched rule by rule in file
+// order, as a group built by hand is. It shares r's rules, so a decision
+// of each names the same *Rule.
+func fileOrder(r *Robots) *Robots {
+	c := *r
+	c.Groups = slices.Clone(r.Groups)
+	for i := range c.Groups {
+		c.Groups[i].ranked = nil
+	}
+	return &c
+}
+
+// TestRankedAsFileOrder checks that stopping at the first matching rule
+// of the ranked order decides as trying every rule in file order does,
+// the rule that decides included, over rules of every length and kind
+// that tie, nest and cross groups.
+func TestRankedAsFileOrder(t *testing.T) {
+	const file = `User-agent: *
+Disallow: /a
+Allow: /a
+Disallow: /ab*
+Allow: /a*b
+Disallow: /abc$
+Allow: /*c
+Disallow: /x/
+Allow: /x/y
+Disallow: /
+Allow: /$
+
+User-agent: heed
+Disallow: /p
+Allow: /p*q
+
+User-agent: heed
+Allow: /p
+Disallow: /pq
+Disallow: /pq
+`
+	r := Parse([]byte(file))
+	if len(r.Groups[0].ranked) != len(r.Groups[0].Rules) {
+		t.Fatal("Parse did not rank the rules")
+	}
+	unranked := fileOrder(r)
+	for _, u := range []string{"/", "/a", "/ab", "/abc", "/abcd", "/ac", "/b", "/c", "/x/", "/x/y", "/x/yz", "/p", "/pq", "/pqq", "/pz", "/q"} {
+		for _, agent := range []string{"heed", "other"} {
+			got, want := r.Allowed(agent, u), unranked.Allowed(agent, u)
+			if got.Allowed != want.Allowed || got.Reason != want.Reason || got.Rule != want.Rule || got.Group.Line != want.Group.Line {
+				t.Errorf("Allowed(%q, %q) = %v, in file order %v", agent, u, got, want)
+			}
 		}
 	}
 }

@@ -24,6 +24,9 @@ import (
 func Parse(data []byte) *Robots {
 	var p parser
 	p.run(data)
+	for i := range p.r.Groups {
+		p.r.Groups[i].rank()
+	}
 	return &p.r
 }
 

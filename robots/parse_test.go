@@ -11,7 +11,7 @@ import (
 
 // cmpRobots compares parsed files by their exported fields, treating nil
 // and empty alike.
-var cmpRobots = []cmp.Option{cmpopts.IgnoreUnexported(Rule{}), cmpopts.EquateEmpty()}
+var cmpRobots = []cmp.Option{cmpopts.IgnoreUnexported(Rule{}, Group{}), cmpopts.EquateEmpty()}
 
 func rule(k Kind, pat string, line int) Rule { return Rule{Kind: k, Pattern: pat, Line: line} }
 

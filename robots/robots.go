@@ -68,6 +68,14 @@ type Group struct {
 	HasCrawlDelay bool
 	// Signals holds the group's Content-Signal values.
 	Signals Signals
+
+	// ranked lists the rules' indexes from the one that would decide
+	// over every other to the one that would decide over none (longest
+	// pattern first, Allow first in a tie, file order after that), so
+	// that a match can stop at the first rule that matches. Parse makes
+	// it; a group built or changed by hand, whose rules it no longer
+	// counts, is matched in file order.
+	ranked []int32
 }
 
 // Rule is one Allow or Disallow line.

@@ -38,7 +38,10 @@ func (e *env) robotsCheckCommand() *cobra.Command {
 		jsonOut bool
 	)
 	cmd := &cobra.Command{
-		Use:   "check [--file FILE] [--agent UA] [--json] URL...",
+		Use: "check [--file FILE] [--agent UA] [--json] URL...",
+		// Any number of arguments, said so: cobra reads them all once more
+		// to guess at subcommands when a command leaves Args unset.
+		Args:  cobra.ArbitraryArgs,
 		Short: "Say whether robots.txt allows each URL, and which rule decided",
 		Long: `Check evaluates each URL against robots.txt and prints whether it is allowed
 and which rule, on which line, decided. With --file, the URLs are checked
@@ -55,9 +58,19 @@ usage error or when a robots.txt cannot be asked for at all.`,
 			if len(args) == 0 {
 				return usageErrorf("robots check: no URL to check")
 			}
+			// Most URLs of a check share their scheme and authority, which is
+			// all that checkableURL reads of an absolute URL: each is read once.
+			checked := map[string]bool{}
 			for _, a := range args {
+				head, ok := urlHead(a)
+				if ok && checked[head] {
+					continue
+				}
 				if err := checkableURL(a, file != ""); err != nil {
 					return usageErrorf("robots check: %v", err)
+				}
+				if ok {
+					checked[head] = true
 				}
 			}
 			decide, err := e.decider(cmd, file)
@@ -86,12 +99,10 @@ usage error or when a robots.txt cannot be asked for at all.`,
 					said[d] = words
 				}
 				if jsonOut {
-					b, err := json.Marshal(u)
-					if err != nil {
+					out.WriteString(`{"url":`)
+					if err := writeJSONString(out, u); err != nil {
 						return err
 					}
-					out.WriteString(`{"url":`)
-					out.Write(printable.JSON(b))
 					out.Write(words)
 					continue
 				}
@@ -151,16 +162,52 @@ func checkableURL(s string, pathOK bool) error {
 	}
 	// The scheme and authority alone are read as a URL: the path is the
 	// rules' business.
-	head := s
-	if i := strings.Index(s, "://"); i >= 0 {
-		if end := strings.IndexAny(s[i+3:], "/?#"); end >= 0 {
-			head = s[:i+3+end]
-		}
+	head, ok := urlHead(s)
+	if !ok {
+		head = s
 	}
 	if err := fetch.CheckURL(head + "/"); err != nil {
 		return fmt.Errorf("%q is neither an http(s) URL heed takes nor a path starting with /: %v", fetch.Redact(s), err)
 	}
 	return nil
+}
+
+// urlHead returns the scheme and authority of an absolute URL no longer
+// than heed reads ("https://example.com" of "https://example.com/a?b"),
+// and false for anything else: a path, or a URL with nothing after its
+// authority, which is read whole.
+func urlHead(s string) (string, bool) {
+	if len(s) > fetch.MaxURLLength {
+		return "", false
+	}
+	i := strings.Index(s, "://")
+	if i < 0 {
+		return "", false
+	}
+	end := strings.IndexAny(s[i+3:], "/?#")
+	if end < 0 {
+		return "", false
+	}
+	return s[:i+3+end], true
+}
+
+// writeJSONString writes s as a JSON string, as json.Marshal and
+// printable.JSON would: a URL of printable ASCII with nothing to escape,
+// which is nearly every URL, is written as it is.
+func writeJSONString(w *bufio.Writer, s string) error {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, err := json.Marshal(s)
+			if err != nil {
+				return err
+			}
+			_, err = w.Write(printable.JSON(b))
+			return err
+		}
+	}
+	w.WriteByte('"')
+	w.WriteString(s)
+	return w.WriteByte('"')
 }
 
 // checkJSON is what "robots check --json" prints for one URL.

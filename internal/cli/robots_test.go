@@ -116,6 +116,25 @@ func TestRobotsCheckJSON(t *testing.T) {
 	}
 }
 
+// A URL is written into --json as JSON, escaped where it must be and as
+// json.Marshal escapes it (HTML characters too); control characters are
+// escaped, never printed.
+func TestRobotsCheckJSONEscapes(t *testing.T) {
+	for _, u := range []string{"/plain/a-b_c~d?x=1;y=2", `/q"uote`, `/back\slash`, "/<b>&amp", "/tab\there", "/caf\u00e9", "/\u2028line", "/del\x7f"} {
+		code, out, stderr := run(t, sample, "robots", "check", "--file", "-", "--json", u)
+		if code > 1 {
+			t.Fatalf("%q: exit %d, %s", u, code, stderr)
+		}
+		var got struct{ URL string }
+		if err := json.Unmarshal([]byte(out), &got); err != nil || got.URL != u {
+			t.Errorf("%q: printed %q (%v), which is not its JSON", u, out, err)
+		}
+		if strings.ContainsAny(out[:len(out)-1], "\t\x7f\u2028<>&") {
+			t.Errorf("%q: printed %q, with a character unescaped", u, out)
+		}
+	}
+}
+
 func TestRobotsCheckUsage(t *testing.T) {
 	file := writeFile(t, "robots.txt", sample)
 	for _, tt := range []struct {
@@ -129,6 +148,10 @@ func TestRobotsCheckUsage(t *testing.T) {
 		{[]string{"robots", "check", "--file", file, "ftp://example.com/x"}, "neither an http(s) URL"},
 		{[]string{"robots", "check", "--file", file, "http://[::1/x"}, "missing ']' in host"},
 		{[]string{"robots", "check", "--file", file, "http://admin:hunter2@example.com/x"}, "carries credentials"},
+		// A URL whose scheme and authority were not yet read is read,
+		// whatever URLs of another authority came before it.
+		{[]string{"robots", "check", "--file", file, "http://example.com/a", "http://example.com/b", "http://admin:x@example.com/c"}, "carries credentials"},
+		{[]string{"robots", "check", "--file", file, "/a", "http://example.com/b", "http://[::1/c"}, "missing ']' in host"},
 		{[]string{"robots", "check", "--file", file, "http://example.com/" + strings.Repeat("x", 9000)}, "more than the 8192"},
 		{[]string{"robots", "check", "--file", filepath.Join(t.TempDir(), "missing"), "/x"}, "no such file"},
 		{[]string{"robots", "check", "--bogus", "/x"}, "unknown flag"},
