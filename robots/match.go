@@ -205,7 +205,7 @@ func (r *Robots) Allowed(agent, rawURL string) Decision {
 		if first == nil {
 			first = g
 		}
-		ranked := len(g.ranked) == len(g.Rules)
+		ranked := g.rankHolds()
 		for j := range g.Rules {
 			rule := &g.Rules[j]
 			if ranked {
@@ -250,8 +250,10 @@ func (r *Robots) Allowed(agent, rawURL string) Decision {
 // matches is the one that decides.
 func (g *Group) rank() {
 	g.ranked = make([]int32, len(g.Rules))
+	g.rankedAs = make([]rankKey, len(g.Rules))
 	for i := range g.ranked {
 		g.ranked[i] = int32(i)
+		g.rankedAs[i] = rankKey{len(g.Rules[i].Pattern), g.Rules[i].Kind}
 	}
 	slices.SortStableFunc(g.ranked, func(a, b int32) int {
 		ra, rb := &g.Rules[a], &g.Rules[b]
@@ -263,6 +265,26 @@ func (g *Group) rank() {
 		}
 		return 0
 	})
+}
+
+// rankKey is what a rule's rank is made of besides its place.
+type rankKey struct {
+	n    int // Priority
+	kind Kind
+}
+
+// rankHolds reports whether the group's ranking is that of its rules as
+// they are now: each in its place with the priority and kind it had.
+func (g *Group) rankHolds() bool {
+	if len(g.ranked) != len(g.Rules) || len(g.rankedAs) != len(g.Rules) {
+		return false
+	}
+	for i := range g.Rules {
+		if k := g.rankedAs[i]; len(g.Rules[i].Pattern) != k.n || g.Rules[i].Kind != k.kind {
+			return false
+		}
+	}
+	return true
 }
 
 // outranks reports whether rule a would decide over rule b if both matched.

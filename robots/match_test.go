@@ -343,3 +343,32 @@ Disallow: /pq
 		}
 	}
 }
+
+// A parsed group changed by hand, its count of rules kept, decides as its
+// rules now read: replaced, reordered, or put in a copy of the group.
+func TestRankedAfterChanges(t *testing.T) {
+	r := Parse([]byte("User-agent: *\nDisallow: /a\nAllow: /ab\n"))
+	r.Groups[0].Rules[0] = NewRule(Disallow, "/abcd")
+	if d := r.Allowed("x", "/abcd"); d.Allowed {
+		t.Errorf("a rule replaced: %v, want disallowed by Disallow: /abcd", d)
+	}
+	r = Parse([]byte("User-agent: *\nDisallow: /a\nAllow: /abc\n"))
+	slices.Reverse(r.Groups[0].Rules)
+	if d := r.Allowed("x", "/abcd"); !d.Allowed {
+		t.Errorf("rules reordered: %v, want allowed by Allow: /abc", d)
+	}
+	g := Parse([]byte("User-agent: *\nAllow: /abc\nDisallow: /a\n")).Groups[0]
+	g.Rules = []Rule{NewRule(Allow, "/a"), NewRule(Disallow, "/abcdef")}
+	if d := (&Robots{Groups: []Group{g}}).Allowed("x", "/abcdefg"); d.Allowed {
+		t.Errorf("a copied group given new rules: %v, want disallowed by Disallow: /abcdef", d)
+	}
+}
+
+// Of rules that tie, the first in the file decides, however many there
+// are (a sort that is not stable keeps the order of a few).
+func TestRankedTiesInFileOrder(t *testing.T) {
+	r := Parse([]byte("User-agent: *\n" + strings.Repeat("Disallow: /a\nAllow: /b\nDisallow: /c\n", 20)))
+	if d := r.Allowed("x", "/a"); d.Rule == nil || d.Rule.Line != 2 {
+		t.Errorf("decided by %v, want line 2", d)
+	}
+}

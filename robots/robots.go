@@ -73,9 +73,11 @@ type Group struct {
 	// over every other to the one that would decide over none (longest
 	// pattern first, Allow first in a tie, file order after that), so
 	// that a match can stop at the first rule that matches. Parse makes
-	// it; a group built or changed by hand, whose rules it no longer
-	// counts, is matched in file order.
-	ranked []int32
+	// it; rankedAs holds what it was made from, each rule's priority
+	// and kind, so that a group whose rules were since changed,
+	// reordered or replaced by hand is matched in file order instead.
+	ranked   []int32
+	rankedAs []rankKey
 }
 
 // Rule is one Allow or Disallow line.
