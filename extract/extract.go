@@ -40,6 +40,9 @@ type Document struct {
 	Lang        string `json:"lang,omitempty"`
 	// Canonical is the URL the page names as its canonical one, absolute.
 	Canonical string `json:"canonical,omitempty"`
+	// MarkdownAlternate is the http(s) URL of the page's own Markdown, as
+	// its <link rel="alternate" type="text/markdown"> names it, absolute.
+	MarkdownAlternate string `json:"markdown_alternate,omitempty"`
 	// Published and Modified are the dates the page states, or zero.
 	Published time.Time `json:"published,omitzero"`
 	Modified  time.Time `json:"modified,omitzero"`
@@ -152,7 +155,7 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 		}
 	}
 	m := readMeta(doc, base)
-	out.Title, out.Description, out.Canonical = m.title, m.description, m.canonical
+	out.Title, out.Description, out.Canonical, out.MarkdownAlternate = m.title, m.description, m.canonical, m.markdown
 	out.Published, out.Modified, out.Directives = m.published, m.modified, m.directives
 	if out.Lang == "" {
 		out.Lang = m.lang
@@ -578,11 +581,23 @@ func links(doc *html.Node, base *url.URL, budget int) []string {
 // meta is what a page's head (and a few body elements) say about it.
 type meta struct {
 	title, description, canonical, lang string
+	markdown                            string // the Markdown alternate's URL
 	published, modified                 time.Time
 	directives                          []directives.Set
 	article                             bool // og:type or JSON-LD says the page is an article
 	forum                               bool // JSON-LD says it is a discussion
 	typed                               bool // og:type says what it is, article or not
+}
+
+// maxAlternateURL is the longest Markdown alternate's URL kept, as long
+// as heed fetches.
+const maxAlternateURL = 8 << 10
+
+// isMarkdownType reports whether a type attribute names Markdown.
+func isMarkdownType(t string) bool {
+	mt, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(t)), ";")
+	mt = strings.TrimSpace(mt)
+	return mt == "text/markdown" || mt == "text/x-markdown"
 }
 
 func readMeta(doc *html.Node, base *url.URL) meta {
@@ -628,6 +643,12 @@ func readMeta(doc *html.Node, base *url.URL) meta {
 			if hasToken(attr(n, "rel"), "canonical") && m.canonical == "" {
 				if u, err := base.Parse(strings.TrimSpace(attr(n, "href"))); err == nil && (u.Scheme == "http" || u.Scheme == "https") {
 					m.canonical = u.String()
+				}
+			}
+			if hasToken(attr(n, "rel"), "alternate") && m.markdown == "" && isMarkdownType(attr(n, "type")) {
+				if u, err := base.Parse(strings.TrimSpace(attr(n, "href"))); err == nil && (u.Scheme == "http" || u.Scheme == "https") && len(u.String()) <= maxAlternateURL {
+					u.Fragment, u.RawFragment = "", ""
+					m.markdown = u.String()
 				}
 			}
 		case atom.Time:

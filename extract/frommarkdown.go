@@ -1,0 +1,834 @@
+package extract
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"html"
+	"mime"
+	"net/url"
+	"strings"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// maxFrontMatter is how much of a Markdown document's head is read as its
+// YAML front matter; a longer one is read as text.
+const maxFrontMatter = 64 << 10
+
+// maxDest is the longest link destination (and, apart, title) read as
+// one: a "](" followed by a longer one is written so that no reader takes
+// it for a link.
+const maxDest = 4096
+
+// maxTitle is the longest link title read as one, likewise.
+const maxTitle = 512
+
+// FromMarkdown reads a Markdown document that a site offers in place of
+// its HTML (a text/markdown answer, a page's Markdown alternate, an
+// llms-full.txt). Its Markdown is kept as the site wrote it, made safe to
+// store and to show:
+//
+//   - No raw HTML: a tag, a comment or a declaration is left out where it
+//     stands (the text between two tags is text), and so is a <script>,
+//     <style> or <textarea> block or a comment block, with its content; a
+//     "<" that starts no tag is escaped.
+//   - Links and images go to the web only: a link whose destination,
+//     entities and escapes read, is not an http(s) URL or a relative one
+//     becomes its text; such an image becomes its alt text; such a link
+//     reference definition is left out, and so is an autolink to one
+//     (an e-mail address becomes text). Relative destinations are
+//     resolved against opts.URL, within the same budget as Extract's.
+//   - Code (fenced, indented and spans) is kept byte for byte.
+//
+// Document.Links are the http(s) links, absolute, without fragments, each
+// once. The title and description are the document's own YAML front
+// matter's (title, description), else the title is its first heading's
+// text. The work is linear in the input, whatever it holds.
+func FromMarkdown(raw []byte, opts Options) (*Document, error) {
+	if len(raw) > MaxInputBytes {
+		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, MaxInputBytes)
+	}
+	pageURL := strings.ToValidUTF8(opts.URL, "\uFFFD")
+	base, err := url.Parse(pageURL)
+	if err != nil {
+		return nil, fmt.Errorf("extract: base URL: %w", err)
+	}
+	raw = bytes.TrimPrefix(raw, []byte("\xEF\xBB\xBF"))
+	if !utf8.Valid(raw) {
+		raw = bytes.ToValidUTF8(raw, []byte("\uFFFD"))
+	}
+	if bytes.IndexByte(raw, '\r') >= 0 {
+		raw = bytes.ReplaceAll(bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
+	}
+	if bytes.IndexByte(raw, 0) >= 0 {
+		raw = bytes.ReplaceAll(raw, []byte{0}, []byte("\uFFFD"))
+	}
+	meta, body := frontMatter(raw)
+	s := &mdSanitizer{base: base, budget: utf8.RuneCount(body), seen: map[string]bool{}, links: []string{}}
+	md := strings.TrimSpace(s.run(string(body)))
+	doc := &Document{URL: pageURL, Title: meta.Title, Description: meta.Description, Markdown: md, Links: s.links}
+	if doc.Title == "" {
+		doc.Title = firstHeading(md)
+	}
+	return doc, nil
+}
+
+// frontMatter splits a Markdown document into the title and description
+// of its YAML front matter, and what follows it. A document that opens
+// with no "---" line, or whose front matter is not a YAML mapping, is
+// all body.
+func frontMatter(raw []byte) (meta struct{ Title, Description string }, body []byte) {
+	rest, ok := bytes.CutPrefix(raw, []byte("---\n"))
+	if !ok {
+		return meta, raw
+	}
+	head := rest[:min(len(rest), maxFrontMatter)]
+	end := -1
+	for i := 0; i < len(head); {
+		line, _, _ := bytes.Cut(head[i:], []byte("\n"))
+		if t := string(line); t == "---" || t == "..." {
+			end = i
+			break
+		}
+		i += len(line) + 1
+	}
+	if end < 0 {
+		return meta, raw
+	}
+	var fields map[string]any
+	if err := yaml.Unmarshal(rest[:end], &fields); err != nil {
+		return meta, raw
+	}
+	str := func(k string) string {
+		s, _ := fields[k].(string)
+		return strings.Join(strings.Fields(s), " ")
+	}
+	meta.Title, meta.Description = str("title"), str("description")
+	after := rest[end:]
+	if i := bytes.IndexByte(after, '\n'); i >= 0 {
+		return meta, after[i+1:]
+	}
+	return meta, nil
+}
+
+// mdSanitizer writes a Markdown document made safe (FromMarkdown).
+type mdSanitizer struct {
+	base   *url.URL
+	budget int // bytes that resolving relative links may still add
+	seen   map[string]bool
+	links  []string
+	out    strings.Builder
+}
+
+// htmlDrops are the HTML blocks left out with their content, by how they
+// open and what closes them (CommonMark's HTML blocks of kinds 1 to 5;
+// a <pre> block is read as text, its tags left out).
+var htmlDrops = []struct{ open, close string }{
+	{"<script", "</script>"}, {"<style", "</style>"}, {"<textarea", "</textarea>"},
+	{"<!--", "-->"}, {"<?", "?>"}, {"<![CDATA[", "]]>"},
+}
+
+func (s *mdSanitizer) run(body string) string {
+	s.out.Grow(len(body))
+	lines := strings.SplitAfter(body, "\n")
+	var (
+		fence     string // the open fence's marks, while in one
+		drop      string // what ends the HTML block being left out
+		para      []string
+		prevBlank = true
+		inList    bool // the last text line was a list item's, or its continuation
+		inCode    bool // the last line was an indented code block's
+	)
+	flush := func() {
+		if len(para) > 0 {
+			s.inline(strings.Join(para, ""))
+			para = para[:0]
+		}
+	}
+	for _, line := range lines {
+		text := strings.TrimRight(line, "\n")
+		blank := strings.TrimSpace(text) == ""
+		indent, rest := leadingSpaces(text)
+		switch {
+		case drop != "":
+			if i := strings.Index(strings.ToLower(text), drop); i >= 0 {
+				drop = ""
+				if after := text[i+len(drop):]; strings.TrimSpace(after) != "" {
+					s.inline(after + "\n")
+				}
+			}
+			continue
+		case fence != "":
+			s.out.WriteString(line)
+			if indent < 4 && strings.HasPrefix(rest, fence) && strings.Trim(rest, fence[:1]+" \t") == "" {
+				fence = ""
+			}
+			continue
+		}
+		if blank {
+			flush()
+			s.out.WriteString(line)
+			prevBlank = true
+			continue
+		}
+		if indent >= 4 && (inCode || prevBlank && !inList) && len(para) == 0 {
+			// An indented code block: kept as it is.
+			s.out.WriteString(line)
+			inCode, prevBlank = true, false
+			continue
+		}
+		inCode = false
+		if indent < 4 {
+			if f := fenceOpen(rest); f != "" {
+				flush()
+				s.out.WriteString(line)
+				fence, prevBlank = f, false
+				continue
+			}
+			if d := dropOpen(rest); d != "" {
+				flush()
+				low := strings.ToLower(rest)
+				if i := strings.Index(low[1:], d); i >= 0 {
+					// Closed on its own line: what follows is text.
+					if after := rest[1+i+len(d):]; strings.TrimSpace(after) != "" {
+						s.inline(after + "\n")
+					}
+				} else {
+					drop = d
+				}
+				prevBlank = false
+				continue
+			}
+			if def, ok := s.definition(rest); ok {
+				flush()
+				if def != "" {
+					s.out.WriteString(text[:len(text)-len(rest)] + def + "\n")
+				}
+				prevBlank = false
+				continue
+			}
+		}
+		if listItem(rest) {
+			inList = true
+		} else if prevBlank && indent == 0 {
+			inList = false
+		}
+		para = append(para, line)
+		prevBlank = false
+	}
+	flush()
+	return s.out.String()
+}
+
+// leadingSpaces counts a line's indentation in columns (a tab to the next
+// multiple of four) and returns the line without it.
+func leadingSpaces(line string) (int, string) {
+	n := 0
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case ' ':
+			n++
+		case '\t':
+			n += 4 - n%4
+		default:
+			return n, line[i:]
+		}
+	}
+	return n, ""
+}
+
+// fenceOpen returns the marks of a code fence opened by the line (three
+// or more backticks or tildes), or "".
+func fenceOpen(rest string) string {
+	if rest == "" || rest[0] != '`' && rest[0] != '~' {
+		return ""
+	}
+	n := 0
+	for n < len(rest) && rest[n] == rest[0] {
+		n++
+	}
+	if n < 3 || rest[0] == '`' && strings.IndexByte(rest[n:], '`') >= 0 {
+		return ""
+	}
+	return rest[:n]
+}
+
+// dropOpen returns what closes the HTML block the line opens, if it is
+// one left out with its content (htmlDrops), or "".
+func dropOpen(rest string) string {
+	low := strings.ToLower(rest[:min(len(rest), 16)])
+	for _, d := range htmlDrops {
+		if !strings.HasPrefix(low, d.open) {
+			continue
+		}
+		if d.open[1] != '!' && d.open[1] != '?' {
+			// A tag's name ends at a space, ">" or the end of the line.
+			if n := len(d.open); len(low) > n && low[n] != ' ' && low[n] != '>' && low[n] != '\t' {
+				continue
+			}
+		}
+		return d.close
+	}
+	if strings.HasPrefix(low, "<!") && len(low) > 2 && 'a' <= low[2] && low[2] <= 'z' {
+		return ">"
+	}
+	return ""
+}
+
+// listItem reports whether the line (its indentation removed) opens a
+// list item.
+func listItem(rest string) bool {
+	if len(rest) >= 2 && strings.IndexByte("-*+", rest[0]) >= 0 && (rest[1] == ' ' || rest[1] == '\t') {
+		return true
+	}
+	i := 0
+	for i < len(rest) && i < 9 && '0' <= rest[i] && rest[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(rest) && (rest[i] == '.' || rest[i] == ')') && (rest[i+1] == ' ' || rest[i+1] == '\t')
+}
+
+// definition reads a link reference definition, "[label]: destination
+// "title"", all on the line. It returns the definition made safe, or ""
+// to leave it out when its destination goes anywhere but the web.
+func (s *mdSanitizer) definition(rest string) (string, bool) {
+	if !strings.HasPrefix(rest, "[") || strings.HasPrefix(rest, "[^") {
+		return "", false
+	}
+	end := strings.Index(rest, "]:")
+	if end < 0 || strings.ContainsAny(rest[1:end], "[]") {
+		return "", false
+	}
+	after := strings.TrimLeft(rest[end+2:], " \t")
+	if after == "" {
+		// Its destination would be on the next line: a definition heed
+		// does not read, written as text.
+		return `\` + rest, true
+	}
+	dest, title := after, ""
+	if strings.HasPrefix(after, "<") {
+		i := strings.IndexByte(after, '>')
+		if i < 0 {
+			return "", false
+		}
+		dest, title = after[1:i], after[i+1:]
+	} else if i := strings.IndexAny(after, " \t"); i >= 0 {
+		dest, title = after[:i], after[i:]
+	}
+	if dest == "" {
+		return "", false
+	}
+	u, ok := s.dest(dest, true)
+	if !ok {
+		return "", true
+	}
+	return rest[:end+2] + " " + u + safeTitle(title), true
+}
+
+// safeTitle keeps a link title that is one, quoted whole, and no other.
+func safeTitle(t string) string {
+	t = strings.TrimSpace(t)
+	if len(t) < 2 || len(t) > maxTitle {
+		return ""
+	}
+	open, closing := t[0], t[len(t)-1]
+	if open == '"' && closing == '"' || open == '\'' && closing == '\'' || open == '(' && closing == ')' {
+		if !strings.ContainsAny(t[1:len(t)-1], string(open)+string(closing)+"<>\n") {
+			return " " + t
+		}
+	}
+	return ""
+}
+
+// dest judges a link's destination: it returns it as written, resolved
+// when relative, and true when it goes to the web; false when it goes
+// anywhere else. A link (not an image) to the web is one of Links.
+func (s *mdSanitizer) dest(d string, link bool) (string, bool) {
+	read := html.UnescapeString(unescapeMarkdown(d))
+	clean := strings.Map(func(r rune) rune {
+		if r <= ' ' || r == 0x7f {
+			return -1
+		}
+		return r
+	}, read)
+	i := strings.IndexAny(clean, ":/?#")
+	if i >= 0 && clean[i] == ':' {
+		if scheme := strings.ToLower(clean[:i]); scheme != "http" && scheme != "https" {
+			return "", false
+		}
+	}
+	u, err := s.base.Parse(strings.TrimSpace(read))
+	if err != nil {
+		if i >= 0 && clean[i] == ':' {
+			return "", false
+		}
+		return d, true // a relative destination that no URL reads: text, in effect
+	}
+	abs := u.String()
+	if u.Scheme != "http" && u.Scheme != "https" {
+		// Relative to a base that is no web URL: kept as written.
+		return d, true
+	}
+	if link {
+		v := *u
+		v.Fragment, v.RawFragment = "", ""
+		if k := v.String(); !s.seen[k] {
+			s.seen[k] = true
+			s.links = append(s.links, k)
+		}
+	}
+	if i >= 0 && clean[i] == ':' {
+		return d, true // absolute already: as written
+	}
+	if add := len(abs) - len(d); add > s.budget {
+		return d, true
+	} else if add > 0 {
+		s.budget -= add
+	}
+	abs = strings.NewReplacer("<", "%3C", ">", "%3E", " ", "%20", "\n", "%0A").Replace(abs)
+	if strings.ContainsAny(abs, "()") {
+		return "<" + abs + ">", true
+	}
+	return abs, true
+}
+
+// unescapeMarkdown drops the backslash before escaped punctuation.
+func unescapeMarkdown(s string) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && isPunct(s[i+1]) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isPunct(c byte) bool {
+	return '!' <= c && c <= '/' || ':' <= c && c <= '@' || '[' <= c && c <= '`' || '{' <= c && c <= '~'
+}
+
+// inline writes a paragraph's text made safe: code spans as they are,
+// tags left out, links and images judged.
+func (s *mdSanitizer) inline(p string) {
+	// Each run of backticks is matched with the next run of the same
+	// length, found in a table built once: no run is looked for twice.
+	type run struct{ at, n int }
+	var runs []run
+	for i := 0; i < len(p); {
+		if p[i] == '`' && (i == 0 || p[i-1] != '\\') {
+			j := i
+			for j < len(p) && p[j] == '`' {
+				j++
+			}
+			runs = append(runs, run{i, j - i})
+			i = j
+			continue
+		}
+		i++
+	}
+	closes := make(map[int]int, len(runs)) // a run's start: the end of its span
+	last := map[int]int{}                  // a length: the index of its last unmatched run
+	for k := len(runs) - 1; k >= 0; k-- {
+		if next, ok := last[runs[k].n]; ok {
+			closes[runs[k].at] = runs[next].at + runs[next].n
+		}
+		last[runs[k].n] = k
+	}
+	// Each "[" or "![" written: where it is in out, whether an image's.
+	type opener struct {
+		at    int
+		image bool
+	}
+	var (
+		out     strings.Builder
+		opens   []opener
+		deletes []int // offsets in out of bytes to leave out at the end
+	)
+	out.Grow(len(p))
+	gt := -1 // the next ">" at or after i, or len(p) when there is none
+	for i := 0; i < len(p); {
+		c := p[i]
+		switch {
+		case c == '\\' && i+1 < len(p):
+			out.WriteString(p[i : i+2])
+			i += 2
+			continue
+		case c == '`':
+			j := i
+			for j < len(p) && p[j] == '`' {
+				j++
+			}
+			if end, ok := closes[i]; ok {
+				out.WriteString(p[i:end])
+				i = end
+			} else {
+				out.WriteString(p[i:j])
+				i = j
+			}
+			continue
+		case c == '<':
+			if gt < i {
+				gt = strings.IndexByte(p[i:], '>')
+				if gt < 0 {
+					gt = len(p)
+				} else {
+					gt += i
+				}
+			}
+			if n := s.angle(p[i:], gt-i, &out); n > 0 {
+				i += n
+				continue
+			}
+			out.WriteString(`\<`)
+			i++
+			continue
+		case (c == 'h' || c == 'H') && (i == 0 || !isWordByte(p[i-1])) && bareWeb(p[i:]):
+			n := bareURL(p[i:])
+			s.dest(p[i:i+n], true)
+			out.WriteString(p[i : i+n])
+			i += n
+			continue
+		case c == '!' && i+1 < len(p) && p[i+1] == '[':
+			opens = append(opens, opener{out.Len(), true})
+			out.WriteString("![")
+			i += 2
+			continue
+		case c == '[':
+			opens = append(opens, opener{out.Len(), false})
+			out.WriteByte('[')
+			i++
+			continue
+		case c == ']' && (i+1 == len(p) || p[i+1] != '('):
+			if len(opens) > 0 {
+				opens = opens[:len(opens)-1]
+			}
+			if i+1 < len(p) && p[i+1] == ':' {
+				// "]:" in a paragraph can end a reference definition's
+				// label begun on an earlier line: written so that it
+				// ends none.
+				out.WriteString(`\]`)
+			} else {
+				out.WriteByte(']')
+			}
+			i++
+			continue
+		case c == ']':
+			var o opener
+			if len(opens) > 0 {
+				o = opens[len(opens)-1]
+				opens = opens[:len(opens)-1]
+			} else {
+				o.at = -1
+			}
+			n, dest, title, ok := linkTail(p[i+1:])
+			if !ok {
+				// Not read as a link here: written so that no reader does.
+				out.WriteString(`]\(`)
+				i += 2
+				continue
+			}
+			d, web := s.dest(dest, !o.image)
+			if web {
+				out.WriteString("](" + d + safeTitle(title) + ")")
+			} else if o.at >= 0 {
+				deletes = append(deletes, o.at)
+				if o.image {
+					deletes = append(deletes, o.at+1)
+				}
+			} else {
+				out.WriteString(`\]`)
+			}
+			i += 1 + n
+			continue
+		}
+		out.WriteByte(c)
+		i++
+	}
+	text := out.String()
+	if len(deletes) == 0 {
+		s.out.WriteString(text)
+		return
+	}
+	sortInts(deletes)
+	prev := 0
+	for _, at := range deletes {
+		if at < prev {
+			continue
+		}
+		s.out.WriteString(text[prev:at])
+		prev = at + 1
+	}
+	s.out.WriteString(text[prev:])
+}
+
+// angle reads what opens with "<" at p[0], whose next ">" is at gt (or
+// len(p) when there is none). An autolink to the web is written as it is;
+// one to anywhere else, as its text; a tag, a comment or a declaration is
+// left out. It returns the bytes read, or 0 when "<" starts none of them.
+func (s *mdSanitizer) angle(p string, gt int, out *strings.Builder) int {
+	if len(p) < 2 || gt >= len(p) {
+		return 0
+	}
+	inner := p[1:gt]
+	c := p[1]
+	switch {
+	case c == '/' || c == '!' || c == '?' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
+	default:
+		return 0
+	}
+	if i := strings.IndexByte(inner, ':'); i > 0 && !strings.ContainsAny(inner, " \t\n<") && isScheme(inner[:i]) {
+		if d, ok := s.dest(inner, true); ok && d == inner {
+			out.WriteString(p[:gt+1])
+		}
+		return gt + 1 // an autolink anywhere but the web is left out
+	}
+	if at := strings.IndexByte(inner, '@'); at > 0 && !strings.ContainsAny(inner, " \t\n<") {
+		out.WriteString(escapeText(inner, false)) // an e-mail autolink: its address
+		return gt + 1
+	}
+	return gt + 1
+}
+
+// bareWeb reports whether p starts with "http://" or "https://", which
+// GFM reads as a link where it stands.
+func bareWeb(p string) bool {
+	p = p[:min(len(p), 8)]
+	return len(p) >= 7 && strings.EqualFold(p[:7], "http://") || len(p) == 8 && strings.EqualFold(p, "https://")
+}
+
+// bareURL is the length of the bare URL at the start of p, as GFM reads
+// one: up to white space or "<", less trailing punctuation and a ")"
+// that closes nothing in it.
+func bareURL(p string) int {
+	n := strings.IndexAny(p, " \t\n<")
+	if n < 0 {
+		n = len(p)
+	}
+	for n > 0 {
+		switch p[n-1] {
+		case '?', '!', '.', ',', ':', '*', '_', '~', '\'', '"':
+			n--
+			continue
+		case ')':
+			if strings.Count(p[:n], "(") < strings.Count(p[:n], ")") {
+				n--
+				continue
+			}
+		}
+		break
+	}
+	return n
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c|0x20 && c|0x20 <= 'z' || '0' <= c && c <= '9' || c >= 0x80
+}
+
+// isScheme reports whether s is a URI scheme as CommonMark's autolinks
+// read one: a letter, then 1 to 31 letters, digits, "+", "." or "-".
+func isScheme(s string) bool {
+	if len(s) < 2 || len(s) > 32 || !('a' <= s[0]|0x20 && s[0]|0x20 <= 'z') {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		c := s[i] | 0x20
+		if !('a' <= c && c <= 'z' || '0' <= s[i] && s[i] <= '9' || s[i] == '+' || s[i] == '.' || s[i] == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// linkTail reads the "(destination "title")" of an inline link at p[0]
+// == '(' and returns its length, destination and title; ok is false
+// when p does not start one that heed reads (too long included).
+func linkTail(p string) (n int, dest, title string, ok bool) {
+	i := 1
+	for i < len(p) && (p[i] == ' ' || p[i] == '\t' || p[i] == '\n') {
+		i++
+	}
+	start := i
+	if i < len(p) && p[i] == '<' {
+		end := strings.IndexAny(p[i+1:min(len(p), i+1+maxDest)], "<>\n")
+		if end < 0 || p[i+1+end] != '>' {
+			return 0, "", "", false
+		}
+		dest = p[i+1 : i+1+end]
+		i += end + 2
+	} else {
+		depth := 0
+	scan:
+		for ; i < len(p); i++ {
+			switch c := p[i]; {
+			case i-start > maxDest:
+				return 0, "", "", false
+			case c == '\\' && i+1 < len(p):
+				i++
+			case c == '(':
+				depth++
+				if depth > 32 {
+					return 0, "", "", false
+				}
+			case c == ')':
+				if depth == 0 {
+					break scan
+				}
+				depth--
+			case c <= ' ':
+				break scan
+			}
+		}
+		dest = p[start:i]
+	}
+	tStart := i
+	for i < len(p) && p[i] != ')' {
+		if i-tStart > maxTitle {
+			return 0, "", "", false
+		}
+		if p[i] == '\\' {
+			i++
+		}
+		i++
+	}
+	if i >= len(p) {
+		return 0, "", "", false
+	}
+	return i + 1, dest, p[tStart:i], true
+}
+
+func sortInts(a []int) {
+	// Deletes are appended in the order their links close, which is
+	// nearly sorted: an insertion sort is linear on it, and the count
+	// of links bounds it.
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// firstHeading is the text of the first heading of Markdown (ATX, or a
+// setext "===" underline), its marks of emphasis and links left out.
+func firstHeading(md string) string {
+	fence, prev := "", ""
+	for line := range strings.Lines(md) {
+		line = strings.TrimRight(line, "\n")
+		indent, rest := leadingSpaces(line)
+		if fence != "" {
+			if strings.HasPrefix(rest, fence) {
+				fence = ""
+			}
+			continue
+		}
+		if f := fenceOpen(rest); f != "" && indent < 4 {
+			fence, prev = f, ""
+			continue
+		}
+		if indent < 4 && strings.HasPrefix(rest, "#") {
+			t := strings.TrimLeft(rest, "#")
+			if len(rest)-len(t) <= 6 && (t == "" || t[0] == ' ' || t[0] == '\t') {
+				if h := plainHeading(strings.TrimRight(strings.TrimSpace(t), "#")); h != "" {
+					return h
+				}
+			}
+		}
+		if indent < 4 && prev != "" && strings.Trim(rest, "= ") == "" && strings.HasPrefix(rest, "=") {
+			return plainHeading(strings.TrimSpace(prev))
+		}
+		prev = strings.TrimSpace(line)
+	}
+	return ""
+}
+
+// plainHeading drops a heading's link targets and emphasis marks.
+func plainHeading(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '*', '_', '`', '[':
+		case ']':
+			if i+1 < len(s) && s[i+1] == '(' {
+				if j := strings.IndexByte(s[i:], ')'); j >= 0 {
+					i += j
+				}
+			}
+		case '\\':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// ErrNotAPage is wrapped by the error of a body Read does not read: not
+// HTML, Markdown or plain text.
+var ErrNotAPage = errors.New("not an HTML or text page")
+
+// maxTypeChars is how much of a Content-Type an error repeats.
+const maxTypeChars = 100
+
+// Kind says how Read read a body.
+type Kind string
+
+// The kinds of body Read reads.
+const (
+	KindHTML     Kind = "html"
+	KindMarkdown Kind = "markdown"
+	KindText     Kind = "text"
+)
+
+// Read reads a body by its Content-Type (opts.ContentType): HTML is
+// extracted (Extract), Markdown is read with FromMarkdown, plain text is
+// kept as it is (as valid UTF-8); anything else is refused with
+// ErrNotAPage. A body said to be Markdown or plain text that opens as an
+// HTML document ("<!DOCTYPE html" or "<html", after white space) is read
+// as the HTML it is: a server's word on its type is not taken over what
+// the body plainly is.
+func Read(raw []byte, opts Options) (*Document, Kind, error) {
+	mediaType, _, _ := mime.ParseMediaType(opts.ContentType)
+	switch mediaType {
+	case "", "text/html", "application/xhtml+xml":
+		doc, err := ExtractBytes(raw, opts)
+		return doc, KindHTML, err
+	case "text/markdown", "text/x-markdown", "text/plain":
+		if looksHTML(raw) {
+			o := opts
+			o.ContentType = ""
+			doc, err := ExtractBytes(raw, o)
+			return doc, KindHTML, err
+		}
+		if mediaType != "text/plain" {
+			doc, err := FromMarkdown(raw, opts)
+			return doc, KindMarkdown, err
+		}
+		if len(raw) > MaxInputBytes {
+			return nil, KindText, fmt.Errorf("%w: over %d bytes", ErrTooLarge, MaxInputBytes)
+		}
+		if !utf8.Valid(raw) {
+			raw = bytes.ToValidUTF8(raw, []byte("\uFFFD"))
+		}
+		return &Document{URL: strings.ToValidUTF8(opts.URL, "\uFFFD"), Markdown: strings.TrimSpace(string(raw)), Links: []string{}}, KindText, nil
+	}
+	ct := strings.ToValidUTF8(opts.ContentType, "\uFFFD")
+	if len(ct) > maxTypeChars {
+		ct = strings.ToValidUTF8(ct[:maxTypeChars], "") + "…"
+	}
+	return nil, "", fmt.Errorf("%w (Content-Type %s); heed reads HTML, Markdown and plain text", ErrNotAPage, ct)
+}
+
+// looksHTML reports whether a body opens as an HTML document.
+func looksHTML(raw []byte) bool {
+	head := bytes.TrimLeft(raw[:min(len(raw), 1024)], " \t\r\n\xEF\xBB\xBF")
+	head = head[:min(len(head), 14)]
+	return bytes.HasPrefix(bytes.ToLower(head), []byte("<!doctype html")) || bytes.HasPrefix(bytes.ToLower(head), []byte("<html"))
+}
