@@ -24,7 +24,13 @@ type Snapshot struct {
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"last_modified,omitempty"`
 	// Notes say what the page's directives or signals said, for a reader.
-	Notes    []string `json:"notes,omitempty"`
+	Notes []string `json:"notes,omitempty"`
+	// Via says how the page was found and read, where not by a link and
+	// from its HTML: "llms.txt" (the site's /llms.txt lists it),
+	// "markdown" (the server answered with Markdown),
+	// "markdown-alternate" (the page's own Markdown alternate, read in its
+	// place), "llms-full.txt" (it is a site's /llms-full.txt).
+	Via      []string `json:"via,omitempty"`
 	Markdown string   `json:"-"`
 	// Path is where a store keeps it: for a stash of files, the file's
 	// path relative to the stash directory; empty for a store of rows.

@@ -22,6 +22,11 @@ import (
 	"github.com/heedhq/heed/robots"
 )
 
+// AcceptPage is the Accept header of a request for a page: Markdown
+// first, where a site offers it for the asking (it costs no request more),
+// then HTML, then plain text.
+const AcceptPage = "text/markdown, text/html;q=0.9, application/xhtml+xml;q=0.9, text/plain;q=0.5, */*;q=0.1"
+
 // Defaults of Config.
 const (
 	DefaultTimeout        = 60 * time.Second
@@ -222,7 +227,7 @@ func proxyHostPort(u *url.URL) string {
 // Request is one GET.
 type Request struct {
 	URL string
-	// Accept is the Accept header; "" means one that prefers HTML.
+	// Accept is the Accept header; "" means AcceptPage.
 	Accept string
 	// ETag and LastModified are validators from an earlier response; with
 	// either, the request is conditional and an unchanged resource answers
@@ -453,7 +458,7 @@ func (c *Client) send(ctx context.Context, u *url.URL, req Request, withHeader b
 		case req.Accept != "":
 			hr.Header.Set("Accept", req.Accept)
 		default:
-			hr.Header.Set("Accept", "text/html,application/xhtml+xml;q=0.9,*/*;q=0.8")
+			hr.Header.Set("Accept", AcceptPage)
 		}
 		if !req.robots {
 			if req.ETag != "" {

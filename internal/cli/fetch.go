@@ -126,7 +126,8 @@ func (e *env) writePage(p *ingest.Page, jsonOut bool) error {
 			*extract.Document
 			FetchedAt time.Time      `json:"fetched_at,omitzero"`
 			Robots    directives.Set `json:"robots"`
-		}{p.Doc, p.FetchedAt, p.Robots})
+			Via       string         `json:"via,omitempty"`
+		}{p.Doc, p.FetchedAt, p.Robots, p.Via})
 	}
 	var w frontmatter.Writer
 	field := w.Field
@@ -146,6 +147,7 @@ func (e *env) writePage(p *ingest.Page, jsonOut bool) error {
 		field("modified", d.Modified.Format(time.RFC3339))
 	}
 	field("robots", p.Robots.String())
+	field("via", p.Via)
 	_, err := io.WriteString(e.stdout, printable.Text(w.Document(d.Markdown)))
 	return err
 }

@@ -191,3 +191,42 @@ func TestRobotsCheckNeedsNoStash(t *testing.T) {
 		t.Errorf("robots check without a stash directory: exit %d, %q, %q", code, out, stderr)
 	}
 }
+
+// heed fetch asks for Markdown first and says where the Markdown came
+// from: the site's answer, or the page's own Markdown alternate, read on
+// the host's next turn. Either is stored safe.
+func TestFetchMarkdown(t *testing.T) {
+	var mu sync.Mutex
+	var accepts []string
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		accepts = append(accepts, r.URL.Path+" "+r.Header.Get("Accept"))
+		mu.Unlock()
+		switch r.URL.Path {
+		case "/negotiated":
+			w.Header().Set("Content-Type", "text/markdown")
+			fmt.Fprint(w, "# Negotiated\n\nWords, and [a trap](javascript:alert(1)).\n\n<script>steal()</script>\n")
+		case "/page":
+			fmt.Fprint(w, `<html><head><title>HTML title</title><link rel="alternate" type="text/markdown" href="/page.md"></head><body><p>The HTML words.</p></body></html>`)
+		case "/page.md":
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, "# The page, in Markdown\n\nThe Markdown words.\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	code, out, stderr := run(t, "", "fetch", "--allow-net", "127.0.0.1/32", s.URL+"/negotiated")
+	if code != 0 || !strings.Contains(out, `via: "markdown"`) || !strings.Contains(out, "Words, and a trap.") || strings.Contains(out, "javascript") || strings.Contains(out, "steal") {
+		t.Errorf("exit %d, %s\n%s", code, stderr, out)
+	}
+	code, out, stderr = run(t, "", "fetch", "--allow-net", "127.0.0.1/32", s.URL+"/page")
+	if code != 0 || !strings.Contains(out, `via: "markdown-alternate"`) || !strings.Contains(out, `title: "The page, in Markdown"`) || !strings.Contains(out, "The Markdown words.") || strings.Contains(out, "The HTML words") {
+		t.Errorf("exit %d, %s\n%s", code, stderr, out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(accepts) != 3 || !strings.HasPrefix(accepts[0], "/negotiated text/markdown") || !strings.HasPrefix(accepts[2], "/page.md text/markdown") {
+		t.Errorf("requests: %q", accepts)
+	}
+}

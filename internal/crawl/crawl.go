@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -55,6 +56,12 @@ type Options struct {
 	// NoSitemaps leaves robots.txt's Sitemap lines and /sitemap.xml unread.
 	// (With NoRobots, /sitemap.xml is still read; robots.txt is not.)
 	NoSitemaps bool
+	// NoLLMsTxt leaves the site's /llms.txt unread. Read, it seeds the
+	// crawl with the pages it lists (in scope), one link from the start.
+	NoLLMsTxt bool
+	// NoAlternates reads each page from its HTML, though it names a
+	// Markdown alternate.
+	NoAlternates bool
 	// Page, if set, is called with every page the crawl keeps (one that
 	// its robots directives and the site's content signals let it store),
 	// before it is stored; with a nil Crawler.Store, instead of storing it.
@@ -199,12 +206,13 @@ func (e *Disallowed) HostUnreachable() bool {
 func (e *Disallowed) Unwrap() error { return ErrStartRefused }
 
 type run struct {
-	c      *Crawler
-	o      Options
-	scope  *scope
-	policy robots.Policy
-	client *polite.Client // spaced by o.Delay
-	emit   func(Event)
+	llmsOnce sync.Once // the site's llms.txt is read once, after the start page
+	c        *Crawler
+	o        Options
+	scope    *scope
+	policy   robots.Policy
+	client   *polite.Client // spaced by o.Delay
+	emit     func(Event)
 
 	mu         sync.Mutex
 	stored     map[string]bool   // URLs stored (or found unchanged) in this crawl
@@ -738,14 +746,33 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		return
 	}
 	ct := resp.Header.Get("Content-Type")
-	if !isHTML(ct) {
+	full := isLLMsFull(final)
+	if isPlainText(ct) && (slices.Contains(it.Via, ViaLLMsTxt) || isMarkdownPath(final) || full) {
+		// Markdown served as plain text, as many servers serve .md files,
+		// or a page that llms.txt lists (its pages are Markdown), or a
+		// site's llms-full.txt.
+		ct = "text/markdown"
+	}
+	if !isHTML(ct) && !isMarkdown(ct) {
 		r.skip(it, ReasonType, "Content-Type "+ct)
 		return
 	}
-	doc, err := extract.ExtractBytes(resp.Body, extract.Options{URL: final, ContentType: ct})
+	// Markdown is asked for first (fetch's Accept): a site that answers
+	// with it is read as it wrote it, made safe.
+	doc, kind, err := extract.Read(resp.Body, extract.Options{URL: final, ContentType: ct})
 	if err != nil {
 		r.fail(it, err)
 		return
+	}
+	via := slices.Clone(it.Via)
+	switch {
+	case full && kind == extract.KindMarkdown:
+		// A site's whole documentation in one file: its links are not
+		// followed, since what they lead to is in it.
+		via = append(via, ViaLLMsFullTxt)
+		doc.Links = nil
+	case kind == extract.KindMarkdown:
+		via = append(via, ViaMarkdown)
 	}
 	dir := doc.RobotsFor(agent, resp.Header.Values("X-Robots-Tag"))
 
@@ -779,6 +806,17 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 			return
 		}
 		notes = append(notes, "content signal: "+sig.String())
+	}
+	if it.Depth == 0 && !r.o.NoLLMsTxt && r.o.MaxDepth >= 1 {
+		// The start page can be kept: the pages the site's llms.txt
+		// lists are one link from it, read once the start page was.
+		r.llmsOnce.Do(func() { r.llmsTxt(final) })
+	}
+	if kind == extract.KindHTML && doc.MarkdownAlternate != "" && !r.o.NoAlternates {
+		if md := r.alternate(final, doc); md != nil {
+			doc = md
+			via = append(via, ViaMarkdownAlternate)
+		}
 	}
 	if doc.Canonical != "" {
 		if cn, err := Normalize(doc.Canonical); err == nil && cn != final && cn != it.URL {
@@ -824,7 +862,7 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 	snap := &heed.Snapshot{
 		Source: r.o.Source, URL: final, Title: doc.Title, Description: doc.Description,
 		FetchedAt: time.Now().UTC(), Tags: r.o.Tags, ETag: resp.ETag(), LastModified: resp.LastModified(),
-		Notes: notes, Markdown: doc.Markdown, Links: links,
+		Notes: notes, Via: via, Markdown: doc.Markdown, Links: links,
 	}
 	// While the stash indexes a batch, pages wait to be stored: the next
 	// ones are fetched and extracted meanwhile, as many as a batch.
@@ -878,6 +916,47 @@ func resolve(base, ref string) string {
 		return ref
 	}
 	return u.String()
+}
+
+// alternate reads the page's Markdown alternate in its place
+// (Alternate), when robots.txt allows it and max_pages has room for the
+// request, on the host's turn and after its delay, as any page's.
+func (r *run) alternate(final string, doc *extract.Document) *extract.Document {
+	if !sameOrigin(final, doc.MarkdownAlternate) {
+		return nil
+	}
+	if d, err := r.policy.Allowed(r.ctx, r.c.Agent, doc.MarkdownAlternate); err != nil || !d.Allowed {
+		return nil
+	}
+	if !r.take() {
+		return nil
+	}
+	return Alternate(r.ctx, r.c.Client.Spaced(r.delayFor(final)), final, doc)
+}
+
+func isPlainText(contentType string) bool {
+	return strings.HasPrefix(strings.ToLower(contentType), "text/plain")
+}
+
+// isLLMsFull reports whether a URL is a site's /llms-full.txt.
+func isLLMsFull(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	return err == nil && u.Path == "/llms-full.txt"
+}
+
+// isMarkdownPath reports whether a URL's path names a Markdown file.
+func isMarkdownPath(rawURL string) bool {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return false
+	}
+	p := strings.ToLower(u.Path)
+	return strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".markdown")
+}
+
+func isMarkdown(contentType string) bool {
+	ct := strings.ToLower(contentType)
+	return strings.HasPrefix(ct, "text/markdown") || strings.HasPrefix(ct, "text/x-markdown")
 }
 
 func isHTML(contentType string) bool {

@@ -309,7 +309,7 @@ func TestCrawlDelaySpacing(t *testing.T) {
 	}
 	var pages []hit
 	for _, h := range s.requests() {
-		if h.path != "/robots.txt" {
+		if h.path != "/robots.txt" && h.path != "/llms.txt" {
 			pages = append(pages, h)
 		}
 	}
@@ -1031,7 +1031,7 @@ func TestCrawlDelayRule(t *testing.T) {
 			all := s.requests()
 			var pages []hit
 			for _, h := range all {
-				if h.path != "/robots.txt" {
+				if h.path != "/robots.txt" && h.path != "/llms.txt" {
 					pages = append(pages, h)
 				}
 			}

@@ -7,6 +7,8 @@ type Item struct {
 	URL     string
 	Depth   int    // links followed from the start URL
 	LastMod string // what a sitemap said of it
+	// Via says how it was found, where not by a link: ViaLLMsTxt.
+	Via []string
 }
 
 // Frontier holds a crawl's URLs: the set of those seen, and those

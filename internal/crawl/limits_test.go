@@ -104,7 +104,7 @@ func TestNoRequestsPastLimit(t *testing.T) {
 	s := newSite(t)
 	s.set("/", page{body: html("Home", links...)})
 	c, _ := crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 2, AllowHosts: allow, NoSitemaps: true}, nil); err != nil {
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 2, AllowHosts: allow, NoSitemaps: true, NoLLMsTxt: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	pages, robots := 0, 0

@@ -1,18 +1,13 @@
 package ingest
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"fmt"
-	"mime"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/robots/directives"
 )
 
@@ -25,25 +20,35 @@ type Page struct {
 	// its X-Robots-Tag headers and its meta tags. A page asked for on
 	// purpose reports them; it is not a crawl, which heeds them.
 	Robots directives.Set
+	// Via says where its Markdown came from when not from its HTML:
+	// ViaMarkdown (the server answered with Markdown) or
+	// ViaMarkdownAlternate (the page's own Markdown alternate).
+	Via string
 }
+
+// Where a page's Markdown came from, when not from its HTML (Page.Via,
+// Snapshot.Via).
+const (
+	ViaMarkdown          = crawl.ViaMarkdown
+	ViaMarkdownAlternate = crawl.ViaMarkdownAlternate
+)
 
 // FetchRequest asks for one page.
 type FetchRequest struct {
 	URL string
 }
 
-// maxTypeChars is how much of a Content-Type an error repeats.
-const maxTypeChars = 100
-
 // ErrNotAPage is wrapped by the error of a body heed does not read: not
 // HTML, plain text or Markdown.
-var ErrNotAPage = errors.New("not an HTML or text page")
+var ErrNotAPage = extract.ErrNotAPage
 
 // Fetch reads one page on purpose: robots.txt is not consulted (a page
 // asked for is not a crawl), but the request takes its host's turn, as
 // every request of the service does, so that it adds nothing to the load
-// of a crawl of the same host. An answer other than 2xx is an error
-// whose cause is a *fetch.StatusError.
+// of a crawl of the same host. Markdown is asked for first; an HTML page
+// that names a Markdown alternate on its own origin is read from that
+// alternate, on the host's next turn. An answer other than 2xx is an
+// error whose cause is a *fetch.StatusError.
 func (s *Service) Fetch(ctx context.Context, req FetchRequest) (*Page, error) {
 	if err := fetch.CheckURL(req.URL); err != nil {
 		return nil, &heed.Error{Kind: heed.Invalid, Op: "fetch", URL: fetch.Redact(req.URL), Err: err}
@@ -56,30 +61,29 @@ func (s *Service) Fetch(ctx context.Context, req FetchRequest) (*Page, error) {
 		se := &fetch.StatusError{Status: resp.Status}
 		return nil, &heed.Error{Kind: se.Kind(), Op: "fetch", URL: resp.URL, Err: se}
 	}
-	doc, err := Document(resp.Body, resp.URL, resp.Header.Get("Content-Type"))
+	doc, kind, err := extract.Read(resp.Body, extract.Options{URL: resp.URL, ContentType: resp.Header.Get("Content-Type")})
 	if err != nil {
 		return nil, &heed.Error{Kind: heed.KindOf(err), Op: "fetch", URL: resp.URL, Err: err}
 	}
-	return &Page{
+	page := &Page{
 		URL: resp.URL, Doc: doc, FetchedAt: time.Now().UTC(),
 		Robots: doc.RobotsFor(s.cfg.Agent, resp.Header.Values("X-Robots-Tag")),
-	}, nil
+	}
+	switch {
+	case kind == extract.KindMarkdown:
+		page.Via = ViaMarkdown
+	case kind == extract.KindHTML && doc.MarkdownAlternate != "":
+		if md := crawl.Alternate(ctx, s.client, resp.URL, doc); md != nil {
+			page.Doc, page.Via = md, ViaMarkdownAlternate
+		}
+	}
+	return page, nil
 }
 
-// Document reads a page's body by its Content-Type: HTML is extracted;
-// plain text and Markdown are kept as they are (as valid UTF-8);
-// anything else is refused with ErrNotAPage.
+// Document reads a page's body by its Content-Type, as extract.Read
+// does: HTML is extracted, Markdown made safe, plain text kept; anything
+// else is refused with ErrNotAPage.
 func Document(body []byte, pageURL, contentType string) (*extract.Document, error) {
-	mediaType, _, _ := mime.ParseMediaType(contentType)
-	switch mediaType {
-	case "", "text/html", "application/xhtml+xml":
-		return extract.Extract(bytes.NewReader(body), extract.Options{URL: pageURL, ContentType: contentType})
-	case "text/plain", "text/markdown", "text/x-markdown":
-		if !utf8.Valid(body) {
-			body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
-		}
-		return &extract.Document{URL: pageURL, Markdown: strings.TrimSpace(string(body)), Links: []string{}}, nil
-	}
-	ct := heed.Clip(strings.ToValidUTF8(contentType, "\uFFFD"), maxTypeChars)
-	return nil, fmt.Errorf("%w (Content-Type %s); heed reads HTML, plain text and Markdown", ErrNotAPage, ct)
+	doc, _, err := extract.Read(body, extract.Options{URL: pageURL, ContentType: contentType})
+	return doc, err
 }

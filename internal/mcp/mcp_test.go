@@ -542,7 +542,7 @@ func TestRefusals(t *testing.T) {
 		}
 		pages := 0
 		for _, h := range site.hits()[before:] {
-			if h.path != "/robots.txt" && h.path != "/sitemap.xml" {
+			if h.path != "/robots.txt" && h.path != "/sitemap.xml" && h.path != "/llms.txt" {
 				pages++
 			}
 			if strings.HasPrefix(h.path, "/private/") {
@@ -859,10 +859,10 @@ func TestSharedPoliteness(t *testing.T) {
 	}
 	hits := site.hits()
 	sort.Slice(hits, func(i, j int) bool { return hits[i].start.Before(hits[j].start) })
-	// Two crawls of four pages and a sitemap each, the fetch, and one
-	// robots.txt.
-	if len(hits) != 12 || site.count("/robots.txt") != 1 {
-		t.Errorf("the host served %d requests (%d of robots.txt), want 12 (1)", len(hits), site.count("/robots.txt"))
+	// Two crawls of four pages, a sitemap and an llms.txt each, the
+	// fetch, and one robots.txt.
+	if len(hits) != 14 || site.count("/robots.txt") != 1 {
+		t.Errorf("the host served %d requests (%d of robots.txt), want 14 (1)", len(hits), site.count("/robots.txt"))
 	}
 	for i := 1; i < len(hits); i++ {
 		if gap := hits[i].start.Sub(hits[i-1].end); gap < delay {

@@ -26,6 +26,7 @@ type page struct {
 	description string
 	markdown    string
 	robots      string
+	via         string    // ingest.Page.Via
 	version     string    // of this copy: a hash of its Markdown
 	read        time.Time // when the page cache last gave it; guarded by its mutex
 }
@@ -49,7 +50,7 @@ const pageOverhead = 256
 
 // size is what a copy costs the page cache, in bytes.
 func (p *page) size(key string) int {
-	return pageOverhead + len(key) + len(p.url) + len(p.title) + len(p.description) + len(p.markdown) + len(p.robots) + len(p.version)
+	return pageOverhead + len(key) + len(p.url) + len(p.title) + len(p.description) + len(p.markdown) + len(p.robots) + len(p.via) + len(p.version)
 }
 
 // fetchPage reads one page on purpose through the service: robots.txt is
@@ -77,6 +78,7 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 		return nil, s.toolError(err)
 	}
 	kept := newPage(p.URL, p.Doc, p.Robots)
+	kept.via = p.Via
 	s.pages.put(norm, kept)
 	return kept, nil
 }

@@ -36,6 +36,7 @@ type FetchOutput struct {
 	Part
 	Version string   `json:"version" jsonschema:"Which copy of the page this part was cut from: pass it, with next_start_index, for the next part."`
 	Robots  string   `json:"robots,omitempty" jsonschema:"What the page's own robots directives (meta robots, X-Robots-Tag) say to heed. Reported, not enforced: a page asked for on purpose is not a crawl."`
+	Via     string   `json:"via,omitempty" jsonschema:"Where the Markdown came from when not from the page's HTML: markdown (the site answered with Markdown) or markdown-alternate (the page's own Markdown version)."`
 	Notes   []string `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_chars lowered to the user's limit."`
 }
 

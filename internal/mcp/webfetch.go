@@ -106,7 +106,7 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 		return nil, out, err
 	}
 	out.URL, out.Title, out.Description, out.Part = p.url, p.title, p.description, pt
-	out.Robots, out.Version = p.robots, p.version
+	out.Robots, out.Version, out.Via = p.robots, p.version, p.via
 	text := partText("web_fetch", fmt.Sprintf("url %q, version %q", in.URL, p.version), pt)
 	if in.StartIndex == 0 {
 		text = fmt.Sprintf("Page: %s\nURL: %s\n\n", out.Title, out.URL) + text

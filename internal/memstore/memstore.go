@@ -26,6 +26,7 @@ func clone(s *heed.Snapshot) *heed.Snapshot {
 	c := *s
 	c.Tags = slices.Clone(s.Tags)
 	c.Notes = slices.Clone(s.Notes)
+	c.Via = slices.Clone(s.Via)
 	c.Links = slices.Clone(s.Links)
 	return &c
 }

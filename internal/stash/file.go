@@ -175,6 +175,7 @@ type header struct {
 	ETag         string   `yaml:"etag"`
 	LastModified string   `yaml:"last_modified"`
 	Notes        []string `yaml:"notes"`
+	Via          []string `yaml:"via"`
 }
 
 // encode writes a snapshot as a Markdown file.
@@ -190,6 +191,7 @@ func encode(s *heed.Snapshot) []byte {
 	w.Field("etag", s.ETag)
 	w.Field("last_modified", s.LastModified)
 	w.List("notes", s.Notes)
+	w.List("via", s.Via)
 	return []byte(w.Document(s.Markdown))
 }
 
@@ -208,6 +210,6 @@ func readFile(path string) (*heed.Snapshot, error) {
 	return &heed.Snapshot{
 		Source: h.Source, URL: h.URL, Title: h.Title, Description: h.Description, FetchedAt: at,
 		Tags: h.Tags, Hash: strings.TrimPrefix(h.Hash, "sha256:"), ETag: h.ETag, LastModified: h.LastModified,
-		Notes: h.Notes, Markdown: body,
+		Notes: h.Notes, Via: h.Via, Markdown: body,
 	}, nil
 }

@@ -1,0 +1,136 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"net/url"
+
+	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/polite"
+)
+
+// Where a snapshot's Markdown came from, when not from the page's HTML
+// (heed.Snapshot.Via).
+const (
+	// ViaMarkdown: the server answered the request with Markdown.
+	ViaMarkdown = "markdown"
+	// ViaMarkdownAlternate: the page's <link rel="alternate"
+	// type="text/markdown">, fetched in its place.
+	ViaMarkdownAlternate = "markdown-alternate"
+	// ViaLLMsTxt: the page was found in the site's /llms.txt.
+	ViaLLMsTxt = "llms.txt"
+	// ViaLLMsFullTxt: the page is a site's /llms-full.txt.
+	ViaLLMsFullTxt = "llms-full.txt"
+)
+
+// acceptMarkdown is what a request for a page's Markdown alternate
+// accepts.
+const acceptMarkdown = "text/markdown, text/x-markdown;q=0.9, text/plain;q=0.5"
+
+// Alternate fetches the Markdown alternate that the HTML page at pageURL
+// names (doc.MarkdownAlternate), through client (on its host's turn), and
+// returns doc with the alternate's Markdown in place of the extraction:
+// its title and description where it has them, the page's links,
+// canonical URL and directives kept. It returns nil, and the page is
+// read from its HTML, when there is no alternate, or it is on another
+// origin, or it does not answer 2xx with Markdown or plain text (an HTML
+// answer is not Markdown, whatever its type says).
+func Alternate(ctx context.Context, client *polite.Client, pageURL string, doc *extract.Document) *extract.Document {
+	if doc.MarkdownAlternate == "" || !sameOrigin(pageURL, doc.MarkdownAlternate) {
+		return nil
+	}
+	resp, err := client.Get(ctx, fetch.Request{URL: doc.MarkdownAlternate, Accept: acceptMarkdown, NoRetry: true,
+		CheckRedirect: func(next string) error {
+			if !sameOrigin(pageURL, next) {
+				return errOtherOrigin
+			}
+			return nil
+		}})
+	if err != nil || resp.Status < 200 || resp.Status > 299 {
+		return nil
+	}
+	md, kind, err := extract.Read(resp.Body, extract.Options{URL: resp.URL, ContentType: resp.Header.Get("Content-Type")})
+	switch {
+	case err != nil || kind == extract.KindHTML:
+		return nil
+	case kind == extract.KindText:
+		// Named as Markdown by the page, served as plain text (as many
+		// servers serve .md files): read as the Markdown it was named.
+		if md, err = extract.FromMarkdown(resp.Body, extract.Options{URL: resp.URL}); err != nil {
+			return nil
+		}
+	}
+	if md.Markdown == "" {
+		return nil
+	}
+	out := *doc
+	out.Markdown = md.Markdown
+	if md.Title != "" {
+		out.Title = md.Title
+	}
+	if md.Description != "" {
+		out.Description = md.Description
+	}
+	return &out
+}
+
+var errOtherOrigin = errors.New("the Markdown alternate redirects to another origin")
+
+// sameOrigin reports whether two absolute URLs share scheme and host.
+func sameOrigin(a, b string) bool {
+	ua, err := url.Parse(a)
+	if err != nil {
+		return false
+	}
+	ub, err := url.Parse(b)
+	if err != nil {
+		return false
+	}
+	return ua.Scheme == ub.Scheme && ua.Host == ub.Host && ua.Host != ""
+}
+
+// maxLLMsTxtBytes is the most of a site's /llms.txt that is read.
+const maxLLMsTxtBytes = 1 << 20
+
+// llmsTxt seeds the crawl with the pages the site's /llms.txt
+// (llmstxt.org) lists, in scope, one link from the start, marked
+// ViaLLMsTxt: one request, on the host's turn, once the start page was
+// fetched and can be kept, when robots.txt allows it. A site without one
+// (any answer but 2xx, or HTML) adds nothing else.
+func (r *run) llmsTxt(start string) {
+	su, err := url.Parse(start)
+	if err != nil {
+		return
+	}
+	lu := su.Scheme + "://" + su.Host + "/llms.txt"
+	if d, err := r.policy.Allowed(r.ctx, r.c.Agent, lu); err != nil || !d.Allowed {
+		return
+	}
+	resp, err := r.c.Client.Spaced(r.delayFor(lu)).Get(r.ctx, fetch.Request{URL: lu, Accept: acceptMarkdown, MaxBytes: maxLLMsTxtBytes, NoRetry: true,
+		CheckRedirect: func(next string) error {
+			if !sameOrigin(lu, next) {
+				return errOtherOrigin
+			}
+			if d, err := r.policy.Allowed(r.ctx, r.c.Agent, next); err != nil || !d.Allowed {
+				return errors.New("robots.txt disallows it")
+			}
+			return nil
+		}})
+	if err != nil || resp.Status < 200 || resp.Status > 299 {
+		return
+	}
+	ct := resp.Header.Get("Content-Type")
+	if !isPlainText(ct) && !isMarkdown(ct) && ct != "" {
+		return
+	}
+	doc, kind, err := extract.Read(resp.Body, extract.Options{URL: resp.URL, ContentType: "text/markdown"})
+	if err != nil || kind != extract.KindMarkdown {
+		return
+	}
+	for _, l := range doc.Links {
+		if n, err := Normalize(l); err == nil {
+			r.offer(Item{URL: n, Depth: 1, Via: []string{ViaLLMsTxt}}, true)
+		}
+	}
+}
