@@ -1,0 +1,209 @@
+package extract
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/heedhq/heed/internal/docset"
+	"github.com/heedhq/heed/internal/extractdev"
+)
+
+// docsDir holds the documentation development set, rebuilt from Debian's
+// documentation packages (see internal/docset) and not kept in git.
+const docsDir = "testdata/docs"
+
+func docsPages(tb testing.TB) []docset.Page {
+	tb.Helper()
+	pages, err := docset.Load(docsDir)
+	if err != nil || len(pages) == 0 {
+		if os.Getenv("HEED_DOCSET") == "required" {
+			tb.Fatalf("documentation set: %v", err)
+		}
+		tb.Skipf("no documentation set in %s (%v): build it with go run ./internal/docset/cmd/docset %s, from the packages it names", docsDir, err, filepath.Join("extract", docsDir))
+	}
+	return pages
+}
+
+// docScore is how one extraction of a documentation page measures.
+type docScore struct {
+	f1                   float64
+	headings, headingsOK int
+	code, codeFenced     int
+	langs, langsOK       int
+	nav                  bool // the page keeps its navigation
+}
+
+var (
+	headingLine = regexp.MustCompile(`^#{1,6} +(.*?)\s*#*$`)
+	fenceLine   = regexp.MustCompile("^(```+|~~~+) *([^` ]*)")
+	spaces      = regexp.MustCompile(`\s+`)
+)
+
+func squeeze(s string) string { return strings.TrimSpace(spaces.ReplaceAllString(s, " ")) }
+
+// scoreDoc measures heed's Markdown of a page against its truth.
+func scoreDoc(p docset.Page, truth, md string) docScore {
+	var s docScore
+	_, _, s.f1 = extractdev.Score(extractdev.PlainText(md), truth)
+	// Headings: each of the truth's is a heading line of the Markdown.
+	var heads []string
+	type fence struct{ lang, body string }
+	var fences []fence
+	var cur *fence
+	for _, line := range strings.Split(md, "\n") {
+		if cur != nil {
+			if strings.HasPrefix(strings.TrimSpace(line), "```") || strings.HasPrefix(strings.TrimSpace(line), "~~~") {
+				fences = append(fences, *cur)
+				cur = nil
+				continue
+			}
+			cur.body += line + "\n"
+			continue
+		}
+		if m := fenceLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
+			cur = &fence{lang: m[2]}
+			continue
+		}
+		if m := headingLine.FindStringSubmatch(line); m != nil {
+			heads = append(heads, squeeze(extractdev.PlainText(m[1])))
+		}
+	}
+	for _, h := range p.Headings {
+		s.headings++
+		want := squeeze(extractdev.PlainText(h))
+		for _, got := range heads {
+			if got == want || strings.Contains(got, want) {
+				s.headingsOK++
+				break
+			}
+		}
+	}
+	for _, c := range p.Code {
+		s.code++
+		want := squeeze(c.Text)
+		want = want[:min(len(want), 80)]
+		for _, f := range fences {
+			if strings.Contains(squeeze(f.body), want) {
+				s.codeFenced++
+				if c.Lang != "" {
+					s.langs++
+					if f.lang != "" {
+						s.langsOK++
+					}
+				}
+				break
+			}
+		}
+	}
+	// Navigation: two or more of the page's navigation links kept as
+	// links, their text and target both.
+	base, _ := url.Parse(p.URL)
+	kept := 0
+	for _, l := range p.Nav {
+		u, err := base.Parse(l.Href)
+		if err != nil {
+			continue
+		}
+		u.Fragment = ""
+		if strings.Contains(md, "["+l.Text+"]("+u.String()) {
+			kept++
+		}
+	}
+	s.nav = kept >= 2
+	return s
+}
+
+// docFloors are heed's measured figures on the documentation set, by
+// generator: mean word F1, headings kept as headings, code blocks kept
+// as fenced blocks (all as fractions), and pages that keep their
+// navigation. A change may not fall below them.
+var docFloors = map[string]struct{ f1, headings, code float64 }{}
+
+// TestDocsQuality scores heed on the documentation set by generator (run
+// with -v for the table) and holds it to docFloors.
+func TestDocsQuality(t *testing.T) {
+	pages := docsPages(t)
+	type agg struct {
+		n                           int
+		f1                          float64
+		h, hOK, c, cOK, l, lOK, nav int
+	}
+	by := map[string]*agg{}
+	for _, p := range pages {
+		raw, err := readGz(filepath.Join(docsDir, p.HTMLFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth, err := os.ReadFile(filepath.Join(docsDir, p.Truth))
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := Extract(bytes.NewReader(raw), Options{URL: p.URL, ContentType: "text/html"})
+		if err != nil {
+			t.Errorf("%s: %v", p.ID, err)
+			continue
+		}
+		s := scoreDoc(p, string(truth), doc.Markdown)
+		a := by[p.PageType]
+		if a == nil {
+			a = &agg{}
+			by[p.PageType] = a
+		}
+		a.n++
+		a.f1 += s.f1
+		a.h, a.hOK, a.c, a.cOK, a.l, a.lOK = a.h+s.headings, a.hOK+s.headingsOK, a.c+s.code, a.cOK+s.codeFenced, a.l+s.langs, a.lOK+s.langsOK
+		if s.nav {
+			a.nav++
+		}
+		if testing.Verbose() && s.f1 < 0.8 {
+			t.Logf("%-48s F1 %.3f headings %d/%d code %d/%d nav %v", p.ID, s.f1, s.headingsOK, s.headings, s.codeFenced, s.code, s.nav)
+		}
+	}
+	names := make([]string, 0, len(by))
+	for n := range by {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	ratio := func(a, b int) float64 {
+		if b == 0 {
+			return 1
+		}
+		return float64(a) / float64(b)
+	}
+	var lines []string
+	for _, n := range names {
+		a := by[n]
+		f1 := a.f1 / float64(a.n)
+		line := fmt.Sprintf("%-13s %3d pages  F1 %.3f  headings %4d/%-4d (%.3f)  code fenced %4d/%-4d (%.3f)  with language %3d/%-3d  navigation on %d",
+			n, a.n, f1, a.hOK, a.h, ratio(a.hOK, a.h), a.cOK, a.c, ratio(a.cOK, a.c), a.lOK, a.l, a.nav)
+		lines = append(lines, line)
+		if fl, ok := docFloors[n]; ok {
+			if f1 < fl.f1 || ratio(a.hOK, a.h) < fl.headings || ratio(a.cOK, a.c) < fl.code {
+				t.Errorf("below its floor (F1 %.3f, headings %.3f, code %.3f): %s", fl.f1, fl.headings, fl.code, line)
+			}
+		}
+	}
+	t.Log("\n" + strings.Join(lines, "\n"))
+}
+
+func readGz(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
