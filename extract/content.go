@@ -393,6 +393,13 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	for best.Parent != nil && best.Parent != body && best.Parent.Type == html.ElementNode {
 		p := best.Parent
 		ps := s.stats[p]
+		if ps != nil && s.sectionsOf(p, best) {
+			// The best candidate is one section of a document whose other
+			// sections are its siblings (a reference page's Synopsis,
+			// Description and Options): the document is the content.
+			best, bs = p, ps
+			continue
+		}
 		if ps == nil || ps.linkDensity() > 0.33 || float64(bs.text) < 0.8*float64(ps.text) ||
 			ps.text-bs.text >= 100 && float64(ps.link-bs.link) > 0.5*float64(ps.text-bs.text) ||
 			ps.articles > s.stats[best].articles+articleCount(p) {
@@ -432,6 +439,71 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 		}
 	}
 	return trimHeadings(s.twins(body, best, out))
+}
+
+// sectionsOf reports whether p is a document made of sections, best one
+// of them: best opens with a heading, and p's children that open with a
+// heading of that level or a higher one hold nearly all of p's text, in
+// two or more sections, with few links.
+func (s *selector) sectionsOf(p, best *html.Node) bool {
+	level := leadingHeading(best)
+	ps := s.stats[p]
+	if level == 0 || ps == nil || ps.linkDensity() > 0.33 || ps.articles > s.stats[best].articles+articleCount(p) {
+		return false
+	}
+	sections, text := 0, 0
+	for c := p.FirstChild; c != nil; c = c.NextSibling {
+		st := s.stats[c]
+		if c.Type != html.ElementNode || st == nil || s.skip(c) {
+			continue
+		}
+		if l := leadingHeading(c); l != 0 && l <= level && s.weight(c) >= 0 {
+			sections++
+			text += st.text
+		}
+	}
+	return sections >= 2 && float64(text) >= 0.9*float64(ps.text)
+}
+
+// leadingHeading is the level of the heading n opens with (n itself, or
+// its first element child that holds text, two levels down at most), or
+// 0 when it opens with none.
+func leadingHeading(n *html.Node) int {
+	for depth := 0; n != nil && depth < 3; depth++ {
+		if l := headingLevel(n); l != 0 {
+			return l
+		}
+		var first *html.Node
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+				return 0
+			}
+			if c.Type == html.ElementNode && strings.TrimSpace(textOf(c)) != "" {
+				first = c
+				break
+			}
+		}
+		n = first
+	}
+	return 0
+}
+
+func headingLevel(n *html.Node) int {
+	switch n.DataAtom {
+	case atom.H1:
+		return 1
+	case atom.H2:
+		return 2
+	case atom.H3:
+		return 3
+	case atom.H4:
+		return 4
+	case atom.H5:
+		return 5
+	case atom.H6:
+		return 6
+	}
+	return 0
 }
 
 // negativeProse is the prose of the page under elements whose class calls
