@@ -187,3 +187,66 @@ func (s *selector) metaLine(n *html.Node) bool {
 	}
 	return dateline(words, text)
 }
+
+// navWords are the words of links that move between the pages of a
+// manual, their arrows and brackets aside: "Prev", "Up", "Home", "Next",
+// texinfo's "[ << ]", "[Top]", "[Contents]", Sphinx's "« previous".
+var navWords = map[string]bool{
+	"": true, "prev": true, "previous": true, "next": true, "up": true, "home": true, "top": true,
+	"contents": true, "table of contents": true, "index": true, "about": true, "back": true,
+	"forward": true, "first": true, "last": true, "parent": true, "previous page": true, "next page": true,
+	"previous topic": true, "next topic": true, "previous chapter": true, "next chapter": true,
+	"previous section": true, "next section": true, "start": true,
+}
+
+// navBar reports whether a block is a manual's bar of links between its
+// pages (DocBook's Prev/Up/Home/Next tables, texinfo's panels, a pager of
+// arrows): two or more links, every one of them a navigation word or an
+// arrow, and no run of text outside them longer than a title (8 words).
+func navBar(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Table, atom.Div, atom.P, atom.Ul, atom.Ol, atom.Header:
+	default:
+		return false
+	}
+	links := 0
+	for d := range descendants(n) {
+		switch {
+		case d.Type == html.ElementNode && d.DataAtom == atom.A && attr(d, "href") != "":
+			// A link of no text (a picture's) says nothing: not a bar's.
+			if t := textOf(d); strings.TrimSpace(t) == "" || !navWords[navText(t)] {
+				return false
+			}
+			links++
+		case d.Type == html.TextNode && len(strings.Fields(d.Data)) > 8 && !inLink(d, n):
+			return false
+		}
+		if links > 12 {
+			return false // an index of many pages, not a bar
+		}
+	}
+	return links >= 2
+}
+
+// navText is a link's text as navWords holds it: lower case, its arrows,
+// brackets and bars left out, its spaces collapsed.
+func navText(s string) string {
+	s = strings.Map(func(r rune) rune {
+		switch r {
+		case '[', ']', '(', ')', '|', '<', '>', '«', '»', '‹', '›', '←', '→', '↑', '⇐', '⇒', '?', ':':
+			return ' '
+		}
+		return unicode.ToLower(r)
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// inLink reports whether n is inside a link below top.
+func inLink(n, top *html.Node) bool {
+	for a := n.Parent; a != nil && a != top; a = a.Parent {
+		if a.DataAtom == atom.A {
+			return true
+		}
+	}
+	return false
+}

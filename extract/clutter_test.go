@@ -280,3 +280,29 @@ func TestEmbeddedQuote(t *testing.T) {
 		t.Errorf("kept the placeholder:\n%s", doc.Markdown)
 	}
 }
+
+// A manual's bars of links between pages go, however the page is chosen;
+// text that merely links to the next page stays.
+func TestNavBars(t *testing.T) {
+	prose := "<p>" + strings.Repeat("This paragraph is the content of the page, and it says so at length. ", 3) + "</p>"
+	for _, tt := range []struct {
+		name, bar string
+		kept      bool
+	}{
+		{"DocBook", `<div class="navheader"><table><tr><th colspan="3">5.13. Other Objects</th></tr><tr><td><a href="a.html">Prev</a></td><td><a href="b.html">Up</a></td><th>Chapter 5. Data Definition</th><td><a href="index.html">Home</a></td><td><a href="c.html">Next</a></td></tr></table></div>`, false},
+		{"texinfo", `<table><tr><td>[<a href="#a" title="Previous"> &lt;&lt; </a>]</td><td>[<a href="#b"> &gt;&gt; </a>]</td><td>[<a href="index.html#Top">Top</a>]</td><td>[<a href="c.html">Contents</a>]</td><td>[<a href="d.html">Index</a>]</td><td>[<a href="e.html"> ? </a>]</td></tr></table>`, false},
+		{"pager", `<p><a href="/p/1">« Previous</a> | <a href="/p/3">Next »</a></p>`, false},
+		{"a sentence", `<p>When you have read this far, go on to the <a href="/next">next</a> chapter or back to the <a href="/">contents</a> and choose another one.</p>`, true},
+		{"a list of pages", `<ul><li><a href="/a">Installing</a></li><li><a href="/b">Next steps</a></li></ul>`, true},
+	} {
+		page := `<html><head><title>T</title></head><body><div>` + tt.bar + prose + tt.bar + `</div></body></html>`
+		doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/x.html"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := strings.Contains(doc.Markdown, "](https://docs.example/")
+		if kept != tt.kept {
+			t.Errorf("%s: kept %v, want %v:\n%s", tt.name, kept, tt.kept, doc.Markdown)
+		}
+	}
+}
