@@ -811,3 +811,22 @@ func TestRobotsFor(t *testing.T) {
 		t.Errorf("RobotsFor without headers: %q", plain.String())
 	}
 }
+
+// A list whose items are sections, each opening with its heading
+// (javadoc's summary and details), is written as those sections; a list
+// whose items only hold headings among other items is a list.
+func TestSectionList(t *testing.T) {
+	page := `<html><body><main><h1>Class X</h1><p>` + strings.Repeat("The class does many things well. ", 8) + `</p>
+<ul class="summary-list"><li><section><h2>Method Summary</h2><p>` + strings.Repeat("Every method in a table. ", 6) + `</p></section></li>
+<li><section><h2>Method Details</h2><ul class="member-list"><li><section><h3>toString</h3><p>Returns the string.</p></section></li></ul></section></li></ul>
+<ul><li><h3>One</h3></li><li>two</li></ul></main></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/X.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\n## Method Summary\n", "\n## Method Details\n", "\n### toString\n", "- ### One"} {
+		if !strings.Contains("\n"+doc.Markdown+"\n", want) {
+			t.Errorf("no %q in:\n%s", want, doc.Markdown)
+		}
+	}
+}

@@ -194,7 +194,16 @@ func (b *block) node(n *html.Node) {
 			b.flat(n)
 			return
 		}
-		if list := b.r.list(n); list != "" {
+		if b.r.sectionList(n) {
+			// A list that lays out sections (javadoc's summary and
+			// details), each item opening with its heading: the sections,
+			// as sections, not list items.
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				if c.Type == html.ElementNode && !b.r.skip(c) {
+					b.children(c)
+				}
+			}
+		} else if list := b.r.list(n); list != "" {
 			b.add(list)
 		}
 		b.r.leave()
@@ -698,6 +707,24 @@ func preText(n *html.Node, skip func(*html.Node) bool) string {
 	}
 	walk(n)
 	return b.String()
+}
+
+// sectionList reports whether a list's items are sections: each opens
+// with a heading, and there is one at least.
+func (r *renderer) sectionList(n *html.Node) bool {
+	items := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
+			return false
+		case c.Type != html.ElementNode || r.skip(c):
+		case c.DataAtom != atom.Li || leadingHeading(c) == 0:
+			return false
+		default:
+			items++
+		}
+	}
+	return items > 0
 }
 
 // list renders a ul or ol with nested lists indented under their items.
