@@ -830,3 +830,29 @@ func TestSectionList(t *testing.T) {
 		}
 	}
 }
+
+// rustdoc's markup: an impl's header is a heading in a <summary>, after a
+// source link; a "!" before a trait's link is text, not an image; a
+// <pre class="rust"> is Rust; a highlighted comment in code is code.
+func TestRustdocMarkup(t *testing.T) {
+	page := `<html><body><main><h1>Struct X</h1><p>` + strings.Repeat("The struct holds many things. ", 8) + `</p>
+<pre class="rust item-decl"><code>pub struct X {
+    <span class="comment">// the field</span>
+    pub a: u8,
+}</code></pre>
+<details open><summary><section id="impl-Send" class="impl"><span class="rightside"><a class="srclink" href="/src/x.rs.html#1">source</a></span><h3 class="code-header">impl !<a class="trait" href="/core/trait.Send.html">Send</a> for X</h3></section></summary><p>Not sent.</p></details>
+<pre><code><span class="hljs-comment"># a comment</span>
+run()</code></pre></main></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/x.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"```rust\npub struct X {\n    // the field\n", "\n### impl \\![Send](https://docs.example/core/trait.Send.html) for X\n", "```\n# a comment\nrun()\n```"} {
+		if !strings.Contains("\n"+doc.Markdown+"\n", want) {
+			t.Errorf("no %q in:\n%s", want, doc.Markdown)
+		}
+	}
+	if strings.Contains(doc.Markdown, "![Send]") && !strings.Contains(doc.Markdown, `\![Send]`) {
+		t.Errorf("a ! before a link reads as an image:\n%s", doc.Markdown)
+	}
+}

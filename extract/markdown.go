@@ -87,6 +87,10 @@ type block struct {
 	blocks []string
 	inline strings.Builder
 	space  bool // a space is owed before the next inline text
+	// bangs are the offsets in inline of "!"s of text that a link
+	// follows at once, to be escaped at flush, so that "!" and a link
+	// ("impl !Send", a "!" before a trait's link) do not read as an image.
+	bangs []int
 	// pending are emphasis marks opened but not yet written: they are
 	// written with the first text inside them, so that an element with
 	// no text leaves no marks.
@@ -108,7 +112,21 @@ func (b *block) finish() string {
 
 // flush ends the paragraph under way.
 func (b *block) flush() {
-	if s := strings.TrimSpace(b.inline.String()); s != "" {
+	raw := b.inline.String()
+	if len(b.bangs) > 0 {
+		var e strings.Builder
+		e.Grow(len(raw) + len(b.bangs))
+		prev := 0
+		for _, at := range b.bangs {
+			e.WriteString(raw[prev:at])
+			e.WriteByte('\\')
+			prev = at
+		}
+		e.WriteString(raw[prev:])
+		raw = e.String()
+		b.bangs = b.bangs[:0]
+	}
+	if s := strings.TrimSpace(raw); s != "" {
 		b.blocks = append(b.blocks, strings.TrimRight(s, "\\ \n"))
 	}
 	b.inline.Reset()
@@ -254,6 +272,12 @@ func (b *block) node(n *html.Node) {
 			b.add(t)
 		}
 	case atom.Summary, atom.Caption:
+		if n.DataAtom == atom.Summary && findHeading(n) {
+			// A summary that holds a heading (rustdoc's impl and method
+			// headers) is a heading and what goes with it: blocks.
+			b.flat(n)
+			return
+		}
 		if t := b.inlineOf(n); t != "" {
 			b.add(t)
 		}
@@ -380,6 +404,28 @@ func (b *block) flat(n *html.Node) {
 	b.flush()
 }
 
+// findHeading reports whether a heading is inside n.
+func findHeading(n *html.Node) bool {
+	for d := range descendants(n) {
+		if isHeading(d) {
+			return true
+		}
+	}
+	return false
+}
+
+// bareBang reports whether s ends with a "!" that no backslash escapes.
+func bareBang(s string) bool {
+	if !strings.HasSuffix(s, "!") {
+		return false
+	}
+	n := 0
+	for i := len(s) - 2; i >= 0 && s[i] == '\\'; i-- {
+		n++
+	}
+	return n%2 == 0
+}
+
 // inlineOf renders n's content as one line of inline Markdown; past
 // maxNest, as its plain text.
 func (b *block) inlineOf(n *html.Node) string {
@@ -438,6 +484,9 @@ func (b *block) link(n *html.Node) {
 	case href == "":
 		b.inlineText(text) // an unsafe or empty target: the text is kept
 	default:
+		if !b.space && len(b.pending) == 0 && bareBang(b.inline.String()) {
+			b.bangs = append(b.bangs, b.inline.Len()-1)
+		}
 		b.inlineText("[" + text + "](" + href + ")")
 	}
 	b.space = endsWithSpace(n)
@@ -625,7 +674,11 @@ func (r *renderer) code(n *html.Node) string {
 	for a, up := n.Parent, 0; lang == "" && a != nil && a.Type == html.ElementNode && up < 2; a, up = a.Parent, up+1 {
 		lang = r.wrapperLanguage(a) // <div class="highlight-go"><div class="highlight"><pre>
 	}
-	body := preText(n, r.skip)
+	// Inside code, a class names a token, not a part of the page: a
+	// "comment" span (highlight.js's hljs-comment, RDoc's ruby-comment)
+	// is the code's comment, kept. Hidden elements and buttons (a
+	// "Copy" button) still go.
+	body := preText(n, func(c *html.Node) bool { return hidden(c) || hardBoilerplate(c) })
 	body = strings.TrimPrefix(body, "\n")
 	body = strings.TrimRight(body, " \t\n")
 	if strings.TrimSpace(body) == "" {
@@ -664,7 +717,25 @@ func codeLanguage(n *html.Node) string {
 	if lang := attr(n, "data-lang"); lang != "" && safeLang(lang) {
 		return strings.ToLower(lang)
 	}
+	if n.DataAtom == atom.Pre {
+		// A block classed with a language's bare name: rustdoc's
+		// <pre class="rust">, RDoc's <pre class="ruby">.
+		for _, class := range classes {
+			if c := strings.ToLower(class); bareLangs[c] {
+				return c
+			}
+		}
+	}
 	return ""
+}
+
+// bareLangs are the languages whose bare name, as a class of a <pre>,
+// names its language: names of two letters or more that are little else.
+var bareLangs = map[string]bool{
+	"rust": true, "ruby": true, "python": true, "golang": true, "javascript": true, "typescript": true,
+	"java": true, "cpp": true, "csharp": true, "php": true, "perl": true, "bash": true, "shell": true,
+	"console": true, "sql": true, "json": true, "yaml": true, "toml": true, "xml": true, "kotlin": true,
+	"swift": true, "scala": true, "haskell": true, "lua": true, "makefile": true, "dockerfile": true,
 }
 
 // maxLang is the longest language name a code block is given: the

@@ -84,7 +84,10 @@ var Generators = []Generator{
 		Drop:   []Sel{{Tag: "a", Class: "src"}, {Tag: "a", Class: "anchor"}, {Tag: "rustdoc-toolbar"}, {Tag: "button"}, {Tag: "a", Class: "tooltip"}},
 		Nav:    []Sel{{Tag: "nav", Class: "sidebar"}}},
 	{Name: "rdoc", Package: "asciidoctor-doc", Dir: "/usr/share/doc/asciidoctor-doc/html",
-		Region: []Sel{{Tag: "main", Role: "main"}}, Nav: []Sel{{Tag: "nav", Role: "navigation"}}},
+		Region: []Sel{{Tag: "main", Role: "main"}},
+		// "click to toggle source" is a button's label.
+		Drop: []Sel{{Class: "method-click-advice"}},
+		Nav:  []Sel{{Tag: "nav", Role: "navigation"}}},
 	{Name: "asciidoc", Package: "git-doc", Dir: "/usr/share/doc/git-doc",
 		Skip:   func(rel string) bool { return strings.Contains(rel, "/") },
 		Region: []Sel{{Tag: "body"}}, Drop: []Sel{{ID: "footer"}}},
@@ -368,8 +371,8 @@ func langOf(pre *html.Node) string {
 				return strings.TrimPrefix(c, "language-")
 			case strings.HasPrefix(c, "highlight-") && c != "highlight-default":
 				return strings.TrimPrefix(c, "highlight-")
-			case n == pre && c == "rust":
-				return "rust"
+			case n == pre && (c == "rust" || c == "ruby"):
+				return c // rustdoc's and RDoc's mark
 			}
 		}
 		if n != pre && n.DataAtom != atom.Div {
