@@ -400,6 +400,12 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 			best, bs = p, ps
 			continue
 		}
+		if g := p.Parent; ps != nil && g != nil && g != body && g.Type == html.ElementNode && s.sectionsOf(g, p) {
+			// The best candidate is the body of such a section (its list
+			// of options, after the section's heading and a paragraph).
+			best, bs = g, s.stats[g]
+			continue
+		}
 		if ps == nil || ps.linkDensity() > 0.33 || float64(bs.text) < 0.8*float64(ps.text) ||
 			ps.text-bs.text >= 100 && float64(ps.link-bs.link) > 0.5*float64(ps.text-bs.text) ||
 			ps.articles > s.stats[best].articles+articleCount(p) {
@@ -410,9 +416,10 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 
 	// Siblings that read as content join the best candidate.
 	threshold := max(10, bestScore*0.2)
+	head := s.documentHead(best)
 	var out []*html.Node
 	for sib := best.Parent.FirstChild; sib != nil; sib = sib.NextSibling {
-		if sib == best {
+		if sib == best || sib == head {
 			out = append(out, sib)
 			continue
 		}
@@ -463,6 +470,30 @@ func (s *selector) sectionsOf(p, best *html.Node) bool {
 		}
 	}
 	return sections >= 2 && float64(text) >= 0.9*float64(ps.text)
+}
+
+// documentHead returns the element before a document of sections that
+// holds its title, when the document holds none: a man page's header,
+// with its title and NAME line ("git-add - Add file contents to the
+// index"), before the sections that follow. It is the element just
+// before best, opening with an h1, with a tenth of best's text at most
+// and few links; nil when there is none.
+func (s *selector) documentHead(best *html.Node) *html.Node {
+	if leadingHeading(best) < 2 || findElement(best, atom.H1) != nil {
+		return nil
+	}
+	prev := best.PrevSibling
+	for prev != nil && prev.Type != html.ElementNode {
+		prev = prev.PrevSibling
+	}
+	if prev == nil || s.skip(prev) || leadingHeading(prev) != 1 {
+		return nil
+	}
+	ps, bs := s.stats[prev], s.stats[best]
+	if ps == nil || bs == nil || ps.text > bs.text/10 || ps.linkDensity() > 0.3 {
+		return nil
+	}
+	return prev
 }
 
 // leadingHeading is the level of the heading n opens with (n itself, or

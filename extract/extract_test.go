@@ -856,3 +856,32 @@ run()</code></pre></main></body></html>`
 		t.Errorf("a ! before a link reads as an image:\n%s", doc.Markdown)
 	}
 }
+
+// A man page as AsciiDoc writes it: a header with the title and the NAME
+// line, then sections, the longest a list of options after a paragraph.
+// The whole page is the content, its head first.
+func TestManPage(t *testing.T) {
+	option := `<dt>--opt</dt><dd><p>` + strings.Repeat("What the option does, at length, with care. ", 4) + `</p></dd>`
+	page := `<html><body class="manpage"><div id="header"><h1>tool(1) Manual Page</h1><h2>NAME</h2><div class="sectionbody"><p>tool - do one thing well</p></div></div>
+<div id="content"><div class="sect1"><h2 id="_synopsis">SYNOPSIS</h2><div class="sectionbody"><div class="verseblock"><pre class="content">tool [--opt] &lt;file&gt;</pre></div></div></div>
+<div class="sect1"><h2>DESCRIPTION</h2><div class="sectionbody"><p>The tool reads a file and writes another, as its options say.</p></div></div>
+<div class="sect1"><h2>OPTIONS</h2><div class="sectionbody"><p>These options are read:</p><div class="dlist"><dl>` + strings.Repeat(option, 12) + `</dl></div></div></div></div>
+<div id="footer"><div id="footer-text">Last updated 2024-01-01</div></div></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/tool.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := doc.Markdown
+	order := []string{"# tool(1) Manual Page", "## NAME", "tool - do one thing well", "## SYNOPSIS", "tool [--opt] <file>", "## DESCRIPTION", "## OPTIONS", "--opt"}
+	at := 0
+	for _, want := range order {
+		i := strings.Index(md[at:], want)
+		if i < 0 {
+			t.Fatalf("no %q after offset %d in:\n%s", want, at, md)
+		}
+		at += i
+	}
+	if strings.Contains(md, "Last updated") {
+		t.Errorf("the footer is kept:\n%s", md)
+	}
+}
