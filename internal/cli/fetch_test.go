@@ -225,8 +225,30 @@ func TestFetchMarkdown(t *testing.T) {
 		t.Errorf("exit %d, %s\n%s", code, stderr, out)
 	}
 	mu.Lock()
-	defer mu.Unlock()
 	if len(accepts) != 3 || !strings.HasPrefix(accepts[0], "/negotiated text/markdown") || !strings.HasPrefix(accepts[2], "/page.md text/markdown") {
 		t.Errorf("requests: %q", accepts)
+	}
+	mu.Unlock()
+
+	// An alternate on another origin is not asked for: the page is read
+	// from its HTML.
+	asked := 0
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked++
+		mu.Unlock()
+		w.Header().Set("Content-Type", "text/markdown")
+		fmt.Fprint(w, "# Elsewhere\n")
+	}))
+	defer other.Close()
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><head><title>Here</title><link rel="alternate" type="text/markdown" href="`+other.URL+`/x.md"></head><body><p>The words here.</p></body></html>`)
+	}))
+	defer page.Close()
+	code, out, stderr = run(t, "", "fetch", "--allow-net", "127.0.0.1/32", page.URL+"/")
+	mu.Lock()
+	defer mu.Unlock()
+	if code != 0 || asked != 0 || strings.Contains(out, "via:") || !strings.Contains(out, "The words here.") {
+		t.Errorf("another origin's alternate: asked %d times, exit %d, %s\n%s", asked, code, stderr, out)
 	}
 }

@@ -928,10 +928,26 @@ func (r *run) alternate(final string, doc *extract.Document) *extract.Document {
 	if d, err := r.policy.Allowed(r.ctx, r.c.Agent, doc.MarkdownAlternate); err != nil || !d.Allowed {
 		return nil
 	}
-	if !r.take() {
+	// One request for it, whoever asks: a page that names it and the
+	// llms.txt that lists it do not fetch it twice.
+	alt, err := Normalize(doc.MarkdownAlternate)
+	if err != nil {
 		return nil
 	}
-	return Alternate(r.ctx, r.c.Client.Spaced(r.delayFor(final)), final, doc)
+	r.mu.Lock()
+	seen := r.frontier.Seen(alt)
+	if !seen {
+		r.frontier.Mark(alt)
+	}
+	r.mu.Unlock()
+	if seen || !r.take() {
+		return nil
+	}
+	allowed := func(next string) bool {
+		d, err := r.policy.Allowed(r.ctx, r.c.Agent, next)
+		return err == nil && d.Allowed
+	}
+	return Alternate(r.ctx, r.c.Client.Spaced(r.delayFor(final)), final, doc, allowed)
 }
 
 func isPlainText(contentType string) bool {

@@ -36,7 +36,10 @@ const acceptMarkdown = "text/markdown, text/x-markdown;q=0.9, text/plain;q=0.5"
 // read from its HTML, when there is no alternate, or it is on another
 // origin, or it does not answer 2xx with Markdown or plain text (an HTML
 // answer is not Markdown, whatever its type says).
-func Alternate(ctx context.Context, client *polite.Client, pageURL string, doc *extract.Document) *extract.Document {
+//
+// allowed, if not nil, judges each redirect hop (a crawl's robots.txt):
+// a hop it refuses is not followed.
+func Alternate(ctx context.Context, client *polite.Client, pageURL string, doc *extract.Document, allowed func(string) bool) *extract.Document {
 	if doc.MarkdownAlternate == "" || !sameOrigin(pageURL, doc.MarkdownAlternate) {
 		return nil
 	}
@@ -44,6 +47,9 @@ func Alternate(ctx context.Context, client *polite.Client, pageURL string, doc *
 		CheckRedirect: func(next string) error {
 			if !sameOrigin(pageURL, next) {
 				return errOtherOrigin
+			}
+			if allowed != nil && !allowed(next) {
+				return errors.New("robots.txt disallows it")
 			}
 			return nil
 		}})

@@ -236,3 +236,84 @@ func TestCrawlLLMsFullTxt(t *testing.T) {
 		t.Errorf("requests: %q", s.paths())
 	}
 }
+
+// An alternate's redirect answers to robots.txt as a page's does; an
+// alternate that llms.txt also lists is asked for once.
+func TestCrawlAlternateRedirectAndOnce(t *testing.T) {
+	s := newMDSite(t)
+	s.robots = "User-agent: *\nDisallow: /private/\n"
+	alt := func(title, href string) string {
+		return strings.Replace(html(title), "</head>", `<link rel="alternate" type="text/markdown" href="`+href+`"></head>`, 1)
+	}
+	s.html["/"] = strings.Replace(alt("Home", "/moved.md"), "</main>", `<a href="/b">b</a></main>`, 1)
+	s.files["/private/home.md"] = [2]string{"text/markdown", "# Private\n"}
+	s.html["/b"] = alt("B", "/b.md")
+	s.files["/b.md"] = [2]string{"text/markdown", "# B, in Markdown\n\nThe words of b.\n"}
+	s.files["/llms.txt"] = [2]string{"text/plain", "# Site\n\n- [B](/b.md)\n"}
+	mux := http.NewServeMux()
+	mux.Handle("/", s.Config.Handler)
+	mux.HandleFunc("/moved.md", func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.log = append(s.log, r.URL.Path)
+		s.times = append(s.times, time.Now())
+		s.mu.Unlock()
+		http.Redirect(w, r, "/private/home.md", http.StatusFound)
+	})
+	s.Config.Handler = mux
+	c, st := crawler(t)
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "alt", NoSitemaps: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.count("/private/home.md"); n != 0 {
+		t.Errorf("an alternate's redirect to a disallowed path was followed (%q)", s.paths())
+	}
+	if home, err := st.Get(t.Context(), s.URL+"/"); err != nil || len(home.Via) != 0 {
+		t.Errorf("home: %v, via %q; want it read from its HTML", err, home.Via)
+	}
+	if n := s.count("/b.md"); n != 1 {
+		t.Errorf("/b.md asked for %d times (%q)", n, s.paths())
+	}
+}
+
+// llms.txt answers to robots.txt; one served as HTML seeds nothing; its
+// pages are one link from the start, so max_depth 1 fetches them and no
+// link of theirs.
+func TestCrawlLLMsTxtRules(t *testing.T) {
+	s := newMDSite(t)
+	s.robots = "User-agent: *\nDisallow: /llms.txt\n"
+	s.html["/"] = html("Home")
+	s.files["/llms.txt"] = [2]string{"text/plain", "- [A](/a.md)\n"}
+	s.files["/a.md"] = [2]string{"text/markdown", "# A\n"}
+	c, _ := crawler(t)
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "r", NoSitemaps: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if s.count("/llms.txt")+s.count("/a.md") != 0 {
+		t.Errorf("a disallowed llms.txt was read: %q", s.paths())
+	}
+
+	h := newMDSite(t)
+	h.html["/"] = html("Home")
+	h.files["/llms.txt"] = [2]string{"text/html", "<!DOCTYPE html><html><body><a href=\"/a.md\">A</a></body></html>"}
+	h.files["/a.md"] = [2]string{"text/markdown", "# A\n"}
+	c, _ = crawler(t)
+	if _, err := c.Crawl(t.Context(), Options{Start: h.URL + "/", Source: "h", NoSitemaps: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if h.count("/a.md") != 0 {
+		t.Errorf("an llms.txt served as HTML seeded the crawl: %q", h.paths())
+	}
+
+	d := newMDSite(t)
+	d.html["/"] = html("Home")
+	d.files["/llms.txt"] = [2]string{"text/plain", "- [A](/a.md)\n"}
+	d.files["/a.md"] = [2]string{"text/markdown", "# A\n\nSee [deeper](/deeper).\n"}
+	d.html["/deeper"] = html("Deeper")
+	c, _ = crawler(t)
+	if _, err := c.Crawl(t.Context(), Options{Start: d.URL + "/", Source: "d", NoSitemaps: true, MaxDepth: 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if d.count("/a.md") != 1 || d.count("/deeper") != 0 {
+		t.Errorf("max_depth 1: %q", d.paths())
+	}
+}

@@ -73,7 +73,7 @@ func (s *Service) Fetch(ctx context.Context, req FetchRequest) (*Page, error) {
 	case kind == extract.KindMarkdown:
 		page.Via = ViaMarkdown
 	case kind == extract.KindHTML && doc.MarkdownAlternate != "":
-		if md := crawl.Alternate(ctx, s.client, resp.URL, doc); md != nil {
+		if md := crawl.Alternate(ctx, s.client, resp.URL, doc, nil); md != nil {
 			page.Doc, page.Via = md, ViaMarkdownAlternate
 		}
 	}
