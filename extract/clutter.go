@@ -201,8 +201,9 @@ var navWords = map[string]bool{
 
 // navBar reports whether a block is a manual's bar of links between its
 // pages (DocBook's Prev/Up/Home/Next tables, texinfo's panels, a pager of
-// arrows): two or more links, every one of them a navigation word or an
-// arrow, and no run of text outside them longer than a title (8 words).
+// arrows, a first page's lone "Next"): links, every one of them a
+// navigation word or an arrow, and no run of text outside them longer
+// than a title (8 words).
 func navBar(n *html.Node) bool {
 	switch n.DataAtom {
 	case atom.Table, atom.Div, atom.P, atom.Ul, atom.Ol, atom.Header:
@@ -225,7 +226,7 @@ func navBar(n *html.Node) bool {
 			return false // an index of many pages, not a bar
 		}
 	}
-	return links >= 2
+	return links >= 1
 }
 
 // navText is a link's text as navWords holds it: lower case, its arrows,

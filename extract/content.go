@@ -389,6 +389,14 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	// is counted from the candidate itself, not step by step, and more
 	// that is mostly links (a menu beside the article) stops the climb, as
 	// do other article elements (teasers of other stories).
+	// Deep in one section of a document of sections (a parameter's
+	// description in a reference page's Parameters): the document.
+	for a, up := best, 0; up < 8 && a.Parent != nil && a.Parent != body && a.Parent.Type == html.ElementNode; a, up = a.Parent, up+1 {
+		if s.sectionsOf(a.Parent, a) {
+			best = a.Parent
+			break
+		}
+	}
 	bs := s.stats[best]
 	for best.Parent != nil && best.Parent != body && best.Parent.Type == html.ElementNode {
 		p := best.Parent
