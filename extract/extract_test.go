@@ -885,3 +885,25 @@ func TestManPage(t *testing.T) {
 		t.Errorf("the footer is kept:\n%s", md)
 	}
 }
+
+// Doxygen's markup: code as a div of div.line, its comments kept; member
+// tables with a heading row between their groups are layout, the
+// headings headings.
+func TestDoxygenMarkup(t *testing.T) {
+	page := `<html><body><div class="contents"><div class="textblock"><p>` + strings.Repeat("The example shows how links are made. ", 8) + `</p>
+<div class="fragment"><div class="line"><span class="comment">/*! A test */</span></div>
+<div class="line"><span class="keyword">class</span> <a class="code" href="class_test.html">Test</a> {</div>
+<div class="line">};</div></div></div>
+<table class="memberdecls"><tr class="heading"><td colspan="2"><h2 class="groupheader">Public Member Functions</h2></td></tr>
+<tr><td class="memItemLeft">void </td><td class="memItemRight"><a href="#a1">member</a> ()</td></tr>
+<tr><td class="memItemLeft">int </td><td class="memItemRight"><a href="#a2">other</a> ()</td></tr></table></div></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/x.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"```\n/*! A test */\nclass Test {\n};\n```", "\n## Public Member Functions\n"} {
+		if !strings.Contains("\n"+doc.Markdown+"\n", want) {
+			t.Errorf("no %q in:\n%s", want, doc.Markdown)
+		}
+	}
+}

@@ -194,6 +194,14 @@ func (b *block) node(n *html.Node) {
 		b.add("---")
 	case atom.Pre:
 		b.add(b.r.code(n))
+	case atom.Div:
+		if code := b.r.lineCode(n); code != "" {
+			b.add(code)
+			return
+		}
+		b.flush()
+		b.children(n)
+		b.flush()
 	case atom.Blockquote:
 		if !b.r.enter() {
 			b.flat(n)
@@ -688,6 +696,44 @@ func (r *renderer) code(n *html.Node) string {
 	return fence + lang + "\n" + body + "\n" + fence
 }
 
+// lineCode renders a block of code made of one element a line (Doxygen's
+// div.fragment of div.line) as a fenced code block, or returns "" when n
+// is not one: every child element a div or span whose class says
+// "line", two lines at least, and no text outside them.
+func (r *renderer) lineCode(n *html.Node) string {
+	lines := 0
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		switch {
+		case c.Type == html.TextNode:
+			if strings.TrimSpace(c.Data) != "" {
+				return ""
+			}
+		case c.Type != html.ElementNode:
+		case (c.DataAtom == atom.Div || c.DataAtom == atom.Span) && slices.Contains(strings.Fields(attr(c, "class")), "line"):
+			lines++
+		default:
+			return ""
+		}
+	}
+	if lines < 2 {
+		return ""
+	}
+	skip := func(c *html.Node) bool { return hidden(c) || hardBoilerplate(c) }
+	var body []string
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			body = append(body, strings.TrimRight(strings.ReplaceAll(preText(c, skip), "\n", ""), " \t"))
+		}
+	}
+	text := strings.Trim(strings.Join(body, "\n"), "\n")
+	if strings.TrimSpace(text) == "" {
+		return ""
+	}
+	lang := codeLanguage(n)
+	fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
+	return fence + lang + "\n" + text + "\n" + fence
+}
+
 // wrapperLanguage is codeLanguage for an element that wraps code blocks,
 // remembered: every block in it asks, and its class may be long.
 func (r *renderer) wrapperLanguage(n *html.Node) string {
@@ -915,8 +961,10 @@ func prefixLines(s, prefix, blank string) string {
 	return strings.Join(lines, "\n")
 }
 
-// table renders a table as a GFM table. A table of one row or one column
-// is layout, not data: its cells are rendered as blocks.
+// table renders a table as a GFM table. A table of one row or one column,
+// or one that holds a table or a heading (Doxygen's member tables, a
+// heading row between their groups), is layout, not data: its cells are
+// rendered as blocks.
 func (r *renderer) table(n *html.Node) string {
 	var rows [][]*html.Node
 	header := -1
@@ -1021,15 +1069,16 @@ func (r *renderer) table(n *html.Node) string {
 	return table
 }
 
-// hasTable reports whether a table holds another table (then it is
-// layout). It remembers its answers, so that nesting costs linear time.
+// hasTable reports whether a table holds another table or a heading
+// (then it is layout). It remembers its answers, so that nesting costs
+// linear time.
 func (r *renderer) hasTable(n *html.Node) bool {
 	if v, ok := r.tableMemo[n]; ok {
 		return v
 	}
 	v := false
 	for c := n.FirstChild; c != nil && !v; c = c.NextSibling {
-		v = c.Type == html.ElementNode && (c.DataAtom == atom.Table || r.hasTable(c))
+		v = c.Type == html.ElementNode && (c.DataAtom == atom.Table || isHeading(c) || r.hasTable(c))
 	}
 	if r.tableMemo == nil {
 		r.tableMemo = map[*html.Node]bool{}
