@@ -7,6 +7,7 @@ import (
 	"html"
 	"mime"
 	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -67,7 +68,16 @@ func FromMarkdown(raw []byte, opts Options) (*Document, error) {
 	}
 	meta, body := frontMatter(raw)
 	s := &mdSanitizer{base: base, budget: utf8.RuneCount(body), seen: map[string]bool{}, links: []string{}}
-	md := strings.TrimSpace(s.run(string(body)))
+	// Blank lines around it go, but not the indentation of its first
+	// line: an indented code block there is code, and kept as code.
+	md := strings.TrimRight(s.run(string(body)), " \t\n")
+	for md != "" {
+		line, rest, _ := strings.Cut(md, "\n")
+		if strings.TrimSpace(line) != "" {
+			break
+		}
+		md = rest
+	}
 	doc := &Document{URL: pageURL, Title: meta.Title, Description: meta.Description, Markdown: md, Links: s.links}
 	if doc.Title == "" {
 		doc.Title = firstHeading(md)
@@ -115,11 +125,14 @@ func frontMatter(raw []byte) (meta struct{ Title, Description string }, body []b
 
 // mdSanitizer writes a Markdown document made safe (FromMarkdown).
 type mdSanitizer struct {
-	base   *url.URL
-	budget int // bytes that resolving relative links may still add
-	seen   map[string]bool
-	links  []string
-	out    strings.Builder
+	// gt and commentEnd are the paragraph's next ">" and "-->" (tag),
+	// or its length when there is none.
+	gt, commentEnd int
+	base           *url.URL
+	budget         int // bytes that resolving relative links may still add
+	seen           map[string]bool
+	links          []string
+	out            strings.Builder
 }
 
 // htmlDrops are the HTML blocks left out with their content, by how they
@@ -154,8 +167,10 @@ func (s *mdSanitizer) run(body string) string {
 		switch {
 		case drop != "":
 			if i := strings.Index(strings.ToLower(text), drop); i >= 0 {
+				after := text[i+len(drop):]
 				drop = ""
-				if after := text[i+len(drop):]; strings.TrimSpace(after) != "" {
+				s.out.WriteString("\n") // a blank line where the block was
+				if strings.TrimSpace(after) != "" {
 					s.inline(after + "\n")
 				}
 			}
@@ -190,6 +205,7 @@ func (s *mdSanitizer) run(body string) string {
 			if d := dropOpen(rest); d != "" {
 				flush()
 				low := strings.ToLower(rest)
+				s.out.WriteString("\n") // a blank line where the block was
 				if i := strings.Index(low[1:], d); i >= 0 {
 					// Closed on its own line: what follows is text.
 					if after := rest[1+i+len(d):]; strings.TrimSpace(after) != "" {
@@ -280,14 +296,15 @@ func dropOpen(rest string) string {
 // listItem reports whether the line (its indentation removed) opens a
 // list item.
 func listItem(rest string) bool {
-	if len(rest) >= 2 && strings.IndexByte("-*+", rest[0]) >= 0 && (rest[1] == ' ' || rest[1] == '\t') {
+	spaceOrEnd := func(j int) bool { return j == len(rest) || rest[j] == ' ' || rest[j] == '\t' }
+	if len(rest) >= 1 && strings.IndexByte("-*+", rest[0]) >= 0 && spaceOrEnd(1) {
 		return true
 	}
 	i := 0
-	for i < len(rest) && i < 9 && '0' <= rest[i] && rest[i] <= '9' {
+	for i < len(rest) && i < 10 && '0' <= rest[i] && rest[i] <= '9' {
 		i++
 	}
-	return i > 0 && i+1 < len(rest) && (rest[i] == '.' || rest[i] == ')') && (rest[i+1] == ' ' || rest[i+1] == '\t')
+	return i > 0 && i <= 9 && i < len(rest) && (rest[i] == '.' || rest[i] == ')') && spaceOrEnd(i+1)
 }
 
 // definition reads a link reference definition, "[label]: destination
@@ -367,6 +384,9 @@ func (s *mdSanitizer) dest(d string, link bool) (string, bool) {
 		return d, true // a relative destination that no URL reads: text, in effect
 	}
 	abs := u.String()
+	if (u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
+		return "", false // "http:" alone goes nowhere
+	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		// Relative to a base that is no web URL: kept as written.
 		return d, true
@@ -414,49 +434,26 @@ func isPunct(c byte) bool {
 }
 
 // inline writes a paragraph's text made safe: code spans as they are,
-// tags left out, links and images judged.
+// tags escaped, links and images judged. What it leaves out of a link it
+// rejects (the opener, the destination) becomes a space, never nothing:
+// taking bytes out could join what stood on either side into a link, a
+// definition or a code span that the input did not have.
 func (s *mdSanitizer) inline(p string) {
-	// Each run of backticks is matched with the next run of the same
-	// length, found in a table built once: no run is looked for twice.
-	type run struct{ at, n int }
-	var runs []run
-	for i := 0; i < len(p); {
-		if p[i] == '`' && (i == 0 || p[i-1] != '\\') {
-			j := i
-			for j < len(p) && p[j] == '`' {
-				j++
-			}
-			runs = append(runs, run{i, j - i})
-			i = j
-			continue
-		}
-		i++
-	}
-	closes := make(map[int]int, len(runs)) // a run's start: the end of its span
-	last := map[int]int{}                  // a length: the index of its last unmatched run
-	for k := len(runs) - 1; k >= 0; k-- {
-		if next, ok := last[runs[k].n]; ok {
-			closes[runs[k].at] = runs[next].at + runs[next].n
-		}
-		last[runs[k].n] = k
-	}
+	closes := codeSpans(p)
+	s.gt, s.commentEnd = -1, -1
 	// Each "[" or "![" written: where it is in out, whether an image's.
 	type opener struct {
 		at    int
 		image bool
 	}
-	var (
-		out     strings.Builder
-		opens   []opener
-		deletes []int // offsets in out of bytes to leave out at the end
-	)
-	out.Grow(len(p))
-	gt := -1 // the next ">" at or after i, or len(p) when there is none
+	var opens []opener
+	var holes []int // offsets in out of link openers left out
+	out := make([]byte, 0, len(p)+len(p)/8)
 	for i := 0; i < len(p); {
 		c := p[i]
 		switch {
 		case c == '\\' && i+1 < len(p):
-			out.WriteString(p[i : i+2])
+			out = append(out, p[i:i+2]...)
 			i += 2
 			continue
 		case c == '`':
@@ -465,43 +462,51 @@ func (s *mdSanitizer) inline(p string) {
 				j++
 			}
 			if end, ok := closes[i]; ok {
-				out.WriteString(p[i:end])
+				out = append(out, p[i:end]...)
 				i = end
 			} else {
-				out.WriteString(p[i:j])
+				out = append(out, p[i:j]...)
 				i = j
 			}
 			continue
 		case c == '<':
-			if gt < i {
-				gt = strings.IndexByte(p[i:], '>')
-				if gt < 0 {
-					gt = len(p)
+			if n, web := s.autolink(p[i:]); n > 0 {
+				if web {
+					out = append(out, p[i:i+n]...)
 				} else {
-					gt += i
+					out = append(out, ' ') // an autolink anywhere but the web
 				}
-			}
-			if n := s.angle(p[i:], gt-i, &out); n > 0 {
 				i += n
 				continue
 			}
-			out.WriteString(`\<`)
+			if n := s.tag(p, i); n > 0 {
+				// A tag, a comment or a declaration: left out; the text
+				// between two tags is text.
+				if len(out) > 0 && i+n < len(p) && (joins(out[len(out)-1]) || joins(p[i+n])) {
+					out = append(out, ' ')
+				}
+				i += n
+				continue
+			}
+			// A "<" that could start one but is never closed: written so
+			// that it starts nothing.
+			out = append(out, '\\', '<')
 			i++
 			continue
 		case (c == 'h' || c == 'H') && (i == 0 || !isWordByte(p[i-1])) && bareWeb(p[i:]):
 			n := bareURL(p[i:])
 			s.dest(p[i:i+n], true)
-			out.WriteString(p[i : i+n])
+			out = append(out, p[i:i+n]...)
 			i += n
 			continue
 		case c == '!' && i+1 < len(p) && p[i+1] == '[':
-			opens = append(opens, opener{out.Len(), true})
-			out.WriteString("![")
+			opens = append(opens, opener{len(out), true})
+			out = append(out, '!', '[')
 			i += 2
 			continue
 		case c == '[':
-			opens = append(opens, opener{out.Len(), false})
-			out.WriteByte('[')
+			opens = append(opens, opener{len(out), false})
+			out = append(out, '[')
 			i++
 			continue
 		case c == ']' && (i+1 == len(p) || p[i+1] != '('):
@@ -512,9 +517,9 @@ func (s *mdSanitizer) inline(p string) {
 				// "]:" in a paragraph can end a reference definition's
 				// label begun on an earlier line: written so that it
 				// ends none.
-				out.WriteString(`\]`)
+				out = append(out, '\\', ']')
 			} else {
-				out.WriteByte(']')
+				out = append(out, ']')
 			}
 			i++
 			continue
@@ -529,70 +534,181 @@ func (s *mdSanitizer) inline(p string) {
 			n, dest, title, ok := linkTail(p[i+1:])
 			if !ok {
 				// Not read as a link here: written so that no reader does.
-				out.WriteString(`]\(`)
+				out = append(out, ']', '\\', '(')
 				i += 2
 				continue
 			}
-			d, web := s.dest(dest, !o.image)
-			if web {
-				out.WriteString("](" + d + safeTitle(title) + ")")
-			} else if o.at >= 0 {
-				deletes = append(deletes, o.at)
-				if o.image {
-					deletes = append(deletes, o.at+1)
-				}
+			if d, web := s.dest(dest, !o.image); web {
+				out = append(out, "]("+d+safeTitle(title)+")"...)
 			} else {
-				out.WriteString(`\]`)
+				// A link to anywhere but the web is its text; an image,
+				// its alt text.
+				next := byte(' ')
+				if i+1+n < len(p) {
+					next = p[i+1+n]
+				}
+				if o.at >= 0 {
+					w := 1
+					if o.image {
+						w = 2
+					}
+					for k := o.at; k < o.at+w; k++ {
+						if o.at > 0 && joins(out[o.at-1]) || o.at+w < len(out) && joins(out[o.at+w]) {
+							out[k] = ' '
+						} else {
+							holes = append(holes, k)
+						}
+					}
+					if len(out) > 0 && joins(out[len(out)-1]) || joins(next) {
+						out = append(out, ' ')
+					}
+				} else {
+					out = append(out, '\\', ']', ' ')
+				}
 			}
 			i += 1 + n
 			continue
 		}
-		out.WriteByte(c)
+		out = append(out, c)
 		i++
 	}
-	text := out.String()
-	if len(deletes) == 0 {
-		s.out.WriteString(text)
-		return
-	}
-	sortInts(deletes)
-	prev := 0
-	for _, at := range deletes {
-		if at < prev {
-			continue
+	if len(holes) > 0 {
+		// The openers of links left out, taken out in one pass.
+		slices.Sort(holes)
+		kept := out[:0]
+		prev := 0
+		for _, h := range holes {
+			kept = append(kept, out[prev:h]...)
+			prev = h + 1
 		}
-		s.out.WriteString(text[prev:at])
-		prev = at + 1
+		out = append(kept, out[prev:]...)
 	}
-	s.out.WriteString(text[prev:])
+	s.out.Write(out)
 }
 
-// angle reads what opens with "<" at p[0], whose next ">" is at gt (or
-// len(p) when there is none). An autolink to the web is written as it is;
-// one to anywhere else, as its text; a tag, a comment or a declaration is
-// left out. It returns the bytes read, or 0 when "<" starts none of them.
-func (s *mdSanitizer) angle(p string, gt int, out *strings.Builder) int {
-	if len(p) < 2 || gt >= len(p) {
+// joins reports whether a byte next to something left out could make,
+// with what stands on the other side, Markdown that the input did not
+// have: a link, an image, a definition, a code span, a tag, an entity,
+// an escape or emphasis. A space is left there instead of nothing.
+func joins(c byte) bool {
+	return strings.IndexByte("[]()!`<>:&\\*_~|\"'", c) >= 0
+}
+
+// tag returns the length of the tag, comment or declaration that opens
+// at p[i] == '<' (through its ">", or a comment's "-->"), or 0 when none
+// does. Where each next ">" and "-->" is, is found once for the
+// paragraph, not once for each "<".
+func (s *mdSanitizer) tag(p string, i int) int {
+	if i+1 >= len(p) {
 		return 0
 	}
-	inner := p[1:gt]
-	c := p[1]
-	switch {
-	case c == '/' || c == '!' || c == '?' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
-	default:
-		return 0
-	}
-	if i := strings.IndexByte(inner, ':'); i > 0 && !strings.ContainsAny(inner, " \t\n<") && isScheme(inner[:i]) {
-		if d, ok := s.dest(inner, true); ok && d == inner {
-			out.WriteString(p[:gt+1])
+	c := p[i+1]
+	if c == '/' && i+2 < len(p) {
+		c = p[i+2] | 0x20
+		if c < 'a' || c > 'z' {
+			return 0
 		}
-		return gt + 1 // an autolink anywhere but the web is left out
+	} else if !(c == '!' || c == '?' || 'a' <= c|0x20 && c|0x20 <= 'z') {
+		return 0
 	}
-	if at := strings.IndexByte(inner, '@'); at > 0 && !strings.ContainsAny(inner, " \t\n<") {
-		out.WriteString(escapeText(inner, false)) // an e-mail autolink: its address
-		return gt + 1
+	if strings.HasPrefix(p[i:], "<!--") {
+		if s.commentEnd < i+4 && s.commentEnd != len(p) {
+			if k := strings.Index(p[i+4:], "-->"); k >= 0 {
+				s.commentEnd = i + 4 + k
+			} else {
+				s.commentEnd = len(p)
+			}
+		}
+		if s.commentEnd == len(p) {
+			return 0
+		}
+		return s.commentEnd + 3 - i
 	}
-	return gt + 1
+	if s.gt < i && s.gt != len(p) {
+		if k := strings.IndexByte(p[i:], '>'); k >= 0 {
+			s.gt = i + k
+		} else {
+			s.gt = len(p)
+		}
+	}
+	if s.gt == len(p) {
+		return 0
+	}
+	return s.gt + 1 - i
+}
+
+// codeSpans matches each run of backticks with the next run of the same
+// length on its line (a table built once: no run is looked for twice),
+// and returns each opening run's offset with the end of its span. A
+// span is taken on one line only: one that a reader of Markdown takes
+// across lines is then sanitized as text, which is safe, where taking
+// one across lines that a reader splits into blocks would not be.
+func codeSpans(p string) map[int]int {
+	type run struct{ at, n, line int }
+	var runs []run
+	line := 0
+	for i := 0; i < len(p); {
+		switch {
+		case p[i] == '\n':
+			line++
+		case p[i] == '\\' && i+1 < len(p) && p[i+1] != '\n':
+			i += 2
+			continue
+		case p[i] == '`':
+			j := i
+			for j < len(p) && p[j] == '`' {
+				j++
+			}
+			runs = append(runs, run{i, j - i, line})
+			i = j
+			continue
+		}
+		i++
+	}
+	// next[k] is the next run of run k's length on its line; a run opens
+	// a span closed by it, and the runs between are the span's text.
+	next := make([]int, len(runs))
+	last := map[int]int{}
+	for k := len(runs) - 1; k >= 0; k-- {
+		if k+1 < len(runs) && runs[k+1].line != runs[k].line {
+			clear(last)
+		}
+		next[k] = -1
+		if n, ok := last[runs[k].n]; ok {
+			next[k] = n
+		}
+		last[runs[k].n] = k
+	}
+	closes := make(map[int]int, len(runs))
+	for k := 0; k < len(runs); {
+		if n := next[k]; n >= 0 {
+			closes[runs[k].at] = runs[n].at + runs[n].n
+			k = n + 1
+			continue
+		}
+		k++
+	}
+	return closes
+}
+
+// autolink reads a CommonMark autolink at p[0] == '<': "<scheme:...>" or
+// "<address@host>", with no white space or "<" inside. It returns its
+// length (0 when p starts none) and whether it goes to the web; an
+// e-mail address, or any scheme but http(s), does not.
+func (s *mdSanitizer) autolink(p string) (int, bool) {
+	end := strings.IndexAny(p[1:min(len(p), 1+maxDest)], " \t\n<>")
+	if end < 0 || p[1+end] != '>' {
+		return 0, false
+	}
+	inner := p[1 : 1+end]
+	if i := strings.IndexByte(inner, ':'); i > 0 && isScheme(inner[:i]) {
+		d, ok := s.dest(inner, true)
+		return end + 2, ok && d == inner
+	}
+	if at := strings.IndexByte(inner, '@'); at > 0 && at < len(inner)-1 {
+		return end + 2, false
+	}
+	return 0, false
 }
 
 // bareWeb reports whether p starts with "http://" or "https://", which
@@ -603,20 +719,24 @@ func bareWeb(p string) bool {
 }
 
 // bareURL is the length of the bare URL at the start of p, as GFM reads
-// one: up to white space or "<", less trailing punctuation and a ")"
-// that closes nothing in it.
+// one: up to white space or "<", less trailing punctuation and each ")"
+// that closes no "(" in it. One pass, and one back over its tail.
 func bareURL(p string) int {
-	n := strings.IndexAny(p, " \t\n<")
+	// Up to a bracket or a backtick too: what follows is read as
+	// Markdown, not taken into the URL (a "](" after it is a link's).
+	n := strings.IndexAny(p, " \t\n<[]`")
 	if n < 0 {
 		n = len(p)
 	}
+	open := strings.Count(p[:n], "(") - strings.Count(p[:n], ")")
 	for n > 0 {
 		switch p[n-1] {
 		case '?', '!', '.', ',', ':', '*', '_', '~', '\'', '"':
 			n--
 			continue
 		case ')':
-			if strings.Count(p[:n], "(") < strings.Count(p[:n], ")") {
+			if open < 0 {
+				open++
 				n--
 				continue
 			}
@@ -700,17 +820,6 @@ func linkTail(p string) (n int, dest, title string, ok bool) {
 		return 0, "", "", false
 	}
 	return i + 1, dest, p[tStart:i], true
-}
-
-func sortInts(a []int) {
-	// Deletes are appended in the order their links close, which is
-	// nearly sorted: an insertion sort is linear on it, and the count
-	// of links bounds it.
-	for i := 1; i < len(a); i++ {
-		for j := i; j > 0 && a[j] < a[j-1]; j-- {
-			a[j], a[j-1] = a[j-1], a[j]
-		}
-	}
 }
 
 // firstHeading is the text of the first heading of Markdown (ATX, or a
