@@ -291,6 +291,12 @@ func hidden(n *html.Node) bool {
 	if n.Namespace == "svg" || n.Namespace == "math" {
 		return true
 	}
+	if strings.EqualFold(attr(n, "role"), "tabpanel") {
+		// A tab's panel is hidden until its tab is chosen: its content
+		// is the page's, as the shown tab's is (a command for each
+		// shell, an example in each language).
+		return false
+	}
 	for _, a := range n.Attr {
 		switch a.Key {
 		case "hidden":

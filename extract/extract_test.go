@@ -907,3 +907,21 @@ func TestDoxygenMarkup(t *testing.T) {
 		}
 	}
 }
+
+// Every tab's panel is content, the hidden ones too, each under its
+// tab's label; "default" is no code block's language.
+func TestTabPanels(t *testing.T) {
+	page := `<html><body><main><h1>Install</h1><p>` + strings.Repeat("Set the variable in your shell first. ", 6) + `</p>
+<div class="tabs"><div role="tablist"><button role="tab" id="t-bash" aria-controls="p-bash">Bash</button><button role="tab" id="t-cmd" aria-controls="p-cmd">CMD</button></div>
+<div role="tabpanel" id="p-bash" aria-labelledby="t-bash"><div class="highlight-default"><pre>$ export APP=hello</pre></div></div>
+<div role="tabpanel" id="p-cmd" aria-labelledby="t-cmd" hidden><div class="highlight-default"><pre>&gt; set APP=hello</pre></div></div></div></main></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/x.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"**Bash**\n\n```\n$ export APP=hello\n```", "**CMD**\n\n```\n> set APP=hello\n```"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("no %q in:\n%s", want, doc.Markdown)
+		}
+	}
+}

@@ -50,6 +50,42 @@ type renderer struct {
 	hrefMemo  map[string]target     // href, resolved: pages repeat their links
 	figMemo   map[*html.Node]figure // a figure's captioned image and caption
 	langMemo  map[*html.Node]string // the language a code block's wrapper names
+	ids       map[string]*html.Node // the document's elements by id, for tabs' labels
+}
+
+// maxLabel is the longest tab label written.
+const maxLabel = 80
+
+// tabLabel is the text of the tab that labels a tab panel (its
+// aria-labelledby), or "". The document's ids are read once.
+func (r *renderer) tabLabel(panel *html.Node) string {
+	id := strings.TrimSpace(attr(panel, "aria-labelledby"))
+	if id == "" || strings.ContainsAny(id, " \t\n") {
+		return ""
+	}
+	if r.ids == nil {
+		r.ids = map[string]*html.Node{}
+		root := panel
+		for root.Parent != nil {
+			root = root.Parent
+		}
+		for n := range descendants(root) {
+			if v := attr(n, "id"); v != "" {
+				if _, ok := r.ids[v]; !ok {
+					r.ids[v] = n
+				}
+			}
+		}
+	}
+	tab := r.ids[id]
+	if tab == nil || contains(panel, tab) {
+		return ""
+	}
+	label := clean(textOf(tab))
+	if len(label) > maxLabel {
+		return ""
+	}
+	return label
 }
 
 // newRenderer is a renderer whose prefixes and link resolution may add
@@ -169,6 +205,12 @@ func (b *block) node(n *html.Node) {
 	}
 	if b.r.skip(n) {
 		return
+	}
+	if strings.EqualFold(attr(n, "role"), "tabpanel") {
+		// Every tab's panel is written, each under its tab's label.
+		if label := b.r.tabLabel(n); label != "" {
+			b.add("**" + escapeText(label, false) + "**")
+		}
 	}
 	switch n.DataAtom {
 	case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
@@ -755,7 +797,7 @@ func codeLanguage(n *html.Node) string {
 	}
 	for _, class := range classes {
 		for _, prefix := range []string{"language-", "lang-", "highlight-source-", "highlight-"} {
-			if lang, ok := strings.CutPrefix(class, prefix); ok && lang != "" && safeLang(lang) {
+			if lang, ok := strings.CutPrefix(class, prefix); ok && lang != "" && safeLang(lang) && !noLang[strings.ToLower(lang)] {
 				return strings.ToLower(lang)
 			}
 		}
@@ -783,6 +825,10 @@ var bareLangs = map[string]bool{
 	"console": true, "sql": true, "json": true, "yaml": true, "toml": true, "xml": true, "kotlin": true,
 	"swift": true, "scala": true, "haskell": true, "lua": true, "makefile": true, "dockerfile": true,
 }
+
+// noLang are the names that a class gives where it names no language:
+// Sphinx's "default" (its configured language, unnamed) and "none".
+var noLang = map[string]bool{"default": true, "none": true}
 
 // maxLang is the longest language name a code block is given: the
 // class of a wrapper is given to every block in it.

@@ -71,14 +71,16 @@ func (p Page) TruthText() (string, error) {
 var (
 	mdImage  = regexp.MustCompile(`!\[[^\]]*\]\((?:[^)"]|"(?:[^"\\]|\\.)*")*\)`)
 	mdLink   = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	mdFence  = regexp.MustCompile("(?m)^ *(```+|~~~+).*$") // a fence and its language: markup
 	wordsRE  = regexp.MustCompile(`[\p{L}\p{N}_]+`)
 	mdMarkup = strings.NewReplacer("\\", "", "*", "", "`", "", "#", "", ">", "", "|", "", "~~", "")
 )
 
 // PlainText strips Markdown down to its text: images (they are not text),
-// link targets and markup characters go, as the set's README asks before
-// scoring.
+// link targets, code fences with their language and markup characters
+// go, as the set's README asks before scoring.
 func PlainText(md string) string {
+	md = mdFence.ReplaceAllString(md, "")
 	md = mdImage.ReplaceAllString(md, "")
 	return mdMarkup.Replace(mdLink.ReplaceAllString(md, "$1"))
 }
