@@ -115,7 +115,9 @@ var Generators = []Generator{
 
 	// Held out: measured, never looked at while making rules.
 	{Name: "held-out-sphinx-python", Package: "python3-doc", Dir: "/usr/share/doc/python3/html", HeldOut: true,
-		Skip:   func(rel string) bool { return strings.HasPrefix(rel, "_") || strings.HasPrefix(rel, "whatsnew/changelog") },
+		Skip: func(rel string) bool {
+			return strings.HasPrefix(rel, "_") || strings.HasPrefix(rel, "whatsnew/changelog")
+		},
 		Region: []Sel{{Class: "body", Role: "main"}, {Class: "body"}}, Drop: []Sel{{Tag: "a", Class: "headerlink"}},
 		Nav: []Sel{{Class: "related"}}},
 	{Name: "held-out-sphinx-requests", Package: "python-requests-doc", Dir: "/usr/share/doc/python-requests-doc/html", HeldOut: true,
