@@ -345,7 +345,9 @@ func Truth(g Generator, doc *html.Node) PageTruth {
 	}
 	var drop []*html.Node
 	for n := range region.Descendants() {
-		if matchAny(g.Drop, n) || n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style || n.DataAtom == atom.Noscript || n.DataAtom == atom.Template) {
+		// Scripts, styles and pictures are no text: an inline SVG
+		// diagram's labels are the picture's.
+		if matchAny(g.Drop, n) || n.Type == html.ElementNode && (n.DataAtom == atom.Script || n.DataAtom == atom.Style || n.DataAtom == atom.Noscript || n.DataAtom == atom.Template || n.DataAtom == atom.Svg || n.DataAtom == atom.Math) {
 			drop = append(drop, n)
 		}
 	}
@@ -420,6 +422,7 @@ var blocks = map[atom.Atom]bool{
 	atom.Ul: true, atom.Ol: true, atom.Li: true, atom.Dl: true, atom.Dt: true, atom.Dd: true, atom.Table: true,
 	atom.Tr: true, atom.Blockquote: true, atom.Br: true, atom.Hr: true, atom.Details: true, atom.Summary: true,
 	atom.Figure: true, atom.Figcaption: true, atom.Nav: true, atom.Aside: true, atom.Caption: true,
+	atom.Button: true, // tabs' labels side by side are words apart, not one
 }
 
 // writeText writes the text of n, a line break around each block.
