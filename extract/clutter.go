@@ -14,7 +14,9 @@ import (
 // role says they are one of those.
 func hardBoilerplate(n *html.Node) bool {
 	switch n.DataAtom {
-	case atom.Nav, atom.Aside, atom.Footer, atom.Button, atom.Dialog, atom.Select, atom.Input, atom.Textarea, atom.Label, atom.Option:
+	case atom.Aside:
+		return admonition(n) == "" // a callout in an aside is the text's
+	case atom.Nav, atom.Footer, atom.Button, atom.Dialog, atom.Select, atom.Input, atom.Textarea, atom.Label, atom.Option:
 		return true
 	}
 	switch strings.ToLower(attr(n, "role")) {

@@ -925,3 +925,26 @@ func TestTabPanels(t *testing.T) {
 		}
 	}
 }
+
+// Callouts come out as quotes that open with their title: Sphinx's
+// admonitions, an <aside> callout (kept, where other asides go), and
+// DocBook's div.note, whose title heading stays a heading.
+func TestAdmonitions(t *testing.T) {
+	page := `<html><body><div class="body" role="main"><h1>Page</h1><p>` + strings.Repeat("Some text about the feature, at length. ", 5) + `</p>
+<div class="admonition warning"><p class="admonition-title">Warning</p><p>Do not do this.</p></div>
+<aside class="admonition tip"><p class="admonition-title">Tip</p><p>Use it well.</p></aside>
+<aside class="sidebar"><p>Related reading, elsewhere.</p></aside>
+<div class="note"><h3 class="title">Note</h3><p>DocBook's note.</p><pre>code in it</pre></div></div></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/x.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"> **Warning**\n>\n> Do not do this.", "> **Tip**\n>\n> Use it well.", "> ### Note\n>\n> DocBook's note.\n>\n> ```\n> code in it\n> ```"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("no %q in:\n%s", want, doc.Markdown)
+		}
+	}
+	if strings.Contains(doc.Markdown, "Related reading") {
+		t.Errorf("an aside that is no callout is kept:\n%s", doc.Markdown)
+	}
+}

@@ -53,6 +53,98 @@ type renderer struct {
 	ids       map[string]*html.Node // the document's elements by id, for tabs' labels
 }
 
+// admonitionKinds are the kinds of callout documentation sets apart from
+// its text.
+var admonitionKinds = []string{"note", "warning", "tip", "caution", "important", "danger", "hint", "attention", "error", "info", "seealso", "todo"}
+
+// admonition returns the kind of callout n is ("note", "warning", ...),
+// or "": a div, aside or section whose class says "admonition",
+// "callout" or "markdown-alert" (Sphinx, MkDocs, GitHub), or names a
+// kind with a title first in it (DocBook's div.note and its h3.title).
+func admonition(n *html.Node) string {
+	switch n.DataAtom {
+	case atom.Div, atom.Aside, atom.Section:
+	default:
+		return ""
+	}
+	class := attr(n, "class")
+	if class == "" {
+		return ""
+	}
+	tokens := strings.FieldsFunc(strings.ToLower(class), func(r rune) bool { return !('a' <= r && r <= 'z') })
+	marked := false
+	kind := ""
+	for _, t := range tokens {
+		switch {
+		case t == "admonition" || t == "callout" || t == "alert" && slices.Contains(tokens, "markdown"):
+			marked = true
+		case kind == "" && slices.Contains(admonitionKinds, t):
+			kind = t
+		}
+	}
+	if !marked && (kind == "" || admonitionTitle(n) == nil) {
+		return ""
+	}
+	if kind == "" {
+		kind = "note"
+	}
+	return kind
+}
+
+// admonitionTitle is a callout's title: its first element, when that is
+// short and a heading, or classed as a title.
+func admonitionTitle(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+			return nil
+		}
+		if c.Type != html.ElementNode {
+			continue
+		}
+		if t := clean(textOf(c)); t == "" || len(t) > 60 {
+			return nil
+		}
+		if isHeading(c) || strings.Contains(strings.ToLower(attr(c, "class")), "title") {
+			return c
+		}
+		return nil
+	}
+	return nil
+}
+
+// admonition writes a callout as a quote that opens with its title in
+// bold (its own, or its kind's name): "> **Warning**".
+func (b *block) admonition(n *html.Node, kind string) {
+	if !b.r.enter() {
+		b.flat(n)
+		return
+	}
+	defer b.r.leave()
+	title := strings.ToUpper(kind[:1]) + kind[1:]
+	t := admonitionTitle(n)
+	if t != nil {
+		if s := clean(textOf(t)); s != "" {
+			title = s
+		}
+	}
+	s := &block{r: b.r}
+	if t == nil || !isHeading(t) {
+		// A title that is a heading stays one, in the quote.
+		s.add("**" + escapeText(strings.TrimSuffix(title, ":"), false) + "**")
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c != t || isHeading(c) {
+			s.node(c)
+		}
+	}
+	inner := s.finish()
+	if lines, blank := countLines(inner); b.r.spend(2*lines - blank) {
+		b.add(prefixLines(inner, "> ", ">"))
+	} else {
+		b.add(inner) // past the budget: flat
+	}
+}
+
 // maxLabel is the longest tab label written.
 const maxLabel = 80
 
@@ -204,6 +296,10 @@ func (b *block) node(n *html.Node) {
 		return
 	}
 	if b.r.skip(n) {
+		return
+	}
+	if kind := admonition(n); kind != "" {
+		b.admonition(n, kind)
 		return
 	}
 	if strings.EqualFold(attr(n, "role"), "tabpanel") {
