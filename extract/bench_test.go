@@ -77,6 +77,16 @@ func BenchmarkHostile(b *testing.B) {
 		{"nested-tables", strings.Repeat("<table><tr><td>", 150) + strings.Repeat("cell<br>", 100_000)},
 		{"nested-short-blocks", `<meta property="og:type" content="article"><article>` + strings.Repeat("<div>", 500) + "hello there" +
 			strings.Repeat("<span></span>", 400_000) + strings.Repeat("</div>", 500) + `</article>`},
+		// Shapes for the documentation rules: bars of navigation links,
+		// documents of sections, lists of sections, callouts and tabs,
+		// each nested as deep as a page may go, over much text.
+		{"nested-divs-of-words", strings.Repeat("<div>a <a href=/next>Next</a> ", 500) + strings.Repeat("<span>w</span> ", 300_000)},
+		{"nested-sections", strings.Repeat("<section><h2>Part</h2><p>Some words of the part, and more of them.</p>", 500) + strings.Repeat("word ", 200_000)},
+		{"nested-section-lists", strings.Repeat("<ul><li><h2>Part</h2>", 120) + strings.Repeat("word ", 200_000)},
+		{"nested-callouts", strings.Repeat(`<div class="admonition note"><p class="admonition-title">Note</p>`, 500) + strings.Repeat("word ", 200_000)},
+		{"many-tab-panels", strings.Repeat(`<div role="tabpanel" aria-labelledby="t" hidden>x</div>`, 100_000)},
+		{"nested-summary-headings", "<details>" + strings.Repeat("<summary><h3>h</h3>", 400) + strings.Repeat("word ", 200_000)},
+		{"lines-of-code", `<div class="fragment">` + strings.Repeat(`<div class="line">x = 1</div>`, 200_000) + `</div>`},
 	}
 	for _, s := range shapes {
 		b.Run(s.name, func(b *testing.B) {

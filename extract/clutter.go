@@ -212,23 +212,56 @@ func navBar(n *html.Node) bool {
 	default:
 		return false
 	}
-	links := 0
+	links, seen, letters := 0, 0, 0
 	for d := range descendants(n) {
+		// A bar is small: one that reads more than this is none, and
+		// nested blocks cost no more than this each.
+		if seen++; seen > maxNavNodes || letters > maxNavText {
+			return false
+		}
 		switch {
 		case d.Type == html.ElementNode && d.DataAtom == atom.A && attr(d, "href") != "":
 			// A link of no text (a picture's) says nothing: not a bar's.
-			if t := textOf(d); strings.TrimSpace(t) == "" || !navWords[navText(t)] {
+			t := textOf(d)
+			letters += len(t)
+			if letters > maxNavText || strings.TrimSpace(t) == "" || !navWords[navText(t)] {
 				return false
 			}
 			links++
-		case d.Type == html.TextNode && len(strings.Fields(d.Data)) > 8 && !inLink(d, n):
-			return false
+		case d.Type == html.TextNode:
+			letters += min(len(d.Data), maxNavText+1)
+			if letters <= maxNavText && wordsOver(d.Data, 8) && !inLink(d, n) {
+				return false
+			}
 		}
 		if links > 12 {
 			return false // an index of many pages, not a bar
 		}
 	}
 	return links >= 1
+}
+
+// A bar of navigation holds at most maxNavNodes nodes and maxNavText
+// bytes of text.
+const (
+	maxNavNodes = 256
+	maxNavText  = 2000
+)
+
+// wordsOver reports whether s has more than n words, reading no more of
+// it than it takes to know.
+func wordsOver(s string, n int) bool {
+	words, in := 0, false
+	for i := 0; i < len(s); i++ {
+		space := s[i] == ' ' || s[i] == '\n' || s[i] == '\t' || s[i] == '\r'
+		if !space && !in {
+			if words++; words > n {
+				return true
+			}
+		}
+		in = !space
+	}
+	return false
 }
 
 // navText is a link's text as navWords holds it: lower case, its arrows,

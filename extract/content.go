@@ -517,7 +517,7 @@ func leadingHeading(n *html.Node) int {
 			if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
 				return 0
 			}
-			if c.Type == html.ElementNode && strings.TrimSpace(textOf(c)) != "" {
+			if c.Type == html.ElementNode && hasText(c) {
 				first = c
 				break
 			}
@@ -525,6 +525,17 @@ func leadingHeading(n *html.Node) int {
 		n = first
 	}
 	return 0
+}
+
+// hasText reports whether n holds any text, reading no further than the
+// first.
+func hasText(n *html.Node) bool {
+	for d := range descendants(n) {
+		if d.Type == html.TextNode && strings.TrimSpace(d.Data) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 func headingLevel(n *html.Node) int {
