@@ -47,6 +47,9 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 	if onlyPictureWords(s, tokens) && findElement(n, atom.Img) != nil {
 		return false // a picture's wrapper, caption and all: the picture stays
 	}
+	if onlyPictureWords(s, tokens) && besideCode(n) {
+		return false // a code listing's caption ("Listing 8-1: ...") says what the code is
+	}
 	st := s.stats[n]
 	if st == nil || st.text < 400 || st.linkDensity() > 0.5 {
 		return true
@@ -285,4 +288,62 @@ func inLink(n, top *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// besideCode reports whether n, or the block it alone fills (two levels
+// up at most), stands next to a code block: a <pre>, or an element that
+// holds one two levels down at most.
+func besideCode(n *html.Node) bool {
+	for a, up := n, 0; a != nil && a.Type == html.ElementNode && up < 3; a, up = a.Parent, up+1 {
+		for _, sib := range []*html.Node{prevElement(a), nextElement(a)} {
+			if sib != nil && holdsPre(sib, 2) {
+				return true
+			}
+		}
+		if prevElement(a) != nil || nextElement(a) != nil {
+			if a.Parent == nil || a.Parent.DataAtom != atom.P {
+				break // not alone in its block: its neighbours were asked
+			}
+		}
+	}
+	return false
+}
+
+func holdsPre(n *html.Node, depth int) bool {
+	if n.DataAtom == atom.Pre {
+		return true
+	}
+	if depth == 0 {
+		return false
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode && holdsPre(c, depth-1) {
+			return true
+		}
+	}
+	return false
+}
+
+func prevElement(n *html.Node) *html.Node {
+	for c := n.PrevSibling; c != nil; c = c.PrevSibling {
+		if c.Type == html.ElementNode {
+			return c
+		}
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+			return nil
+		}
+	}
+	return nil
+}
+
+func nextElement(n *html.Node) *html.Node {
+	for c := n.NextSibling; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return c
+		}
+		if c.Type == html.TextNode && strings.TrimSpace(c.Data) != "" {
+			return nil
+		}
+	}
+	return nil
 }

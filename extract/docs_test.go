@@ -151,6 +151,7 @@ var docFloors = map[string]struct{ f1, headings, code float64 }{
 	"held-out-javadoc-jdk":     {0.98, 0.98, 0.98},
 	"held-out-sphinx-python":   {0.99, 0.98, 0.98},
 	"held-out-sphinx-requests": {0.98, 0.98, 0.98},
+	"mdbook":                   {0.98, 0.93, 0.98},
 	"javadoc":                  {0.98, 0.98, 0.98},
 	"mkdocs":                   {0.99, 0.97, 0.97},
 	"postgresql":               {0.98, 0.88, 0.98},

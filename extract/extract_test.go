@@ -948,3 +948,24 @@ func TestAdmonitions(t *testing.T) {
 		t.Errorf("an aside that is no callout is kept:\n%s", doc.Markdown)
 	}
 }
+
+// mdBook's markup: a pre in a pre, the language on the inner code; a
+// listing's caption beside its code is kept (a photo's caption is not).
+func TestMdBookMarkup(t *testing.T) {
+	page := `<html><body><main><h1>Vectors</h1><p>` + strings.Repeat("A vector holds many values of one type. ", 6) + `</p>
+<pre><pre class="playground"><code class="language-rust"><span class="boring">fn main() {
+</span>    let v: Vec&lt;i32&gt; = Vec::new();
+<span class="boring">}
+</span></code></pre></pre>
+<p><span class="caption">Listing 8-1: Creating a new, empty vector</span></p>
+<figure><img src="/cat.png" alt="A cat"><p class="caption">Photo: someone</p></figure></main></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/x.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"```rust\nfn main() {\n    let v: Vec<i32> = Vec::new();\n}\n```", "Listing 8-1: Creating a new, empty vector"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("no %q in:\n%s", want, doc.Markdown)
+		}
+	}
+}

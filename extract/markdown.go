@@ -813,8 +813,19 @@ func figureCaption(fig *html.Node) string {
 func (r *renderer) code(n *html.Node) string {
 	lang := codeLanguage(n)
 	for c := n.FirstChild; c != nil && lang == ""; c = c.NextSibling {
-		if c.DataAtom == atom.Code {
+		switch c.DataAtom {
+		case atom.Code:
 			lang = codeLanguage(c)
+		case atom.Pre:
+			// A pre in a pre (mdBook's playground): the inner one's
+			// language, or its code's.
+			if lang = codeLanguage(c); lang == "" {
+				for g := c.FirstChild; g != nil && lang == ""; g = g.NextSibling {
+					if g.DataAtom == atom.Code {
+						lang = codeLanguage(g)
+					}
+				}
+			}
 		}
 	}
 	for a, up := n.Parent, 0; lang == "" && a != nil && a.Type == html.ElementNode && up < 2; a, up = a.Parent, up+1 {

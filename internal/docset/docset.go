@@ -81,6 +81,12 @@ var Generators = []Generator{
 	{Name: "mkdocs", Package: "mkdocs-doc", Dir: "/usr/share/doc/mkdocs/html",
 		Region: []Sel{{Role: "main"}}, Drop: []Sel{{Tag: "a", Class: "headerlink"}},
 		Nav: []Sel{{Class: "navbar"}}},
+	{Name: "mdbook", Package: "rust-doc", Dir: "/usr/share/doc/rust-doc/html/book",
+		Skip: func(rel string) bool {
+			return strings.Contains(rel, "/") || rel == "print.html" || rel == "SUMMARY.html" || rel == "title-page.html" || rel == "foreword.html"
+		},
+		Region: []Sel{{Tag: "main"}},
+		Nav:    []Sel{{Tag: "nav", Class: "nav-wrapper"}, {Tag: "nav", Class: "nav-wide-wrapper"}, {Tag: "nav", ID: "sidebar"}}},
 	{Name: "rustdoc", Package: "cargo-doc", Dir: "/usr/share/doc/cargo/doc",
 		Skip:   func(rel string) bool { return strings.HasPrefix(rel, "src/") || strings.HasSuffix(rel, "/all.html") },
 		Region: []Sel{{Tag: "section", ID: "main-content"}},
