@@ -85,6 +85,9 @@ func BenchmarkHostile(b *testing.B) {
 		{"nested-section-lists", strings.Repeat("<ul><li><h2>Part</h2>", 120) + strings.Repeat("word ", 200_000)},
 		{"nested-callouts", strings.Repeat(`<div class="admonition note"><p class="admonition-title">Note</p>`, 500) + strings.Repeat("word ", 200_000)},
 		{"many-tab-panels", strings.Repeat(`<div role="tabpanel" aria-labelledby="t" hidden>x</div>`, 100_000)},
+		{"tab-panels-of-one-big-label", `<main><div id="big">` + strings.Repeat("w ", 200_000) + strings.Repeat("<i></i>", 50_000) + `</div>` +
+			strings.Repeat(`<div role="tabpanel" aria-labelledby="big"><p>Some words in a panel here.</p></div>`, 8_000) + `</main>`},
+		{"nested-untitled-notes", strings.Repeat(`<div class="note">`, 500) + strings.Repeat("word ", 200_000)},
 		{"nested-summary-headings", "<details>" + strings.Repeat("<summary><h3>h</h3>", 400) + strings.Repeat("word ", 200_000)},
 		{"lines-of-code", `<div class="fragment">` + strings.Repeat(`<div class="line">x = 1</div>`, 200_000) + `</div>`},
 	}

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -15,7 +16,9 @@ import (
 func hardBoilerplate(n *html.Node) bool {
 	switch n.DataAtom {
 	case atom.Aside:
-		return admonition(n) == "" // a callout in an aside is the text's
+		// An aside that says it is an admonition is the text's; any
+		// other ("callout", "note", "info-box") is what asides are.
+		return !admonitionClass(n)
 	case atom.Nav, atom.Footer, atom.Button, atom.Dialog, atom.Select, atom.Input, atom.Textarea, atom.Label, atom.Option:
 		return true
 	}
@@ -206,16 +209,17 @@ var navWords = map[string]bool{
 
 // navBar reports whether a block is a manual's bar of links between its
 // pages (DocBook's Prev/Up/Home/Next tables, texinfo's panels, a pager of
-// arrows, a first page's lone "Next"): links, every one of them a
-// navigation word or an arrow, and no run of text outside them longer
-// than a title (8 words).
+// arrows): every link in it a navigation word or an arrow, no run of
+// text outside them longer than a title (8 words), and either two links
+// or more that are most of its text, or a class that says navigation
+// ("navheader", "pager": a manual's first page has only Next).
 func navBar(n *html.Node) bool {
 	switch n.DataAtom {
 	case atom.Table, atom.Div, atom.P, atom.Ul, atom.Ol, atom.Header:
 	default:
 		return false
 	}
-	links, seen, letters := 0, 0, 0
+	links, words, seen, letters, linkLetters := 0, 0, 0, 0, 0
 	for d := range descendants(n) {
 		// A bar is small: one that reads more than this is none, and
 		// nested blocks cost no more than this each.
@@ -226,13 +230,20 @@ func navBar(n *html.Node) bool {
 		case d.Type == html.ElementNode && d.DataAtom == atom.A && attr(d, "href") != "":
 			// A link of no text (a picture's) says nothing: not a bar's.
 			t := textOf(d)
-			letters += len(t)
-			if letters > maxNavText || strings.TrimSpace(t) == "" || !navWords[navText(t)] {
+			if len(t) > maxNavText || strings.TrimSpace(t) == "" {
 				return false
 			}
+			w := navText(t)
+			if !navWords[w] {
+				return false
+			}
+			if w != "" {
+				words++
+			}
 			links++
+			linkLetters += len(strings.TrimSpace(t))
 		case d.Type == html.TextNode:
-			letters += min(len(d.Data), maxNavText+1)
+			letters += min(len(strings.TrimSpace(d.Data)), maxNavText+1)
 			if letters <= maxNavText && wordsOver(d.Data, 8) && !inLink(d, n) {
 				return false
 			}
@@ -241,7 +252,27 @@ func navBar(n *html.Node) bool {
 			return false // an index of many pages, not a bar
 		}
 	}
-	return links >= 1
+	switch {
+	case links == 0:
+		return false
+	case navClass(n):
+		return true
+	default:
+		// Two links or more, one a word and not only arrows, that are
+		// most of the block's text.
+		return links >= 2 && words >= 1 && 2*linkLetters >= letters
+	}
+}
+
+// navClass reports whether an element's class or id says it is a bar of
+// navigation or a pager.
+func navClass(n *html.Node) bool {
+	for _, t := range classTokens(n) {
+		if strings.HasPrefix(t, "nav") || strings.HasPrefix(t, "pager") || strings.HasPrefix(t, "pagination") {
+			return true
+		}
+	}
+	return false
 }
 
 // A bar of navigation holds at most maxNavNodes nodes and maxNavText
@@ -346,4 +377,17 @@ func nextElement(n *html.Node) *html.Node {
 		}
 	}
 	return nil
+}
+
+// admonitionClass reports whether an element's class says, in so many
+// words, that it is an admonition (Sphinx's, MkDocs', Docusaurus's) or
+// GitHub's alert.
+func admonitionClass(n *html.Node) bool {
+	tokens := classTokens(n)
+	for _, t := range tokens {
+		if strings.Contains(t, "admonition") {
+			return true
+		}
+	}
+	return slices.Contains(tokens, "markdown") && slices.Contains(tokens, "alert")
 }

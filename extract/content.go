@@ -458,9 +458,15 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 
 // sectionsOf reports whether p is a document made of sections, best one
 // of them: best opens with a heading, and p's children that open with a
-// heading of that level or a higher one hold nearly all of p's text, in
-// two or more sections, with few links.
+// heading of that level, none of them boilerplate, hold nearly all of
+// p's text, in two or more sections, with few links. An article is none
+// (the page says so): its sections are under one element already.
 func (s *selector) sectionsOf(p, best *html.Node) bool {
+	if s.article {
+		// A story beside boxes that open with a heading as it does
+		// (more from the section, a newsletter) is not one document.
+		return false
+	}
 	level := leadingHeading(best)
 	ps := s.stats[p]
 	if level == 0 || ps == nil || ps.linkDensity() > 0.33 || ps.articles > s.stats[best].articles+articleCount(p) {
@@ -472,7 +478,9 @@ func (s *selector) sectionsOf(p, best *html.Node) bool {
 		if c.Type != html.ElementNode || st == nil || s.skip(c) {
 			continue
 		}
-		if l := leadingHeading(c); l != 0 && l <= level && s.weight(c) >= 0 {
+		// Sections of one document open with headings of one level: a
+		// widget's higher heading beside a post's is not one of them.
+		if l := leadingHeading(c); l == level && s.weight(c) >= 0 && !s.softBoilerplate(c) {
 			sections++
 			text += st.text
 		}
@@ -494,7 +502,13 @@ func (s *selector) documentHead(best *html.Node) *html.Node {
 	for prev != nil && prev.Type != html.ElementNode {
 		prev = prev.PrevSibling
 	}
-	if prev == nil || s.skip(prev) || leadingHeading(prev) != 1 {
+	if s.article || prev == nil || s.skip(prev) || leadingHeading(prev) != 1 {
+		return nil
+	}
+	if (s.weight(prev) < 0 || s.softBoilerplate(prev)) && !holdsHeading(prev, leadingHeading(best)) {
+		// A site's masthead (its name, a tagline) is no document's
+		// title; a man page's header, whose NAME is a section as the
+		// document's are, is.
 		return nil
 	}
 	ps, bs := s.stats[prev], s.stats[best]
@@ -525,6 +539,22 @@ func leadingHeading(n *html.Node) int {
 		n = first
 	}
 	return 0
+}
+
+// holdsHeading reports whether a heading of the given level is among
+// n's children or theirs.
+func holdsHeading(n *html.Node, level int) bool {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if headingLevel(c) == level {
+			return true
+		}
+		for g := c.FirstChild; g != nil; g = g.NextSibling {
+			if headingLevel(g) == level {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hasText reports whether n holds any text, reading no further than the

@@ -291,10 +291,11 @@ func hidden(n *html.Node) bool {
 	if n.Namespace == "svg" || n.Namespace == "math" {
 		return true
 	}
-	if strings.EqualFold(attr(n, "role"), "tabpanel") {
+	if strings.EqualFold(attr(n, "role"), "tabpanel") && shownPanelBeside(n) {
 		// A tab's panel is hidden until its tab is chosen: its content
 		// is the page's, as the shown tab's is (a command for each
-		// shell, an example in each language).
+		// shell, an example in each language). A lone hidden panel (a
+		// sign-in form) is hidden.
 		return false
 	}
 	for _, a := range n.Attr {
@@ -310,16 +311,21 @@ func hidden(n *html.Node) bool {
 				return true
 			}
 		case "style":
-			if !strings.Contains(a.Val, ":") {
-				continue
-			}
-			v := strings.ToLower(strings.ReplaceAll(a.Val, " ", ""))
-			if strings.Contains(v, "display:none") || strings.Contains(v, "visibility:hidden") {
+			if hiddenStyle(a.Val) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// hiddenStyle reports whether an inline style hides its element.
+func hiddenStyle(style string) bool {
+	if !strings.Contains(style, ":") {
+		return false
+	}
+	v := strings.ToLower(strings.ReplaceAll(style, " ", ""))
+	return strings.Contains(v, "display:none") || strings.Contains(v, "visibility:hidden")
 }
 
 // mayHide reports whether a class attribute may hold a word that
@@ -356,6 +362,56 @@ const (
 // "d-md-none", "d-none d-lg-flex") override the base words and smaller
 // breakpoints; those that do not apply (max-*, larger or custom
 // breakpoints, states such as focus or hover, print) are passed over.
+// shownPanelBeside reports whether a tab panel is one of a set of panels
+// one of which is shown: itself, or one of its eight nearest element
+// siblings on either side is a tab panel hidden by no attribute, class
+// or style.
+func shownPanelBeside(n *html.Node) bool {
+	shown := func(p *html.Node) bool {
+		if !strings.EqualFold(attr(p, "role"), "tabpanel") {
+			return false
+		}
+		for _, a := range p.Attr {
+			switch a.Key {
+			case "hidden":
+				return false
+			case "aria-hidden":
+				if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
+					return false
+				}
+			case "class":
+				if mayHide(a.Val) && hiddenByClass(a.Val) {
+					return false
+				}
+			case "style":
+				if hiddenStyle(a.Val) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	if shown(n) {
+		return true
+	}
+	for _, step := range []func(*html.Node) *html.Node{
+		func(c *html.Node) *html.Node { return c.PrevSibling },
+		func(c *html.Node) *html.Node { return c.NextSibling },
+	} {
+		seen := 0
+		for c := step(n); c != nil && seen < 8; c = step(c) {
+			if c.Type != html.ElementNode {
+				continue
+			}
+			seen++
+			if shown(c) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func hiddenByClass(class string) bool {
 	var level [4]int // the breakpoint that decided each way of hiding, 0 if none
 	var hides [4]bool

@@ -969,3 +969,50 @@ func TestMdBookMarkup(t *testing.T) {
 		}
 	}
 }
+
+// The documentation rules leave general pages as they were: a data table
+// ending in a "↑ Top" link, a sentence that starts with a "Next" link,
+// product cards with an arrow link, a site's masthead, a lone hidden tab panel (a
+// sign-in form), an aside called a callout, a data table with headings
+// in its cells, a ranked list of sections, a poem's lines.
+func TestDocumentationRulesOnGeneralPages(t *testing.T) {
+	words := strings.Repeat("The story goes on at length, with many words in it. ", 12)
+	for _, tt := range []struct {
+		name, page    string
+		want, wantNot []string
+	}{
+		{"table with a top link", `<main><h1>Bread</h1><p>` + words + `</p><table><tr><th>Ingredient</th><th>Grams</th></tr><tr><td>Flour</td><td>500</td></tr><tr><td>Water</td><td>350</td></tr><tr><td colspan="2"><a href="#top">↑ Top</a></td></tr></table></main>`,
+			[]string{"| Flour | 500 |"}, nil},
+		{"a sentence starting with Next", `<main><h1>Bread</h1><p>` + words + `</p><p><a href="/next">Next</a>, add the starter and salt.</p><p>See the <a href="/index">index</a> of recipes.</p></main>`,
+			[]string{"add the starter and salt", "of recipes"}, nil},
+		{"product cards", `<main><h1>Stools</h1><p>` + words + `</p><div class="card"><h3>Oak stool</h3><p>Price: 120</p><a href="/p/1">→</a></div><div class="card"><h3>Ash stool</h3><p>Price: 90</p><a href="/p/2">→</a></div></main>`,
+			[]string{"Oak stool", "Ash stool"}, nil},
+		{"a masthead", `<div id="masthead"><h1>Joe's Garden Blog</h1><p>Growing things since 2004</p></div><div class="post"><h2>Tomatoes</h2><p>` + words + `</p><h2>Beans</h2><p>` + words + `</p></div>`,
+			[]string{"Tomatoes"}, []string{"Growing things since"}},
+		{"a lone hidden tab panel", `<main><h1>Post</h1><p>` + words + `</p><div role="tabpanel" aria-labelledby="t-login" style="display:none"><h2>Sign in to comment</h2><p>Your e-mail address</p></div></main>`,
+			[]string{"The story goes on"}, []string{"Sign in to comment"}},
+		{"an aside called a callout", `<main><h1>Post</h1><p>` + words + `</p><aside class="callout"><h4>Sponsored</h4><p>Buy the thing today.</p></aside></main>`,
+			[]string{"The story goes on"}, []string{"Sponsored", "Buy the thing"}},
+		{"a data table with headings in cells", `<main><h1>Phones</h1><p>` + words + `</p><table><tr><th>Model</th><th>Price</th></tr><tr><td><h4>Alpha</h4></td><td>100</td></tr><tr><td><h4>Beta</h4></td><td>200</td></tr></table></main>`,
+			[]string{"| --- | --- |", "200 |"}, nil},
+		{"a ranked list of sections", `<main><h1>Best cities</h1><p>` + words + `</p><ol><li><h2>Paris</h2><p>First, for its bread.</p></li><li><h2>Rome</h2><p>Second, for its light.</p></li></ol></main>`,
+			[]string{"1. ## Paris", "2. ## Rome"}, nil},
+		{"a poem", `<main><h1>A poem</h1><p>` + words + `</p><div class="poem"><div class="line">The sea is <em>calm</em> tonight</div><div class="line">The tide is full</div></div></main>`,
+			[]string{"*calm*"}, []string{"```"}},
+	} {
+		doc, err := Extract(strings.NewReader("<html><body>"+tt.page+"</body></html>"), Options{URL: "https://example.com/x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(doc.Markdown, w) {
+				t.Errorf("%s: no %q in:\n%s", tt.name, w, doc.Markdown)
+			}
+		}
+		for _, w := range tt.wantNot {
+			if strings.Contains(doc.Markdown, w) {
+				t.Errorf("%s: %q kept in:\n%s", tt.name, w, doc.Markdown)
+			}
+		}
+	}
+}

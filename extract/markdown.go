@@ -51,6 +51,7 @@ type renderer struct {
 	figMemo   map[*html.Node]figure // a figure's captioned image and caption
 	langMemo  map[*html.Node]string // the language a code block's wrapper names
 	ids       map[string]*html.Node // the document's elements by id, for tabs' labels
+	labels    map[string]string     // tabs' labels by id, read once each
 }
 
 // admonitionKinds are the kinds of callout documentation sets apart from
@@ -86,7 +87,7 @@ func admonition(n *html.Node) string {
 		return ""
 	}
 	if kind == "" {
-		kind = "note"
+		kind = "callout" // marked, of no kind it names: titled only by its own title
 	}
 	return kind
 }
@@ -101,7 +102,7 @@ func admonitionTitle(n *html.Node) *html.Node {
 		if c.Type != html.ElementNode {
 			continue
 		}
-		if t := clean(textOf(c)); t == "" || len(t) > 60 {
+		if t, ok := shortText(c, 60); !ok || t == "" {
 			return nil
 		}
 		if isHeading(c) || strings.Contains(strings.ToLower(attr(c, "class")), "title") {
@@ -120,17 +121,18 @@ func (b *block) admonition(n *html.Node, kind string) {
 		return
 	}
 	defer b.r.leave()
-	title := strings.ToUpper(kind[:1]) + kind[1:]
 	t := admonitionTitle(n)
-	if t != nil {
-		if s := clean(textOf(t)); s != "" {
-			title = s
-		}
-	}
 	s := &block{r: b.r}
-	if t == nil || !isHeading(t) {
+	switch {
+	case t != nil && isHeading(t):
 		// A title that is a heading stays one, in the quote.
-		s.add("**" + escapeText(strings.TrimSuffix(title, ":"), false) + "**")
+	case t != nil:
+		// Its own title, links and code and all.
+		if title := strings.TrimSuffix(b.inlineOf(t), ":"); title != "" {
+			s.add("**" + title + "**")
+		}
+	case kind != "callout":
+		s.add("**" + strings.ToUpper(kind[:1]) + kind[1:] + "**")
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		if c != t || isHeading(c) {
@@ -173,11 +175,40 @@ func (r *renderer) tabLabel(panel *html.Node) string {
 	if tab == nil || contains(panel, tab) {
 		return ""
 	}
-	label := clean(textOf(tab))
-	if len(label) > maxLabel {
-		return ""
+	if l, ok := r.labels[id]; ok {
+		return l
 	}
+	label, ok := shortText(tab, maxLabel)
+	if !ok {
+		label = ""
+	}
+	if r.labels == nil {
+		r.labels = map[string]string{}
+	}
+	r.labels[id] = label
 	return label
+}
+
+// shortText is n's text, its white space collapsed, when it is at most
+// max bytes; ok is false, and no more of n is read, when it is longer.
+// (A label or a title is short: one that is not costs no more than max
+// to find out, however many ask.)
+func shortText(n *html.Node, max int) (string, bool) {
+	var b strings.Builder
+	seen := 0
+	for d := range descendants(n) {
+		if seen++; seen > 4*max {
+			return "", false
+		}
+		if d.Type == html.TextNode {
+			if b.Len()+len(d.Data) > 4*max {
+				return "", false
+			}
+			b.WriteString(d.Data)
+		}
+	}
+	t := clean(b.String())
+	return t, len(t) <= max
 }
 
 // newRenderer is a renderer whose prefixes and link resolution may add
@@ -850,6 +881,9 @@ func (r *renderer) code(n *html.Node) string {
 // is not one: every child element a div or span whose class says
 // "line", two lines at least, and no text outside them.
 func (r *renderer) lineCode(n *html.Node) string {
+	if !codeClass(n) {
+		return "" // a poem's lines are lines, not code
+	}
 	lines := 0
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch {
@@ -881,6 +915,18 @@ func (r *renderer) lineCode(n *html.Node) string {
 	lang := codeLanguage(n)
 	fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
 	return fence + lang + "\n" + text + "\n" + fence
+}
+
+// codeClass reports whether an element's class says it holds code:
+// "fragment" (Doxygen), "code", "listing", "source" or "highlight".
+func codeClass(n *html.Node) bool {
+	for _, t := range strings.FieldsFunc(strings.ToLower(attr(n, "class")), func(r rune) bool { return !('a' <= r && r <= 'z') }) {
+		switch t {
+		case "fragment", "code", "listing", "source", "sourcecode", "highlight":
+			return true
+		}
+	}
+	return false
 }
 
 // wrapperLanguage is codeLanguage for an element that wraps code blocks,
@@ -982,6 +1028,9 @@ func preText(n *html.Node, skip func(*html.Node) bool) string {
 // sectionList reports whether a list's items are sections: each opens
 // with a heading, and there is one at least.
 func (r *renderer) sectionList(n *html.Node) bool {
+	if n.DataAtom != atom.Ul {
+		return false // an ordered list's numbers are its content (a ranking)
+	}
 	items := 0
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch {
@@ -1115,9 +1164,8 @@ func prefixLines(s, prefix, blank string) string {
 }
 
 // table renders a table as a GFM table. A table of one row or one column,
-// or one that holds a table or a heading (Doxygen's member tables, a
-// heading row between their groups), is layout, not data: its cells are
-// rendered as blocks.
+// or one that holds a table or a row that is a heading (Doxygen's member
+// tables), is layout, not data: its cells are rendered as blocks.
 func (r *renderer) table(n *html.Node) string {
 	var rows [][]*html.Node
 	header := -1
@@ -1222,7 +1270,7 @@ func (r *renderer) table(n *html.Node) string {
 	return table
 }
 
-// hasTable reports whether a table holds another table or a heading
+// hasTable reports whether a table holds another table or a heading row
 // (then it is layout). It remembers its answers, so that nesting costs
 // linear time.
 func (r *renderer) hasTable(n *html.Node) bool {
@@ -1231,13 +1279,37 @@ func (r *renderer) hasTable(n *html.Node) bool {
 	}
 	v := false
 	for c := n.FirstChild; c != nil && !v; c = c.NextSibling {
-		v = c.Type == html.ElementNode && (c.DataAtom == atom.Table || isHeading(c) || r.hasTable(c))
+		v = c.Type == html.ElementNode && (c.DataAtom == atom.Table || c.DataAtom == atom.Tr && headingRow(c) || r.hasTable(c))
 	}
 	if r.tableMemo == nil {
 		r.tableMemo = map[*html.Node]bool{}
 	}
 	r.tableMemo[n] = v
 	return v
+}
+
+// headingRow reports whether a table row is a heading between groups of
+// rows: one cell, that holds a heading (Doxygen's member tables). A
+// heading in a cell among others is a data table's.
+func headingRow(tr *html.Node) bool {
+	var cell *html.Node
+	for c := tr.FirstChild; c != nil; c = c.NextSibling {
+		if c.DataAtom == atom.Td || c.DataAtom == atom.Th {
+			if cell != nil {
+				return false
+			}
+			cell = c
+		}
+	}
+	if cell == nil {
+		return false
+	}
+	for c := cell.FirstChild; c != nil; c = c.NextSibling {
+		if isHeading(c) {
+			return true
+		}
+	}
+	return false
 }
 
 // oneLine joins Markdown onto one line.
