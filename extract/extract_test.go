@@ -1016,3 +1016,24 @@ func TestDocumentationRulesOnGeneralPages(t *testing.T) {
 		}
 	}
 }
+
+// A tab's label is text, escaped; inside code, hidden elements and
+// buttons still go (a "Copy" button, a screen-reader-only prompt).
+func TestTabLabelAndCodeButtons(t *testing.T) {
+	page := `<html><body><main><h1>T</h1><p>` + strings.Repeat("Words of the page, enough of them. ", 6) + `</p>
+<button role="tab" id="t1">*nix [beta]</button><button role="tab" id="t2">Other</button>
+<div role="tabpanel" aria-labelledby="t1"><pre><button class="copy">Copy</button><span hidden>secret </span>make</pre></div>
+<div role="tabpanel" aria-labelledby="t2" hidden><pre>build</pre></div></main></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/x.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`**\*nix \[beta\]**`, "```\nmake\n```", "**Other**\n\n```\nbuild\n```"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("no %q in:\n%s", want, doc.Markdown)
+		}
+	}
+	if strings.Contains(doc.Markdown, "Copy") || strings.Contains(doc.Markdown, "secret") {
+		t.Errorf("a button or a hidden element kept in code:\n%s", doc.Markdown)
+	}
+}
