@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"hash/fnv"
 	"net/url"
 	"sort"
 	"strings"
@@ -99,6 +100,10 @@ func BenchmarkExtractors(b *testing.B) {
 					}
 					all = append(all, f)
 					byType[p.PageType] = append(byType[p.PageType], f)
+					// The two fixed halves TestQuality reports.
+					h := fnv.New32a()
+					h.Write([]byte(p.ID))
+					byType["half-"+string("AB"[h.Sum32()%2])] = append(byType["half-"+string("AB"[h.Sum32()%2])], f)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(pages))/1e6, "ms/page")
