@@ -391,3 +391,29 @@ func admonitionClass(n *html.Node) bool {
 	}
 	return slices.Contains(tokens, "markdown") && slices.Contains(tokens, "alert")
 }
+
+// controlLabels are the words of a control beside documentation that
+// works it, rather than says anything: RDoc's "click to toggle source",
+// YARD's "View source", rustdoc's and Sphinx's "source" and "[src]"
+// links, "Copy", "Expand description".
+var controlLabels = map[string]bool{
+	"click to toggle source": true, "toggle source": true, "view source": true, "show source": true,
+	"hide source": true, "source": true, "src": true, "copy": true, "copy to clipboard": true,
+	"copy code": true, "expand description": true, "collapse": true, "expand": true, "show more": true,
+}
+
+// controlLabel reports whether an element is such a control's label: a
+// span or link with a class, whose whole text is one of controlLabels
+// (its brackets aside). A word in a sentence ("see the source") has no
+// class of its own, and stays.
+func controlLabel(n *html.Node) bool {
+	if n.DataAtom != atom.Span && n.DataAtom != atom.A || attr(n, "class") == "" {
+		return false
+	}
+	t, ok := shortText(n, 40)
+	if !ok {
+		return false
+	}
+	t = strings.ToLower(strings.Trim(t, "[]()<> "))
+	return controlLabels[t]
+}

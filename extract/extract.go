@@ -189,7 +189,7 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 	render := func(clean bool) string {
 		r := newRenderer(base, func(n *html.Node) bool {
 			// The chosen content is the content, whatever its class says.
-			return hidden(n) || hardBoilerplate(n) || !roots[n] && (s.softBoilerplate(n) || navBar(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n)))
+			return hidden(n) || hardBoilerplate(n) || !roots[n] && (s.softBoilerplate(n) || navBar(n) || controlLabel(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n)))
 		}, budget)
 		var parts []string
 		for _, n := range nodes {

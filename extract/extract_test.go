@@ -1037,3 +1037,22 @@ func TestTabLabelAndCodeButtons(t *testing.T) {
 		t.Errorf("a button or a hidden element kept in code:\n%s", doc.Markdown)
 	}
 }
+
+// A control's label beside documentation goes (RDoc's "click to toggle
+// source", a "[source]" link with a class); the word in a sentence stays.
+func TestControlLabels(t *testing.T) {
+	page := `<html><body><main><h1>T</h1><p>` + strings.Repeat("Words of the page, enough of them. ", 6) + `</p>
+<div class="method-heading"><span class="method-name">parse</span><span class="method-args">(text)</span><span class="method-click-advice">click to toggle source</span></div>
+<p>Parses text. <a class="reference internal" href="/_modules/x.html">[source]</a></p>
+<p>Read the <a href="/src/x.rs">source</a> for details.</p></main></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/x.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(doc.Markdown, "toggle") || strings.Contains(doc.Markdown, "_modules") || strings.Contains(doc.Markdown, "\\[source\\]") {
+		t.Errorf("a control's label kept:\n%s", doc.Markdown)
+	}
+	if !strings.Contains(doc.Markdown, "Read the [source](https://docs.example/src/x.rs) for details.") || !strings.Contains(doc.Markdown, "parse") {
+		t.Errorf("text lost:\n%s", doc.Markdown)
+	}
+}

@@ -90,7 +90,7 @@ var Generators = []Generator{
 	{Name: "rustdoc", Package: "cargo-doc", Dir: "/usr/share/doc/cargo/doc",
 		Skip:   func(rel string) bool { return strings.HasPrefix(rel, "src/") || strings.HasSuffix(rel, "/all.html") },
 		Region: []Sel{{Tag: "section", ID: "main-content"}},
-		Drop:   []Sel{{Tag: "a", Class: "src"}, {Tag: "a", Class: "anchor"}, {Tag: "rustdoc-toolbar"}, {Tag: "button"}, {Tag: "a", Class: "tooltip"}},
+		Drop:   []Sel{{Tag: "a", Class: "src"}, {Tag: "a", Class: "srclink"}, {Tag: "a", Class: "anchor"}, {Tag: "rustdoc-toolbar"}, {Tag: "button"}, {Tag: "a", Class: "tooltip"}},
 		Nav:    []Sel{{Tag: "nav", Class: "sidebar"}}},
 	{Name: "rdoc", Package: "asciidoctor-doc", Dir: "/usr/share/doc/asciidoctor-doc/html",
 		Region: []Sel{{Tag: "main", Role: "main"}},
