@@ -2,8 +2,6 @@ package bench
 
 import (
 	"bytes"
-	"compress/gzip"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -38,16 +36,7 @@ func BenchmarkDocsExtractors(b *testing.B) {
 	}
 	var ps []page
 	for _, p := range pages {
-		f, err := os.Open(filepath.Join(docsDir, p.HTMLFile))
-		if err != nil {
-			b.Fatal(err)
-		}
-		zr, err := gzip.NewReader(f)
-		if err != nil {
-			b.Fatal(err)
-		}
-		h, err := io.ReadAll(zr)
-		f.Close()
+		h, err := p.HTML(docsDir)
 		if err != nil {
 			b.Fatal(err)
 		}

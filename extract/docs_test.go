@@ -2,9 +2,7 @@ package extract
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -172,7 +170,7 @@ func TestDocsQuality(t *testing.T) {
 	}
 	by := map[string]*agg{}
 	for _, p := range pages {
-		raw, err := readGz(filepath.Join(docsDir, p.HTMLFile))
+		raw, err := p.HTML(docsDir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -231,17 +229,4 @@ func TestDocsQuality(t *testing.T) {
 		}
 	}
 	t.Log("\n" + strings.Join(lines, "\n"))
-}
-
-func readGz(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	return io.ReadAll(zr)
 }

@@ -495,6 +495,20 @@ func attr(n *html.Node, key string) string {
 	return ""
 }
 
+// HTML returns the page as the package installed it, from the set in dir.
+func (p Page) HTML(dir string) ([]byte, error) {
+	f, err := os.Open(filepath.Join(dir, p.HTMLFile))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return nil, err
+	}
+	return io.ReadAll(zr)
+}
+
 // Load reads the set's manifest in dir.
 func Load(dir string) ([]Page, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "manifest.jsonl"))
