@@ -451,6 +451,10 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 			}
 		case isHeading(sib) && st.text > 0 && sib.NextSibling != nil:
 			out = append(out, sib)
+		case s.wrapsHeading(sib) && st.text > 0 && sib.NextSibling != nil:
+			// A heading in wrappers of its own (DocBook's div.titlepage):
+			// the section's title.
+			out = append(out, sib)
 		}
 	}
 	return trimHeadings(s.twins(body, best, out))
@@ -553,6 +557,32 @@ func holdsHeading(n *html.Node, level int) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// wrapsHeading reports whether n is wrappers around one heading and
+// nothing else: each level one element, three levels at most.
+func (s *selector) wrapsHeading(n *html.Node) bool {
+	st := s.stats[n]
+	for depth := 0; n != nil && depth < 4; depth++ {
+		if isHeading(n) {
+			hs := s.stats[n]
+			return hs != nil && st != nil && hs.text == st.text
+		}
+		var only *html.Node
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			switch {
+			case c.Type == html.TextNode && strings.TrimSpace(c.Data) != "":
+				return false
+			case c.Type == html.ElementNode && !s.skip(c):
+				if only != nil {
+					return false
+				}
+				only = c
+			}
+		}
+		n = only
 	}
 	return false
 }

@@ -1056,3 +1056,18 @@ func TestControlLabels(t *testing.T) {
 		t.Errorf("text lost:\n%s", doc.Markdown)
 	}
 }
+
+// A section's title in wrappers of its own (DocBook's div.titlepage)
+// joins the section's content chosen beside it.
+func TestWrappedTitle(t *testing.T) {
+	rows := strings.Repeat(`<tr><td><p><code>oid</code> <code>oid</code></p><p>Row identifier, which names the row among all the others.</p></td></tr>`, 8)
+	page := `<html><body><div class="navheader"><a href="a.html">Prev</a> <a href="b.html">Next</a></div><div class="sect1"><div class="titlepage"><div><div><h2 class="title">53.14. pg_conversion</h2></div></div></div>
+<p>The catalog describes encoding conversion functions, for more information. ` + strings.Repeat("It says a good deal more about them, at length. ", 4) + `</p><div class="table"><table class="table">` + rows + `</table></div></div></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/x.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(doc.Markdown, "## 53.14. pg\\_conversion\n") {
+		t.Errorf("the section's title is not its first line:\n%s", doc.Markdown)
+	}
+}
