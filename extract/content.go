@@ -496,7 +496,7 @@ func (s *selector) sectionsOf(p, best *html.Node) bool {
 // holds its title, when the document holds none: a man page's header,
 // with its title and NAME line ("git-add - Add file contents to the
 // index"), before the sections that follow. It is the element just
-// before best, opening with an h1, with a tenth of best's text at most
+// before best, opening with an h1, with a third of best's text at most
 // and few links; nil when there is none.
 func (s *selector) documentHead(best *html.Node) *html.Node {
 	if leadingHeading(best) < 2 || findElement(best, atom.H1) != nil {
@@ -516,7 +516,7 @@ func (s *selector) documentHead(best *html.Node) *html.Node {
 		return nil
 	}
 	ps, bs := s.stats[prev], s.stats[best]
-	if ps == nil || bs == nil || ps.text > bs.text/10 || ps.linkDensity() > 0.3 {
+	if ps == nil || bs == nil || ps.text > bs.text/3 || ps.linkDensity() > 0.3 {
 		return nil
 	}
 	return prev
