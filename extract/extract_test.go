@@ -1071,3 +1071,18 @@ func TestWrappedTitle(t *testing.T) {
 		t.Errorf("the section's title is not its first line:\n%s", doc.Markdown)
 	}
 }
+
+// A one-line Doxygen fragment is code too, its hover tooltip left out.
+func TestDoxygenOneLine(t *testing.T) {
+	page := `<html><body><div class="contents"><p>` + strings.Repeat("First we create an object of the class, as shown. ", 6) + `</p>
+<div class="fragment"><div class="line">  <a class="code hl_class" href="class_t.html">Include_Test</a> t;</div>
+<div class="ttc" id="x"><div class="ttname"><a href="class_t.html">Include_Test</a></div><div class="ttdef"><b>Definition:</b> include.cpp:5</div></div>
+</div><p>Then we call the member function.</p></div></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/x.html"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(doc.Markdown, "```\n  Include_Test t;\n```") || strings.Contains(doc.Markdown, "Definition") {
+		t.Errorf("the fragment is not one line of code alone:\n%s", doc.Markdown)
+	}
+}

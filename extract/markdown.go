@@ -878,8 +878,9 @@ func (r *renderer) code(n *html.Node) string {
 
 // lineCode renders a block of code made of one element a line (Doxygen's
 // div.fragment of div.line) as a fenced code block, or returns "" when n
-// is not one: every child element a div or span whose class says
-// "line", two lines at least, and no text outside them.
+// is not one: a class that says code, every child element a div or span
+// whose class says "line" (or a tooltip, left out), one line at least,
+// and no text outside them.
 func (r *renderer) lineCode(n *html.Node) string {
 	if !codeClass(n) {
 		return "" // a poem's lines are lines, not code
@@ -894,17 +895,19 @@ func (r *renderer) lineCode(n *html.Node) string {
 		case c.Type != html.ElementNode:
 		case (c.DataAtom == atom.Div || c.DataAtom == atom.Span) && slices.Contains(strings.Fields(attr(c, "class")), "line"):
 			lines++
+		case tooltip(c):
+			// A hover's tooltip (Doxygen's div.ttc): not a line.
 		default:
 			return ""
 		}
 	}
-	if lines < 2 {
+	if lines == 0 {
 		return ""
 	}
 	skip := func(c *html.Node) bool { return hidden(c) || hardBoilerplate(c) }
 	var body []string
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if c.Type == html.ElementNode {
+		if c.Type == html.ElementNode && !tooltip(c) {
 			body = append(body, strings.TrimRight(strings.ReplaceAll(preText(c, skip), "\n", ""), " \t"))
 		}
 	}
@@ -915,6 +918,16 @@ func (r *renderer) lineCode(n *html.Node) string {
 	lang := codeLanguage(n)
 	fence := strings.Repeat("`", max(3, longestRun(text, '`')+1))
 	return fence + lang + "\n" + text + "\n" + fence
+}
+
+// tooltip reports whether an element's class says it is a tooltip.
+func tooltip(n *html.Node) bool {
+	for _, t := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+		if t == "ttc" || strings.Contains(t, "tooltip") {
+			return true
+		}
+	}
+	return false
 }
 
 // codeClass reports whether an element's class says it holds code:

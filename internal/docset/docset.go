@@ -107,8 +107,9 @@ var Generators = []Generator{
 		Region: []Sel{{Tag: "body"}},
 		Drop: []Sel{{ID: "top"}, {ID: "side-nav"}, {ID: "nav-path"}, {Class: "navpath"}, {Class: "tabs"}, {Tag: "address", Class: "footer"},
 			{ID: "MSearchSelectWindow"}, {ID: "MSearchResultsWindow"}, {Class: "summary"},
-			// A member's "◆" permalink, and the page's table of contents.
-			{Class: "permalink"}, {Class: "toc"}},
+			// A member's "◆" permalink, the page's table of contents and the
+			// tooltips a hover shows.
+			{Class: "permalink"}, {Class: "toc"}, {Class: "ttc"}},
 		Nav: []Sel{{ID: "nav-path"}, {Class: "tabs"}, {Class: "navpath"}}},
 	{Name: "gtk-doc", Package: "libgtk-3-doc", Dir: "/usr/share/doc/libgtk-3-doc/gtk3",
 		Region: []Sel{{Tag: "body"}}, Drop: []Sel{{Tag: "table", Class: "navigation"}, {Class: "footer"}},
