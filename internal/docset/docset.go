@@ -375,7 +375,7 @@ func Truth(g Generator, doc *html.Node) PageTruth {
 				t.Headings = append(t.Headings, h)
 			}
 		case atom.Pre:
-			if c := strings.TrimSpace(textOf(n)); c != "" {
+			if c := strings.TrimSpace(preText(n)); c != "" {
 				t.Code = append(t.Code, Code{Text: c, Lang: langOf(n)})
 			}
 		case atom.Div:
@@ -473,6 +473,26 @@ func collapseBlank(s string) string {
 		out = append(out, line)
 	}
 	return strings.Join(out, "\n")
+}
+
+// preText is a code block's text as shown: a div or p inside it (a
+// rustdoc attribute's line) ends a line.
+func preText(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+		if (n.DataAtom == atom.Div || n.DataAtom == atom.P) && !strings.HasSuffix(b.String(), "\n") {
+			b.WriteByte('\n')
+		}
+	}
+	walk(n)
+	return b.String()
 }
 
 func textOf(n *html.Node) string {
