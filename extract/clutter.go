@@ -403,11 +403,13 @@ var controlLabels = map[string]bool{
 }
 
 // controlLabel reports whether an element is such a control's label: a
-// span or link with a class, whose whole text is one of controlLabels
-// (its brackets aside). A word in a sentence ("see the source") has no
-// class of its own, and stays.
+// span or link whose class names a control (src, toggle, click, copy,
+// btn, expand, viewcode, ...) and whose whole text is one of
+// controlLabels (its brackets aside). A word in a sentence ("open
+// source", a function named copy) is classed as a link or a name, if at
+// all, and stays.
 func controlLabel(n *html.Node) bool {
-	if n.DataAtom != atom.Span && n.DataAtom != atom.A || attr(n, "class") == "" {
+	if n.DataAtom != atom.Span && n.DataAtom != atom.A || !controlClass(n) {
 		return false
 	}
 	t, ok := shortText(n, 40)
@@ -416,4 +418,17 @@ func controlLabel(n *html.Node) bool {
 	}
 	t = strings.ToLower(strings.Trim(t, "[]()<> "))
 	return controlLabels[t]
+}
+
+// controlClass reports whether an element's class names a control.
+func controlClass(n *html.Node) bool {
+	for _, t := range classTokens(n) {
+		switch {
+		case t == "src" || strings.HasPrefix(t, "srclink") || t == "toggle" || t == "click" || t == "copy" ||
+			t == "btn" || t == "button" || t == "expand" || t == "collapse" || t == "viewcode" || t == "advice" ||
+			t == "clipboard":
+			return true
+		}
+	}
+	return false
 }

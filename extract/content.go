@@ -426,8 +426,10 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	threshold := max(10, bestScore*0.2)
 	head := s.documentHead(best)
 	var out []*html.Node
+	beforeBest := true
 	for sib := best.Parent.FirstChild; sib != nil; sib = sib.NextSibling {
 		if sib == best || sib == head {
+			beforeBest = beforeBest && sib != best
 			out = append(out, sib)
 			continue
 		}
@@ -451,9 +453,10 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 			}
 		case isHeading(sib) && st.text > 0 && sib.NextSibling != nil:
 			out = append(out, sib)
-		case s.wrapsHeading(sib) && st.text > 0 && sib.NextSibling != nil:
-			// A heading in wrappers of its own (DocBook's div.titlepage):
-			// the section's title.
+		case beforeBest && s.wrapsHeading(sib) && st.text > 0:
+			// A heading in wrappers of its own (DocBook's div.titlepage)
+			// before the content: the section's title. (After it, one is
+			// the next block's: "Related articles".)
 			out = append(out, sib)
 		}
 	}
@@ -509,6 +512,9 @@ func (s *selector) documentHead(best *html.Node) *html.Node {
 	if s.article || prev == nil || s.skip(prev) || leadingHeading(prev) != 1 {
 		return nil
 	}
+	if h1 := findElement(prev, atom.H1); h1 == nil || prev.DataAtom == atom.Header || wholeLink(h1) {
+		return nil // a site's name, linking home, in its header: no document's title
+	}
 	if (s.weight(prev) < 0 || s.softBoilerplate(prev)) && !holdsHeading(prev, leadingHeading(best)) {
 		// A site's masthead (its name, a tagline) is no document's
 		// title; a man page's header, whose NAME is a section as the
@@ -543,6 +549,12 @@ func leadingHeading(n *html.Node) int {
 		n = first
 	}
 	return 0
+}
+
+// wholeLink reports whether all of an element's text is one link's.
+func wholeLink(n *html.Node) bool {
+	a := findElement(n, atom.A)
+	return a != nil && strings.TrimSpace(textOf(a)) != "" && strings.Join(strings.Fields(textOf(a)), " ") == strings.Join(strings.Fields(textOf(n)), " ")
 }
 
 // holdsHeading reports whether a heading of the given level is among

@@ -1039,12 +1039,15 @@ func TestTabLabelAndCodeButtons(t *testing.T) {
 }
 
 // A control's label beside documentation goes (RDoc's "click to toggle
-// source", a "[source]" link with a class); the word in a sentence stays.
+// source", Sphinx's viewcode "[source]"); the word in a sentence stays,
+// classed or not, and so does a function named copy with a parameter
+// named src.
 func TestControlLabels(t *testing.T) {
 	page := `<html><body><main><h1>T</h1><p>` + strings.Repeat("Words of the page, enough of them. ", 6) + `</p>
 <div class="method-heading"><span class="method-name">parse</span><span class="method-args">(text)</span><span class="method-click-advice">click to toggle source</span></div>
-<p>Parses text. <a class="reference internal" href="/_modules/x.html">[source]</a></p>
-<p>Read the <a href="/src/x.rs">source</a> for details.</p></main></body></html>`
+<p>Parses text. <a class="reference internal" href="/_modules/x.html"><span class="viewcode-link"><span class="pre">[source]</span></span></a></p>
+<p>Read the <a href="/src/x.rs">source</a> for details, open <a class="text-blue-600" href="/os">source</a> next month; buy a <a class="product-link" href="/b">copy</a>.</p>
+<dl><dt><span class="sig-name descname">copy</span>(<em class="sig-param">src</em>)</dt><dd><p>Copies it.</p></dd></dl></main></body></html>`
 	doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/x.html"})
 	if err != nil {
 		t.Fatal(err)
@@ -1052,8 +1055,10 @@ func TestControlLabels(t *testing.T) {
 	if strings.Contains(doc.Markdown, "toggle") || strings.Contains(doc.Markdown, "_modules") || strings.Contains(doc.Markdown, "\\[source\\]") {
 		t.Errorf("a control's label kept:\n%s", doc.Markdown)
 	}
-	if !strings.Contains(doc.Markdown, "Read the [source](https://docs.example/src/x.rs) for details.") || !strings.Contains(doc.Markdown, "parse") {
-		t.Errorf("text lost:\n%s", doc.Markdown)
+	for _, want := range []string{"Read the [source](https://docs.example/src/x.rs) for details, open [source](https://docs.example/os) next month; buy a [copy](https://docs.example/b).", "copy(*src*)", "parse"} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("no %q in:\n%s", want, doc.Markdown)
+		}
 	}
 }
 
@@ -1084,5 +1089,39 @@ func TestDoxygenOneLine(t *testing.T) {
 	}
 	if !strings.Contains(doc.Markdown, "```\n  Include_Test t;\n```") || strings.Contains(doc.Markdown, "Definition") {
 		t.Errorf("the fragment is not one line of code alone:\n%s", doc.Markdown)
+	}
+}
+
+// Review's cases for the last rules: a wrapped heading after the content
+// is the next block's and stays out; a site's name linking home, in a
+// branding block, is no document's head; one line in a class that ends
+// in "highlight" is no code.
+func TestLastRulesOnGeneralPages(t *testing.T) {
+	words := strings.Repeat("The recipe goes on at length, with many words in it. ", 10)
+	for _, tt := range []struct {
+		name, page    string
+		want, wantNot []string
+	}{
+		{"a wrapped heading after the content", `<div class="wrap"><div class="post"><h2>Bread</h2><p>` + words + `</p><p>` + words + `</p></div><div class="box"><div><h3>Related articles</h3></div></div><ul>` + strings.Repeat(`<li><a href="/a">Another story about bread and its making</a></li>`, 20) + `</ul></div>`,
+			[]string{"Bread"}, []string{"Related articles"}},
+		{"a branding block", `<div class="branding"><h1><a href="/">Jane's Kitchen</a></h1><p>Food for all</p></div><div class="recipe"><h2>Ingredients</h2><p>` + words + `</p><h2>Method</h2><p>` + words + `</p></div>`,
+			[]string{"Ingredients"}, []string{"Jane's Kitchen"}},
+		{"a quote's highlight", `<main><h1>Song</h1><p>` + words + `</p><div class="lyric-highlight"><div class="line">A line of the <em>song</em></div></div></main>`,
+			[]string{"*song*"}, []string{"```"}},
+	} {
+		doc, err := Extract(strings.NewReader("<html><body>"+tt.page+"</body></html>"), Options{URL: "https://example.com/x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(doc.Markdown, w) {
+				t.Errorf("%s: no %q in:\n%s", tt.name, w, doc.Markdown)
+			}
+		}
+		for _, w := range tt.wantNot {
+			if strings.Contains(doc.Markdown, w) {
+				t.Errorf("%s: %q kept in:\n%s", tt.name, w, doc.Markdown)
+			}
+		}
 	}
 }

@@ -901,8 +901,8 @@ func (r *renderer) lineCode(n *html.Node) string {
 			return ""
 		}
 	}
-	if lines == 0 {
-		return ""
+	if lines == 0 || lines == 1 && !slices.Contains(strings.Fields(strings.ToLower(attr(n, "class"))), "fragment") {
+		return "" // one line is code in Doxygen's fragment, not in any block of lines
 	}
 	skip := func(c *html.Node) bool { return hidden(c) || hardBoilerplate(c) }
 	var body []string
@@ -933,8 +933,8 @@ func tooltip(n *html.Node) bool {
 // codeClass reports whether an element's class says it holds code:
 // "fragment" (Doxygen), "code", "listing", "source" or "highlight".
 func codeClass(n *html.Node) bool {
-	for _, t := range strings.FieldsFunc(strings.ToLower(attr(n, "class")), func(r rune) bool { return !('a' <= r && r <= 'z') }) {
-		switch t {
+	for _, t := range strings.Fields(strings.ToLower(attr(n, "class"))) {
+		switch t { // whole class words: "lyric-highlight" is none
 		case "fragment", "code", "listing", "source", "sourcecode", "highlight":
 			return true
 		}
