@@ -218,6 +218,6 @@ func (e *env) rootCommand() *cobra.Command {
 	}
 	root.AddCommand(e.robotsCommand(), e.fetchCommand(), e.extractCommand(), e.crawlCommand(),
 		e.searchCommand(), e.showCommand(), e.lsCommand(), e.rmCommand(), e.reindexCommand(),
-		e.addCommand(), e.syncCommand(), e.mcpCommand())
+		e.addCommand(), e.syncCommand(), e.mcpCommand(), e.migrateCommand())
 	return root
 }

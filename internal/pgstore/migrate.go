@@ -1,0 +1,217 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+)
+
+// migrations are heed's schema, one step a version; a database at
+// version N has had the first N applied. A step is only ever appended.
+var migrations = []string{
+	// 1: the stash as rows, searched by Postgres's full-text search; the
+	// crawls, their frontier (the seen set is its primary key) and the
+	// hosts' schedule, leases and robots.txt outcomes.
+	`CREATE TABLE heed_snapshot (
+		url           text PRIMARY KEY,
+		id            text NOT NULL UNIQUE,
+		source        text NOT NULL,
+		title         text NOT NULL DEFAULT '',
+		description   text NOT NULL DEFAULT '',
+		fetched_at    timestamptz NOT NULL,
+		tags          text[] NOT NULL DEFAULT '{}',
+		hash          text NOT NULL,
+		etag          text NOT NULL DEFAULT '',
+		last_modified text NOT NULL DEFAULT '',
+		notes         text[] NOT NULL DEFAULT '{}',
+		via           text[] NOT NULL DEFAULT '{}',
+		links         text[] NOT NULL DEFAULT '{}',
+		markdown      text NOT NULL,
+		search        tsvector GENERATED ALWAYS AS (
+			setweight(to_tsvector('english', title), 'A') || setweight(to_tsvector('english', markdown), 'B')
+		) STORED
+	);
+	CREATE INDEX heed_snapshot_search ON heed_snapshot USING gin (search);
+	CREATE INDEX heed_snapshot_source ON heed_snapshot (source);
+	CREATE TABLE heed_crawl (
+		id         bigserial PRIMARY KEY,
+		source     text NOT NULL,
+		start_url  text NOT NULL,
+		options    jsonb NOT NULL DEFAULT '{}',
+		created_at timestamptz NOT NULL DEFAULT now(),
+		done_at    timestamptz
+	);
+	CREATE TABLE heed_frontier (
+		url    text PRIMARY KEY,
+		crawl  bigint NOT NULL REFERENCES heed_crawl (id) ON DELETE CASCADE,
+		host   text NOT NULL,
+		depth  integer NOT NULL,
+		state  text NOT NULL DEFAULT 'queued',
+		due_at timestamptz NOT NULL DEFAULT now()
+	);
+	CREATE INDEX heed_frontier_due ON heed_frontier (host, state, due_at);
+	CREATE TABLE heed_host (
+		host         text PRIMARY KEY,
+		next_at      timestamptz NOT NULL DEFAULT now(),
+		lease_owner  text,
+		lease_until  timestamptz,
+		robots       jsonb,
+		robots_until timestamptz
+	);`,
+}
+
+// Version is the heed schema version this build knows.
+var Version = len(migrations)
+
+// lockKey is the advisory lock that one migration at a time holds.
+const lockKey = 0x68656564 // "heed"
+
+// ErrNewerSchema is wrapped by Migrate's error for a database migrated by
+// a newer heed.
+var ErrNewerSchema = errors.New("the database's heed schema is newer than this heed knows")
+
+// Result says what Migrate did.
+type Result struct {
+	From, To     int   // heed's schema versions before and after
+	RiverApplied []int // River's migration versions applied
+}
+
+// Migrate creates or upgrades heed's schema and River's in the database
+// at dbURL, under an advisory lock, so that two migrations at once are
+// one after the other: heed's in one transaction, then River's, each of
+// its versions in a transaction of its own (River's enum changes cannot
+// share one). Running it again changes nothing. A database whose heed
+// schema is newer than Version is refused with ErrNewerSchema, unchanged.
+func Migrate(ctx context.Context, dbURL string) (*Result, error) {
+	res, err := migrateAll(ctx, dbURL)
+	return res, Redact(dbURL, err)
+}
+
+func migrateAll(ctx context.Context, dbURL string) (*Result, error) {
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(lockKey)); err != nil {
+		return nil, fmt.Errorf("pgstore: migrate: lock: %w", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(lockKey))
+	res, err := migrate(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	defer pool.Close()
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: migrate: river: %w", err)
+	}
+	rr, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: migrate: river: %w", err)
+	}
+	for _, v := range rr.Versions {
+		res.RiverApplied = append(res.RiverApplied, v.Version)
+	}
+	return res, nil
+}
+
+// migrate applies heed's missing versions in one transaction.
+func migrate(ctx context.Context, conn *pgx.Conn) (*Result, error) {
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: migrate: %w", err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx))
+	if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS heed_schema_version (
+		version    integer PRIMARY KEY,
+		applied_at timestamptz NOT NULL DEFAULT now()
+	)`); err != nil {
+		return nil, fmt.Errorf("pgstore: migrate: %w", err)
+	}
+	res := &Result{}
+	if err := tx.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM heed_schema_version").Scan(&res.From); err != nil {
+		return nil, fmt.Errorf("pgstore: migrate: %w", err)
+	}
+	if res.From > Version {
+		return nil, fmt.Errorf("%w: it is at version %d, this heed knows %d; upgrade heed", ErrNewerSchema, res.From, Version)
+	}
+	for v := res.From + 1; v <= Version; v++ {
+		if _, err := tx.Exec(ctx, migrations[v-1]); err != nil {
+			return nil, fmt.Errorf("pgstore: migrate to version %d: %w", v, err)
+		}
+		if _, err := tx.Exec(ctx, "INSERT INTO heed_schema_version (version) VALUES ($1)", v); err != nil {
+			return nil, fmt.Errorf("pgstore: migrate: %w", err)
+		}
+	}
+	res.To = Version
+	if err := tx.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("pgstore: migrate: commit: %w", err)
+	}
+	return res, nil
+}
+
+// Redact returns err with the password of dbURL, as written and as
+// decoded, replaced by "xxxxx" wherever its message holds it; nil stays
+// nil.
+func Redact(dbURL string, err error) error {
+	if err == nil {
+		return nil
+	}
+	pw := password(dbURL)
+	if pw == "" || !strings.Contains(err.Error(), pw) && !strings.Contains(err.Error(), url.QueryEscape(pw)) {
+		return err
+	}
+	return redacted{err: err, msg: RedactString(dbURL, err.Error())}
+}
+
+// RedactString is s with dbURL's password replaced by "xxxxx".
+func RedactString(dbURL, s string) string {
+	pw := password(dbURL)
+	if pw == "" {
+		return s
+	}
+	s = strings.ReplaceAll(s, pw, "xxxxx")
+	if q := url.QueryEscape(pw); q != pw {
+		s = strings.ReplaceAll(s, q, "xxxxx")
+	}
+	if q := url.PathEscape(pw); q != pw {
+		s = strings.ReplaceAll(s, q, "xxxxx")
+	}
+	return s
+}
+
+func password(dbURL string) string {
+	u, err := url.Parse(dbURL)
+	if err == nil && u.User != nil {
+		if pw, ok := u.User.Password(); ok {
+			return pw
+		}
+	}
+	// A keyword/value string: password=...
+	for _, f := range strings.Fields(dbURL) {
+		if v, ok := strings.CutPrefix(f, "password="); ok {
+			return strings.Trim(v, "'")
+		}
+	}
+	return ""
+}
+
+type redacted struct {
+	err error
+	msg string
+}
+
+func (r redacted) Error() string { return r.msg }
+func (r redacted) Unwrap() error { return r.err }

@@ -1,0 +1,109 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/heedhq/heed/internal/pgtest"
+)
+
+var cluster *pgtest.Cluster
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if cluster != nil {
+		cluster.Stop()
+	}
+	os.Exit(code)
+}
+
+var once sync.Once
+
+func database(t *testing.T) string {
+	t.Helper()
+	once.Do(func() { cluster = pgtest.Start(t) })
+	if cluster == nil {
+		t.Skip("no PostgreSQL")
+	}
+	return cluster.Database(t)
+}
+
+// Migrate creates heed's schema and River's; again, it changes nothing;
+// two at once are one after the other; a newer schema is refused and
+// left as it is.
+func TestMigrate(t *testing.T) {
+	url := database(t)
+	ctx := context.Background()
+	res, err := Migrate(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.From != 0 || res.To != Version || len(res.RiverApplied) == 0 {
+		t.Fatalf("first migration: %+v", res)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, table := range []string{"heed_snapshot", "heed_crawl", "heed_frontier", "heed_host", "river_job", "river_leader"} {
+		var ok bool
+		if err := conn.QueryRow(ctx, "SELECT to_regclass($1) IS NOT NULL", table).Scan(&ok); err != nil || !ok {
+			t.Errorf("no table %s after Migrate (%v)", table, err)
+		}
+	}
+	again, err := Migrate(ctx, url)
+	if err != nil || again.From != Version || again.To != Version || len(again.RiverApplied) != 0 {
+		t.Errorf("second migration: %+v, %v; want nothing done", again, err)
+	}
+
+	// Two at once, on a new database: both succeed, one applies it all.
+	fresh := database(t)
+	var wg sync.WaitGroup
+	results := make([]*Result, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Go(func() { results[i], errs[i] = Migrate(ctx, fresh) })
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil || results[0].From+results[1].From != Version {
+		t.Errorf("two migrations at once: %+v %+v, %v %v", results[0], results[1], errs[0], errs[1])
+	}
+
+	// A newer schema is refused, and left as it is.
+	if _, err := conn.Exec(ctx, "INSERT INTO heed_schema_version (version) VALUES ($1)", Version+1); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Migrate(ctx, url)
+	if !errors.Is(err, ErrNewerSchema) {
+		t.Fatalf("a newer schema: %v, want ErrNewerSchema", err)
+	}
+	var n int
+	if err := conn.QueryRow(ctx, "SELECT max(version) FROM heed_schema_version").Scan(&n); err != nil || n != Version+1 {
+		t.Errorf("the newer schema was changed: %d, %v", n, err)
+	}
+}
+
+// No error of Migrate holds the URL's password.
+func TestMigrateRedacts(t *testing.T) {
+	url := database(t)
+	for _, bad := range []string{
+		strings.Replace(url, "heed:pw@", "heed:s3cr%2Ft-pw@", 1),            // a wrong password
+		strings.Replace(url, "heed:pw@", "heed:s3cr3t-pw@", 1) + "&bogus=1", // an unknown parameter
+		"host=127.0.0.1 port=1 user=heed password=s3cr3t-pw dbname=x",       // nothing listening
+	} {
+		_, err := Migrate(context.Background(), bad)
+		if err == nil {
+			t.Fatalf("%s: no error", RedactString(bad, bad))
+		}
+		if msg := err.Error(); strings.Contains(msg, "s3cr") {
+			t.Errorf("the password in the error: %s", msg)
+		}
+	}
+}
