@@ -26,6 +26,8 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/memstore"
+	"github.com/heedhq/heed/internal/pgstore"
+	"github.com/heedhq/heed/internal/pgtest"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/robots"
@@ -152,13 +154,47 @@ func TestMain(m *testing.M) {
 	if code == 0 {
 		inMemory = true
 		code = m.Run()
+		inMemory = false
+	}
+	if code == 0 {
+		// A third time into a team's database, where PostgreSQL is
+		// installed: the crawl keeps its promises whatever the store.
+		var err error
+		if pg, err = pgtest.StartCluster(); err == nil {
+			inPostgres = true
+			code = m.Run()
+			pg.Stop()
+		} else if os.Getenv("HEED_POSTGRES") == "required" {
+			fmt.Fprintln(os.Stderr, "crawl tests: PostgreSQL:", err)
+			code = 1
+		}
 	}
 	os.Exit(code)
 }
 
+// inPostgres is set for the third run of the tests (TestMain), which
+// crawls into a store of rows in PostgreSQL, a database a test.
+var (
+	inPostgres bool
+	pg         *pgtest.Cluster
+)
+
 func crawler(t *testing.T) (*Crawler, testStore) {
 	t.Helper()
 	client := polite.New(fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1}), polite.NewSchedule(), 0)
+	if inPostgres {
+		t.Log("crawling into a team's database")
+		url := pg.Database(t)
+		if _, err := pgstore.Migrate(t.Context(), url); err != nil {
+			t.Fatal(err)
+		}
+		st, err := pgstore.Open(t.Context(), url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return &Crawler{Client: client, Store: st, Agent: "heed/0.1"}, st
+	}
 	if inMemory {
 		t.Log("crawling into a store in memory, with a frontier of whole URLs")
 		st := &memstore.Store{}

@@ -55,7 +55,7 @@ func bindir() (string, error) {
 // when PostgreSQL is not installed. Stop it with Stop.
 func Start(tb testing.TB) *Cluster {
 	tb.Helper()
-	c, err := start()
+	c, err := StartCluster()
 	if err != nil {
 		if os.Getenv("HEED_POSTGRES") == "required" {
 			tb.Fatalf("pgtest: %v", err)
@@ -65,7 +65,9 @@ func Start(tb testing.TB) *Cluster {
 	return c
 }
 
-func start() (*Cluster, error) {
+// StartCluster starts a cluster, for a TestMain; an error says why it
+// could not (no binaries, first of all).
+func StartCluster() (*Cluster, error) {
 	bin, err := bindir()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,337 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/heedhq/heed"
+)
+
+// Store keeps snapshots as rows of a team's database, for every worker
+// and reader at once: a crawl's store (Put, Touch, Links, Validators,
+// HasValidators, Hash), and the stash's reads (Get, List, Sources,
+// Search, Remove). Writes are upserts by URL, so that a write repeated
+// (a job run again after its worker died) changes nothing. It is safe
+// for concurrent use.
+type Store struct {
+	pool *pgxpool.Pool
+	url  string
+}
+
+// Open connects to a database that Migrate made current.
+func Open(ctx context.Context, dbURL string) (*Store, error) {
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return nil, Redact(dbURL, fmt.Errorf("pgstore: connect: %w", err))
+	}
+	var v int
+	if err := pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM heed_schema_version").Scan(&v); err != nil || v != Version {
+		pool.Close()
+		if err == nil {
+			err = fmt.Errorf("heed's schema is at version %d, this heed's is %d", v, Version)
+		}
+		return nil, Redact(dbURL, fmt.Errorf("pgstore: %w; run heed migrate", err))
+	}
+	return &Store{pool: pool, url: dbURL}, nil
+}
+
+// Close closes the connections.
+func (s *Store) Close() error { s.pool.Close(); return nil }
+
+func (s *Store) fail(err error) error {
+	if err == nil {
+		return nil
+	}
+	return Redact(s.url, fmt.Errorf("pgstore: %w", err))
+}
+
+// Put stores a snapshot, its ID and hash set. Unchanged content (the
+// same hash and source) is not rewritten: its fetch time, validators and
+// links are, and changed is false.
+func (s *Store) Put(ctx context.Context, snap *heed.Snapshot) (bool, error) {
+	if snap.URL == "" || snap.Source == "" {
+		return false, errors.New("pgstore: a snapshot needs a URL and a source")
+	}
+	snap.ID = heed.IDOf(snap.URL)
+	snap.Hash = heed.HashOf(snap.Markdown)
+	nz := func(a []string) []string {
+		if a == nil {
+			return []string{}
+		}
+		return a
+	}
+	tag, err := s.pool.Exec(ctx, `
+		INSERT INTO heed_snapshot (url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		ON CONFLICT (url) DO UPDATE SET
+			source = EXCLUDED.source, title = EXCLUDED.title, description = EXCLUDED.description,
+			fetched_at = EXCLUDED.fetched_at, tags = EXCLUDED.tags, hash = EXCLUDED.hash,
+			etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified, notes = EXCLUDED.notes,
+			via = EXCLUDED.via, links = EXCLUDED.links, markdown = EXCLUDED.markdown
+		WHERE heed_snapshot.hash <> EXCLUDED.hash OR heed_snapshot.source <> EXCLUDED.source`,
+		snap.URL, snap.ID, snap.Source, snap.Title, snap.Description, snap.FetchedAt.UTC(), nz(snap.Tags), snap.Hash,
+		snap.ETag, snap.LastModified, nz(snap.Notes), nz(snap.Via), nz(snap.Links), snap.Markdown)
+	if err != nil {
+		return false, s.fail(err)
+	}
+	if tag.RowsAffected() == 1 {
+		return true, nil
+	}
+	// The same content: its fetch, validators and links are news.
+	_, err = s.pool.Exec(ctx, `UPDATE heed_snapshot SET fetched_at = $2, etag = $3, last_modified = $4, links = $5 WHERE url = $1`,
+		snap.URL, snap.FetchedAt.UTC(), snap.ETag, snap.LastModified, nz(snap.Links))
+	return false, s.fail(err)
+}
+
+// Touch records that the page at url was found unchanged at a time.
+func (s *Store) Touch(ctx context.Context, url string, at time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE heed_snapshot SET fetched_at = $2 WHERE url = $1`, url, at.UTC())
+	return s.fail(err)
+}
+
+// Links are the links the source's page at url was stored with.
+func (s *Store) Links(ctx context.Context, source, url string) []string {
+	var links []string
+	if err := s.pool.QueryRow(ctx, `SELECT links FROM heed_snapshot WHERE url = $1 AND source = $2`, url, source).Scan(&links); err != nil {
+		return nil
+	}
+	return links
+}
+
+// Validators are what the source's page at url was stored with.
+func (s *Store) Validators(ctx context.Context, source, url string) (etag, lastModified string, ok bool) {
+	err := s.pool.QueryRow(ctx, `SELECT etag, last_modified FROM heed_snapshot WHERE url = $1 AND source = $2`, url, source).Scan(&etag, &lastModified)
+	return etag, lastModified, err == nil && (etag != "" || lastModified != "")
+}
+
+// HasValidators reports whether any page of the source has validators.
+func (s *Store) HasValidators(ctx context.Context, source string) bool {
+	var ok bool
+	err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM heed_snapshot WHERE source = $1 AND (etag <> '' OR last_modified <> ''))`, source).Scan(&ok)
+	return err == nil && ok
+}
+
+// Hash is the content hash of the source's page at url, or "".
+func (s *Store) Hash(ctx context.Context, source, url string) string {
+	var h string
+	if err := s.pool.QueryRow(ctx, `SELECT hash FROM heed_snapshot WHERE url = $1 AND source = $2`, url, source).Scan(&h); err != nil {
+		return ""
+	}
+	return h
+}
+
+// Get returns the snapshot of a URL or an ID.
+func (s *Store) Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error) {
+	var snap heed.Snapshot
+	err := s.pool.QueryRow(ctx, `
+		SELECT url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown
+		FROM heed_snapshot WHERE url = $1 OR id = $1`, urlOrID).Scan(
+		&snap.URL, &snap.ID, &snap.Source, &snap.Title, &snap.Description, &snap.FetchedAt, &snap.Tags, &snap.Hash,
+		&snap.ETag, &snap.LastModified, &snap.Notes, &snap.Via, &snap.Links, &snap.Markdown)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %s", heed.ErrNotFound, urlOrID)
+	}
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	snap.FetchedAt = snap.FetchedAt.UTC()
+	for _, a := range []*[]string{&snap.Tags, &snap.Notes, &snap.Via, &snap.Links} {
+		if len(*a) == 0 {
+			*a = nil
+		}
+	}
+	return &snap, nil
+}
+
+// List lists a source's snapshots, or every snapshot for "", by URL.
+func (s *Store) List(ctx context.Context, source string) ([]heed.Entry, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, source, url, title, fetched_at FROM heed_snapshot WHERE $1 = '' OR source = $1 ORDER BY url`, source)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	defer rows.Close()
+	var out []heed.Entry
+	for rows.Next() {
+		var e heed.Entry
+		if err := rows.Scan(&e.ID, &e.Source, &e.URL, &e.Title, &e.FetchedAt); err != nil {
+			return nil, s.fail(err)
+		}
+		e.FetchedAt = e.FetchedAt.UTC()
+		out = append(out, e)
+	}
+	return out, s.fail(rows.Err())
+}
+
+// Sources counts the snapshots of each source.
+func (s *Store) Sources(ctx context.Context) (map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT source, count(*) FROM heed_snapshot GROUP BY source`)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var src string
+		var n int
+		if err := rows.Scan(&src, &n); err != nil {
+			return nil, s.fail(err)
+		}
+		out[src] = n
+	}
+	return out, s.fail(rows.Err())
+}
+
+// Remove removes a source's snapshots and returns how many there were.
+func (s *Store) Remove(ctx context.Context, source string) (int, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM heed_snapshot WHERE source = $1`, source)
+	if err != nil {
+		return 0, s.fail(err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
+// Search finds the snapshots that hold every word of the query, in any
+// form that stems alike (English), its "quoted phrases" as phrases and a
+// word with a trailing * as a prefix, ranked by Postgres's ts_rank_cd
+// (the title weighs more than the text), with the words around the
+// first match as the snippet and the matches marked in it.
+func (s *Store) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
+	if len(q.Text) > heed.MaxQuery {
+		return nil, heed.ErrQueryTooLong
+	}
+	tsq, args := tsQuery(q.Text)
+	if tsq == "" {
+		return nil, fmt.Errorf("%w in %q", heed.ErrEmptyQuery, q.Text)
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	n := len(args)
+	args = append(args, q.Source, limit)
+	rows, err := s.pool.Query(ctx, fmt.Sprintf(`
+		WITH q AS (SELECT %s AS query)
+		SELECT id, url, title, source, ts_rank_cd(search, q.query) AS score,
+			ts_headline('english', markdown, q.query, 'StartSel=%s, StopSel=%s, MaxWords=30, MinWords=12, MaxFragments=1')
+		FROM heed_snapshot, q
+		WHERE search @@ q.query AND ($%d = '' OR source = $%d)
+		ORDER BY score DESC, url
+		LIMIT $%d`, tsq, startSel, stopSel, n+1, n+1, n+2), args...)
+	if err != nil {
+		return nil, s.fail(err)
+	}
+	defer rows.Close()
+	var hits []heed.Hit
+	for rows.Next() {
+		var h heed.Hit
+		var score float32
+		var headline string
+		if err := rows.Scan(&h.ID, &h.URL, &h.Title, &h.Source, &score, &headline); err != nil {
+			return nil, s.fail(err)
+		}
+		h.Score = float64(score)
+		h.Snippet, h.Matches = marked(headline)
+		hits = append(hits, h)
+	}
+	return hits, s.fail(rows.Err())
+}
+
+// The marks ts_headline puts around matches, taken out into spans.
+const (
+	startSel = "\u0002"
+	stopSel  = "\u0003"
+)
+
+// marked turns a headline with marks into plain text (its Markdown marks
+// and line ends folded into spaces) and the spans of its matches.
+func marked(h string) (string, []heed.Span) {
+	var b strings.Builder
+	var spans []heed.Span
+	n, start := 0, -1
+	space := false
+	for _, r := range h {
+		switch {
+		case string(r) == startSel:
+			start = n
+		case string(r) == stopSel:
+			if start >= 0 && n > start {
+				spans = append(spans, heed.Span{Start: start, End: n})
+			}
+			start = -1
+		case r == '\n' || r == '\t' || r == ' ' || r == '*' || r == '#' || r == '`' || r == '_' && start < 0:
+			if !space && n > 0 {
+				b.WriteByte(' ')
+				n++
+				space = true
+			}
+		default:
+			b.WriteRune(r)
+			n++
+			space = false
+		}
+	}
+	return strings.TrimRight(b.String(), " "), spans
+}
+
+// tsQuery builds a tsquery expression of the query's words (each a
+// plainto_tsquery, stemmed), phrases (phraseto_tsquery) and prefixes
+// (word:*), all of them required, with its arguments; "" when the query
+// has no word.
+func tsQuery(text string) (string, []any) {
+	var parts []string
+	var args []any
+	add := func(expr string, arg string) {
+		args = append(args, arg)
+		parts = append(parts, fmt.Sprintf(expr, len(args)))
+	}
+	for len(text) > 0 {
+		text = strings.TrimLeft(text, " \t\n")
+		if text == "" {
+			break
+		}
+		if text[0] == '"' {
+			end := strings.IndexByte(text[1:], '"')
+			phrase := text[1:]
+			if end >= 0 {
+				phrase = text[1 : 1+end]
+				text = text[2+end:]
+			} else {
+				text = ""
+			}
+			if strings.TrimSpace(phrase) != "" {
+				add("phraseto_tsquery('english', $%d)", phrase)
+			}
+			continue
+		}
+		word := text
+		if i := strings.IndexAny(text, " \t\n\""); i >= 0 {
+			word, text = text[:i], text[i:]
+		} else {
+			text = ""
+		}
+		if w, ok := strings.CutSuffix(word, "*"); ok {
+			w = strings.Map(func(r rune) rune {
+				if r == '\'' || r == '\\' || r == ':' || r == '&' || r == '|' || r == '!' || r == '(' || r == ')' || r == '<' || r == '>' || !utf8.ValidRune(r) {
+					return -1
+				}
+				return r
+			}, w)
+			if w != "" {
+				add("to_tsquery('simple', quote_literal($%d) || ':*')", strings.ToLower(w))
+			}
+			continue
+		}
+		add("plainto_tsquery('english', $%d)", word)
+	}
+	if len(parts) == 0 {
+		return "", nil
+	}
+	return "(" + strings.Join(parts, " && ") + ")", args
+}

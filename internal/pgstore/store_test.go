@@ -1,0 +1,159 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heedhq/heed"
+)
+
+func openStore(t *testing.T) *Store {
+	t.Helper()
+	url := database(t)
+	if _, err := Migrate(context.Background(), url); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// Open refuses a database Migrate has not made current.
+func TestOpenUnmigrated(t *testing.T) {
+	if _, err := Open(context.Background(), database(t)); err == nil || !strings.Contains(err.Error(), "heed migrate") {
+		t.Errorf("an unmigrated database opened: %v", err)
+	}
+}
+
+// Put keeps a snapshot whole; again with the same content it changes
+// nothing but the fetch, the validators and the links; the crawl's reads
+// see what was put; Get takes a URL or an ID; Remove takes a source.
+func TestStore(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	snap := &heed.Snapshot{Source: "docs", URL: "https://docs.example/a", Title: "Goroutine leaks", Description: "d",
+		FetchedAt: at, Tags: []string{"go"}, ETag: `"1"`, Notes: []string{"n"}, Via: []string{"markdown"},
+		Links: []string{"https://docs.example/b"}, Markdown: "# Goroutine leaks\n\nA goroutine that never ends is a leak of memory."}
+	if changed, err := s.Put(ctx, snap); err != nil || !changed {
+		t.Fatalf("first Put: %v, %v", changed, err)
+	}
+	again := *snap
+	again.FetchedAt, again.ETag, again.Links = at.Add(time.Hour), `"2"`, []string{"https://docs.example/c"}
+	if changed, err := s.Put(ctx, &again); err != nil || changed {
+		t.Fatalf("the same content again: changed %v, %v", changed, err)
+	}
+	got, err := s.Get(ctx, snap.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.URL != snap.URL || got.Title != snap.Title || got.Markdown != snap.Markdown || !got.FetchedAt.Equal(at.Add(time.Hour)) ||
+		got.ETag != `"2"` || !slices.Equal(got.Links, []string{"https://docs.example/c"}) || !slices.Equal(got.Via, []string{"markdown"}) || got.Hash != heed.HashOf(snap.Markdown) {
+		t.Errorf("Get: %+v", got)
+	}
+	if e, lm, ok := s.Validators(ctx, "docs", snap.URL); !ok || e != `"2"` || lm != "" {
+		t.Errorf("Validators: %q %q %v", e, lm, ok)
+	}
+	if !s.HasValidators(ctx, "docs") || s.HasValidators(ctx, "other") {
+		t.Error("HasValidators")
+	}
+	if s.Hash(ctx, "docs", snap.URL) != got.Hash || s.Hash(ctx, "other", snap.URL) != "" {
+		t.Error("Hash")
+	}
+	if err := s.Touch(ctx, snap.URL, at.Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Get(ctx, snap.URL); !got.FetchedAt.Equal(at.Add(2 * time.Hour)) {
+		t.Errorf("Touch: fetched at %v", got.FetchedAt)
+	}
+	changedSnap := *snap
+	changedSnap.Markdown += "\n\nMore."
+	if changed, err := s.Put(ctx, &changedSnap); err != nil || !changed {
+		t.Errorf("new content: changed %v, %v", changed, err)
+	}
+	s.Put(ctx, &heed.Snapshot{Source: "blog", URL: "https://blog.example/x", Title: "X", FetchedAt: at, Markdown: "Another page."})
+	if src, err := s.Sources(ctx); err != nil || src["docs"] != 1 || src["blog"] != 1 {
+		t.Errorf("Sources: %v, %v", src, err)
+	}
+	if l, err := s.List(ctx, "docs"); err != nil || len(l) != 1 || l[0].URL != snap.URL {
+		t.Errorf("List: %v, %v", l, err)
+	}
+	if n, err := s.Remove(ctx, "docs"); err != nil || n != 1 {
+		t.Errorf("Remove: %d, %v", n, err)
+	}
+	if _, err := s.Get(ctx, snap.URL); !errors.Is(err, heed.ErrNotFound) {
+		t.Errorf("Get after Remove: %v", err)
+	}
+}
+
+// Search takes words in any form that stems alike, all required,
+// "phrases" and prefixes*, ranks a title's match first, and gives the
+// words around the match as plain text with the matches marked.
+func TestSearch(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	at := time.Now()
+	for _, p := range []heed.Snapshot{
+		{Source: "go", URL: "https://go.example/leaks", Title: "Goroutine leaks", Markdown: "# Goroutine leaks\n\nWhen goroutines **leak**, memory grows without end. Cancel the context."},
+		{Source: "go", URL: "https://go.example/context", Title: "Contexts", Markdown: "A context carries a deadline. A leaking goroutine holds one forever."},
+		{Source: "py", URL: "https://py.example/gc", Title: "Garbage", Markdown: "Python frees memory by reference counting."},
+	} {
+		p.FetchedAt = at
+		if _, err := s.Put(ctx, &p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	urls := func(hits []heed.Hit) []string {
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.URL)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		q    heed.Query
+		want []string
+	}{
+		{heed.Query{Text: "goroutine leak"}, []string{"https://go.example/leaks", "https://go.example/context"}},
+		{heed.Query{Text: `"cancel the context"`}, []string{"https://go.example/leaks"}},
+		{heed.Query{Text: "gorout*"}, []string{"https://go.example/leaks", "https://go.example/context"}},
+		{heed.Query{Text: "memory", Source: "py"}, []string{"https://py.example/gc"}},
+		{heed.Query{Text: "memory python goroutine"}, nil},
+		{heed.Query{Text: "goroutine", Limit: 1}, []string{"https://go.example/leaks"}},
+	} {
+		hits, err := s.Search(ctx, tt.q)
+		if err != nil {
+			t.Fatalf("%+v: %v", tt.q, err)
+		}
+		if got := urls(hits); !slices.Equal(got, tt.want) {
+			t.Errorf("%+v: %q, want %q", tt.q, got, tt.want)
+		}
+	}
+	hits, _ := s.Search(ctx, heed.Query{Text: "leak"})
+	if len(hits) == 0 {
+		t.Fatal("no hit for leak")
+	}
+	h := hits[0]
+	if strings.ContainsAny(h.Snippet, "*#\n") || len(h.Matches) == 0 {
+		t.Fatalf("snippet %q, matches %v", h.Snippet, h.Matches)
+	}
+	for _, m := range h.Matches {
+		word := strings.ToLower(string([]rune(h.Snippet)[m.Start:m.End]))
+		if !strings.HasPrefix(word, "leak") {
+			t.Errorf("match %v is %q in %q", m, word, h.Snippet)
+		}
+	}
+	if _, err := s.Search(ctx, heed.Query{Text: "  "}); !errors.Is(err, heed.ErrEmptyQuery) {
+		t.Errorf("an empty query: %v", err)
+	}
+	if _, err := s.Search(ctx, heed.Query{Text: strings.Repeat("a ", heed.MaxQuery)}); !errors.Is(err, heed.ErrQueryTooLong) {
+		t.Errorf("a long query: %v", err)
+	}
+}
