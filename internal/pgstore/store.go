@@ -199,8 +199,9 @@ func (s *Store) Remove(ctx context.Context, source string) (int, error) {
 
 // Search finds the snapshots that hold every word of the query, in any
 // form that stems alike (English), its "quoted phrases" as phrases and a
-// word with a trailing * as a prefix, ranked by Postgres's ts_rank_cd
-// (the title weighs more than the text), with the words around the
+// word with a trailing * as a prefix, ranked by Postgres's ts_rank with
+// the title weighing five times the text (as the stash of files weighs
+// it, so that both put the same page first), with the words around the
 // first match as the snippet and the matches marked in it.
 func (s *Store) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 	if len(q.Text) > heed.MaxQuery {
@@ -218,7 +219,7 @@ func (s *Store) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 	args = append(args, q.Source, limit)
 	rows, err := s.pool.Query(ctx, fmt.Sprintf(`
 		WITH q AS (SELECT %s AS query)
-		SELECT id, url, title, source, ts_rank_cd(search, q.query) AS score,
+		SELECT id, url, title, source, ts_rank('{0.05, 0.1, 0.2, 1.0}', search, q.query) AS score,
 			ts_headline('english', markdown, q.query, 'StartSel=%s, StopSel=%s, MaxWords=30, MinWords=12, MaxFragments=1')
 		FROM heed_snapshot, q
 		WHERE search @@ q.query AND ($%d = '' OR source = $%d)
