@@ -56,6 +56,7 @@ type env struct {
 
 	agent      string   // --agent
 	agentSet   bool     // --agent was given
+	db         string   // --db of the commands that read a team's database
 	allowNet   []string // --allow-net
 	stash      string   // --stash
 	configPath string   // --config
@@ -145,6 +146,10 @@ func (e *env) serviceConfig(withKinds bool) (ingest.Config, error) {
 	}
 	if dirErr != nil {
 		cfg.Open = func(context.Context) (ingest.Store, error) { return nil, dirErr }
+	}
+	if e.db != "" {
+		// A team's database in place of the stash of files.
+		cfg.Open = ingest.OpenDB(e.db)
 	}
 	if withKinds {
 		if cfg.Kinds, err = kinds.Make(conf, os.Getenv); err != nil {

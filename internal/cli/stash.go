@@ -63,6 +63,7 @@ each with a snippet around what matched.`,
 	cmd.Flags().StringVar(&q.Source, "source", "", "search only this source")
 	cmd.Flags().IntVar(&q.Limit, "limit", 10, "print at most this many results")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print a JSON object per result")
+	e.dbFlag(cmd)
 	return cmd
 }
 
@@ -102,6 +103,7 @@ func (e *env) showCommand() *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the snapshot as JSON")
+	e.dbFlag(cmd)
 	return cmd
 }
 
@@ -155,6 +157,7 @@ on a line of its own.`,
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print JSON")
+	e.dbFlag(cmd)
 	return cmd
 }
 

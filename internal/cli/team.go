@@ -56,3 +56,17 @@ or $HEED_DB; its password is never printed.`,
 	cmd.Flags().StringVar(&db, "db", "", "the team database's PostgreSQL URL (default $HEED_DB)")
 	return cmd
 }
+
+// dbFlag gives a reading command --db: it then reads a team's database
+// (default $HEED_DB) in place of the stash of files.
+func (e *env) dbFlag(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&e.db, "db", "", "read a team's database at this PostgreSQL URL (default $HEED_DB) in place of the stash")
+	pre := cmd.PreRunE
+	cmd.PreRunE = func(c *cobra.Command, args []string) error {
+		e.db = dbURL(e.db)
+		if pre != nil {
+			return pre(c, args)
+		}
+		return nil
+	}
+}

@@ -21,6 +21,20 @@ func Migrate(ctx context.Context, dbURL string) (*MigrateResult, error) {
 	return pgstore.Migrate(ctx, dbURL)
 }
 
+// OpenDB is a Config.Open for a team's database at dbURL: the service's
+// reads and writes go to its rows.
+func OpenDB(dbURL string) func(context.Context) (Store, error) {
+	return func(ctx context.Context) (Store, error) {
+		st, err := pgstore.Open(ctx, dbURL)
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
+}
+
+var _ Store = (*pgstore.Store)(nil)
+
 // RedactDB returns s with dbURL's password replaced, for anything a door
 // shows of a database's URL.
 func RedactDB(dbURL, s string) string { return pgstore.RedactString(dbURL, s) }

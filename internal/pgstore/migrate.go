@@ -65,6 +65,12 @@ var migrations = []string{
 		robots       jsonb,
 		robots_until timestamptz
 	);`,
+	// 2: the log of what was done, as a stash's log.md keeps it.
+	`CREATE TABLE heed_log (
+		id    bigserial PRIMARY KEY,
+		at    timestamptz NOT NULL DEFAULT now(),
+		entry text NOT NULL
+	);`,
 }
 
 // Version is the heed schema version this build knows.

@@ -45,6 +45,29 @@ func Open(ctx context.Context, dbURL string) (*Store, error) {
 // Close closes the connections.
 func (s *Store) Close() error { s.pool.Close(); return nil }
 
+// Reindex has nothing to rebuild: each row's search vector is generated
+// with it. It returns how many snapshots there are.
+func (s *Store) Reindex(ctx context.Context) (int, error) {
+	var n int
+	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM heed_snapshot`).Scan(&n)
+	return n, s.fail(err)
+}
+
+// AppendLog adds an entry to the log of what was done.
+func (s *Store) AppendLog(entry string) error {
+	_, err := s.pool.Exec(context.Background(), `INSERT INTO heed_log (entry) VALUES ($1)`, entry)
+	return s.fail(err)
+}
+
+// Optimize updates the planner's statistics after many writes.
+func (s *Store) Optimize(ctx context.Context) error {
+	_, err := s.pool.Exec(ctx, `ANALYZE heed_snapshot`)
+	return s.fail(err)
+}
+
+// Writable is true: any number of processes write a team's database.
+func (s *Store) Writable() bool { return true }
+
 func (s *Store) fail(err error) error {
 	if err == nil {
 		return nil
