@@ -223,6 +223,6 @@ func (e *env) rootCommand() *cobra.Command {
 	}
 	root.AddCommand(e.robotsCommand(), e.fetchCommand(), e.extractCommand(), e.crawlCommand(),
 		e.searchCommand(), e.showCommand(), e.lsCommand(), e.rmCommand(), e.reindexCommand(),
-		e.addCommand(), e.syncCommand(), e.mcpCommand(), e.migrateCommand())
+		e.addCommand(), e.syncCommand(), e.mcpCommand(), e.migrateCommand(), e.exportCommand())
 	return root
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heedhq/heed/internal/ingest"
+	"github.com/heedhq/heed/internal/printable"
 )
 
 // dbURL is the team database's URL: --db, else $HEED_DB.
@@ -69,4 +70,35 @@ func (e *env) dbFlag(cmd *cobra.Command) {
 		}
 		return nil
 	}
+}
+
+func (e *env) exportCommand() *cobra.Command {
+	var db string
+	cmd := &cobra.Command{
+		Use:   "export --db URL [--stash DIR]",
+		Short: "Write a team database's snapshots out as a stash of files",
+		Long: `Export writes every snapshot of a team's database into a stash of files
+(--stash, $HEED_STASH, the config's, or the default), as a crawl there
+would have written them: Markdown files with frontmatter, and their index,
+for people who read or grep them. Snapshots already there as they are stay.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			url := dbURL(db)
+			if url == "" {
+				return usageErrorf("export: no database: give --db URL or set HEED_DB")
+			}
+			dir, err := e.stashDir()
+			if err != nil {
+				return failure(err)
+			}
+			n, err := ingest.Export(cmd.Context(), url, dir)
+			if err != nil {
+				return &exitError{code: ExitFailed, err: err}
+			}
+			fmt.Fprintf(e.stdout, "wrote %d snapshots to %s\n", n, printable.Line(dir))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&db, "db", "", "the team database's PostgreSQL URL (default $HEED_DB)")
+	return cmd
 }

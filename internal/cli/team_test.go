@@ -75,6 +75,19 @@ func TestReadTeamDatabase(t *testing.T) {
 	if _, err := os.Stat(stash); !os.IsNotExist(err) {
 		t.Errorf("a stash of files was made at %s", stash)
 	}
+	// heed export writes them out as a stash of files, which reads as any.
+	code, out, stderr = run(t, "", "export", "--stash", stash)
+	if code != 0 || !strings.Contains(out, "wrote 2 snapshots") {
+		t.Fatalf("export: exit %d, %q, %q", code, out, stderr)
+	}
+	t.Setenv("HEED_DB", "")
+	code, out, stderr = run(t, "", "search", "--stash", stash, "tuples")
+	if code != 0 || !strings.Contains(out, "https://pg.example/vacuum") {
+		t.Errorf("search of the exported stash: exit %d, %q, %q", code, out, stderr)
+	}
+	if code, out, _ = run(t, "", "export", "--stash", stash, "--db", url); code != 0 || !strings.Contains(out, "wrote 0 snapshots") {
+		t.Errorf("export again: exit %d, %q", code, out)
+	}
 	bad := strings.Replace(url, "heed:pw@", "heed:n0t-th3-pw@", 1)
 	code, out, stderr = run(t, "", "search", "--db", bad, "goroutine")
 	if code == 0 || strings.Contains(out+stderr, "n0t-th3") {
