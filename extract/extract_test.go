@@ -977,10 +977,7 @@ func TestMdBookMarkup(t *testing.T) {
 // in its cells, a ranked list of sections, a poem's lines.
 func TestDocumentationRulesOnGeneralPages(t *testing.T) {
 	words := strings.Repeat("The story goes on at length, with many words in it. ", 12)
-	for _, tt := range []struct {
-		name, page    string
-		want, wantNot []string
-	}{
+	for _, tt := range []pageCase{
 		{"table with a top link", `<main><h1>Bread</h1><p>` + words + `</p><table><tr><th>Ingredient</th><th>Grams</th></tr><tr><td>Flour</td><td>500</td></tr><tr><td>Water</td><td>350</td></tr><tr><td colspan="2"><a href="#top">↑ Top</a></td></tr></table></main>`,
 			[]string{"| Flour | 500 |"}, nil},
 		{"a sentence starting with Next", `<main><h1>Bread</h1><p>` + words + `</p><p><a href="/next">Next</a>, add the starter and salt.</p><p>See the <a href="/index">index</a> of recipes.</p></main>`,
@@ -1000,20 +997,7 @@ func TestDocumentationRulesOnGeneralPages(t *testing.T) {
 		{"a poem", `<main><h1>A poem</h1><p>` + words + `</p><div class="poem"><div class="line">The sea is <em>calm</em> tonight</div><div class="line">The tide is full</div></div></main>`,
 			[]string{"*calm*"}, []string{"```"}},
 	} {
-		doc, err := Extract(strings.NewReader("<html><body>"+tt.page+"</body></html>"), Options{URL: "https://example.com/x"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, w := range tt.want {
-			if !strings.Contains(doc.Markdown, w) {
-				t.Errorf("%s: no %q in:\n%s", tt.name, w, doc.Markdown)
-			}
-		}
-		for _, w := range tt.wantNot {
-			if strings.Contains(doc.Markdown, w) {
-				t.Errorf("%s: %q kept in:\n%s", tt.name, w, doc.Markdown)
-			}
-		}
+		checkPage(t, tt)
 	}
 }
 
@@ -1098,10 +1082,7 @@ func TestDoxygenOneLine(t *testing.T) {
 // in "highlight" is no code.
 func TestLastRulesOnGeneralPages(t *testing.T) {
 	words := strings.Repeat("The recipe goes on at length, with many words in it. ", 10)
-	for _, tt := range []struct {
-		name, page    string
-		want, wantNot []string
-	}{
+	for _, tt := range []pageCase{
 		{"a wrapped heading after the content", `<div class="wrap"><div class="post"><h2>Bread</h2><p>` + words + `</p><p>` + words + `</p></div><div class="box"><div><h3>Related articles</h3></div></div><ul>` + strings.Repeat(`<li><a href="/a">Another story about bread and its making</a></li>`, 20) + `</ul></div>`,
 			[]string{"Bread"}, []string{"Related articles"}},
 		{"a branding block", `<div class="branding"><h1><a href="/">Jane's Kitchen</a></h1><p>Food for all</p></div><div class="recipe"><h2>Ingredients</h2><p>` + words + `</p><h2>Method</h2><p>` + words + `</p></div>`,
@@ -1109,19 +1090,31 @@ func TestLastRulesOnGeneralPages(t *testing.T) {
 		{"a quote's highlight", `<main><h1>Song</h1><p>` + words + `</p><div class="lyric-highlight"><div class="line">A line of the <em>song</em></div></div></main>`,
 			[]string{"*song*"}, []string{"```"}},
 	} {
-		doc, err := Extract(strings.NewReader("<html><body>"+tt.page+"</body></html>"), Options{URL: "https://example.com/x"})
-		if err != nil {
-			t.Fatal(err)
+		checkPage(t, tt)
+	}
+}
+
+// pageCase is a page's body and what its Markdown must and must not
+// hold.
+type pageCase struct {
+	name, page    string
+	want, wantNot []string
+}
+
+func checkPage(t *testing.T, tt pageCase) {
+	t.Helper()
+	doc, err := Extract(strings.NewReader("<html><body>"+tt.page+"</body></html>"), Options{URL: "https://example.com/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range tt.want {
+		if !strings.Contains(doc.Markdown, w) {
+			t.Errorf("%s: no %q in:\n%s", tt.name, w, doc.Markdown)
 		}
-		for _, w := range tt.want {
-			if !strings.Contains(doc.Markdown, w) {
-				t.Errorf("%s: no %q in:\n%s", tt.name, w, doc.Markdown)
-			}
-		}
-		for _, w := range tt.wantNot {
-			if strings.Contains(doc.Markdown, w) {
-				t.Errorf("%s: %q kept in:\n%s", tt.name, w, doc.Markdown)
-			}
+	}
+	for _, w := range tt.wantNot {
+		if strings.Contains(doc.Markdown, w) {
+			t.Errorf("%s: %q kept in:\n%s", tt.name, w, doc.Markdown)
 		}
 	}
 }
