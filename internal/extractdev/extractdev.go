@@ -80,9 +80,32 @@ var (
 // link targets, code fences with their language and markup characters
 // go, as the set's README asks before scoring.
 func PlainText(md string) string {
-	md = mdFence.ReplaceAllString(md, "")
-	md = mdImage.ReplaceAllString(md, "")
-	return mdMarkup.Replace(mdLink.ReplaceAllString(md, "$1"))
+	// Fenced code is text as it stands (a "\n" in a string literal is
+	// its words); the rest is Markdown to strip.
+	var out, prose strings.Builder
+	flush := func() {
+		t := mdImage.ReplaceAllString(prose.String(), "")
+		out.WriteString(mdMarkup.Replace(mdLink.ReplaceAllString(t, "$1")))
+		prose.Reset()
+	}
+	fence := ""
+	for line := range strings.Lines(md) {
+		t := strings.TrimSpace(line)
+		switch {
+		case fence != "" && strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "":
+			fence = ""
+		case fence != "":
+			out.WriteString(line)
+		case mdFence.MatchString(line):
+			flush()
+			m := mdFence.FindStringSubmatch(line)
+			fence = m[1]
+		default:
+			prose.WriteString(line)
+		}
+	}
+	flush()
+	return out.String()
 }
 
 func words(s string) map[string]int {
