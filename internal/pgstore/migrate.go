@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -71,6 +73,15 @@ var migrations = []string{
 		at    timestamptz NOT NULL DEFAULT now(),
 		entry text NOT NULL
 	);`,
+	// 3: a search vector has a bound (1 MB): it is made of a page's first
+	// 300,000 characters, so that a page of megabytes is stored all the
+	// same, searchable by its head.
+	`DROP INDEX heed_snapshot_search;
+	ALTER TABLE heed_snapshot DROP COLUMN search;
+	ALTER TABLE heed_snapshot ADD COLUMN search tsvector GENERATED ALWAYS AS (
+		setweight(to_tsvector('english', left(title, 1000)), 'A') || setweight(to_tsvector('english', left(markdown, 300000)), 'B')
+	) STORED;
+	CREATE INDEX heed_snapshot_search ON heed_snapshot USING gin (search);`,
 }
 
 // Version is the heed schema version this build knows.
@@ -175,41 +186,65 @@ func Redact(dbURL string, err error) error {
 	if err == nil {
 		return nil
 	}
-	pw := password(dbURL)
-	if pw == "" || !strings.Contains(err.Error(), pw) && !strings.Contains(err.Error(), url.QueryEscape(pw)) {
-		return err
+	msg := err.Error()
+	if red := RedactString(dbURL, msg); red != msg {
+		return redacted{err: err, msg: red}
 	}
-	return redacted{err: err, msg: RedactString(dbURL, err.Error())}
+	return err
 }
 
-// RedactString is s with dbURL's password replaced by "xxxxx".
+// RedactString is s with dbURL's password replaced by "xxxxx": whole,
+// escaped, and each part of it between punctuation of three characters
+// or more (a driver that masks up to an "@" it took for the end of the
+// password shows the rest).
 func RedactString(dbURL, s string) string {
 	pw := password(dbURL)
 	if pw == "" {
 		return s
 	}
-	s = strings.ReplaceAll(s, pw, "xxxxx")
-	if q := url.QueryEscape(pw); q != pw {
-		s = strings.ReplaceAll(s, q, "xxxxx")
+	forms := []string{pw, url.QueryEscape(pw), url.PathEscape(pw)}
+	for _, part := range strings.FieldsFunc(pw, func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if len(part) >= 3 {
+			forms = append(forms, part)
+		}
 	}
-	if q := url.PathEscape(pw); q != pw {
-		s = strings.ReplaceAll(s, q, "xxxxx")
+	for _, f := range forms {
+		if f != "" {
+			s = strings.ReplaceAll(s, f, "xxxxx")
+		}
 	}
 	return s
 }
 
+// kvPassword finds a keyword/value string's password: password=x,
+// password = x, password='a b' (with \' and \\ escapes).
+var kvPassword = regexp.MustCompile(`password\s*=\s*('((?:\\.|[^'\\])*)'|(\S+))`)
+
 func password(dbURL string) string {
-	u, err := url.Parse(dbURL)
-	if err == nil && u.User != nil {
-		if pw, ok := u.User.Password(); ok {
-			return pw
+	if i := strings.Index(dbURL, "://"); i >= 0 {
+		// A URL: its userinfo runs to the last "@" before the host, so
+		// that an "@" left unencoded in the password is the password's.
+		rest := dbURL[i+3:]
+		if j := strings.IndexAny(rest, "/?#"); j >= 0 {
+			rest = rest[:j]
 		}
+		if at := strings.LastIndexByte(rest, '@'); at >= 0 {
+			if _, pw, ok := strings.Cut(rest[:at], ":"); ok {
+				if dec, err := url.PathUnescape(pw); err == nil && dec != pw {
+					return dec
+				}
+				return pw
+			}
+		}
+		return ""
 	}
-	// A keyword/value string: password=...
-	for _, f := range strings.Fields(dbURL) {
-		if v, ok := strings.CutPrefix(f, "password="); ok {
-			return strings.Trim(v, "'")
+	if m := kvPassword.FindStringSubmatch(dbURL); m != nil {
+		if m[3] != "" {
+			return m[3]
 		}
+		return strings.NewReplacer(`\'`, "'", `\\`, `\`).Replace(m[2])
 	}
 	return ""
 }

@@ -3,6 +3,7 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -155,5 +156,62 @@ func TestSearch(t *testing.T) {
 	}
 	if _, err := s.Search(ctx, heed.Query{Text: strings.Repeat("a ", heed.MaxQuery)}); !errors.Is(err, heed.ErrQueryTooLong) {
 		t.Errorf("a long query: %v", err)
+	}
+}
+
+// What review sent: a query or a page with NUL or invalid UTF-8, a page
+// of megabytes, a whole word with a prefix star; none is an SQL error.
+func TestStoreOddInput(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	var big strings.Builder
+	for i := 0; big.Len() < 3<<20; i++ {
+		fmt.Fprintf(&big, "word%d ", i)
+	}
+	for _, p := range []heed.Snapshot{
+		{Source: "odd", URL: "https://odd.example/nul", Title: "A\x00B", Markdown: "text with a \x00 and caf\xe9 in it, goroutines"},
+		{Source: "odd", URL: "https://odd.example/big", Title: "Big", Markdown: "databases " + big.String()},
+	} {
+		p.FetchedAt = time.Now()
+		if _, err := s.Put(ctx, &p); err != nil {
+			t.Fatalf("Put %s: %v", p.URL, err)
+		}
+	}
+	for _, q := range []string{"caf\xe9", "x\x00y", "x\x00*", "goroutine*", "database*", "\xff"} {
+		if _, err := s.Search(ctx, heed.Query{Text: q}); err != nil && !errors.Is(err, heed.ErrEmptyQuery) {
+			t.Errorf("Search %q: %v", q, err)
+		}
+	}
+	for _, q := range []string{"goroutine*", "database*", "databases"} {
+		if hits, _ := s.Search(ctx, heed.Query{Text: q}); len(hits) != 1 {
+			t.Errorf("Search %q: %d hits, want 1", q, len(hits))
+		}
+	}
+	if _, err := s.Get(ctx, "\xff"); !errors.Is(err, heed.ErrNotFound) {
+		t.Errorf("Get of invalid UTF-8: %v", err)
+	}
+	if _, err := s.List(ctx, "a\x00"); err != nil {
+		t.Errorf("List: %v", err)
+	}
+}
+
+// No form of a password survives in an error.
+func TestRedactForms(t *testing.T) {
+	for _, tt := range []struct{ url, pw string }{
+		{"host=127.0.0.1 port=1 user=u password = hunter22 sslmode=bogus", "hunter22"},
+		{"host=127.0.0.1 user=u password='a secret b' sslmode=bogus", "secret"},
+		{"postgres://u:hun@ter22@127.0.0.1:1/db?sslmode=bogus", "ter22"},
+		{"postgres://u:s%40cr3t@127.0.0.1:1/db?sslmode=bogus", "s@cr3t"},
+	} {
+		_, err := Migrate(context.Background(), tt.url)
+		if err == nil {
+			t.Fatalf("%s: no error", RedactString(tt.url, tt.url))
+		}
+		if strings.Contains(err.Error(), tt.pw) {
+			t.Errorf("the password in: %v", err)
+		}
+		if got := RedactString(tt.url, "x "+tt.url+" y"); strings.Contains(got, tt.pw) {
+			t.Errorf("RedactString keeps it: %s", got)
+		}
 	}
 }
