@@ -10,6 +10,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/heedhq/heed"
 )
@@ -37,6 +39,19 @@ func Open(ctx context.Context, dbURL string) (*Store, error) {
 		if err == nil {
 			err = fmt.Errorf("heed's schema is at version %d, this heed's is %d", v, Version)
 		}
+		return nil, Redact(dbURL, fmt.Errorf("pgstore: %w; run heed migrate", err))
+	}
+	// River's schema too: a migration cut short leaves heed's current
+	// and River's behind.
+	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err == nil {
+		var res *rivermigrate.ValidateResult
+		if res, err = migrator.Validate(ctx, nil); err == nil && !res.OK {
+			err = fmt.Errorf("the River schema is behind (%s)", strings.Join(res.Messages, "; "))
+		}
+	}
+	if err != nil {
+		pool.Close()
 		return nil, Redact(dbURL, fmt.Errorf("pgstore: %w; run heed migrate", err))
 	}
 	return &Store{pool: pool, url: dbURL}, nil

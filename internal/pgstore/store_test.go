@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/heedhq/heed"
+	"github.com/jackc/pgx/v5"
 )
 
 func openStore(t *testing.T) *Store {
@@ -26,10 +27,26 @@ func openStore(t *testing.T) *Store {
 	return s
 }
 
-// Open refuses a database Migrate has not made current.
+// Open refuses a database Migrate has not made current: heed's schema
+// behind, or River's (a migration cut short).
 func TestOpenUnmigrated(t *testing.T) {
-	if _, err := Open(context.Background(), database(t)); err == nil || !strings.Contains(err.Error(), "heed migrate") {
+	url := database(t)
+	if _, err := Open(context.Background(), url); err == nil || !strings.Contains(err.Error(), "heed migrate") {
 		t.Errorf("an unmigrated database opened: %v", err)
+	}
+	if _, err := Migrate(context.Background(), url); err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), "DELETE FROM river_migration WHERE version = (SELECT max(version) FROM river_migration)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(context.Background(), url); err == nil || !strings.Contains(err.Error(), "River") {
+		t.Errorf("River's schema behind, the database opened: %v", err)
 	}
 }
 
