@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -130,18 +131,28 @@ func (c *Cluster) run(name string, args ...string) ([]byte, error) {
 // Database makes a new empty database and returns its URL.
 func (c *Cluster) Database(tb testing.TB) string {
 	tb.Helper()
+	// One at a time: CREATE DATABASE copies template1, and refuses to
+	// while another session (another CREATE DATABASE) uses it.
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	c.n++
 	name := fmt.Sprintf("t%d", c.n)
-	c.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	conn, err := pgx.Connect(ctx, c.URL)
 	if err != nil {
 		tb.Fatalf("pgtest: %v", err)
 	}
 	defer conn.Close(ctx)
-	if _, err := conn.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+	for try := 0; ; try++ {
+		_, err = conn.Exec(ctx, "CREATE DATABASE "+name)
+		// Still busy: a session of the last test lets go of template1.
+		if err == nil || try == 20 || !strings.Contains(err.Error(), "55006") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
 		tb.Fatalf("pgtest: create database: %v", err)
 	}
 	return fmt.Sprintf("postgres://heed:pw@127.0.0.1:%d/%s?sslmode=disable", c.port, name)
