@@ -2,42 +2,38 @@ package crawl
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/heedhq/heed/internal/testutil"
 )
 
 // mdSite serves pages by path; a path with a Markdown version answers
-// with it when the request's Accept names text/markdown first. It logs
-// every request's path and Accept header.
+// with it when the request's Accept names text/markdown first; a path
+// of redirects answers with a redirect. Its Arrivals log every request.
 type mdSite struct {
-	*httptest.Server
-	mu     sync.Mutex
-	log    []string
-	times  []time.Time
-	accept map[string]string
-	robots string
-	html   map[string]string // path: HTML
-	md     map[string]string // path: Markdown, negotiated
-	files  map[string][2]string
+	*testutil.Arrivals
+	robots    string
+	html      map[string]string    // path: HTML
+	md        map[string]string    // path: Markdown, negotiated
+	files     map[string][2]string // path: Content-Type, body
+	redirects map[string]string    // path: where it redirects
 }
 
 func newMDSite(t *testing.T) *mdSite {
-	s := &mdSite{accept: map[string]string{}, html: map[string]string{}, md: map[string]string{}, files: map[string][2]string{}}
-	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.log = append(s.log, r.URL.Path)
-		s.times = append(s.times, time.Now())
-		s.accept[r.URL.Path] = r.Header.Get("Accept")
-		s.mu.Unlock()
+	s := &mdSite{html: map[string]string{}, md: map[string]string{}, files: map[string][2]string{}, redirects: map[string]string{}}
+	s.Arrivals = testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" && s.robots != "" {
 			w.Write([]byte(s.robots))
 			return
 		}
-		if f, ok := s.files[r.URL.Path]; ok { // Content-Type, body
+		if to, ok := s.redirects[r.URL.Path]; ok {
+			http.Redirect(w, r, to, http.StatusFound)
+			return
+		}
+		if f, ok := s.files[r.URL.Path]; ok {
 			w.Header().Set("Content-Type", f[0])
 			w.Write([]byte(f[1]))
 			return
@@ -54,15 +50,27 @@ func newMDSite(t *testing.T) *mdSite {
 			return
 		}
 		http.NotFound(w, r)
-	}))
-	t.Cleanup(s.Close)
+	})
 	return s
 }
 
 func (s *mdSite) paths() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.log)
+	var out []string
+	for _, a := range s.Log() {
+		out = append(out, a.Path)
+	}
+	return out
+}
+
+// accept is the Accept header of the last request for path.
+func (s *mdSite) accept(path string) string {
+	got := ""
+	for _, a := range s.Log() {
+		if a.Path == path {
+			got = a.Header.Get("Accept")
+		}
+	}
+	return got
 }
 
 func (s *mdSite) count(path string) int {
@@ -86,7 +94,7 @@ func TestCrawlNegotiatesMarkdown(t *testing.T) {
 	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "md", NoSitemaps: true}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if a := s.accept["/"]; !strings.HasPrefix(a, "text/markdown") || !strings.Contains(a, "text/html;q=0.9") {
+	if a := s.accept("/"); !strings.HasPrefix(a, "text/markdown") || !strings.Contains(a, "text/html;q=0.9") {
 		t.Errorf("the page was asked for with Accept %q, want Markdown first", a)
 	}
 	snap, err := st.Get(t.Context(), s.URL+"/")
@@ -165,16 +173,15 @@ func TestCrawlMarkdownAlternate(t *testing.T) {
 	if s.count("/index.md") != 1 {
 		t.Errorf("requests: %q", s.paths())
 	}
-	if a := s.accept["/index.md"]; !strings.HasPrefix(a, "text/markdown") {
+	if a := s.accept("/index.md"); !strings.HasPrefix(a, "text/markdown") {
 		t.Errorf("the alternate was asked for with Accept %q", a)
 	}
 	// Every request, the alternates' too, keeps the delay after the one
 	// before it (robots.txt's is the first; the delay runs from its end).
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for i := 2; i < len(s.times); i++ {
-		if gap := s.times[i].Sub(s.times[i-1]); gap < delay-10*time.Millisecond {
-			t.Errorf("%s came %v after %s, less than the delay %v", s.log[i], gap, s.log[i-1], delay)
+	log := s.Log()
+	for i := 2; i < len(log); i++ {
+		if gap := log[i].At.Sub(log[i-1].At); gap < delay-10*time.Millisecond {
+			t.Errorf("%s came %v after %s, less than the delay %v", log[i].Path, gap, log[i-1].Path, delay)
 		}
 	}
 }
@@ -250,16 +257,7 @@ func TestCrawlAlternateRedirectAndOnce(t *testing.T) {
 	s.html["/b"] = alt("B", "/b.md")
 	s.files["/b.md"] = [2]string{"text/markdown", "# B, in Markdown\n\nThe words of b.\n"}
 	s.files["/llms.txt"] = [2]string{"text/plain", "# Site\n\n- [B](/b.md)\n"}
-	mux := http.NewServeMux()
-	mux.Handle("/", s.Config.Handler)
-	mux.HandleFunc("/moved.md", func(w http.ResponseWriter, r *http.Request) {
-		s.mu.Lock()
-		s.log = append(s.log, r.URL.Path)
-		s.times = append(s.times, time.Now())
-		s.mu.Unlock()
-		http.Redirect(w, r, "/private/home.md", http.StatusFound)
-	})
-	s.Config.Handler = mux
+	s.redirects["/moved.md"] = "/private/home.md"
 	c, st := crawler(t)
 	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "alt", NoSitemaps: true}, nil); err != nil {
 		t.Fatal(err)
