@@ -11,5 +11,7 @@
 //
 //	go run ./internal/docset/cmd/docset extract/testdata/docs
 //
-// It may not import heed's other packages.
+// It may not import extract: the truth is the generator's markup, never
+// heed's reading of it. (It shares internal/extractdev's reading of
+// gzipped pages.)
 package docset

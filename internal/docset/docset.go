@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/heedhq/heed/internal/extractdev"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -518,16 +519,7 @@ func attr(n *html.Node, key string) string {
 
 // HTML returns the page as the package installed it, from the set in dir.
 func (p Page) HTML(dir string) ([]byte, error) {
-	f, err := os.Open(filepath.Join(dir, p.HTMLFile))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	return io.ReadAll(zr)
+	return extractdev.ReadGzip(filepath.Join(dir, p.HTMLFile))
 }
 
 // Load reads the set's manifest in dir.

@@ -49,8 +49,11 @@ func Load(dir string) ([]Page, error) {
 }
 
 // HTML returns the page as it was stored.
-func (p Page) HTML() ([]byte, error) {
-	f, err := os.Open(filepath.Join(p.dir, p.HTMLFile))
+func (p Page) HTML() ([]byte, error) { return ReadGzip(filepath.Join(p.dir, p.HTMLFile)) }
+
+// ReadGzip reads a gzipped file whole, as the sets keep their pages.
+func ReadGzip(path string) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
