@@ -95,16 +95,26 @@ func Extract(r io.Reader, opts Options) (*Document, error) {
 	return ExtractBytes(raw, opts)
 }
 
+// begin checks a body's size and reads the page's URL, as the base its
+// relative links resolve against (as valid UTF-8): what every reader of
+// a body does first.
+func begin(raw []byte, opts Options) (pageURL string, base *url.URL, err error) {
+	if len(raw) > MaxInputBytes {
+		return "", nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, MaxInputBytes)
+	}
+	pageURL = strings.ToValidUTF8(opts.URL, "\uFFFD")
+	if base, err = url.Parse(pageURL); err != nil {
+		return "", nil, fmt.Errorf("extract: base URL: %w", err)
+	}
+	return pageURL, base, nil
+}
+
 // ExtractBytes is Extract for a page already in memory, which it does not
 // copy.
 func ExtractBytes(raw []byte, opts Options) (*Document, error) {
-	if len(raw) > MaxInputBytes {
-		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, MaxInputBytes)
-	}
-	pageURL := strings.ToValidUTF8(opts.URL, "\uFFFD")
-	base, err := url.Parse(pageURL)
+	pageURL, base, err := begin(raw, opts)
 	if err != nil {
-		return nil, fmt.Errorf("extract: base URL: %w", err)
+		return nil, err
 	}
 	// The charset: a byte order mark, then the Content-Type header, then
 	// the page's own <meta> declaration, then UTF-8 if the page is valid

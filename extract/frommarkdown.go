@@ -48,13 +48,9 @@ const maxTitle = 512
 // matter's (title, description), else the title is its first heading's
 // text. The work is linear in the input, whatever it holds.
 func FromMarkdown(raw []byte, opts Options) (*Document, error) {
-	if len(raw) > MaxInputBytes {
-		return nil, fmt.Errorf("%w: over %d bytes", ErrTooLarge, MaxInputBytes)
-	}
-	pageURL := strings.ToValidUTF8(opts.URL, "\uFFFD")
-	base, err := url.Parse(pageURL)
+	pageURL, base, err := begin(raw, opts)
 	if err != nil {
-		return nil, fmt.Errorf("extract: base URL: %w", err)
+		return nil, err
 	}
 	raw = bytes.TrimPrefix(raw, []byte("\xEF\xBB\xBF"))
 	if !utf8.Valid(raw) {
