@@ -87,6 +87,7 @@ func BenchmarkHostile(b *testing.B) {
 		{"many-tab-panels", strings.Repeat(`<div role="tabpanel" aria-labelledby="t" hidden>x</div>`, 100_000)},
 		{"tab-panels-of-one-big-label", `<main><div id="big">` + strings.Repeat("w ", 200_000) + strings.Repeat("<i></i>", 50_000) + `</div>` +
 			strings.Repeat(`<div role="tabpanel" aria-labelledby="big"><p>Some words in a panel here.</p></div>`, 8_000) + `</main>`},
+		{"nested-divs-round-a-big-link", strings.Repeat("<div>", 400) + `<a href="/x">` + strings.Repeat("<b>w</b> ", 100_000) + `</a>`},
 		{"nested-untitled-notes", strings.Repeat(`<div class="note">`, 500) + strings.Repeat("word ", 200_000)},
 		{"nested-summary-headings", "<details>" + strings.Repeat("<summary><h3>h</h3>", 400) + strings.Repeat("word ", 200_000)},
 		{"lines-of-code", `<div class="fragment">` + strings.Repeat(`<div class="line">x = 1</div>`, 200_000) + `</div>`},

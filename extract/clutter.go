@@ -229,8 +229,9 @@ func navBar(n *html.Node) bool {
 		switch {
 		case d.Type == html.ElementNode && d.DataAtom == atom.A && attr(d, "href") != "":
 			// A link of no text (a picture's) says nothing: not a bar's.
-			t := textOf(d)
-			if len(t) > maxNavText || strings.TrimSpace(t) == "" {
+			// Its text is read no further than a bar's can run.
+			t, ok := boundedText(d, maxNavText)
+			if !ok || strings.TrimSpace(t) == "" {
 				return false
 			}
 			w := navText(t)

@@ -194,21 +194,28 @@ func (r *renderer) tabLabel(panel *html.Node) string {
 // (A label or a title is short: one that is not costs no more than max
 // to find out, however many ask.)
 func shortText(n *html.Node, max int) (string, bool) {
+	raw, ok := boundedText(n, 4*max)
+	t := clean(raw)
+	return t, ok && len(t) <= max
+}
+
+// boundedText is n's text as written, when it is at most max bytes in
+// at most max nodes; ok is false, and no more of n is read, past either.
+func boundedText(n *html.Node, max int) (string, bool) {
 	var b strings.Builder
 	seen := 0
 	for d := range descendants(n) {
-		if seen++; seen > 4*max {
+		if seen++; seen > max {
 			return "", false
 		}
 		if d.Type == html.TextNode {
-			if b.Len()+len(d.Data) > 4*max {
+			if b.Len()+len(d.Data) > max {
 				return "", false
 			}
 			b.WriteString(d.Data)
 		}
 	}
-	t := clean(b.String())
-	return t, len(t) <= max
+	return b.String(), true
 }
 
 // newRenderer is a renderer whose prefixes and link resolution may add
