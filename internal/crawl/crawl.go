@@ -434,6 +434,22 @@ func (r *run) offer(it Item, quiet bool) {
 	r.mu.Unlock()
 }
 
+// hostSlot takes one of the Options.Hosts places that requests to
+// hosts at once may have, for a request made beside the workers' (a
+// page's Markdown alternate, the site's llms.txt), as a worker holds
+// one: those are bounded together. The page's place among those being
+// extracted is let go first (extracted), so that a worker waiting for
+// that place never waits on this. ok is false when the crawl ended.
+func (r *run) hostSlot(extracted func()) (release func(), ok bool) {
+	extracted()
+	select {
+	case r.tokens <- struct{}{}:
+		return func() { <-r.tokens }, true
+	case <-r.ctx.Done():
+		return nil, false
+	}
+}
+
 // worker crawls one host's queue, one request at a time.
 func (r *run) worker(host string) {
 	defer r.wg.Done()
@@ -810,10 +826,10 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 	if it.Depth == 0 && !r.o.NoLLMsTxt && r.o.MaxDepth >= 1 {
 		// The start page can be kept: the pages the site's llms.txt
 		// lists are one link from it, read once the start page was.
-		r.llmsOnce.Do(func() { r.llmsTxt(final) })
+		r.llmsOnce.Do(func() { r.llmsTxt(final, extracted) })
 	}
 	if kind == extract.KindHTML && doc.MarkdownAlternate != "" && !r.o.NoAlternates {
-		if md := r.alternate(final, doc); md != nil {
+		if md := r.alternate(final, doc, extracted); md != nil {
 			doc = md
 			via = append(via, ViaMarkdownAlternate)
 		}
@@ -921,7 +937,7 @@ func resolve(base, ref string) string {
 // alternate reads the page's Markdown alternate in its place
 // (Alternate), when robots.txt allows it and max_pages has room for the
 // request, on the host's turn and after its delay, as any page's.
-func (r *run) alternate(final string, doc *extract.Document) *extract.Document {
+func (r *run) alternate(final string, doc *extract.Document, extracted func()) *extract.Document {
 	if !sameOrigin(final, doc.MarkdownAlternate) {
 		return nil
 	}
@@ -943,6 +959,11 @@ func (r *run) alternate(final string, doc *extract.Document) *extract.Document {
 	if seen || !r.take() {
 		return nil
 	}
+	release, ok := r.hostSlot(extracted)
+	if !ok {
+		return nil
+	}
+	defer release()
 	allowed := func(next string) bool {
 		d, err := r.policy.Allowed(r.ctx, r.c.Agent, next)
 		return err == nil && d.Allowed

@@ -104,7 +104,7 @@ const maxLLMsTxtBytes = 1 << 20
 // ViaLLMsTxt: one request, on the host's turn, once the start page was
 // fetched and can be kept, when robots.txt allows it. A site without one
 // (any answer but 2xx, or HTML) adds nothing else.
-func (r *run) llmsTxt(start string) {
+func (r *run) llmsTxt(start string, extracted func()) {
 	su, err := url.Parse(start)
 	if err != nil {
 		return
@@ -113,6 +113,11 @@ func (r *run) llmsTxt(start string) {
 	if d, err := r.policy.Allowed(r.ctx, r.c.Agent, lu); err != nil || !d.Allowed {
 		return
 	}
+	release, ok := r.hostSlot(extracted)
+	if !ok {
+		return
+	}
+	defer release()
 	resp, err := r.c.Client.Spaced(r.delayFor(lu)).Get(r.ctx, fetch.Request{URL: lu, Accept: acceptMarkdown, MaxBytes: maxLLMsTxtBytes, NoRetry: true,
 		CheckRedirect: func(next string) error {
 			if !sameOrigin(lu, next) {
