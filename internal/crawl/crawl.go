@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/url"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -761,61 +760,19 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		r.fail(it, &fetch.StatusError{Status: resp.Status})
 		return
 	}
-	ct := resp.Header.Get("Content-Type")
-	full := isLLMsFull(final)
-	if isPlainText(ct) && (slices.Contains(it.Via, ViaLLMsTxt) || isMarkdownPath(final) || full) {
-		// Markdown served as plain text, as many servers serve .md files,
-		// or a page that llms.txt lists (its pages are Markdown), or a
-		// site's llms-full.txt.
-		ct = "text/markdown"
-	}
-	if !isHTML(ct) && !isMarkdown(ct) {
-		r.skip(it, ReasonType, "Content-Type "+ct)
-		return
-	}
-	// Markdown is asked for first (fetch's Accept): a site that answers
-	// with it is read as it wrote it, made safe.
-	doc, kind, err := extract.Read(resp.Body, extract.Options{URL: final, ContentType: ct})
+	p, err := ReadPage(resp, it, agent, r.o.IgnoreSignals)
 	if err != nil {
 		r.fail(it, err)
 		return
 	}
-	via := slices.Clone(it.Via)
-	switch {
-	case full && kind == extract.KindMarkdown:
-		// A site's whole documentation in one file: its links are not
-		// followed, since what they lead to is in it.
-		via = append(via, ViaLLMsFullTxt)
-		doc.Links = nil
-	case kind == extract.KindMarkdown:
-		via = append(via, ViaMarkdown)
+	for _, l := range p.Follow {
+		r.add(Item{URL: l, Depth: it.Depth + 1})
 	}
-	dir := doc.RobotsFor(agent, resp.Header.Values("X-Robots-Tag"))
-
-	// Links first: nofollow stops them, noindex does not. The links kept
-	// for a re-crawl are those a polite crawl follows.
-	var links []string
-	if !dir.NoFollow || r.o.IgnoreSignals {
-		for _, l := range doc.Links {
-			if n, err := Normalize(l); err == nil {
-				if !dir.NoFollow {
-					links = append(links, n)
-				}
-				r.add(Item{URL: n, Depth: it.Depth + 1})
-			}
-		}
-	}
-	var notes []string
-	if it.LastMod != "" {
-		notes = append(notes, "sitemap lastmod: "+it.LastMod)
-	}
-	if !dir.IsZero() {
-		notes = append(notes, "robots directives: "+dir.String())
-	}
-	if dir.NoIndex && !r.o.IgnoreSignals {
-		r.skip(it, ReasonNoindex, "the page says "+dir.String())
+	if p.Skip != "" {
+		r.skip(it, p.Skip, p.Detail)
 		return
 	}
+	doc, kind, via, links, notes := p.Doc, p.Kind, p.Via, p.Links, p.Notes
 	if sig, err := r.policy.ContentSignals(ctx, agent, final); err == nil && sig.Denies(robots.SignalAIInput) {
 		if !r.o.IgnoreSignals {
 			r.skip(it, ReasonSignal, "robots.txt says Content-Signal: "+sig.String())
