@@ -18,6 +18,13 @@ import (
 // fetch at all, such as one whose address the network guard refuses, is
 // an error: it must never read as "allow all".
 func (c *Client) LoadRobots(ctx context.Context, robotsURL string) (robots.Outcome, error) {
+	o, _, err := c.LoadRobotsFile(ctx, robotsURL)
+	return o, err
+}
+
+// LoadRobotsFile is LoadRobots, with the body that was read (nil for an
+// outcome without one), for a cache that keeps the file itself.
+func (c *Client) LoadRobotsFile(ctx context.Context, robotsURL string) (robots.Outcome, []byte, error) {
 	resp, err := c.Get(ctx, Request{
 		URL:      robotsURL,
 		Accept:   "text/plain",
@@ -27,16 +34,16 @@ func (c *Client) LoadRobots(ctx context.Context, robotsURL string) (robots.Outco
 	})
 	switch {
 	case err == nil:
-		return robots.OutcomeOf(resp.Status, resp.Body, nil), nil
+		return robots.OutcomeOf(resp.Status, resp.Body, nil), resp.Body, nil
 	case errors.Is(err, ErrRefused), errors.Is(err, ErrInvalidURL):
-		return robots.Outcome{}, err
+		return robots.Outcome{}, nil, err
 	case ctx.Err() != nil:
 		// The caller gave up; that says nothing about the origin.
-		return robots.Outcome{}, err
+		return robots.Outcome{}, nil, err
 	case errors.Is(err, ErrTooManyRedirects):
-		return robots.OutcomeOf(0, nil, fmt.Errorf("%w: %w", robots.ErrTooManyRedirects, err)), nil
+		return robots.OutcomeOf(0, nil, fmt.Errorf("%w: %w", robots.ErrTooManyRedirects, err)), nil, nil
 	}
-	return robots.OutcomeOf(0, nil, err), nil
+	return robots.OutcomeOf(0, nil, err), nil, nil
 }
 
 var _ robots.Loader = (*Client)(nil).LoadRobots

@@ -82,6 +82,36 @@ var migrations = []string{
 		setweight(to_tsvector('english', left(title, 1000)), 'A') || setweight(to_tsvector('english', left(markdown, 300000)), 'B')
 	) STORED;
 	CREATE INDEX heed_snapshot_search ON heed_snapshot USING gin (search);`,
+	// 4: the team's crawl. A crawl's bounds and how many requests it
+	// made; the frontier's order (seq), and why a URL ended as it did;
+	// each host's last delay, kept after a worker that died; robots.txt
+	// per origin, as fetched, for every worker; twins found by hash.
+	`ALTER TABLE heed_crawl
+		ADD COLUMN max_pages   integer NOT NULL DEFAULT 500,
+		ADD COLUMN fetched     integer NOT NULL DEFAULT 0,
+		ADD COLUMN deadline_at timestamptz;
+	ALTER TABLE heed_frontier
+		ADD COLUMN seq        bigint GENERATED ALWAYS AS IDENTITY,
+		ADD COLUMN reason     text NOT NULL DEFAULT '',
+		ADD COLUMN detail     text NOT NULL DEFAULT '',
+		ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now();
+	DROP INDEX heed_frontier_due;
+	CREATE INDEX heed_frontier_queue ON heed_frontier (host, seq) WHERE state = 'queued';
+	CREATE INDEX heed_frontier_crawl ON heed_frontier (crawl, state);
+	ALTER TABLE heed_host
+		DROP COLUMN robots,
+		DROP COLUMN robots_until,
+		ADD COLUMN delay_ms bigint NOT NULL DEFAULT 0;
+	CREATE TABLE heed_robots (
+		origin      text PRIMARY KEY,
+		status      text NOT NULL,
+		http_status integer NOT NULL DEFAULT 0,
+		cause       text NOT NULL DEFAULT '',
+		body        bytea NOT NULL DEFAULT '',
+		fetched_at  timestamptz NOT NULL DEFAULT now(),
+		until       timestamptz NOT NULL
+	);
+	CREATE INDEX heed_snapshot_hash ON heed_snapshot (source, hash);`,
 }
 
 // Version is the heed schema version this build knows.

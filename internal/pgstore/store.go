@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
@@ -94,6 +95,21 @@ func (s *Store) fail(err error) error {
 // same hash and source) is not rewritten: its fetch time, validators and
 // links are, and changed is false.
 func (s *Store) Put(ctx context.Context, snap *heed.Snapshot) (bool, error) {
+	changed, err := PutIn(ctx, s.pool, snap)
+	return changed, s.fail(err)
+}
+
+// Execer runs a statement: a pool, a connection or a transaction.
+type Execer interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// Pool is the store's connections, for work that writes a snapshot in a
+// transaction with more (a team's crawl: PutIn).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// PutIn is Put by db, which may be a transaction that does more.
+func PutIn(ctx context.Context, db Execer, snap *heed.Snapshot) (bool, error) {
 	if snap.URL == "" || snap.Source == "" {
 		return false, errors.New("pgstore: a snapshot needs a URL and a source")
 	}
@@ -115,7 +131,7 @@ func (s *Store) Put(ctx context.Context, snap *heed.Snapshot) (bool, error) {
 		}
 		return a
 	}
-	tag, err := s.pool.Exec(ctx, `
+	tag, err := db.Exec(ctx, `
 		INSERT INTO heed_snapshot (url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
 		ON CONFLICT (url) DO UPDATE SET
@@ -127,15 +143,15 @@ func (s *Store) Put(ctx context.Context, snap *heed.Snapshot) (bool, error) {
 		snap.URL, snap.ID, snap.Source, snap.Title, snap.Description, snap.FetchedAt.UTC(), nz(snap.Tags), snap.Hash,
 		snap.ETag, snap.LastModified, nz(snap.Notes), nz(snap.Via), nz(snap.Links), snap.Markdown)
 	if err != nil {
-		return false, s.fail(err)
+		return false, err
 	}
 	if tag.RowsAffected() == 1 {
 		return true, nil
 	}
 	// The same content: its fetch, validators and links are news.
-	_, err = s.pool.Exec(ctx, `UPDATE heed_snapshot SET fetched_at = $2, etag = $3, last_modified = $4, links = $5 WHERE url = $1`,
+	_, err = db.Exec(ctx, `UPDATE heed_snapshot SET fetched_at = $2, etag = $3, last_modified = $4, links = $5 WHERE url = $1`,
 		snap.URL, snap.FetchedAt.UTC(), snap.ETag, snap.LastModified, nz(snap.Links))
-	return false, s.fail(err)
+	return false, err
 }
 
 // clean makes s a text Postgres takes: valid UTF-8, without NUL.

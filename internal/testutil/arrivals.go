@@ -13,6 +13,7 @@ import (
 // Arrival is one request an Arrivals server served.
 type Arrival struct {
 	At, End time.Time // when it came, and when its answer was written
+	Host    string    // as the request named it
 	Path    string
 	Header  http.Header
 }
@@ -40,7 +41,7 @@ func NewArrivals(tb testing.TB, hold time.Duration, h http.HandlerFunc) *Arrival
 		}
 		a.mu.Lock()
 		i := len(a.log)
-		a.log = append(a.log, Arrival{At: time.Now(), Path: r.URL.Path, Header: r.Header.Clone()})
+		a.log = append(a.log, Arrival{At: time.Now(), Host: r.Host, Path: r.URL.Path, Header: r.Header.Clone()})
 		a.mu.Unlock()
 		defer func() {
 			a.mu.Lock()

@@ -1,0 +1,251 @@
+package team
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/polite"
+)
+
+// Options are a team crawl's, as a crawl on one machine takes them
+// (crawl.Options), kept with the crawl for every worker.
+type Options struct {
+	Start         string        `json:"start"`
+	Source        string        `json:"source"`
+	Tags          []string      `json:"tags,omitempty"`
+	MaxPages      int           `json:"max_pages"`
+	MaxDepth      int           `json:"max_depth"`
+	Deadline      time.Duration `json:"deadline"`
+	Include       []string      `json:"include,omitempty"`
+	Exclude       []string      `json:"exclude,omitempty"`
+	AllowHosts    []string      `json:"allow_hosts,omitempty"`
+	Delay         time.Duration `json:"delay"`
+	MaxCrawlDelay time.Duration `json:"max_crawl_delay"`
+	NoRobots      bool          `json:"no_robots,omitempty"`
+	IgnoreSignals bool          `json:"ignore_signals,omitempty"`
+}
+
+// FromCrawl is a team crawl's options from a crawl's, defaults filled.
+func FromCrawl(o crawl.Options) Options {
+	t := Options{
+		Start: o.Start, Source: o.Source, Tags: o.Tags, MaxPages: o.MaxPages, MaxDepth: o.MaxDepth,
+		Deadline: o.Deadline, Include: o.Include, Exclude: o.Exclude, AllowHosts: o.AllowHosts,
+		Delay: o.Delay, MaxCrawlDelay: o.MaxCrawlDelay, NoRobots: o.NoRobots, IgnoreSignals: o.IgnoreSignals,
+	}
+	if t.MaxPages == 0 {
+		t.MaxPages = crawl.DefaultMaxPages
+	}
+	if t.MaxDepth == 0 {
+		t.MaxDepth = crawl.DefaultMaxDepth
+	}
+	if t.Deadline == 0 {
+		t.Deadline = crawl.DefaultDeadline
+	}
+	if t.MaxCrawlDelay == 0 {
+		t.MaxCrawlDelay = crawl.DefaultMaxCrawlDelay
+	}
+	return t
+}
+
+// HostArgs is the River job of one host: it fetches the host's queued
+// URLs. There is one job per host among those not completed.
+type HostArgs struct {
+	Host string `json:"host"`
+}
+
+// Kind is the job's kind in River.
+func (HostArgs) Kind() string { return "heed_host" }
+
+// Queue is the River queue of heed's jobs.
+const Queue = "heed"
+
+// InsertOpts make the job unique by host among jobs not completed: a
+// host whose job ran to its end gets a new one when URLs come.
+func (HostArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{
+		Queue:       Queue,
+		MaxAttempts: 1000,
+		UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+			rivertype.JobStateRunning, rivertype.JobStateScheduled,
+		}},
+	}
+}
+
+// queued is a URL to put in the frontier.
+type queued struct {
+	url, host string
+	depth     int
+	state     string // "queued", or "skipped" with a reason
+	reason    string
+	detail    string
+}
+
+// enqueue puts URLs of a crawl in the frontier, in tx: a URL not seen is
+// inserted; one that another crawl ended with is that crawl's no more,
+// and queued again. It returns the hosts given a queued URL, whose jobs
+// wake inserts. URLs are inserted in order, so that two transactions
+// inserting the same ones never wait on each other.
+func enqueue(ctx context.Context, tx pgx.Tx, crawlID int64, qs []queued) ([]string, error) {
+	if len(qs) == 0 {
+		return nil, nil
+	}
+	slices.SortFunc(qs, func(a, b queued) int { return strings.Compare(a.url, b.url) })
+	qs = slices.CompactFunc(qs, func(a, b queued) bool { return a.url == b.url })
+	n := len(qs)
+	urls, hosts, depths, states, reasons, details := make([]string, n), make([]string, n), make([]int32, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, q := range qs {
+		urls[i], hosts[i], depths[i], states[i], reasons[i], details[i] = clean(q.url), clean(q.host), int32(q.depth), q.state, q.reason, clean(heed.Clip(q.detail, 1000))
+	}
+	rows, err := tx.Query(ctx, `
+		INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, detail)
+		SELECT u, $1, h, d, s, r, t FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS x(u, h, d, s, r, t)
+		ORDER BY u
+		ON CONFLICT (url) DO UPDATE SET crawl = EXCLUDED.crawl, depth = EXCLUDED.depth, state = EXCLUDED.state,
+			reason = EXCLUDED.reason, detail = EXCLUDED.detail, updated_at = now()
+		WHERE heed_frontier.crawl <> EXCLUDED.crawl AND heed_frontier.state <> 'queued'
+		RETURNING host, state`, crawlID, urls, hosts, depths, states, reasons, details)
+	if err != nil {
+		return nil, err
+	}
+	var due []string
+	for rows.Next() {
+		var h, st string
+		if err := rows.Scan(&h, &st); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if st == "queued" && !slices.Contains(due, h) {
+			due = append(due, h)
+		}
+	}
+	return due, rows.Err()
+}
+
+// lockHosts makes the hosts' rows if missing and locks them, in order,
+// so that two transactions locking hosts never wait on each other. A job
+// that finds no URL left ends under its host's lock (finish), and a URL
+// is queued for a host with its job under the same lock: either the job
+// sees the URL, or it ended before the new job is inserted.
+func lockHosts(ctx context.Context, tx pgx.Tx, hosts []string) error {
+	slices.Sort(hosts)
+	hosts = slices.Compact(hosts)
+	_, err := tx.Exec(ctx, `
+		INSERT INTO heed_host (host) SELECT h FROM unnest($1::text[]) AS h ORDER BY h
+		ON CONFLICT (host) DO UPDATE SET host = EXCLUDED.host`, hosts)
+	return err
+}
+
+// wake inserts the hosts' jobs; their rows are locked (lockHosts).
+func wake(ctx context.Context, tx pgx.Tx, inserter *river.Client[pgx.Tx], hosts []string) error {
+	if len(hosts) == 0 {
+		return nil
+	}
+	params := make([]river.InsertManyParams, len(hosts))
+	for i, h := range hosts {
+		params[i] = river.InsertManyParams{Args: HostArgs{Host: h}}
+	}
+	_, err := inserter.InsertManyTx(ctx, tx, params)
+	return err
+}
+
+// clean makes s a text Postgres takes: valid UTF-8, without NUL.
+func clean(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return strings.ReplaceAll(s, "\x00", "\uFFFD")
+}
+
+// NewInserter is a River client that inserts jobs and works none.
+func NewInserter(pool *pgxpool.Pool) (*river.Client[pgx.Tx], error) {
+	return river.NewClient(riverpgxv5.New(pool), &river.Config{})
+}
+
+// ErrNoCrawl is the error of a crawl ID the database does not hold.
+var ErrNoCrawl = errors.New("no such crawl")
+
+// Start records a crawl and queues its start URL with its host's job, in
+// one transaction: any worker may take it from there. It returns the
+// crawl's ID.
+func Start(ctx context.Context, pool *pgxpool.Pool, o Options) (int64, error) {
+	if err := fetch.CheckURL(o.Start); err != nil {
+		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(o.Start), Err: err}
+	}
+	start, err := crawl.Normalize(o.Start)
+	if err != nil {
+		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(o.Start), Err: err}
+	}
+	su, _ := url.Parse(start)
+	if _, err := crawl.NewScope(su, o.AllowHosts, o.Include, o.Exclude); err != nil {
+		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: start, Err: err}
+	}
+	o.Start = start
+	if o.Source == "" {
+		o.Source = su.Host
+	}
+	opts, err := json.Marshal(o)
+	if err != nil {
+		return 0, err
+	}
+	inserter, err := NewInserter(pool)
+	if err != nil {
+		return 0, err
+	}
+	var id int64
+	err = inTx(ctx, pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `
+			INSERT INTO heed_crawl (source, start_url, options, max_pages, deadline_at)
+			VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5)) RETURNING id`,
+			o.Source, start, opts, o.MaxPages, o.Deadline.Seconds()).Scan(&id); err != nil {
+			return err
+		}
+		due, err := enqueue(ctx, tx, id, []queued{{url: start, host: polite.HostKey(su), state: "queued"}})
+		if err != nil {
+			return err
+		}
+		if err := lockHosts(ctx, tx, due); err != nil {
+			return err
+		}
+		return wake(ctx, tx, inserter, due)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("team: start a crawl: %w", err)
+	}
+	return id, nil
+}
+
+// inTx runs f in a transaction, again when Postgres ended it for a
+// deadlock or a serialization failure (every write is idempotent).
+func inTx(ctx context.Context, pool *pgxpool.Pool, f func(tx pgx.Tx) error) error {
+	for try := 0; ; try++ {
+		err := pgx.BeginFunc(ctx, pool, f)
+		if err == nil || try == 10 || !retryable(err) {
+			return err
+		}
+	}
+}
+
+// retryable reports whether Postgres ended a transaction that may be
+// run again as it was: a deadlock, a serialization failure.
+func retryable(err error) bool {
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+}

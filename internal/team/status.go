@@ -1,0 +1,109 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Progress is where a team crawl stands: its URLs by state, the skipped
+// and failed by reason.
+type Progress struct {
+	ID      int64          `json:"id"`
+	Source  string         `json:"source"`
+	Start   string         `json:"start"`
+	Created time.Time      `json:"created_at"`
+	Queued  int            `json:"queued"`
+	Stored  int            `json:"stored"`
+	Skipped map[string]int `json:"skipped"` // by reason
+	Failed  map[string]int `json:"failed"`  // by reason
+	Fetched int            `json:"requests"` // requests counted against max_pages
+	Done    bool           `json:"done"`     // no URL of it waits
+}
+
+// CrawlProgress is where crawl id stands.
+func CrawlProgress(ctx context.Context, pool *pgxpool.Pool, id int64) (*Progress, error) {
+	p := &Progress{ID: id, Skipped: map[string]int{}, Failed: map[string]int{}}
+	err := pool.QueryRow(ctx, `SELECT source, start_url, created_at, fetched FROM heed_crawl WHERE id = $1`, id).
+		Scan(&p.Source, &p.Start, &p.Created, &p.Fetched)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %d", ErrNoCrawl, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rows, err := pool.Query(ctx, `SELECT state, reason, count(*) FROM heed_frontier WHERE crawl = $1 GROUP BY 1, 2`, id)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var state, reason string
+		var n int
+		if err := rows.Scan(&state, &reason, &n); err != nil {
+			return nil, err
+		}
+		switch state {
+		case "queued":
+			p.Queued += n
+		case "done":
+			p.Stored += n
+		case "skipped":
+			p.Skipped[reason] += n
+		case "failed":
+			p.Failed[reason] += n
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	p.Done = p.Queued == 0
+	return p, nil
+}
+
+// Status is where a team's database stands: its crawls, the hosts in
+// flight, the URLs queued.
+type Status struct {
+	Crawls    []*Progress `json:"crawls"`
+	InFlight  []string    `json:"hosts_in_flight"` // hosts whose lease a worker holds
+	Queued    int         `json:"queued"`
+	Snapshots int         `json:"snapshots"`
+}
+
+// TeamStatus is the database's status, with its last crawls (at most
+// limit).
+func TeamStatus(ctx context.Context, pool *pgxpool.Pool, limit int) (*Status, error) {
+	st := &Status{}
+	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM heed_frontier WHERE state = 'queued'), (SELECT count(*) FROM heed_snapshot)`).
+		Scan(&st.Queued, &st.Snapshots); err != nil {
+		return nil, err
+	}
+	rows, err := pool.Query(ctx, `SELECT host FROM heed_host WHERE lease_owner IS NOT NULL AND lease_until > now() ORDER BY host`)
+	if err != nil {
+		return nil, err
+	}
+	st.InFlight, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, err
+	}
+	rows, err = pool.Query(ctx, `SELECT id FROM heed_crawl ORDER BY id DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range ids {
+		p, err := CrawlProgress(ctx, pool, id)
+		if err != nil {
+			return nil, err
+		}
+		st.Crawls = append(st.Crawls, p)
+	}
+	return st, nil
+}
