@@ -19,8 +19,8 @@ type Progress struct {
 	Created time.Time      `json:"created_at"`
 	Queued  int            `json:"queued"`
 	Stored  int            `json:"stored"`
-	Skipped map[string]int `json:"skipped"` // by reason
-	Failed  map[string]int `json:"failed"`  // by reason
+	Skipped map[string]int `json:"skipped"`  // by reason
+	Failed  map[string]int `json:"failed"`   // by reason
 	Fetched int            `json:"requests"` // requests counted against max_pages
 	Done    bool           `json:"done"`     // no URL of it waits
 }
