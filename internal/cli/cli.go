@@ -58,6 +58,7 @@ type env struct {
 	agentSet   bool     // --agent was given
 	db         string   // --db of the commands that read a team's database
 	allowNet   []string // --allow-net
+	resolve    []string // --resolve
 	stash      string   // --stash
 	configPath string   // --config
 
@@ -107,7 +108,24 @@ func (e *env) client() (*fetch.Client, error) {
 	if !e.agentSet && c.Agent != "" {
 		e.agent = c.Agent
 	}
-	return fetch.New(fetch.Config{UserAgent: e.agent, AllowNets: append(nets, fromConfig...), Resolver: resolver}), nil
+	names, err := fetch.ParseResolve(e.resolve)
+	if err != nil {
+		return nil, usageErrorf("--resolve: %v", err)
+	}
+	fromConf, err := fetch.ParseResolve(c.Resolve)
+	if err != nil {
+		return nil, &exitError{code: ExitConfig, err: fmt.Errorf("%s: resolve: %v", c.Path(), err)}
+	}
+	for name, addrs := range fromConf {
+		if _, ok := names[name]; !ok { // the flag's win
+			names[name] = addrs
+		}
+	}
+	r := resolver
+	if len(names) > 0 {
+		r = &fetch.Static{Names: names, Next: resolver}
+	}
+	return fetch.New(fetch.Config{UserAgent: e.agent, AllowNets: append(nets, fromConfig...), Resolver: r}), nil
 }
 
 // service returns the ingest service the commands are doors onto, made
@@ -209,6 +227,7 @@ func (e *env) rootCommand() *cobra.Command {
 	root.SetVersionTemplate("heed {{.Version}}\n")
 	root.PersistentFlags().StringVar(&e.agent, "agent", heed.UserAgent(), "user agent sent with requests; its product token picks robots.txt groups")
 	root.PersistentFlags().StringArrayVar(&e.allowNet, "allow-net", nil, "allow requests to this non-public network (CIDR, repeatable), such as 10.0.0.0/8")
+	root.PersistentFlags().StringArrayVar(&e.resolve, "resolve", nil, "resolve a host name to an address, NAME:ADDRESS (repeatable), as split DNS; a non-public address needs --allow-net too")
 	root.PersistentFlags().StringVar(&e.stash, "stash", "", "the stash directory (default $HEED_STASH, the config's stash, or heed in the user's data directory)")
 	root.PersistentFlags().StringVar(&e.configPath, "config", "", "the config file (default $HEED_CONFIG, or heed/config.yaml in the user's config directory)")
 	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {

@@ -25,6 +25,8 @@ type Config struct {
 	Agent string `yaml:"agent,omitempty" json:"agent,omitempty" doc:"User-Agent sent with every request; its product token picks robots.txt groups. Empty means heed's own."`
 	// AllowNet lists the non-public networks heed may reach (CIDR).
 	AllowNet []string `yaml:"allow_net,omitempty" json:"allow_net,omitempty" doc:"Non-public networks heed may reach, as CIDR prefixes such as 10.0.0.0/8. Nothing else non-public is ever dialled."`
+	// Resolve maps host names to addresses, NAME:ADDRESS, as split DNS.
+	Resolve []string `yaml:"resolve,omitempty" json:"resolve,omitempty" doc:"Host names heed resolves itself, as NAME:ADDRESS such as docs.internal:10.0.0.5 (like curl's --resolve, for every port); repeat a name for more addresses. A non-public address is still reached only within allow_net."`
 	// Stash is the stash directory; empty means the default.
 	Stash string `yaml:"stash,omitempty" json:"stash,omitempty" doc:"The stash directory. Empty means HEED_STASH, or heed in the user's data directory."`
 	// MaxCrawlDelay caps a robots.txt Crawl-delay.

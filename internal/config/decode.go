@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heedhq/heed/fetch"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -64,6 +65,11 @@ func (d *decoder) config(n *yaml.Node, c *Config) error {
 				if _, perr := parseNet(s); perr != nil && err == nil {
 					err = d.errAt(v, key, "%v", perr)
 				}
+			}
+		case "resolve":
+			c.Resolve, err = d.strs(v, key)
+			if _, perr := fetch.ParseResolve(c.Resolve); perr != nil && err == nil {
+				err = d.errAt(v, key, "%v", perr)
 			}
 		case "stash":
 			c.Stash, err = d.str(v, key)
