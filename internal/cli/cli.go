@@ -168,6 +168,7 @@ func (e *env) serviceConfig(withKinds bool) (ingest.Config, error) {
 	if e.db != "" {
 		// A team's database in place of the stash of files.
 		cfg.Open = ingest.OpenDB(e.db)
+		cfg.DB = e.db
 	}
 	if withKinds {
 		if cfg.Kinds, err = kinds.Make(conf, os.Getenv); err != nil {
@@ -242,6 +243,7 @@ func (e *env) rootCommand() *cobra.Command {
 	}
 	root.AddCommand(e.robotsCommand(), e.fetchCommand(), e.extractCommand(), e.crawlCommand(),
 		e.searchCommand(), e.showCommand(), e.lsCommand(), e.rmCommand(), e.reindexCommand(),
-		e.addCommand(), e.syncCommand(), e.mcpCommand(), e.migrateCommand(), e.exportCommand())
+		e.addCommand(), e.syncCommand(), e.mcpCommand(), e.migrateCommand(), e.exportCommand(),
+		e.workerCommand(), e.statusCommand())
 	return root
 }

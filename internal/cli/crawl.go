@@ -56,6 +56,7 @@ type crawlFlags struct {
 	req     ingest.CrawlRequest
 	jsonOut bool
 	verbose bool
+	detach  bool // a team's crawl: queue it and return
 }
 
 func (cf *crawlFlags) register(cmd *cobra.Command) {
@@ -99,15 +100,24 @@ record the site as a source to sync later, use 'heed add'.
 
 ` + crawlLong,
 		Example: `  heed crawl https://go.dev/doc/ --max-pages 50
-  heed crawl https://docs.example.com/ --include '/guide/**' --delay 2s --json`,
+  heed crawl https://docs.example.com/ --include '/guide/**' --delay 2s --json
+  heed crawl https://docs.example.com/ --db postgres://heed@db.internal/heed --detach`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := cf.req
 			req.Start = args[0]
+			if e.db != "" {
+				return e.runTeamCrawl(cmd, req, cf.jsonOut, cf.detach)
+			}
+			if cf.detach {
+				return usageErrorf("--detach queues a team's crawl: give --db URL too")
+			}
 			return e.runCrawl(cmd, req, cf.jsonOut, cf.verbose)
 		},
 	}
 	cf.register(cmd)
+	e.dbFlagFor(cmd, "queue the crawl in a team's database at this PostgreSQL URL (default $HEED_DB), for its workers (heed worker), and follow it")
+	cmd.Flags().BoolVar(&cf.detach, "detach", false, "with --db: queue the crawl and return at once")
 	return cmd
 }
 

@@ -55,7 +55,12 @@ Every tool call shares one robots.txt cache and one per-host schedule, so
 agents crawling one host together do not add to its load. The limits below
 and the networks of --allow-net and allow_net bind every call: an agent's
 arguments can narrow them, never widen them, and no argument turns
-robots.txt off. The flags override the config file's mcp section.`,
+robots.txt off. The flags override the config file's mcp section.
+
+With --db (or $HEED_DB), the stash is a team's database: stash_search and
+stash_read read what every worker and server of the team stored, web_crawl
+stores there, and every request takes its host's turn from the database,
+so that all of a team's MCP servers and workers keep one schedule per host.`,
 		Example: `  heed mcp
   heed mcp --max-pages 50 --delay 1s
   heed mcp --http 127.0.0.1:8765
@@ -129,6 +134,7 @@ robots.txt off. The flags override the config file's mcp section.`,
 			return e.serveHTTP(cmd.Context(), addr, allowRemote, token, made, srv)
 		},
 	}
+	e.dbFlagFor(cmd, "serve a team's database at this PostgreSQL URL (default $HEED_DB): its stash, and one schedule per host shared with the team")
 	f := cmd.Flags()
 	f.StringVar(&addr, "http", "", "serve streamable HTTP on this address, such as 127.0.0.1:8765, instead of stdio (a loopback address, unless --allow-remote)")
 	f.BoolVar(&allowRemote, "allow-remote", false, "with --http, allow an address other than loopback, such as 0.0.0.0:8765, and ask every request for a bearer token")

@@ -1,14 +1,20 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"sort"
+	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
+	"github.com/heedhq/heed/internal/team"
 )
 
 // dbURL is the team database's URL: --db, else $HEED_DB.
@@ -101,4 +107,211 @@ for people who read or grep them. Snapshots already there as they are stay.`,
 	}
 	cmd.Flags().StringVar(&db, "db", "", "the team database's PostgreSQL URL (default $HEED_DB)")
 	return cmd
+}
+
+func (e *env) workerCommand() *cobra.Command {
+	var (
+		hosts      int
+		slice, ttl time.Duration
+		rescue     time.Duration
+		verbose    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "worker --db URL",
+		Short: "Crawl a team's queued URLs until stopped, one host at a time across all workers",
+		Long: `Worker takes the team crawls queued in a team's database (heed crawl --db)
+and fetches their URLs, a host at a time: any number of workers, on any
+number of machines, keep one schedule per host between them: one request
+at a time, the larger of the crawl's --delay and robots.txt's Crawl-delay
+between them, and robots.txt fetched once per origin for all of them.
+
+A worker holds a host for a slice of time (--slice), renewing its lease
+with each request; a worker that dies holds its hosts until their leases
+run out (--lease), and its jobs are run again by another worker, which
+repeats nothing that was committed. SIGTERM or Ctrl-C: each host's page
+in flight is finished and stored, the hosts are let go, and the worker
+exits 0.
+
+Requests go through the same guarded client as every heed request:
+--allow-net and --resolve (or allow_net and resolve in the config) say
+which non-public networks and names it may reach.`,
+		Example: `  heed worker --db postgres://heed@db.internal/heed
+  heed worker --db "$HEED_DB" --hosts 32 --allow-net 10.0.0.0/8`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if e.db == "" {
+				return usageErrorf("worker: no database: give --db URL or set HEED_DB")
+			}
+			svc, err := e.service(false)
+			if err != nil {
+				return err
+			}
+			wc := ingest.WorkerConfig{Hosts: hosts, Slice: slice, LeaseTTL: ttl, RescueAfter: rescue}
+			if verbose {
+				var mu sync.Mutex
+				wc.Event = func(ev crawl.Event) {
+					mu.Lock()
+					defer mu.Unlock()
+					writeJSON(e.stdout, ev)
+				}
+			}
+			fmt.Fprintf(e.stderr, "heed: worker started on %s\n", printable.Line(ingest.RedactDB(e.db, e.db)))
+			if err := svc.Work(cmd.Context(), wc); err != nil {
+				return &exitError{code: ExitFailed, err: err}
+			}
+			fmt.Fprintln(e.stderr, "heed: worker stopped; its hosts are let go")
+			return nil
+		},
+	}
+	e.dbFlagFor(cmd, "the team database's PostgreSQL URL (default $HEED_DB)")
+	f := cmd.Flags()
+	f.IntVar(&hosts, "hosts", team.DefaultHosts, "crawl at most this many hosts at once")
+	f.DurationVar(&slice, "slice", team.DefaultSlice, "how long a host is held before the next in line gets a turn")
+	f.DurationVar(&ttl, "lease", team.DefaultLeaseTTL, "how long a host's lease lasts unless renewed (a dead worker's hosts wait this long)")
+	f.DurationVar(&rescue, "rescue-after", 0, "how long a job may run before it is taken for a dead worker's and run again (default: slice + lease + 1m)")
+	f.BoolVarP(&verbose, "verbose", "v", false, "print a JSON line per URL the worker ends")
+	return cmd
+}
+
+// dbFlagFor gives a command --db with its own usage line.
+func (e *env) dbFlagFor(cmd *cobra.Command, usage string) {
+	e.dbFlag(cmd)
+	cmd.Flags().Lookup("db").Usage = usage
+}
+
+func (e *env) statusCommand() *cobra.Command {
+	var (
+		jsonOut bool
+		limit   int
+	)
+	cmd := &cobra.Command{
+		Use:   "status --db URL",
+		Short: "Show a team database's crawls, hosts in flight and queued URLs",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if e.db == "" {
+				return usageErrorf("status: no database: give --db URL or set HEED_DB")
+			}
+			svc, err := e.service(false)
+			if err != nil {
+				return err
+			}
+			st, err := svc.TeamStatus(cmd.Context(), limit)
+			if err != nil {
+				return &exitError{code: ExitFailed, err: err}
+			}
+			if jsonOut {
+				return writeJSON(e.stdout, st)
+			}
+			fmt.Fprintf(e.stdout, "%d snapshots · %d URLs queued · %d hosts in flight\n", st.Snapshots, st.Queued, len(st.InFlight))
+			for _, h := range st.InFlight {
+				fmt.Fprintf(e.stdout, "  in flight: %s\n", printable.Line(h))
+			}
+			for _, p := range st.Crawls {
+				fmt.Fprintf(e.stdout, "crawl %d  %s  %s\n  %s\n", p.ID, p.Created.Local().Format("2006-01-02 15:04"), printable.Line(p.Start), progressLine(p))
+			}
+			return nil
+		},
+	}
+	e.dbFlagFor(cmd, "the team database's PostgreSQL URL (default $HEED_DB)")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the status as JSON")
+	cmd.Flags().IntVar(&limit, "crawls", 10, "show this many of the last crawls")
+	return cmd
+}
+
+// progressLine says where a team crawl stands, skips and failures by
+// reason.
+func progressLine(p *team.Progress) string {
+	state := "running"
+	if p.Done {
+		state = "done"
+	}
+	line := fmt.Sprintf("%s · %d stored · %d queued · %d requests", state, p.Stored, p.Queued, p.Fetched)
+	for _, kind := range []struct {
+		name string
+		m    map[string]int
+	}{{"skipped", p.Skipped}, {"failed", p.Failed}} {
+		reasons := make([]string, 0, len(kind.m))
+		for r := range kind.m {
+			reasons = append(reasons, r)
+		}
+		sort.Strings(reasons)
+		for _, r := range reasons {
+			line += fmt.Sprintf(" · %d %s (%s)", kind.m[r], kind.name, r)
+		}
+	}
+	return line
+}
+
+// runTeamCrawl queues a crawl in the team's database and, unless
+// detach, follows it until it is done.
+func (e *env) runTeamCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut, detach bool) error {
+	svc, err := e.service(false)
+	if err != nil {
+		return err
+	}
+	id, err := svc.StartTeamCrawl(cmd.Context(), req)
+	if err != nil {
+		return failure(err)
+	}
+	if detach {
+		if jsonOut {
+			return writeJSON(e.stdout, map[string]any{"event": "queued", "crawl": id})
+		}
+		fmt.Fprintf(e.stdout, "crawl %d queued; heed status --db shows how it goes\n", id)
+		return nil
+	}
+	terminal := isTerminal(e.stderr) && !jsonOut
+	last, idle, hinted := "", 0, false
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		p, err := svc.CrawlProgress(context.WithoutCancel(cmd.Context()), id)
+		if err != nil {
+			return &exitError{code: ExitFailed, err: err}
+		}
+		line := progressLine(p)
+		switch {
+		case line != last:
+			idle = 0
+			if terminal {
+				fmt.Fprintf(e.stderr, "\r\033[K%s", line)
+			}
+		default:
+			idle++
+		}
+		last = line
+		if idle == 40 && p.Fetched == 0 && !hinted {
+			hinted = true
+			if terminal {
+				fmt.Fprint(e.stderr, "\r\033[K")
+			}
+			fmt.Fprintln(e.stderr, "heed: no worker has taken the crawl yet; start one with heed worker --db")
+		}
+		if p.Done {
+			if terminal {
+				fmt.Fprint(e.stderr, "\r\033[K")
+			}
+			if jsonOut {
+				return writeJSON(e.stdout, struct {
+					Event string `json:"event"`
+					*team.Progress
+				}{"summary", p})
+			}
+			fmt.Fprintf(e.stdout, "crawl %d: %s\n", id, progressLine(p))
+			if p.Stored == 0 {
+				return &exitError{code: ExitFailed, err: fmt.Errorf("crawl %d kept nothing (heed status --db says why by reason)", id)}
+			}
+			return nil
+		}
+		select {
+		case <-cmd.Context().Done():
+			if terminal {
+				fmt.Fprint(e.stderr, "\r\033[K")
+			}
+			fmt.Fprintf(e.stderr, "heed: stopped following crawl %d; the team's workers go on with it (heed status --db)\n", id)
+			return nil
+		case <-tick.C:
+		}
+	}
 }

@@ -10,9 +10,11 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/internal/team"
 	"github.com/heedhq/heed/robots"
 )
 
@@ -64,6 +66,11 @@ type Config struct {
 	// are asked (kinds.Make builds them from the config file and the
 	// environment).
 	Kinds []source.Kind
+	// DB is a team's database (a PostgreSQL URL): the store is its rows
+	// (unless Open says otherwise), every request takes its host's turn
+	// from it, shared with every worker and server of the team, and team
+	// crawls are queued in it.
+	DB string
 	// Warn says what the user should know (a source's rate limit, a kind
 	// that found nothing); nil discards it.
 	Warn func(msg string)
@@ -86,6 +93,10 @@ type Service struct {
 	st     Store
 	users  int
 	closed bool
+
+	teamMu sync.Mutex
+	team   *pgstore.Store // the team's database, for crawl work (Config.DB)
+	turns  *team.Turns
 }
 
 // New returns a Service.
@@ -102,7 +113,16 @@ func New(cfg Config) *Service {
 	if cfg.HTTP == nil {
 		cfg.HTTP = fetch.New(fetch.Config{UserAgent: cfg.Agent})
 	}
-	s := &Service{cfg: cfg, client: polite.New(cfg.HTTP, polite.NewSchedule(), cfg.Delay)}
+	s := &Service{cfg: cfg}
+	var turns polite.Turns = polite.NewSchedule()
+	if cfg.DB != "" {
+		if cfg.Open == nil {
+			cfg.Open = OpenDB(cfg.DB)
+			s.cfg.Open = cfg.Open
+		}
+		turns = &teamTurns{s: s}
+	}
+	s.client = polite.New(cfg.HTTP, turns, cfg.Delay)
 	s.robots = robots.NewCache(s.client.LoadRobots, robots.CacheConfig{})
 	return s
 }
@@ -190,6 +210,12 @@ func (s *Service) use(ctx context.Context, mode useMode) (st Store, done func(),
 
 // Close lets go of the store, if no call uses it; calls after Close fail.
 func (s *Service) Close() error {
+	s.teamMu.Lock()
+	if s.team != nil {
+		s.team.Close()
+		s.team = nil
+	}
+	s.teamMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true

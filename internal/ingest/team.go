@@ -2,9 +2,13 @@ package ingest
 
 import (
 	"context"
+	"errors"
+	"time"
 
+	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/internal/team"
 )
 
 // MigrateResult says what Migrate did: heed's schema versions before and
@@ -74,4 +78,100 @@ func Export(ctx context.Context, dbURL, dir string) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// ErrNoDB is the error of team work asked of a service without a team
+// database (Config.DB).
+var ErrNoDB = errors.New("no team database: give --db URL or set HEED_DB")
+
+// teamDB is the team's database, opened once (its schema checked).
+func (s *Service) teamDB(ctx context.Context) (*pgstore.Store, error) {
+	if s.cfg.DB == "" {
+		return nil, ErrNoDB
+	}
+	s.teamMu.Lock()
+	defer s.teamMu.Unlock()
+	if s.team == nil {
+		db, err := pgstore.Open(ctx, s.cfg.DB)
+		if err != nil {
+			return nil, err
+		}
+		s.team = db
+		s.turns = team.NewTurns(db.Pool(), 0)
+	}
+	return s.team, nil
+}
+
+// teamTurns are the team database's turns, opened when first asked.
+type teamTurns struct{ s *Service }
+
+func (t *teamTurns) Acquire(ctx context.Context, host string) (func(time.Duration), error) {
+	if _, err := t.s.teamDB(ctx); err != nil {
+		return nil, err
+	}
+	return t.s.turns.Acquire(ctx, host)
+}
+
+// StartTeamCrawl queues a crawl in the team's database, for its workers:
+// the start URL and its host's job, in one transaction. It returns the
+// crawl's ID.
+func (s *Service) StartTeamCrawl(ctx context.Context, req CrawlRequest) (int64, error) {
+	if req.NoStore || req.Page != nil {
+		return 0, errors.New("ingest: a team's crawl stores its pages in the team's database")
+	}
+	o, err := s.options(req)
+	if err != nil {
+		return 0, err
+	}
+	db, err := s.teamDB(ctx)
+	if err != nil {
+		return 0, err
+	}
+	id, err := team.Start(ctx, db.Pool(), team.FromCrawl(o))
+	return id, pgstore.Redact(s.cfg.DB, err)
+}
+
+// CrawlProgress is where a team crawl stands.
+func (s *Service) CrawlProgress(ctx context.Context, id int64) (*team.Progress, error) {
+	db, err := s.teamDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := team.CrawlProgress(ctx, db.Pool(), id)
+	return p, pgstore.Redact(s.cfg.DB, err)
+}
+
+// TeamStatus is where the team's database stands: its last crawls (at
+// most limit), the hosts in flight, the URLs queued.
+func (s *Service) TeamStatus(ctx context.Context, limit int) (*team.Status, error) {
+	db, err := s.teamDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	st, err := team.TeamStatus(ctx, db.Pool(), limit)
+	return st, pgstore.Redact(s.cfg.DB, err)
+}
+
+// WorkerConfig is how a worker runs (team.Worker): hosts at once, and
+// the bounds of its jobs; zero values take the defaults.
+type WorkerConfig struct {
+	Hosts       int
+	Slice       time.Duration
+	LeaseTTL    time.Duration
+	RescueAfter time.Duration
+	Event       func(crawl.Event)
+}
+
+// Work runs a worker of the team's crawls until ctx ends, then lets its
+// hosts go and returns.
+func (s *Service) Work(ctx context.Context, wc WorkerConfig) error {
+	db, err := s.teamDB(ctx)
+	if err != nil {
+		return err
+	}
+	w := &team.Worker{
+		Pool: db.Pool(), HTTP: s.cfg.HTTP, Agent: s.cfg.Agent, Hosts: wc.Hosts, Slice: wc.Slice,
+		LeaseTTL: wc.LeaseTTL, RescueAfter: wc.RescueAfter, Event: wc.Event,
+	}
+	return pgstore.Redact(s.cfg.DB, w.Run(ctx))
 }

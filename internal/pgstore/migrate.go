@@ -84,7 +84,8 @@ var migrations = []string{
 	CREATE INDEX heed_snapshot_search ON heed_snapshot USING gin (search);`,
 	// 4: the team's crawl. A crawl's bounds and how many requests it
 	// made; the frontier's order (seq), and why a URL ended as it did;
-	// each host's last delay, kept after a worker that died; robots.txt
+	// each host's last delay, kept after a worker that died, and whether
+	// it has a job; robots.txt
 	// per origin, as fetched, for every worker; twins found by hash.
 	`ALTER TABLE heed_crawl
 		ADD COLUMN max_pages   integer NOT NULL DEFAULT 500,
@@ -101,7 +102,8 @@ var migrations = []string{
 	ALTER TABLE heed_host
 		DROP COLUMN robots,
 		DROP COLUMN robots_until,
-		ADD COLUMN delay_ms bigint NOT NULL DEFAULT 0;
+		ADD COLUMN delay_ms bigint NOT NULL DEFAULT 0,
+		ADD COLUMN awake    boolean NOT NULL DEFAULT false;
 	CREATE TABLE heed_robots (
 		origin      text PRIMARY KEY,
 		status      text NOT NULL,

@@ -140,23 +140,51 @@ func enqueue(ctx context.Context, tx pgx.Tx, crawlID int64, qs []queued) ([]stri
 }
 
 // lockHosts makes the hosts' rows if missing and locks them, in order,
-// so that two transactions locking hosts never wait on each other. A job
-// that finds no URL left ends under its host's lock (finish), and a URL
-// is queued for a host with its job under the same lock: either the job
-// sees the URL, or it ended before the new job is inserted.
-func lockHosts(ctx context.Context, tx pgx.Tx, hosts []string) error {
+// so that two transactions locking hosts never wait on each other. It
+// returns those of them without a job. A job that finds no URL left
+// ends under its host's lock (finish), and a URL is queued for a host
+// with its job under the same lock: either the job sees the URL, or it
+// ended before the new job is inserted.
+func lockHosts(ctx context.Context, tx pgx.Tx, hosts []string) (asleep []string, err error) {
 	slices.Sort(hosts)
 	hosts = slices.Compact(hosts)
-	_, err := tx.Exec(ctx, `
+	rows, err := tx.Query(ctx, `
 		INSERT INTO heed_host (host) SELECT h FROM unnest($1::text[]) AS h ORDER BY h
-		ON CONFLICT (host) DO UPDATE SET host = EXCLUDED.host`, hosts)
-	return err
+		ON CONFLICT (host) DO UPDATE SET host = EXCLUDED.host
+		RETURNING host, awake`, hosts)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var h string
+		var awake bool
+		if err := rows.Scan(&h, &awake); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if !awake {
+			asleep = append(asleep, h)
+		}
+	}
+	return asleep, rows.Err()
 }
 
-// wake inserts the hosts' jobs; their rows are locked (lockHosts).
-func wake(ctx context.Context, tx pgx.Tx, inserter *river.Client[pgx.Tx], hosts []string) error {
+// wake inserts the jobs of hosts given URLs, of those without one; their
+// rows are locked (lockHosts). A job is unique by host all the same, so
+// that a host is never worked twice at once (a job rescued, a host's
+// job put back by sweep).
+func wake(ctx context.Context, tx pgx.Tx, inserter *river.Client[pgx.Tx], due, asleep []string) error {
+	var hosts []string
+	for _, h := range due {
+		if slices.Contains(asleep, h) {
+			hosts = append(hosts, h)
+		}
+	}
 	if len(hosts) == 0 {
 		return nil
+	}
+	if _, err := tx.Exec(ctx, `UPDATE heed_host SET awake = true WHERE host = ANY($1)`, hosts); err != nil {
+		return err
 	}
 	params := make([]river.InsertManyParams, len(hosts))
 	for i, h := range hosts {
@@ -164,14 +192,6 @@ func wake(ctx context.Context, tx pgx.Tx, inserter *river.Client[pgx.Tx], hosts 
 	}
 	_, err := inserter.InsertManyTx(ctx, tx, params)
 	return err
-}
-
-// clean makes s a text Postgres takes: valid UTF-8, without NUL.
-func clean(s string) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	return strings.ReplaceAll(s, "\x00", "\uFFFD")
 }
 
 // NewInserter is a River client that inserts jobs and works none.
@@ -221,10 +241,11 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o Options) (int64, error) {
 		if err != nil {
 			return err
 		}
-		if err := lockHosts(ctx, tx, due); err != nil {
+		asleep, err := lockHosts(ctx, tx, due)
+		if err != nil {
 			return err
 		}
-		return wake(ctx, tx, inserter, due)
+		return wake(ctx, tx, inserter, due, asleep)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("team: start a crawl: %w", err)
@@ -248,4 +269,12 @@ func inTx(ctx context.Context, pool *pgxpool.Pool, f func(tx pgx.Tx) error) erro
 func retryable(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
+}
+
+// clean makes s a text Postgres takes: valid UTF-8, without NUL.
+func clean(s string) string {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	return strings.ReplaceAll(s, "\x00", "\uFFFD")
 }

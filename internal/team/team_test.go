@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/netip"
 	"os"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -122,5 +123,72 @@ func TestWorkersCrawl(t *testing.T) {
 		if c.Robots[h] != 1 {
 			t.Errorf("robots.txt of %s asked %d times", h, c.Robots[h])
 		}
+	}
+}
+
+// Three workers, robots.txt's rules: each host's robots.txt is asked
+// for once in all; a host's Crawl-delay raises its gap above the crawl's
+// delay; a disallowed page gets no request; a host whose robots.txt is
+// unreachable (5xx) gets no page request at all; a host that says
+// Content-Signal: ai-input=no keeps its pages out.
+func TestWorkersRobots(t *testing.T) {
+	pool := database(t)
+	site := teamtest.Start(t, 120, 4, time.Millisecond)
+	site.Robots = func(host string) string {
+		switch host {
+		case teamtest.Host(1):
+			return "User-agent: *\nCrawl-delay: 0.25\nDisallow: /private/\n"
+		case teamtest.Host(2):
+			return "User-agent: *\nDisallow: /p/\n"
+		case teamtest.Host(3):
+			return "User-agent: *\nContent-Signal: ai-input=no\nAllow: /\n"
+		}
+		return "User-agent: *\nDisallow: /private/\n"
+	}
+	startWorkers(t, pool, 3, nil)
+	delay := 20 * time.Millisecond
+	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{
+		Start: site.PageURL(0), Source: "team", Delay: delay, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitDone(t, pool, id, 2*time.Minute)
+	// Pages on host 0 and 1 are stored (those reached: a page on host 2
+	// or 3 is a dead end, so its children are never found).
+	var stored, onOther int
+	if err := pool.QueryRow(context.Background(), `
+		SELECT count(*), count(*) FILTER (WHERE url LIKE $1 OR url LIKE $2) FROM heed_snapshot`,
+		"%"+teamtest.Host(2)+"%", "%"+teamtest.Host(3)+"%").Scan(&stored, &onOther); err != nil {
+		t.Fatal(err)
+	}
+	if stored != p.Stored || stored == 0 || onOther != 0 || p.Skipped[crawl.ReasonRobots] == 0 || p.Skipped[crawl.ReasonSignal] == 0 {
+		t.Errorf("stored %d (%d of hosts 2 and 3); progress %+v", stored, onOther, p)
+	}
+	byHost := map[string][]time.Time{}
+	ends := map[string][]time.Time{}
+	for _, a := range site.Log() {
+		host := a.Host[:strings.IndexByte(a.Host, ':')]
+		switch {
+		case a.Path == "/robots.txt":
+		case host == teamtest.Host(2) || host == teamtest.Host(3) || strings.HasPrefix(a.Path, "/private/"):
+			t.Errorf("requested %s%s, which robots.txt keeps from crawlers", host, a.Path)
+		}
+		byHost[host] = append(byHost[host], a.At)
+		ends[host] = append(ends[host], a.End)
+	}
+	c := site.Checked()
+	for _, h := range site.Names() {
+		if c.Robots[h] != 1 {
+			t.Errorf("robots.txt of %s asked %d times", h, c.Robots[h])
+		}
+	}
+	gap := time.Hour
+	at, end := byHost[teamtest.Host(1)], ends[teamtest.Host(1)]
+	for i := 1; i < len(at); i++ {
+		gap = min(gap, at[i].Sub(end[i-1]))
+	}
+	if len(at) < 5 || gap < 250*time.Millisecond {
+		t.Errorf("host 1 (Crawl-delay: 0.25): %d requests, least gap %v", len(at), gap)
 	}
 }

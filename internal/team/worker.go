@@ -53,8 +53,8 @@ type Worker struct {
 	// it. 0 means DefaultLeaseTTL.
 	LeaseTTL time.Duration
 	// RescueAfter is how long a job may run before River takes it for
-	// stuck (its worker died) and runs it again; 0 means the slice and the
-	// lease's TTL, and a minute more.
+	// stuck (its worker died) and runs it again; at least the slice and
+	// the lease's TTL and 11 s; 0 means that and a minute more.
 	RescueAfter time.Duration
 	// Event, if set, is told what became of every URL the worker ended.
 	Event func(crawl.Event)
@@ -102,9 +102,10 @@ func (w *Worker) fill() {
 	w.crawls = map[int64]*crawlInfo{}
 }
 
-// jobTimeout is above a slice and the last request's lease: a job is
-// never cut off while it may still commit.
-func (w *Worker) jobTimeout() time.Duration { return w.Slice + w.LeaseTTL + time.Minute }
+// jobTimeout is above a slice and the last request's lease. A job cut
+// off loses nothing: its page is committed with a context of its own,
+// and a URL it did not end stays queued.
+func (w *Worker) jobTimeout() time.Duration { return w.Slice + w.LeaseTTL + 10*time.Second }
 
 // Run works jobs until ctx ends; then it stops: each job finishes the
 // page it is on, lets its host go, and is left for another worker.
@@ -128,11 +129,54 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err := client.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("team: worker: %w", err)
 	}
+	go w.sweep(ctx)
 	<-ctx.Done()
 	close(w.stopping)
 	stop, cancel := context.WithTimeout(context.Background(), w.LeaseTTL+10*time.Second)
 	defer cancel()
 	return client.Stop(stop)
+}
+
+// sweepEvery is how often a worker looks for hosts with queued URLs and
+// no job at work: a job River gave up on (cancelled by hand, say) leaves
+// its host waiting, and a sweep gives it a job again.
+const sweepEvery = 30 * time.Second
+
+func (w *Worker) sweep(ctx context.Context) {
+	t := time.NewTicker(sweepEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if err := w.sweepOnce(ctx); err != nil && ctx.Err() == nil {
+			w.Logger.Warn("heed: sweep the hosts", "error", err)
+		}
+	}
+}
+
+// sweepOnce gives a job to each host that has queued URLs and no lease
+// (River's uniqueness keeps a host with a job from getting another).
+func (w *Worker) sweepOnce(ctx context.Context) error {
+	rows, err := w.Pool.Query(ctx, `
+		SELECT h.host FROM heed_host h
+		WHERE (h.lease_owner IS NULL OR h.lease_until < now())
+			AND EXISTS (SELECT 1 FROM heed_frontier f WHERE f.host = h.host AND f.state = 'queued')`)
+	if err != nil {
+		return err
+	}
+	hosts, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil || len(hosts) == 0 {
+		return err
+	}
+	return inTx(ctx, w.Pool, func(tx pgx.Tx) error {
+		if _, err := lockHosts(ctx, tx, hosts); err != nil {
+			return err
+		}
+		return wake(ctx, tx, w.inserter, hosts, hosts)
+	})
 }
 
 func (w *Worker) stopped() bool {
@@ -184,24 +228,9 @@ func (w *Worker) work(ctx context.Context, job *river.Job[HostArgs]) error {
 	return w.finish(context.WithoutCancel(ctx), job)
 }
 
-// take takes the host's lease. Taken from a holder whose lease ran out,
-// the host's next turn is its delay after the lease's end, when the last
-// request of the holder was over. When another holds it, wait is how long
-// its lease has left.
+// take takes the host's lease for the worker (takeLease).
 func (w *Worker) take(ctx context.Context, host string) (wait time.Duration, ok bool, err error) {
-	var secs float64
-	err = w.Pool.QueryRow(ctx, `
-		UPDATE heed_host SET lease_owner = $2, lease_until = now() + make_interval(secs => $3),
-			next_at = CASE WHEN lease_owner IS NOT NULL AND lease_owner <> $2
-				THEN greatest(next_at, lease_until + make_interval(secs => delay_ms / 1000.0)) ELSE next_at END
-		WHERE host = $1 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
-		RETURNING greatest(extract(epoch FROM next_at - now()), 0)::float8`,
-		host, w.owner, w.LeaseTTL.Seconds()).Scan(&secs)
-	if errors.Is(err, pgx.ErrNoRows) {
-		err = w.Pool.QueryRow(ctx, `SELECT coalesce(greatest(extract(epoch FROM lease_until - now()), 0), 0)::float8 FROM heed_host WHERE host = $1`, host).Scan(&secs)
-		return seconds(secs), false, err
-	}
-	return seconds(secs), err == nil, err
+	return takeLease(ctx, w.Pool, host, w.owner, w.LeaseTTL)
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -213,7 +242,7 @@ func (w *Worker) finish(ctx context.Context, job *river.Job[HostArgs]) error {
 	var snooze time.Duration
 	done := false
 	err := inTx(ctx, w.Pool, func(tx pgx.Tx) error {
-		if err := lockHosts(ctx, tx, []string{job.Args.Host}); err != nil {
+		if _, err := lockHosts(ctx, tx, []string{job.Args.Host}); err != nil {
 			return err
 		}
 		var secs float64
@@ -232,6 +261,9 @@ func (w *Worker) finish(ctx context.Context, job *river.Job[HostArgs]) error {
 		if left {
 			snooze = seconds(secs)
 			return nil
+		}
+		if _, err := tx.Exec(ctx, `UPDATE heed_host SET awake = false WHERE host = $1`, job.Args.Host); err != nil {
+			return err
 		}
 		_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
 		done = err == nil
@@ -606,7 +638,7 @@ func (s *slice) robots(ctx context.Context, u *url.URL, delay time.Duration) (ro
 		return robots.Outcome{}, err
 	}
 	err = inTx(context.WithoutCancel(ctx), s.w.Pool, func(tx pgx.Tx) error {
-		if err := s.release(ctx, tx, nil, delay); err != nil {
+		if _, err := s.release(ctx, tx, nil, delay); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `
@@ -639,9 +671,9 @@ func outcomeOf(status string, httpStatus int, cause string, body []byte) robots.
 // host's next turn, its delay from now, by the database's clock; the
 // lease stays, renewed. It fails with errLost when another worker holds
 // the host now.
-func (s *slice) release(ctx context.Context, tx pgx.Tx, others []string, delay time.Duration) error {
-	if err := lockHosts(ctx, tx, append([]string{s.host}, others...)); err != nil {
-		return err
+func (s *slice) release(ctx context.Context, tx pgx.Tx, others []string, delay time.Duration) (asleep []string, err error) {
+	if asleep, err = lockHosts(ctx, tx, append([]string{s.host}, others...)); err != nil {
+		return nil, err
 	}
 	tag, err := tx.Exec(ctx, `
 		UPDATE heed_host SET next_at = greatest(next_at, now() + make_interval(secs => $3)),
@@ -650,12 +682,12 @@ func (s *slice) release(ctx context.Context, tx pgx.Tx, others []string, delay t
 		WHERE host = $1 AND lease_owner = $2`,
 		s.host, s.w.owner, delay.Seconds(), delay.Milliseconds(), s.w.LeaseTTL.Seconds())
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if tag.RowsAffected() == 0 {
-		return errLost
+		return nil, errLost
 	}
-	return nil
+	return asleep, nil
 }
 
 // minDupBytes is the least Markdown a page must have to be taken for a
@@ -710,10 +742,11 @@ func (s *slice) commit(ctx context.Context, it item, res *result, delay time.Dur
 		if err != nil {
 			return err
 		}
-		if err := s.release(ctx, tx, due, delay); err != nil {
+		asleep, err := s.release(ctx, tx, due, delay)
+		if err != nil {
 			return err
 		}
-		return wake(ctx, tx, s.w.inserter, due)
+		return wake(ctx, tx, s.w.inserter, due, asleep)
 	})
 	if err == nil && s.w.Event != nil {
 		s.w.Event(crawl.Event{Kind: kind, URL: it.url, Reason: reason, Detail: detail, Depth: it.depth, Delay: delay.String()})

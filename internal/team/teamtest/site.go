@@ -81,6 +81,10 @@ func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, body)
 		return
+	case r.URL.Path == "/about":
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<!doctype html><title>About %s</title><main><h1>About %s</h1><p>A page no crawl links to, for requests beside the crawl's.</p></main>", host, host)
+		return
 	case !strings.HasPrefix(r.URL.Path, "/p/"):
 		http.NotFound(w, r)
 		return
@@ -134,7 +138,7 @@ func (s *Site) Checked() Check {
 			c.Robots[host]++
 		case strings.HasPrefix(a.Path, "/private/"):
 			c.Private++
-		default:
+		case strings.HasPrefix(a.Path, "/p/"):
 			if seen[host+a.Path] {
 				c.Twice = append(c.Twice, host+a.Path)
 			}

@@ -1,0 +1,306 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/heedhq/heed/internal/pgtest"
+	"github.com/heedhq/heed/internal/team"
+	"github.com/heedhq/heed/internal/team/teamtest"
+	"github.com/heedhq/heed/internal/testutil"
+)
+
+// teamEnv is a team on this machine: a throwaway PostgreSQL cluster, a
+// database migrated by heed migrate, a site of many host names on one
+// loopback server, and a config file that resolves the names to
+// loopback (resolve) and allows it (allow_net), as a user would for
+// split DNS.
+type teamEnv struct {
+	bin, db, cfg string
+	site         *teamtest.Site
+	pool         *pgxpool.Pool
+}
+
+func newTeam(t *testing.T, pages, hosts int) *teamEnv {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary and runs PostgreSQL")
+	}
+	e := &teamEnv{bin: build(t)}
+	c := pgtest.Start(t)
+	t.Cleanup(c.Stop)
+	e.db = c.Database(t)
+	e.site = teamtest.Start(t, pages, hosts, time.Millisecond)
+	var conf strings.Builder
+	conf.WriteString("allow_net: [127.0.0.1/32]\nresolve:\n")
+	for _, h := range e.site.Names() {
+		fmt.Fprintf(&conf, "  - %s:127.0.0.1\n", h)
+	}
+	e.cfg = filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(e.cfg, []byte(conf.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := e.command("migrate", "--db", e.db).CombinedOutput(); err != nil {
+		t.Fatalf("heed migrate: %v\n%s", err, out)
+	}
+	pool, err := pgxpool.New(context.Background(), e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	e.pool = pool
+	return e
+}
+
+func (e *teamEnv) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(e.bin, append(args, "--config", e.cfg)...)
+	cmd.Env = append(os.Environ(), "HEED_CONFIG=", "HEED_STASH=", "HEED_DB=")
+	return cmd
+}
+
+// worker starts heed worker; it is stopped with SIGTERM when the test
+// ends, and must exit 0 then.
+func (e *teamEnv) worker(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := e.command(append([]string{"worker", "--db", e.db}, args...)...)
+	stderr := new(testutil.Buffer)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState != nil {
+			return // killed by the test
+		}
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("heed worker after SIGTERM: %v\n%s", err, stderr)
+			}
+		case <-time.After(time.Minute):
+			cmd.Process.Kill()
+			t.Errorf("heed worker did not stop within a minute of SIGTERM\n%s", stderr)
+		}
+	})
+	return cmd
+}
+
+// crawl queues a crawl of the whole site with heed crawl --db --detach.
+func (e *teamEnv) crawl(t *testing.T, delay time.Duration) int64 {
+	t.Helper()
+	args := []string{"crawl", e.site.PageURL(0), "--db", e.db, "--detach", "--json", "--name", "team",
+		"--max-pages", fmt.Sprint(2 * e.site.N), "--max-depth", "30", "--deadline", "30m", "--delay", delay.String()}
+	for _, h := range e.site.HostPorts() {
+		args = append(args, "--allow-host", h)
+	}
+	out, err := e.command(args...).Output()
+	if err != nil {
+		t.Fatalf("heed crawl --db --detach: %v\n%s", err, out)
+	}
+	var queued struct {
+		Event string
+		Crawl int64
+	}
+	if err := json.Unmarshal(out, &queued); err != nil || queued.Event != "queued" || queued.Crawl == 0 {
+		t.Fatalf("heed crawl --detach printed %q (%v)", out, err)
+	}
+	return queued.Crawl
+}
+
+// progress is where the crawl stands.
+func (e *teamEnv) progress(t *testing.T, id int64) *team.Progress {
+	t.Helper()
+	p, err := team.CrawlProgress(context.Background(), e.pool, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// wait waits for the crawl to be done, at most limit.
+func (e *teamEnv) wait(t *testing.T, id int64, limit time.Duration) *team.Progress {
+	t.Helper()
+	end := time.Now().Add(limit)
+	for {
+		p := e.progress(t, id)
+		if p.Done {
+			return p
+		}
+		if time.Now().After(end) {
+			t.Fatalf("the crawl is not done after %v: %+v", limit, p)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// check checks what the site saw: for every host, requests one at a time
+// and at least delay apart; every page requested once (twice at most
+// for allowed pages), robots.txt once per host, no disallowed page; and
+// every page stored once.
+func (e *teamEnv) check(t *testing.T, id int64, delay time.Duration, allowedTwice int) {
+	t.Helper()
+	p := e.progress(t, id)
+	if p.Stored != e.site.N || len(p.Failed) > 0 {
+		t.Errorf("stored %d of %d; skipped %v, failed %v", p.Stored, e.site.N, p.Skipped, p.Failed)
+	}
+	var n int
+	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM heed_snapshot WHERE source = 'team'`).Scan(&n); err != nil || n != e.site.N {
+		t.Errorf("%d snapshots (%v), want %d", n, err, e.site.N)
+	}
+	c := e.site.Checked()
+	if c.MinGap < delay {
+		t.Errorf("least gap between two requests to a host %v (at %s), want at least %v", c.MinGap, c.MinGapAt, delay)
+	}
+	if c.MaxInFlight > 1 {
+		t.Errorf("%d requests to one host in flight at once", c.MaxInFlight)
+	}
+	if len(c.Twice) > allowedTwice || c.Pages != e.site.N || c.Private > 0 {
+		t.Errorf("pages requested %d of %d; %d twice (at most %d): %v; disallowed requested %d", c.Pages, e.site.N, len(c.Twice), allowedTwice, c.Twice, c.Private)
+	}
+	for _, h := range e.site.Names() {
+		if c.Robots[h] != 1 {
+			t.Errorf("robots.txt of %s requested %d times, want once", h, c.Robots[h])
+		}
+	}
+}
+
+// Four heed worker processes crawl 20,000 pages on 50 host names (one
+// loopback site, the names resolved by the config's resolve setting) at a
+// 100 ms delay: per host, one request at a time and at least 100 ms from
+// the end of one to the start of the next, whichever worker asks; each
+// page requested once and stored once; robots.txt once per host, and no
+// disallowed page asked for. While the workers write, another process's
+// heed search --db and an MCP client of heed mcp --db find their pages,
+// ranked, with snippets; and the MCP server's own requests to the hosts
+// take their turns in the same schedule.
+func TestTeamPoliteness(t *testing.T) {
+	e := newTeam(t, 20_000, 50)
+	for range 4 {
+		e.worker(t, "--hosts", "16", "--slice", "5s")
+	}
+	const delay = 100 * time.Millisecond
+	began := time.Now()
+	id := e.crawl(t, delay)
+
+	// Midway: the team's stash, searched from other processes.
+	for e.progress(t, id).Stored < 3000 {
+		time.Sleep(200 * time.Millisecond)
+	}
+	out, err := e.command("search", "--db", e.db, teamtest.Words(7)).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), e.site.PageURL(7)) {
+		t.Errorf("heed search --db while the workers write: %v\n%s", err, out)
+	}
+	cs := e.mcp(t)
+	var found struct {
+		Hits []struct {
+			URL, Snippet string
+		}
+	}
+	if text := callTool(t, cs, "stash_search", map[string]any{"query": teamtest.Words(12)}, &found); len(found.Hits) != 1 ||
+		found.Hits[0].URL != e.site.PageURL(12) || !strings.Contains(found.Hits[0].Snippet, teamtest.Words(12)) {
+		t.Errorf("stash_search of heed mcp --db while the workers write: %s", text)
+	}
+	// web_fetch takes the host's turn from the team's schedule: the gaps
+	// checked below count its requests too.
+	for h := range 3 {
+		host := teamtest.Host(h)
+		var page struct{ Title string }
+		if text := callTool(t, cs, "web_fetch", map[string]any{"url": "http://" + host + ":" + e.site.Port() + "/about"}, &page); page.Title != "About "+host {
+			t.Errorf("web_fetch of heed mcp --db: %s", text)
+		}
+	}
+
+	p := e.wait(t, id, 5*time.Minute)
+	took := time.Since(began)
+	// The ceiling is hosts ÷ delay: 500 pages a second.
+	t.Logf("%d pages stored in %v: %.0f a second; skipped %v", p.Stored, took.Round(time.Millisecond), float64(p.Stored)/took.Seconds(), p.Skipped)
+	e.check(t, id, delay, 0)
+}
+
+// mcp starts heed mcp --db as an MCP client does.
+func (e *teamEnv) mcp(t *testing.T) *sdk.ClientSession {
+	t.Helper()
+	cmd := e.command("mcp", "--db", e.db, "--delay", "100ms")
+	stderr := new(testutil.Buffer)
+	cmd.Stderr = stderr
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "0"}, nil).Connect(t.Context(), &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr)
+	}
+	t.Cleanup(func() {
+		if err := cs.Close(); err != nil {
+			t.Errorf("heed mcp --db did not end cleanly: %v\n%s", err, stderr)
+		}
+	})
+	return cs
+}
+
+// callTool calls a tool and decodes its structured result into out; it
+// returns the result's text, for messages.
+func callTool(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any, out any) string {
+	t.Helper()
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	if res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, out)
+	}
+	return text.String()
+}
+
+// kill -9 of one of four workers mid-crawl: every page is stored exactly
+// once; pages requested twice are at most the killed worker's hosts in
+// flight; no host is asked sooner than its delay, though the killed
+// worker's hosts are taken over by others; and the crawl is done within
+// the lease, River's rescue of the dead worker's jobs, and its rescuer's
+// round (30 s).
+func TestTeamKilledWorker(t *testing.T) {
+	e := newTeam(t, 3000, 10)
+	const hosts = "8"
+	var workers []*exec.Cmd
+	for range 4 {
+		workers = append(workers, e.worker(t, "--hosts", hosts, "--slice", "2s", "--lease", "3s", "--rescue-after", "16s"))
+	}
+	const delay = 20 * time.Millisecond
+	id := e.crawl(t, delay)
+	for e.progress(t, id).Stored < 800 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	var held int
+	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM heed_host WHERE lease_owner LIKE $1`, fmt.Sprintf("%%/%d/%%", workers[1].Process.Pid)).Scan(&held); err != nil {
+		t.Fatal(err)
+	}
+	if err := workers[1].Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	workers[1].Wait()
+	killed := time.Now()
+	p := e.wait(t, id, 3*time.Minute)
+	t.Logf("the killed worker held %d hosts; the crawl was done %v after the kill; %d stored", held, time.Since(killed).Round(time.Millisecond), p.Stored)
+	if took := time.Since(killed); took > 3*time.Second+16*time.Second+30*time.Second+15*time.Second {
+		t.Errorf("done %v after the kill: more than the lease, the rescue and its round", took)
+	}
+	e.check(t, id, delay, 8)
+}
