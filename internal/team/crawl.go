@@ -139,6 +139,61 @@ func enqueue(ctx context.Context, tx pgx.Tx, crawlID int64, qs []queued) ([]stri
 	return due, rows.Err()
 }
 
+// queueLinks queues, in b, one statement that puts URLs in the frontier
+// (as enqueue does) and locks, in order, the hosts given a queued URL and
+// also (a held host); readLocked reads what it returns.
+func queueLinks(b *pgx.Batch, crawlID int64, qs []queued, also string) {
+	slices.SortFunc(qs, func(a, b queued) int { return strings.Compare(a.url, b.url) })
+	qs = slices.CompactFunc(qs, func(a, b queued) bool { return a.url == b.url })
+	n := len(qs)
+	urls, hosts, depths, states, reasons, details := make([]string, n), make([]string, n), make([]int32, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, q := range qs {
+		urls[i], hosts[i], depths[i], states[i], reasons[i], details[i] = clean(q.url), clean(q.host), int32(q.depth), q.state, q.reason, clean(heed.Clip(q.detail, 1000))
+	}
+	b.Queue(`
+		WITH ins AS (
+			INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, detail)
+			SELECT u, $1, h, d, s, r, t FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS x(u, h, d, s, r, t)
+			ORDER BY u
+			ON CONFLICT (url) DO UPDATE SET crawl = EXCLUDED.crawl, depth = EXCLUDED.depth, state = EXCLUDED.state,
+				reason = EXCLUDED.reason, detail = EXCLUDED.detail, updated_at = now()
+			WHERE heed_frontier.crawl <> EXCLUDED.crawl AND heed_frontier.state <> 'queued'
+			RETURNING host, state
+		), due AS (
+			SELECT DISTINCT host FROM ins WHERE state = 'queued'
+		), locked AS (
+			INSERT INTO heed_host (host) SELECT host FROM (SELECT host FROM due UNION SELECT $8::text) AS h ORDER BY host
+			ON CONFLICT (host) DO UPDATE SET host = EXCLUDED.host
+			RETURNING host, awake
+		)
+		SELECT host, awake, host IN (SELECT host FROM due) FROM locked`,
+		crawlID, urls, hosts, depths, states, reasons, details, also)
+}
+
+// readLocked reads queueLinks's statement: the hosts given a queued URL,
+// and those of the hosts locked without a job.
+func readLocked(br pgx.BatchResults) (due, asleep []string, err error) {
+	rows, err := br.Query()
+	if err != nil {
+		return nil, nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h string
+		var awake, isDue bool
+		if err := rows.Scan(&h, &awake, &isDue); err != nil {
+			return nil, nil, err
+		}
+		if isDue {
+			due = append(due, h)
+		}
+		if !awake {
+			asleep = append(asleep, h)
+		}
+	}
+	return due, asleep, rows.Err()
+}
+
 // lockHosts makes the hosts' rows if missing and locks them, in order,
 // so that two transactions locking hosts never wait on each other. It
 // returns those of them without a job. A job that finds no URL left

@@ -638,7 +638,7 @@ func (s *slice) robots(ctx context.Context, u *url.URL, delay time.Duration) (ro
 		return robots.Outcome{}, err
 	}
 	err = inTx(context.WithoutCancel(ctx), s.w.Pool, func(tx pgx.Tx) error {
-		if _, err := s.release(ctx, tx, nil, delay); err != nil {
+		if err := s.release(ctx, tx, delay); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `
@@ -667,27 +667,29 @@ func outcomeOf(status string, httpStatus int, cause string, body []byte) robots.
 	return robots.Outcome{Status: robots.Unreachable, HTTPStatus: httpStatus, Cause: cause, Lifetime: robots.UnreachableLifetime}
 }
 
-// release locks the hosts (this one and those given URLs) and sets this
-// host's next turn, its delay from now, by the database's clock; the
-// lease stays, renewed. It fails with errLost when another worker holds
-// the host now.
-func (s *slice) release(ctx context.Context, tx pgx.Tx, others []string, delay time.Duration) (asleep []string, err error) {
-	if asleep, err = lockHosts(ctx, tx, append([]string{s.host}, others...)); err != nil {
-		return nil, err
+// releaseSQL sets a held host's next turn, its delay from now by the
+// database's clock, and renews the lease; it changes no row when another
+// worker holds the host now.
+const releaseSQL = `
+	UPDATE heed_host SET next_at = greatest(next_at, now() + make_interval(secs => $3)),
+		delay_ms = CASE WHEN $4 > 0 THEN $4 ELSE delay_ms END,
+		lease_until = now() + make_interval(secs => $5)
+	WHERE host = $1 AND lease_owner = $2`
+
+// release locks the host and sets its next turn (releaseSQL). It fails
+// with errLost when another worker holds the host now.
+func (s *slice) release(ctx context.Context, tx pgx.Tx, delay time.Duration) error {
+	if _, err := lockHosts(ctx, tx, []string{s.host}); err != nil {
+		return err
 	}
-	tag, err := tx.Exec(ctx, `
-		UPDATE heed_host SET next_at = greatest(next_at, now() + make_interval(secs => $3)),
-			delay_ms = CASE WHEN $4 > 0 THEN $4 ELSE delay_ms END,
-			lease_until = now() + make_interval(secs => $5)
-		WHERE host = $1 AND lease_owner = $2`,
-		s.host, s.w.owner, delay.Seconds(), delay.Milliseconds(), s.w.LeaseTTL.Seconds())
+	tag, err := tx.Exec(ctx, releaseSQL, s.host, s.w.owner, delay.Seconds(), delay.Milliseconds(), s.w.LeaseTTL.Seconds())
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if tag.RowsAffected() == 0 {
-		return nil, errLost
+		return errLost
 	}
-	return asleep, nil
+	return nil
 }
 
 // minDupBytes is the least Markdown a page must have to be taken for a
@@ -729,22 +731,36 @@ func (s *slice) commit(ctx context.Context, it item, res *result, delay time.Dur
 		if kind == crawl.Stored || kind == crawl.Unchanged {
 			state = "done"
 		}
-		if _, err := tx.Exec(ctx, `UPDATE heed_frontier SET state = $3, reason = $4, detail = $5, updated_at = now() WHERE url = $1 AND crawl = $2`,
-			it.url, it.c.id, state, reason, clean(heed.Clip(detail, 1000))); err != nil {
-			return err
-		}
 		links := res.links
 		if res.final != "" {
 			lu, _ := url.Parse(res.final)
 			links = append(links, queued{url: res.final, host: polite.HostKey(lu), depth: it.depth, state: "done"})
 		}
-		due, err := enqueue(ctx, tx, it.c.id, links)
-		if err != nil {
+		// One round trip: the URL's end, its links queued and their
+		// hosts locked with this one (in order, after the links, as
+		// every transaction locks hosts), and this host's next turn,
+		// fenced by the lease.
+		b := &pgx.Batch{}
+		b.Queue(`UPDATE heed_frontier SET state = $3, reason = $4, detail = $5, updated_at = now() WHERE url = $1 AND crawl = $2`,
+			it.url, it.c.id, state, reason, clean(heed.Clip(detail, 1000)))
+		queueLinks(b, it.c.id, links, s.host)
+		b.Queue(releaseSQL, s.host, s.w.owner, delay.Seconds(), delay.Milliseconds(), s.w.LeaseTTL.Seconds())
+		br := tx.SendBatch(ctx, b)
+		if _, err := br.Exec(); err != nil {
+			br.Close()
 			return err
 		}
-		asleep, err := s.release(ctx, tx, due, delay)
+		due, asleep, err := readLocked(br)
 		if err != nil {
+			br.Close()
 			return err
+		}
+		tag, err := br.Exec()
+		if err := errors.Join(err, br.Close()); err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return errLost
 		}
 		return wake(ctx, tx, s.w.inserter, due, asleep)
 	})
