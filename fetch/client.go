@@ -75,6 +75,13 @@ type Config struct {
 	// address is refused whole. (*net.Resolver satisfies it; tests hand in
 	// their own to make names resolve anywhere without a DNS server.)
 	Resolver Resolver
+	// ResetOnClose closes each connection with a reset (SO_LINGER 0):
+	// what was written and not yet taken by the server is dropped, rather
+	// than sent on after the request was given up. A request abandoned
+	// while the network was down never reaches the server later, when
+	// another worker of a team may be asking the host (a team's worker
+	// sets it).
+	ResetOnClose bool
 	// Proxy, if set, is the HTTP proxy every request goes through. The
 	// environment's proxy variables are never read. The proxy itself is
 	// trusted; the destinations are checked before each request (a proxy
@@ -204,6 +211,9 @@ func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, erro
 	for _, ip := range ips {
 		conn, err := c.dialer.DialContext(ctx, network, net.JoinHostPort(ip.Unmap().String(), port))
 		if err == nil {
+			if tc, ok := conn.(*net.TCPConn); ok && c.cfg.ResetOnClose {
+				tc.SetLinger(0)
+			}
 			return conn, nil
 		}
 		if first == nil {

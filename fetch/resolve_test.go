@@ -3,9 +3,12 @@ package fetch
 import (
 	"context"
 	"errors"
+	"net"
 	"net/netip"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 type failing struct{}
@@ -55,5 +58,46 @@ func TestStaticResolverGuarded(t *testing.T) {
 	_, err := c.Get(context.Background(), Request{URL: "http://inside.test:1/"})
 	if !errors.Is(err, ErrRefused) {
 		t.Errorf("a name resolved to loopback, without --allow-net: %v", err)
+	}
+}
+
+// With ResetOnClose, a request given up closes its connection with a
+// reset: the server's read fails at once ("connection reset"), where a
+// plain close would end it with EOF after anything still unsent.
+func TestResetOnClose(t *testing.T) {
+	for _, reset := range []bool{false, true} {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(chan error, 1)
+		go func() {
+			conn, err := ln.Accept()
+			if err != nil {
+				got <- err
+				return
+			}
+			defer conn.Close()
+			buf := make([]byte, 4096)
+			for {
+				// The request comes, and no answer: the client gives up.
+				if _, err := conn.Read(buf); err != nil {
+					got <- err
+					return
+				}
+			}
+		}()
+		c, _ := newClient(t, Config{ResetOnClose: reset, Retries: -1})
+		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+		_, err = c.Get(ctx, Request{URL: "http://" + ln.Addr().String() + "/slow"})
+		cancel()
+		if err == nil {
+			t.Fatal("a request without an answer succeeded")
+		}
+		readErr := <-got
+		ln.Close()
+		if isReset := errors.Is(readErr, syscall.ECONNRESET); isReset != reset {
+			t.Errorf("ResetOnClose %v: the server's read ended with %v", reset, readErr)
+		}
 	}
 }

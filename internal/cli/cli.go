@@ -125,7 +125,10 @@ func (e *env) client() (*fetch.Client, error) {
 	if len(names) > 0 {
 		r = &fetch.Static{Names: names, Next: resolver}
 	}
-	return fetch.New(fetch.Config{UserAgent: e.agent, AllowNets: append(nets, fromConfig...), Resolver: r}), nil
+	// A team's requests are given up with a reset: one abandoned while
+	// the network was down must not reach its host later, on another
+	// worker's turn.
+	return fetch.New(fetch.Config{UserAgent: e.agent, AllowNets: append(nets, fromConfig...), Resolver: r, ResetOnClose: e.db != ""}), nil
 }
 
 // service returns the ingest service the commands are doors onto, made

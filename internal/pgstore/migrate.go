@@ -83,7 +83,8 @@ var migrations = []string{
 	) STORED;
 	CREATE INDEX heed_snapshot_search ON heed_snapshot USING gin (search);`,
 	// 4: the team's crawl. A crawl's bounds and how many requests it
-	// made; the frontier's order (seq), and why a URL ended as it did;
+	// made; the frontier's order (seq), why a URL ended as it did, and
+	// how often it failed for a cause that may pass;
 	// each host's last delay, kept after a worker that died, and whether
 	// it has a job; robots.txt
 	// per origin, as fetched, for every worker; twins found by hash.
@@ -95,6 +96,7 @@ var migrations = []string{
 		ADD COLUMN seq        bigint GENERATED ALWAYS AS IDENTITY,
 		ADD COLUMN reason     text NOT NULL DEFAULT '',
 		ADD COLUMN detail     text NOT NULL DEFAULT '',
+		ADD COLUMN attempts   integer NOT NULL DEFAULT 0,
 		ADD COLUMN updated_at timestamptz NOT NULL DEFAULT now();
 	DROP INDEX heed_frontier_due;
 	CREATE INDEX heed_frontier_queue ON heed_frontier (host, seq) WHERE state = 'queued';

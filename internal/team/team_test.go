@@ -2,6 +2,8 @@ package team
 
 import (
 	"context"
+	"fmt"
+	"net/http"
 	"net/netip"
 	"os"
 	"strings"
@@ -16,6 +18,7 @@ import (
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/pgtest"
 	"github.com/heedhq/heed/internal/team/teamtest"
+	"github.com/heedhq/heed/internal/testutil"
 )
 
 var (
@@ -51,7 +54,7 @@ func database(t *testing.T) *pgxpool.Pool {
 }
 
 func loopbackClient() *fetch.Client {
-	return fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Resolver: teamtest.Resolver{}, Retries: -1})
+	return fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Resolver: teamtest.Resolver{}, Retries: -1, ResetOnClose: true})
 }
 
 // startWorkers runs n workers until the test ends.
@@ -190,5 +193,49 @@ func TestWorkersRobots(t *testing.T) {
 	}
 	if len(at) < 5 || gap < 250*time.Millisecond {
 		t.Errorf("host 1 (Crawl-delay: 0.25): %d requests, least gap %v", len(at), gap)
+	}
+}
+
+// A URL that fails for a cause that may pass (a 503 here; a timeout or a
+// network cut alike) is queued again, at most maxAttempts requests in
+// all: a page that answers the second time is stored, one that never
+// does is failed after the last.
+func TestWorkersTryAgain(t *testing.T) {
+	pool := database(t)
+	var mu sync.Mutex
+	asked := map[string]int{}
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked[r.URL.Path]++
+		n := asked[r.URL.Path]
+		mu.Unlock()
+		switch {
+		case r.URL.Path == "/robots.txt":
+			http.NotFound(w, r)
+		case r.URL.Path == "/":
+			fmt.Fprint(w, `<html><title>Home</title><main><h1>Home</h1><p>The home page links to a flaky page and a dead one.</p><a href="/flaky">flaky</a> <a href="/dead">dead</a></main></html>`)
+		case r.URL.Path == "/flaky" && n > 1:
+			fmt.Fprint(w, `<html><title>Flaky</title><main><h1>Flaky</h1><p>This page failed once and then answered.</p></main></html>`)
+		default:
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		}
+	})
+	startWorkers(t, pool, 2, nil)
+	delay := 30 * time.Millisecond
+	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + "/", Source: "flaky", Delay: delay, MaxPages: 100}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitDone(t, pool, id, time.Minute)
+	mu.Lock()
+	defer mu.Unlock()
+	if p.Stored != 2 || p.Failed["transient"] != 1 || asked["/flaky"] != 2 || asked["/dead"] != maxAttempts {
+		t.Errorf("progress %+v; /flaky asked %d times, /dead %d", p, asked["/flaky"], asked["/dead"])
+	}
+	log := site.Log()
+	for i := 1; i < len(log); i++ {
+		if gap := log[i].At.Sub(log[i-1].End); gap < delay {
+			t.Errorf("%s asked %v after the last request ended", log[i].Path, gap)
+		}
 	}
 }

@@ -317,10 +317,17 @@ func (h *held) Acquire(ctx context.Context, host string) (func(time.Duration), e
 
 // item is a queued URL and its crawl.
 type item struct {
-	url   string
-	depth int
-	c     *crawlInfo
+	url      string
+	depth    int
+	attempts int // failures so far for a cause that may pass
+	c        *crawlInfo
 }
+
+// maxAttempts is how often a URL is fetched when each time fails for a
+// cause that may pass (a timeout, a network cut, a 5xx or a 429) before
+// it is taken for failed: a worker cut off from the site for a while
+// loses no URL.
+const maxAttempts = 3
 
 func (s *slice) run(ctx context.Context) error {
 	s.turns.host = s.host
@@ -351,7 +358,7 @@ func (s *slice) next(ctx context.Context) ([]item, error) {
 		return nil, err
 	}
 	rows, err := s.w.Pool.Query(ctx, `
-		SELECT url, depth, crawl FROM heed_frontier WHERE host = $1 AND state = 'queued' ORDER BY seq LIMIT 32`, s.host)
+		SELECT url, depth, attempts, crawl FROM heed_frontier WHERE host = $1 AND state = 'queued' ORDER BY seq LIMIT 32`, s.host)
 	if err != nil {
 		return nil, err
 	}
@@ -360,7 +367,7 @@ func (s *slice) next(ctx context.Context) ([]item, error) {
 	for rows.Next() {
 		var it item
 		var id int64
-		if err := rows.Scan(&it.url, &it.depth, &id); err != nil {
+		if err := rows.Scan(&it.url, &it.depth, &it.attempts, &id); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -568,10 +575,15 @@ func (s *slice) links(it item, links []string, depth int) []queued {
 			continue
 		}
 		q := queued{url: l, host: polite.HostKey(lu), depth: depth, state: "queued"}
+		out, known := s.outcomes[lu.Scheme+"://"+lu.Host]
 		if why := it.c.scope.Check(lu); why != "" {
 			q.state, q.reason, q.detail = "skipped", crawl.ReasonScope, why
 		} else if depth > max(it.c.o.MaxDepth, 0) {
 			q.state, q.reason, q.detail = "skipped", crawl.ReasonLimit, fmt.Sprintf("deeper than max_depth %d", max(it.c.o.MaxDepth, 0))
+		} else if d := out.Allowed(s.w.Agent, l); known && !it.c.o.NoRobots && !d.Allowed {
+			// A link to an origin whose robots.txt this slice holds is
+			// judged now: it is never queued to be turned away later.
+			q.state, q.reason, q.detail = "skipped", crawl.ReasonRobots, d.String()
 		}
 		qs = append(qs, q)
 	}
@@ -636,6 +648,12 @@ func (s *slice) robots(ctx context.Context, u *url.URL, delay time.Duration) (ro
 	release(delay)
 	if err != nil {
 		return robots.Outcome{}, err
+	}
+	if o.Status == robots.Unreachable && o.HTTPStatus == 0 {
+		// No answer at all (a timeout, the network down): not the
+		// site's word, so not kept for the team to go by for an hour;
+		// the URL is tried again (maxAttempts).
+		return robots.Outcome{}, &heed.Error{Kind: heed.Transient, Op: "get", URL: origin + "/robots.txt", Err: errors.New(o.Cause)}
 	}
 	err = inTx(context.WithoutCancel(ctx), s.w.Pool, func(tx pgx.Tx) error {
 		if err := s.release(ctx, tx, delay); err != nil {
@@ -704,6 +722,7 @@ func (s *slice) commit(ctx context.Context, it item, res *result, delay time.Dur
 	ctx = context.WithoutCancel(ctx)
 	var kind crawl.Kind
 	var reason, detail string
+	requeued := false
 	err := inTx(ctx, s.w.Pool, func(tx pgx.Tx) error {
 		kind, reason, detail = res.kind, res.reason, res.detail
 		if res.snap != nil {
@@ -727,10 +746,15 @@ func (s *slice) commit(ctx context.Context, it item, res *result, delay time.Dur
 				}
 			}
 		}
-		state := string(kind)
-		if kind == crawl.Stored || kind == crawl.Unchanged {
+		state, attempts := string(kind), it.attempts
+		switch {
+		case kind == crawl.Stored || kind == crawl.Unchanged:
 			state = "done"
+		case kind == crawl.Failed && reason == heed.Transient.String() && it.attempts+1 < maxAttempts:
+			// Queued again, for its host's next turn.
+			state, attempts = "queued", it.attempts+1
 		}
+		requeued = state == "queued"
 		links := res.links
 		if res.final != "" {
 			lu, _ := url.Parse(res.final)
@@ -741,8 +765,8 @@ func (s *slice) commit(ctx context.Context, it item, res *result, delay time.Dur
 		// every transaction locks hosts), and this host's next turn,
 		// fenced by the lease.
 		b := &pgx.Batch{}
-		b.Queue(`UPDATE heed_frontier SET state = $3, reason = $4, detail = $5, updated_at = now() WHERE url = $1 AND crawl = $2`,
-			it.url, it.c.id, state, reason, clean(heed.Clip(detail, 1000)))
+		b.Queue(`UPDATE heed_frontier SET state = $3, reason = $4, detail = $5, attempts = $6, updated_at = now() WHERE url = $1 AND crawl = $2`,
+			it.url, it.c.id, state, reason, clean(heed.Clip(detail, 1000)), attempts)
 		queueLinks(b, it.c.id, links, s.host)
 		b.Queue(releaseSQL, s.host, s.w.owner, delay.Seconds(), delay.Milliseconds(), s.w.LeaseTTL.Seconds())
 		br := tx.SendBatch(ctx, b)
@@ -764,7 +788,7 @@ func (s *slice) commit(ctx context.Context, it item, res *result, delay time.Dur
 		}
 		return wake(ctx, tx, s.w.inserter, due, asleep)
 	})
-	if err == nil && s.w.Event != nil {
+	if err == nil && s.w.Event != nil && !requeued {
 		s.w.Event(crawl.Event{Kind: kind, URL: it.url, Reason: reason, Detail: detail, Depth: it.depth, Delay: delay.String()})
 	}
 	return err
