@@ -73,7 +73,13 @@ func (e *teamEnv) command(args ...string) *exec.Cmd {
 // ends, and must exit 0 then.
 func (e *teamEnv) worker(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
-	cmd := e.command(append([]string{"worker", "--db", e.db}, args...)...)
+	return e.start(t, e.command(append([]string{"worker", "--db", e.db}, args...)...))
+}
+
+// start starts a worker's command; it is stopped with SIGTERM when the
+// test ends, and must exit 0 then.
+func (e *teamEnv) start(t *testing.T, cmd *exec.Cmd) *exec.Cmd {
+	t.Helper()
 	stderr := new(testutil.Buffer)
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -315,4 +321,135 @@ func TestTeamKilledWorker(t *testing.T) {
 		t.Errorf("done %v after the kill: more than the lease, the rescue and its round", took)
 	}
 	e.check(t, id, delay, hosts)
+}
+
+// netns is a network namespace joined to this one by a veth pair, as a
+// second machine on the team's network: this side's address is host,
+// the namespace's ns.
+type netns struct {
+	name, link, host, ns string
+}
+
+// newNetns makes a network namespace, or skips the test (fails it with
+// HEED_NETNS=required) where it cannot: without root or ip(8).
+func newNetns(t *testing.T) *netns {
+	t.Helper()
+	ip, err := exec.LookPath("ip")
+	if err == nil && os.Geteuid() != 0 {
+		err = fmt.Errorf("not root")
+	}
+	if err != nil {
+		if os.Getenv("HEED_NETNS") == "required" {
+			t.Fatalf("a network namespace is needed: %v", err)
+		}
+		t.Skipf("no network namespace (needs root and ip(8)): %v", err)
+	}
+	pid := os.Getpid()
+	n := &netns{name: fmt.Sprintf("heed%d", pid), link: fmt.Sprintf("hv%d", pid)}
+	sub := pid % 16000
+	n.host = fmt.Sprintf("10.213.%d.%d", sub/64, sub%64*4+1)
+	n.ns = fmt.Sprintf("10.213.%d.%d", sub/64, sub%64*4+2)
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command(ip, args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	}
+	t.Cleanup(func() {
+		exec.Command(ip, "link", "del", n.link).Run()
+		exec.Command(ip, "netns", "del", n.name).Run()
+	})
+	run("netns", "add", n.name)
+	run("link", "add", n.link, "type", "veth", "peer", "name", "nv0", "netns", n.name)
+	run("addr", "add", n.host+"/30", "dev", n.link)
+	run("link", "set", n.link, "up")
+	run("-n", n.name, "addr", "add", n.ns+"/30", "dev", "nv0")
+	run("-n", n.name, "link", "set", "nv0", "up")
+	run("-n", n.name, "link", "set", "lo", "up")
+	return n
+}
+
+// set sets the link up or down: down, the namespace is cut off.
+func (n *netns) set(t *testing.T, state string) {
+	t.Helper()
+	if out, err := exec.Command("ip", "link", "set", n.link, state).CombinedOutput(); err != nil {
+		t.Fatalf("ip link set %s %s: %v\n%s", n.link, state, err, out)
+	}
+}
+
+// Two workers on this machine and two on a second one (a network
+// namespace reaching PostgreSQL and the site over a veth pair); the
+// second machine's link is cut for longer than the lease, then restored:
+// no host is asked sooner than its delay or twice at once, and no URL is
+// lost.
+func TestTeamLinkCut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs PostgreSQL")
+	}
+	ns := newNetns(t)
+	e := &teamEnv{bin: build(t)}
+	c := pgtest.StartOn(t, ns.host)
+	t.Cleanup(c.Stop)
+	e.db = strings.Replace(c.Database(t), "127.0.0.1", ns.host, 1)
+	e.site = teamtest.StartOn(t, ns.host+":0", 3000, 10, time.Millisecond)
+	var conf strings.Builder
+	fmt.Fprintf(&conf, "allow_net: [%s/30]\nresolve:\n", ns.host)
+	for _, h := range e.site.Names() {
+		fmt.Fprintf(&conf, "  - %s:%s\n", h, ns.host)
+	}
+	e.cfg = filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(e.cfg, []byte(conf.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := e.command("migrate", "--db", e.db).CombinedOutput(); err != nil {
+		t.Fatalf("heed migrate: %v\n%s", err, out)
+	}
+	pool, err := pgxpool.New(context.Background(), e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	e.pool = pool
+
+	const lease = 3 * time.Second
+	flags := []string{"--hosts", "3", "--slice", "2s", "--lease", lease.String(), "--rescue-after", "16s"}
+	for range 2 {
+		e.worker(t, flags...)
+	}
+	var far []*exec.Cmd
+	for range 2 {
+		far = append(far, e.workerIn(t, ns.name, flags...))
+	}
+	const delay = 20 * time.Millisecond
+	id := e.crawl(t, delay)
+	for e.progress(t, id).Stored < 600 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	var held int
+	for _, w := range far {
+		var n int
+		if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM heed_host WHERE lease_owner LIKE $1`, fmt.Sprintf("%%/%d/%%", w.Process.Pid)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		held += n
+	}
+	ns.set(t, "down")
+	time.Sleep(lease + 2*time.Second)
+	ns.set(t, "up")
+	p := e.wait(t, id, 3*time.Minute)
+	t.Logf("the second machine held %d hosts when its link was cut; %d stored", held, p.Stored)
+	if held == 0 {
+		t.Error("the second machine's workers held no host when the link was cut: the cut tested nothing")
+	}
+	e.check(t, id, delay, held)
+}
+
+// workerIn starts heed worker in the network namespace; it is stopped
+// with SIGTERM when the test ends, and must exit 0 then.
+func (e *teamEnv) workerIn(t *testing.T, ns string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := e.command(append([]string{"worker", "--db", e.db}, args...)...)
+	cmd.Args = append([]string{"ip", "netns", "exec", ns}, cmd.Args...)
+	cmd.Path, _ = exec.LookPath("ip")
+	return e.start(t, cmd)
 }

@@ -56,7 +56,15 @@ func bindir() (string, error) {
 // when PostgreSQL is not installed. Stop it with Stop.
 func Start(tb testing.TB) *Cluster {
 	tb.Helper()
-	c, err := StartCluster()
+	return StartOn(tb)
+}
+
+// StartOn is Start, the server listening on the addresses given beside
+// 127.0.0.1 (a veth pair's, for clients in a network namespace), and
+// taking clients of the networks it is on.
+func StartOn(tb testing.TB, listen ...string) *Cluster {
+	tb.Helper()
+	c, err := StartCluster(listen...)
 	if err != nil {
 		if os.Getenv("HEED_POSTGRES") == "required" {
 			tb.Fatalf("pgtest: %v", err)
@@ -66,9 +74,10 @@ func Start(tb testing.TB) *Cluster {
 	return c
 }
 
-// StartCluster starts a cluster, for a TestMain; an error says why it
-// could not (no binaries, first of all).
-func StartCluster() (*Cluster, error) {
+// StartCluster starts a cluster, for a TestMain, listening on 127.0.0.1
+// and the addresses given; an error says why it could not (no
+// binaries, first of all).
+func StartCluster(listen ...string) (*Cluster, error) {
 	bin, err := bindir()
 	if err != nil {
 		return nil, err
@@ -102,6 +111,17 @@ func StartCluster() (*Cluster, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("initdb: %v\n%s", err, out)
 	}
+	if len(listen) > 0 {
+		hba, err := os.OpenFile(filepath.Join(data, "pg_hba.conf"), os.O_APPEND|os.O_WRONLY, 0)
+		if err == nil {
+			_, err = hba.WriteString("host all all samenet scram-sha-256\n")
+			hba.Close()
+		}
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, err
+		}
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		os.RemoveAll(dir)
@@ -109,7 +129,7 @@ func StartCluster() (*Cluster, error) {
 	}
 	c.port = l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	opts := fmt.Sprintf("-h 127.0.0.1 -p %d -k %s -c fsync=off -c synchronous_commit=off -c full_page_writes=off", c.port, dir)
+	opts := fmt.Sprintf("-h %s -p %d -k %s -c fsync=off -c synchronous_commit=off -c full_page_writes=off", strings.Join(append([]string{"127.0.0.1"}, listen...), ","), c.port, dir)
 	if out, err := c.run("pg_ctl", "-D", data, "-o", opts, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start"); err != nil {
 		log, _ := os.ReadFile(filepath.Join(dir, "log"))
 		os.RemoveAll(dir)

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -33,8 +34,18 @@ type Arrivals struct {
 // NewArrivals starts an Arrivals server that holds each request for hold
 // and then has h answer it; it is closed when the test ends.
 func NewArrivals(tb testing.TB, hold time.Duration, h http.HandlerFunc) *Arrivals {
+	return NewArrivalsOn(tb, "127.0.0.1:0", hold, h)
+}
+
+// NewArrivalsOn is NewArrivals, listening on addr.
+func NewArrivalsOn(tb testing.TB, addr string, hold time.Duration, h http.HandlerFunc) *Arrivals {
+	tb.Helper()
 	a := &Arrivals{}
-	a.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a.Server = httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := a.inflight.Add(1)
 		defer a.inflight.Add(-1)
 		for m := a.most.Load(); n > m && !a.most.CompareAndSwap(m, n); m = a.most.Load() {
@@ -51,6 +62,9 @@ func NewArrivals(tb testing.TB, hold time.Duration, h http.HandlerFunc) *Arrival
 		time.Sleep(hold)
 		h(w, r)
 	}))
+	a.Server.Listener.Close()
+	a.Server.Listener = l
+	a.Server.Start()
 	tb.Cleanup(a.Close)
 	return a
 }

@@ -32,8 +32,13 @@ type Site struct {
 // Start starts a site of n pages on hosts host names, each request held
 // for hold.
 func Start(tb testing.TB, n, hosts int, hold time.Duration) *Site {
+	return StartOn(tb, "127.0.0.1:0", n, hosts, hold)
+}
+
+// StartOn is Start, the server listening on addr.
+func StartOn(tb testing.TB, addr string, n, hosts int, hold time.Duration) *Site {
 	s := &Site{N: n, Hosts: hosts}
-	s.Arrivals = testutil.NewArrivals(tb, hold, s.serve)
+	s.Arrivals = testutil.NewArrivalsOn(tb, addr, hold, s.serve)
 	return s
 }
 
