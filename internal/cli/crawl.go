@@ -158,6 +158,13 @@ func (e *env) crawled(cmd *cobra.Command, res *ingest.CrawlResult, err error, p 
 func (e *env) printSummary(res *ingest.CrawlResult, p *progress) error {
 	jsonOut := p.json
 	dir := e.svc.StashDir()
+	if res.Detached {
+		if jsonOut {
+			return writeJSON(e.stdout, map[string]any{"event": "queued", "crawl": res.TeamCrawl, "source": res.Source})
+		}
+		_, err := fmt.Fprintf(e.stdout, "crawl %d queued (source %q); heed status --db shows how it goes\n", res.TeamCrawl, res.Source)
+		return err
+	}
 	if jsonOut {
 		return writeJSON(e.stdout, struct {
 			Event  string `json:"event"`
@@ -169,6 +176,10 @@ func (e *env) printSummary(res *ingest.CrawlResult, p *progress) error {
 	raise := ""
 	if res.Left != (crawl.Left{}) {
 		raise = "(" + p.setting("max_pages") + " raises the crawl's bounds)\n"
+	}
+	if res.TeamCrawl != 0 {
+		_, err := fmt.Fprintf(e.stdout, "%s%steam crawl %d in %s (source %q)\n", res.Summary.Text(), raise, res.TeamCrawl, printable.Line(ingest.RedactDB(e.db, e.db)), res.Source)
+		return err
 	}
 	_, err := fmt.Fprintf(e.stdout, "%s%sstash: %s (source %q)\n", res.Summary.Text(), raise, dir, res.Source)
 	return err

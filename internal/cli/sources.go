@@ -124,6 +124,14 @@ A website is crawled politely. ` + crawlLong,
 			}
 			progress := e.progress(cf.jsonOut, cf.verbose)
 			req := ingest.SourceRequest{Name: name, Source: *src, Events: progress.event}
+			if e.db != "" {
+				var stop func()
+				req.Detach = cf.detach
+				req.Progress, stop = e.teamProgress(cf.jsonOut)
+				defer stop()
+			} else if cf.detach {
+				return usageErrorf("--detach queues a team's crawl: give --db URL too")
+			}
 			if e.terminalIn() {
 				req.ChooseFeed = e.chooseFeed
 			}
@@ -139,6 +147,8 @@ A website is crawled politely. ` + crawlLong,
 		},
 	}
 	cf.register(cmd)
+	e.dbFlagFor(cmd, "ingest into a team's database at this PostgreSQL URL (default $HEED_DB): a website is queued for its workers (heed worker) and followed")
+	cmd.Flags().BoolVar(&cf.detach, "detach", false, "with --db: queue the website's crawl and return at once (the source is recorded then)")
 	cmd.Flags().StringVar(&kind, "kind", "", "the kind of source: "+strings.Join(kinds.Names(), ", ")+" (default: found from the URL)")
 	cmd.Flags().IntVar(&limit, "limit", source.DefaultLimit, "feeds, Bluesky and X: take at most this many items or posts a sync")
 	return cmd
@@ -279,7 +289,7 @@ func (e *env) chooseFeed(page string, feeds []string, orSite bool) (int, error) 
 }
 
 func (e *env) syncCommand() *cobra.Command {
-	var jsonOut, verbose bool
+	var jsonOut, verbose, detach bool
 	cmd := &cobra.Command{
 		Use:   "sync [NAME...]",
 		Short: "Ingest recorded sources again",
@@ -305,6 +315,9 @@ are not rewritten.`,
 					return usageErrorf("sync: no source named %q in %s", n, conf.Path())
 				}
 			}
+			if detach && e.db == "" {
+				return usageErrorf("--detach queues a team's crawl: give --db URL too")
+			}
 			svc, err := e.service(true)
 			if err != nil {
 				return err
@@ -322,7 +335,15 @@ are not rewritten.`,
 				}
 				progress := e.progress(jsonOut, verbose)
 				progress.recorded = true
-				res, err := svc.Ingest(cmd.Context(), ingest.SourceRequest{Name: n, Source: src, Events: progress.event})
+				req := ingest.SourceRequest{Name: n, Source: src, Events: progress.event, Detach: detach}
+				var stop func()
+				if e.db != "" {
+					req.Progress, stop = e.teamProgress(jsonOut)
+				}
+				res, err := svc.Ingest(cmd.Context(), req)
+				if stop != nil {
+					stop()
+				}
 				if err := e.ingested(cmd, res, err, progress); err != nil {
 					var ee *exitError
 					if errors.As(err, &ee) && ee.code == ExitConfig {
@@ -343,5 +364,7 @@ are not rewritten.`,
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print a JSON line per URL and one summary per source")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print a line per URL a crawl skipped or failed (else one per reason)")
+	e.dbFlagFor(cmd, "ingest into a team's database at this PostgreSQL URL (default $HEED_DB): websites are queued for its workers (heed worker) and followed")
+	cmd.Flags().BoolVar(&detach, "detach", false, "with --db: queue the websites' crawls and return at once")
 	return cmd
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -261,57 +260,65 @@ func (e *env) runTeamCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut,
 		fmt.Fprintf(e.stdout, "crawl %d queued; heed status --db shows how it goes\n", id)
 		return nil
 	}
+	show, stop := e.teamProgress(jsonOut)
+	p, err := svc.FollowCrawl(cmd.Context(), id, show)
+	stop()
+	switch {
+	case cmd.Context().Err() != nil:
+		fmt.Fprintf(e.stderr, "heed: stopped following crawl %d; the team's workers go on with it (heed status --db)\n", id)
+		return nil
+	case err != nil:
+		return &exitError{code: ExitFailed, err: err}
+	}
+	if jsonOut {
+		return writeJSON(e.stdout, struct {
+			Event string `json:"event"`
+			*team.Progress
+		}{"summary", p})
+	}
+	fmt.Fprintf(e.stdout, "crawl %d: %s\n", id, progressLine(p))
+	if p.Stored == 0 {
+		return &exitError{code: ExitFailed, err: fmt.Errorf("crawl %d kept nothing (heed status --db says why, by reason)", id)}
+	}
+	return nil
+}
+
+// teamProgress shows a team crawl as it goes: a line kept up to date on
+// a terminal, a JSON line per change with jsonOut; and, when no worker
+// has made a request after a while, how to start one. stop ends it.
+func (e *env) teamProgress(jsonOut bool) (show func(*team.Progress), stop func()) {
 	terminal := isTerminal(e.stderr) && !jsonOut
-	last, idle, hinted := "", 0, false
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		p, err := svc.CrawlProgress(context.WithoutCancel(cmd.Context()), id)
-		if err != nil {
-			return &exitError{code: ExitFailed, err: err}
-		}
-		line := progressLine(p)
-		switch {
-		case line != last:
-			idle = 0
-			if terminal {
-				fmt.Fprintf(e.stderr, "\r\033[K%s", line)
-			}
-		default:
-			idle++
-		}
-		last = line
-		if idle == 40 && p.Fetched == 0 && !hinted {
-			hinted = true
+	var mu sync.Mutex
+	started := false
+	hint := time.AfterFunc(10*time.Second, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !started {
 			if terminal {
 				fmt.Fprint(e.stderr, "\r\033[K")
 			}
 			fmt.Fprintln(e.stderr, "heed: no worker has taken the crawl yet; start one with heed worker --db")
 		}
-		if p.Done {
-			if terminal {
-				fmt.Fprint(e.stderr, "\r\033[K")
-			}
-			if jsonOut {
-				return writeJSON(e.stdout, struct {
-					Event string `json:"event"`
-					*team.Progress
-				}{"summary", p})
-			}
-			fmt.Fprintf(e.stdout, "crawl %d: %s\n", id, progressLine(p))
-			if p.Stored == 0 {
-				return &exitError{code: ExitFailed, err: fmt.Errorf("crawl %d kept nothing (heed status --db says why by reason)", id)}
-			}
-			return nil
-		}
-		select {
-		case <-cmd.Context().Done():
-			if terminal {
-				fmt.Fprint(e.stderr, "\r\033[K")
-			}
-			fmt.Fprintf(e.stderr, "heed: stopped following crawl %d; the team's workers go on with it (heed status --db)\n", id)
-			return nil
-		case <-tick.C:
+	})
+	show = func(p *team.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		started = started || p.Fetched > 0
+		switch {
+		case jsonOut:
+			writeJSON(e.stdout, struct {
+				Event string `json:"event"`
+				*team.Progress
+			}{"progress", p})
+		case terminal:
+			fmt.Fprintf(e.stderr, "\r\033[K%s", progressLine(p))
 		}
 	}
+	stop = func() {
+		hint.Stop()
+		if terminal {
+			fmt.Fprint(e.stderr, "\r\033[K")
+		}
+	}
+	return show, stop
 }

@@ -1,7 +1,12 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +16,8 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/pgtest"
+	"github.com/heedhq/heed/internal/testutil"
+	"github.com/jackc/pgx/v5"
 )
 
 // heed migrate --db creates the schemas, then has nothing to do; $HEED_DB
@@ -92,5 +99,133 @@ func TestReadTeamDatabase(t *testing.T) {
 	code, out, stderr = run(t, "", "search", "--db", bad, "goroutine")
 	if code == 0 || strings.Contains(out+stderr, "n0t-th3") {
 		t.Errorf("a wrong password: exit %d, %q, %q", code, out, stderr)
+	}
+}
+
+// The team's commands as a user runs them: heed crawl --db --detach
+// queues a crawl, heed status --db shows it waiting; a worker takes it;
+// heed crawl --db follows another to its end; heed add --db records a
+// website source crawled by the team, heed sync --db --detach queues it
+// again. No output, and no error, shows the database's password.
+func TestTeamCommands(t *testing.T) {
+	c := pgtest.Start(t)
+	defer c.Stop()
+	admin := c.Database(t)
+	const secret = "s3cr3t-Pa55-w0rd"
+	conn, err := pgx.Connect(t.Context(), admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(t.Context(), "CREATE ROLE team LOGIN SUPERUSER PASSWORD '"+secret+"'"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(t.Context())
+	db := strings.Replace(admin, "heed:pw@", "team:"+secret+"@", 1)
+	config := filepath.Join(t.TempDir(), "config.yaml")
+	var seen testutil.Buffer
+	teamRun := func(args ...string) (int, string, string) {
+		t.Helper()
+		code, out, stderr := run(t, "", append(args, "--config", config, "--allow-net", "127.0.0.1/32")...)
+		seen.Write([]byte(out + stderr))
+		return code, out, stderr
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+		case "/", "/docs/":
+			fmt.Fprintf(w, `<html><title>Home %s</title><main><h1>Home</h1><p>Lighthouses guide ships past reefs at night, and this page says so at length.</p><a href="/a">a</a> <a href="/private">p</a></main></html>`, r.URL.Path)
+		case "/a":
+			fmt.Fprint(w, `<html><title>A</title><main><h1>A</h1><p>A Fresnel lens bends the lamp's light into a narrow beam seen far out at sea.</p></main></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+
+	if code, _, stderr := teamRun("migrate", "--db", db); code != 0 {
+		t.Fatal(stderr)
+	}
+	code, out, stderr := teamRun("crawl", site.URL+"/", "--db", db, "--detach", "--delay", "10ms")
+	if code != 0 || !strings.Contains(out, "crawl 1 queued") {
+		t.Fatalf("crawl --detach: exit %d, %q, %q", code, out, stderr)
+	}
+	code, out, stderr = teamRun("status", "--db", db)
+	if code != 0 || !strings.Contains(out, "crawl 1 ") || !strings.Contains(out, "running · 0 stored · 1 queued") {
+		t.Errorf("status before a worker: exit %d, %q, %q", code, out, stderr)
+	}
+	code, _, stderr = teamRun("crawl", site.URL+"/", "--db", db, "--detach", "--max-pages", "0")
+	if code != ExitUsage && code != 2 {
+		t.Errorf("crawl --db --max-pages 0: exit %d, %q", code, stderr)
+	}
+
+	// A worker, until the test stops it as SIGTERM would.
+	ctx, stop := context.WithCancel(t.Context())
+	var workerOut, workerErr bytes.Buffer
+	workerDone := make(chan int, 1)
+	go func() {
+		workerDone <- Run(ctx, []string{"worker", "--db", db, "--config", config, "--allow-net", "127.0.0.1/32", "--slice", "2s", "--lease", "5s"}, strings.NewReader(""), &workerOut, &workerErr)
+	}()
+	defer func() {
+		stop()
+		if code := <-workerDone; code != 0 {
+			t.Errorf("worker stopped with exit %d: %s", code, workerErr.String())
+		}
+		if strings.Contains(workerOut.String()+workerErr.String(), secret) {
+			t.Errorf("the worker showed the password: %s", workerErr.String())
+		}
+	}()
+
+	code, out, stderr = teamRun("crawl", site.URL+"/docs/", "--db", db, "--delay", "10ms", "--include", "/docs/**")
+	if code != 0 || !strings.Contains(out, "crawl 2: done · 1 stored") {
+		t.Errorf("crawl --db: exit %d, %q, %q", code, out, stderr)
+	}
+	code, out, stderr = teamRun("add", site.URL+"/", "--db", db, "--name", "lights", "--delay", "10ms")
+	if code != 0 || !strings.Contains(out, "2 stored") || !strings.Contains(out, `team crawl 3 in`) {
+		t.Errorf("add --db: exit %d, %q, %q", code, out, stderr)
+	}
+	if b, err := os.ReadFile(config); err != nil || !strings.Contains(string(b), "lights:") {
+		t.Errorf("add --db did not record the source: %v\n%s", err, b)
+	}
+	code, out, stderr = teamRun("sync", "lights", "--db", db, "--detach", "--json")
+	if code != 0 || !strings.Contains(out, `"event":"queued","source":"lights"`) {
+		t.Errorf("sync --db --detach: exit %d, %q, %q", code, out, stderr)
+	}
+	code, out, stderr = teamRun("search", "--db", db, "narrow beam")
+	if code != 0 || !strings.Contains(out, site.URL+"/a") {
+		t.Errorf("search --db: exit %d, %q, %q", code, out, stderr)
+	}
+	var st struct {
+		Crawls []struct {
+			ID      int64
+			Done    bool
+			Stored  int
+			Skipped map[string]int
+		}
+	}
+	for end := time.Now().Add(time.Minute); ; {
+		_, out, _ = teamRun("status", "--db", db, "--json")
+		if err := json.Unmarshal([]byte(out), &st); err != nil {
+			t.Fatalf("status --json: %v: %q", err, out)
+		}
+		if len(st.Crawls) == 4 && st.Crawls[0].Done && st.Crawls[3].Done || time.Now().After(end) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	// The last crawl first; the first crawl's URLs were taken up by the
+	// add's crawl of the same site, and then by the sync's.
+	if len(st.Crawls) != 4 || !st.Crawls[0].Done || st.Crawls[0].Stored != 2 || st.Crawls[0].Skipped["robots"] != 1 {
+		t.Errorf("status --json: %+v", st.Crawls)
+	}
+
+	bad := strings.Replace(db, secret, secret+"x", 1)
+	for _, args := range [][]string{{"status", "--db", bad}, {"crawl", site.URL + "/", "--db", bad}, {"worker", "--db", bad}} {
+		if code, _, _ := teamRun(args...); code == 0 {
+			t.Errorf("%s with a wrong password: exit 0", args[0])
+		}
+	}
+	if strings.Contains(seen.String(), secret) {
+		t.Errorf("the password was shown:\n%s", seen.String())
 	}
 }

@@ -59,6 +59,11 @@ type CrawlResult struct {
 	Skips []crawl.Event
 	// MaxPages and MaxDepth are the limits the crawl ran under.
 	MaxPages, MaxDepth int
+	// TeamCrawl is the crawl's ID in a team's database, when it was
+	// queued there for the team's workers; Detached when it was only
+	// queued, not followed (its summary is empty).
+	TeamCrawl int64
+	Detached  bool
 }
 
 // OptionError is the cause of a request with a setting no work can be

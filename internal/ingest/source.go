@@ -19,6 +19,7 @@ import (
 	"github.com/heedhq/heed/internal/source/kinds"
 	"github.com/heedhq/heed/internal/source/website"
 	"github.com/heedhq/heed/internal/source/xcom"
+	"github.com/heedhq/heed/internal/team"
 )
 
 // SourceRequest asks for one source to be read into the store.
@@ -35,6 +36,11 @@ type SourceRequest struct {
 	ChooseFeed func(page string, feeds []string, orSite bool) (int, error)
 	// Events sees a website's crawl, URL by URL.
 	Events func(crawl.Event)
+	// With a team's database (Config.DB), a website's crawl is queued for
+	// the team's workers: Detach returns once it is, else Progress (which
+	// may be nil) sees it until it is done.
+	Detach   bool
+	Progress func(*team.Progress)
 }
 
 // SourceResult is what reading a source came to.
@@ -110,6 +116,14 @@ func (s *Service) Ingest(ctx context.Context, req SourceRequest) (*SourceResult,
 	web := website.Kind{Crawl: func(ctx context.Context, env *source.Env, in source.Input) (*crawl.Summary, error) {
 		cr := crawlReq
 		cr.Start = in.URL
+		if s.cfg.DB != "" {
+			res, err := s.teamCrawl(ctx, cr, req.Detach, req.Progress)
+			if res == nil {
+				return nil, err
+			}
+			crawled = res
+			return res.Summary, err
+		}
 		o, err := s.options(cr)
 		if err != nil {
 			return nil, err
@@ -235,7 +249,7 @@ func (s *Service) Add(ctx context.Context, conf *config.Config, req SourceReques
 	if res == nil || ctx.Err() != nil {
 		return res, ingestErr
 	}
-	if res.Crawl != nil && res.Crawl.Stored+res.Crawl.Unchanged == 0 {
+	if res.Crawl != nil && res.Crawl.Stored+res.Crawl.Unchanged == 0 && !req.Detach {
 		kind := heed.Other
 		if ingestErr != nil {
 			kind = heed.KindOf(ingestErr)

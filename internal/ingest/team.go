@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"maps"
 	"time"
 
 	"github.com/heedhq/heed/internal/crawl"
@@ -174,4 +175,66 @@ func (s *Service) Work(ctx context.Context, wc WorkerConfig) error {
 		LeaseTTL: wc.LeaseTTL, RescueAfter: wc.RescueAfter, Event: wc.Event,
 	}
 	return pgstore.Redact(s.cfg.DB, w.Run(ctx))
+}
+
+// FollowCrawl waits for a team crawl to be done, telling progress (which
+// may be nil) where it stands each time that changes; it returns where
+// the crawl stood last, with ctx's error when ctx ended first (the crawl
+// goes on in the team's workers).
+func (s *Service) FollowCrawl(ctx context.Context, id int64, progress func(*team.Progress)) (*team.Progress, error) {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	var last *team.Progress
+	for {
+		p, err := s.CrawlProgress(context.WithoutCancel(ctx), id)
+		if err != nil {
+			return last, err
+		}
+		if progress != nil && (last == nil || !sameProgress(last, p)) {
+			progress(p)
+		}
+		last = p
+		if p.Done {
+			return p, nil
+		}
+		select {
+		case <-ctx.Done():
+			return p, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func sameProgress(a, b *team.Progress) bool {
+	return a.Queued == b.Queued && a.Stored == b.Stored && a.Fetched == b.Fetched && maps.Equal(a.Skipped, b.Skipped) && maps.Equal(a.Failed, b.Failed)
+}
+
+// teamSummary is a team crawl's progress as a crawl's summary.
+func teamSummary(p *team.Progress) *crawl.Summary {
+	sum := &crawl.Summary{Stored: p.Stored, Skipped: maps.Clone(p.Skipped), Robots: "heeded by the team's workers"}
+	for _, n := range p.Failed {
+		sum.Failed += n
+	}
+	if sum.Skipped == nil {
+		sum.Skipped = map[string]int{}
+	}
+	sum.Elapsed = time.Since(p.Created)
+	sum.Seconds = sum.Elapsed.Seconds()
+	return sum
+}
+
+// teamCrawl is a website source's crawl in a team's database: queued,
+// and followed to its end unless detach.
+func (s *Service) teamCrawl(ctx context.Context, cr CrawlRequest, detach bool, progress func(*team.Progress)) (*CrawlResult, error) {
+	id, err := s.StartTeamCrawl(ctx, cr)
+	if err != nil {
+		return nil, err
+	}
+	p := &team.Progress{ID: id, Created: time.Now()}
+	if !detach {
+		if p, err = s.FollowCrawl(ctx, id, progress); p == nil {
+			return nil, err
+		}
+	}
+	return &CrawlResult{Source: cr.Source, Start: cr.Start, Summary: teamSummary(p), MaxPages: cr.MaxPages, MaxDepth: cr.MaxDepth, TeamCrawl: id, Detached: detach}, err
 }
