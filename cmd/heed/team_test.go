@@ -453,3 +453,58 @@ func (e *teamEnv) workerIn(t *testing.T, ns string, args ...string) *exec.Cmd {
 	cmd.Path, _ = exec.LookPath("ip")
 	return e.start(t, cmd)
 }
+
+// SIGTERM to a worker mid-crawl: it finishes the pages it is on, lets
+// its hosts go and exits 0; the other worker takes its hosts at once,
+// not after their leases (a minute here) run out; no page is asked
+// twice.
+func TestTeamWorkerStops(t *testing.T) {
+	e := newTeam(t, 2000, 10)
+	flags := []string{"--hosts", "5", "--slice", "30s", "--lease", "1m"}
+	workers := []*exec.Cmd{e.worker(t, flags...), e.worker(t, flags...)}
+	const delay = 20 * time.Millisecond
+	id := e.crawl(t, delay)
+	for e.progress(t, id).Stored < 300 {
+		time.Sleep(20 * time.Millisecond)
+	}
+	var owner string
+	var held int
+	if err := e.pool.QueryRow(context.Background(), `
+		SELECT lease_owner, count(*) FROM heed_host WHERE lease_owner IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 1`).Scan(&owner, &held); err != nil {
+		t.Fatal(err)
+	}
+	var victim *exec.Cmd
+	for _, w := range workers {
+		if strings.Contains(owner, fmt.Sprintf("/%d/", w.Process.Pid)) {
+			victim = w
+		}
+	}
+	if victim == nil {
+		t.Fatalf("no worker holds %s's hosts", owner)
+	}
+	victim.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- victim.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("heed worker after SIGTERM: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("heed worker did not stop within 30 s of SIGTERM")
+	}
+	var still int
+	if err := e.pool.QueryRow(context.Background(), `SELECT count(*) FROM heed_host WHERE lease_owner = $1`, owner).Scan(&still); err != nil || still != 0 {
+		t.Errorf("the stopped worker still holds %d hosts (%v)", still, err)
+	}
+	stopped := time.Now()
+	p := e.wait(t, id, 2*time.Minute)
+	t.Logf("the stopped worker held %d hosts; the crawl was done %v after", held, time.Since(stopped).Round(time.Millisecond))
+	if took := time.Since(stopped); took > 45*time.Second {
+		t.Errorf("done %v after the stop: its hosts waited for their leases", took)
+	}
+	if p.Stored != e.site.N {
+		t.Errorf("stored %d of %d", p.Stored, e.site.N)
+	}
+	e.check(t, id, delay, 0)
+}
