@@ -15,4 +15,8 @@
 // by River; its lease runs out first, and the next holder waits the
 // host's delay after it. Every write is an upsert by URL, so that a job
 // run again repeats nothing it committed.
+//
+// It may not import internal/stash, internal/ingest, internal/cli or
+// internal/mcp: the service drives it, and it keeps pages in the team's
+// database only.
 package team

@@ -1,6 +1,3 @@
-// Package teamtest serves a site of many hosts on one loopback server,
-// for tests of a team's crawl: every request is logged with its host,
-// and what a polite crawl must have done is checked from the log.
 package teamtest
 
 import (
