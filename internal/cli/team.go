@@ -278,7 +278,11 @@ func (e *env) runTeamCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut,
 	}
 	fmt.Fprintf(e.stdout, "crawl %d: %s\n", id, progressLine(p))
 	if p.Stored == 0 {
-		return &exitError{code: ExitFailed, err: fmt.Errorf("crawl %d kept nothing (heed status --db says why, by reason)", id)}
+		why := "heed status --db says why, by reason"
+		if p.StartEnd != "" {
+			why = "the start URL was " + p.StartEnd
+		}
+		return &exitError{code: ExitFailed, err: fmt.Errorf("crawl %d kept nothing: %s", id, printable.Line(why))}
 	}
 	return nil
 }

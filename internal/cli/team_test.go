@@ -180,8 +180,12 @@ func TestTeamCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "crawl 2: done · 1 stored") {
 		t.Errorf("crawl --db: exit %d, %q, %q", code, out, stderr)
 	}
+	code, out, stderr = teamRun("crawl", site.URL+"/private", "--db", db, "--delay", "10ms")
+	if code != ExitFailed || !strings.Contains(stderr, "kept nothing: the start URL was skipped (robots): disallowed by line 2") {
+		t.Errorf("crawl --db of a disallowed start URL: exit %d, %q, %q", code, out, stderr)
+	}
 	code, out, stderr = teamRun("add", site.URL+"/", "--db", db, "--name", "lights", "--delay", "10ms")
-	if code != 0 || !strings.Contains(out, "2 stored") || !strings.Contains(out, `team crawl 3 in`) {
+	if code != 0 || !strings.Contains(out, "2 stored") || !strings.Contains(out, `team crawl 4 in`) {
 		t.Errorf("add --db: exit %d, %q, %q", code, out, stderr)
 	}
 	if b, err := os.ReadFile(config); err != nil || !strings.Contains(string(b), "lights:") {
@@ -208,14 +212,14 @@ func TestTeamCommands(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &st); err != nil {
 			t.Fatalf("status --json: %v: %q", err, out)
 		}
-		if len(st.Crawls) == 4 && st.Crawls[0].Done && st.Crawls[3].Done || time.Now().After(end) {
+		if len(st.Crawls) == 5 && st.Crawls[0].Done && st.Crawls[4].Done || time.Now().After(end) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
 	// The last crawl first; the first crawl's URLs were taken up by the
 	// add's crawl of the same site, and then by the sync's.
-	if len(st.Crawls) != 4 || !st.Crawls[0].Done || st.Crawls[0].Stored != 2 || st.Crawls[0].Skipped["robots"] != 1 {
+	if len(st.Crawls) != 5 || !st.Crawls[0].Done || st.Crawls[0].Stored != 2 || st.Crawls[0].Skipped["robots"] != 1 {
 		t.Errorf("status --json: %+v", st.Crawls)
 	}
 

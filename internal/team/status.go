@@ -23,6 +23,9 @@ type Progress struct {
 	Failed  map[string]int `json:"failed"`   // by reason
 	Fetched int            `json:"requests"` // requests counted against max_pages
 	Done    bool           `json:"done"`     // no URL of it waits
+	// StartEnd is what became of the start URL, when it was not stored:
+	// "skipped (robots): disallowed by line 2 ...", "failed (...): ...".
+	StartEnd string `json:"start_end,omitempty"`
 }
 
 // CrawlProgress is where crawl id stands.
@@ -62,6 +65,14 @@ func CrawlProgress(ctx context.Context, pool *pgxpool.Pool, id int64) (*Progress
 		return nil, err
 	}
 	p.Done = p.Queued == 0
+	var state, reason, detail string
+	err = pool.QueryRow(ctx, `SELECT state, reason, detail FROM heed_frontier WHERE url = $1 AND crawl = $2`, p.Start, id).Scan(&state, &reason, &detail)
+	switch {
+	case err == nil && (state == "skipped" || state == "failed"):
+		p.StartEnd = fmt.Sprintf("%s (%s): %s", state, reason, detail)
+	case err != nil && !errors.Is(err, pgx.ErrNoRows):
+		return nil, err
+	}
 	return p, nil
 }
 
