@@ -295,21 +295,7 @@ func TestTeamKilledWorker(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	// The worker that holds the most hosts is killed.
-	var owner string
-	var held int
-	if err := e.pool.QueryRow(context.Background(), `
-		SELECT lease_owner, count(*) FROM heed_host WHERE lease_owner IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 1`).Scan(&owner, &held); err != nil {
-		t.Fatal(err)
-	}
-	var victim *exec.Cmd
-	for _, w := range workers {
-		if strings.Contains(owner, fmt.Sprintf("/%d/", w.Process.Pid)) {
-			victim = w
-		}
-	}
-	if victim == nil {
-		t.Fatalf("no worker holds %s's hosts", owner)
-	}
+	victim, _, held := e.busiest(t, workers)
 	if err := victim.Process.Kill(); err != nil {
 		t.Fatal(err)
 	}
@@ -467,21 +453,7 @@ func TestTeamWorkerStops(t *testing.T) {
 	for e.progress(t, id).Stored < 300 {
 		time.Sleep(20 * time.Millisecond)
 	}
-	var owner string
-	var held int
-	if err := e.pool.QueryRow(context.Background(), `
-		SELECT lease_owner, count(*) FROM heed_host WHERE lease_owner IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 1`).Scan(&owner, &held); err != nil {
-		t.Fatal(err)
-	}
-	var victim *exec.Cmd
-	for _, w := range workers {
-		if strings.Contains(owner, fmt.Sprintf("/%d/", w.Process.Pid)) {
-			victim = w
-		}
-	}
-	if victim == nil {
-		t.Fatalf("no worker holds %s's hosts", owner)
-	}
+	victim, owner, held := e.busiest(t, workers)
 	victim.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- victim.Wait() }()
@@ -507,4 +479,23 @@ func TestTeamWorkerStops(t *testing.T) {
 		t.Errorf("stored %d of %d", p.Stored, e.site.N)
 	}
 	e.check(t, id, delay, 0)
+}
+
+// busiest is the worker that holds the most hosts' leases, its owner
+// name and how many it holds.
+func (e *teamEnv) busiest(t *testing.T, workers []*exec.Cmd) (*exec.Cmd, string, int) {
+	t.Helper()
+	var owner string
+	var held int
+	if err := e.pool.QueryRow(context.Background(), `
+		SELECT lease_owner, count(*) FROM heed_host WHERE lease_owner IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 1`).Scan(&owner, &held); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range workers {
+		if strings.Contains(owner, fmt.Sprintf("/%d/", w.Process.Pid)) {
+			return w, owner, held
+		}
+	}
+	t.Fatalf("no worker holds %s's hosts", owner)
+	return nil, "", 0
 }

@@ -116,11 +116,11 @@ func PutIn(ctx context.Context, db Execer, snap *heed.Snapshot) (bool, error) {
 	// Postgres's text holds valid UTF-8 without NUL: a page's text that
 	// has either is stored as the stash reads it, made valid.
 	for _, f := range []*string{&snap.URL, &snap.Source, &snap.Title, &snap.Description, &snap.ETag, &snap.LastModified, &snap.Markdown} {
-		*f = clean(*f)
+		*f = Clean(*f)
 	}
 	for _, a := range [][]string{snap.Tags, snap.Notes, snap.Via, snap.Links} {
 		for i := range a {
-			a[i] = clean(a[i])
+			a[i] = Clean(a[i])
 		}
 	}
 	snap.ID = heed.IDOf(snap.URL)
@@ -154,8 +154,8 @@ func PutIn(ctx context.Context, db Execer, snap *heed.Snapshot) (bool, error) {
 	return false, err
 }
 
-// clean makes s a text Postgres takes: valid UTF-8, without NUL.
-func clean(s string) string {
+// Clean makes s a text Postgres takes: valid UTF-8, without NUL.
+func Clean(s string) string {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
@@ -167,14 +167,14 @@ func clean(s string) string {
 
 // Touch records that the page at url was found unchanged at a time.
 func (s *Store) Touch(ctx context.Context, url string, at time.Time) error {
-	url = clean(url)
+	url = Clean(url)
 	_, err := s.pool.Exec(ctx, `UPDATE heed_snapshot SET fetched_at = $2 WHERE url = $1`, url, at.UTC())
 	return s.fail(err)
 }
 
 // Links are the links the source's page at url was stored with.
 func (s *Store) Links(ctx context.Context, source, url string) []string {
-	source, url = clean(source), clean(url)
+	source, url = Clean(source), Clean(url)
 	var links []string
 	if err := s.pool.QueryRow(ctx, `SELECT links FROM heed_snapshot WHERE url = $1 AND source = $2`, url, source).Scan(&links); err != nil {
 		return nil
@@ -184,7 +184,7 @@ func (s *Store) Links(ctx context.Context, source, url string) []string {
 
 // Validators are what the source's page at url was stored with.
 func (s *Store) Validators(ctx context.Context, source, url string) (etag, lastModified string, ok bool) {
-	source, url = clean(source), clean(url)
+	source, url = Clean(source), Clean(url)
 	err := s.pool.QueryRow(ctx, `SELECT etag, last_modified FROM heed_snapshot WHERE url = $1 AND source = $2`, url, source).Scan(&etag, &lastModified)
 	return etag, lastModified, err == nil && (etag != "" || lastModified != "")
 }
@@ -198,7 +198,7 @@ func (s *Store) HasValidators(ctx context.Context, source string) bool {
 
 // Hash is the content hash of the source's page at url, or "".
 func (s *Store) Hash(ctx context.Context, source, url string) string {
-	source, url = clean(source), clean(url)
+	source, url = Clean(source), Clean(url)
 	var h string
 	if err := s.pool.QueryRow(ctx, `SELECT hash FROM heed_snapshot WHERE url = $1 AND source = $2`, url, source).Scan(&h); err != nil {
 		return ""
@@ -208,7 +208,7 @@ func (s *Store) Hash(ctx context.Context, source, url string) string {
 
 // Get returns the snapshot of a URL or an ID.
 func (s *Store) Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error) {
-	urlOrID = clean(urlOrID)
+	urlOrID = Clean(urlOrID)
 	var snap heed.Snapshot
 	err := s.pool.QueryRow(ctx, `
 		SELECT url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown
@@ -232,7 +232,7 @@ func (s *Store) Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error)
 
 // List lists a source's snapshots, or every snapshot for "", by URL.
 func (s *Store) List(ctx context.Context, source string) ([]heed.Entry, error) {
-	source = clean(source)
+	source = Clean(source)
 	rows, err := s.pool.Query(ctx, `SELECT id, source, url, title, fetched_at FROM heed_snapshot WHERE $1 = '' OR source = $1 ORDER BY url`, source)
 	if err != nil {
 		return nil, s.fail(err)
@@ -271,7 +271,7 @@ func (s *Store) Sources(ctx context.Context) (map[string]int, error) {
 
 // Remove removes a source's snapshots and returns how many there were.
 func (s *Store) Remove(ctx context.Context, source string) (int, error) {
-	source = clean(source)
+	source = Clean(source)
 	tag, err := s.pool.Exec(ctx, `DELETE FROM heed_snapshot WHERE source = $1`, source)
 	if err != nil {
 		return 0, s.fail(err)
@@ -289,8 +289,8 @@ func (s *Store) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 	if len(q.Text) > heed.MaxQuery {
 		return nil, heed.ErrQueryTooLong
 	}
-	tsq, args := tsQuery(clean(q.Text))
-	q.Source = clean(q.Source)
+	tsq, args := tsQuery(Clean(q.Text))
+	q.Source = Clean(q.Source)
 	if tsq == "" {
 		return nil, fmt.Errorf("%w in %q", heed.ErrEmptyQuery, q.Text)
 	}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -21,6 +20,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
 )
 
@@ -98,57 +98,20 @@ type queued struct {
 	detail    string
 }
 
-// enqueue puts URLs of a crawl in the frontier, in tx: a URL not seen is
+// queueLinks queues, in b, one statement that puts URLs of a crawl in
+// the frontier and locks, in order, the hosts given a queued URL and also
+// (a held host); readLocked reads what it returns. A URL not seen is
 // inserted; one that another crawl ended with is that crawl's no more,
-// and queued again. It returns the hosts given a queued URL, whose jobs
-// wake inserts. URLs are inserted in order, so that two transactions
-// inserting the same ones never wait on each other.
-func enqueue(ctx context.Context, tx pgx.Tx, crawlID int64, qs []queued) ([]string, error) {
-	if len(qs) == 0 {
-		return nil, nil
-	}
-	slices.SortFunc(qs, func(a, b queued) int { return strings.Compare(a.url, b.url) })
-	qs = slices.CompactFunc(qs, func(a, b queued) bool { return a.url == b.url })
-	n := len(qs)
-	urls, hosts, depths, states, reasons, details := make([]string, n), make([]string, n), make([]int32, n), make([]string, n), make([]string, n), make([]string, n)
-	for i, q := range qs {
-		urls[i], hosts[i], depths[i], states[i], reasons[i], details[i] = clean(q.url), clean(q.host), int32(q.depth), q.state, q.reason, clean(heed.Clip(q.detail, 1000))
-	}
-	rows, err := tx.Query(ctx, `
-		INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, detail)
-		SELECT u, $1, h, d, s, r, t FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS x(u, h, d, s, r, t)
-		ORDER BY u
-		ON CONFLICT (url) DO UPDATE SET crawl = EXCLUDED.crawl, depth = EXCLUDED.depth, state = EXCLUDED.state,
-			reason = EXCLUDED.reason, detail = EXCLUDED.detail, updated_at = now()
-		WHERE heed_frontier.crawl <> EXCLUDED.crawl AND heed_frontier.state <> 'queued'
-		RETURNING host, state`, crawlID, urls, hosts, depths, states, reasons, details)
-	if err != nil {
-		return nil, err
-	}
-	var due []string
-	for rows.Next() {
-		var h, st string
-		if err := rows.Scan(&h, &st); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		if st == "queued" && !slices.Contains(due, h) {
-			due = append(due, h)
-		}
-	}
-	return due, rows.Err()
-}
-
-// queueLinks queues, in b, one statement that puts URLs in the frontier
-// (as enqueue does) and locks, in order, the hosts given a queued URL and
-// also (a held host); readLocked reads what it returns.
+// and queued again. URLs are inserted in order, and the hosts locked
+// after them in order, so that two transactions never wait on each
+// other.
 func queueLinks(b *pgx.Batch, crawlID int64, qs []queued, also string) {
 	slices.SortFunc(qs, func(a, b queued) int { return strings.Compare(a.url, b.url) })
 	qs = slices.CompactFunc(qs, func(a, b queued) bool { return a.url == b.url })
 	n := len(qs)
 	urls, hosts, depths, states, reasons, details := make([]string, n), make([]string, n), make([]int32, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, q := range qs {
-		urls[i], hosts[i], depths[i], states[i], reasons[i], details[i] = clean(q.url), clean(q.host), int32(q.depth), q.state, q.reason, clean(heed.Clip(q.detail, 1000))
+		urls[i], hosts[i], depths[i], states[i], reasons[i], details[i] = pgstore.Clean(q.url), pgstore.Clean(q.host), int32(q.depth), q.state, q.reason, pgstore.Clean(heed.Clip(q.detail, 1000))
 	}
 	b.Queue(`
 		WITH ins AS (
@@ -292,12 +255,12 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o Options) (int64, error) {
 			o.Source, start, opts, o.MaxPages, o.Deadline.Seconds()).Scan(&id); err != nil {
 			return err
 		}
-		due, err := enqueue(ctx, tx, id, []queued{{url: start, host: polite.HostKey(su), state: "queued"}})
-		if err != nil {
-			return err
-		}
-		asleep, err := lockHosts(ctx, tx, due)
-		if err != nil {
+		b := &pgx.Batch{}
+		host := polite.HostKey(su)
+		queueLinks(b, id, []queued{{url: start, host: host, state: "queued"}}, host)
+		br := tx.SendBatch(ctx, b)
+		due, asleep, err := readLocked(br)
+		if err := errors.Join(err, br.Close()); err != nil {
 			return err
 		}
 		return wake(ctx, tx, inserter, due, asleep)
@@ -324,12 +287,4 @@ func inTx(ctx context.Context, pool *pgxpool.Pool, f func(tx pgx.Tx) error) erro
 func retryable(err error) bool {
 	var pe *pgconn.PgError
 	return errors.As(err, &pe) && (pe.Code == "40P01" || pe.Code == "40001")
-}
-
-// clean makes s a text Postgres takes: valid UTF-8, without NUL.
-func clean(s string) string {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	return strings.ReplaceAll(s, "\x00", "\uFFFD")
 }

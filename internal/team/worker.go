@@ -664,7 +664,7 @@ func (s *slice) robots(ctx context.Context, u *url.URL, delay time.Duration) (ro
 			VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))
 			ON CONFLICT (origin) DO UPDATE SET status = EXCLUDED.status, http_status = EXCLUDED.http_status,
 				cause = EXCLUDED.cause, body = EXCLUDED.body, fetched_at = now(), until = EXCLUDED.until`,
-			origin, o.Status.String(), o.HTTPStatus, clean(o.Cause), body, o.Lifetime.Seconds())
+			origin, o.Status.String(), o.HTTPStatus, pgstore.Clean(o.Cause), body, o.Lifetime.Seconds())
 		return err
 	})
 	if err != nil {
@@ -766,7 +766,7 @@ func (s *slice) commit(ctx context.Context, it item, res *result, delay time.Dur
 		// fenced by the lease.
 		b := &pgx.Batch{}
 		b.Queue(`UPDATE heed_frontier SET state = $3, reason = $4, detail = $5, attempts = $6, updated_at = now() WHERE url = $1 AND crawl = $2`,
-			it.url, it.c.id, state, reason, clean(heed.Clip(detail, 1000)), attempts)
+			it.url, it.c.id, state, reason, pgstore.Clean(heed.Clip(detail, 1000)), attempts)
 		queueLinks(b, it.c.id, links, s.host)
 		b.Queue(releaseSQL, s.host, s.w.owner, delay.Seconds(), delay.Milliseconds(), s.w.LeaseTTL.Seconds())
 		br := tx.SendBatch(ctx, b)
