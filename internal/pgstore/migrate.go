@@ -115,7 +115,11 @@ var migrations = []string{
 		fetched_at  timestamptz NOT NULL DEFAULT now(),
 		until       timestamptz NOT NULL
 	);
-	CREATE INDEX heed_snapshot_hash ON heed_snapshot (source, hash);`,
+	CREATE INDEX heed_snapshot_hash ON heed_snapshot (source, hash);
+	ALTER TABLE heed_snapshot ADD COLUMN title_search tsvector GENERATED ALWAYS AS (
+		to_tsvector('english', left(title, 1000))
+	) STORED;
+	CREATE INDEX heed_snapshot_title_search ON heed_snapshot USING gin (title_search);`,
 }
 
 // Version is the heed schema version this build knows.

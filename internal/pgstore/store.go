@@ -300,14 +300,28 @@ func (s *Store) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 	}
 	n := len(args)
 	args = append(args, q.Source, limit)
+	// Ranking reads each candidate's whole search vector: the candidates
+	// are those whose title matches (titleCandidates at most) and the
+	// first textCandidates others, so that a word most pages hold is
+	// searched as fast as a rare one. The snippets are made for the hits
+	// alone.
 	rows, err := s.pool.Query(ctx, fmt.Sprintf(`
-		WITH q AS (SELECT %s AS query)
-		SELECT id, url, title, source, ts_rank('{0.05, 0.1, 0.2, 1.0}', search, q.query) AS score,
-			ts_headline('english', markdown, q.query, 'StartSel=%s, StopSel=%s, MaxWords=30, MinWords=12, MaxFragments=1')
-		FROM heed_snapshot, q
-		WHERE search @@ q.query AND ($%d = '' OR source = $%d)
-		ORDER BY score DESC, url
-		LIMIT $%d`, tsq, startSel, stopSel, n+1, n+1, n+2), args...)
+		WITH q AS (SELECT %[1]s AS query),
+		cand AS (
+			(SELECT url FROM heed_snapshot, q WHERE title_search @@ q.query AND ($%[4]d = '' OR source = $%[4]d) LIMIT %[6]d)
+			UNION
+			(SELECT url FROM heed_snapshot, q WHERE search @@ q.query AND ($%[4]d = '' OR source = $%[4]d) LIMIT %[7]d)
+		),
+		top AS (
+			SELECT s.id, s.url, s.title, s.source, s.markdown, ts_rank('{0.05, 0.1, 0.2, 1.0}', s.search, q.query) AS score
+			FROM heed_snapshot s JOIN cand USING (url), q
+			ORDER BY score DESC, s.url
+			LIMIT $%[5]d
+		)
+		SELECT id, url, title, source, score,
+			ts_headline('english', markdown, q.query, 'StartSel=%[2]s, StopSel=%[3]s, MaxWords=30, MinWords=12, MaxFragments=1')
+		FROM top, q
+		ORDER BY score DESC, url`, tsq, startSel, stopSel, n+1, n+2, titleCandidates, textCandidates), args...)
 	if err != nil {
 		return nil, s.fail(err)
 	}
@@ -326,6 +340,13 @@ func (s *Store) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 	}
 	return hits, s.fail(rows.Err())
 }
+
+// How many pages a search ranks at most: those whose title matches, and
+// others whose text does.
+const (
+	titleCandidates = 500
+	textCandidates  = 1000
+)
 
 // The marks ts_headline puts around matches, taken out into spans.
 const (

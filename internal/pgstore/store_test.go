@@ -232,3 +232,34 @@ func TestRedactForms(t *testing.T) {
 		}
 	}
 }
+
+// A word that more pages hold than a search ranks: the pages whose
+// title holds it are ranked all the same, though they came last, and
+// the search still finds the rest.
+func TestSearchManyMatches(t *testing.T) {
+	s := openStore(t)
+	ctx := context.Background()
+	b := &pgx.Batch{}
+	for i := range textCandidates + 200 {
+		b.Queue(`INSERT INTO heed_snapshot (url, id, source, fetched_at, hash, title, markdown) VALUES ($1, $2, 'many', now(), $3, $4, $5)`,
+			fmt.Sprintf("https://many.example/%d", i), fmt.Sprintf("id%d", i), fmt.Sprint(i), fmt.Sprintf("Page %d", i),
+			fmt.Sprintf("Page %d speaks of lighthouses and of keepers, as every page here does.", i))
+	}
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		t.Fatal(err)
+	}
+	late := &heed.Snapshot{Source: "many", URL: "https://many.example/late", Title: "Lighthouses", FetchedAt: time.Now(), Markdown: "The last page, on lighthouses."}
+	if _, err := s.Put(ctx, late); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := s.Search(ctx, heed.Query{Text: "lighthouse", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 5 || hits[0].URL != late.URL {
+		t.Errorf("hits %+v; want 5, the titled page first", hits)
+	}
+	if hits, err := s.Search(ctx, heed.Query{Text: "keepers", Limit: 3}); err != nil || len(hits) != 3 {
+		t.Errorf("a word in every page's text alone: %v, %v", hits, err)
+	}
+}
