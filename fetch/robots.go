@@ -18,18 +18,25 @@ import (
 // fetch at all, such as one whose address the network guard refuses, is
 // an error: it must never read as "allow all".
 func (c *Client) LoadRobots(ctx context.Context, robotsURL string) (robots.Outcome, error) {
-	o, _, err := c.LoadRobotsFile(ctx, robotsURL)
+	o, _, err := c.loadRobots(ctx, robotsURL, false)
 	return o, err
 }
 
 // LoadRobotsFile is LoadRobots, with the body that was read (nil for an
-// outcome without one), for a cache that keeps the file itself.
+// outcome without one), for a cache that keeps the file itself; and it
+// makes one request, never retried (a 5xx is unreachable at once), for a
+// caller that gives it one turn of its host.
 func (c *Client) LoadRobotsFile(ctx context.Context, robotsURL string) (robots.Outcome, []byte, error) {
+	return c.loadRobots(ctx, robotsURL, true)
+}
+
+func (c *Client) loadRobots(ctx context.Context, robotsURL string, once bool) (robots.Outcome, []byte, error) {
 	resp, err := c.Get(ctx, Request{
 		URL:      robotsURL,
 		Accept:   "text/plain",
 		MaxBytes: robots.MaxBytes,
 		Truncate: true,
+		NoRetry:  once,
 		robots:   true,
 	})
 	switch {

@@ -138,8 +138,15 @@ which non-public networks and names it may reach.`,
   heed worker --db "$HEED_DB" --hosts 32 --allow-net 10.0.0.0/8`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if e.db == "" {
+			switch {
+			case e.db == "":
 				return usageErrorf("worker: no database: give --db URL or set HEED_DB")
+			case hosts < 1:
+				return usageErrorf("worker: --hosts must be 1 or more")
+			case slice <= 0:
+				return usageErrorf("worker: --slice must be longer than 0")
+			case ttl < time.Second:
+				return usageErrorf("worker: --lease must be 1s or longer (every request is over within it)")
 			}
 			svc, err := e.service(false)
 			if err != nil {

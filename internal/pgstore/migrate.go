@@ -236,24 +236,47 @@ func Redact(dbURL string, err error) error {
 // or more (a driver that masks up to an "@" it took for the end of the
 // password shows the rest).
 func RedactString(dbURL, s string) string {
-	pw := password(dbURL)
-	if pw == "" {
-		return s
-	}
-	forms := []string{pw, url.QueryEscape(pw), url.PathEscape(pw)}
-	for _, part := range strings.FieldsFunc(pw, func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		if len(part) >= 3 {
-			forms = append(forms, part)
+	for _, pw := range passwords(dbURL) {
+		forms := []string{pw, url.QueryEscape(pw), url.PathEscape(pw)}
+		for _, part := range strings.FieldsFunc(pw, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		}) {
+			if len(part) >= 3 {
+				forms = append(forms, part)
+			}
 		}
-	}
-	for _, f := range forms {
-		if f != "" {
-			s = strings.ReplaceAll(s, f, "xxxxx")
+		for _, f := range forms {
+			if f != "" {
+				s = strings.ReplaceAll(s, f, "xxxxx")
+			}
 		}
 	}
 	return s
+}
+
+// passwords are the passwords dbURL holds: its own (password), and a
+// URL's password parameter (?password=...), which libpq takes too.
+func passwords(dbURL string) []string {
+	var out []string
+	if pw := password(dbURL); pw != "" {
+		out = append(out, pw)
+	}
+	if i := strings.Index(dbURL, "://"); i >= 0 {
+		if _, query, ok := strings.Cut(dbURL[i+3:], "?"); ok {
+			query, _, _ = strings.Cut(query, "#")
+			for _, kv := range strings.Split(query, "&") {
+				k, v, _ := strings.Cut(kv, "=")
+				if !strings.EqualFold(k, "password") || v == "" {
+					continue
+				}
+				out = append(out, v)
+				if dec, err := url.QueryUnescape(v); err == nil && dec != v {
+					out = append(out, dec)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // kvPassword finds a keyword/value string's password: password=x,

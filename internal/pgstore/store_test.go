@@ -219,6 +219,9 @@ func TestRedactForms(t *testing.T) {
 		{"host=127.0.0.1 user=u password='a secret b' sslmode=bogus", "secret"},
 		{"postgres://u:hun@ter22@127.0.0.1:1/db?sslmode=bogus", "ter22"},
 		{"postgres://u:s%40cr3t@127.0.0.1:1/db?sslmode=bogus", "s@cr3t"},
+		{"postgres://u@127.0.0.1:1/db?password=s3cretpw&sslmode=bogus", "s3cretpw"},
+		{"postgres:///db?host=127.0.0.1&port=1&password=p%40ss%2Fw0rd&sslmode=bogus", "p@ss/w0rd"},
+		{"postgres://u:first1pw@127.0.0.1:1/db?password=second2pw&sslmode=bogus", "second2pw"},
 	} {
 		_, err := Migrate(context.Background(), tt.url)
 		if err == nil {

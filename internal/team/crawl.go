@@ -96,31 +96,48 @@ type queued struct {
 	state     string // "queued", or "skipped" with a reason
 	reason    string
 	detail    string
+	attempts  int
+	// own is the URL a commit ends (at most one a statement): its row
+	// is the crawl's, and takes the state given whatever it was.
+	own bool
 }
 
-// queueLinks queues, in b, one statement that puts URLs of a crawl in
+// queueLinks queues, in b, one statement that puts URLs of crawl c in
 // the frontier and locks, in order, the hosts given a queued URL and also
 // (a held host); readLocked reads what it returns. A URL not seen is
-// inserted; one that another crawl ended with is that crawl's no more,
-// and queued again. URLs are inserted in order, and the hosts locked
-// after them in order, so that two transactions never wait on each
-// other.
-func queueLinks(b *pgx.Batch, crawlID int64, qs []queued, also string) {
-	slices.SortFunc(qs, func(a, b queued) int { return strings.Compare(a.url, b.url) })
+// inserted. One another crawl holds is this one's when it is newer, and
+// the URL was queued (it is fetched once, by this crawl) or ended before
+// this crawl began (it is crawled again); a URL that a crawl running
+// beside this one fetched is not fetched again. A URL marked own takes
+// its state as given, the URL a commit ends. URLs are inserted in order,
+// and the hosts locked after them in order, so that two transactions
+// never wait on each other.
+func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
+	qs = slices.Clone(qs) // a transaction run again queues them again
+	slices.SortStableFunc(qs, func(a, b queued) int { return strings.Compare(a.url, b.url) })
 	qs = slices.CompactFunc(qs, func(a, b queued) bool { return a.url == b.url })
 	n := len(qs)
-	urls, hosts, depths, states, reasons, details := make([]string, n), make([]string, n), make([]int32, n), make([]string, n), make([]string, n), make([]string, n)
+	urls, hosts, depths, states, reasons, details, attempts := make([]string, n), make([]string, n), make([]int32, n), make([]string, n), make([]string, n), make([]string, n), make([]int32, n)
+	own := ""
 	for i, q := range qs {
-		urls[i], hosts[i], depths[i], states[i], reasons[i], details[i] = pgstore.Clean(q.url), pgstore.Clean(q.host), int32(q.depth), q.state, q.reason, pgstore.Clean(heed.Clip(q.detail, 1000))
+		urls[i], hosts[i], depths[i], states[i], reasons[i], details[i], attempts[i] = pgstore.Clean(q.url), pgstore.Clean(q.host), int32(q.depth), q.state, q.reason, pgstore.Clean(heed.Clip(q.detail, 1000)), int32(q.attempts)
+		if q.own {
+			own = urls[i]
+		}
 	}
 	b.Queue(`
 		WITH ins AS (
-			INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, detail)
-			SELECT u, $1, h, d, s, r, t FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[]) AS x(u, h, d, s, r, t)
+			INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, detail, attempts)
+			SELECT u, $1, h, d, s, r, t, a FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $9::int[]) AS x(u, h, d, s, r, t, a)
 			ORDER BY u
-			ON CONFLICT (url) DO UPDATE SET crawl = EXCLUDED.crawl, depth = EXCLUDED.depth, state = EXCLUDED.state,
-				reason = EXCLUDED.reason, detail = EXCLUDED.detail, updated_at = now()
-			WHERE heed_frontier.crawl <> EXCLUDED.crawl AND heed_frontier.state <> 'queued'
+			ON CONFLICT (url) DO UPDATE SET crawl = EXCLUDED.crawl,
+				depth = CASE WHEN heed_frontier.url = $10 THEN heed_frontier.depth ELSE EXCLUDED.depth END,
+				state = EXCLUDED.state, reason = EXCLUDED.reason, detail = EXCLUDED.detail,
+				attempts = EXCLUDED.attempts, updated_at = now()
+			WHERE heed_frontier.url = $10 AND heed_frontier.crawl = EXCLUDED.crawl
+				OR heed_frontier.url <> $10 AND heed_frontier.crawl < EXCLUDED.crawl AND (
+					heed_frontier.state = 'queued' AND EXCLUDED.state = 'queued'
+					OR heed_frontier.state <> 'queued' AND heed_frontier.updated_at < $11)
 			RETURNING host, state
 		), due AS (
 			SELECT DISTINCT host FROM ins WHERE state = 'queued'
@@ -130,7 +147,7 @@ func queueLinks(b *pgx.Batch, crawlID int64, qs []queued, also string) {
 			RETURNING host, awake
 		)
 		SELECT host, awake, host IN (SELECT host FROM due) FROM locked`,
-		crawlID, urls, hosts, depths, states, reasons, details, also)
+		c.id, urls, hosts, depths, states, reasons, details, also, attempts, own, c.created)
 }
 
 // readLocked reads queueLinks's statement: the hosts given a queued URL,
@@ -235,6 +252,9 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o Options) (int64, error) {
 	if _, err := crawl.NewScope(su, o.AllowHosts, o.Include, o.Exclude); err != nil {
 		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: start, Err: err}
 	}
+	if len(start) > MaxURLLength {
+		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(heed.Clip(start, 80)), Err: fmt.Errorf("a team's crawl takes URLs of %d bytes at most", MaxURLLength)}
+	}
 	o.Start = start
 	if o.Source == "" {
 		o.Source = su.Host
@@ -249,15 +269,17 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o Options) (int64, error) {
 	}
 	var id int64
 	err = inTx(ctx, pool, func(tx pgx.Tx) error {
+		c := &crawlInfo{}
 		if err := tx.QueryRow(ctx, `
 			INSERT INTO heed_crawl (source, start_url, options, max_pages, deadline_at)
-			VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5)) RETURNING id`,
-			o.Source, start, opts, o.MaxPages, o.Deadline.Seconds()).Scan(&id); err != nil {
+			VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5)) RETURNING id, created_at`,
+			o.Source, start, opts, o.MaxPages, o.Deadline.Seconds()).Scan(&c.id, &c.created); err != nil {
 			return err
 		}
+		id = c.id
 		b := &pgx.Batch{}
 		host := polite.HostKey(su)
-		queueLinks(b, id, []queued{{url: start, host: host, state: "queued"}}, host)
+		queueLinks(b, c, []queued{{url: start, host: host, state: "queued"}}, host)
 		br := tx.SendBatch(ctx, b)
 		due, asleep, err := readLocked(br)
 		if err := errors.Join(err, br.Close()); err != nil {

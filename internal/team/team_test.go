@@ -54,7 +54,9 @@ func database(t *testing.T) *pgxpool.Pool {
 }
 
 func loopbackClient() *fetch.Client {
-	return fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Resolver: teamtest.Resolver{}, Retries: -1, ResetOnClose: true})
+	// Retries as the command line's client has them: a robots.txt that
+	// answers 503 must not be asked again on the same turn.
+	return fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Resolver: teamtest.Resolver{}, ResetOnClose: true})
 }
 
 // startWorkers runs n workers until the test ends.
@@ -136,7 +138,8 @@ func TestWorkersCrawl(t *testing.T) {
 // Content-Signal: ai-input=no keeps its pages out.
 func TestWorkersRobots(t *testing.T) {
 	pool := database(t)
-	site := teamtest.Start(t, 120, 4, time.Millisecond)
+	site := teamtest.Start(t, 150, 5, time.Millisecond)
+	site.Down = map[string]bool{teamtest.Host(4): true}
 	site.Robots = func(host string) string {
 		switch host {
 		case teamtest.Host(1):
@@ -157,12 +160,12 @@ func TestWorkersRobots(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := waitDone(t, pool, id, 2*time.Minute)
-	// Pages on host 0 and 1 are stored (those reached: a page on host 2
-	// or 3 is a dead end, so its children are never found).
+	// Pages on host 0 and 1 are stored (those reached: a page on host 2,
+	// 3 or 4 is a dead end, so its children are never found).
 	var stored, onOther int
 	if err := pool.QueryRow(context.Background(), `
-		SELECT count(*), count(*) FILTER (WHERE url LIKE $1 OR url LIKE $2) FROM heed_snapshot`,
-		"%"+teamtest.Host(2)+"%", "%"+teamtest.Host(3)+"%").Scan(&stored, &onOther); err != nil {
+		SELECT count(*), count(*) FILTER (WHERE url LIKE $1 OR url LIKE $2 OR url LIKE $3) FROM heed_snapshot`,
+		"%"+teamtest.Host(2)+"%", "%"+teamtest.Host(3)+"%", "%"+teamtest.Host(4)+"%").Scan(&stored, &onOther); err != nil {
 		t.Fatal(err)
 	}
 	if stored != p.Stored || stored == 0 || onOther != 0 || p.Skipped[crawl.ReasonRobots] == 0 || p.Skipped[crawl.ReasonSignal] == 0 {
@@ -174,7 +177,7 @@ func TestWorkersRobots(t *testing.T) {
 		host := a.Host[:strings.IndexByte(a.Host, ':')]
 		switch {
 		case a.Path == "/robots.txt":
-		case host == teamtest.Host(2) || host == teamtest.Host(3) || strings.HasPrefix(a.Path, "/private/"):
+		case host == teamtest.Host(2) || host == teamtest.Host(3) || host == teamtest.Host(4) || strings.HasPrefix(a.Path, "/private/"):
 			t.Errorf("requested %s%s, which robots.txt keeps from crawlers", host, a.Path)
 		}
 		byHost[host] = append(byHost[host], a.At)
@@ -237,5 +240,155 @@ func TestWorkersTryAgain(t *testing.T) {
 		if gap := log[i].At.Sub(log[i-1].End); gap < delay {
 			t.Errorf("%s asked %v after the last request ended", log[i].Path, gap)
 		}
+	}
+}
+
+// A page with a link longer than a team's frontier keeps: the link is
+// not followed, the page is stored, and its URL is asked for once.
+func TestWorkersLongLink(t *testing.T) {
+	pool := database(t)
+	long := "/" + strings.Repeat("x", 4000)
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.NotFound(w, r)
+		case "/":
+			fmt.Fprintf(w, `<html><title>Home</title><main><h1>Home</h1><p>A page whose one link is too long for the frontier to keep.</p><a href="%s">long</a> <a href="/next">next</a></main></html>`, long)
+		case "/next":
+			fmt.Fprint(w, `<html><title>Next</title><main><h1>Next</h1><p>The page after the home page.</p></main></html>`)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	startWorkers(t, pool, 1, nil)
+	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + "/", Source: "long", Delay: 20 * time.Millisecond, MaxPages: 20}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitDone(t, pool, id, time.Minute)
+	asked := map[string]int{}
+	for _, a := range site.Log() {
+		asked[a.Path]++
+	}
+	if p.Stored != 2 || asked["/"] != 1 || asked[long] != 0 {
+		t.Errorf("progress %+v; asked %v", p, asked)
+	}
+	if _, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + long})); err == nil {
+		t.Error("a start URL longer than the frontier keeps was taken")
+	}
+}
+
+// A Crawl-delay longer than the lease: the worker waits for the host's
+// turn before it renews the lease for the request, so every page is
+// fetched, as far apart as robots.txt asks.
+func TestWorkersCrawlDelayOverLease(t *testing.T) {
+	pool := database(t)
+	site := teamtest.Start(t, 3, 1, 0)
+	site.Robots = func(string) string { return "User-agent: *\nCrawl-delay: 1.2\n" }
+	startWorkers(t, pool, 1, func(w *Worker) { w.LeaseTTL = time.Second })
+	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.PageURL(0), Source: "slow", Delay: 10 * time.Millisecond, MaxPages: 20}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitDone(t, pool, id, time.Minute)
+	c := site.Checked()
+	if p.Stored != 3 || c.MinGap < 1200*time.Millisecond {
+		t.Errorf("progress %+v; least gap %v", p, c.MinGap)
+	}
+}
+
+// Crawls of one site: a crawl started while another's URLs wait takes
+// them (it is the one followed now); one started beside another as it
+// runs fetches again what was fetched before it began, and no page the
+// other fetched since; no page is asked for more than once a crawl.
+func TestCrawlsShareURLs(t *testing.T) {
+	pool := database(t)
+	site := teamtest.Start(t, 200, 4, time.Millisecond)
+	opts := crawl.Options{Start: site.PageURL(0), Source: "shared", Delay: 10 * time.Millisecond, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts()}
+	first, err := Start(context.Background(), pool, FromCrawl(opts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No worker yet: the start URL waits, and a crawl of it again takes
+	// it over.
+	second, err := Start(context.Background(), pool, FromCrawl(opts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, err := CrawlProgress(context.Background(), pool, first); err != nil || !p.Done {
+		t.Errorf("the first crawl, its start URL taken: %+v, %v", p, err)
+	}
+	if p, err := CrawlProgress(context.Background(), pool, second); err != nil || p.Queued != 1 {
+		t.Errorf("the second crawl: %+v, %v", p, err)
+	}
+	startWorkers(t, pool, 2, nil)
+	for {
+		p, err := CrawlProgress(context.Background(), pool, second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Stored >= 30 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// A third beside the second, as it runs: it fetches again what was
+	// fetched before it began, and nothing fetched since.
+	third, err := Start(context.Background(), pool, FromCrawl(opts))
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	waitDone(t, pool, second, time.Minute)
+	waitDone(t, pool, third, time.Minute)
+	firstAt := map[string]time.Time{}
+	count := map[string]int{}
+	for _, a := range site.Log() {
+		if !strings.HasPrefix(a.Path, "/p/") {
+			continue
+		}
+		key := a.Host + a.Path
+		if count[key] == 0 {
+			firstAt[key] = a.At
+		}
+		count[key]++
+	}
+	again := 0
+	for key, n := range count {
+		switch {
+		case n > 2 || n == 2 && firstAt[key].After(began):
+			t.Errorf("%s asked %d times, first after the third crawl began", key, n)
+		case n == 2:
+			again++
+		}
+	}
+	if len(count) != site.N || again < 30 {
+		t.Errorf("pages asked %d of %d; %d asked again by the third crawl, want the 30 or more fetched before it", len(count), site.N, again)
+	}
+	var junk int
+	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM heed_frontier WHERE url = '' OR host = '' OR state = ''`).Scan(&junk); err != nil || junk != 0 {
+		t.Errorf("%d rows of nothing in the frontier (%v)", junk, err)
+	}
+}
+
+// A host whose holder died mid-request: the next holder, here a request
+// of heed mcp --db's turns, waits the host's last delay after the dead
+// lease's end, when the dead holder's request was over at the latest.
+func TestTurnsAfterDeadHolder(t *testing.T) {
+	pool := database(t)
+	if _, err := pool.Exec(context.Background(), `
+		INSERT INTO heed_host (host, next_at, lease_owner, lease_until, delay_ms)
+		VALUES ('dead.test', now() - interval '1 minute', 'dead-worker', now() + interval '300 milliseconds', 1200)`); err != nil {
+		t.Fatal(err)
+	}
+	turns := NewTurns(pool, 0)
+	began := time.Now()
+	release, err := turns.Acquire(context.Background(), "dead.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	release(0)
+	if took := time.Since(began); took < 1400*time.Millisecond {
+		t.Errorf("the turn came %v after the dead lease's end was near; want its end and the delay (1.5 s)", took)
 	}
 }

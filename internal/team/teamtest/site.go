@@ -24,6 +24,8 @@ type Site struct {
 	// Robots is each host's robots.txt; "" means one that disallows
 	// /private/.
 	Robots func(host string) string
+	// Down are hosts whose robots.txt answers 503.
+	Down map[string]bool
 }
 
 // Start starts a site of n pages on hosts host names, each request held
@@ -75,6 +77,9 @@ func Words(i int) string { return fmt.Sprintf("marker%dword", i) }
 func (s *Site) serve(w http.ResponseWriter, r *http.Request) {
 	host, _, _ := strings.Cut(r.Host, ":")
 	switch {
+	case r.URL.Path == "/robots.txt" && s.Down[host]:
+		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+		return
 	case r.URL.Path == "/robots.txt":
 		body := "User-agent: *\nDisallow: /private/\n"
 		if s.Robots != nil {

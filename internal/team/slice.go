@@ -1,0 +1,561 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/pgstore"
+	"github.com/heedhq/heed/internal/polite"
+	"github.com/heedhq/heed/internal/wait"
+	"github.com/heedhq/heed/robots"
+)
+
+// slice is one job's run of one host, under a lease of its own (owner):
+// two runs of one job, in one process or two, never hold the host at
+// once.
+type slice struct {
+	w     *Worker
+	host  string
+	owner string
+	end   time.Time
+	turns held
+	// robots.txt by origin as read this slice, and the origins whose
+	// robots.txt got no answer this slice (their URLs are tried again
+	// later, not each after another request for it).
+	outcomes map[string]robots.Outcome
+	silent   map[string]error
+}
+
+// held are the turns of a host whose lease a slice holds: one request at
+// a time is the slice's, and the delay between them is kept here, and in
+// the database at each commit (and when the slice ends) for the next
+// holder.
+type held struct {
+	host  string
+	next  time.Time
+	delay time.Duration // the last request's, Retry-After included
+}
+
+func (h *held) Acquire(ctx context.Context, host string) (func(time.Duration), error) {
+	if host != h.host {
+		return nil, fmt.Errorf("a request to %s on the turn of %s", host, h.host)
+	}
+	if err := h.wait(ctx); err != nil {
+		return nil, err
+	}
+	return func(delay time.Duration) {
+		h.next = time.Now().Add(delay)
+		h.delay = delay
+	}, nil
+}
+
+// wait waits for the host's next turn.
+func (h *held) wait(ctx context.Context) error {
+	d := time.Until(h.next)
+	if d <= 0 {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Now().Add(d).After(dl) {
+		return errors.New("the next request to this host would come after the deadline")
+	}
+	return wait.Sleep(ctx, d)
+}
+
+// item is a queued URL and its crawl.
+type item struct {
+	url      string
+	depth    int
+	attempts int // failures so far for a cause that may pass
+	c        *crawlInfo
+}
+
+// maxAttempts is how often a URL is fetched when each time fails for a
+// cause that may pass (a timeout, a network cut, a 5xx or a 429) before
+// it is taken for failed: a worker cut off from the site for a while
+// loses no URL.
+const maxAttempts = 3
+
+// MaxURLLength is the longest URL a team's frontier keeps (its primary
+// key's index takes no more): a longer link is not followed.
+const MaxURLLength = 2000
+
+func (s *slice) run(ctx context.Context) error {
+	s.turns.host = s.host
+	for time.Now().Before(s.end) && !s.w.stopped() {
+		items, err := s.next(ctx)
+		if err != nil || len(items) == 0 {
+			return err
+		}
+		for _, it := range items {
+			if !time.Now().Before(s.end) || s.w.stopped() {
+				return nil
+			}
+			if err := s.visit(ctx, it); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// next is the host's next queued URLs, in the order they came; those of
+// crawls past their deadline are ended first.
+func (s *slice) next(ctx context.Context) ([]item, error) {
+	if _, err := s.w.Pool.Exec(ctx, `
+		UPDATE heed_frontier f SET state = 'skipped', reason = $2, detail = $3, updated_at = now()
+		FROM heed_crawl c WHERE f.crawl = c.id AND f.host = $1 AND f.state = 'queued' AND c.deadline_at < now()`,
+		s.host, crawl.ReasonDeadline, "the crawl's deadline came first"); err != nil {
+		return nil, err
+	}
+	rows, err := s.w.Pool.Query(ctx, `
+		SELECT url, depth, attempts, crawl FROM heed_frontier WHERE host = $1 AND state = 'queued' ORDER BY seq LIMIT 32`, s.host)
+	if err != nil {
+		return nil, err
+	}
+	var items []item
+	var ids []int64
+	for rows.Next() {
+		var it item
+		var id int64
+		if err := rows.Scan(&it.url, &it.depth, &it.attempts, &id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		items = append(items, it)
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := range items {
+		c, err := s.w.crawl(ctx, ids[i])
+		if err != nil {
+			return nil, err
+		}
+		items[i].c = c
+	}
+	return items, nil
+}
+
+// result is what became of a URL, to commit.
+type result struct {
+	kind           crawl.Kind
+	reason, detail string
+	final          string // the URL fetched at last, when redirected
+	snap           *heed.Snapshot
+	links          []queued
+}
+
+// visit fetches one URL, on the host's turn, and commits what came of it.
+func (s *slice) visit(ctx context.Context, it item) error {
+	o := it.c.o
+	agent := s.w.Agent
+	u, err := url.Parse(it.url)
+	if err != nil {
+		return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonScope, detail: err.Error()}, 0)
+	}
+	delay := o.Delay
+	out := robots.Outcome{Status: robots.Unavailable}
+	if !o.NoRobots {
+		if out, err = s.robots(ctx, it, u, delay); err != nil {
+			if errors.Is(err, errLost) || errors.Is(err, errFull) || ctx.Err() != nil {
+				if errors.Is(err, errFull) {
+					return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonLimit, detail: fmt.Sprintf("max_pages %d reached", o.MaxPages)}, 0)
+				}
+				return err
+			}
+			return s.commit(ctx, it, &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: "robots.txt: " + err.Error()}, 0)
+		}
+		if d := out.Allowed(agent, it.url); !d.Allowed {
+			return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonRobots, detail: d.String()}, 0)
+		}
+		if sig := out.ContentSignals(agent); !o.IgnoreSignals && sig.Denies(robots.SignalAIInput) {
+			return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonSignal, detail: "robots.txt says Content-Signal: " + sig.String() + "; not fetched"}, 0)
+		}
+		if cd, ok := out.CrawlDelay(agent); ok && min(cd, o.MaxCrawlDelay) > delay {
+			delay = min(cd, o.MaxCrawlDelay)
+		}
+	}
+	// The host's turn first; then the lease is renewed for the request,
+	// and the request counted against the crawl's max_pages, in one
+	// statement, and the request has the lease's time.
+	rctx, cancel, counted, err := s.claim(ctx, it.c.id)
+	if err != nil {
+		return err
+	}
+	defer cancel()
+	if !counted {
+		return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonLimit, detail: fmt.Sprintf("max_pages %d reached", o.MaxPages)}, 0)
+	}
+	res := s.fetch(rctx, it, u, out, delay)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return s.commit(ctx, it, res, max(delay, s.turns.delay))
+}
+
+// fetch makes the request of a URL, and reads the page.
+func (s *slice) fetch(ctx context.Context, it item, u *url.URL, out robots.Outcome, delay time.Duration) *result {
+	o := it.c.o
+	agent := s.w.Agent
+	allowed := func(raw string) (robots.Decision, bool) {
+		if o.NoRobots {
+			return robots.Decision{Allowed: true}, true
+		}
+		d := out.Allowed(agent, raw)
+		return d, d.Allowed
+	}
+	var refused *result
+	req := fetch.Request{URL: it.url, NoRetry: true, CheckRedirect: func(next string) error {
+		nu, err := url.Parse(next)
+		if err != nil {
+			return err
+		}
+		if nu.Host != u.Host || nu.Scheme != u.Scheme {
+			// Another origin's turn takes the target.
+			res := &result{kind: crawl.Skipped, reason: crawl.ReasonRedirect, detail: "redirected to " + next + ": another origin; queued"}
+			if n, err := crawl.Normalize(next); err == nil {
+				res.links = s.links(it, []string{n}, it.depth)
+			}
+			refused = res
+			return errors.New(res.detail)
+		}
+		if why := it.c.scope.Check(nu); why != "" {
+			refused = &result{kind: crawl.Skipped, reason: crawl.ReasonScope, detail: "redirected to " + next + ": " + why}
+			return errors.New(why)
+		}
+		if d, ok := allowed(next); !ok {
+			refused = &result{kind: crawl.Skipped, reason: crawl.ReasonRobots, detail: "redirected to " + next + ": " + d.String()}
+			return errors.New(d.String())
+		}
+		return nil
+	}}
+	client := polite.New(s.w.HTTP, &s.turns, delay)
+	resp, err := client.Get(ctx, req)
+	switch {
+	case refused != nil:
+		return refused
+	case err != nil:
+		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
+	case resp.Status < 200 || resp.Status > 299:
+		err := &fetch.StatusError{Status: resp.Status}
+		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
+	}
+	final := resp.URL
+	res := &result{}
+	if final != it.url {
+		fu, _ := url.Parse(final)
+		if why := it.c.scope.Check(fu); why != "" {
+			return &result{kind: crawl.Skipped, reason: crawl.ReasonScope, detail: "redirected to " + final + ": " + why}
+		}
+		if d, ok := allowed(final); !ok {
+			return &result{kind: crawl.Skipped, reason: crawl.ReasonRobots, detail: "redirected to " + final + ": " + d.String()}
+		}
+		if len(final) <= MaxURLLength {
+			res.final = final
+		}
+	}
+	p, err := crawl.ReadPage(resp, crawl.Item{URL: it.url, Depth: it.depth}, agent, o.IgnoreSignals)
+	if err != nil {
+		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
+	}
+	res.links = s.links(it, p.Follow, it.depth+1)
+	if p.Skip != "" {
+		res.kind, res.reason, res.detail = crawl.Skipped, p.Skip, p.Detail
+		return res
+	}
+	notes := p.Notes
+	if sig := out.ContentSignals(agent); !o.NoRobots && sig.Denies(robots.SignalAIInput) {
+		if !o.IgnoreSignals {
+			res.kind, res.reason, res.detail = crawl.Skipped, crawl.ReasonSignal, "robots.txt says Content-Signal: "+sig.String()
+			return res
+		}
+		notes = append(notes, "content signal: "+sig.String())
+	}
+	res.kind = crawl.Stored
+	res.snap = &heed.Snapshot{
+		Source: o.Source, URL: final, Title: p.Doc.Title, Description: p.Doc.Description,
+		FetchedAt: time.Now().UTC(), Tags: o.Tags, ETag: resp.ETag(), LastModified: resp.LastModified(),
+		Notes: notes, Via: p.Via, Markdown: p.Doc.Markdown, Links: p.Links,
+	}
+	return res
+}
+
+// links are a page's links as the frontier takes them: those out of the
+// crawl's scope or past its depth are ended as skipped, with why, and
+// so are those to an origin whose robots.txt this slice holds and
+// disallows them. A link longer than MaxURLLength is not followed.
+func (s *slice) links(it item, links []string, depth int) []queued {
+	var qs []queued
+	for _, l := range links {
+		if len(l) > MaxURLLength {
+			continue
+		}
+		lu, err := url.Parse(l)
+		if err != nil || lu.Path == "/robots.txt" {
+			continue
+		}
+		q := queued{url: l, host: polite.HostKey(lu), depth: depth, state: "queued"}
+		out, known := s.outcomes[lu.Scheme+"://"+lu.Host]
+		if why := it.c.scope.Check(lu); why != "" {
+			q.state, q.reason, q.detail = "skipped", crawl.ReasonScope, why
+		} else if depth > max(it.c.o.MaxDepth, 0) {
+			q.state, q.reason, q.detail = "skipped", crawl.ReasonLimit, fmt.Sprintf("deeper than max_depth %d", max(it.c.o.MaxDepth, 0))
+		} else if known && !it.c.o.NoRobots {
+			if d := out.Allowed(s.w.Agent, l); !d.Allowed {
+				q.state, q.reason, q.detail = "skipped", crawl.ReasonRobots, d.String()
+			}
+		}
+		qs = append(qs, q)
+	}
+	return qs
+}
+
+// errFull is the end of a URL whose crawl made its max_pages requests.
+var errFull = errors.New("the crawl's max_pages are spent")
+
+// claim waits for the host's turn, then renews the lease for a request
+// and counts it against the crawl's max_pages (when crawlID is not 0):
+// counted is false when the crawl has none left. The context it returns
+// ends before the lease would run out, a margin early; it fails with
+// errLost when another worker holds the host now.
+func (s *slice) claim(ctx context.Context, crawlID int64) (rctx context.Context, cancel context.CancelFunc, counted bool, err error) {
+	if err := s.turns.wait(ctx); err != nil {
+		return nil, nil, false, err
+	}
+	sent := time.Now()
+	var held bool
+	var left float64
+	err = s.w.Pool.QueryRow(ctx, `
+		WITH h AS (
+			UPDATE heed_host SET lease_until = now() + make_interval(secs => $3)
+			WHERE host = $1 AND lease_owner = $2 RETURNING lease_until
+		), c AS (
+			UPDATE heed_crawl SET fetched = fetched + 1
+			WHERE id = $4 AND fetched < max_pages AND EXISTS (SELECT 1 FROM h) RETURNING 1
+		)
+		SELECT EXISTS (SELECT 1 FROM h), EXISTS (SELECT 1 FROM c),
+			coalesce((SELECT extract(epoch FROM lease_until - now()) FROM h), 0)::float8`,
+		s.host, s.owner, s.w.LeaseTTL.Seconds(), crawlID).Scan(&held, &counted, &left)
+	switch {
+	case err != nil:
+		return nil, nil, false, err
+	case !held:
+		return nil, nil, false, errLost
+	}
+	rctx, cancel = context.WithDeadline(ctx, sent.Add(seconds(left)-leaseMargin(s.w.LeaseTTL)))
+	return rctx, cancel, counted, nil
+}
+
+// leaseMargin is how long before its lease's end a request is given up.
+func leaseMargin(ttl time.Duration) time.Duration { return min(time.Second, ttl/4) }
+
+// robots is what the origin's robots.txt says: as read this slice, as
+// any worker stored it while it lives, or fetched now, on the host's
+// turn, and stored for every worker. It is not fetched for a crawl that
+// has made its max_pages requests (errFull).
+func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Duration) (robots.Outcome, error) {
+	origin := u.Scheme + "://" + u.Host
+	if o, ok := s.outcomes[origin]; ok {
+		return o, nil
+	}
+	if err := s.silent[origin]; err != nil {
+		return robots.Outcome{}, err
+	}
+	var status, cause string
+	var httpStatus int
+	var body []byte
+	var room bool
+	err := s.w.Pool.QueryRow(ctx, `
+		SELECT r.status, r.http_status, r.cause, r.body, true FROM heed_robots r WHERE r.origin = $1 AND r.until > now()
+		UNION ALL
+		SELECT '', 0, '', ''::bytea, fetched < max_pages FROM heed_crawl WHERE id = $2
+		ORDER BY 1 DESC LIMIT 1`, origin, it.c.id).Scan(&status, &httpStatus, &cause, &body, &room)
+	switch {
+	case err != nil:
+		return robots.Outcome{}, err
+	case status != "":
+		o := outcomeOf(status, httpStatus, cause, body)
+		s.outcomes[origin] = o
+		return o, nil
+	case !room:
+		return robots.Outcome{}, errFull
+	}
+	rctx, cancel, _, err := s.claim(ctx, 0)
+	if err != nil {
+		return robots.Outcome{}, err
+	}
+	defer cancel()
+	release, err := s.turns.Acquire(rctx, s.host)
+	if err != nil {
+		return robots.Outcome{}, err
+	}
+	o, body, err := s.w.HTTP.LoadRobotsFile(rctx, origin+"/robots.txt")
+	if cd, ok := o.CrawlDelay(s.w.Agent); ok && min(cd, it.c.o.MaxCrawlDelay) > delay {
+		delay = min(cd, it.c.o.MaxCrawlDelay)
+	}
+	release(delay)
+	if err != nil {
+		return robots.Outcome{}, err
+	}
+	if o.Status == robots.Unreachable && o.HTTPStatus == 0 {
+		// No answer at all (a timeout, the network down): not the
+		// site's word, so not kept for the team to go by for an hour;
+		// the URLs are tried again (maxAttempts), in a later slice.
+		err := &heed.Error{Kind: heed.Transient, Op: "get", URL: origin + "/robots.txt", Err: errors.New(o.Cause)}
+		s.silent[origin] = err
+		return robots.Outcome{}, err
+	}
+	ctx = context.WithoutCancel(ctx)
+	err = inTx(ctx, s.w.Pool, func(tx pgx.Tx) error {
+		if err := s.release(ctx, tx, delay); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `
+			INSERT INTO heed_robots (origin, status, http_status, cause, body, until)
+			VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))
+			ON CONFLICT (origin) DO UPDATE SET status = EXCLUDED.status, http_status = EXCLUDED.http_status,
+				cause = EXCLUDED.cause, body = EXCLUDED.body, fetched_at = now(), until = EXCLUDED.until`,
+			origin, o.Status.String(), o.HTTPStatus, pgstore.Clean(o.Cause), body, o.Lifetime.Seconds())
+		return err
+	})
+	if err != nil {
+		return robots.Outcome{}, err
+	}
+	s.outcomes[origin] = o
+	return o, nil
+}
+
+// outcomeOf is a robots.txt outcome as stored.
+func outcomeOf(status string, httpStatus int, cause string, body []byte) robots.Outcome {
+	switch status {
+	case robots.Parsed.String():
+		return robots.OutcomeOf(httpStatus, body, nil)
+	case robots.Unavailable.String():
+		return robots.Outcome{Status: robots.Unavailable, HTTPStatus: httpStatus, Cause: cause, Lifetime: robots.UnavailableLifetime}
+	}
+	return robots.Outcome{Status: robots.Unreachable, HTTPStatus: httpStatus, Cause: cause, Lifetime: robots.UnreachableLifetime}
+}
+
+// releaseSQL sets a held host's next turn, its delay from now by the
+// database's clock, and renews the lease; it changes no row when another
+// worker holds the host now.
+const releaseSQL = `
+	UPDATE heed_host SET next_at = greatest(next_at, now() + make_interval(secs => $3)),
+		delay_ms = CASE WHEN $4 > 0 THEN $4 ELSE delay_ms END,
+		lease_until = now() + make_interval(secs => $5)
+	WHERE host = $1 AND lease_owner = $2`
+
+// release locks the host and sets its next turn (releaseSQL). It fails
+// with errLost when another worker holds the host now.
+func (s *slice) release(ctx context.Context, tx pgx.Tx, delay time.Duration) error {
+	if _, err := lockHosts(ctx, tx, []string{s.host}); err != nil {
+		return err
+	}
+	tag, err := tx.Exec(ctx, releaseSQL, s.host, s.owner, delay.Seconds(), delay.Milliseconds(), s.w.LeaseTTL.Seconds())
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		return errLost
+	}
+	return nil
+}
+
+// minDupBytes is the least Markdown a page must have to be taken for a
+// twin of another of its source.
+const minDupBytes = 200
+
+// commit ends a URL in one transaction: its snapshot stored, its state,
+// its links queued with their hosts' jobs, and the host's next turn set.
+// It runs to its end though the job's context ends: a page fetched is a
+// page kept. A commit the database refuses for the page's own sake (a
+// value it cannot take) ends the URL as failed instead, so that it is
+// not fetched again and again.
+func (s *slice) commit(ctx context.Context, it item, res *result, delay time.Duration) error {
+	ctx = context.WithoutCancel(ctx)
+	err := s.commitTx(ctx, it, res, delay)
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code[:2] == "22" || pe.Code[:2] == "54" || pe.Code[:2] == "23") {
+		s.w.Logger.Warn("heed: a page the database refused", "url", it.url, "error", err)
+		err = s.commitTx(ctx, it, &result{kind: crawl.Failed, reason: heed.Internal.String(), detail: "the database refused it: " + pe.Message}, delay)
+	}
+	return err
+}
+
+func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.Duration) error {
+	var kind crawl.Kind
+	var reason, detail string
+	requeued := false
+	err := inTx(ctx, s.w.Pool, func(tx pgx.Tx) error {
+		kind, reason, detail = res.kind, res.reason, res.detail
+		if res.snap != nil {
+			if len(res.snap.Markdown) >= minDupBytes {
+				var twin string
+				err := tx.QueryRow(ctx, `SELECT url FROM heed_snapshot WHERE source = $1 AND hash = $2 AND url <> $3 LIMIT 1`,
+					res.snap.Source, heed.HashOf(res.snap.Markdown), res.snap.URL).Scan(&twin)
+				if err == nil {
+					kind, reason, detail = crawl.Skipped, crawl.ReasonDup, "the same content as "+twin+", kept already"
+				} else if !errors.Is(err, pgx.ErrNoRows) {
+					return err
+				}
+			}
+			if kind == crawl.Stored {
+				changed, err := pgstore.PutIn(ctx, tx, res.snap)
+				if err != nil {
+					return err
+				}
+				if !changed {
+					kind = crawl.Unchanged
+				}
+			}
+		}
+		state, attempts := string(kind), it.attempts
+		switch {
+		case kind == crawl.Stored || kind == crawl.Unchanged:
+			state = "done"
+		case kind == crawl.Failed && reason == heed.Transient.String() && it.attempts+1 < maxAttempts:
+			// Queued again, for its host's next turn.
+			state, attempts = "queued", it.attempts+1
+		}
+		requeued = state == "queued"
+		// The URL's end and its links go in one statement, in order (a
+		// URL the page links to may be another's own, in its commit);
+		// their hosts are locked after them, in order, with this one.
+		rows := append([]queued{{url: it.url, host: s.host, depth: it.depth, state: state, reason: reason, detail: detail, attempts: attempts, own: true}}, res.links...)
+		if res.final != "" {
+			lu, _ := url.Parse(res.final)
+			rows = append(rows, queued{url: res.final, host: polite.HostKey(lu), depth: it.depth, state: "done"})
+		}
+		b := &pgx.Batch{}
+		queueLinks(b, it.c, rows, s.host)
+		b.Queue(releaseSQL, s.host, s.owner, delay.Seconds(), delay.Milliseconds(), s.w.LeaseTTL.Seconds())
+		br := tx.SendBatch(ctx, b)
+		due, asleep, err := readLocked(br)
+		if err != nil {
+			br.Close()
+			return err
+		}
+		tag, err := br.Exec()
+		if err := errors.Join(err, br.Close()); err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return errLost
+		}
+		return wake(ctx, tx, s.w.inserter, due, asleep)
+	})
+	if err == nil && s.w.Event != nil && !requeued {
+		s.w.Event(crawl.Event{Kind: kind, URL: it.url, Reason: reason, Detail: detail, Depth: it.depth, Delay: delay.String()})
+	}
+	return err
+}
