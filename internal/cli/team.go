@@ -16,12 +16,19 @@ import (
 	"github.com/heedhq/heed/internal/team"
 )
 
-// dbURL is the team database's URL: --db, else $HEED_DB.
-func dbURL(flag string) string {
+// dbURL is the team database's URL: --db, else $HEED_DB, else the
+// config file's db.
+func (e *env) dbURL(flag string) string {
 	if flag != "" {
 		return flag
 	}
-	return os.Getenv("HEED_DB")
+	if db := os.Getenv("HEED_DB"); db != "" {
+		return db
+	}
+	if c, err := e.config(); err == nil {
+		return c.DB
+	}
+	return ""
 }
 
 func (e *env) migrateCommand() *cobra.Command {
@@ -40,7 +47,7 @@ or $HEED_DB; its password is never printed.`,
   HEED_DB=postgres://heed@db.internal/heed heed migrate`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			url := dbURL(db)
+			url := e.dbURL(db)
 			if url == "" {
 				return usageErrorf("migrate: no database: give --db URL or set HEED_DB")
 			}
@@ -69,7 +76,7 @@ func (e *env) dbFlag(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&e.db, "db", "", "read a team's database at this PostgreSQL URL (default $HEED_DB) in place of the stash")
 	pre := cmd.PreRunE
 	cmd.PreRunE = func(c *cobra.Command, args []string) error {
-		e.db = dbURL(e.db)
+		e.db = e.dbURL(e.db)
 		if pre != nil {
 			return pre(c, args)
 		}
@@ -88,7 +95,7 @@ would have written them: Markdown files with frontmatter, and their index,
 for people who read or grep them. Snapshots already there as they are stay.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			url := dbURL(db)
+			url := e.dbURL(db)
 			if url == "" {
 				return usageErrorf("export: no database: give --db URL or set HEED_DB")
 			}

@@ -150,9 +150,13 @@ func TestTeamCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "crawl 1 queued") {
 		t.Fatalf("crawl --detach: exit %d, %q, %q", code, out, stderr)
 	}
-	code, out, stderr = teamRun("status", "--db", db)
+	// The config file's db, when neither --db nor HEED_DB is given.
+	if err := os.WriteFile(config, []byte("db: "+db+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr = teamRun("status")
 	if code != 0 || !strings.Contains(out, "crawl 1 ") || !strings.Contains(out, "running · 0 stored · 1 queued") {
-		t.Errorf("status before a worker: exit %d, %q, %q", code, out, stderr)
+		t.Errorf("status before a worker, the database from the config file: exit %d, %q, %q", code, out, stderr)
 	}
 	code, _, stderr = teamRun("crawl", site.URL+"/", "--db", db, "--detach", "--max-pages", "0")
 	if code != ExitUsage && code != 2 {

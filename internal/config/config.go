@@ -25,6 +25,8 @@ type Config struct {
 	Agent string `yaml:"agent,omitempty" json:"agent,omitempty" doc:"User-Agent sent with every request; its product token picks robots.txt groups. Empty means heed's own."`
 	// AllowNet lists the non-public networks heed may reach (CIDR).
 	AllowNet []string `yaml:"allow_net,omitempty" json:"allow_net,omitempty" doc:"Non-public networks heed may reach, as CIDR prefixes such as 10.0.0.0/8. Nothing else non-public is ever dialled."`
+	// DB is a team's database, a PostgreSQL URL.
+	DB string `yaml:"db,omitempty" json:"db,omitempty" doc:"A team's database, a PostgreSQL URL such as postgres://heed@db.internal/heed: the commands that take --db use it when neither --db nor HEED_DB is given. Its password is best kept out of the file (PGPASSWORD or ~/.pgpass)."`
 	// Resolve maps host names to addresses, NAME:ADDRESS, as split DNS.
 	Resolve []string `yaml:"resolve,omitempty" json:"resolve,omitempty" doc:"Host names heed resolves itself, as NAME:ADDRESS such as docs.internal:10.0.0.5 (like curl's --resolve, for every port); repeat a name for more addresses. A non-public address is still reached only within allow_net."`
 	// Stash is the stash directory; empty means the default.

@@ -71,6 +71,8 @@ func (d *decoder) config(n *yaml.Node, c *Config) error {
 			if _, perr := fetch.ParseResolve(c.Resolve); perr != nil && err == nil {
 				err = d.errAt(v, key, "%v", perr)
 			}
+		case "db":
+			c.DB, err = d.str(v, key)
 		case "stash":
 			c.Stash, err = d.str(v, key)
 		case "max_crawl_delay":
