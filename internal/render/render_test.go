@@ -1,13 +1,17 @@
 package render
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -117,5 +121,209 @@ func TestRenderClientSide(t *testing.T) {
 	}
 	if got := strings.Join(s.requests(), " "); got != "/ /app.js /data.json" {
 		t.Errorf("the site saw %s", got)
+	}
+}
+
+func TestNeeds(t *testing.T) {
+	long := strings.Repeat("Lighthouses guide ships past reefs at night. ", 10)
+	for _, tt := range []struct {
+		name, html, markdown string
+		want                 bool
+	}{
+		{"an app shell", appShell, "", true},
+		{"an empty root, no script yet", `<body><div id="__next"></div></body>`, "", true},
+		{"noscript alone", `<body><noscript>You need to enable JavaScript to run this app.</noscript></body>`, "You need to enable JavaScript to run this app.", true},
+		{"a static page", `<body><article><h1>Lighthouses</h1><p>` + long + `</p></article></body>`, "# Lighthouses\n\n" + long, false},
+		{"a static page with analytics", `<body><article><p>` + long + `</p></article><script src="/a.js"></script></body>`, long, false},
+		{"a short page without scripts", `<body><p>Short.</p></body>`, "Short.", false},
+	} {
+		if got := Needs([]byte(tt.html), tt.markdown); got != tt.want {
+			t.Errorf("%s: Needs = %v", tt.name, got)
+		}
+	}
+	if m, err := ParseMode(""); err != nil || m != Auto {
+		t.Errorf(`ParseMode(""): %v, %v`, m, err)
+	}
+	if _, err := ParseMode("sometimes"); err == nil {
+		t.Error("ParseMode took sometimes")
+	}
+}
+
+// recorder is a listener that records every connection made to it.
+type recorder struct {
+	net.Listener
+	n atomic.Int32
+}
+
+func record(t *testing.T, addr string) *recorder {
+	t.Helper()
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &recorder{Listener: l}
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			r.n.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { l.Close() })
+	return r
+}
+
+// A page that tries every way out of the browser, rendered in a network
+// namespace the test makes (so a leak would be seen, not sent): a
+// script's fetch to a loopback port not allowed and to 169.254.169.254,
+// a WebSocket to loopback, an <img> and an <iframe> to a private
+// address, an <iframe> of file:///etc/passwd, an XHR redirected to a
+// private address, a name that resolves to loopback, window.open,
+// navigation to javascript:, a WebRTC STUN request. Each listener
+// records every connection, and must record none; no packet reaches the
+// STUN port; the file is not read.
+func TestEscapes(t *testing.T) {
+	if os.Getenv("HEED_RENDER_NETNS") == "" {
+		unshare, err := exec.LookPath("unshare")
+		if err == nil && os.Geteuid() != 0 {
+			err = errors.New("not root")
+		}
+		if err != nil {
+			if os.Getenv("HEED_NETNS") == "required" {
+				t.Fatalf("a network namespace is needed: %v", err)
+			}
+			t.Skipf("no network namespace (needs root and unshare(1)): %v", err)
+		}
+		browser(t)
+		cmd := exec.Command(unshare, "--net", "--", os.Args[0], "-test.run", "^TestEscapes$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "HEED_RENDER_NETNS=1")
+		out, err := cmd.CombinedOutput()
+		t.Logf("in a network namespace:\n%s", out)
+		if err != nil {
+			t.Fatalf("in a network namespace: %v", err)
+		}
+		return
+	}
+	for _, args := range [][]string{{"link", "set", "lo", "up"}, {"addr", "add", "169.254.169.254/32", "dev", "lo"}, {"addr", "add", "10.99.0.1/32", "dev", "lo"}} {
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %v: %v\n%s", args, err, out)
+		}
+	}
+	b := browser(t)
+	forbidden := record(t, "127.0.0.1:0")
+	metadata := record(t, "169.254.169.254:80")
+	private := record(t, "10.99.0.1:80")
+	stun, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stun.Close()
+	var packets atomic.Int32
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			if _, _, err := stun.ReadFrom(buf); err != nil {
+				return
+			}
+			packets.Add(1)
+		}
+	}()
+	fport := forbidden.Addr().(*net.TCPAddr).Port
+	attack := fmt.Sprintf(`<!doctype html><html><head><title>Escapes</title></head><body><div id="root"></div>
+<img src="http://10.99.0.1/pixel.png"><iframe src="http://10.99.0.1/frame"></iframe><iframe src="file:///etc/passwd"></iframe>
+<script>
+const root = document.getElementById("root");
+const say = (s) => { root.insertAdjacentHTML("beforeend", "<p>" + s + "</p>"); };
+fetch("http://127.0.0.1:%[1]d/secret").then(() => say("loopback fetched"), () => say("loopback refused"));
+fetch("http://169.254.169.254/latest/meta-data/").then(() => say("metadata fetched"), () => say("metadata refused"));
+fetch("http://localhost:%[1]d/named").then(() => say("name fetched"), () => say("name refused"));
+fetch("/redirect").then(() => say("redirect fetched"), () => say("redirect refused"));
+try { new WebSocket("ws://127.0.0.1:%[1]d/ws"); say("websocket made"); } catch (e) { say("websocket refused"); }
+try { window.open("http://127.0.0.1:%[1]d/window"); } catch (e) {}
+try { const pc = new RTCPeerConnection({iceServers: [{urls: "stun:127.0.0.1:%[2]d"}]}); pc.createDataChannel("x"); pc.createOffer().then(o => pc.setLocalDescription(o)); say("rtc made"); } catch (e) { say("rtc refused"); }
+try { location.href = "javascript:void(fetch('http://127.0.0.1:%[1]d/js'))"; } catch (e) {}
+say("the page ran");
+</script></body></html>`, fport, stun.LocalAddr().(*net.UDPAddr).Port)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, attack) })
+	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, fmt.Sprintf("http://127.0.0.1:%d/redirected", fport), http.StatusFound)
+	})
+	l, err := net.Listen("tcp", "127.0.0.2:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(l)
+	defer srv.Close()
+	client := fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}, Retries: -1})
+	doc, err := client.Get(t.Context(), fetch.Request{URL: "http://" + l.Addr().String() + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.Render(t.Context(), doc, client.Get)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // anything still on its way
+	html := string(p.HTML)
+	// What the script said is in the root; the script's own text is not.
+	said, _, _ := strings.Cut(html[strings.Index(html, `<div id="root">`)+1:], "</div>")
+	for _, want := range []string{"the page ran", "loopback refused", "metadata refused", "name refused", "redirect refused", "websocket refused", "rtc refused"} {
+		if !strings.Contains(said, want) {
+			t.Errorf("the page did not say %q: %s", want, said)
+		}
+	}
+	if strings.Contains(html, "root:x:0") {
+		t.Errorf("/etc/passwd was read into the page:\n%s", html)
+	}
+	if n := forbidden.n.Load() + metadata.n.Load() + private.n.Load(); n != 0 {
+		t.Errorf("connections: %d to the loopback port not allowed, %d to 169.254.169.254, %d to the private address",
+			forbidden.n.Load(), metadata.n.Load(), private.n.Load())
+	}
+	if n := packets.Load(); n != 0 {
+		t.Errorf("%d packets reached the STUN port", n)
+	}
+	t.Logf("the page made %d requests through heed, %d refused", p.Requests, p.Refused)
+}
+
+// A page that loops for ever and one that allocates without end each
+// lose their tab within their budget; the browser lives on, and the
+// next page renders.
+func TestBudgets(t *testing.T) {
+	b := New(Config{PageTimeout: 3 * time.Second})
+	if err := b.Available(); err != nil {
+		browser(t) // skips, or fails when a browser is required
+	}
+	defer b.Close()
+	s := newSite(t, map[string]string{
+		"/loop":      `<html><body><div id="root"></div><script>while (true) {}</script></body></html>`,
+		"/bomb":      `<html><body><div id="root"></div><script>const a = []; while (true) { a.push(new Array(1e6).fill(Math.random())); }</script></body></html>`,
+		"/":          appShell,
+		"/app.js":    `document.getElementById("root").innerHTML = "<article><h1>Still here</h1><p>The browser renders the next page.</p></article>";`,
+		"/data.json": `{}`,
+	})
+	client := loopback()
+	for _, path := range []string{"/loop", "/bomb"} {
+		doc, err := client.Get(t.Context(), fetch.Request{URL: s.URL + path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		began := time.Now()
+		_, err = b.Render(t.Context(), doc, client.Get)
+		if took := time.Since(began); took > 3*time.Second+5*time.Second {
+			t.Errorf("%s: ended after %v", path, took)
+		}
+		if err == nil {
+			t.Errorf("%s: rendered, without an error", path)
+		}
+		t.Logf("%s: %v", path, err)
+	}
+	p := render(t, b, s.URL+"/", nil)
+	if !strings.Contains(string(p.HTML), "Still here") {
+		t.Errorf("the page after: %s", p.HTML)
 	}
 }

@@ -1,0 +1,59 @@
+package render
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// Mode says when a page is rendered.
+type Mode string
+
+// The modes: Auto renders a page when its static HTML needs it (Needs),
+// Always renders every HTML page, Never none.
+const (
+	Auto   Mode = "auto"
+	Always Mode = "always"
+	Never  Mode = "never"
+)
+
+// ParseMode reads a mode; "" is Auto.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "":
+		return Auto, nil
+	case Auto, Always, Never:
+		return m, nil
+	}
+	return "", fmt.Errorf("render %q: must be auto, always or never", s)
+}
+
+// tinyContent is the most characters of main content a page may have and
+// still be taken for a shell that its scripts fill.
+const tinyContent = 200
+
+// scanBytes is how much of a page's HTML Needs reads.
+const scanBytes = 1 << 20
+
+var (
+	hasScript = regexp.MustCompile(`(?i)<script\b`)
+	// An application's root, empty: <div id="root"></div> and the like.
+	emptyRoot = regexp.MustCompile(`(?i)<(?:div|main|section|body)\b[^>]{0,200}?\bid\s*=\s*["']?(?:root|app|__next|__nuxt|___gatsby|svelte|app-root|application|react-root|main-app)["'\s>][^>]{0,200}>\s*</(?:div|main|section|body)>`)
+	// A <noscript> that asks for JavaScript.
+	asksForJS = regexp.MustCompile(`(?i)<noscript\b[^>]{0,200}>[^<]{0,500}?(?:javascript|enable js|js enabled|js is disabled)`)
+)
+
+// Needs reports whether a page's static HTML needs rendering: its main
+// content (markdown, as extracted from html) is empty or tiny while the
+// page carries scripts, an empty application root (#root, #app, #__next
+// and the like), or a <noscript> that asks for JavaScript.
+func Needs(html []byte, markdown string) bool {
+	if utf8.RuneCountInString(strings.TrimSpace(markdown)) > tinyContent {
+		return false
+	}
+	if len(html) > scanBytes {
+		html = html[:scanBytes]
+	}
+	return hasScript.Match(html) || emptyRoot.Match(html) || asksForJS.Match(html)
+}
