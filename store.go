@@ -30,8 +30,11 @@ type Snapshot struct {
 	// "markdown" (the server answered with Markdown),
 	// "markdown-alternate" (the page's own Markdown alternate, read in its
 	// place), "llms-full.txt" (it is a site's /llms-full.txt).
-	Via      []string `json:"via,omitempty"`
-	Markdown string   `json:"-"`
+	Via []string `json:"via,omitempty"`
+	// Rendered says the page's Markdown is of the page as a browser
+	// rendered it, its scripts run: its static HTML held next to nothing.
+	Rendered bool   `json:"rendered,omitempty"`
+	Markdown string `json:"-"`
 	// Path is where a store keeps it: for a stash of files, the file's
 	// path relative to the stash directory; empty for a store of rows.
 	Path string `json:"path"`

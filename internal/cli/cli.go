@@ -16,6 +16,7 @@ import (
 	"github.com/heedhq/heed/internal/heapfloor"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
+	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/internal/source/kinds"
 )
 
@@ -168,6 +169,12 @@ func (e *env) serviceConfig(withKinds bool) (ingest.Config, error) {
 	if dirErr != nil {
 		cfg.Open = func(context.Context) (ingest.Store, error) { return nil, dirErr }
 	}
+	// The browser starts with the first page that needs it, if any.
+	rc := render.Config{}
+	if b := conf.Browser; b != nil {
+		rc = render.Config{Path: b.Path, PageTimeout: time.Duration(b.Timeout), MaxRequests: b.MaxRequests, MaxBytes: int64(b.MaxBytes), Resources: b.Resources}
+	}
+	cfg.Browser = render.New(rc)
 	if e.db != "" {
 		// A team's database in place of the stash of files.
 		cfg.Open = ingest.OpenDB(e.db)

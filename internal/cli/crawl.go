@@ -73,6 +73,7 @@ func (cf *crawlFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&cf.req.NoRobots, "no-robots", false, "do not consult robots.txt (no robots.txt request is made)")
 	f.BoolVar(&cf.req.IgnoreSignals, "ignore-signals", false, "store pages whatever their noindex, nofollow and content signals say")
 	f.StringArrayVar(&cf.req.Tags, "tag", nil, "tag the snapshots (repeatable)")
+	f.StringVar((*string)(&cf.req.Render), "render", "auto", "render pages in the browser: auto (a page whose static HTML holds next to nothing but scripts), always, never")
 	f.BoolVar(&cf.jsonOut, "json", false, "print a JSON line per URL and one for the summary")
 	f.BoolVarP(&cf.verbose, "verbose", "v", false, "print a line per URL skipped or failed (else one per reason)")
 }

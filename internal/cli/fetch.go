@@ -16,11 +16,13 @@ import (
 	"github.com/heedhq/heed/internal/frontmatter"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
+	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/robots/directives"
 )
 
 func (e *env) fetchCommand() *cobra.Command {
 	var jsonOut bool
+	var mode string
 	cmd := &cobra.Command{
 		Use:   "fetch URL",
 		Short: "Print one page as Markdown with YAML frontmatter",
@@ -33,18 +35,26 @@ reported, not enforced.`,
   heed fetch --json https://example.com/ | jq .links`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := render.ParseMode(mode)
+			if err != nil {
+				return usageErrorf("fetch: --%v", err)
+			}
 			svc, err := e.service(false)
 			if err != nil {
 				return err
 			}
-			page, err := svc.Fetch(cmd.Context(), ingest.FetchRequest{URL: args[0]})
+			page, err := svc.Fetch(cmd.Context(), ingest.FetchRequest{URL: args[0], Render: m})
 			if err != nil {
 				return failure(err)
+			}
+			if page.Note != "" {
+				fmt.Fprintf(e.stderr, "heed: note: %s\n", printable.Line(page.Note))
 			}
 			return e.writePage(page, jsonOut)
 		},
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the document as JSON")
+	cmd.Flags().StringVar(&mode, "render", "auto", "render the page in the browser: auto (when its static HTML holds next to nothing but scripts), always, never")
 	return cmd
 }
 
@@ -127,7 +137,8 @@ func (e *env) writePage(p *ingest.Page, jsonOut bool) error {
 			FetchedAt time.Time      `json:"fetched_at,omitzero"`
 			Robots    directives.Set `json:"robots"`
 			Via       string         `json:"via,omitempty"`
-		}{p.Doc, p.FetchedAt, p.Robots, p.Via})
+			Rendered  bool           `json:"rendered,omitempty"`
+		}{p.Doc, p.FetchedAt, p.Robots, p.Via, p.Rendered})
 	}
 	var w frontmatter.Writer
 	field := w.Field
@@ -148,6 +159,7 @@ func (e *env) writePage(p *ingest.Page, jsonOut bool) error {
 	}
 	field("robots", p.Robots.String())
 	field("via", p.Via)
+	w.Flag("rendered", p.Rendered)
 	_, err := io.WriteString(e.stdout, printable.Text(w.Document(d.Markdown)))
 	return err
 }

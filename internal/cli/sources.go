@@ -155,7 +155,7 @@ A website is crawled politely. ` + crawlLong,
 }
 
 // crawlFlags are the flags that only a website's crawl reads.
-var crawlFlagNames = []string{"include", "exclude", "allow-host", "max-pages", "max-depth", "deadline", "delay", "no-robots", "ignore-signals"}
+var crawlFlagNames = []string{"include", "exclude", "allow-host", "max-pages", "max-depth", "deadline", "delay", "no-robots", "ignore-signals", "render"}
 
 // crawlFlagsGiven lists the crawl flags given.
 func crawlFlagsGiven(cmd *cobra.Command) []string {
@@ -191,6 +191,9 @@ func sourceFromFlags(cmd *cobra.Command, start string, o ingest.CrawlRequest) *c
 	if f.Changed("delay") {
 		d := config.Duration(o.Delay)
 		s.Delay = &d
+	}
+	if f.Changed("render") {
+		s.Render = string(o.Render)
 	}
 	return s
 }

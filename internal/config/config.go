@@ -36,6 +36,8 @@ type Config struct {
 	// MCP holds the limits of the MCP server (heed mcp): no tool argument
 	// goes past them.
 	MCP *MCP `yaml:"mcp,omitempty" json:"mcp,omitempty" doc:"Limits of the MCP server (heed mcp). An agent's tool arguments can narrow them, never widen them."`
+	// Browser configures rendering in a browser.
+	Browser *Browser `yaml:"browser,omitempty" json:"browser,omitempty" doc:"The browser that renders pages needing JavaScript (Chromium), and a page's budgets."`
 	// Bluesky configures the Bluesky source kind.
 	Bluesky *Bluesky `yaml:"bluesky,omitempty" json:"bluesky,omitempty" doc:"Settings of Bluesky sources."`
 	// X configures the X source kind.
@@ -66,6 +68,7 @@ type Source struct {
 	Exclude       []string  `yaml:"exclude,omitempty" json:"exclude,omitempty" doc:"Skip paths matching these globs."`
 	AllowHosts    []string  `yaml:"allow_hosts,omitempty" json:"allow_hosts,omitempty" doc:"Hosts to crawl beside the start URL's."`
 	Tags          []string  `yaml:"tags,omitempty" json:"tags,omitempty" doc:"Tags given to the source's snapshots."`
+	Render        string    `yaml:"render,omitempty" json:"render,omitempty" enum:"auto,always,never" doc:"When a website's pages are rendered in the browser: auto (the default: a page whose static HTML holds next to nothing but scripts), always, never."`
 }
 
 // MCP is what the user allows agents that use heed through MCP. Zero
@@ -78,7 +81,17 @@ type MCP struct {
 	MaxChars int       `yaml:"max_chars,omitempty" json:"max_chars,omitempty" minimum:"1" doc:"The most characters of Markdown one web_fetch or stash_read returns at a time (default 100000)."`
 	// Token says where the bearer token of heed mcp --http is: "env:NAME"
 	// or "file:PATH", never the token itself.
-	Token string `yaml:"token,omitempty" json:"token,omitempty" pattern:"^(env|file):.+$" doc:"Where the bearer token heed mcp --http asks of every request is: env:NAME (an environment variable) or file:PATH (a file holding it), never the token itself. HEED_MCP_TOKEN wins. Without one, heed mcp --http --allow-remote makes one for the run."`
+	Render string `yaml:"render,omitempty" json:"render,omitempty" enum:"auto,always,never" doc:"The most an agent's web_fetch and web_crawl may ask of the browser: never (no rendering), auto (the default: pages whose static HTML holds next to nothing), always."`
+	Token  string `yaml:"token,omitempty" json:"token,omitempty" pattern:"^(env|file):.+$" doc:"Where the bearer token heed mcp --http asks of every request is: env:NAME (an environment variable) or file:PATH (a file holding it), never the token itself. HEED_MCP_TOKEN wins. Without one, heed mcp --http --allow-remote makes one for the run."`
+}
+
+// Browser is the browser section of the config file.
+type Browser struct {
+	Path        string   `yaml:"path,omitempty" json:"path,omitempty" doc:"The browser's executable. Empty means chromium, chromium-browser, google-chrome or google-chrome-stable on PATH."`
+	Timeout     Duration `yaml:"timeout,omitempty" json:"timeout,omitempty" doc:"The longest one page's rendering may take, such as 20s (the default)."`
+	MaxRequests int      `yaml:"max_requests,omitempty" json:"max_requests,omitempty" minimum:"1" doc:"The most requests one page's rendering makes (default 200)."`
+	MaxBytes    int      `yaml:"max_bytes,omitempty" json:"max_bytes,omitempty" minimum:"1" doc:"The most bytes of responses one page's rendering takes (default 20971520, 20 MB)."`
+	Resources   bool     `yaml:"resources,omitempty" json:"resources,omitempty" doc:"Fetch stylesheets, images, media and fonts for rendered pages too (by default they are not fetched)."`
 }
 
 // Bluesky is the bluesky section of the config file.

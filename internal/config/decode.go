@@ -80,6 +80,29 @@ func (d *decoder) config(n *yaml.Node, c *Config) error {
 		case "mcp":
 			c.MCP = &MCP{}
 			err = d.mcp(v, c.MCP)
+		case "browser":
+			c.Browser = &Browser{}
+			err = d.fields(v, key, func(k string, v *yaml.Node) (bool, error) {
+				kk := key + "." + k
+				var err error
+				switch k {
+				case "path":
+					c.Browser.Path, err = d.str(v, kk)
+				case "timeout":
+					if c.Browser.Timeout, err = d.duration(v, kk); err == nil && c.Browser.Timeout == 0 {
+						err = d.errAt(v, kk, "must be longer than 0")
+					}
+				case "max_requests":
+					c.Browser.MaxRequests, err = d.positive(v, kk)
+				case "max_bytes":
+					c.Browser.MaxBytes, err = d.positive(v, kk)
+				case "resources":
+					c.Browser.Resources, err = d.boolean(v, kk)
+				default:
+					return false, nil
+				}
+				return true, err
+			})
 		case "sources":
 			err = d.sources(v, c)
 		case "bluesky":
@@ -143,6 +166,8 @@ func (d *decoder) mcp(n *yaml.Node, m *MCP) error {
 			}
 		case "max_chars":
 			m.MaxChars, err = d.positive(v, k)
+		case "render":
+			m.Render, err = d.renderMode(v, k)
 		case "token":
 			if m.Token, err = d.str(v, k); err == nil && !validSecretRef(m.Token) {
 				// The value is not repeated: it may be the token itself.
@@ -209,6 +234,8 @@ func (d *decoder) source(n *yaml.Node, path string, s *Source) error {
 			var dur Duration
 			dur, err = d.duration(v, k)
 			s.Delay = &dur
+		case "render":
+			s.Render, err = d.renderMode(v, k)
 		case "include":
 			s.Include, err = d.globs(v, k)
 		case "exclude":
@@ -363,4 +390,13 @@ func yamlMessage(err error) string {
 		msg = msg[i+2:]
 	}
 	return msg
+}
+
+// renderMode reads auto, always or never.
+func (d *decoder) renderMode(n *yaml.Node, key string) (string, error) {
+	s, err := d.str(n, key)
+	if err == nil && s != "auto" && s != "always" && s != "never" {
+		err = d.errAt(n, key, "must be auto, always or never")
+	}
+	return s, err
 }

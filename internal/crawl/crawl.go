@@ -14,6 +14,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/polite"
+	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/robots"
 )
 
@@ -61,6 +62,9 @@ type Options struct {
 	// NoAlternates reads each page from its HTML, though it names a
 	// Markdown alternate.
 	NoAlternates bool
+	// Render says when a page is rendered in the Crawler's Browser: Auto
+	// (""), when its static HTML holds next to nothing; Always; Never.
+	Render render.Mode
 	// Page, if set, is called with every page the crawl keeps (one that
 	// its robots directives and the site's content signals let it store),
 	// before it is stored; with a nil Crawler.Store, instead of storing it.
@@ -100,6 +104,10 @@ type Crawler struct {
 	// NewFrontier makes each crawl's frontier; nil makes the one in this
 	// process (NewFrontier).
 	NewFrontier func(maxPages int) Frontier
+	// Browser renders the pages that need it (Options.Render); nil
+	// renders none: Auto keeps the static page, with a note, and Always
+	// fails.
+	Browser *render.Browser
 }
 
 func (c *Crawler) frontier(maxPages int) Frontier {
@@ -129,6 +137,9 @@ type Event struct {
 	Depth  int    `json:"depth"`
 	Queued int    `json:"queued"` // URLs waiting after this one
 	Delay  string `json:"delay,omitempty"`
+	// Rendered says the page was rendered in a browser (its static HTML
+	// held next to nothing), what rendering cost.
+	Rendered bool `json:"rendered,omitempty"`
 }
 
 // Reasons a URL is skipped.
@@ -765,6 +776,11 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		r.fail(it, err)
 		return
 	}
+	p, rendered, err := r.render(it, resp, p)
+	if err != nil {
+		r.fail(it, err)
+		return
+	}
 	for _, l := range p.Follow {
 		r.add(Item{URL: l, Depth: it.Depth + 1})
 	}
@@ -829,13 +845,13 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		r.o.Page(final, doc)
 	}
 	if r.c.Store == nil {
-		r.report(Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay.String()})
+		r.report(Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay.String(), Rendered: rendered})
 		return
 	}
 	snap := &heed.Snapshot{
 		Source: r.o.Source, URL: final, Title: doc.Title, Description: doc.Description,
 		FetchedAt: time.Now().UTC(), Tags: r.o.Tags, ETag: resp.ETag(), LastModified: resp.LastModified(),
-		Notes: notes, Via: via, Markdown: doc.Markdown, Links: links,
+		Notes: notes, Via: via, Markdown: doc.Markdown, Links: links, Rendered: rendered,
 	}
 	// While the stash indexes a batch, pages wait to be stored: the next
 	// ones are fetched and extracted meanwhile, as many as a batch.
@@ -853,9 +869,9 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		// The store's failure, not the page's: a kind of its own.
 		r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
 	case changed:
-		r.report(Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay.String()})
+		r.report(Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay.String(), Rendered: rendered})
 	default:
-		r.report(Event{Kind: Unchanged, URL: final, Depth: it.Depth, Delay: delay.String()})
+		r.report(Event{Kind: Unchanged, URL: final, Depth: it.Depth, Delay: delay.String(), Rendered: rendered})
 	}
 }
 

@@ -22,6 +22,13 @@ func (w *Writer) Field(key, value string) {
 	}
 }
 
+// Flag writes key: true when v; false is left out.
+func (w *Writer) Flag(key string, v bool) {
+	if v {
+		fmt.Fprintf(&w.b, "%s: true\n", key)
+	}
+}
+
 // List writes key: [a, b], each quoted; an empty list is left out.
 func (w *Writer) List(key string, values []string) {
 	if len(values) == 0 {

@@ -11,6 +11,7 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/render"
 )
 
 // CrawlRequest asks for a polite crawl. Its limits have no defaults of
@@ -35,6 +36,10 @@ type CrawlRequest struct {
 	Delay         time.Duration
 	NoRobots      bool
 	IgnoreSignals bool
+	// Render says when a page is rendered in the service's browser:
+	// render.Auto ("") when its static HTML holds next to nothing,
+	// render.Always, render.Never.
+	Render render.Mode
 	// NoStore crawls without storing anything: Page sees every page the
 	// crawl would have stored (a grep of a live site).
 	NoStore bool
@@ -100,12 +105,17 @@ func (s *Service) options(req CrawlRequest) (crawl.Options, error) {
 	case req.Delay < 0:
 		return crawl.Options{}, bad("delay", "0 or more")
 	}
+	mode, err := render.ParseMode(string(req.Render))
+	if err != nil {
+		return crawl.Options{}, bad("render", "auto, always or never")
+	}
+	req.Render = mode
 	o := crawl.Options{
 		Start: req.Start, Source: req.Source, Tags: req.Tags,
 		MaxPages: req.MaxPages, MaxDepth: req.MaxDepth, Deadline: req.Deadline,
 		Include: req.Include, Exclude: req.Exclude, AllowHosts: req.AllowHosts,
 		Delay: req.Delay, MaxCrawlDelay: s.cfg.MaxCrawlDelay,
-		NoRobots: req.NoRobots, IgnoreSignals: req.IgnoreSignals, Page: req.Page,
+		NoRobots: req.NoRobots, IgnoreSignals: req.IgnoreSignals, Page: req.Page, Render: req.Render,
 	}
 	if o.MaxDepth == 0 {
 		o.MaxDepth = -1 // crawl.Options: negative is the start URL only
@@ -141,7 +151,7 @@ func (s *Service) Crawl(ctx context.Context, req CrawlRequest, events func(crawl
 // crawlInto crawls with the options checked of req into a store open, or
 // none.
 func (s *Service) crawlInto(ctx context.Context, st Store, o crawl.Options, req CrawlRequest, events func(crawl.Event)) (*CrawlResult, error) {
-	c := &crawl.Crawler{Client: s.client, Agent: s.cfg.Agent, Robots: s.robots}
+	c := &crawl.Crawler{Client: s.client, Agent: s.cfg.Agent, Robots: s.robots, Browser: s.cfg.Browser}
 	if st != nil {
 		if !st.Writable() {
 			return nil, &heed.Error{Kind: heed.Transient, Op: "crawl", URL: fetch.Redact(req.Start), Err: heed.ErrBusy}

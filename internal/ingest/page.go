@@ -2,12 +2,14 @@ package ingest
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/robots/directives"
 )
 
@@ -24,6 +26,10 @@ type Page struct {
 	// ViaMarkdown (the server answered with Markdown) or
 	// ViaMarkdownAlternate (the page's own Markdown alternate).
 	Via string
+	// Rendered says the page was rendered in a browser; Note says why a
+	// page that looked empty was not.
+	Rendered bool
+	Note     string
 }
 
 // Where a page's Markdown came from, when not from its HTML (Page.Via,
@@ -36,6 +42,10 @@ const (
 // FetchRequest asks for one page.
 type FetchRequest struct {
 	URL string
+	// Render says when the page is rendered in the service's browser:
+	// render.Auto ("") when its static HTML holds next to nothing,
+	// render.Always, render.Never.
+	Render render.Mode
 }
 
 // ErrNotAPage is wrapped by the error of a body heed does not read: not
@@ -75,6 +85,12 @@ func (s *Service) Fetch(ctx context.Context, req FetchRequest) (*Page, error) {
 	case kind == extract.KindHTML && doc.MarkdownAlternate != "":
 		if md := crawl.Alternate(ctx, s.client, resp.URL, doc, nil); md != nil {
 			page.Doc, page.Via = md, ViaMarkdownAlternate
+			return page, nil
+		}
+	}
+	if kind == extract.KindHTML {
+		if err := s.renderPage(ctx, req.Render, resp, page); err != nil {
+			return nil, err
 		}
 	}
 	return page, nil
@@ -86,4 +102,37 @@ func (s *Service) Fetch(ctx context.Context, req FetchRequest) (*Page, error) {
 func Document(body []byte, pageURL, contentType string) (*extract.Document, error) {
 	doc, _, err := extract.Read(body, extract.Options{URL: pageURL, ContentType: contentType})
 	return doc, err
+}
+
+// renderPage renders a fetched page when it needs it (render.Auto), or
+// always; its requests take their hosts' turns, as every request of the
+// service (robots.txt is not asked: the page was asked for on purpose).
+// Without a browser, or when rendering fails, a page rendered only
+// because it looked empty keeps its static content, with a note; one
+// asked to be rendered fails.
+func (s *Service) renderPage(ctx context.Context, mode render.Mode, resp *fetch.Response, page *Page) error {
+	switch {
+	case mode == render.Never:
+		return nil
+	case mode != render.Always && !render.Needs(resp.Body, page.Doc.Markdown):
+		return nil
+	}
+	err := render.ErrNoBrowser
+	if s.cfg.Browser != nil {
+		var rp *render.Page
+		if rp, err = s.cfg.Browser.Render(ctx, resp, s.client.Get); err == nil {
+			doc, derr := extract.ExtractBytes(rp.HTML, extract.Options{URL: resp.URL})
+			if derr == nil {
+				page.Doc, page.Rendered = doc, true
+				page.Robots = doc.RobotsFor(s.cfg.Agent, resp.Header.Values("X-Robots-Tag"))
+				return nil
+			}
+			err = derr
+		}
+	}
+	if mode == render.Always {
+		return &heed.Error{Kind: heed.KindOf(err), Op: "render", URL: resp.URL, Err: err}
+	}
+	page.Note = fmt.Sprintf("the page holds next to nothing without its scripts, and was not rendered: %v", err)
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
+	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/internal/team"
@@ -71,6 +72,9 @@ type Config struct {
 	// from it, shared with every worker and server of the team, and team
 	// crawls are queued in it.
 	DB string
+	// Browser renders the pages that need it (a crawl's and a fetch's
+	// Render); nil renders none.
+	Browser *render.Browser
 	// Warn says what the user should know (a source's rate limit, a kind
 	// that found nothing); nil discards it.
 	Warn func(msg string)
@@ -210,6 +214,9 @@ func (s *Service) use(ctx context.Context, mode useMode) (st Store, done func(),
 
 // Close lets go of the store, if no call uses it; calls after Close fail.
 func (s *Service) Close() error {
+	if s.cfg.Browser != nil {
+		s.cfg.Browser.Close()
+	}
 	s.teamMu.Lock()
 	if s.team != nil {
 		s.team.Close()

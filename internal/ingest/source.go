@@ -13,6 +13,7 @@ import (
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/polite"
+	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/source/bluesky"
 	"github.com/heedhq/heed/internal/source/feed"
@@ -79,6 +80,7 @@ func CrawlRequestOf(name string, s *config.Source) CrawlRequest {
 	if s.Delay != nil {
 		req.Delay = time.Duration(*s.Delay)
 	}
+	req.Render = render.Mode(s.Render)
 	return req
 }
 

@@ -119,7 +119,8 @@ var migrations = []string{
 	ALTER TABLE heed_snapshot ADD COLUMN title_search tsvector GENERATED ALWAYS AS (
 		to_tsvector('english', left(title, 1000))
 	) STORED;
-	CREATE INDEX heed_snapshot_title_search ON heed_snapshot USING gin (title_search);`,
+	CREATE INDEX heed_snapshot_title_search ON heed_snapshot USING gin (title_search);
+	ALTER TABLE heed_snapshot ADD COLUMN rendered boolean NOT NULL DEFAULT false;`,
 }
 
 // Version is the heed schema version this build knows.

@@ -132,16 +132,16 @@ func PutIn(ctx context.Context, db Execer, snap *heed.Snapshot) (bool, error) {
 		return a
 	}
 	tag, err := db.Exec(ctx, `
-		INSERT INTO heed_snapshot (url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+		INSERT INTO heed_snapshot (url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown, rendered)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 		ON CONFLICT (url) DO UPDATE SET
 			source = EXCLUDED.source, title = EXCLUDED.title, description = EXCLUDED.description,
 			fetched_at = EXCLUDED.fetched_at, tags = EXCLUDED.tags, hash = EXCLUDED.hash,
 			etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified, notes = EXCLUDED.notes,
-			via = EXCLUDED.via, links = EXCLUDED.links, markdown = EXCLUDED.markdown
+			via = EXCLUDED.via, links = EXCLUDED.links, markdown = EXCLUDED.markdown, rendered = EXCLUDED.rendered
 		WHERE heed_snapshot.hash <> EXCLUDED.hash OR heed_snapshot.source <> EXCLUDED.source`,
 		snap.URL, snap.ID, snap.Source, snap.Title, snap.Description, snap.FetchedAt.UTC(), nz(snap.Tags), snap.Hash,
-		snap.ETag, snap.LastModified, nz(snap.Notes), nz(snap.Via), nz(snap.Links), snap.Markdown)
+		snap.ETag, snap.LastModified, nz(snap.Notes), nz(snap.Via), nz(snap.Links), snap.Markdown, snap.Rendered)
 	if err != nil {
 		return false, err
 	}
@@ -211,10 +211,10 @@ func (s *Store) Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error)
 	urlOrID = Clean(urlOrID)
 	var snap heed.Snapshot
 	err := s.pool.QueryRow(ctx, `
-		SELECT url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown
+		SELECT url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown, rendered
 		FROM heed_snapshot WHERE url = $1 OR id = $1`, urlOrID).Scan(
 		&snap.URL, &snap.ID, &snap.Source, &snap.Title, &snap.Description, &snap.FetchedAt, &snap.Tags, &snap.Hash,
-		&snap.ETag, &snap.LastModified, &snap.Notes, &snap.Via, &snap.Links, &snap.Markdown)
+		&snap.ETag, &snap.LastModified, &snap.Notes, &snap.Via, &snap.Links, &snap.Markdown, &snap.Rendered)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %s", heed.ErrNotFound, urlOrID)
 	}

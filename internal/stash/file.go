@@ -176,6 +176,7 @@ type header struct {
 	LastModified string   `yaml:"last_modified"`
 	Notes        []string `yaml:"notes"`
 	Via          []string `yaml:"via"`
+	Rendered     bool     `yaml:"rendered"`
 }
 
 // encode writes a snapshot as a Markdown file.
@@ -192,6 +193,7 @@ func encode(s *heed.Snapshot) []byte {
 	w.Field("last_modified", s.LastModified)
 	w.List("notes", s.Notes)
 	w.List("via", s.Via)
+	w.Flag("rendered", s.Rendered)
 	return []byte(w.Document(s.Markdown))
 }
 
@@ -210,6 +212,6 @@ func readFile(path string) (*heed.Snapshot, error) {
 	return &heed.Snapshot{
 		Source: h.Source, URL: h.URL, Title: h.Title, Description: h.Description, FetchedAt: at,
 		Tags: h.Tags, Hash: strings.TrimPrefix(h.Hash, "sha256:"), ETag: h.ETag, LastModified: h.LastModified,
-		Notes: h.Notes, Via: h.Via, Markdown: body,
+		Notes: h.Notes, Via: h.Via, Rendered: h.Rendered, Markdown: body,
 	}, nil
 }
