@@ -20,6 +20,7 @@ import (
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/mcp"
+	"github.com/heedhq/heed/internal/render"
 )
 
 func (e *env) mcpCommand() *cobra.Command {
@@ -86,6 +87,7 @@ so that all of a team's MCP servers and workers keep one schedule per host.`,
 			cfg.Delay = ingest.DefaultDelay
 			if m := conf.MCP; m != nil {
 				l.MaxPages, l.MaxDepth, l.Deadline, l.MaxChars = m.MaxPages, m.MaxDepth, time.Duration(m.Deadline), m.MaxChars
+				l.Render = render.Mode(m.Render)
 				if m.Delay != nil {
 					cfg.Delay = time.Duration(*m.Delay)
 				}

@@ -255,10 +255,10 @@ func TestToolsListed(t *testing.T) {
 		if tool.Description == "" || tool.OutputSchema == nil || tool.Annotations == nil {
 			t.Errorf("%s: description %q, output schema %v, annotations %v", tool.Name, tool.Description, tool.OutputSchema, tool.Annotations)
 		}
-		// An agent is told that what a page builds with JavaScript is
-		// not seen, by every tool that reads the web.
-		if strings.HasPrefix(tool.Name, "web_") && !strings.Contains(tool.Description, "not rendered") {
-			t.Errorf("%s does not say pages are not rendered with JavaScript: %s", tool.Name, tool.Description)
+		// An agent is told when what a page builds with JavaScript is
+		// seen, by every tool that reads the web.
+		if strings.HasPrefix(tool.Name, "web_") && !strings.Contains(tool.Description, "rendered in a browser") {
+			t.Errorf("%s does not say when pages are rendered: %s", tool.Name, tool.Description)
 		}
 		for _, sc := range []any{tool.InputSchema, tool.OutputSchema} {
 			if path := nullableType(sc, tool.Name); path != "" {
@@ -281,8 +281,8 @@ func TestToolsListed(t *testing.T) {
 		props[tool.Name] = names
 	}
 	want := map[string][]string{
-		"web_fetch":     {"max_chars", "start_index", "url", "version"},
-		"web_crawl":     {"exclude", "include", "max_depth", "max_pages", "url"},
+		"web_fetch":     {"max_chars", "render", "start_index", "url", "version"},
+		"web_crawl":     {"exclude", "include", "max_depth", "max_pages", "render", "url"},
 		"web_grep":      {"depth", "pattern", "url"},
 		"stash_search":  {"limit", "query", "source"},
 		"stash_read":    {"max_chars", "start_index", "url_or_id", "version"},

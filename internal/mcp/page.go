@@ -14,6 +14,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/ingest"
+	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/robots/directives"
 )
 
@@ -27,6 +28,8 @@ type page struct {
 	markdown    string
 	robots      string
 	via         string    // ingest.Page.Via
+	rendered    bool      // ingest.Page.Rendered
+	note        string    // ingest.Page.Note
 	version     string    // of this copy: a hash of its Markdown
 	read        time.Time // when the page cache last gave it; guarded by its mutex
 }
@@ -59,7 +62,7 @@ func (p *page) size(key string) int {
 // nothing to the load of a crawl of the same host. The whole takes at
 // most the user's deadline. The copy is kept in the page cache, for the
 // parts that follow.
-func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
+func (s *Server) fetchPage(ctx context.Context, rawURL string, mode render.Mode) (*page, error) {
 	norm, err := crawl.Normalize(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("%q is not a URL heed can fetch: give an absolute http or https URL, such as https://example.com/page", rawURL)
@@ -67,7 +70,7 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 	deadline := s.cfg.Limits.Deadline
 	dctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	p, err := s.svc.Fetch(dctx, ingest.FetchRequest{URL: norm})
+	p, err := s.svc.Fetch(dctx, ingest.FetchRequest{URL: norm, Render: mode})
 	if err != nil {
 		if cut := s.cut(ctx); cut != nil {
 			return nil, cut
@@ -78,7 +81,7 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string) (*page, error) {
 		return nil, s.toolError(err)
 	}
 	kept := newPage(p.URL, p.Doc, p.Robots)
-	kept.via = p.Via
+	kept.via, kept.rendered, kept.note = p.Via, p.Rendered, p.Note
 	s.pages.put(norm, kept)
 	return kept, nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/ingest"
+	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/robots"
 )
 
@@ -54,6 +55,9 @@ type Limits struct {
 	// MaxChars is the most characters of Markdown one web_fetch or
 	// stash_read returns at a time.
 	MaxChars int
+	// Render is the most an agent may ask of the browser (render.Never,
+	// render.Auto, render.Always); "" means render.Auto.
+	Render render.Mode
 }
 
 func (l *Limits) fill() {
@@ -68,6 +72,9 @@ func (l *Limits) fill() {
 	}
 	if l.MaxChars <= 0 {
 		l.MaxChars = DefaultMaxChars
+	}
+	if l.Render == "" {
+		l.Render = render.Auto
 	}
 }
 

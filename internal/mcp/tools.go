@@ -16,6 +16,7 @@ type FetchInput struct {
 	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"The most characters of Markdown to return in this call. Longer pages come in parts."`
 	StartIndex int    `json:"start_index,omitempty" jsonschema:"The character to start from: 0 (the default) for the first part; for the next part, the next_start_index of the previous call."`
 	Version    string `json:"version,omitempty" jsonschema:"With a start_index above 0: the version the first part gave, so that every part comes from the one copy of the page it was cut from (without it, the copy held now)."`
+	Render     string `json:"render,omitempty" jsonschema:"When to render the page in a browser, its scripts run: auto (the default: when its HTML holds next to nothing but scripts), always, never. Never more than the user allows."`
 }
 
 // Part is a part of a long text, and where the rest of it is.
@@ -34,10 +35,11 @@ type FetchOutput struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	Part
-	Version string   `json:"version" jsonschema:"Which copy of the page this part was cut from: pass it, with next_start_index, for the next part."`
-	Robots  string   `json:"robots,omitempty" jsonschema:"What the page's own robots directives (meta robots, X-Robots-Tag) say to heed. Reported, not enforced: a page asked for on purpose is not a crawl."`
-	Via     string   `json:"via,omitempty" jsonschema:"Where the Markdown came from when not from the page's HTML: markdown (the site answered with Markdown) or markdown-alternate (the page's own Markdown version)."`
-	Notes   []string `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_chars lowered to the user's limit."`
+	Version  string   `json:"version" jsonschema:"Which copy of the page this part was cut from: pass it, with next_start_index, for the next part."`
+	Robots   string   `json:"robots,omitempty" jsonschema:"What the page's own robots directives (meta robots, X-Robots-Tag) say to heed. Reported, not enforced: a page asked for on purpose is not a crawl."`
+	Via      string   `json:"via,omitempty" jsonschema:"Where the Markdown came from when not from the page's HTML: markdown (the site answered with Markdown) or markdown-alternate (the page's own Markdown version)."`
+	Rendered bool     `json:"rendered,omitempty" jsonschema:"The page was rendered in a browser, its scripts run."`
+	Notes    []string `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_chars lowered to the user's limit."`
 }
 
 // CrawlInput is web_crawl's arguments.
@@ -47,6 +49,7 @@ type CrawlInput struct {
 	MaxDepth *int     `json:"max_depth,omitempty" jsonschema:"How many links deep to follow from the start URL; 0 crawls the start URL only. Defaults to, and is never more than, the user's limit."`
 	Include  []string `json:"include,omitempty" jsonschema:"Crawl only paths matching these globs, such as /docs/** (* within a path segment, ** across). The start URL is always crawled."`
 	Exclude  []string `json:"exclude,omitempty" jsonschema:"Skip paths matching these globs, such as /blog/**."`
+	Render   string   `json:"render,omitempty" jsonschema:"When to render a page in a browser, its scripts run: auto (the default: when its HTML holds next to nothing but scripts), always, never. Never more than the user allows."`
 }
 
 // Skip is a URL a crawl skipped or failed, and why.
@@ -212,7 +215,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_fetch",
 		Title: "Read one web page",
-		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url, start_index set to next_start_index and the version the first part gave: every part then comes from the one copy of the page (for 10 minutes after the last part read; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown. Pages are read as served, not rendered: content a page builds with JavaScript is not seen.`,
+		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page whose HTML holds next to nothing but scripts is rendered in a browser first (render), as far as the user allows. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url, start_index set to next_start_index and the version the first part gave: every part then comes from the one copy of the page (for 10 minutes after the last part read; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown. Pages are read as served, not rendered: content a page builds with JavaScript is not seen.`,
 			min(DefaultChars, l.MaxChars), l.MaxChars),
 		InputSchema:  schemaFor[FetchInput](map[string]float64{"max_chars": 1, "start_index": 0}),
 		OutputSchema: schemaFor[FetchOutput](nil),
@@ -221,7 +224,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_crawl",
 		Title: "Crawl a site politely into the stash",
-		Description: fmt.Sprintf(`Crawl a site breadth-first from url, on its host, and store each page's main content as Markdown in heed's stash, where stash_search finds it. The crawl is polite and no argument changes that: robots.txt is heeded for every URL (a start URL it disallows fails the crawl), requests to a host go one at a time at least %s apart (longer if robots.txt's Crawl-delay asks), and pages marked noindex or a site's Content-Signal ai-input=no are not stored. The user's limits are %d pages, %d links deep and %s; larger max_pages or max_depth are lowered to them. Sends progress notifications when the request carries a progress token: pages fetched, of at most max_pages (at most one a page, and four a second). Cancelling the request stops the crawl and nothing more is sent for it; what was stored stays. Returns the summary: pages stored, unchanged, failed, and skipped by reason. Pages are read as served, not rendered with JavaScript.`,
+		Description: fmt.Sprintf(`Crawl a site breadth-first from url, on its host, and store each page's main content as Markdown in heed's stash, where stash_search finds it. The crawl is polite and no argument changes that: robots.txt is heeded for every URL (a start URL it disallows fails the crawl), requests to a host go one at a time at least %s apart (longer if robots.txt's Crawl-delay asks), and pages marked noindex or a site's Content-Signal ai-input=no are not stored. The user's limits are %d pages, %d links deep and %s; larger max_pages or max_depth are lowered to them. Sends progress notifications when the request carries a progress token: pages fetched, of at most max_pages (at most one a page, and four a second). Cancelling the request stops the crawl and nothing more is sent for it; what was stored stays. Returns the summary: pages stored, unchanged, failed, and skipped by reason. Pages whose HTML holds next to nothing but scripts are rendered in a browser, if the user allows it (render).`,
 			s.svc.Delay(), l.MaxPages, l.MaxDepth, l.Deadline),
 		InputSchema:  schemaFor[CrawlInput](map[string]float64{"max_pages": 1, "max_depth": 0}),
 		OutputSchema: schemaFor[CrawlOutput](nil),
@@ -230,7 +233,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_grep",
 		Title: "Find a pattern in a page or a site",
-		Description: fmt.Sprintf(`Find the lines of web pages' Markdown that match an RE2 regular expression, with their URL and line number. At depth 0 (the default) it reads the one page at url on purpose, as web_fetch does, without robots.txt. Above depth 0 it crawls from url as politely as web_crawl does (robots.txt heeded, one request at a time per host, noindex pages and Content-Signal ai-input=no sites not searched), at most %d pages and %d links deep (a larger depth is lowered), and stores nothing in the stash. Lists at most %d matches. Pages are read as served, not rendered with JavaScript. Sends progress notifications, pages fetched of at most how many, when the request carries a progress token.`,
+		Description: fmt.Sprintf(`Find the lines of web pages' Markdown that match an RE2 regular expression, with their URL and line number. At depth 0 (the default) it reads the one page at url on purpose, as web_fetch does, without robots.txt. Above depth 0 it crawls from url as politely as web_crawl does (robots.txt heeded, one request at a time per host, noindex pages and Content-Signal ai-input=no sites not searched), at most %d pages and %d links deep (a larger depth is lowered), and stores nothing in the stash. Lists at most %d matches. Pages whose HTML holds next to nothing but scripts are rendered in a browser, if the user allows it (render). Sends progress notifications, pages fetched of at most how many, when the request carries a progress token.`,
 			l.MaxPages, l.MaxDepth, MaxMatches),
 		InputSchema:  schemaFor[GrepInput](map[string]float64{"depth": 0}),
 		OutputSchema: schemaFor[GrepOutput](nil),

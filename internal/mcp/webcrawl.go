@@ -9,6 +9,7 @@ import (
 
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/ingest"
+	"github.com/heedhq/heed/internal/render"
 )
 
 // crawlLimits settles a crawl's limits: the user's when the agent gives
@@ -29,6 +30,25 @@ func (s *Server) crawlLimits(pages int, depth *int, notes *[]string) (maxPages, 
 		}
 	}
 	return maxPages, maxDepth
+}
+
+// renderRank orders the modes by what they ask of the browser.
+var renderRank = map[render.Mode]int{render.Never: 0, render.Auto: 1, render.Always: 2}
+
+// renderMode settles when pages are rendered: as the agent asks (auto
+// when it does not), and never more than the user allows.
+func (s *Server) renderMode(asked string, notes *[]string) (render.Mode, error) {
+	m, err := render.ParseMode(asked)
+	if err != nil {
+		return "", fmt.Errorf("render %q is not a mode heed knows: give auto, always or never", asked)
+	}
+	if allowed := s.cfg.Limits.Render; renderRank[m] > renderRank[allowed] {
+		if asked != "" {
+			*notes = append(*notes, fmt.Sprintf("render %s was lowered to %s, the most the user allows", m, allowed))
+		}
+		m = allowed
+	}
+	return m, nil
 }
 
 // crawlRequest is a crawl within the user's limits.
@@ -55,8 +75,13 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 		return nil, out, fmt.Errorf("%q is not a URL heed can crawl: give an absolute http or https URL, such as https://docs.example.com/", in.URL)
 	}
 	maxPages, maxDepth := s.crawlLimits(in.MaxPages, in.MaxDepth, &out.Notes)
+	mode, err := s.renderMode(in.Render, &out.Notes)
+	if err != nil {
+		return nil, out, err
+	}
 	cr := s.crawlRequest(in.URL, maxPages, maxDepth)
 	cr.Source = crawl.SourceName(in.URL)
+	cr.Render = mode
 	cr.Include, cr.Exclude = in.Include, in.Exclude
 
 	prog := s.newProgress(ctx, req, maxPages)

@@ -75,6 +75,10 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 		return nil, out, err
 	}
 	n := s.chars(in.MaxChars, &out.Notes)
+	mode, err := s.renderMode(in.Render, &out.Notes)
+	if err != nil {
+		return nil, out, err
+	}
 	var p *page
 	if in.StartIndex > 0 {
 		// A later part: cut from the copy the first part was, if heed
@@ -87,7 +91,7 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 			// Without a version: the copy most lately read, or the page
 			// as it is now; the note says how to be sure of one copy.
 			if p = s.pages.latest(norm); p == nil {
-				if p, err = s.fetchPage(ctx, in.URL); err != nil {
+				if p, err = s.fetchPage(ctx, in.URL, mode); err != nil {
 					return nil, out, err
 				}
 			}
@@ -97,7 +101,7 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 		}
 	} else {
 		var err error
-		if p, err = s.fetchPage(ctx, in.URL); err != nil {
+		if p, err = s.fetchPage(ctx, in.URL, mode); err != nil {
 			return nil, out, err
 		}
 	}
@@ -106,7 +110,10 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 		return nil, out, err
 	}
 	out.URL, out.Title, out.Description, out.Part = p.url, p.title, p.description, pt
-	out.Robots, out.Version, out.Via = p.robots, p.version, p.via
+	out.Robots, out.Version, out.Via, out.Rendered = p.robots, p.version, p.via, p.rendered
+	if p.note != "" {
+		out.Notes = append(out.Notes, p.note)
+	}
 	text := partText("web_fetch", fmt.Sprintf("url %q, version %q", in.URL, p.version), pt)
 	if in.StartIndex == 0 {
 		text = fmt.Sprintf("Page: %s\nURL: %s\n\n", out.Title, out.URL) + text

@@ -1,0 +1,57 @@
+package mcp
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/ingest"
+	"github.com/heedhq/heed/internal/render"
+)
+
+// web_fetch renders a page that needs it, as far as the user allows: by
+// default (auto); with the user's render: never, an agent's always is
+// lowered, and said so.
+func TestWebFetchRender(t *testing.T) {
+	b := render.New(render.Config{})
+	if err := b.Available(); err != nil {
+		if os.Getenv("HEED_BROWSER") == "required" {
+			t.Fatalf("a browser is needed: %v", err)
+		}
+		t.Skipf("no browser: %v", err)
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/app.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, `document.getElementById("root").innerHTML = "<article><h1>Fresnel lenses</h1><p>A Fresnel lens bends the lamp's light into a narrow beam seen far out at sea.</p></article>";`)
+		default:
+			fmt.Fprint(w, `<html><head><title>App</title></head><body><div id="root"></div><script src="/app.js"></script></body></html>`)
+		}
+	}))
+	defer site.Close()
+	serve := func(l Limits) *Server {
+		svc := ingest.New(ingest.Config{HTTP: fetch.New(fetch.Config{AllowNets: loopback, Retries: -1}), Agent: "heed/0.1", StashDir: t.TempDir(), Delay: -1, Browser: b})
+		s := New(Config{Service: svc, Limits: l})
+		t.Cleanup(func() { s.Close(); svc.Close() })
+		return s
+	}
+	cs := connect(t, serve(Limits{}), nil)
+	var out FetchOutput
+	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/"}, &out); isErr || !out.Rendered || !strings.Contains(out.Markdown, "narrow beam") {
+		t.Errorf("web_fetch, auto: %s %+v", text, out)
+	}
+	cs = connect(t, serve(Limits{Render: render.Never}), nil)
+	out = FetchOutput{}
+	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/", "render": "always"}, &out); isErr || out.Rendered ||
+		len(out.Notes) != 1 || out.Notes[0] != "render always was lowered to never, the most the user allows" {
+		t.Errorf("web_fetch, always where the user allows never: %s %+v", text, out)
+	}
+	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/", "render": "sometimes"}, &out); !isErr || !strings.Contains(text, "auto, always or never") {
+		t.Errorf("web_fetch, render sometimes: %s", text)
+	}
+}
