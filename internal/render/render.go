@@ -325,7 +325,7 @@ func (b *Browser) wanted(t network.ResourceType) bool {
 
 // quiet is how long a page's requests must have rested for it to be
 // taken as rendered.
-const quiet = 300 * time.Millisecond
+const quiet = 200 * time.Millisecond
 
 // tab is one page's rendering.
 type tab struct {
