@@ -54,4 +54,15 @@ func TestWebFetchRender(t *testing.T) {
 	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/", "render": "sometimes"}, &out); !isErr || !strings.Contains(text, "auto, always or never") {
 		t.Errorf("web_fetch, render sometimes: %s", text)
 	}
+	// web_grep, which takes no render, renders no more than the user
+	// allows either.
+	var grep GrepOutput
+	if text, isErr := call(t, cs, "web_grep", map[string]any{"url": site.URL + "/", "pattern": "narrow beam"}, &grep); isErr || len(grep.Matches) != 0 {
+		t.Errorf("web_grep where the user allows no rendering: %s %+v", text, grep)
+	}
+	cs = connect(t, serve(Limits{}), nil)
+	grep = GrepOutput{}
+	if text, isErr := call(t, cs, "web_grep", map[string]any{"url": site.URL + "/", "pattern": "narrow beam"}, &grep); isErr || len(grep.Matches) != 1 {
+		t.Errorf("web_grep, auto: %s %+v", text, grep)
+	}
 }

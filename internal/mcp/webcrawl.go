@@ -51,11 +51,19 @@ func (s *Server) renderMode(asked string, notes *[]string) (render.Mode, error) 
 	return m, nil
 }
 
-// crawlRequest is a crawl within the user's limits.
+// defaultRender is when pages are rendered where the agent did not say:
+// auto, or less if the user allows less.
+func (s *Server) defaultRender() render.Mode {
+	m, _ := s.renderMode("", nil)
+	return m
+}
+
+// crawlRequest is a crawl within the user's limits, rendering pages as
+// defaultRender says.
 func (s *Server) crawlRequest(start string, maxPages, maxDepth int) ingest.CrawlRequest {
 	return ingest.CrawlRequest{
 		Start: start, MaxPages: maxPages, MaxDepth: maxDepth,
-		Deadline: s.cfg.Limits.Deadline, Delay: s.svc.Delay(),
+		Deadline: s.cfg.Limits.Deadline, Delay: s.svc.Delay(), Render: s.defaultRender(),
 	}
 }
 

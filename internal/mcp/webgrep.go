@@ -162,7 +162,7 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 	defer cancel()
 	g := &grepper{re: re, ctx: gctx}
 	if in.Depth <= 0 {
-		p, err := s.fetchPage(gctx, in.URL, s.cfg.Limits.Render)
+		p, err := s.fetchPage(gctx, in.URL, s.defaultRender())
 		if err != nil {
 			if cut := s.cut(ctx); cut != nil {
 				return nil, out, cut
