@@ -853,6 +853,11 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		FetchedAt: time.Now().UTC(), Tags: r.o.Tags, ETag: resp.ETag(), LastModified: resp.LastModified(),
 		Notes: notes, Via: via, Markdown: doc.Markdown, Links: links, Rendered: rendered,
 	}
+	if rendered {
+		// The shell's validators say nothing of what its scripts fetched:
+		// a rendered page is asked for whole again.
+		snap.ETag, snap.LastModified = "", ""
+	}
 	// While the stash indexes a batch, pages wait to be stored: the next
 	// ones are fetched and extracted meanwhile, as many as a batch.
 	r.stores <- struct{}{}

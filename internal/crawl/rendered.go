@@ -46,6 +46,9 @@ func (r *run) render(it Item, resp *fetch.Response, p *Page) (*Page, bool, error
 			rp, rerr := ReadPage(&again, it, r.c.Agent, r.o.IgnoreSignals)
 			if rerr == nil {
 				rp.Via = append(rp.Via, ViaRendered)
+				if page.Cut != "" {
+					rp.Notes = append(rp.Notes, CutNote(page.Cut))
+				}
 				return rp, true, nil
 			}
 			err = rerr
@@ -83,4 +86,10 @@ func (r *run) browserGet(ctx context.Context, req fetch.Request) (*fetch.Respons
 		return nil, errors.New("not modified")
 	}
 	return resp, err
+}
+
+// CutNote says that a rendered page spent a budget, and was read as it
+// stood then.
+func CutNote(budget string) string {
+	return "rendered until its " + budget + " budget was spent, and read as it stood then"
 }

@@ -125,6 +125,9 @@ func (s *Service) renderPage(ctx context.Context, mode render.Mode, resp *fetch.
 			if derr == nil {
 				page.Doc, page.Rendered = doc, true
 				page.Robots = doc.RobotsFor(s.cfg.Agent, resp.Header.Values("X-Robots-Tag"))
+				if rp.Cut != "" {
+					page.Note = crawl.CutNote(rp.Cut)
+				}
 				return nil
 			}
 			err = derr

@@ -6,8 +6,11 @@ import (
 	"maps"
 	"time"
 
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/pgstore"
+	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/internal/team"
 )
@@ -119,6 +122,9 @@ func (t *teamTurns) Acquire(ctx context.Context, host string) (func(time.Duratio
 func (s *Service) StartTeamCrawl(ctx context.Context, req CrawlRequest) (int64, error) {
 	if req.NoStore || req.Page != nil {
 		return 0, errors.New("ingest: a team's crawl stores its pages in the team's database")
+	}
+	if req.Render == render.Always {
+		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(req.Start), Err: &OptionError{Name: "render", Want: "auto or never in a team's crawl (its workers do not render pages yet)"}}
 	}
 	o, err := s.options(req)
 	if err != nil {

@@ -37,7 +37,10 @@ const tinyContent = 200
 const scanBytes = 1 << 20
 
 var (
-	hasScript = regexp.MustCompile(`(?i)<script\b`)
+	// A script tag that runs: no type, or a JavaScript one (not JSON-LD,
+	// not a template).
+	hasScript = regexp.MustCompile(`(?i)<script\b[^>]{0,500}>`)
+	jsType    = regexp.MustCompile(`(?i)\btype\s*=\s*["']?([^"'\s>]*)`)
 	// An application's root, empty: <div id="root"></div> and the like.
 	emptyRoot = regexp.MustCompile(`(?i)<(?:div|main|section|body)\b[^>]{0,200}?\bid\s*=\s*["']?(?:root|app|__next|__nuxt|___gatsby|svelte|app-root|application|react-root|main-app)["'\s>][^>]{0,200}>\s*</(?:div|main|section|body)>`)
 	// A <noscript> that asks for JavaScript.
@@ -55,5 +58,21 @@ func Needs(html []byte, markdown string) bool {
 	if len(html) > scanBytes {
 		html = html[:scanBytes]
 	}
-	return hasScript.Match(html) || emptyRoot.Match(html) || asksForJS.Match(html)
+	return runsScript(html) || emptyRoot.Match(html) || asksForJS.Match(html)
+}
+
+// runsScript reports whether html has a script tag that runs: one
+// without a type, or of a JavaScript type or module.
+func runsScript(html []byte) bool {
+	for _, tag := range hasScript.FindAll(html, 64) {
+		m := jsType.FindSubmatch(tag)
+		if m == nil {
+			return true
+		}
+		switch t := strings.ToLower(string(m[1])); {
+		case t == "", t == "module", strings.Contains(t, "javascript"), strings.Contains(t, "ecmascript"):
+			return true
+		}
+	}
+	return false
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -104,6 +105,9 @@ type Page struct {
 	// refused).
 	Requests, Refused int
 	Bytes             int64
+	// Cut names the budget the page spent before it was quiet ("time",
+	// "requests", "bytes"), when it did: it was read as it stood then.
+	Cut string
 }
 
 // Browser renders pages in one headless Chromium, started when first
@@ -122,6 +126,25 @@ type Browser struct {
 	cancel   context.CancelFunc
 	started  bool
 	startErr error
+	failedAt time.Time // when a start last failed: it is tried again a while after
+	closed   bool
+}
+
+// retryStart is how long after a failed start the browser is tried again.
+const retryStart = 30 * time.Second
+
+// reset forgets a browser that died, for the next page to start anew.
+func (b *Browser) reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return
+	}
+	if b.cancel != nil {
+		b.cancel()
+		b.cancel = nil
+	}
+	b.started, b.startErr = false, nil
 }
 
 // New returns a Browser; the browser starts with the first page.
@@ -178,10 +201,10 @@ const blockScript = `(() => {
 func (b *Browser) start() (context.Context, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.started {
+	if b.started && (b.startErr == nil || b.closed || time.Since(b.failedAt) < retryStart) {
 		return b.ctx, b.startErr
 	}
-	b.started = true
+	b.started, b.failedAt = true, time.Now()
 	path, err := Find(b.cfg.Path)
 	if err != nil {
 		b.startErr = err
@@ -206,7 +229,7 @@ func (b *Browser) start() (context.Context, error) {
 		b.startErr = fmt.Errorf("%w: %s: %v", ErrNoBrowser, path, err)
 		return nil, b.startErr
 	}
-	b.ctx = ctx
+	b.ctx, b.startErr = ctx, nil
 	b.cancel = func() {
 		cancel()
 		cancelAlloc()
@@ -223,21 +246,43 @@ func (b *Browser) Close() error {
 		b.cancel()
 		b.cancel = nil
 	}
-	b.started, b.startErr = true, errors.New("the browser is closed")
+	b.started, b.closed, b.startErr = true, true, errors.New("the browser is closed")
 	return nil
 }
 
-// ErrBudget is wrapped by the error of a page whose rendering took all
-// its time.
-var ErrBudget = errors.New("the page's rendering ran out of time")
+// ErrBudget is wrapped by the error of a page whose rendering spent a
+// budget before anything could be read of it, or whose DOM grew past the
+// byte budget.
+var ErrBudget = errors.New("the page's rendering spent its budget")
+
+// answerers is how many of a page's requests are answered at once; the
+// rest wait, in a queue of queueLen, and a page that fills the queue has
+// spent its budget.
+const (
+	answerers = 6
+	queueLen  = 256
+)
 
 // Render renders the page whose document heed fetched (doc, a 2xx HTML
 // response), in a tab of its own with cookies, storage and cache of its
 // own, discarded after. The document is answered from doc; every other
 // request of the page from get, within the page's budgets. The page is
 // read once its requests have been quiet for a while after it loaded,
-// or when its time is nearly spent.
+// or when a budget is spent (Page.Cut says which).
 func (b *Browser) Render(ctx context.Context, doc *fetch.Response, get Get) (*Page, error) {
+	p, err := b.render(ctx, doc, get)
+	if errors.Is(err, errBrowserGone) {
+		// The browser died (killed, crashed): a new one, once.
+		b.reset()
+		p, err = b.render(ctx, doc, get)
+	}
+	return p, err
+}
+
+// errBrowserGone is the cause of a tab that could not be opened.
+var errBrowserGone = errors.New("the browser is gone")
+
+func (b *Browser) render(ctx context.Context, doc *fetch.Response, get Get) (*Page, error) {
 	bctx, err := b.start()
 	if err != nil {
 		return nil, err
@@ -251,7 +296,7 @@ func (b *Browser) Render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 	tctx, closeTab := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
 	defer closeTab()
 	if err := chromedp.Do(tctx); err != nil {
-		return nil, fmt.Errorf("render: open a tab: %w", err)
+		return nil, fmt.Errorf("render: open a tab: %w: %v", errBrowserGone, err)
 	}
 	t := chromedp.FromContext(tctx).Target
 	deadline := time.Now().Add(b.cfg.PageTimeout)
@@ -263,14 +308,30 @@ func (b *Browser) Render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 	stop := context.AfterFunc(ctx, cancel)
 	defer stop()
 
-	r := &tab{b: b, t: t, ctx: pctx, doc: doc, get: get, page: &Page{URL: doc.URL}}
+	r := &tab{b: b, t: t, ctx: pctx, cancel: cancel, doc: doc, get: get, page: &Page{URL: doc.URL},
+		queue: make(chan *cdpfetch.EventRequestPaused, queueLen), done: make(chan struct{})}
+	r.last.Store(time.Now().UnixNano())
+	var wg sync.WaitGroup
+	for range answerers {
+		wg.Go(r.answerAll)
+	}
+	defer func() {
+		// The page is done with: its tab ends first, so that nothing
+		// waits on it, then its answers.
+		cancel()
+		closeTab()
+		close(r.done)
+		wg.Wait()
+	}()
 	chromedp.Listen(tctx, func(ev any) {
 		if e, ok := ev.(*cdpfetch.EventRequestPaused); ok {
-			r.wg.Add(1)
-			go r.answer(e)
+			select {
+			case r.queue <- e:
+			default:
+				r.spend("requests")
+			}
 		}
 	})
-	defer r.wg.Wait()
 	if _, err := cdp.Call(pctx, t, cdpfetch.Enable, cdpfetch.EnableParams{Patterns: []*cdpfetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
@@ -281,26 +342,32 @@ func (b *Browser) Render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 	if navErr != nil && pctx.Err() == nil {
 		return nil, fmt.Errorf("render: %w", navErr)
 	}
-	// Quiet: no request in flight or begun for a while.
+	// Quiet: no request in flight, and none begun or ended for a while
+	// since the page loaded (what its scripts do after load counts).
+	r.last.Store(time.Now().UnixNano())
 	for pctx.Err() == nil {
 		if r.inflight.Load() == 0 && time.Since(time.Unix(0, r.last.Load())) > quiet {
 			break
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	// What the page has is read with what time is left, or a moment
-	// more if none is: a page that spent its time is read as it stands.
+	if pctx.Err() != nil && ctx.Err() == nil {
+		r.spend("time")
+	}
+	// What the page has is read with a moment of its own: a page that
+	// spent its time is read as it stands. A DOM larger than the byte
+	// budget is not read at all.
 	rctx, rcancel := context.WithTimeout(tctx, time.Second)
 	defer rcancel()
-	if pctx.Err() == nil {
-		rctx, rcancel = pctx, cancel
-	}
-	html, err := chromedp.Run(rctx, chromedp.Evaluate[string]("document.documentElement.outerHTML"))
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &heed.Error{Kind: heed.TooLarge, Op: "render", URL: doc.URL, Err: fmt.Errorf("%w (%v): %v", ErrBudget, b.cfg.PageTimeout, err)}
+	html, err := chromedp.Run(rctx, chromedp.Evaluate[string](fmt.Sprintf(
+		`(() => { const h = document.documentElement.outerHTML; return h.length > %d ? "" : h; })()`, b.cfg.MaxBytes)))
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err != nil:
+		return nil, &heed.Error{Kind: heed.TooLarge, Op: "render", URL: doc.URL, Err: fmt.Errorf("%w (%v, %d requests, %d bytes): %v", ErrBudget, b.cfg.PageTimeout, b.cfg.MaxRequests, b.cfg.MaxBytes, err)}
+	case html == "":
+		return nil, &heed.Error{Kind: heed.TooLarge, Op: "render", URL: doc.URL, Err: fmt.Errorf("%w: the page's DOM grew past %d bytes", ErrBudget, b.cfg.MaxBytes)}
 	}
 	r.mu.Lock()
 	p := *r.page
@@ -313,8 +380,20 @@ func (b *Browser) Render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 // made: documents, scripts and their XHR and fetch calls, which build the
 // page's text; stylesheets, images, media and fonts only with Resources;
 // nothing else (favicons, pings, reports, prefetches, event streams).
-func (b *Browser) wanted(t network.ResourceType) bool {
-	switch t {
+func (b *Browser) wanted(e *cdpfetch.EventRequestPaused) bool {
+	h := func(name string) string {
+		for k, v := range e.Request.Headers {
+			if strings.EqualFold(k, name) {
+				s, _ := v.(string)
+				return strings.ToLower(s)
+			}
+		}
+		return ""
+	}
+	if strings.Contains(h("Sec-Purpose"), "prefetch") || strings.Contains(h("Purpose"), "prefetch") || strings.Contains(h("Accept"), "text/event-stream") {
+		return false
+	}
+	switch e.ResourceType {
 	case network.ResourceTypeDocument, network.ResourceTypeScript, network.ResourceTypeXHR, network.ResourceTypeFetch:
 		return true
 	case network.ResourceTypeStylesheet, network.ResourceTypeImage, network.ResourceTypeMedia, network.ResourceTypeFont:
@@ -329,78 +408,161 @@ const quiet = 200 * time.Millisecond
 
 // tab is one page's rendering.
 type tab struct {
-	b    *Browser
-	t    *chromedp.Target
-	ctx  context.Context
-	doc  *fetch.Response
-	get  Get
-	wg   sync.WaitGroup
-	docs atomic.Bool // the document was answered from doc
+	b      *Browser
+	t      *chromedp.Target
+	ctx    context.Context
+	cancel context.CancelFunc
+	doc    *fetch.Response
+	get    Get
+	queue  chan *cdpfetch.EventRequestPaused
+	done   chan struct{}
 
 	inflight atomic.Int32
 	last     atomic.Int64 // unix nanoseconds of the last request's start or end
 
-	mu    sync.Mutex
-	page  *Page
-	count int
-	bytes int64
+	mu       sync.Mutex
+	page     *Page
+	count    int   // requests paused, answered or not
+	bytes    int64 // bytes taken and reserved
+	mainDoc  cdp.FrameID
+	answered bool // the document was answered from doc
+}
+
+// spend ends the page's rendering for a spent budget: it is read as it
+// stands, and says so.
+func (r *tab) spend(budget string) {
+	r.mu.Lock()
+	if r.page.Cut == "" {
+		r.page.Cut = budget
+	}
+	r.mu.Unlock()
+	r.cancel()
+}
+
+// answerAll answers the page's requests until the page is done.
+func (r *tab) answerAll() {
+	for {
+		select {
+		case e := <-r.queue:
+			r.answer(e)
+		case <-r.done:
+			return
+		}
+	}
+}
+
+// call sends a command about a paused request, bounded in time: the
+// answer reaches the tab even as the page's time ends, and never waits
+// on a tab that is gone.
+func (r *tab) call(f func(ctx context.Context) error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), 2*time.Second)
+	defer cancel()
+	f(ctx)
 }
 
 // answer answers one request the page made: from heed, or not at all.
 func (r *tab) answer(e *cdpfetch.EventRequestPaused) {
-	defer r.wg.Done()
 	r.inflight.Add(1)
 	r.last.Store(time.Now().UnixNano())
 	defer func() {
 		r.last.Store(time.Now().UnixNano())
 		r.inflight.Add(-1)
 	}()
-	ctx := context.WithoutCancel(r.ctx) // the answer reaches the tab even as it closes
 	fail := func(reason network.ErrorReason) {
 		r.mu.Lock()
 		r.page.Refused++
 		r.mu.Unlock()
-		cdp.Call(ctx, r.t, cdpfetch.FailRequest, cdpfetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: reason})
+		r.call(func(ctx context.Context) error {
+			_, err := cdp.Call(ctx, r.t, cdpfetch.FailRequest, cdpfetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: reason})
+			return err
+		})
+	}
+	// Every request the page makes counts against its budget, refused or
+	// not: a page that asks without end spends it, and is read as it
+	// stands.
+	r.mu.Lock()
+	r.count++
+	over := r.count > r.b.cfg.MaxRequests
+	first := e.ResourceType == network.ResourceTypeDocument && !r.answered
+	if first {
+		r.answered, r.mainDoc = true, e.FrameID
+	}
+	again := !first && e.ResourceType == network.ResourceTypeDocument && e.FrameID == r.mainDoc
+	r.mu.Unlock()
+	if over {
+		fail(network.ErrorReasonBlockedByClient)
+		r.spend("requests")
+		return
 	}
 	u, err := url.Parse(e.Request.URL)
 	switch {
 	case err != nil || u.Scheme != "http" && u.Scheme != "https":
 		fail(network.ErrorReasonBlockedByClient)
 		return
+	case again:
+		// The page would be another: the page rendered is the one asked
+		// for (a script's location.replace, a meta refresh, is not
+		// followed). A 204 keeps the browser on the page it has.
+		r.mu.Lock()
+		r.page.Refused++
+		r.mu.Unlock()
+		r.call(func(ctx context.Context) error {
+			_, err := cdp.Call(ctx, r.t, cdpfetch.FulfillRequest, cdpfetch.FulfillRequestParams{RequestID: e.RequestID, ResponseCode: http.StatusNoContent})
+			return err
+		})
+		return
 	case e.Request.Method != http.MethodGet && e.Request.Method != http.MethodHead:
 		// heed only ever reads: a page's POST is not sent.
 		fail(network.ErrorReasonBlockedByClient)
 		return
-	case !r.b.wanted(e.ResourceType):
+	case !r.b.wanted(e):
 		fail(network.ErrorReasonBlockedByClient)
 		return
 	case r.ctx.Err() != nil:
 		fail(network.ErrorReasonTimedOut)
 		return
 	}
-	r.mu.Lock()
-	over := r.count >= r.b.cfg.MaxRequests || r.bytes >= r.b.cfg.MaxBytes
-	if !over {
-		r.count++
-		r.page.Requests++
-	}
-	r.mu.Unlock()
-	if over {
-		fail(network.ErrorReasonBlockedByClient)
-		return
-	}
 	var resp *fetch.Response
-	if e.ResourceType == network.ResourceTypeDocument && e.Request.URL == r.doc.URL && r.docs.CompareAndSwap(false, true) {
+	if first {
 		resp = r.doc // fetched already, on its host's turn
+		r.mu.Lock()
+		r.bytes += int64(len(resp.Body))
+		r.mu.Unlock()
 	} else {
+		// A response may take what is left of the budget when it is
+		// asked for; requests at once (answerers at most) may together
+		// take more, and then the last to end is refused: what the page
+		// is given never passes the budget.
 		r.mu.Lock()
 		left := r.b.cfg.MaxBytes - r.bytes
 		r.mu.Unlock()
+		if left <= 0 {
+			fail(network.ErrorReasonBlockedByClient)
+			r.spend("bytes")
+			return
+		}
 		req := fetch.Request{URL: e.Request.URL, NoRetry: true, MaxBytes: left}
 		if a, ok := e.Request.Headers["Accept"].(string); ok && a != "" {
 			req.Accept = heed.Clip(a, 256)
 		}
 		resp, err = r.get(r.ctx, req)
+		if err == nil {
+			r.mu.Lock()
+			over := r.bytes+int64(len(resp.Body)) > r.b.cfg.MaxBytes
+			if !over {
+				r.bytes += int64(len(resp.Body))
+			}
+			r.mu.Unlock()
+			if over {
+				fail(network.ErrorReasonBlockedByClient)
+				r.spend("bytes")
+				return
+			}
+		} else if heed.KindOf(err) == heed.TooLarge {
+			fail(network.ErrorReasonBlockedByClient)
+			r.spend("bytes")
+			return
+		}
 		if err != nil {
 			reason := network.ErrorReasonConnectionFailed
 			if errors.Is(err, fetch.ErrRefused) {
@@ -411,14 +573,14 @@ func (r *tab) answer(e *cdpfetch.EventRequestPaused) {
 		}
 	}
 	r.mu.Lock()
-	r.bytes += int64(len(resp.Body))
+	r.page.Requests++
 	r.page.Bytes = r.bytes
 	r.mu.Unlock()
 	var headers []*cdpfetch.HeaderEntry
 	for name, values := range resp.Header {
 		switch http.CanonicalHeaderKey(name) {
-		case "Content-Encoding", "Content-Length", "Transfer-Encoding", "Set-Cookie", "Location", "Connection":
-			continue // the body is whole and decoded; no cookie is kept
+		case "Content-Encoding", "Content-Length", "Transfer-Encoding", "Set-Cookie", "Location", "Connection", "Refresh":
+			continue // the body is whole and decoded; no cookie is kept; the page is not sent elsewhere
 		}
 		for _, v := range values {
 			headers = append(headers, &cdpfetch.HeaderEntry{Name: name, Value: v})
@@ -428,7 +590,10 @@ func (r *tab) answer(e *cdpfetch.EventRequestPaused) {
 	if status < 200 || status > 599 || status >= 300 && status < 400 {
 		status = http.StatusBadGateway // redirects were followed by heed
 	}
-	cdp.Call(ctx, r.t, cdpfetch.FulfillRequest, cdpfetch.FulfillRequestParams{
-		RequestID: e.RequestID, ResponseCode: status, ResponseHeaders: headers, Body: resp.Body,
+	r.call(func(ctx context.Context) error {
+		_, err := cdp.Call(ctx, r.t, cdpfetch.FulfillRequest, cdpfetch.FulfillRequestParams{
+			RequestID: e.RequestID, ResponseCode: status, ResponseHeaders: headers, Body: resp.Body,
+		})
+		return err
 	})
 }

@@ -136,6 +136,8 @@ func TestNeeds(t *testing.T) {
 		{"a static page", `<body><article><h1>Lighthouses</h1><p>` + long + `</p></article></body>`, "# Lighthouses\n\n" + long, false},
 		{"a static page with analytics", `<body><article><p>` + long + `</p></article><script src="/a.js"></script></body>`, long, false},
 		{"a short page without scripts", `<body><p>Short.</p></body>`, "Short.", false},
+		{"a short page with JSON-LD only", `<body><p>Short.</p><script type="application/ld+json">{"@type": "Thing"}</script></body>`, "Short.", false},
+		{"a module", `<body><div></div><script type="module" src="/main.js"></script></body>`, "", true},
 	} {
 		if got := Needs([]byte(tt.html), tt.markdown); got != tt.want {
 			t.Errorf("%s: Needs = %v", tt.name, got)
@@ -325,5 +327,75 @@ func TestBudgets(t *testing.T) {
 	p := render(t, b, s.URL+"/", nil)
 	if !strings.Contains(string(p.HTML), "Still here") {
 		t.Errorf("the page after: %s", p.HTML)
+	}
+}
+
+// A page's budgets hold: its requests (every one it makes counts, the
+// document's too) and its bytes (reserved before they are asked for, so
+// requests at once take no more); a page that spends one is read as it
+// stands, and says which.
+func TestRenderBudgetsHold(t *testing.T) {
+	browser(t)
+	big := `{"x": "` + strings.Repeat("a", 100<<10) + `"}`
+	pages := map[string]string{
+		"/many":  `<html><body><div id="root">Many</div><script>for (let i = 0; i < 30; i++) fetch("/d/" + i + ".json");</script></body></html>`,
+		"/heavy": `<html><body><div id="root">Heavy</div><script>for (let i = 0; i < 6; i++) fetch("/big/" + i + ".json");</script></body></html>`,
+	}
+	for i := range 30 {
+		pages[fmt.Sprintf("/d/%d.json", i)] = `{}`
+	}
+	for i := range 6 {
+		pages[fmt.Sprintf("/big/%d.json", i)] = big
+	}
+	s := newSite(t, pages)
+	b := New(Config{PageTimeout: 10 * time.Second, MaxRequests: 5})
+	defer b.Close()
+	p := render(t, b, s.URL+"/many", nil)
+	if p.Requests > 5 || p.Cut != "requests" {
+		t.Errorf("/many: %d requests made, cut %q", p.Requests, p.Cut)
+	}
+	asked := 0
+	for _, path := range s.requests() {
+		if strings.HasPrefix(path, "/d/") {
+			asked++
+		}
+	}
+	if asked > 4 {
+		t.Errorf("the site served %d of /many's requests; the budget is 5 with the document", asked)
+	}
+	heavy := New(Config{PageTimeout: 10 * time.Second, MaxBytes: 250 << 10})
+	defer heavy.Close()
+	p = render(t, heavy, s.URL+"/heavy", nil)
+	if p.Bytes > 250<<10 || p.Cut != "bytes" {
+		t.Errorf("/heavy: %d bytes taken, cut %q", p.Bytes, p.Cut)
+	}
+}
+
+// The page rendered is the one asked for: a script that sends it
+// elsewhere is not followed. A fetch its scripts make after the page
+// loaded, once they have worked a while, is waited for.
+func TestRenderStaysAndWaits(t *testing.T) {
+	b := browser(t)
+	s := newSite(t, map[string]string{
+		"/away":  `<html><body><main><p>The page asked for.</p></main><script>location.replace("/other");</script></body></html>`,
+		"/other": `<html><body><p>Another page.</p></body></html>`,
+		"/slow": `<html><body><div id="root"></div><script>
+const until = Date.now() + 400; while (Date.now() < until) {}
+setTimeout(() => fetch("/late.json").then(r => r.json()).then(d => { document.getElementById("root").textContent = d.text; }), 10);
+</script></body></html>`,
+		"/late.json": `{"text": "what came late"}`,
+	})
+	p := render(t, b, s.URL+"/away", nil)
+	if !strings.Contains(string(p.HTML), "The page asked for.") || strings.Contains(string(p.HTML), "Another page") {
+		t.Errorf("/away rendered as:\n%s", p.HTML)
+	}
+	for _, path := range s.requests() {
+		if path == "/other" {
+			t.Error("the page's location.replace was followed")
+		}
+	}
+	p = render(t, b, s.URL+"/slow", nil)
+	if !strings.Contains(string(p.HTML), "what came late") {
+		t.Errorf("/slow rendered before its late fetch:\n%s", p.HTML)
 	}
 }
