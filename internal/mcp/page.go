@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -70,7 +71,13 @@ func (s *Server) fetchPage(ctx context.Context, rawURL string, mode render.Mode)
 	deadline := s.cfg.Limits.Deadline
 	dctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	p, err := s.svc.Fetch(dctx, ingest.FetchRequest{URL: norm, Render: mode})
+	// The fragment is not the page's, but a rendered page's scripts may
+	// read it (a hash-routed app): it goes to the browser.
+	asked := norm
+	if u, err := url.Parse(rawURL); err == nil && u.Fragment != "" {
+		asked += "#" + u.EscapedFragment()
+	}
+	p, err := s.svc.Fetch(dctx, ingest.FetchRequest{URL: asked, Render: mode})
 	if err != nil {
 		if cut := s.cut(ctx); cut != nil {
 			return nil, cut

@@ -26,6 +26,10 @@ func TestWebFetchRender(t *testing.T) {
 	}
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
+		case "/hash":
+			fmt.Fprint(w, `<html><head><title>Routes</title></head><body><div id="app"></div><script>
+document.getElementById("app").innerHTML = location.hash === "#/keeper" ? "<article><h1>The keeper</h1><p>The keeper trims the wick at dusk and winds the clockwork.</p></article>" : "<p>Home</p>";
+</script></body></html>`)
 		case "/app.js":
 			w.Header().Set("Content-Type", "text/javascript")
 			fmt.Fprint(w, `document.getElementById("root").innerHTML = "<article><h1>Fresnel lenses</h1><p>A Fresnel lens bends the lamp's light into a narrow beam seen far out at sea.</p></article>";`)
@@ -44,6 +48,10 @@ func TestWebFetchRender(t *testing.T) {
 	var out FetchOutput
 	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/"}, &out); isErr || !out.Rendered || !strings.Contains(out.Markdown, "narrow beam") {
 		t.Errorf("web_fetch, auto: %s %+v", text, out)
+	}
+	out = FetchOutput{}
+	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/hash#/keeper"}, &out); isErr || !strings.Contains(out.Markdown, "winds the clockwork") {
+		t.Errorf("web_fetch of a hash route: %s %+v", text, out)
 	}
 	cs = connect(t, serve(Limits{Render: render.Never}), nil)
 	out = FetchOutput{}
