@@ -37,15 +37,28 @@ func newTeam(t *testing.T, pages, hosts int) *teamEnv {
 	if testing.Short() {
 		t.Skip("builds the binary and runs PostgreSQL")
 	}
+	return newTeamOn(t, "127.0.0.1", "127.0.0.1/32", pages, hosts)
+}
+
+// newTeamOn is a team whose database and site listen on addr, in the
+// network allowNet, beside loopback: the address of a veth pair, for
+// workers in a network namespace.
+func newTeamOn(t *testing.T, addr, allowNet string, pages, hosts int) *teamEnv {
+	t.Helper()
 	e := &teamEnv{bin: build(t)}
-	c := pgtest.Start(t)
+	var c *pgtest.Cluster
+	if addr == "127.0.0.1" {
+		c = pgtest.Start(t)
+	} else {
+		c = pgtest.StartOn(t, addr)
+	}
 	t.Cleanup(c.Stop)
-	e.db = c.Database(t)
-	e.site = teamtest.Start(t, pages, hosts, time.Millisecond)
+	e.db = strings.Replace(c.Database(t), "127.0.0.1", addr, 1)
+	e.site = teamtest.StartOn(t, addr+":0", pages, hosts, time.Millisecond)
 	var conf strings.Builder
-	conf.WriteString("allow_net: [127.0.0.1/32]\nresolve:\n")
+	fmt.Fprintf(&conf, "allow_net: [%s]\nresolve:\n", allowNet)
 	for _, h := range e.site.Names() {
-		fmt.Fprintf(&conf, "  - %s:127.0.0.1\n", h)
+		fmt.Fprintf(&conf, "  - %s:%s\n", h, addr)
 	}
 	e.cfg = filepath.Join(t.TempDir(), "config.yaml")
 	if err := os.WriteFile(e.cfg, []byte(conf.String()), 0o644); err != nil {
@@ -373,29 +386,7 @@ func TestTeamLinkCut(t *testing.T) {
 		t.Skip("builds the binary and runs PostgreSQL")
 	}
 	ns := newNetns(t)
-	e := &teamEnv{bin: build(t)}
-	c := pgtest.StartOn(t, ns.host)
-	t.Cleanup(c.Stop)
-	e.db = strings.Replace(c.Database(t), "127.0.0.1", ns.host, 1)
-	e.site = teamtest.StartOn(t, ns.host+":0", 3000, 10, time.Millisecond)
-	var conf strings.Builder
-	fmt.Fprintf(&conf, "allow_net: [%s/30]\nresolve:\n", ns.host)
-	for _, h := range e.site.Names() {
-		fmt.Fprintf(&conf, "  - %s:%s\n", h, ns.host)
-	}
-	e.cfg = filepath.Join(t.TempDir(), "config.yaml")
-	if err := os.WriteFile(e.cfg, []byte(conf.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := e.command("migrate", "--db", e.db).CombinedOutput(); err != nil {
-		t.Fatalf("heed migrate: %v\n%s", err, out)
-	}
-	pool, err := pgxpool.New(context.Background(), e.db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	e.pool = pool
+	e := newTeamOn(t, ns.host, ns.host+"/30", 3000, 10)
 
 	const lease = 3 * time.Second
 	flags := []string{"--hosts", "3", "--slice", "2s", "--lease", lease.String(), "--rescue-after", "16s"}

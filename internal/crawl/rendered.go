@@ -3,13 +3,11 @@ package crawl
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
-	"github.com/heedhq/heed/internal/render"
 )
 
 // ViaRendered says a snapshot's page was rendered in a browser.
@@ -17,48 +15,34 @@ const ViaRendered = "rendered"
 
 // render renders a page whose static HTML needs it (or every HTML page,
 // with render.Always), and reads it again: its links and directives are
-// the rendered page's. The browser's requests are the crawl's: each on
-// its host's turn, spaced by the host's delay, and only where the
-// resource's robots.txt allows it. Without a browser, or when rendering
-// fails, a page rendered only because it looked empty is kept as it is,
-// with a note; one that the crawl asked to render always fails.
+// the rendered page's (render.Browser.Apply). The browser's requests
+// are the crawl's: each on its host's turn, spaced by the host's delay,
+// and only where the resource's robots.txt allows it.
 func (r *run) render(it Item, resp *fetch.Response, p *Page) (*Page, bool, error) {
-	mode := r.o.Render
-	if mode == "" {
-		mode = render.Auto
-	}
-	if mode == render.Never || p.Kind != extract.KindHTML || p.Skip != "" {
+	if p.Kind != extract.KindHTML || p.Skip != "" {
 		return p, false, nil
 	}
-	if mode == render.Auto && !render.Needs(resp.Body, p.Doc.Markdown) {
-		return p, false, nil
+	var rp *Page
+	rendered, note, err := r.c.Browser.Apply(r.ctx, r.o.Render, resp, p.Doc.Markdown, r.browserGet, func(html []byte) error {
+		again := *resp
+		again.Body = html
+		again.Header = resp.Header.Clone()
+		again.Header.Set("Content-Type", "text/html; charset=utf-8")
+		var err error
+		rp, err = ReadPage(&again, it, r.c.Agent, r.o.IgnoreSignals)
+		return err
+	})
+	if err != nil {
+		return nil, false, err
 	}
-	var err error
-	if r.c.Browser == nil {
-		err = render.ErrNoBrowser
-	} else {
-		var page *render.Page
-		if page, err = r.c.Browser.Render(r.ctx, resp, r.browserGet); err == nil {
-			again := *resp
-			again.Body = page.HTML
-			again.Header = resp.Header.Clone()
-			again.Header.Set("Content-Type", "text/html; charset=utf-8")
-			rp, rerr := ReadPage(&again, it, r.c.Agent, r.o.IgnoreSignals)
-			if rerr == nil {
-				rp.Via = append(rp.Via, ViaRendered)
-				if page.Cut != "" {
-					rp.Notes = append(rp.Notes, CutNote(page.Cut))
-				}
-				return rp, true, nil
-			}
-			err = rerr
-		}
+	if rendered {
+		p = rp
+		p.Via = append(p.Via, ViaRendered)
 	}
-	if mode == render.Always {
-		return nil, false, &heed.Error{Kind: heed.KindOf(err), Op: "render", URL: resp.URL, Err: err}
+	if note != "" {
+		p.Notes = append(p.Notes, note)
 	}
-	p.Notes = append(p.Notes, fmt.Sprintf("the page holds next to nothing without its scripts, and was not rendered: %v", err))
-	return p, false, nil
+	return p, rendered, nil
 }
 
 // errDisallowed refuses a browser's request that robots.txt disallows.
@@ -86,10 +70,4 @@ func (r *run) browserGet(ctx context.Context, req fetch.Request) (*fetch.Respons
 		return nil, errors.New("not modified")
 	}
 	return resp, err
-}
-
-// CutNote says that a rendered page spent a budget, and was read as it
-// stood then.
-func CutNote(budget string) string {
-	return "rendered until its " + budget + " budget was spent, and read as it stood then"
 }

@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/heedhq/heed"
@@ -105,37 +104,23 @@ func Document(body []byte, pageURL, contentType string) (*extract.Document, erro
 }
 
 // renderPage renders a fetched page when it needs it (render.Auto), or
-// always; its requests take their hosts' turns, as every request of the
-// service (robots.txt is not asked: the page was asked for on purpose).
-// Without a browser, or when rendering fails, a page rendered only
-// because it looked empty keeps its static content, with a note; one
-// asked to be rendered fails.
+// always (render.Browser.Apply); its requests take their hosts' turns,
+// as every request of the service (robots.txt is not asked: the page
+// was asked for on purpose).
 func (s *Service) renderPage(ctx context.Context, mode render.Mode, resp *fetch.Response, page *Page) error {
-	switch {
-	case mode == render.Never:
-		return nil
-	case mode != render.Always && !render.Needs(resp.Body, page.Doc.Markdown):
-		return nil
+	var doc *extract.Document
+	rendered, note, err := s.cfg.Browser.Apply(ctx, mode, resp, page.Doc.Markdown, s.client.Get, func(html []byte) error {
+		var err error
+		doc, err = extract.ExtractBytes(html, extract.Options{URL: resp.URL})
+		return err
+	})
+	if err != nil {
+		return err
 	}
-	err := render.ErrNoBrowser
-	if s.cfg.Browser != nil {
-		var rp *render.Page
-		if rp, err = s.cfg.Browser.Render(ctx, resp, s.client.Get); err == nil {
-			doc, derr := extract.ExtractBytes(rp.HTML, extract.Options{URL: resp.URL})
-			if derr == nil {
-				page.Doc, page.Rendered = doc, true
-				page.Robots = doc.RobotsFor(s.cfg.Agent, resp.Header.Values("X-Robots-Tag"))
-				if rp.Cut != "" {
-					page.Note = crawl.CutNote(rp.Cut)
-				}
-				return nil
-			}
-			err = derr
-		}
+	if rendered {
+		page.Doc, page.Rendered = doc, true
+		page.Robots = doc.RobotsFor(s.cfg.Agent, resp.Header.Values("X-Robots-Tag"))
 	}
-	if mode == render.Always {
-		return &heed.Error{Kind: heed.KindOf(err), Op: "render", URL: resp.URL, Err: err}
-	}
-	page.Note = fmt.Sprintf("the page holds next to nothing without its scripts, and was not rendered: %v", err)
+	page.Note = note
 	return nil
 }

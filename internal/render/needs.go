@@ -1,10 +1,14 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
 )
 
 // Mode says when a page is rendered.
@@ -75,4 +79,37 @@ func runsScript(html []byte) bool {
 		}
 	}
 	return false
+}
+
+// Apply renders the page of doc when mode says so (Never: not; Auto, or
+// "": when Needs says its static HTML needs it; Always), and hands the
+// rendered HTML to read, which reads it as its caller reads pages. It
+// returns whether the page was rendered, and a note for it: that a page
+// which looked empty was not rendered, and why (no browser, as with a
+// nil Browser, or a rendering that failed), or which budget a rendered
+// page spent. With Always, a page that could not be rendered is an
+// error.
+func (b *Browser) Apply(ctx context.Context, mode Mode, doc *fetch.Response, markdown string, get Get, read func(html []byte) error) (rendered bool, note string, err error) {
+	if mode == "" {
+		mode = Auto
+	}
+	if mode == Never || mode == Auto && !Needs(doc.Body, markdown) {
+		return false, "", nil
+	}
+	err = ErrNoBrowser
+	if b != nil {
+		var p *Page
+		if p, err = b.Render(ctx, doc, get); err == nil {
+			if err = read(p.HTML); err == nil {
+				if p.Cut != "" {
+					note = "rendered until its " + p.Cut + " budget was spent, and read as it stood then"
+				}
+				return true, note, nil
+			}
+		}
+	}
+	if mode == Always {
+		return false, "", &heed.Error{Kind: heed.KindOf(err), Op: "render", URL: doc.URL, Err: err}
+	}
+	return false, "the page holds next to nothing without its scripts, and was not rendered: " + err.Error(), nil
 }
