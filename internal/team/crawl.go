@@ -97,8 +97,9 @@ type queued struct {
 	reason    string
 	detail    string
 	attempts  int
-	// own is the URL a commit ends (at most one a statement): its row
-	// is the crawl's, and takes the state given whatever it was.
+	// own is the URL a commit ends (at most one a statement): its row,
+	// the crawl's or that of a crawl that took it over while it was
+	// fetched, takes the state given.
 	own bool
 }
 
@@ -109,9 +110,10 @@ type queued struct {
 // the URL was queued (it is fetched once, by this crawl) or ended before
 // this crawl began (it is crawled again); a URL that a crawl running
 // beside this one fetched is not fetched again. A URL marked own takes
-// its state as given, the URL a commit ends. URLs are inserted in order,
-// and the hosts locked after them in order, so that two transactions
-// never wait on each other.
+// its state as given, the URL a commit ends, whichever crawl took it
+// over while it was fetched: it was fetched once, for both. URLs are
+// inserted in order, and the hosts locked after them in order, so that
+// two transactions never wait on each other.
 func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 	qs = slices.Clone(qs) // a transaction run again queues them again
 	slices.SortStableFunc(qs, func(a, b queued) int { return strings.Compare(a.url, b.url) })
@@ -130,11 +132,12 @@ func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 			INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, detail, attempts)
 			SELECT u, $1, h, d, s, r, t, a FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $9::int[]) AS x(u, h, d, s, r, t, a)
 			ORDER BY u
-			ON CONFLICT (url) DO UPDATE SET crawl = EXCLUDED.crawl,
+			ON CONFLICT (url) DO UPDATE SET
+				crawl = CASE WHEN heed_frontier.url = $10 THEN heed_frontier.crawl ELSE EXCLUDED.crawl END,
 				depth = CASE WHEN heed_frontier.url = $10 THEN heed_frontier.depth ELSE EXCLUDED.depth END,
 				state = EXCLUDED.state, reason = EXCLUDED.reason, detail = EXCLUDED.detail,
 				attempts = EXCLUDED.attempts, updated_at = now()
-			WHERE heed_frontier.url = $10 AND heed_frontier.crawl = EXCLUDED.crawl
+			WHERE heed_frontier.url = $10 AND (heed_frontier.crawl = EXCLUDED.crawl OR heed_frontier.state = 'queued')
 				OR heed_frontier.url <> $10 AND heed_frontier.crawl < EXCLUDED.crawl AND (
 					heed_frontier.state = 'queued' AND EXCLUDED.state = 'queued'
 					OR heed_frontier.state <> 'queued' AND heed_frontier.updated_at < $11)
