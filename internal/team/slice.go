@@ -167,10 +167,10 @@ func (s *slice) visit(ctx context.Context, it item) error {
 	out := robots.Outcome{Status: robots.Unavailable}
 	if !o.NoRobots {
 		if out, err = s.robots(ctx, it, u, delay); err != nil {
-			if errors.Is(err, errLost) || errors.Is(err, errFull) || ctx.Err() != nil {
-				if errors.Is(err, errFull) {
-					return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonLimit, detail: fmt.Sprintf("max_pages %d reached", o.MaxPages)}, 0)
-				}
+			switch {
+			case errors.Is(err, errFull):
+				return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonLimit, detail: fmt.Sprintf("max_pages %d reached", o.MaxPages)}, 0)
+			case errors.Is(err, errLost) || ctx.Err() != nil:
 				return err
 			}
 			return s.commit(ctx, it, &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: "robots.txt: " + err.Error()}, 0)

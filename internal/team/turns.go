@@ -36,10 +36,7 @@ func NewTurns(pool *pgxpool.Pool, ttl time.Duration) *Turns {
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
 	}
-	host, _ := os.Hostname()
-	b := make([]byte, 6)
-	rand.Read(b)
-	return &Turns{pool: pool, ttl: ttl, owner: fmt.Sprintf("%s/%d/turns-%s", heed.Clip(host, 64), os.Getpid(), hex.EncodeToString(b))}
+	return &Turns{pool: pool, ttl: ttl, owner: ownerName("turns-")}
 }
 
 // pollMax is the longest a request waits before it asks again for a
@@ -53,13 +50,11 @@ func (t *Turns) Acquire(ctx context.Context, host string) (func(time.Duration), 
 	}
 	// Each request is a lease of its own: an owner per request, so that
 	// two requests of this process to one host are one at a time too.
-	b := make([]byte, 4)
-	rand.Read(b)
-	owner := t.owner + "/" + hex.EncodeToString(b)
+	owner := t.owner + "/" + randomID(4)
+	if _, err := t.pool.Exec(ctx, `INSERT INTO heed_host (host) VALUES ($1) ON CONFLICT DO NOTHING`, host); err != nil {
+		return nil, err
+	}
 	for {
-		if _, err := t.pool.Exec(ctx, `INSERT INTO heed_host (host) VALUES ($1) ON CONFLICT DO NOTHING`, host); err != nil {
-			return nil, err
-		}
 		d, ok, err := takeLease(ctx, t.pool, host, owner, t.ttl)
 		if err != nil {
 			return nil, err
@@ -116,4 +111,19 @@ func takeLease(ctx context.Context, pool *pgxpool.Pool, host, owner string, ttl 
 		FROM heed_host WHERE host = $1 AND NOT EXISTS (SELECT 1 FROM t)`,
 		host, owner, ttl.Seconds()).Scan(&taken, &secs)
 	return seconds(secs), taken, err
+}
+
+// ownerName names a holder of leases in this process: the machine, the
+// process, and a random part (kind, then hex), so that no two holders
+// anywhere share one. A job run's or a request's name adds a part.
+func ownerName(kind string) string {
+	host, _ := os.Hostname()
+	return fmt.Sprintf("%s/%d/%s%s", heed.Clip(host, 64), os.Getpid(), kind, randomID(6))
+}
+
+// randomID is n random bytes in hex.
+func randomID(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }

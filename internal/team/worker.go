@@ -2,8 +2,6 @@ package team
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -92,10 +90,7 @@ func (w *Worker) fill() {
 	if w.Logger == nil {
 		w.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	host, _ := os.Hostname()
-	b := make([]byte, 6)
-	rand.Read(b)
-	w.owner = fmt.Sprintf("%s/%d/%s", heed.Clip(host, 64), os.Getpid(), hex.EncodeToString(b))
+	w.owner = ownerName("")
 	w.stopping = make(chan struct{})
 	w.crawls = map[int64]*crawlInfo{}
 }
@@ -207,9 +202,7 @@ var errLost = errors.New("the host's lease was lost")
 // stuck) cannot take the host from it, even in the same process.
 func (w *Worker) work(ctx context.Context, job *river.Job[HostArgs]) error {
 	host := job.Args.Host
-	b := make([]byte, 4)
-	rand.Read(b)
-	s := &slice{w: w, host: host, owner: w.owner + "/" + hex.EncodeToString(b), outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
+	s := &slice{w: w, host: host, owner: w.owner + "/" + randomID(4), outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
 	wait, ok, err := takeLease(ctx, w.Pool, host, s.owner, w.LeaseTTL)
 	if err != nil {
 		w.Logger.Warn("heed: take a host", "host", host, "error", err)
