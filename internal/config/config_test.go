@@ -27,7 +27,16 @@ func TestLoad(t *testing.T) {
 agent: "ExampleAgent/1.0 (+https://example.com)"
 allow_net: [10.0.0.0/8, fd00::/8, 192.168.1.5]
 max_crawl_delay: 5s
+db: postgres://heed@db.internal/heed
+resolve: [docs.internal:10.0.0.5]
+browser:
+  path: /opt/chromium/chrome
+  timeout: 30s
+  max_requests: 50
+  max_bytes: 1000000
+  resources: true
 mcp:
+  render: never
   max_pages: 40
   max_depth: 2
   delay: 1s
@@ -46,6 +55,7 @@ sources:
     exclude: [/guide/old/]
     allow_hosts: [cdn.example.com]
     tags: [docs, example]
+    render: always
   blog:
     url: https://blog.example.com/
 `)
@@ -56,7 +66,13 @@ sources:
 	if c.Agent != "ExampleAgent/1.0 (+https://example.com)" || len(c.AllowNet) != 3 || time.Duration(c.MaxCrawlDelay) != 5*time.Second {
 		t.Errorf("top level: %+v", c)
 	}
-	if m := c.MCP; m == nil || m.MaxPages != 40 || m.MaxDepth != 2 || m.Delay == nil || time.Duration(*m.Delay) != time.Second ||
+	if c.DB != "postgres://heed@db.internal/heed" || len(c.Resolve) != 1 {
+		t.Errorf("db, resolve: %q, %v", c.DB, c.Resolve)
+	}
+	if b := c.Browser; b == nil || b.Path != "/opt/chromium/chrome" || time.Duration(b.Timeout) != 30*time.Second || b.MaxRequests != 50 || b.MaxBytes != 1000000 || !b.Resources {
+		t.Errorf("browser: %+v", c.Browser)
+	}
+	if m := c.MCP; m == nil || m.Render != "never" || m.MaxPages != 40 || m.MaxDepth != 2 || m.Delay == nil || time.Duration(*m.Delay) != time.Second ||
 		time.Duration(m.Deadline) != 2*time.Minute || m.MaxChars != 5000 || m.Token != "env:MY_MCP_TOKEN" {
 		t.Errorf("mcp: %+v", c.MCP)
 	}
@@ -66,7 +82,7 @@ sources:
 	}
 	d := c.Sources["docs"]
 	if d == nil || d.Robots() || d.MaxPages != 200 || d.MaxDepth != 3 || d.Delay == nil || time.Duration(*d.Delay) != 2*time.Second ||
-		time.Duration(d.Deadline) != 90*time.Second || d.Include[0] != "/guide/**" || d.Tags[1] != "example" {
+		time.Duration(d.Deadline) != 90*time.Second || d.Include[0] != "/guide/**" || d.Tags[1] != "example" || d.Render != "always" {
 		t.Errorf("docs: %+v", d)
 	}
 	if b := c.Sources["blog"]; b == nil || !b.Robots() {
@@ -145,6 +161,11 @@ func TestLoadErrors(t *testing.T) {
 		{"bad kind", "sources:\n  docs:\n    url: https://e.com/\n    kind: ftp\n", 4, "sources.docs.kind", "not a kind of source"},
 		{"bad name", "sources:\n  ../etc:\n    url: https://e.com/\n", 3, "sources.../etc", "not a source name"},
 		{"mcp pages", "mcp:\n  max_pages: 0\n", 2, "mcp.max_pages", "above 0"},
+		{"mcp render", "mcp:\n  render: sometimes\n", 2, "mcp.render", "auto, always or never"},
+		{"source render", "sources:\n  docs:\n    url: https://e.com/\n    render: yes\n", 4, "sources.docs.render", "auto, always or never"},
+		{"browser timeout", "browser:\n  timeout: 0s\n", 2, "browser.timeout", "longer than 0"},
+		{"browser unknown", "browser:\n  headless: false\n", 2, "browser.headless", "is not a setting heed knows"},
+		{"resolve", "resolve: [docs.internal]\n", 1, "resolve", "NAME:ADDRESS"},
 		{"mcp unknown", "mcp:\n  respect_robots: false\n", 2, "mcp.respect_robots", "is not a setting heed knows"},
 		{"mcp deadline", "mcp:\n  deadline: 0s\n", 2, "mcp.deadline", "longer than 0"},
 		{"mcp literal token", "mcp:\n  token: AAAAsecretAAAA\n", 2, "mcp.token", "env:NAME or file:PATH"},

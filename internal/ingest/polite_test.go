@@ -14,6 +14,7 @@ import (
 
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
+	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/internal/source/kinds"
 	"github.com/heedhq/heed/internal/testutil"
 )
@@ -194,4 +195,19 @@ type nowhere struct{}
 
 func (nowhere) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
 	return []netip.Addr{netip.MustParseAddr("192.0.2.1")}, nil
+}
+
+// A recorded source's render: goes with its crawl; none is auto.
+func TestCrawlRequestOfRender(t *testing.T) {
+	if got := CrawlRequestOf("docs", &config.Source{URL: "https://docs.example.com/", Render: "never"}).Render; got != render.Never {
+		t.Errorf("render: never gave %q", got)
+	}
+	req := CrawlRequestOf("docs", &config.Source{URL: "https://docs.example.com/"})
+	if o, err := New(Config{}).options(req); err != nil || o.Render != render.Auto {
+		t.Errorf("no render: %q, %v", o.Render, err)
+	}
+	req.Render = "sometimes"
+	if _, err := New(Config{}).options(req); err == nil || !strings.Contains(err.Error(), "auto, always or never") {
+		t.Errorf("render sometimes: %v", err)
+	}
 }

@@ -68,6 +68,17 @@ document.getElementById("app").innerHTML = location.hash === "#/keeper" ? "<arti
 	if text, isErr := call(t, cs, "web_grep", map[string]any{"url": site.URL + "/", "pattern": "narrow beam"}, &grep); isErr || len(grep.Matches) != 0 {
 		t.Errorf("web_grep where the user allows no rendering: %s %+v", text, grep)
 	}
+	// web_crawl's render is lowered alike, and the shell it stores says
+	// it was not rendered.
+	var crawled CrawlOutput
+	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "max_depth": 0, "render": "always"}, &crawled); isErr || crawled.Stored != 1 ||
+		len(crawled.Notes) != 1 || crawled.Notes[0] != "render always was lowered to never, the most the user allows" {
+		t.Errorf("web_crawl, always where the user allows never: %s %+v", text, crawled)
+	}
+	var read ReadOutput
+	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": site.URL + "/"}, &read); isErr || strings.Contains(read.Markdown, "narrow beam") {
+		t.Errorf("the page web_crawl stored where the user allows no rendering: %s %+v", text, read)
+	}
 	cs = connect(t, serve(Limits{}), nil)
 	grep = GrepOutput{}
 	if text, isErr := call(t, cs, "web_grep", map[string]any{"url": site.URL + "/", "pattern": "narrow beam"}, &grep); isErr || len(grep.Matches) != 1 {

@@ -107,13 +107,16 @@ func render(t *testing.T, b *Browser, url string, get Get) *Page {
 const appShell = `<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script src="/app.js"></script></body></html>`
 
 // A page that fetches JSON and builds its content: rendered, the content
-// is there, and each of its requests was heed's, once.
+// is there, and each of its requests was heed's, once; its image and
+// stylesheet are not fetched.
 func TestRenderClientSide(t *testing.T) {
 	b := browser(t)
 	s := newSite(t, map[string]string{
-		"/":          appShell,
+		"/":          strings.Replace(appShell, `<div id="root">`, `<img src="/lamp.png"><link rel="stylesheet" href="/style.css"><div id="root">`, 1),
 		"/app.js":    `fetch("/data.json").then(r => r.json()).then(d => { document.getElementById("root").innerHTML = "<article><h1>" + d.title + "</h1><p>" + d.text + "</p></article>"; });`,
 		"/data.json": `{"title": "Lighthouses", "text": "A Fresnel lens bends the lamp's light into a narrow beam."}`,
+		"/lamp.png":  "not fetched",
+		"/style.css": "not fetched",
 	})
 	p := render(t, b, s.URL+"/", nil)
 	if !strings.Contains(string(p.HTML), "narrow beam") || p.Requests != 3 {
@@ -397,5 +400,47 @@ setTimeout(() => fetch("/late.json").then(r => r.json()).then(d => { document.ge
 	p = render(t, b, s.URL+"/slow", nil)
 	if !strings.Contains(string(p.HTML), "what came late") {
 		t.Errorf("/slow rendered before its late fetch:\n%s", p.HTML)
+	}
+}
+
+// Each page has cookies and storage of its own: what one page's scripts
+// keep, the next page of the same site does not find; and no request
+// heed makes for a page carries a cookie.
+func TestRenderForgets(t *testing.T) {
+	b := browser(t)
+	var mu sync.Mutex
+	cookies := 0
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Cookie") != "" {
+			mu.Lock()
+			cookies++
+			mu.Unlock()
+		}
+		switch r.URL.Path {
+		case "/keep":
+			w.Header().Set("Set-Cookie", "session=secret; Path=/")
+			fmt.Fprint(w, `<html><body><div id="root"></div><script>
+localStorage.setItem("kept", "stored"); sessionStorage.setItem("kept", "stored"); document.cookie = "js=secret; path=/";
+fetch("/data.json").then(() => { document.getElementById("root").textContent = "kept"; });
+</script></body></html>`)
+		case "/find":
+			fmt.Fprint(w, `<html><body><div id="root"></div><script>
+document.getElementById("root").textContent = "found:" + (localStorage.getItem("kept") || "") + ":" + (sessionStorage.getItem("kept") || "") + ":" + document.cookie;
+fetch("/data.json");
+</script></body></html>`)
+		default:
+			fmt.Fprint(w, `{}`)
+		}
+	}))
+	defer s.Close()
+	render(t, b, s.URL+"/keep", nil)
+	p := render(t, b, s.URL+"/find", nil)
+	if !strings.Contains(string(p.HTML), `<div id="root">found:::</div>`) {
+		t.Errorf("the second page found what the first kept:\n%s", p.HTML)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if cookies != 0 {
+		t.Errorf("%d requests carried a cookie", cookies)
 	}
 }
