@@ -781,9 +781,15 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		r.fail(it, err)
 		return
 	}
-	for _, l := range p.Follow {
-		r.add(Item{URL: l, Depth: it.Depth + 1})
-	}
+	// The page's links are queued once its content has its place among
+	// this crawl's (below), or when it is skipped: a twin it links to
+	// (/ and /index.html) is not processed before it and kept instead.
+	follow := sync.OnceFunc(func() {
+		for _, l := range p.Follow {
+			r.add(Item{URL: l, Depth: it.Depth + 1})
+		}
+	})
+	defer follow()
 	if p.Skip != "" {
 		r.skip(it, p.Skip, p.Detail)
 		return
@@ -837,6 +843,7 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 	}
 	r.stored[final] = true
 	r.mu.Unlock()
+	follow()
 	if dup && same != final {
 		r.skip(it, ReasonDup, "the same content as "+same+", kept already")
 		return
