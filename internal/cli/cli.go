@@ -172,7 +172,7 @@ func (e *env) serviceConfig(withKinds bool) (ingest.Config, error) {
 	// The browser starts with the first page that needs it, if any.
 	rc := render.Config{}
 	if b := conf.Browser; b != nil {
-		rc = render.Config{Path: b.Path, PageTimeout: time.Duration(b.Timeout), MaxRequests: b.MaxRequests, MaxBytes: int64(b.MaxBytes), Resources: b.Resources}
+		rc = render.Config{Path: b.Path, PageTimeout: time.Duration(b.Timeout), MaxRequests: b.MaxRequests, MaxBytes: int64(b.MaxBytes), MaxMemory: int64(b.MaxMemory), Resources: b.Resources}
 	}
 	cfg.Browser = render.New(rc)
 	if e.db != "" {

@@ -91,6 +91,7 @@ type Browser struct {
 	Timeout     Duration `yaml:"timeout,omitempty" json:"timeout,omitempty" doc:"The longest one page's rendering may take, such as 20s (the default)."`
 	MaxRequests int      `yaml:"max_requests,omitempty" json:"max_requests,omitempty" minimum:"1" doc:"The most requests one page's rendering makes (default 200)."`
 	MaxBytes    int      `yaml:"max_bytes,omitempty" json:"max_bytes,omitempty" minimum:"1" doc:"The most bytes of responses one page's rendering takes (default 20971520, 20 MB)."`
+	MaxMemory   int      `yaml:"max_memory,omitempty" json:"max_memory,omitempty" minimum:"1" doc:"The most memory one page's renderer process may hold, in bytes (default 1073741824, 1 GiB); past it the process is stopped and the page fails (Linux)."`
 	Resources   bool     `yaml:"resources,omitempty" json:"resources,omitempty" doc:"Fetch stylesheets, images, media and fonts for rendered pages too (by default they are not fetched)."`
 }
 

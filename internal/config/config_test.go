@@ -34,6 +34,7 @@ browser:
   timeout: 30s
   max_requests: 50
   max_bytes: 1000000
+  max_memory: 500000000
   resources: true
 mcp:
   render: never
@@ -69,7 +70,7 @@ sources:
 	if c.DB != "postgres://heed@db.internal/heed" || len(c.Resolve) != 1 {
 		t.Errorf("db, resolve: %q, %v", c.DB, c.Resolve)
 	}
-	if b := c.Browser; b == nil || b.Path != "/opt/chromium/chrome" || time.Duration(b.Timeout) != 30*time.Second || b.MaxRequests != 50 || b.MaxBytes != 1000000 || !b.Resources {
+	if b := c.Browser; b == nil || b.Path != "/opt/chromium/chrome" || time.Duration(b.Timeout) != 30*time.Second || b.MaxRequests != 50 || b.MaxBytes != 1000000 || b.MaxMemory != 500000000 || !b.Resources {
 		t.Errorf("browser: %+v", c.Browser)
 	}
 	if m := c.MCP; m == nil || m.Render != "never" || m.MaxPages != 40 || m.MaxDepth != 2 || m.Delay == nil || time.Duration(*m.Delay) != time.Second ||

@@ -96,6 +96,8 @@ func (d *decoder) config(n *yaml.Node, c *Config) error {
 					c.Browser.MaxRequests, err = d.positive(v, kk)
 				case "max_bytes":
 					c.Browser.MaxBytes, err = d.positive(v, kk)
+				case "max_memory":
+					c.Browser.MaxMemory, err = d.positive(v, kk)
 				case "resources":
 					c.Browser.Resources, err = d.boolean(v, kk)
 				default:

@@ -11,7 +11,9 @@
 // included; no host name resolves; QUIC and WebRTC's UDP are off; and
 // WebSocket, WebRTC, service workers and window.open are taken out of
 // every frame before its scripts run. Each page has a tab and a browser
-// context of its own (cookies, storage and cache), discarded after it.
+// context of its own (cookies, storage and cache), discarded after it,
+// and so a renderer process of its own, stopped when it holds more memory
+// than the page's budget.
 //
 // It may not import internal/crawl, internal/ingest, internal/cli or
 // internal/mcp: it renders what it is handed.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	cdpfetch "github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
@@ -29,6 +30,7 @@ const (
 	DefaultPageTimeout = 20 * time.Second
 	DefaultMaxRequests = 200
 	DefaultMaxBytes    = 20 << 20
+	DefaultMaxMemory   = 1 << 30
 )
 
 // Config says which browser renders pages, and the budgets of a page.
@@ -47,6 +49,10 @@ type Config struct {
 	// MaxBytes is how many bytes of responses a page's rendering takes at
 	// most; more fail in the page.
 	MaxBytes int64
+	// MaxMemory is how much memory a page's renderer process may hold:
+	// past it the process is killed, and the page fails (Linux only,
+	// where it is weighed from /proc).
+	MaxMemory int64
 	// Resources fetches stylesheets, images, media and fonts too; by
 	// default they are not fetched (a page's text does not need them).
 	Resources bool
@@ -64,6 +70,9 @@ func (c *Config) fill() {
 	}
 	if c.MaxBytes <= 0 {
 		c.MaxBytes = DefaultMaxBytes
+	}
+	if c.MaxMemory <= 0 {
+		c.MaxMemory = DefaultMaxMemory
 	}
 }
 
@@ -128,6 +137,8 @@ type Browser struct {
 	startErr error
 	failedAt time.Time // when a start last failed: it is tried again a while after
 	closed   bool
+
+	killed atomic.Int64 // renderers killed for their memory
 }
 
 // retryStart is how long after a failed start the browser is tried again.
@@ -230,6 +241,9 @@ func (b *Browser) start() (context.Context, error) {
 		return nil, b.startErr
 	}
 	b.ctx, b.startErr = ctx, nil
+	if p := chromedp.FromContext(ctx).Browser.Process(); p != nil {
+		go b.watch(ctx, p.Pid, b.cfg.MaxMemory)
+	}
 	b.cancel = func() {
 		cancel()
 		cancelAlloc()
@@ -323,13 +337,23 @@ func (b *Browser) render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 		close(r.done)
 		wg.Wait()
 	}()
+	killed := b.killed.Load()
 	chromedp.Listen(tctx, func(ev any) {
-		if e, ok := ev.(*cdpfetch.EventRequestPaused); ok {
+		switch e := ev.(type) {
+		case *cdpfetch.EventRequestPaused:
 			select {
 			case r.queue <- e:
 			default:
 				r.spend("requests")
 			}
+		case *inspector.EventTargetCrashed:
+			// Its renderer is gone: killed for its memory (the only
+			// renderers heed kills), or crashed (a JavaScript heap
+			// past its limit). Nothing is left to read.
+			r.mu.Lock()
+			r.crashed = true
+			r.mu.Unlock()
+			r.cancel()
 		}
 	})
 	if _, err := cdp.Call(pctx, t, cdpfetch.Enable, cdpfetch.EnableParams{Patterns: []*cdpfetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
@@ -361,9 +385,16 @@ func (b *Browser) render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 	defer rcancel()
 	html, err := chromedp.Run(rctx, chromedp.Evaluate[string](fmt.Sprintf(
 		`(() => { const h = document.documentElement.outerHTML; return h.length > %d ? "" : h; })()`, b.cfg.MaxBytes)))
+	r.mu.Lock()
+	crashed := r.crashed
+	r.mu.Unlock()
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case crashed && b.killed.Load() > killed:
+		return nil, &heed.Error{Kind: heed.TooLarge, Op: "render", URL: doc.URL, Err: fmt.Errorf("%w: the page's renderer held more than %d MB of memory, and was stopped", ErrBudget, b.cfg.MaxMemory>>20)}
+	case crashed:
+		return nil, &heed.Error{Kind: heed.TooLarge, Op: "render", URL: doc.URL, Err: fmt.Errorf("%w: the page's renderer crashed (its scripts ran out of memory, or the browser failed)", ErrBudget)}
 	case err != nil:
 		return nil, &heed.Error{Kind: heed.TooLarge, Op: "render", URL: doc.URL, Err: fmt.Errorf("%w (%v, %d requests, %d bytes): %v", ErrBudget, b.cfg.PageTimeout, b.cfg.MaxRequests, b.cfg.MaxBytes, err)}
 	case html == "":
@@ -426,6 +457,7 @@ type tab struct {
 	bytes    int64 // bytes taken and reserved
 	mainDoc  cdp.FrameID
 	answered bool // the document was answered from doc
+	crashed  bool // the page's renderer is gone
 }
 
 // spend ends the page's rendering for a spent budget: it is read as it

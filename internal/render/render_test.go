@@ -299,20 +299,22 @@ say("the page ran");
 // lose their tab within their budget; the browser lives on, and the
 // next page renders.
 func TestBudgets(t *testing.T) {
-	b := New(Config{PageTimeout: 3 * time.Second})
+	b := New(Config{PageTimeout: 3 * time.Second, MaxMemory: 300 << 20})
 	if err := b.Available(); err != nil {
 		browser(t) // skips, or fails when a browser is required
 	}
 	defer b.Close()
 	s := newSite(t, map[string]string{
-		"/loop":      `<html><body><div id="root"></div><script>while (true) {}</script></body></html>`,
-		"/bomb":      `<html><body><div id="root"></div><script>const a = []; while (true) { a.push(new Array(1e6).fill(Math.random())); }</script></body></html>`,
+		"/loop": `<html><body><div id="root"></div><script>while (true) {}</script></body></html>`,
+		"/bomb": `<html><body><div id="root"></div><script>const a = []; while (true) { a.push(new Array(1e6).fill(Math.random())); }</script></body></html>`,
+		// Buffers live outside the JavaScript heap and its limit.
+		"/buffers":   `<html><body><div id="root"></div><script>const a = []; while (true) { const b = new Uint8Array(1 << 24); b.fill(1); a.push(b); }</script></body></html>`,
 		"/":          appShell,
 		"/app.js":    `document.getElementById("root").innerHTML = "<article><h1>Still here</h1><p>The browser renders the next page.</p></article>";`,
 		"/data.json": `{}`,
 	})
 	client := loopback()
-	for _, path := range []string{"/loop", "/bomb"} {
+	for _, path := range []string{"/loop", "/bomb", "/buffers"} {
 		doc, err := client.Get(t.Context(), fetch.Request{URL: s.URL + path})
 		if err != nil {
 			t.Fatal(err)
@@ -325,7 +327,13 @@ func TestBudgets(t *testing.T) {
 		if err == nil {
 			t.Errorf("%s: rendered, without an error", path)
 		}
+		if path == "/buffers" && (err == nil || !strings.Contains(err.Error(), "more than 300 MB of memory")) {
+			t.Errorf("%s: %v; want its renderer stopped past 300 MB", path, err)
+		}
 		t.Logf("%s: %v", path, err)
+	}
+	if n := b.killed.Load(); n == 0 {
+		t.Errorf("no renderer was stopped for its memory")
 	}
 	p := render(t, b, s.URL+"/", nil)
 	if !strings.Contains(string(p.HTML), "Still here") {
@@ -442,5 +450,27 @@ fetch("/data.json");
 	defer mu.Unlock()
 	if cookies != 0 {
 		t.Errorf("%d requests carried a cookie", cookies)
+	}
+}
+
+// The process tree is read from /proc: a process's parent, and whether it
+// descends from another.
+func TestProcessTree(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc here: renderers are not weighed")
+	}
+	if got := ppid(os.Getpid()); got != os.Getppid() {
+		t.Errorf("ppid of this process: %d, want %d", got, os.Getppid())
+	}
+	if resident(os.Getpid()) <= 0 {
+		t.Errorf("this process holds no memory, says /proc")
+	}
+	tree := map[int]int{30: 20, 20: 10, 10: 1, 40: 1}
+	if !descends(tree, 30, 10) || descends(tree, 40, 10) || descends(tree, 10, 10) || descends(tree, 99, 1) {
+		t.Errorf("descends is wrong on %v", tree)
+	}
+	loop := map[int]int{5: 6, 6: 5}
+	if descends(loop, 5, 1) {
+		t.Errorf("a loop of parents descends")
 	}
 }
