@@ -8,28 +8,37 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/render"
 )
 
 // ViaRendered says a snapshot's page was rendered in a browser.
 const ViaRendered = "rendered"
 
 // render renders a page whose static HTML needs it (or every HTML page,
-// with render.Always), and reads it again: its links and directives are
-// the rendered page's (render.Browser.Apply). The browser's requests
-// are the crawl's: each on its host's turn, spaced by the host's delay,
-// and only where the resource's robots.txt allows it.
+// with render.Always), and reads it again (Render). The browser's
+// requests are the crawl's: each on its host's turn, spaced by the
+// host's delay, and only where the resource's robots.txt allows it.
 func (r *run) render(it Item, resp *fetch.Response, p *Page) (*Page, bool, error) {
+	return Render(r.ctx, r.c.Browser, r.o.Render, resp, p, it, r.c.Agent, r.o.IgnoreSignals, r.browserGet)
+}
+
+// Render renders the page p read from resp when mode says so
+// (render.Browser.Apply), its requests made by get, and reads it again:
+// its links and directives are the rendered page's, its Via says
+// ViaRendered, and its notes say what a rendering that was wanted left
+// undone or cut short. A page that is not HTML, or is skipped, is p.
+func Render(ctx context.Context, b *render.Browser, mode render.Mode, resp *fetch.Response, p *Page, it Item, agent string, ignoreSignals bool, get render.Get) (*Page, bool, error) {
 	if p.Kind != extract.KindHTML || p.Skip != "" {
 		return p, false, nil
 	}
 	var rp *Page
-	rendered, note, err := r.c.Browser.Apply(r.ctx, r.o.Render, resp, p.Doc.Markdown, r.browserGet, func(html []byte) error {
+	rendered, note, err := b.Apply(ctx, mode, resp, p.Doc.Markdown, get, func(html []byte) error {
 		again := *resp
 		again.Body = html
 		again.Header = resp.Header.Clone()
 		again.Header.Set("Content-Type", "text/html; charset=utf-8")
 		var err error
-		rp, err = ReadPage(&again, it, r.c.Agent, r.o.IgnoreSignals)
+		rp, err = ReadPage(&again, it, agent, ignoreSignals)
 		return err
 	})
 	if err != nil {
