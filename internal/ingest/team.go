@@ -6,11 +6,8 @@ import (
 	"maps"
 	"time"
 
-	"github.com/heedhq/heed"
-	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/pgstore"
-	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/internal/team"
 )
@@ -123,9 +120,6 @@ func (s *Service) StartTeamCrawl(ctx context.Context, req CrawlRequest) (int64, 
 	if req.NoStore || req.Page != nil {
 		return 0, errors.New("ingest: a team's crawl stores its pages in the team's database")
 	}
-	if req.Render == render.Always {
-		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(req.Start), Err: &OptionError{Name: "render", Want: "auto or never in a team's crawl (its workers do not render pages yet)"}}
-	}
 	o, err := s.options(req)
 	if err != nil {
 		return 0, err
@@ -178,7 +172,7 @@ func (s *Service) Work(ctx context.Context, wc WorkerConfig) error {
 	}
 	w := &team.Worker{
 		Pool: db.Pool(), HTTP: s.cfg.HTTP, Agent: s.cfg.Agent, Hosts: wc.Hosts, Slice: wc.Slice,
-		LeaseTTL: wc.LeaseTTL, RescueAfter: wc.RescueAfter, Event: wc.Event,
+		LeaseTTL: wc.LeaseTTL, RescueAfter: wc.RescueAfter, Event: wc.Event, Browser: s.cfg.Browser,
 	}
 	return pgstore.Redact(s.cfg.DB, w.Run(ctx))
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
+	"github.com/heedhq/heed/internal/render"
 )
 
 // Options are a team crawl's, as a crawl on one machine takes them
@@ -40,6 +41,7 @@ type Options struct {
 	MaxCrawlDelay time.Duration `json:"max_crawl_delay"`
 	NoRobots      bool          `json:"no_robots,omitempty"`
 	IgnoreSignals bool          `json:"ignore_signals,omitempty"`
+	Render        render.Mode   `json:"render,omitempty"`
 }
 
 // FromCrawl is a team crawl's options from a crawl's, defaults filled.
@@ -48,6 +50,7 @@ func FromCrawl(o crawl.Options) Options {
 		Start: o.Start, Source: o.Source, Tags: o.Tags, MaxPages: o.MaxPages, MaxDepth: o.MaxDepth,
 		Deadline: o.Deadline, Include: o.Include, Exclude: o.Exclude, AllowHosts: o.AllowHosts,
 		Delay: o.Delay, MaxCrawlDelay: o.MaxCrawlDelay, NoRobots: o.NoRobots, IgnoreSignals: o.IgnoreSignals,
+		Render: o.Render,
 	}
 	if t.MaxPages == 0 {
 		t.MaxPages = crawl.DefaultMaxPages

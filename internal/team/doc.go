@@ -14,7 +14,10 @@
 // snoozes until the host's next turn. A job whose worker died is rescued
 // by River; its lease runs out first, and the next holder waits the
 // host's delay after it. Every write is an upsert by URL, so that a job
-// run again repeats nothing it committed.
+// run again repeats nothing it committed. A page that needs its scripts
+// is rendered in the worker's browser, every request of it made on its
+// host's turn: the job's own host on its lease, another host on that
+// host's turn in the database (Turns).
 //
 // It may not import internal/stash, internal/ingest, internal/cli or
 // internal/mcp: the service drives it, and it keeps pages in the team's

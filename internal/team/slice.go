@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -27,7 +28,7 @@ type slice struct {
 	host  string
 	owner string
 	end   time.Time
-	turns held
+	turns *held
 	// robots.txt by origin as read this slice, and the origins whose
 	// robots.txt got no answer this slice (their URLs are tried again
 	// later, not each after another request for it).
@@ -38,29 +39,60 @@ type slice struct {
 // held are the turns of a host whose lease a slice holds: one request at
 // a time is the slice's, and the delay between them is kept here, and in
 // the database at each commit (and when the slice ends) for the next
-// holder.
+// holder. A rendered page's requests to the host take their turns here
+// too, at once from the browser: held is safe for concurrent use.
 type held struct {
-	host  string
+	host string
+	one  chan struct{} // held by the request in flight
+
+	mu    sync.Mutex
 	next  time.Time
 	delay time.Duration // the last request's, Retry-After included
+}
+
+func newHeld(host string) *held {
+	return &held{host: host, one: make(chan struct{}, 1)}
 }
 
 func (h *held) Acquire(ctx context.Context, host string) (func(time.Duration), error) {
 	if host != h.host {
 		return nil, fmt.Errorf("a request to %s on the turn of %s", host, h.host)
 	}
+	select {
+	case h.one <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 	if err := h.wait(ctx); err != nil {
+		<-h.one
 		return nil, err
 	}
 	return func(delay time.Duration) {
+		h.mu.Lock()
 		h.next = time.Now().Add(delay)
 		h.delay = delay
+		h.mu.Unlock()
+		<-h.one
 	}, nil
+}
+
+// last is the last request's delay.
+func (h *held) last() time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.delay
+}
+
+// until is how long until the host's next turn.
+func (h *held) until() time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return time.Until(h.next)
 }
 
 // wait waits for the host's next turn.
 func (h *held) wait(ctx context.Context) error {
-	d := time.Until(h.next)
+	d := h.until()
 	if d <= 0 {
 		return nil
 	}
@@ -89,7 +121,6 @@ const maxAttempts = 3
 const MaxURLLength = 2000
 
 func (s *slice) run(ctx context.Context) error {
-	s.turns.host = s.host
 	for time.Now().Before(s.end) && !s.w.stopped() {
 		items, err := s.next(ctx)
 		if err != nil || len(items) == 0 {
@@ -153,6 +184,7 @@ type result struct {
 	final          string // the URL fetched at last, when redirected
 	snap           *heed.Snapshot
 	links          []queued
+	rendered       bool // the page was rendered in the browser
 }
 
 // visit fetches one URL, on the host's turn, and commits what came of it.
@@ -200,7 +232,7 @@ func (s *slice) visit(ctx context.Context, it item) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return s.commit(ctx, it, res, max(delay, s.turns.delay))
+	return s.commit(ctx, it, res, max(delay, s.turns.last()))
 }
 
 // fetch makes the request of a URL, and reads the page.
@@ -239,7 +271,7 @@ func (s *slice) fetch(ctx context.Context, it item, u *url.URL, out robots.Outco
 		}
 		return nil
 	}}
-	client := polite.New(s.w.HTTP, &s.turns, delay)
+	client := polite.New(s.w.HTTP, s.turns, delay)
 	resp, err := client.Get(ctx, req)
 	switch {
 	case refused != nil:
@@ -268,6 +300,12 @@ func (s *slice) fetch(ctx context.Context, it item, u *url.URL, out robots.Outco
 	if err != nil {
 		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
 	}
+	p, rendered, err := crawl.Render(ctx, s.w.Browser, o.Render, resp, p, crawl.Item{URL: it.url, Depth: it.depth}, agent, o.IgnoreSignals,
+		s.browserGet(it, u.Scheme+"://"+u.Host, out, delay))
+	if err != nil {
+		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
+	}
+	res.rendered = rendered
 	res.links = s.links(it, p.Follow, it.depth+1)
 	if p.Skip != "" {
 		res.kind, res.reason, res.detail = crawl.Skipped, p.Skip, p.Detail
@@ -285,7 +323,11 @@ func (s *slice) fetch(ctx context.Context, it item, u *url.URL, out robots.Outco
 	res.snap = &heed.Snapshot{
 		Source: o.Source, URL: final, Title: p.Doc.Title, Description: p.Doc.Description,
 		FetchedAt: time.Now().UTC(), Tags: o.Tags, ETag: resp.ETag(), LastModified: resp.LastModified(),
-		Notes: notes, Via: p.Via, Markdown: p.Doc.Markdown, Links: p.Links,
+		Notes: notes, Via: p.Via, Markdown: p.Doc.Markdown, Links: p.Links, Rendered: rendered,
+	}
+	if rendered {
+		// The shell's validators say nothing of what its scripts fetched.
+		res.snap.ETag, res.snap.LastModified = "", ""
 	}
 	return res
 }
@@ -555,7 +597,7 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		return wake(ctx, tx, s.w.inserter, due, asleep)
 	})
 	if err == nil && s.w.Event != nil && !requeued {
-		s.w.Event(crawl.Event{Kind: kind, URL: it.url, Reason: reason, Detail: detail, Depth: it.depth, Delay: delay.String()})
+		s.w.Event(crawl.Event{Kind: kind, URL: it.url, Reason: reason, Detail: detail, Depth: it.depth, Delay: delay.String(), Rendered: res.rendered})
 	}
 	return err
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/robots"
 )
 
@@ -51,12 +52,17 @@ type Worker struct {
 	// stuck (its worker died) and runs it again; at least the slice, twice
 	// the lease's TTL and 11 s; 0 means that and a minute more.
 	RescueAfter time.Duration
+	// Browser renders the pages of crawls that ask for it
+	// (Options.Render); nil renders none, and a crawl that asks for every
+	// page rendered fails its pages.
+	Browser *render.Browser
 	// Event, if set, is told what became of every URL the worker ended.
 	Event func(crawl.Event)
 	// Logger takes River's own log; nil logs its warnings to stderr.
 	Logger *slog.Logger
 
 	owner    string
+	turns    *Turns // of hosts other than a job's own, for rendered pages' requests
 	inserter *river.Client[pgx.Tx]
 	stopping chan struct{}
 
@@ -92,6 +98,7 @@ func (w *Worker) fill() {
 	}
 	w.owner = ownerName("")
 	w.stopping = make(chan struct{})
+	w.turns = NewTurns(w.Pool, w.LeaseTTL)
 	w.crawls = map[int64]*crawlInfo{}
 }
 
@@ -202,7 +209,7 @@ var errLost = errors.New("the host's lease was lost")
 // stuck) cannot take the host from it, even in the same process.
 func (w *Worker) work(ctx context.Context, job *river.Job[HostArgs]) error {
 	host := job.Args.Host
-	s := &slice{w: w, host: host, owner: w.owner + "/" + randomID(4), outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
+	s := &slice{w: w, host: host, owner: w.owner + "/" + randomID(4), turns: newHeld(host), outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
 	wait, ok, err := takeLease(ctx, w.Pool, host, s.owner, w.LeaseTTL)
 	if err != nil {
 		w.Logger.Warn("heed: take a host", "host", host, "error", err)
@@ -212,7 +219,7 @@ func (w *Worker) work(ctx context.Context, job *river.Job[HostArgs]) error {
 		return river.JobSnooze(wait + 10*time.Millisecond)
 	}
 	s.end = time.Now().Add(w.Slice)
-	s.turns.next = time.Now().Add(wait)
+	s.turns.next = time.Now().Add(wait) // before any request: no lock yet
 	err = s.run(ctx)
 	if errors.Is(err, errLost) {
 		// Another worker holds the host: a job is kept for it, which
@@ -244,7 +251,7 @@ func (s *slice) finish(ctx context.Context, job *river.Job[HostArgs]) error {
 			UPDATE heed_host SET lease_owner = NULL, lease_until = NULL,
 				next_at = greatest(next_at, now() + make_interval(secs => $3))
 			WHERE host = $1 AND lease_owner = $2`,
-			s.host, s.owner, max(time.Until(s.turns.next), 0).Seconds()); err != nil {
+			s.host, s.owner, max(s.turns.until(), 0).Seconds()); err != nil {
 			return err
 		}
 		var left bool
