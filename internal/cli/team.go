@@ -239,7 +239,7 @@ func progressLine(p *team.Progress) string {
 	if p.Done {
 		state = "done"
 	}
-	line := fmt.Sprintf("%s · %d stored · %d queued · %d requests", state, p.Stored, p.Queued, p.Fetched)
+	line := fmt.Sprintf("%s · %d stored · %d unchanged · %d queued · %d requests", state, p.Stored, p.Unchanged, p.Queued, p.Fetched)
 	for _, kind := range []struct {
 		name string
 		m    map[string]int
@@ -291,7 +291,7 @@ func (e *env) runTeamCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut,
 		}{"summary", p})
 	}
 	fmt.Fprintf(e.stdout, "crawl %d: %s\n", id, progressLine(p))
-	if p.Stored == 0 {
+	if p.Stored+p.Unchanged == 0 {
 		why := "heed status --db says why, by reason"
 		if p.StartEnd != "" {
 			why = "the start URL was " + p.StartEnd

@@ -155,7 +155,7 @@ func TestTeamCommands(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, stderr = teamRun("status")
-	if code != 0 || !strings.Contains(out, "crawl 1 ") || !strings.Contains(out, "running · 0 stored · 1 queued") {
+	if code != 0 || !strings.Contains(out, "crawl 1 ") || !strings.Contains(out, "running · 0 stored · 0 unchanged · 1 queued") {
 		t.Errorf("status before a worker, the database from the config file: exit %d, %q, %q", code, out, stderr)
 	}
 	code, _, stderr = teamRun("crawl", site.URL+"/", "--db", db, "--detach", "--max-pages", "0")
@@ -205,10 +205,11 @@ func TestTeamCommands(t *testing.T) {
 	}
 	var st struct {
 		Crawls []struct {
-			ID      int64
-			Done    bool
-			Stored  int
-			Skipped map[string]int
+			ID        int64
+			Done      bool
+			Stored    int
+			Unchanged int
+			Skipped   map[string]int
 		}
 	}
 	for end := time.Now().Add(time.Minute); ; {
@@ -222,8 +223,9 @@ func TestTeamCommands(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	// The last crawl first; the first crawl's URLs were taken up by the
-	// add's crawl of the same site, and then by the sync's.
-	if len(st.Crawls) != 5 || !st.Crawls[0].Done || st.Crawls[0].Stored != 2 || st.Crawls[0].Skipped["robots"] != 1 {
+	// add's crawl of the same site, and then by the sync's, which found
+	// its pages as the add stored them.
+	if len(st.Crawls) != 5 || !st.Crawls[0].Done || st.Crawls[0].Unchanged != 2 || st.Crawls[0].Stored != 0 || st.Crawls[0].Skipped["robots"] != 1 {
 		t.Errorf("status --json: %+v", st.Crawls)
 	}
 

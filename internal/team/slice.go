@@ -108,6 +108,9 @@ type item struct {
 	depth    int
 	attempts int // failures so far for a cause that may pass
 	c        *crawlInfo
+	// The validators its source's snapshot of it was stored with: the
+	// request is conditional.
+	etag, lastModified string
 }
 
 // maxAttempts is how often a URL is fetched when each time fails for a
@@ -148,7 +151,10 @@ func (s *slice) next(ctx context.Context) ([]item, error) {
 		return nil, err
 	}
 	rows, err := s.w.Pool.Query(ctx, `
-		SELECT url, depth, attempts, crawl FROM heed_frontier WHERE host = $1 AND state = 'queued' ORDER BY seq LIMIT 32`, s.host)
+		SELECT f.url, f.depth, f.attempts, f.crawl, coalesce(s.etag, ''), coalesce(s.last_modified, '')
+		FROM heed_frontier f JOIN heed_crawl c ON c.id = f.crawl
+		LEFT JOIN heed_snapshot s ON s.url = f.url AND s.source = c.source
+		WHERE f.host = $1 AND f.state = 'queued' ORDER BY f.seq LIMIT 32`, s.host)
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +163,7 @@ func (s *slice) next(ctx context.Context) ([]item, error) {
 	for rows.Next() {
 		var it item
 		var id int64
-		if err := rows.Scan(&it.url, &it.depth, &it.attempts, &id); err != nil {
+		if err := rows.Scan(&it.url, &it.depth, &it.attempts, &id, &it.etag, &it.lastModified); err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -271,6 +277,7 @@ func (s *slice) fetch(ctx context.Context, it item, u *url.URL, out robots.Outco
 		}
 		return nil
 	}}
+	req.ETag, req.LastModified = it.etag, it.lastModified
 	client := polite.New(s.w.HTTP, s.turns, delay)
 	resp, err := client.Get(ctx, req)
 	switch {
@@ -278,6 +285,14 @@ func (s *slice) fetch(ctx context.Context, it item, u *url.URL, out robots.Outco
 		return refused
 	case err != nil:
 		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
+	case resp.NotModified:
+		// The page is as stored: its stored links are followed, as the
+		// page's would be.
+		var links []string
+		if err := s.w.Pool.QueryRow(ctx, `SELECT links FROM heed_snapshot WHERE url = $1 AND source = $2`, it.url, o.Source).Scan(&links); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return &result{kind: crawl.Failed, reason: heed.Transient.String(), detail: "the stored page's links: " + err.Error()}
+		}
+		return &result{kind: crawl.Unchanged, links: s.links(it, links, it.depth+1)}
 	case resp.Status < 200 || resp.Status > 299:
 		err := &fetch.StatusError{Status: resp.Status}
 		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
@@ -513,6 +528,9 @@ func (s *slice) release(ctx context.Context, tx pgx.Tx, delay time.Duration) err
 	return nil
 }
 
+// reasonUnchanged is the reason of a URL done whose page was as stored.
+const reasonUnchanged = "unchanged"
+
 // minDupBytes is the least Markdown a page must have to be taken for a
 // twin of another of its source.
 const minDupBytes = 200
@@ -561,10 +579,18 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 				}
 			}
 		}
-		state, attempts := string(kind), it.attempts
+		if kind == crawl.Unchanged && res.snap == nil {
+			// Not modified: the snapshot is as fetched now.
+			if _, err := tx.Exec(ctx, `UPDATE heed_snapshot SET fetched_at = now() WHERE url = $1`, it.url); err != nil {
+				return err
+			}
+		}
+		state, attempts, why := string(kind), it.attempts, reason
 		switch {
-		case kind == crawl.Stored || kind == crawl.Unchanged:
+		case kind == crawl.Stored:
 			state = "done"
+		case kind == crawl.Unchanged:
+			state, why = "done", reasonUnchanged
 		case kind == crawl.Failed && reason == heed.Transient.String() && it.attempts+1 < maxAttempts:
 			// Queued again, for its host's next turn.
 			state, attempts = "queued", it.attempts+1
@@ -573,7 +599,7 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		// The URL's end and its links go in one statement, in order (a
 		// URL the page links to may be another's own, in its commit);
 		// their hosts are locked after them, in order, with this one.
-		rows := append([]queued{{url: it.url, host: s.host, depth: it.depth, state: state, reason: reason, detail: detail, attempts: attempts, own: true}}, res.links...)
+		rows := append([]queued{{url: it.url, host: s.host, depth: it.depth, state: state, reason: why, detail: detail, attempts: attempts, own: true}}, res.links...)
 		if res.final != "" {
 			lu, _ := url.Parse(res.final)
 			rows = append(rows, queued{url: res.final, host: polite.HostKey(lu), depth: it.depth, state: "done"})

@@ -13,16 +13,19 @@ import (
 // Progress is where a team crawl stands: its URLs by state, the skipped
 // and failed by reason.
 type Progress struct {
-	ID      int64          `json:"id"`
-	Source  string         `json:"source"`
-	Start   string         `json:"start"`
-	Created time.Time      `json:"created_at"`
-	Queued  int            `json:"queued"`
-	Stored  int            `json:"stored"`
-	Skipped map[string]int `json:"skipped"`  // by reason
-	Failed  map[string]int `json:"failed"`   // by reason
-	Fetched int            `json:"requests"` // requests counted against max_pages
-	Done    bool           `json:"done"`     // no URL of it waits
+	ID      int64     `json:"id"`
+	Source  string    `json:"source"`
+	Start   string    `json:"start"`
+	Created time.Time `json:"created_at"`
+	Queued  int       `json:"queued"`
+	Stored  int       `json:"stored"`
+	// Unchanged are the pages fetched whose content was as stored (a
+	// 304 to a conditional request, or the same Markdown).
+	Unchanged int            `json:"unchanged"`
+	Skipped   map[string]int `json:"skipped"`  // by reason
+	Failed    map[string]int `json:"failed"`   // by reason
+	Fetched   int            `json:"requests"` // requests counted against max_pages
+	Done      bool           `json:"done"`     // no URL of it waits
 	// StartEnd is what became of the start URL, when it was not stored:
 	// "skipped (robots): disallowed by line 2 ...", "failed (...): ...".
 	StartEnd string `json:"start_end,omitempty"`
@@ -54,7 +57,11 @@ func CrawlProgress(ctx context.Context, pool *pgxpool.Pool, id int64) (*Progress
 		case "queued":
 			p.Queued += n
 		case "done":
-			p.Stored += n
+			if reason == reasonUnchanged {
+				p.Unchanged += n
+			} else {
+				p.Stored += n
+			}
 		case "skipped":
 			p.Skipped[reason] += n
 		case "failed":

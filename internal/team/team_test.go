@@ -392,3 +392,65 @@ func TestTurnsAfterDeadHolder(t *testing.T) {
 		t.Errorf("the turn came %v after the dead lease's end was near; want its end and the delay (1.5 s)", took)
 	}
 }
+
+// A crawl started again asks conditionally for what its source stored
+// with validators: a page not modified is done as unchanged, its stored
+// links followed; a page that changed is stored anew.
+func TestWorkersConditional(t *testing.T) {
+	pool := database(t)
+	var mu sync.Mutex
+	version := map[string]string{"/": "1", "/a": "1", "/b": "1"}
+	conditional := map[string]int{}
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		mu.Lock()
+		v, ok := version[r.URL.Path]
+		if r.Header.Get("If-None-Match") != "" {
+			conditional[r.URL.Path]++
+		}
+		mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		etag := `"` + r.URL.Path + v + `"`
+		w.Header().Set("ETag", etag)
+		if r.Header.Get("If-None-Match") == etag {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		links := ""
+		if r.URL.Path == "/" {
+			links = `<a href="/a">a</a> <a href="/b">b</a>`
+		}
+		fmt.Fprintf(w, `<html><title>Page %s</title><main><h1>Page %s</h1><p>%s</p>%s</main></html>`,
+			r.URL.Path, r.URL.Path, strings.Repeat("Version "+v+" of the page "+r.URL.Path+", with words enough to be kept. ", 5), links)
+	})
+	startWorkers(t, pool, 2, nil)
+	crawlOnce := func() *Progress {
+		id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + "/", Source: "cond", Delay: 10 * time.Millisecond, MaxPages: 100}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return waitDone(t, pool, id, time.Minute)
+	}
+	if p := crawlOnce(); p.Stored != 3 || p.Unchanged != 0 {
+		t.Fatalf("the first crawl: %+v", p)
+	}
+	mu.Lock()
+	version["/b"] = "2"
+	mu.Unlock()
+	p := crawlOnce()
+	mu.Lock()
+	defer mu.Unlock()
+	if p.Stored != 1 || p.Unchanged != 2 || conditional["/"] != 1 || conditional["/a"] != 1 || conditional["/b"] != 1 {
+		t.Errorf("the second crawl: %+v; conditional requests %v", p, conditional)
+	}
+	var md string
+	if err := pool.QueryRow(context.Background(), `SELECT markdown FROM heed_snapshot WHERE url = $1`, site.URL+"/b").Scan(&md); err != nil || !strings.Contains(md, "Version 2") {
+		t.Errorf("/b after the second crawl (%v): %s", err, md)
+	}
+}
