@@ -487,22 +487,6 @@ func (r *run) worker(host string) {
 	}
 }
 
-// sitemapBudget counts a crawl's sitemap requests, redirect hops
-// included: as many as max_pages, and no more than maxSitemaps. They do
-// not take pages of max_pages (a guessed /sitemap.xml that is not there
-// would take one of two), but are bounded alike.
-type sitemapBudget int
-
-func (b *sitemapBudget) take() bool {
-	if *b <= 0 {
-		return false
-	}
-	*b--
-	return true
-}
-
-func newSitemapBudget(maxPages int) sitemapBudget { return sitemapBudget(min(maxPages, maxSitemaps)) }
-
 // exhausted reports whether max_pages requests were made.
 func (r *run) exhausted() bool {
 	r.mu.Lock()
@@ -987,116 +971,31 @@ func isHTML(contentType string) bool {
 }
 
 // sitemaps seeds the crawl from robots.txt's Sitemap lines and
-// /sitemap.xml, following sitemap indexes, within scope. It reads no
-// more than the crawl can use: it stops once the queue holds as many URLs
-// as max_pages allows, and within the sitemap bounds (maxSitemaps files,
-// each up to maxSitemapURLs entries and maxSitemapBytes). What it leaves
-// unread is counted in Summary.Left.Sitemaps.
+// /sitemap.xml (ReadSitemaps), within scope, at depth 1. It reads no more
+// than the crawl can use: it stops once the queue holds as many URLs as
+// max_pages allows. What it leaves unread is counted in
+// Summary.Left.Sitemaps.
 func (r *run) sitemaps(start *url.URL) {
-	origin := start.Scheme + "://" + start.Host
-	var lists []string
+	var listed []string
 	if c, ok := r.policy.(*robots.Cache); ok {
-		if o, err := c.Outcome(r.ctx, origin+"/"); err == nil && o.Robots != nil {
-			lists = append(lists, o.Robots.Sitemaps...)
+		if o, err := c.Outcome(r.ctx, start.Scheme+"://"+start.Host+"/"); err == nil && o.Robots != nil {
+			listed = o.Robots.Sitemaps
 		}
 	}
-	lists = append(lists, origin+"/sitemap.xml")
-	done := map[string]bool{}
-	read, unread := 0, 0
-	budget := newSitemapBudget(r.o.MaxPages)
-	defer func() {
-		r.mu.Lock()
-		r.sum.Left.Sitemaps += unread
-		r.mu.Unlock()
-	}()
-	for i := 0; i < len(lists); i++ {
-		if r.ctx.Err() != nil || read >= maxSitemaps || r.full() {
-			// The rest of the list is left, but for /sitemap.xml, which
-			// is only a guess.
-			for _, l := range lists[i:] {
-				if l != origin+"/sitemap.xml" {
-					unread++
-				}
-			}
-			return
-		}
-		sm, err := Normalize(resolve(origin+"/robots.txt", lists[i]))
-		if err != nil || done[sm] {
-			continue
-		}
-		done[sm] = true
-		su, _ := url.Parse(sm)
-		if r.scope.check(su) != "" && su.Host != start.Host {
-			continue
-		}
-		if d, err := r.policy.Allowed(r.ctx, r.c.Agent, sm); err != nil || !d.Allowed {
-			continue
-		}
-		// Sitemap requests have a budget of their own, redirect hops
-		// included (sitemapBudget); a hop answers to scope and robots.txt,
-		// and a redirect to another origin is not followed (its robots.txt
-		// would be asked while this host's turn is held).
-		if !budget.take() {
-			unread += len(lists) - i
-			return
-		}
-		req := fetch.Request{URL: sm, Accept: "application/xml, text/xml;q=0.9, */*;q=0.5", MaxBytes: maxSitemapBytes, NoRetry: true,
-			CheckRedirect: func(next string) error {
-				nu, err := url.Parse(next)
-				switch {
-				case err != nil:
-					return err
-				case nu.Host != su.Host || nu.Scheme != su.Scheme:
-					return errors.New("a sitemap's redirect to another origin is not followed")
-				case r.scope.check(nu) != "" && nu.Host != start.Host:
-					return errors.New("out of scope")
-				}
-				if d, err := r.policy.Allowed(r.ctx, r.c.Agent, next); err != nil || !d.Allowed {
-					return errors.New("robots.txt disallows it")
-				}
-				if !budget.take() {
-					return errors.New("the sitemaps' requests are spent")
-				}
-				return nil
-			}}
-		resp, err := r.c.Client.Spaced(r.delayFor(sm)).Get(r.ctx, req)
-		if errors.Is(err, polite.ErrNoTurn) {
-			unread += len(lists) - i
-			return
-		}
-		read++
-		if err != nil {
-			if sm != origin+"/sitemap.xml" || heed.KindOf(err) == heed.TooLarge {
-				unread++ // listed, or there and too large: not read
-			}
-			continue
-		}
-		if resp.Status != 200 {
-			continue
-		}
-		full := false
-		err = readSitemap(r.ctx, resp.Body, func(e sitemapEntry) bool {
-			if e.Index {
-				// Relative to its index. The list is kept within what
-				// may be read; the rest is counted.
-				if len(lists) < 4*maxSitemaps {
-					lists = append(lists, resolve(sm, e.Loc))
-				} else {
-					unread++
-				}
-				return true
-			}
-			if r.full() {
-				full = true
-				return false
-			}
-			if n, err := Normalize(resolve(sm, e.Loc)); err == nil {
-				r.offer(Item{URL: n, Depth: 1, LastMod: e.LastMod}, true)
-			}
-			return true
-		})
-		if full || err != nil {
-			unread++ // not read to its end
-		}
-	}
+	unread := ReadSitemaps(r.ctx, Sitemaps{
+		Client:      func(loc string) *polite.Client { return r.c.Client.Spaced(r.delayFor(loc)) },
+		MaxRequests: r.o.MaxPages,
+		InScope:     func(u *url.URL) bool { return r.scope.check(u) == "" },
+		Allowed: func(raw string) bool {
+			d, err := r.policy.Allowed(r.ctx, r.c.Agent, raw)
+			return err == nil && d.Allowed
+		},
+		Full: r.full,
+		Offer: func(u, lastMod string) {
+			r.offer(Item{URL: u, Depth: 1, LastMod: lastMod}, true)
+		},
+	}, start, listed)
+	r.mu.Lock()
+	r.sum.Left.Sitemaps += unread
+	r.mu.Unlock()
 }

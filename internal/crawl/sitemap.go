@@ -7,11 +7,15 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/polite"
 )
 
 // The bounds of the sitemaps a crawl reads. The sitemaps protocol allows
@@ -24,6 +28,146 @@ const (
 	// protocol's are three deep, and its extensions' five.
 	maxSitemapDepth = 32
 )
+
+// Sitemaps says how a crawl reads a site's sitemaps (ReadSitemaps).
+type Sitemaps struct {
+	// Client is the client of a sitemap's request: on its host's turn,
+	// spaced by its host's delay.
+	Client func(rawURL string) *polite.Client
+	// MaxRequests bounds the requests, redirect hops included (the
+	// crawl's max_pages), and no more than 50 are made. They are not
+	// pages of max_pages (a guessed /sitemap.xml that is not there would
+	// take one of two), but are bounded alike.
+	MaxRequests int
+	// InScope says whether a sitemap's URL is in the crawl's scope; one
+	// on the start URL's host is read in any case.
+	InScope func(*url.URL) bool
+	// Allowed says whether robots.txt allows a URL (every hop's).
+	Allowed func(raw string) bool
+	// Full reports whether the crawl has as many URLs as it may fetch:
+	// reading more is no use.
+	Full func() bool
+	// Offer takes a page a sitemap lists (normalized), and what the
+	// sitemap says of when it last changed.
+	Offer func(url, lastMod string)
+}
+
+// ReadSitemaps reads the sitemaps that robots.txt lists (listed) and
+// /sitemap.xml of the start URL's origin, following sitemap indexes, and
+// offers the pages they list. It reads within the sitemap bounds (50
+// files, each up to 50,000 entries and 50 MB) and stops once the crawl is
+// full; it returns how many sitemap files it left unread, or did not read
+// to their end.
+func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []string) (unread int) {
+	origin := start.Scheme + "://" + start.Host
+	lists := append(slices.Clone(listed), origin+"/sitemap.xml")
+	done := map[string]bool{}
+	read := 0
+	budget := newSitemapBudget(sm.MaxRequests)
+	for i := 0; i < len(lists); i++ {
+		if ctx.Err() != nil || read >= maxSitemaps || sm.Full() {
+			// The rest of the list is left, but for /sitemap.xml, which
+			// is only a guess.
+			for _, l := range lists[i:] {
+				if l != origin+"/sitemap.xml" {
+					unread++
+				}
+			}
+			return unread
+		}
+		loc, err := Normalize(resolve(origin+"/robots.txt", lists[i]))
+		if err != nil || done[loc] {
+			continue
+		}
+		done[loc] = true
+		su, _ := url.Parse(loc)
+		if !sm.InScope(su) && su.Host != start.Host {
+			continue
+		}
+		if !sm.Allowed(loc) {
+			continue
+		}
+		// Sitemap requests have a budget of their own, redirect hops
+		// included (sitemapBudget); a hop answers to scope and robots.txt,
+		// and a redirect to another origin is not followed (its robots.txt
+		// would be asked while this host's turn is held).
+		if !budget.take() {
+			return unread + len(lists) - i
+		}
+		req := fetch.Request{URL: loc, Accept: "application/xml, text/xml;q=0.9, */*;q=0.5", MaxBytes: maxSitemapBytes, NoRetry: true,
+			CheckRedirect: func(next string) error {
+				nu, err := url.Parse(next)
+				switch {
+				case err != nil:
+					return err
+				case nu.Host != su.Host || nu.Scheme != su.Scheme:
+					return errors.New("a sitemap's redirect to another origin is not followed")
+				case !sm.InScope(nu) && nu.Host != start.Host:
+					return errors.New("out of scope")
+				}
+				if !sm.Allowed(next) {
+					return errors.New("robots.txt disallows it")
+				}
+				if !budget.take() {
+					return errors.New("the sitemaps' requests are spent")
+				}
+				return nil
+			}}
+		resp, err := sm.Client(loc).Get(ctx, req)
+		if errors.Is(err, polite.ErrNoTurn) {
+			return unread + len(lists) - i
+		}
+		read++
+		if err != nil {
+			if loc != origin+"/sitemap.xml" || heed.KindOf(err) == heed.TooLarge {
+				unread++ // listed, or there and too large: not read
+			}
+			continue
+		}
+		if resp.Status != 200 {
+			continue
+		}
+		full := false
+		err = readSitemap(ctx, resp.Body, func(e sitemapEntry) bool {
+			if e.Index {
+				// Relative to its index. The list is kept within what
+				// may be read; the rest is counted.
+				if len(lists) < 4*maxSitemaps {
+					lists = append(lists, resolve(loc, e.Loc))
+				} else {
+					unread++
+				}
+				return true
+			}
+			if sm.Full() {
+				full = true
+				return false
+			}
+			if n, err := Normalize(resolve(loc, e.Loc)); err == nil {
+				sm.Offer(n, e.LastMod)
+			}
+			return true
+		})
+		if full || err != nil {
+			unread++ // not read to its end
+		}
+	}
+	return unread
+}
+
+// sitemapBudget counts a crawl's sitemap requests, redirect hops
+// included: as many as max_pages, and no more than maxSitemaps.
+type sitemapBudget int
+
+func (b *sitemapBudget) take() bool {
+	if *b <= 0 {
+		return false
+	}
+	*b--
+	return true
+}
+
+func newSitemapBudget(maxPages int) sitemapBudget { return sitemapBudget(min(maxPages, maxSitemaps)) }
 
 // sitemapEntry is one entry of a sitemap: a page of a urlset, or a
 // sitemap of a sitemapindex (Index).
