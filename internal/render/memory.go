@@ -4,25 +4,34 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 )
 
-// watchEvery is how often the browser's renderers are weighed.
+// watchEvery is how often the browser's processes are weighed while a
+// page renders.
 const watchEvery = 100 * time.Millisecond
 
-// watch kills, until ctx ends, every renderer of the browser (the
-// process whose id is browser) that holds more than max bytes of
-// memory: a page that allocates without end (buffers outside the
-// JavaScript heap) loses its renderer, and so its tab, not the browser
-// nor the machine. Each page has a browser context, and so a renderer,
-// of its own. It weighs from /proc, and where there is none (not Linux)
-// does nothing.
+// watch weighs the browser's processes (the process whose id is browser,
+// and its descendants) while pages render, until ctx ends, and stops
+// those that hold too much memory:
+//
+//   - a renderer past max bytes: a page that allocates without end
+//     (buffers outside the JavaScript heap too) loses its renderer, and
+//     so its tab, not the browser. Each page has a browser context, and so
+//     a renderer, of its own.
+//   - the browser, when all its processes together hold more than a
+//     renderer's max for each tab and two more (what a page makes the
+//     browser's own process hold: blobs, its network's buffers): the
+//     pages rendering fail, and the next page starts a new browser.
+//
+// It weighs from /proc, and where there is none (not Linux) does nothing.
 func (b *Browser) watch(ctx context.Context, browser int, max int64) {
-	if _, err := os.Stat("/proc/self/statm"); err != nil {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
 		return
 	}
-	page := int64(os.Getpagesize())
+	total := max * int64(b.cfg.Tabs+2)
 	tick := time.NewTicker(watchEvery)
 	defer tick.Stop()
 	for {
@@ -31,19 +40,73 @@ func (b *Browser) watch(ctx context.Context, browser int, max int64) {
 			return
 		case <-tick.C:
 		}
-		for _, pid := range renderers(browser) {
-			if rss := resident(pid) * page; rss > max {
-				if p, err := os.FindProcess(pid); err == nil && p.Kill() == nil {
-					b.killed.Add(1)
-				}
+		if len(b.tabs) == 0 {
+			continue // no page renders: nothing grows
+		}
+		all := resident(browser)
+		for _, pid := range descendants(browser) {
+			rss := resident(pid)
+			all += rss
+			if rss > max && isRenderer(pid) && kill(pid) {
+				b.killed.Add(1)
+				all -= rss
 			}
+		}
+		if all > total && kill(browser) {
+			b.browserKilled.Add(1)
 		}
 	}
 }
 
-// renderers are the ids of the renderer processes among browser's
-// descendants.
-func renderers(browser int) []int {
+func kill(pid int) bool {
+	p, err := os.FindProcess(pid)
+	return err == nil && p.Kill() == nil
+}
+
+// isRenderer reports whether pid is one of the browser's renderers.
+func isRenderer(pid int) bool {
+	cmd, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return err == nil && bytes.Contains(cmd, []byte("--type=renderer"))
+}
+
+// descendants are the ids of root's descendants: its children, as each
+// of its threads lists them, and theirs, or, where /proc lists no
+// children, the processes whose parents lead to root.
+func descendants(root int) []int {
+	if _, err := os.Stat("/proc/" + strconv.Itoa(root) + "/task"); err != nil {
+		return nil
+	}
+	if lists, _ := filepath.Glob("/proc/" + strconv.Itoa(root) + "/task/*/children"); len(lists) == 0 {
+		return scanDescendants(root)
+	}
+	var out []int
+	seen := map[int]bool{root: true}
+	queue := []int{root}
+	for len(queue) > 0 && len(out) < 4096 {
+		pid := queue[0]
+		queue = queue[1:]
+		lists, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+		for _, l := range lists {
+			b, err := os.ReadFile(l)
+			if err != nil {
+				continue
+			}
+			for _, f := range bytes.Fields(b) {
+				child, err := strconv.Atoi(string(f))
+				if err != nil || seen[child] {
+					continue
+				}
+				seen[child] = true
+				out = append(out, child)
+				queue = append(queue, child)
+			}
+		}
+	}
+	return out
+}
+
+// scanDescendants finds root's descendants from every process's parent.
+func scanDescendants(root int) []int {
 	dir, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -60,11 +123,7 @@ func renderers(browser int) []int {
 	}
 	var out []int
 	for pid := range parent {
-		if !descends(parent, pid, browser) {
-			continue
-		}
-		cmd, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
-		if err == nil && bytes.Contains(cmd, []byte("--type=renderer")) {
+		if descends(parent, pid, root) {
 			out = append(out, pid)
 		}
 	}
@@ -105,16 +164,23 @@ func ppid(pid int) int {
 	return n
 }
 
-// resident is how many pages of memory pid holds, from /proc/pid/statm.
+// resident is how many bytes of memory pid holds of its own, from
+// /proc/pid/status: resident, anonymous or shared memory (a page's
+// buffers may be either), but not pages of files (the libraries every
+// process of a browser maps would else be counted once for each).
 func resident(pid int) int64 {
-	statm, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/statm")
+	status, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {
 		return 0
 	}
-	f := bytes.Fields(statm)
-	if len(f) < 2 {
-		return 0
+	var n int64
+	for line := range bytes.SplitSeq(status, []byte("\n")) {
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok || !bytes.Equal(name, []byte("RssAnon")) && !bytes.Equal(name, []byte("RssShmem")) {
+			continue
+		}
+		kb, _ := strconv.ParseInt(string(bytes.TrimSuffix(bytes.TrimSpace(value), []byte(" kB"))), 10, 64)
+		n += kb << 10
 	}
-	n, _ := strconv.ParseInt(string(f[1]), 10, 64)
 	return n
 }

@@ -138,7 +138,8 @@ type Browser struct {
 	failedAt time.Time // when a start last failed: it is tried again a while after
 	closed   bool
 
-	killed atomic.Int64 // renderers killed for their memory
+	killed        atomic.Int64 // renderers killed for their memory
+	browserKilled atomic.Int64 // browsers killed for their processes' memory
 }
 
 // retryStart is how long after a failed start the browser is tried again.
@@ -337,7 +338,7 @@ func (b *Browser) render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 		close(r.done)
 		wg.Wait()
 	}()
-	killed := b.killed.Load()
+	killed, browserKilled := b.killed.Load(), b.browserKilled.Load()
 	chromedp.Listen(tctx, func(ev any) {
 		switch e := ev.(type) {
 		case *cdpfetch.EventRequestPaused:
@@ -391,6 +392,8 @@ func (b *Browser) render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 	switch {
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
+	case b.browserKilled.Load() > browserKilled:
+		return nil, &heed.Error{Kind: heed.TooLarge, Op: "render", URL: doc.URL, Err: fmt.Errorf("%w: the browser's processes held more than %d MB of memory together, and it was stopped", ErrBudget, b.cfg.MaxMemory*int64(b.cfg.Tabs+2)>>20)}
 	case crashed && b.killed.Load() > killed:
 		return nil, &heed.Error{Kind: heed.TooLarge, Op: "render", URL: doc.URL, Err: fmt.Errorf("%w: the page's renderer held more than %d MB of memory, and was stopped", ErrBudget, b.cfg.MaxMemory>>20)}
 	case crashed:
