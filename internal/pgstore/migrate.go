@@ -121,6 +121,10 @@ var migrations = []string{
 	) STORED;
 	CREATE INDEX heed_snapshot_title_search ON heed_snapshot USING gin (title_search);
 	ALTER TABLE heed_snapshot ADD COLUMN rendered boolean NOT NULL DEFAULT false;`,
+	// 5: a host's wanted_at, when a request beside its lease's holder
+	// (a rendered page's, heed mcp --db's) last waited for it: the
+	// holder lets it go before its next request.
+	`ALTER TABLE heed_host ADD COLUMN wanted_at timestamptz;`,
 }
 
 // Version is the heed schema version this build knows.

@@ -81,6 +81,19 @@ func runsScript(html []byte) bool {
 	return false
 }
 
+// Wants reports whether mode has a page rendered, given its static HTML
+// and the Markdown extracted from it: Never, no; Always, yes; Auto (or
+// ""), when Needs says so.
+func Wants(mode Mode, html []byte, markdown string) bool {
+	switch mode {
+	case Never:
+		return false
+	case Always:
+		return true
+	}
+	return Needs(html, markdown)
+}
+
 // Apply renders the page of doc when mode says so (Never: not; Auto, or
 // "": when Needs says its static HTML needs it; Always), and hands the
 // rendered HTML to read, which reads it as its caller reads pages. It
@@ -90,10 +103,7 @@ func runsScript(html []byte) bool {
 // page spent. With Always, a page that could not be rendered is an
 // error.
 func (b *Browser) Apply(ctx context.Context, mode Mode, doc *fetch.Response, markdown string, get Get, read func(html []byte) error) (rendered bool, note string, err error) {
-	if mode == "" {
-		mode = Auto
-	}
-	if mode == Never || mode == Auto && !Needs(doc.Body, markdown) {
+	if !Wants(mode, doc.Body, markdown) {
 		return false, "", nil
 	}
 	err = ErrNoBrowser

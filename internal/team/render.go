@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -14,97 +15,136 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
+	"github.com/heedhq/heed/internal/wait"
 	"github.com/heedhq/heed/robots"
 )
+
+// renderPatience is how long a rendered page's request waits for a host
+// that another job holds (it asks the holder to let it go before its
+// next request), at most.
+const renderPatience = 5 * time.Second
 
 // errDisallowed refuses a browser's request that robots.txt disallows.
 var errDisallowed = errors.New("robots.txt disallows it")
 
-// browserGet makes a rendered page's requests as the team makes its own:
-// a request to the slice's host on the turns its lease holds, one to
-// another host on that host's turn in the database (Turns), each spaced
-// by its host's delay; and, unless the crawl ignores robots.txt, only
-// where the resource's robots.txt allows it, for every hop. Another
-// origin's robots.txt is read as any worker stored it, or fetched once on
-// its host's turn and stored for the team.
-func (s *slice) browserGet(it item, own string, out robots.Outcome, delay time.Duration) func(ctx context.Context, req fetch.Request) (*fetch.Response, error) {
-	o := it.c.o
-	var mu sync.Mutex
-	outcomes := map[string]robots.Outcome{own: out}
-	robotsOf := func(ctx context.Context, u *url.URL) (robots.Outcome, error) {
-		origin := u.Scheme + "://" + u.Host
-		mu.Lock()
-		out, ok := outcomes[origin]
-		mu.Unlock()
-		if ok {
-			return out, nil
-		}
-		out, err := s.storedRobots(ctx, origin, s.turnsOf(u), o.Delay, o.MaxCrawlDelay)
-		if err == nil {
-			mu.Lock()
-			outcomes[origin] = out
-			mu.Unlock()
-		}
-		return out, err
-	}
-	allowed := func(ctx context.Context, raw string) (robots.Outcome, error) {
-		u, err := url.Parse(raw)
-		if err != nil {
-			return robots.Outcome{}, err
-		}
-		if o.NoRobots {
-			return robots.Outcome{Status: robots.Unavailable}, nil
-		}
-		out, err := robotsOf(ctx, u)
-		if err != nil {
-			return out, err
-		}
-		if d := out.Allowed(s.w.Agent, raw); !d.Allowed {
-			return out, &heed.Error{Kind: heed.Blocked, Op: "render", URL: fetch.Redact(raw), Err: errDisallowed}
-		}
-		return out, nil
-	}
-	return func(ctx context.Context, req fetch.Request) (*fetch.Response, error) {
-		out, err := allowed(ctx, req.URL)
-		if err != nil {
-			return nil, err
-		}
-		u, _ := url.Parse(req.URL)
-		d := o.Delay
-		if cd, ok := out.CrawlDelay(s.w.Agent); ok && min(cd, o.MaxCrawlDelay) > d {
-			d = min(cd, o.MaxCrawlDelay)
-		}
-		if polite.HostKey(u) == s.host {
-			d = max(d, delay)
-		}
-		req.CheckRedirect = func(next string) error {
-			_, err := allowed(ctx, next)
-			return err
-		}
-		if req.Accept == "" {
-			req.Accept = "*/*"
-		}
-		resp, err := polite.New(s.w.HTTP, s.turnsOf(u), d).Get(ctx, req)
-		if err == nil && resp.Status == http.StatusNotModified {
-			return nil, errors.New("not modified")
-		}
-		return resp, err
-	}
+// pageRequests makes a rendered page's requests as the team makes its
+// own: each on its host's turn in the database (Turns), hop by hop, the
+// page's own host too (its job let the lease go while the page renders);
+// each spaced by its host's delay (the crawl's, or its Crawl-delay);
+// and, unless the crawl ignores robots.txt, only where the resource's
+// robots.txt allows it, for every hop. Another origin's robots.txt is
+// read as any worker stored it, or fetched once on its host's turn and
+// stored for the team. A pageRequests serves one page, and is safe for
+// the browser's concurrent requests.
+type pageRequests struct {
+	s     *slice
+	it    item
+	delay time.Duration // the page's own host's
+
+	mu       sync.Mutex
+	outcomes map[string]robots.Outcome // by origin
+	silent   map[string]error          // origins whose robots.txt got no answer
+	delays   map[string]time.Duration  // by host, from the hosts' robots.txt
+
+	busy atomic.Int32 // requests not made: their host was held by another job
 }
 
-// turnsOf are the turns of u's host: the slice's own, which its lease
-// holds, or the database's.
-func (s *slice) turnsOf(u *url.URL) polite.Turns {
-	if polite.HostKey(u) == s.host {
-		return s.turns
+func (s *slice) pageRequests(it item, own string, out robots.Outcome, delay time.Duration) *pageRequests {
+	return &pageRequests{s: s, it: it, delay: delay,
+		outcomes: map[string]robots.Outcome{own: out}, silent: map[string]error{}, delays: map[string]time.Duration{}}
+}
+
+// Acquire takes the host's turn in the database, and lets it go after
+// the host's delay.
+func (p *pageRequests) Acquire(ctx context.Context, host string) (func(time.Duration), error) {
+	release, err := p.s.w.turns.Acquire(ctx, host)
+	if errors.Is(err, ErrBusy) {
+		p.busy.Add(1)
 	}
-	return s.w.turns
+	if err != nil {
+		return nil, err
+	}
+	return func(d time.Duration) {
+		p.mu.Lock()
+		d = max(d, p.delays[host])
+		p.mu.Unlock()
+		if host == p.s.host {
+			d = max(d, p.delay)
+		}
+		release(d)
+	}, nil
+}
+
+// robots is what the robots.txt of u's origin says.
+func (p *pageRequests) robots(ctx context.Context, u *url.URL) (robots.Outcome, error) {
+	o := p.it.c.o
+	origin := u.Scheme + "://" + u.Host
+	p.mu.Lock()
+	out, ok := p.outcomes[origin]
+	err := p.silent[origin]
+	p.mu.Unlock()
+	if ok || err != nil {
+		return out, err
+	}
+	out, err = p.s.storedRobots(ctx, origin, p, o.Delay, o.MaxCrawlDelay)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	switch {
+	case err == nil:
+		p.outcomes[origin] = out
+		if cd, ok := out.CrawlDelay(p.s.w.Agent); ok {
+			p.delays[polite.HostKey(u)] = max(p.delays[polite.HostKey(u)], min(cd, o.MaxCrawlDelay))
+		}
+	case heed.KindOf(err) == heed.Transient:
+		// Asked once a page: its other requests there are refused.
+		p.silent[origin] = err
+	}
+	return out, err
+}
+
+// allowed fails for a URL that robots.txt disallows.
+func (p *pageRequests) allowed(ctx context.Context, raw string) error {
+	if p.it.c.o.NoRobots {
+		return nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	out, err := p.robots(ctx, u)
+	if err != nil {
+		return err
+	}
+	if d := out.Allowed(p.s.w.Agent, raw); !d.Allowed {
+		return &heed.Error{Kind: heed.Blocked, Op: "render", URL: fetch.Redact(raw), Err: errDisallowed}
+	}
+	return nil
+}
+
+// Get makes one of the page's requests (a render.Get).
+func (p *pageRequests) Get(ctx context.Context, req fetch.Request) (*fetch.Response, error) {
+	if err := p.allowed(ctx, req.URL); err != nil {
+		return nil, err
+	}
+	req.CheckRedirect = func(next string) error { return p.allowed(ctx, next) }
+	if req.Accept == "" {
+		req.Accept = "*/*"
+	}
+	// The host's lease is taken for the request, which must be over
+	// before that lease ends.
+	ctx, cancel := context.WithTimeout(ctx, p.s.w.LeaseTTL-leaseMargin(p.s.w.LeaseTTL))
+	defer cancel()
+	resp, err := polite.New(p.s.w.HTTP, p, p.it.c.o.Delay).Get(ctx, req)
+	if err == nil && resp.Status == http.StatusNotModified {
+		return nil, errors.New("not modified")
+	}
+	return resp, err
 }
 
 // storedRobots is what an origin's robots.txt says, as any worker stored
 // it while it lives, or fetched now on its host's turn (and read again
 // from the database first, in case another fetched it meanwhile) and
-// stored for the team.
+// stored for the team before the turn ends.
 func (s *slice) storedRobots(ctx context.Context, origin string, turns polite.Turns, delay, maxCrawlDelay time.Duration) (robots.Outcome, error) {
 	read := func() (robots.Outcome, bool, error) {
 		var status, cause string
@@ -136,12 +176,13 @@ func (s *slice) storedRobots(ctx context.Context, origin string, turns polite.Tu
 	if cd, ok := out.CrawlDelay(s.w.Agent); ok && min(cd, maxCrawlDelay) > delay {
 		delay = min(cd, maxCrawlDelay)
 	}
-	release(delay)
 	if err != nil {
+		release(delay)
 		return robots.Outcome{}, err
 	}
 	if out.Status == robots.Unreachable && out.HTTPStatus == 0 {
 		// No answer at all: not the site's word, not kept.
+		release(delay)
 		return robots.Outcome{}, &heed.Error{Kind: heed.Transient, Op: "get", URL: origin + "/robots.txt", Err: errors.New(out.Cause)}
 	}
 	_, err = s.w.Pool.Exec(context.WithoutCancel(ctx), `
@@ -150,5 +191,43 @@ func (s *slice) storedRobots(ctx context.Context, origin string, turns polite.Tu
 		ON CONFLICT (origin) DO UPDATE SET status = EXCLUDED.status, http_status = EXCLUDED.http_status,
 			cause = EXCLUDED.cause, body = EXCLUDED.body, fetched_at = now(), until = EXCLUDED.until`,
 		origin, out.Status.String(), out.HTTPStatus, pgstore.Clean(out.Cause), body, out.Lifetime.Seconds())
+	release(delay)
 	return out, err
+}
+
+// lend lets the host's lease go while its page renders, its next turn
+// kept.
+func (s *slice) lend(ctx context.Context) error {
+	tag, err := s.w.Pool.Exec(ctx, `
+		UPDATE heed_host SET lease_owner = NULL, lease_until = NULL,
+			next_at = greatest(next_at, now() + make_interval(secs => $3))
+		WHERE host = $1 AND lease_owner = $2`, s.host, s.owner, max(s.turns.until(), 0).Seconds())
+	if err == nil && tag.RowsAffected() == 0 {
+		err = errLost
+	}
+	return err
+}
+
+// retake takes back the host's lease that lend let go: a request beside
+// the job holds it for one request at most. The page rendered is kept,
+// though the job's context ended; it waits one lease's time at most (a
+// holder that died).
+func (s *slice) retake(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.w.LeaseTTL+time.Second)
+	defer cancel()
+	for {
+		d, ok, err := takeLease(ctx, s.w.Pool, s.host, s.owner, s.w.LeaseTTL)
+		if err != nil {
+			return err
+		}
+		if ok {
+			s.turns.mu.Lock()
+			s.turns.next = time.Now().Add(d)
+			s.turns.mu.Unlock()
+			return nil
+		}
+		if err := wait.Sleep(ctx, min(max(d, 10*time.Millisecond), pollMax)); err != nil {
+			return err
+		}
+	}
 }

@@ -53,12 +53,24 @@ func TestWorkersRender(t *testing.T) {
 			w.Header().Set("Content-Type", "text/javascript")
 			fmt.Fprintf(w, `
 				const get = (u) => fetch(u).then((r) => r.ok ? r.json() : {text: "refused"}).catch(() => ({text: "refused"}));
-				Promise.all([get("/data.json"), get("/private/secret.json"), get("http://cdn.team.test:%s/lib.json"), get("http://cdn.team.test:%s/more.json")]).then(([d, p, c, m]) => {
-					document.getElementById("root").innerHTML = "<article><h1>The app</h1><p>" + d.text + "</p><p>" + c.text + " " + m.text + "</p><p>secret: " + p.text + "</p><a href='/next'>next</a></article>";
-				});`, port, port)
+				Promise.all([get("/data.json"), get("/private/secret.json"), get("http://cdn.team.test:%[1]s/lib.json"), get("http://cdn.team.test:%[1]s/more.json"),
+					get("/words.json"), get("http://cdn.team.test:%[1]s/back"), get("/out")]).then(([d, p, c, m, w, back, out]) => {
+					document.getElementById("root").innerHTML = "<article><h1>The app</h1><p>" + d.text + "</p><p>" + c.text + " " + m.text + "</p><p>secret: " + p.text + "</p>" +
+						"<p>" + w.text + "</p><p>back: " + back.text + "</p><p>out: " + out.text + "</p><a href='/next'>next</a></article>";
+				});`, port)
 		case "app.team.test/data.json":
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, `{"text": "`+strings.Repeat("The tide tables, built in the browser from data the page fetched. ", 5)+`"}`)
+		case "app.team.test/words.json", "app.team.test/again.json":
+			// Asked at once with /data.json: one at a time all the same.
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			fmt.Fprintf(w, `{"text": "the words of %s"}`, r.URL.Path)
+		case "cdn.team.test/back":
+			// Redirects between hosts: each hop on its own host's turn.
+			http.Redirect(w, r, "http://app.team.test:"+port+"/again.json", http.StatusFound)
+		case "app.team.test/out":
+			http.Redirect(w, r, "http://cdn.team.test:"+port+"/lib.json", http.StatusFound)
 		case "app.team.test/private/secret.json":
 			fmt.Fprint(w, `{"text": "the secret"}`)
 		case "cdn.team.test/lib.json", "cdn.team.test/more.json":
@@ -91,7 +103,8 @@ func TestWorkersRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !rendered || !strings.Contains(md, "The tide tables, built in the browser") || !strings.Contains(md, "from the cdn /lib.json") ||
-		!strings.Contains(md, "from the cdn /more.json") || !strings.Contains(md, "secret: refused") {
+		!strings.Contains(md, "from the cdn /more.json") || !strings.Contains(md, "secret: refused") || !strings.Contains(md, "the words of /words.json") ||
+		!strings.Contains(md, "back: the words of /again.json") || !strings.Contains(md, "out: from the cdn /lib.json") {
 		t.Errorf("rendered %v:\n%s", rendered, md)
 	}
 	last := map[string]testutil.Arrival{}
@@ -118,5 +131,72 @@ func TestWorkersRender(t *testing.T) {
 	}
 	if robots["app.team.test"] != 1 || robots["cdn.team.test"] != 1 {
 		t.Errorf("robots.txt asked for %v; want once per host", robots)
+	}
+}
+
+// Pages of two hosts, each built by a script of the other host, crawled
+// by two workers at once: a page being rendered holds no lease, so
+// neither keeps the other waiting, and every page is built.
+func TestWorkersRenderEachOther(t *testing.T) {
+	b := aBrowser(t)
+	pool := database(t)
+	var port string
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host[:strings.IndexByte(r.Host, ':')]
+		other := "a.team.test"
+		if host == "a.team.test" {
+			other = "b.team.test"
+		}
+		switch {
+		case r.URL.Path == "/robots.txt":
+			http.NotFound(w, r)
+		case strings.HasPrefix(r.URL.Path, "/p"):
+			links := ""
+			for i := range 4 {
+				links += fmt.Sprintf(`<a href="http://%s:%s/p%d">x</a><a href="/p%d">y</a>`, other, port, i, i)
+			}
+			fmt.Fprintf(w, `<!doctype html><html><head><title>%s</title></head><body><div id="root"></div>%s<script src="http://%s:%s/app.js"></script></body></html>`, r.URL.Path, links, other, port)
+		case r.URL.Path == "/app.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+			fmt.Fprint(w, `document.getElementById("root").innerHTML = "<article><h1>Built</h1><p>`+strings.Repeat("Built by the other host's script. ", 10)+`" + location.host + location.pathname + "</p></article>";`)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	port = site.URL[strings.LastIndexByte(site.URL, ':')+1:]
+	startWorkers(t, pool, 2, func(w *Worker) { w.Browser = b; w.LeaseTTL = 30 * time.Second; w.Slice = 20 * time.Second })
+	delay := 100 * time.Millisecond
+	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{
+		Start: "http://a.team.test:" + port + "/p0", Source: "ab", Delay: delay, MaxPages: 8, MaxDepth: 3, Render: render.Always,
+		AllowHosts: []string{"a.team.test:" + port, "b.team.test:" + port},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitDone(t, pool, id, 3*time.Minute)
+	if p.Stored != 8 {
+		t.Errorf("progress %+v; want 8 pages stored", p)
+	}
+	rows, err := pool.Query(context.Background(), `SELECT url, markdown, notes::text FROM heed_snapshot WHERE source = 'ab'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var u, md, notes string
+		if err := rows.Scan(&u, &md, &notes); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(md, "Built by the other host's script") || strings.Contains(notes, "rendered without") {
+			t.Errorf("%s was not built (notes %s):\n%s", u, notes, md)
+		}
+	}
+	last := map[string]testutil.Arrival{}
+	for _, a := range site.Log() {
+		if l, ok := last[a.Host]; ok && a.At.Sub(l.End) < delay {
+			t.Errorf("%s%s asked %v after the last request to its host ended", a.Host, a.Path, a.At.Sub(l.End))
+		}
+		last[a.Host] = a
 	}
 }

@@ -12,10 +12,12 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
+	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/internal/wait"
 	"github.com/heedhq/heed/robots"
 )
@@ -191,6 +193,7 @@ type result struct {
 	snap           *heed.Snapshot
 	links          []queued
 	rendered       bool // the page was rendered in the browser
+	lost           bool // the host's lease, let go while the page rendered, could not be taken back
 }
 
 // visit fetches one URL, on the host's turn, and commits what came of it.
@@ -208,7 +211,7 @@ func (s *slice) visit(ctx context.Context, it item) error {
 			switch {
 			case errors.Is(err, errFull):
 				return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonLimit, detail: fmt.Sprintf("max_pages %d reached", o.MaxPages)}, 0)
-			case errors.Is(err, errLost) || ctx.Err() != nil:
+			case errors.Is(err, errLost) || errors.Is(err, errWanted) || ctx.Err() != nil:
 				return err
 			}
 			return s.commit(ctx, it, &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: "robots.txt: " + err.Error()}, 0)
@@ -237,6 +240,9 @@ func (s *slice) visit(ctx context.Context, it item) error {
 	res := s.fetch(rctx, it, u, out, delay)
 	if ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if res.lost {
+		return errLost
 	}
 	return s.commit(ctx, it, res, max(delay, s.turns.last()))
 }
@@ -315,10 +321,35 @@ func (s *slice) fetch(ctx context.Context, it item, u *url.URL, out robots.Outco
 	if err != nil {
 		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
 	}
-	p, rendered, err := crawl.Render(ctx, s.w.Browser, o.Render, resp, p, crawl.Item{URL: it.url, Depth: it.depth}, agent, o.IgnoreSignals,
-		s.browserGet(it, u.Scheme+"://"+u.Host, out, delay))
+	requests := s.pageRequests(it, u.Scheme+"://"+u.Host, out, delay)
+	lent := false
+	if s.w.Browser != nil && p.Kind == extract.KindHTML && p.Skip == "" && render.Wants(o.Render, resp.Body, p.Doc.Markdown) {
+		// While the page renders, its host's lease is let go: each of
+		// its requests takes its host's turn in the database, this host
+		// too, so that a page of another host being rendered meanwhile
+		// that needs this host is not kept waiting, nor this one by it.
+		if err := s.lend(ctx); err != nil {
+			return &result{kind: crawl.Failed, reason: heed.Transient.String(), detail: "let the host go while its page renders: " + err.Error()}
+		}
+		lent = true
+	}
+	p, rendered, err := crawl.Render(ctx, s.w.Browser, o.Render, resp, p, crawl.Item{URL: it.url, Depth: it.depth}, agent, o.IgnoreSignals, requests.Get)
+	if lent {
+		if err := s.retake(ctx); err != nil {
+			return &result{lost: true}
+		}
+	}
 	if err != nil {
-		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
+		kind := heed.KindOf(err)
+		if errors.Is(err, render.ErrNoBrowser) {
+			// This worker has none; another may: tried again, as a
+			// cause that may pass.
+			kind = heed.Transient
+		}
+		return &result{kind: crawl.Failed, reason: kind.String(), detail: err.Error()}
+	}
+	if n := requests.busy.Load(); n > 0 {
+		p.Notes = append(p.Notes, fmt.Sprintf("rendered without %d of its requests: their hosts were held by other workers' crawls for longer than %v", n, renderPatience))
 	}
 	res.rendered = rendered
 	res.links = s.links(it, p.Follow, it.depth+1)
@@ -377,6 +408,15 @@ func (s *slice) links(it item, links []string, depth int) []queued {
 	return qs
 }
 
+// errWanted ends a slice before its next request: a request beside it
+// (a rendered page's on another host, heed mcp --db's) waits for its
+// host, and has it first. The job comes back on the host's next turn.
+var errWanted = errors.New("the host is wanted by a request beside its job")
+
+// wantedFor is how long a request's wish for a host is heeded: the
+// waiter asks again more often than that while it waits.
+const wantedFor = 2 * time.Second
+
 // errFull is the end of a URL whose crawl made its max_pages requests.
 var errFull = errors.New("the crawl's max_pages are spent")
 
@@ -390,24 +430,29 @@ func (s *slice) claim(ctx context.Context, crawlID int64) (rctx context.Context,
 		return nil, nil, false, err
 	}
 	sent := time.Now()
-	var held bool
+	var held, wanted bool
 	var left float64
 	err = s.w.Pool.QueryRow(ctx, `
-		WITH h AS (
+		WITH w AS (
+			SELECT coalesce(wanted_at > now() - make_interval(secs => $5), false) AS wanted FROM heed_host WHERE host = $1
+		), h AS (
 			UPDATE heed_host SET lease_until = now() + make_interval(secs => $3)
 			WHERE host = $1 AND lease_owner = $2 RETURNING lease_until
 		), c AS (
 			UPDATE heed_crawl SET fetched = fetched + 1
-			WHERE id = $4 AND fetched < max_pages AND EXISTS (SELECT 1 FROM h) RETURNING 1
+			WHERE id = $4 AND fetched < max_pages AND EXISTS (SELECT 1 FROM h) AND NOT coalesce((SELECT wanted FROM w), false)
+			RETURNING 1
 		)
-		SELECT EXISTS (SELECT 1 FROM h), EXISTS (SELECT 1 FROM c),
+		SELECT EXISTS (SELECT 1 FROM h), coalesce((SELECT wanted FROM w), false), EXISTS (SELECT 1 FROM c),
 			coalesce((SELECT extract(epoch FROM lease_until - now()) FROM h), 0)::float8`,
-		s.host, s.owner, s.w.LeaseTTL.Seconds(), crawlID).Scan(&held, &counted, &left)
+		s.host, s.owner, s.w.LeaseTTL.Seconds(), crawlID, wantedFor.Seconds()).Scan(&held, &wanted, &counted, &left)
 	switch {
 	case err != nil:
 		return nil, nil, false, err
 	case !held:
 		return nil, nil, false, errLost
+	case wanted:
+		return nil, nil, false, errWanted
 	}
 	rctx, cancel = context.WithDeadline(ctx, sent.Add(seconds(left)-leaseMargin(s.w.LeaseTTL)))
 	return rctx, cancel, counted, nil

@@ -454,3 +454,51 @@ func TestWorkersConditional(t *testing.T) {
 		t.Errorf("/b after the second crawl (%v): %s", err, md)
 	}
 }
+
+// A request beside the workers (heed mcp --db's, a rendered page's) that
+// waits for a host a job holds gets it at the job's next request, not at
+// the end of the job's slice: the job lets the host go, and comes back
+// on its next turn.
+func TestTurnsWantedHost(t *testing.T) {
+	pool := database(t)
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		var i int
+		fmt.Sscanf(r.URL.Path, "/p%d", &i)
+		fmt.Fprintf(w, `<html><title>Page %d</title><main><h1>Page %d</h1><p>A page of a long chain, each linking to the next.</p><a href="/p%d">next</a></main></html>`, i, i, i+1)
+	})
+	startWorkers(t, pool, 1, func(w *Worker) { w.Slice = time.Minute })
+	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + "/p0", Source: "chain", Delay: 50 * time.Millisecond, MaxPages: 100, MaxDepth: 200}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The job holds the host.
+	for len(site.Log()) < 5 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	turns := NewTurns(pool, 0)
+	release, err := turns.Acquire(t.Context(), site.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	release(50 * time.Millisecond)
+	p, err := CrawlProgress(context.Background(), pool, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Done {
+		t.Errorf("the host was had only once the crawl was done: %+v", p)
+	}
+	if p := waitDone(t, pool, id, time.Minute); p.Stored != 100 {
+		t.Errorf("the crawl after the request beside it: %+v", p)
+	}
+	log := site.Log()
+	for i := 1; i < len(log); i++ {
+		if gap := log[i].At.Sub(log[i-1].End); gap < 50*time.Millisecond {
+			t.Errorf("%s asked %v after the last request ended", log[i].Path, gap)
+		}
+	}
+}

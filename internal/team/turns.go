@@ -25,7 +25,15 @@ type Turns struct {
 	pool  *pgxpool.Pool
 	ttl   time.Duration
 	owner string
+	// patience is how long a request waits for a host that another
+	// holds before it fails with ErrBusy; 0 waits as long as its
+	// context lets it.
+	patience time.Duration
 }
+
+// ErrBusy is the error of a request whose host another worker held for
+// longer than the request could wait.
+var ErrBusy = errors.New("its host is held by another worker's crawl")
 
 var _ polite.Turns = (*Turns)(nil)
 
@@ -54,10 +62,21 @@ func (t *Turns) Acquire(ctx context.Context, host string) (func(time.Duration), 
 	if _, err := t.pool.Exec(ctx, `INSERT INTO heed_host (host) VALUES ($1) ON CONFLICT DO NOTHING`, host); err != nil {
 		return nil, err
 	}
+	began := time.Now()
 	for {
 		d, ok, err := takeLease(ctx, t.pool, host, owner, t.ttl)
 		if err != nil {
 			return nil, err
+		}
+		if !ok {
+			// Its holder lets it go before its next request (a
+			// worker's job, at its next claim).
+			if _, err := t.pool.Exec(ctx, `UPDATE heed_host SET wanted_at = now() WHERE host = $1`, host); err != nil {
+				return nil, err
+			}
+			if t.patience > 0 && time.Since(began) > t.patience {
+				return nil, fmt.Errorf("%w: waited %v", ErrBusy, t.patience)
+			}
 		}
 		if ok {
 			if err := t.sleep(ctx, d); err != nil {
@@ -85,7 +104,7 @@ func (t *Turns) sleep(ctx context.Context, d time.Duration) error {
 func (t *Turns) let(ctx context.Context, host, owner string, delay time.Duration) {
 	t.pool.Exec(ctx, `
 		UPDATE heed_host SET next_at = greatest(next_at, now() + make_interval(secs => $3)),
-			delay_ms = CASE WHEN $4 > 0 THEN $4 ELSE delay_ms END, lease_owner = NULL, lease_until = NULL
+			delay_ms = CASE WHEN $4 > 0 THEN $4 ELSE delay_ms END, lease_owner = NULL, lease_until = NULL, wanted_at = NULL
 		WHERE host = $1 AND lease_owner = $2`, host, owner, delay.Seconds(), delay.Milliseconds())
 }
 

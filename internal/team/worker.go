@@ -99,6 +99,7 @@ func (w *Worker) fill() {
 	w.owner = ownerName("")
 	w.stopping = make(chan struct{})
 	w.turns = NewTurns(w.Pool, w.LeaseTTL)
+	w.turns.patience = renderPatience
 	w.crawls = map[int64]*crawlInfo{}
 }
 
@@ -216,11 +217,17 @@ func (w *Worker) work(ctx context.Context, job *river.Job[HostArgs]) error {
 		return river.JobSnooze(time.Second)
 	}
 	if !ok {
-		return river.JobSnooze(wait + 10*time.Millisecond)
+		// Another holds it: a request beside the jobs (short), or a job
+		// whose worker died (its lease's end). Asked again a second on
+		// at most, so that a short request does not cost a lease's time.
+		return river.JobSnooze(min(wait, time.Second) + 10*time.Millisecond)
 	}
 	s.end = time.Now().Add(w.Slice)
 	s.turns.next = time.Now().Add(wait) // before any request: no lock yet
 	err = s.run(ctx)
+	if errors.Is(err, errWanted) {
+		err = nil // let go now, and back on the host's next turn
+	}
 	if errors.Is(err, errLost) {
 		// Another worker holds the host: a job is kept for it, which
 		// ends once the host has nothing left.
