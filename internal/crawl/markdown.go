@@ -99,18 +99,16 @@ func sameOrigin(a, b string) bool {
 // maxLLMsTxtBytes is the most of a site's /llms.txt that is read.
 const maxLLMsTxtBytes = 1 << 20
 
-// llmsTxt seeds the crawl with the pages the site's /llms.txt
-// (llmstxt.org) lists, in scope, one link from the start, marked
-// ViaLLMsTxt: one request, on the host's turn, once the start page was
-// fetched and can be kept, when robots.txt allows it. A site without one
-// (any answer but 2xx, or HTML) adds nothing else.
+// llmsTxt seeds the crawl with the pages the site's /llms.txt lists
+// (ReadLLMsTxt), in scope, one link from the start, marked ViaLLMsTxt:
+// one request, on the host's turn, once the start page was fetched and
+// can be kept.
 func (r *run) llmsTxt(start string, extracted func()) {
-	su, err := url.Parse(start)
-	if err != nil {
-		return
+	allowed := func(raw string) bool {
+		d, err := r.policy.Allowed(r.ctx, r.c.Agent, raw)
+		return err == nil && d.Allowed
 	}
-	lu := su.Scheme + "://" + su.Host + "/llms.txt"
-	if d, err := r.policy.Allowed(r.ctx, r.c.Agent, lu); err != nil || !d.Allowed {
+	if su, err := url.Parse(start); err != nil || !allowed(su.Scheme+"://"+su.Host+"/llms.txt") {
 		return
 	}
 	release, ok := r.hostSlot(extracted)
@@ -118,30 +116,50 @@ func (r *run) llmsTxt(start string, extracted func()) {
 		return
 	}
 	defer release()
-	resp, err := r.c.Client.Spaced(r.delayFor(lu)).Get(r.ctx, fetch.Request{URL: lu, Accept: acceptMarkdown, MaxBytes: maxLLMsTxtBytes, NoRetry: true,
+	for _, l := range ReadLLMsTxt(r.ctx, r.c.Client.Spaced(r.delayFor(start)), start, allowed) {
+		r.offer(Item{URL: l, Depth: 1, Via: []string{ViaLLMsTxt}}, true)
+	}
+}
+
+// ReadLLMsTxt reads the /llms.txt (llmstxt.org) of start's origin with
+// client, when allowed (robots.txt) allows it and every redirect hop, on
+// that origin only, and returns the links it lists, normalized. A site
+// without one (any answer but 2xx, or HTML) lists none.
+func ReadLLMsTxt(ctx context.Context, client *polite.Client, start string, allowed func(string) bool) []string {
+	su, err := url.Parse(start)
+	if err != nil {
+		return nil
+	}
+	lu := su.Scheme + "://" + su.Host + "/llms.txt"
+	if !allowed(lu) {
+		return nil
+	}
+	resp, err := client.Get(ctx, fetch.Request{URL: lu, Accept: acceptMarkdown, MaxBytes: maxLLMsTxtBytes, NoRetry: true,
 		CheckRedirect: func(next string) error {
 			if !sameOrigin(lu, next) {
 				return errOtherOrigin
 			}
-			if d, err := r.policy.Allowed(r.ctx, r.c.Agent, next); err != nil || !d.Allowed {
+			if !allowed(next) {
 				return errors.New("robots.txt disallows it")
 			}
 			return nil
 		}})
 	if err != nil || resp.Status < 200 || resp.Status > 299 {
-		return
+		return nil
 	}
 	ct := resp.Header.Get("Content-Type")
 	if !isPlainText(ct) && !isMarkdown(ct) && ct != "" {
-		return
+		return nil
 	}
 	doc, kind, err := extract.Read(resp.Body, extract.Options{URL: resp.URL, ContentType: "text/markdown"})
 	if err != nil || kind != extract.KindMarkdown {
-		return
+		return nil
 	}
+	var links []string
 	for _, l := range doc.Links {
 		if n, err := Normalize(l); err == nil {
-			r.offer(Item{URL: n, Depth: 1, Via: []string{ViaLLMsTxt}}, true)
+			links = append(links, n)
 		}
 	}
+	return links
 }
