@@ -123,8 +123,11 @@ var migrations = []string{
 	ALTER TABLE heed_snapshot ADD COLUMN rendered boolean NOT NULL DEFAULT false;`,
 	// 5: a host's wanted_at, when a request beside its lease's holder
 	// (a rendered page's, heed mcp --db's) last waited for it: the
-	// holder lets it go before its next request.
-	`ALTER TABLE heed_host ADD COLUMN wanted_at timestamptz;`,
+	// holder lets it go before its next request. A crawl's seeded, false
+	// until its sitemaps and llms.txt were read (a crawl is not done
+	// before).
+	`ALTER TABLE heed_host ADD COLUMN wanted_at timestamptz;
+	ALTER TABLE heed_crawl ADD COLUMN seeded boolean NOT NULL DEFAULT true;`,
 }
 
 // Version is the heed schema version this build knows.

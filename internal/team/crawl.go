@@ -42,6 +42,9 @@ type Options struct {
 	NoRobots      bool          `json:"no_robots,omitempty"`
 	IgnoreSignals bool          `json:"ignore_signals,omitempty"`
 	Render        render.Mode   `json:"render,omitempty"`
+	NoSitemaps    bool          `json:"no_sitemaps,omitempty"`
+	NoLLMsTxt     bool          `json:"no_llms_txt,omitempty"`
+	NoAlternates  bool          `json:"no_alternates,omitempty"`
 }
 
 // FromCrawl is a team crawl's options from a crawl's, defaults filled.
@@ -50,7 +53,7 @@ func FromCrawl(o crawl.Options) Options {
 		Start: o.Start, Source: o.Source, Tags: o.Tags, MaxPages: o.MaxPages, MaxDepth: o.MaxDepth,
 		Deadline: o.Deadline, Include: o.Include, Exclude: o.Exclude, AllowHosts: o.AllowHosts,
 		Delay: o.Delay, MaxCrawlDelay: o.MaxCrawlDelay, NoRobots: o.NoRobots, IgnoreSignals: o.IgnoreSignals,
-		Render: o.Render,
+		Render: o.Render, NoSitemaps: o.NoSitemaps, NoLLMsTxt: o.NoLLMsTxt, NoAlternates: o.NoAlternates,
 	}
 	if t.MaxPages == 0 {
 		t.MaxPages = crawl.DefaultMaxPages
@@ -276,10 +279,11 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o Options) (int64, error) {
 	var id int64
 	err = inTx(ctx, pool, func(tx pgx.Tx) error {
 		c := &crawlInfo{}
+		seeds := o.MaxDepth >= 1 && (!o.NoSitemaps || !o.NoLLMsTxt)
 		if err := tx.QueryRow(ctx, `
-			INSERT INTO heed_crawl (source, start_url, options, max_pages, deadline_at)
-			VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5)) RETURNING id, created_at`,
-			o.Source, start, opts, o.MaxPages, o.Deadline.Seconds()).Scan(&c.id, &c.created); err != nil {
+			INSERT INTO heed_crawl (source, start_url, options, max_pages, deadline_at, seeded)
+			VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5), $6) RETURNING id, created_at`,
+			o.Source, start, opts, o.MaxPages, o.Deadline.Seconds(), !seeds).Scan(&c.id, &c.created); err != nil {
 			return err
 		}
 		id = c.id
@@ -291,7 +295,13 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o Options) (int64, error) {
 		if err := errors.Join(err, br.Close()); err != nil {
 			return err
 		}
-		return wake(ctx, tx, inserter, due, asleep)
+		if err := wake(ctx, tx, inserter, due, asleep); err != nil {
+			return err
+		}
+		if seeds {
+			_, err = inserter.InsertTx(ctx, tx, SeedArgs{Crawl: id}, nil)
+		}
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("team: start a crawl: %w", err)

@@ -86,7 +86,7 @@ func (p *pageRequests) robots(ctx context.Context, u *url.URL) (robots.Outcome, 
 	if ok || err != nil {
 		return out, err
 	}
-	out, err = p.s.storedRobots(ctx, origin, p, o.Delay, o.MaxCrawlDelay)
+	out, err = p.s.w.storedRobots(ctx, origin, p, o.Delay, o.MaxCrawlDelay)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch {
@@ -130,10 +130,6 @@ func (p *pageRequests) Get(ctx context.Context, req fetch.Request) (*fetch.Respo
 	if req.Accept == "" {
 		req.Accept = "*/*"
 	}
-	// The host's lease is taken for the request, which must be over
-	// before that lease ends.
-	ctx, cancel := context.WithTimeout(ctx, p.s.w.LeaseTTL-leaseMargin(p.s.w.LeaseTTL))
-	defer cancel()
 	resp, err := polite.New(p.s.w.HTTP, p, p.it.c.o.Delay).Get(ctx, req)
 	if err == nil && resp.Status == http.StatusNotModified {
 		return nil, errors.New("not modified")
@@ -145,12 +141,12 @@ func (p *pageRequests) Get(ctx context.Context, req fetch.Request) (*fetch.Respo
 // it while it lives, or fetched now on its host's turn (and read again
 // from the database first, in case another fetched it meanwhile) and
 // stored for the team before the turn ends.
-func (s *slice) storedRobots(ctx context.Context, origin string, turns polite.Turns, delay, maxCrawlDelay time.Duration) (robots.Outcome, error) {
+func (w *Worker) storedRobots(ctx context.Context, origin string, turns polite.Turns, delay, maxCrawlDelay time.Duration) (robots.Outcome, error) {
 	read := func() (robots.Outcome, bool, error) {
 		var status, cause string
 		var httpStatus int
 		var body []byte
-		err := s.w.Pool.QueryRow(ctx, `SELECT status, http_status, cause, body FROM heed_robots WHERE origin = $1 AND until > now()`,
+		err := w.Pool.QueryRow(ctx, `SELECT status, http_status, cause, body FROM heed_robots WHERE origin = $1 AND until > now()`,
 			origin).Scan(&status, &httpStatus, &cause, &body)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return robots.Outcome{}, false, nil
@@ -172,8 +168,8 @@ func (s *slice) storedRobots(ctx context.Context, origin string, turns polite.Tu
 		release(0)
 		return out, err
 	}
-	out, body, err := s.w.HTTP.LoadRobotsFile(ctx, origin+"/robots.txt")
-	if cd, ok := out.CrawlDelay(s.w.Agent); ok && min(cd, maxCrawlDelay) > delay {
+	out, body, err := w.HTTP.LoadRobotsFile(ctx, origin+"/robots.txt")
+	if cd, ok := out.CrawlDelay(w.Agent); ok && min(cd, maxCrawlDelay) > delay {
 		delay = min(cd, maxCrawlDelay)
 	}
 	if err != nil {
@@ -185,7 +181,7 @@ func (s *slice) storedRobots(ctx context.Context, origin string, turns polite.Tu
 		release(delay)
 		return robots.Outcome{}, &heed.Error{Kind: heed.Transient, Op: "get", URL: origin + "/robots.txt", Err: errors.New(out.Cause)}
 	}
-	_, err = s.w.Pool.Exec(context.WithoutCancel(ctx), `
+	_, err = w.Pool.Exec(context.WithoutCancel(ctx), `
 		INSERT INTO heed_robots (origin, status, http_status, cause, body, until)
 		VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))
 		ON CONFLICT (origin) DO UPDATE SET status = EXCLUDED.status, http_status = EXCLUDED.http_status,

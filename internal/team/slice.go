@@ -365,17 +365,43 @@ func (s *slice) fetch(ctx context.Context, it item, u *url.URL, out robots.Outco
 		}
 		notes = append(notes, "content signal: "+sig.String())
 	}
+	doc, via := p.Doc, p.Via
+	if p.Kind == extract.KindHTML && doc.MarkdownAlternate != "" && !o.NoAlternates {
+		// The page's Markdown alternate, in its place: one more request
+		// to the host, on its turn, counted against max_pages.
+		if md := s.alternate(ctx, it, final, doc, delay, func(raw string) bool { _, ok := allowed(raw); return ok }); md != nil {
+			doc, via = md, append(via, crawl.ViaMarkdownAlternate)
+		}
+	}
 	res.kind = crawl.Stored
 	res.snap = &heed.Snapshot{
-		Source: o.Source, URL: final, Title: p.Doc.Title, Description: p.Doc.Description,
+		Source: o.Source, URL: final, Title: doc.Title, Description: doc.Description,
 		FetchedAt: time.Now().UTC(), Tags: o.Tags, ETag: resp.ETag(), LastModified: resp.LastModified(),
-		Notes: notes, Via: p.Via, Markdown: p.Doc.Markdown, Links: p.Links, Rendered: rendered,
+		Notes: notes, Via: via, Markdown: doc.Markdown, Links: p.Links, Rendered: rendered,
 	}
 	if rendered {
 		// The shell's validators say nothing of what its scripts fetched.
 		res.snap.ETag, res.snap.LastModified = "", ""
 	}
 	return res
+}
+
+// alternate reads a page's Markdown alternate (crawl.Alternate) on the
+// host's turn, the lease renewed and the request counted for it, when
+// robots.txt allows it; nil when it may not be read, or is not Markdown.
+func (s *slice) alternate(ctx context.Context, it item, final string, doc *extract.Document, delay time.Duration, allowed func(string) bool) *extract.Document {
+	if !allowed(doc.MarkdownAlternate) {
+		return nil
+	}
+	rctx, cancel, counted, err := s.claim(ctx, it.c.id)
+	if err != nil {
+		return nil
+	}
+	defer cancel()
+	if !counted {
+		return nil
+	}
+	return crawl.Alternate(rctx, polite.New(s.w.HTTP, s.turns, delay), final, doc, allowed)
 }
 
 // links are a page's links as the frontier takes them: those out of the

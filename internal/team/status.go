@@ -34,8 +34,9 @@ type Progress struct {
 // CrawlProgress is where crawl id stands.
 func CrawlProgress(ctx context.Context, pool *pgxpool.Pool, id int64) (*Progress, error) {
 	p := &Progress{ID: id, Skipped: map[string]int{}, Failed: map[string]int{}}
-	err := pool.QueryRow(ctx, `SELECT source, start_url, created_at, fetched FROM heed_crawl WHERE id = $1`, id).
-		Scan(&p.Source, &p.Start, &p.Created, &p.Fetched)
+	var seeded bool
+	err := pool.QueryRow(ctx, `SELECT source, start_url, created_at, fetched, seeded FROM heed_crawl WHERE id = $1`, id).
+		Scan(&p.Source, &p.Start, &p.Created, &p.Fetched, &seeded)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %d", ErrNoCrawl, id)
 	}
@@ -71,7 +72,7 @@ func CrawlProgress(ctx context.Context, pool *pgxpool.Pool, id int64) (*Progress
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	p.Done = p.Queued == 0
+	p.Done = p.Queued == 0 && seeded
 	var state, reason, detail string
 	err = pool.QueryRow(ctx, `SELECT state, reason, detail FROM heed_frontier WHERE url = $1 AND crawl = $2`, p.Start, id).Scan(&state, &reason, &detail)
 	switch {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -304,7 +305,8 @@ func TestWorkersCrawlDelayOverLease(t *testing.T) {
 func TestCrawlsShareURLs(t *testing.T) {
 	pool := database(t)
 	site := teamtest.Start(t, 200, 4, time.Millisecond)
-	opts := crawl.Options{Start: site.PageURL(0), Source: "shared", Delay: 10 * time.Millisecond, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts()}
+	// No sitemaps: a crawl is done here when its URLs are.
+	opts := crawl.Options{Start: site.PageURL(0), Source: "shared", Delay: 10 * time.Millisecond, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(), NoSitemaps: true, NoLLMsTxt: true}
 	first, err := Start(context.Background(), pool, FromCrawl(opts))
 	if err != nil {
 		t.Fatal(err)
@@ -500,5 +502,86 @@ func TestTurnsWantedHost(t *testing.T) {
 		if gap := log[i].At.Sub(log[i-1].End); gap < 50*time.Millisecond {
 			t.Errorf("%s asked %v after the last request ended", log[i].Path, gap)
 		}
+	}
+}
+
+// A team's crawl is seeded, as a crawl on one machine is, with what the
+// start origin's sitemaps (robots.txt's Sitemap lines, an index and its
+// sitemaps) and llms.txt list, in scope, one link from the start; a page
+// that names a Markdown alternate is read from it. Every request is on
+// its host's turn, and robots.txt is read once.
+func TestWorkersSeeds(t *testing.T) {
+	pool := database(t)
+	var base string
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		page := func(title string, extra string) {
+			fmt.Fprintf(w, `<html><head><title>%s</title>%s</head><body><main><h1>%s</h1><p>%s</p></main></body></html>`,
+				title, extra, title, strings.Repeat("The page "+title+" says enough to be kept, and then some more. ", 4))
+		}
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nDisallow: /private\nSitemap: %s/maps/index.xml\n", base)
+		case "/maps/index.xml":
+			fmt.Fprintf(w, `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><sitemap><loc>%s/maps/pages.xml</loc></sitemap></sitemapindex>`, base)
+		case "/maps/pages.xml":
+			fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%[1]s/s1</loc></url><url><loc>%[1]s/s2</loc></url><url><loc>%[1]s/private</loc></url><url><loc>http://elsewhere.test/x</loc></url></urlset>`, base)
+		case "/llms.txt":
+			w.Header().Set("Content-Type", "text/markdown")
+			fmt.Fprintf(w, "# The site\n\n- [One](%s/l1): the first\n- [Two](/l2): the second\n", base)
+		case "/":
+			page("Home", "")
+		case "/s1":
+			page("S1", `<link rel="alternate" type="text/markdown" href="/s1.md">`)
+		case "/s1.md":
+			w.Header().Set("Content-Type", "text/markdown")
+			fmt.Fprint(w, "# S1 in Markdown\n\n"+strings.Repeat("Read from the page's Markdown alternate, not its HTML. ", 4)+"\n")
+		case "/s2", "/l1", "/l2":
+			page(strings.TrimPrefix(r.URL.Path, "/"), "")
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	base = site.URL
+	startWorkers(t, pool, 2, nil)
+	delay := 20 * time.Millisecond
+	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: base + "/", Source: "seeds", Delay: delay, MaxPages: 50, MaxDepth: 2}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The crawl is done once its seeds were read, queued and fetched.
+	if p := waitDone(t, pool, id, time.Minute); p.Stored != 5 {
+		t.Errorf("progress %+v; want /, /s1, /s2, /l1 and /l2 stored", p)
+	}
+	var md string
+	var via []string
+	if err := pool.QueryRow(context.Background(), `SELECT markdown, via FROM heed_snapshot WHERE url = $1`, base+"/s1").Scan(&md, &via); err != nil ||
+		!strings.Contains(md, "Read from the page's Markdown alternate") || !slices.Contains(via, crawl.ViaMarkdownAlternate) {
+		t.Errorf("/s1 (%v): via %v\n%s", err, via, md)
+	}
+	robots := 0
+	for i, a := range site.Log() {
+		switch a.Path {
+		case "/private":
+			t.Errorf("requested /private, which robots.txt disallows")
+		case "/robots.txt":
+			robots++
+		}
+		if i > 0 {
+			if gap := a.At.Sub(site.Log()[i-1].End); gap < delay {
+				t.Errorf("%s asked %v after the last request ended", a.Path, gap)
+			}
+		}
+	}
+	if robots != 1 {
+		t.Errorf("robots.txt asked %d times", robots)
+	}
+
+	// Without sitemaps and llms.txt, the start page alone.
+	id, err = Start(context.Background(), pool, FromCrawl(crawl.Options{Start: base + "/", Source: "bare", Delay: delay, MaxPages: 50, MaxDepth: 2, NoSitemaps: true, NoLLMsTxt: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := waitDone(t, pool, id, time.Minute); p.Stored+p.Unchanged != 1 {
+		t.Errorf("a crawl without seeds: %+v", p)
 	}
 }

@@ -98,7 +98,10 @@ func (w *Worker) fill() {
 	}
 	w.owner = ownerName("")
 	w.stopping = make(chan struct{})
-	w.turns = NewTurns(w.Pool, w.LeaseTTL)
+	// A request on a host's turn from the database holds its lease for
+	// as long as the request may take, at least: it is over before the
+	// lease ends.
+	w.turns = NewTurns(w.Pool, max(w.LeaseTTL, w.HTTP.Timeout()+2*time.Second))
 	w.turns.patience = renderPatience
 	w.crawls = map[int64]*crawlInfo{}
 }
@@ -115,6 +118,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	w.fill()
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &hostWorker{w: w})
+	river.AddWorker(workers, &seedWorker{w: w})
 	client, err := river.NewClient(riverpgxv5.New(w.Pool), &river.Config{
 		Queues:               map[string]river.QueueConfig{Queue: {MaxWorkers: w.Hosts}},
 		Workers:              workers,

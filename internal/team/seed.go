@@ -1,0 +1,137 @@
+package team
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/polite"
+	"github.com/heedhq/heed/robots"
+)
+
+// SeedArgs is the River job that seeds a crawl, once, with the pages its
+// start origin's sitemaps (robots.txt's Sitemap lines and /sitemap.xml)
+// and /llms.txt list, one link from the start, as a crawl on one machine
+// does.
+type SeedArgs struct {
+	Crawl int64 `json:"crawl"`
+}
+
+// Kind is the job's kind in River.
+func (SeedArgs) Kind() string { return "heed_seed" }
+
+// InsertOpts put the job in heed's queue; a job that failed (the
+// database away) is tried again a few times.
+func (SeedArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{Queue: Queue, MaxAttempts: 5}
+}
+
+type seedWorker struct {
+	river.WorkerDefaults[SeedArgs]
+	w *Worker
+}
+
+// Timeout bounds the reading: 50 sitemaps at most, each on its host's
+// turn.
+func (*seedWorker) Timeout(*river.Job[SeedArgs]) time.Duration { return 30 * time.Minute }
+
+func (sw *seedWorker) Work(ctx context.Context, job *river.Job[SeedArgs]) error {
+	err := sw.w.seed(ctx, job.Args.Crawl)
+	if err != nil && job.Attempt >= job.MaxAttempts {
+		// The last try: the crawl goes on, done once its pages are,
+		// without what its sitemaps list.
+		sw.w.Logger.Warn("heed: a crawl's sitemaps and llms.txt", "crawl", job.Args.Crawl, "error", err)
+		_, err2 := sw.w.Pool.Exec(context.WithoutCancel(ctx), `UPDATE heed_crawl SET seeded = true WHERE id = $1`, job.Args.Crawl)
+		return errors.Join(err, err2)
+	}
+	return err
+}
+
+// seed reads the crawl's sitemaps and llms.txt and queues the pages they
+// list with their hosts' jobs, in one transaction: within the crawl's
+// scope and robots.txt, as many as its max_pages at most. Every request
+// takes its host's turn in the database (the start host's job lets the
+// host go for it), is spaced by its host's delay, and is made only where
+// robots.txt allows it.
+func (w *Worker) seed(ctx context.Context, id int64) error {
+	c, err := w.crawl(ctx, id)
+	if err != nil {
+		return err
+	}
+	o := c.o
+	su, err := url.Parse(o.Start)
+	if err != nil {
+		return err
+	}
+	host := polite.HostKey(su)
+	s := &slice{w: w, host: host, turns: newHeld(host), outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
+	it := item{url: o.Start, c: c}
+	p := s.pageRequests(it, "", robots.Outcome{}, o.Delay)
+	delete(p.outcomes, "")
+	allowed := func(raw string) bool { return p.allowed(ctx, raw) == nil }
+	client := func(string) *polite.Client { return polite.New(w.HTTP, p, o.Delay) }
+	var listed []string
+	if !o.NoRobots {
+		if out, err := p.robots(ctx, su); err == nil {
+			s.outcomes[su.Scheme+"://"+su.Host] = out
+			if out.Robots != nil {
+				listed = out.Robots.Sitemaps
+			}
+		}
+	}
+	// The pages listed in the crawl's scope, quietly: a sitemap may list
+	// a site's every page, and those out of scope are not the crawl's.
+	var urls []string
+	seen := map[string]bool{o.Start: true}
+	offer := func(raw string) {
+		if seen[raw] || len(urls) >= o.MaxPages || len(raw) > MaxURLLength {
+			return
+		}
+		if u, err := url.Parse(raw); err != nil || c.scope.Check(u) != "" || u.Path == "/robots.txt" {
+			return
+		}
+		seen[raw] = true
+		urls = append(urls, raw)
+	}
+	if !o.NoLLMsTxt {
+		for _, l := range crawl.ReadLLMsTxt(ctx, client(o.Start), o.Start, allowed) {
+			offer(l)
+		}
+	}
+	if !o.NoSitemaps {
+		crawl.ReadSitemaps(ctx, crawl.Sitemaps{
+			Client:      client,
+			MaxRequests: o.MaxPages,
+			InScope:     func(u *url.URL) bool { return c.scope.Check(u) == "" },
+			Allowed:     allowed,
+			Full:        func() bool { return len(urls) >= o.MaxPages },
+			Offer:       func(u, _ string) { offer(u) },
+		}, su, listed)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	qs := s.links(it, urls, 1)
+	ctx = context.WithoutCancel(ctx) // what was read is queued
+	return inTx(ctx, w.Pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE heed_crawl SET seeded = true WHERE id = $1`, id); err != nil {
+			return err
+		}
+		if len(qs) == 0 {
+			return nil
+		}
+		b := &pgx.Batch{}
+		queueLinks(b, c, qs, host)
+		br := tx.SendBatch(ctx, b)
+		due, asleep, err := readLocked(br)
+		if err := errors.Join(err, br.Close()); err != nil {
+			return err
+		}
+		return wake(ctx, tx, w.inserter, due, asleep)
+	})
+}
