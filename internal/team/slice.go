@@ -192,8 +192,9 @@ type result struct {
 	final          string // the URL fetched at last, when redirected
 	snap           *heed.Snapshot
 	links          []queued
-	rendered       bool // the page was rendered in the browser
-	lost           bool // the host's lease, let go while the page rendered, could not be taken back
+	rendered       bool   // the page was rendered in the browser
+	canonical      string // the page's canonical URL, normalized, when it names another
+	lost           bool   // the host's lease, let go while the page rendered, could not be taken back
 }
 
 // visit fetches one URL, on the host's turn, and commits what came of it.
@@ -366,6 +367,11 @@ func (s *slice) fetch(ctx context.Context, it item, u *url.URL, out robots.Outco
 		notes = append(notes, "content signal: "+sig.String())
 	}
 	doc, via := p.Doc, p.Via
+	if doc.Canonical != "" {
+		if cn, err := crawl.Normalize(doc.Canonical); err == nil && cn != final && cn != it.url && len(cn) <= MaxURLLength {
+			res.canonical = cn
+		}
+	}
 	if p.Kind == extract.KindHTML && doc.MarkdownAlternate != "" && !o.NoAlternates {
 		// The page's Markdown alternate, in its place: one more request
 		// to the host, on its turn, counted against max_pages.
@@ -629,7 +635,21 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 	requeued := false
 	err := inTx(ctx, s.w.Pool, func(tx pgx.Tx) error {
 		kind, reason, detail = res.kind, res.reason, res.detail
-		if res.snap != nil {
+		if res.snap != nil && res.canonical != "" {
+			// A page whose canonical URL this crawl stored is that page
+			// again.
+			var stored bool
+			if err := tx.QueryRow(ctx, `
+				SELECT EXISTS (SELECT 1 FROM heed_frontier f JOIN heed_snapshot s ON s.url = f.url AND s.source = $3
+					WHERE f.url = $1 AND f.state = 'done' AND f.updated_at >= $2)`,
+				res.canonical, it.c.created, res.snap.Source).Scan(&stored); err != nil {
+				return err
+			}
+			if stored {
+				kind, reason, detail = crawl.Skipped, crawl.ReasonDup, "its canonical URL "+res.canonical+" is stored already"
+			}
+		}
+		if res.snap != nil && kind == crawl.Stored {
 			if len(res.snap.Markdown) >= minDupBytes {
 				var twin string
 				err := tx.QueryRow(ctx, `SELECT url FROM heed_snapshot WHERE source = $1 AND hash = $2 AND url <> $3 LIMIT 1`,

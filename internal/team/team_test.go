@@ -585,3 +585,40 @@ func TestWorkersSeeds(t *testing.T) {
 		t.Errorf("a crawl without seeds: %+v", p)
 	}
 }
+
+// A page whose canonical URL the crawl stored is that page again: it is
+// skipped as a duplicate, saying so.
+func TestWorkersCanonical(t *testing.T) {
+	pool := database(t)
+	var base string
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		page := func(title, head, body string) {
+			fmt.Fprintf(w, `<html><head><title>%s</title>%s</head><body><main><h1>%s</h1><p>%s</p>%s</main></body></html>`,
+				title, head, title, strings.Repeat("The page "+title+" says enough to be kept. ", 5), body)
+		}
+		switch r.URL.Path {
+		case "/":
+			page("Home", "", `<a href="/c">c</a> <a href="/z?utm=x">z</a>`)
+		case "/c":
+			page("C", "", "")
+		case "/z":
+			page("Z", `<link rel="canonical" href="`+base+`/c">`, "")
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	base = site.URL
+	startWorkers(t, pool, 1, nil)
+	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: base + "/", Source: "canon", Delay: 10 * time.Millisecond, MaxPages: 20, NoSitemaps: true, NoLLMsTxt: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitDone(t, pool, id, time.Minute)
+	var detail string
+	if err := pool.QueryRow(context.Background(), `SELECT detail FROM heed_frontier WHERE url LIKE '%/z%'`).Scan(&detail); err != nil {
+		t.Fatal(err)
+	}
+	if p.Stored != 2 || p.Skipped[crawl.ReasonDup] != 1 || !strings.Contains(detail, "its canonical URL "+base+"/c is stored already") {
+		t.Errorf("progress %+v; /z: %q", p, detail)
+	}
+}
