@@ -127,7 +127,13 @@ func New(cfg Config) *Service {
 		turns = &teamTurns{s: s}
 	}
 	s.client = polite.New(cfg.HTTP, turns, cfg.Delay)
-	s.robots = robots.NewCache(s.client.LoadRobots, robots.CacheConfig{})
+	load := s.client.LoadRobots
+	if cfg.DB != "" {
+		// robots.txt as the team's workers read it: the team's stored
+		// copy, or fetched once for the team.
+		load = s.teamRobots
+	}
+	s.robots = robots.NewCache(load, robots.CacheConfig{})
 	return s
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/internal/team"
+	"github.com/heedhq/heed/robots"
 )
 
 // MigrateResult says what Migrate did: heed's schema versions before and
@@ -101,6 +102,15 @@ func (s *Service) teamDB(ctx context.Context) (*pgstore.Store, error) {
 		s.turns = team.NewTurns(db.Pool(), 0)
 	}
 	return s.team, nil
+}
+
+// teamRobots loads robots.txt as the team's workers do (team.RobotsLoader).
+func (s *Service) teamRobots(ctx context.Context, robotsURL string) (robots.Outcome, error) {
+	db, err := s.teamDB(ctx)
+	if err != nil {
+		return robots.Outcome{}, err
+	}
+	return team.RobotsLoader(db.Pool(), s.cfg.HTTP, s.turns, s.cfg.Agent, s.cfg.Delay, crawl.DefaultMaxCrawlDelay)(ctx, robotsURL)
 }
 
 // teamTurns are the team database's turns, opened when first asked.

@@ -3,11 +3,16 @@ package ingest
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/pgtest"
 	"github.com/heedhq/heed/internal/stash"
@@ -81,4 +86,40 @@ func hitURLs(hits []heed.Hit) []string {
 		out = append(out, h.URL)
 	}
 	return out
+}
+
+// Processes beside a team's workers (heed mcp --db) read robots.txt as
+// the workers do: from the team's table, or fetched once for the team
+// on the host's turn and stored there.
+func TestTeamRobotsShared(t *testing.T) {
+	ctx := context.Background()
+	c := pgtest.Start(t)
+	defer c.Stop()
+	url := c.Database(t)
+	if _, err := Migrate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	var asked atomic.Int32
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			asked.Add(1)
+			fmt.Fprint(w, "User-agent: *\nDisallow: /private\n")
+			return
+		}
+		fmt.Fprint(w, "<html><body><p>A page.</p></body></html>")
+	}))
+	defer site.Close()
+	client := fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1})
+	for i, path := range []string{"/private/a", "/private/b", "/open"} {
+		// A service each, as processes of a team are.
+		svc := New(Config{DB: url, HTTP: client, Delay: 10 * time.Millisecond})
+		d, err := svc.Robots().Allowed(ctx, "heed", site.URL+path)
+		svc.Close()
+		if err != nil || d.Allowed != (path == "/open") {
+			t.Errorf("%d: %s: %+v, %v", i, path, d, err)
+		}
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("robots.txt asked %d times by three processes; want once for the team", n)
+	}
 }

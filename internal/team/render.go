@@ -3,6 +3,7 @@ package team
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"sync"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
@@ -137,16 +139,28 @@ func (p *pageRequests) Get(ctx context.Context, req fetch.Request) (*fetch.Respo
 	return resp, err
 }
 
-// storedRobots is what an origin's robots.txt says, as any worker stored
-// it while it lives, or fetched now on its host's turn (and read again
-// from the database first, in case another fetched it meanwhile) and
-// stored for the team before the turn ends.
+// storedRobots is what an origin's robots.txt says, as the team stored
+// it (loadRobots).
 func (w *Worker) storedRobots(ctx context.Context, origin string, turns polite.Turns, delay, maxCrawlDelay time.Duration) (robots.Outcome, error) {
+	out, err := loadRobots(ctx, w.Pool, w.HTTP, w.Agent, origin, turns, delay, maxCrawlDelay)
+	if err == nil && out.Status == robots.Unreachable && out.HTTPStatus == 0 {
+		err = &heed.Error{Kind: heed.Transient, Op: "get", URL: origin + "/robots.txt", Err: errors.New(out.Cause)}
+	}
+	return out, err
+}
+
+// loadRobots is what an origin's robots.txt says, as any process of the
+// team stored it while it lives, or fetched now on its host's turn (and
+// read again from the database first, in case another fetched it
+// meanwhile) and stored for the team before the turn ends. An origin
+// that gave no answer at all (a timeout, the network down) is
+// Unreachable, and not stored: that is not the site's word.
+func loadRobots(ctx context.Context, pool *pgxpool.Pool, client *fetch.Client, agent, origin string, turns polite.Turns, delay, maxCrawlDelay time.Duration) (robots.Outcome, error) {
 	read := func() (robots.Outcome, bool, error) {
 		var status, cause string
 		var httpStatus int
 		var body []byte
-		err := w.Pool.QueryRow(ctx, `SELECT status, http_status, cause, body FROM heed_robots WHERE origin = $1 AND until > now()`,
+		err := pool.QueryRow(ctx, `SELECT status, http_status, cause, body FROM heed_robots WHERE origin = $1 AND until > now()`,
 			origin).Scan(&status, &httpStatus, &cause, &body)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return robots.Outcome{}, false, nil
@@ -159,7 +173,10 @@ func (w *Worker) storedRobots(ctx context.Context, origin string, turns polite.T
 	if out, ok, err := read(); ok || err != nil {
 		return out, err
 	}
-	u, _ := url.Parse(origin)
+	u, err := url.Parse(origin)
+	if err != nil {
+		return robots.Outcome{}, err
+	}
 	release, err := turns.Acquire(ctx, polite.HostKey(u))
 	if err != nil {
 		return robots.Outcome{}, err
@@ -168,20 +185,15 @@ func (w *Worker) storedRobots(ctx context.Context, origin string, turns polite.T
 		release(0)
 		return out, err
 	}
-	out, body, err := w.HTTP.LoadRobotsFile(ctx, origin+"/robots.txt")
-	if cd, ok := out.CrawlDelay(w.Agent); ok && min(cd, maxCrawlDelay) > delay {
+	out, body, err := client.LoadRobotsFile(ctx, origin+"/robots.txt")
+	if cd, ok := out.CrawlDelay(agent); ok && min(cd, maxCrawlDelay) > delay {
 		delay = min(cd, maxCrawlDelay)
 	}
-	if err != nil {
+	if err != nil || out.Status == robots.Unreachable && out.HTTPStatus == 0 {
 		release(delay)
-		return robots.Outcome{}, err
+		return out, err
 	}
-	if out.Status == robots.Unreachable && out.HTTPStatus == 0 {
-		// No answer at all: not the site's word, not kept.
-		release(delay)
-		return robots.Outcome{}, &heed.Error{Kind: heed.Transient, Op: "get", URL: origin + "/robots.txt", Err: errors.New(out.Cause)}
-	}
-	_, err = w.Pool.Exec(context.WithoutCancel(ctx), `
+	_, err = pool.Exec(context.WithoutCancel(ctx), `
 		INSERT INTO heed_robots (origin, status, http_status, cause, body, until)
 		VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))
 		ON CONFLICT (origin) DO UPDATE SET status = EXCLUDED.status, http_status = EXCLUDED.http_status,
@@ -189,6 +201,24 @@ func (w *Worker) storedRobots(ctx context.Context, origin string, turns polite.T
 		origin, out.Status.String(), out.HTTPStatus, pgstore.Clean(out.Cause), body, out.Lifetime.Seconds())
 	release(delay)
 	return out, err
+}
+
+// RobotsLoader loads robots.txt as a team's workers do (a robots.Loader
+// for work beside them: heed mcp --db): the team's stored copy while it
+// lives, or fetched on the host's turn (turns, the team's) and stored
+// for the team. After the request the host is left alone for delay, or
+// its Crawl-delay (at most maxCrawlDelay).
+func RobotsLoader(pool *pgxpool.Pool, client *fetch.Client, turns polite.Turns, agent string, delay, maxCrawlDelay time.Duration) robots.Loader {
+	return func(ctx context.Context, robotsURL string) (robots.Outcome, error) {
+		u, err := url.Parse(robotsURL)
+		if err != nil || u.Host == "" {
+			return robots.Outcome{}, fmt.Errorf("robots.txt URL %q: not absolute", robotsURL)
+		}
+		if err := fetch.CheckURL(robotsURL); err != nil {
+			return robots.Outcome{}, err
+		}
+		return loadRobots(ctx, pool, client, agent, u.Scheme+"://"+u.Host, turns, delay, maxCrawlDelay)
+	}
 }
 
 // lend lets the host's lease go while its page renders, its next turn
