@@ -221,7 +221,7 @@ func sameProgress(a, b *team.Progress) bool {
 
 // teamSummary is a team crawl's progress as a crawl's summary.
 func teamSummary(p *team.Progress) *crawl.Summary {
-	sum := &crawl.Summary{Stored: p.Stored, Skipped: maps.Clone(p.Skipped), Robots: "heeded by the team's workers"}
+	sum := &crawl.Summary{Stored: p.Stored, Unchanged: p.Unchanged, Skipped: maps.Clone(p.Skipped), Robots: "heeded by the team's workers"}
 	for _, n := range p.Failed {
 		sum.Failed += n
 	}

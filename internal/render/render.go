@@ -393,7 +393,9 @@ func (b *Browser) render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
 	case b.browserKilled.Load() > browserKilled:
-		return nil, &heed.Error{Kind: heed.TooLarge, Op: "render", URL: doc.URL, Err: fmt.Errorf("%w: the browser's processes held more than %d MB of memory together, and it was stopped", ErrBudget, b.cfg.MaxMemory*int64(b.cfg.Tabs+2)>>20)}
+		// Which page made the browser hold it is not known: each page
+		// rendering then may be tried again (a cause that may pass).
+		return nil, &heed.Error{Kind: heed.Transient, Op: "render", URL: doc.URL, Err: fmt.Errorf("%w: the browser's processes held more than %d MB of memory together, and it was stopped, with the pages rendering in it", ErrBudget, b.cfg.MaxMemory*int64(b.cfg.Tabs+2)>>20)}
 	case crashed && b.killed.Load() > killed:
 		return nil, &heed.Error{Kind: heed.TooLarge, Op: "render", URL: doc.URL, Err: fmt.Errorf("%w: the page's renderer held more than %d MB of memory, and was stopped", ErrBudget, b.cfg.MaxMemory>>20)}
 	case crashed:

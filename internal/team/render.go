@@ -42,28 +42,46 @@ type pageRequests struct {
 	s     *slice
 	it    item
 	delay time.Duration // the page's own host's
+	turns *Turns        // the database's
 
 	mu       sync.Mutex
 	outcomes map[string]robots.Outcome // by origin
 	silent   map[string]error          // origins whose robots.txt got no answer
 	delays   map[string]time.Duration  // by host, from the hosts' robots.txt
 
-	busy atomic.Int32 // requests not made: their host was held by another job
+	busy  atomic.Int32             // requests not made: their host was held by another job
+	gates map[string]chan struct{} // by host: the page's requests to a host wait here first, one at a time
 }
 
 func (s *slice) pageRequests(it item, own string, out robots.Outcome, delay time.Duration) *pageRequests {
-	return &pageRequests{s: s, it: it, delay: delay,
-		outcomes: map[string]robots.Outcome{own: out}, silent: map[string]error{}, delays: map[string]time.Duration{}}
+	return &pageRequests{s: s, it: it, delay: delay, turns: s.w.turns,
+		outcomes: map[string]robots.Outcome{own: out}, silent: map[string]error{}, delays: map[string]time.Duration{},
+		gates: map[string]chan struct{}{}}
 }
 
 // Acquire takes the host's turn in the database, and lets it go after
-// the host's delay.
+// the host's delay. The page's requests to one host wait for each other
+// here first, so that the time a request waits for a host another job
+// holds (renderPatience at most) is not spent behind its own page's.
 func (p *pageRequests) Acquire(ctx context.Context, host string) (func(time.Duration), error) {
-	release, err := p.s.w.turns.Acquire(ctx, host)
+	p.mu.Lock()
+	gate, ok := p.gates[host]
+	if !ok {
+		gate = make(chan struct{}, 1)
+		p.gates[host] = gate
+	}
+	p.mu.Unlock()
+	select {
+	case gate <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	release, err := p.turns.Acquire(ctx, host)
 	if errors.Is(err, ErrBusy) {
 		p.busy.Add(1)
 	}
 	if err != nil {
+		<-gate
 		return nil, err
 	}
 	return func(d time.Duration) {
@@ -74,6 +92,7 @@ func (p *pageRequests) Acquire(ctx context.Context, host string) (func(time.Dura
 			d = max(d, p.delay)
 		}
 		release(d)
+		<-gate
 	}, nil
 }
 

@@ -200,3 +200,44 @@ func TestWorkersRenderEachOther(t *testing.T) {
 		last[a.Host] = a
 	}
 }
+
+// A rendered page's requests to its own host, made at once, wait for
+// each other in the worker, and each only then for the host's turn: the
+// time a request may wait for a host another job holds is not spent
+// behind its own page's requests, and none of them is lost.
+func TestWorkersRenderOwnHostQueue(t *testing.T) {
+	b := aBrowser(t)
+	pool := database(t)
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/robots.txt":
+			http.NotFound(w, r)
+		case r.URL.Path == "/":
+			fmt.Fprint(w, `<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script>
+				const ps = []; for (let i = 0; i < 6; i++) ps.push(fetch("/d" + i + ".json").then(r => r.json()).then(j => j.text).catch(() => "MISSING"));
+				Promise.all(ps).then(a => { document.getElementById("root").innerHTML = "<article><h1>App</h1><p>" + a.join(" ") + " and enough words to be kept as the content of the page.</p></article>"; });
+			</script></body></html>`)
+		case strings.HasSuffix(r.URL.Path, ".json"):
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"text": "got%s"}`, strings.TrimSuffix(r.URL.Path, ".json"))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	startWorkers(t, pool, 1, func(w *Worker) { w.Browser = b; w.LeaseTTL = 30 * time.Second })
+	// Six requests 1.2 s apart: the last waits longer than renderPatience.
+	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + "/", Source: "queue", Delay: 1200 * time.Millisecond, MaxPages: 5, MaxDepth: 0}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, pool, id, 2*time.Minute)
+	var md, notes string
+	if err := pool.QueryRow(context.Background(), `SELECT markdown, notes::text FROM heed_snapshot WHERE url = $1`, site.URL+"/").Scan(&md, &notes); err != nil {
+		t.Fatal(err)
+	}
+	// (The browser may ask again for what failed: the note says what
+	// heed did not make.)
+	if strings.Contains(md, "MISSING") || !strings.Contains(md, "got/d5") || strings.Contains(notes, "rendered without") {
+		t.Errorf("the page lost requests (notes %s):\n%s", notes, md)
+	}
+}

@@ -36,9 +36,9 @@ type seedWorker struct {
 	w *Worker
 }
 
-// Timeout bounds the reading: 50 sitemaps at most, each on its host's
-// turn.
-func (*seedWorker) Timeout(*river.Job[SeedArgs]) time.Duration { return 30 * time.Minute }
+// Timeout bounds the reading as a host's job is bounded, so that a job
+// whose worker died is rescued as soon.
+func (sw *seedWorker) Timeout(*river.Job[SeedArgs]) time.Duration { return sw.w.jobTimeout() }
 
 func (sw *seedWorker) Work(ctx context.Context, job *river.Job[SeedArgs]) error {
 	err := sw.w.seed(ctx, job.Args.Crawl)
@@ -68,16 +68,39 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
+	// The start page first: llms.txt is read for a site whose start page
+	// was kept, as on one machine; a job run again after its seeds were
+	// queued has nothing to do.
+	var seeded bool
+	var start string
+	if err := w.Pool.QueryRow(ctx, `
+		SELECT c.seeded, coalesce((SELECT f.state FROM heed_frontier f WHERE f.url = c.start_url AND f.crawl = c.id), '')
+		FROM heed_crawl c WHERE c.id = $1`, id).Scan(&seeded, &start); err != nil {
+		return err
+	}
+	switch {
+	case seeded:
+		return nil
+	case start == "queued":
+		return river.JobSnooze(time.Second)
+	}
 	host := polite.HostKey(su)
 	s := &slice{w: w, host: host, turns: newHeld(host), outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
 	it := item{url: o.Start, c: c}
 	p := s.pageRequests(it, "", robots.Outcome{}, o.Delay)
 	delete(p.outcomes, "")
+	// Its requests wait for their hosts as long as the job may: the
+	// start host's job lets it go before its next request.
+	p.turns = NewTurns(w.Pool, w.turns.ttl)
 	allowed := func(raw string) bool { return p.allowed(ctx, raw) == nil }
 	client := func(string) *polite.Client { return polite.New(w.HTTP, p, o.Delay) }
 	var listed []string
 	if !o.NoRobots {
-		if out, err := p.robots(ctx, su); err == nil {
+		out, err := p.robots(ctx, su)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err == nil {
 			s.outcomes[su.Scheme+"://"+su.Host] = out
 			if out.Robots != nil {
 				listed = out.Robots.Sitemaps
@@ -98,7 +121,7 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 		seen[raw] = true
 		urls = append(urls, raw)
 	}
-	if !o.NoLLMsTxt {
+	if !o.NoLLMsTxt && start == "done" {
 		for _, l := range crawl.ReadLLMsTxt(ctx, client(o.Start), o.Start, allowed) {
 			offer(l)
 		}

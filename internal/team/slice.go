@@ -239,7 +239,9 @@ func (s *slice) visit(ctx context.Context, it item) error {
 		return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonLimit, detail: fmt.Sprintf("max_pages %d reached", o.MaxPages)}, 0)
 	}
 	res := s.fetch(rctx, it, u, out, delay)
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && (res.kind == crawl.Failed || res.lost) {
+		// Stopped (the job's time, the worker's end): what failed for
+		// it is not the page's end. A page fetched is a page kept.
 		return ctx.Err()
 	}
 	if res.lost {
@@ -341,13 +343,7 @@ func (s *slice) fetch(ctx context.Context, it item, u *url.URL, out robots.Outco
 		}
 	}
 	if err != nil {
-		kind := heed.KindOf(err)
-		if errors.Is(err, render.ErrNoBrowser) {
-			// This worker has none; another may: tried again, as a
-			// cause that may pass.
-			kind = heed.Transient
-		}
-		return &result{kind: crawl.Failed, reason: kind.String(), detail: err.Error()}
+		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
 	}
 	if n := requests.busy.Load(); n > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("rendered without %d of its requests: their hosts were held by other workers' crawls for longer than %v", n, renderPatience))
@@ -399,7 +395,7 @@ func (s *slice) alternate(ctx context.Context, it item, final string, doc *extra
 	if !allowed(doc.MarkdownAlternate) {
 		return nil
 	}
-	rctx, cancel, counted, err := s.claim(ctx, it.c.id)
+	rctx, cancel, counted, err := s.claimFor(ctx, it.c.id, false)
 	if err != nil {
 		return nil
 	}
@@ -458,6 +454,13 @@ var errFull = errors.New("the crawl's max_pages are spent")
 // ends before the lease would run out, a margin early; it fails with
 // errLost when another worker holds the host now.
 func (s *slice) claim(ctx context.Context, crawlID int64) (rctx context.Context, cancel context.CancelFunc, counted bool, err error) {
+	return s.claimFor(ctx, crawlID, true)
+}
+
+// claimFor is claim; a request that is part of a page begun (its Markdown
+// alternate) does not yield the host to a request beside the job (yield
+// false), which has it after the page.
+func (s *slice) claimFor(ctx context.Context, crawlID int64, yield bool) (rctx context.Context, cancel context.CancelFunc, counted bool, err error) {
 	if err := s.turns.wait(ctx); err != nil {
 		return nil, nil, false, err
 	}
@@ -466,7 +469,7 @@ func (s *slice) claim(ctx context.Context, crawlID int64) (rctx context.Context,
 	var left float64
 	err = s.w.Pool.QueryRow(ctx, `
 		WITH w AS (
-			SELECT coalesce(wanted_at > now() - make_interval(secs => $5), false) AS wanted FROM heed_host WHERE host = $1
+			SELECT coalesce($6::boolean AND wanted_at > now() - make_interval(secs => $5), false) AS wanted FROM heed_host WHERE host = $1
 		), h AS (
 			UPDATE heed_host SET lease_until = now() + make_interval(secs => $3)
 			WHERE host = $1 AND lease_owner = $2 RETURNING lease_until
@@ -477,7 +480,7 @@ func (s *slice) claim(ctx context.Context, crawlID int64) (rctx context.Context,
 		)
 		SELECT EXISTS (SELECT 1 FROM h), coalesce((SELECT wanted FROM w), false), EXISTS (SELECT 1 FROM c),
 			coalesce((SELECT extract(epoch FROM lease_until - now()) FROM h), 0)::float8`,
-		s.host, s.owner, s.w.LeaseTTL.Seconds(), crawlID, wantedFor.Seconds()).Scan(&held, &wanted, &counted, &left)
+		s.host, s.owner, s.w.LeaseTTL.Seconds(), crawlID, wantedFor.Seconds(), yield).Scan(&held, &wanted, &counted, &left)
 	switch {
 	case err != nil:
 		return nil, nil, false, err

@@ -75,6 +75,7 @@ func (t *Turns) Acquire(ctx context.Context, host string) (func(time.Duration), 
 				return nil, err
 			}
 			if t.patience > 0 && time.Since(began) > t.patience {
+				t.unwant(context.WithoutCancel(ctx), host)
 				return nil, fmt.Errorf("%w: waited %v", ErrBusy, t.patience)
 			}
 		}
@@ -86,9 +87,17 @@ func (t *Turns) Acquire(ctx context.Context, host string) (func(time.Duration), 
 			return func(delay time.Duration) { t.let(context.WithoutCancel(ctx), host, owner, delay) }, nil
 		}
 		if err := t.sleep(ctx, min(max(d, 10*time.Millisecond), pollMax)); err != nil {
+			t.unwant(context.WithoutCancel(ctx), host)
 			return nil, err
 		}
 	}
+}
+
+// unwant takes back a wish for a host that a request gave up waiting
+// for, so that its holder does not let it go for nobody. (Another
+// waiter's wish, taken back too, is made again at its next look.)
+func (t *Turns) unwant(ctx context.Context, host string) {
+	t.pool.Exec(ctx, `UPDATE heed_host SET wanted_at = NULL WHERE host = $1`, host)
 }
 
 var errPastDeadline = errors.New("the next request to this host would come after the deadline")

@@ -164,8 +164,17 @@ func (w *Worker) sweep(ctx context.Context) {
 }
 
 // sweepOnce gives a job to each host that has queued URLs and no lease
-// (River's uniqueness keeps a host with a job from getting another).
+// (River's uniqueness keeps a host with a job from getting another), and
+// takes a crawl whose seed job is gone (discarded, cancelled by hand, or
+// never worked by a worker that knew it) for seeded, so that it ends.
 func (w *Worker) sweepOnce(ctx context.Context) error {
+	if _, err := w.Pool.Exec(ctx, `
+		UPDATE heed_crawl c SET seeded = true
+		WHERE NOT c.seeded AND c.created_at < now() - interval '10 seconds' AND NOT EXISTS (
+			SELECT 1 FROM river_job j WHERE j.kind = 'heed_seed' AND j.args->>'crawl' = c.id::text
+				AND j.state NOT IN ('completed', 'discarded', 'cancelled'))`); err != nil {
+		return err
+	}
 	rows, err := w.Pool.Query(ctx, `
 		SELECT h.host FROM heed_host h
 		WHERE (h.lease_owner IS NULL OR h.lease_until < now())
