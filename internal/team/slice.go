@@ -152,11 +152,16 @@ func (s *slice) next(ctx context.Context) ([]item, error) {
 		s.host, crawl.ReasonDeadline, "the crawl's deadline came first"); err != nil {
 		return nil, err
 	}
+	// The queued URLs first, then each one's validators by its key: a
+	// join the planner may take for a scan of every snapshot.
 	rows, err := s.w.Pool.Query(ctx, `
-		SELECT f.url, f.depth, f.attempts, f.crawl, coalesce(s.etag, ''), coalesce(s.last_modified, '')
-		FROM heed_frontier f JOIN heed_crawl c ON c.id = f.crawl
-		LEFT JOIN heed_snapshot s ON s.url = f.url AND s.source = c.source
-		WHERE f.host = $1 AND f.state = 'queued' ORDER BY f.seq LIMIT 32`, s.host)
+		SELECT f.url, f.depth, f.attempts, f.crawl, coalesce(v.etag, ''), coalesce(v.last_modified, '')
+		FROM (SELECT url, depth, attempts, crawl, seq FROM heed_frontier WHERE host = $1 AND state = 'queued' ORDER BY seq LIMIT 32) f
+		LEFT JOIN LATERAL (
+			SELECT s.etag, s.last_modified FROM heed_snapshot s
+			WHERE s.url = f.url AND s.source = (SELECT c.source FROM heed_crawl c WHERE c.id = f.crawl)
+		) v ON true
+		ORDER BY f.seq`, s.host)
 	if err != nil {
 		return nil, err
 	}
