@@ -437,6 +437,16 @@ func (e *teamEnv) workerIn(t *testing.T, ns string, args ...string) *exec.Cmd {
 // twice.
 func TestTeamWorkerStops(t *testing.T) {
 	e := newTeam(t, 2000, 10)
+	// One host asks for a Crawl-delay longer than the crawl's delay: its
+	// gaps keep it, whichever worker process asks, before the stop and
+	// after.
+	slow := teamtest.Host(9)
+	e.site.Robots = func(host string) string {
+		if host == slow {
+			return "User-agent: *\nCrawl-delay: 0.06\nDisallow: /private/\n"
+		}
+		return "User-agent: *\nDisallow: /private/\n"
+	}
 	flags := []string{"--hosts", "5", "--slice", "30s", "--lease", "1m"}
 	workers := []*exec.Cmd{e.worker(t, flags...), e.worker(t, flags...)}
 	const delay = 20 * time.Millisecond
@@ -470,6 +480,20 @@ func TestTeamWorkerStops(t *testing.T) {
 		t.Errorf("stored %d of %d", p.Stored, e.site.N)
 	}
 	e.check(t, id, delay, 0)
+	var last time.Time
+	gap, n := time.Hour, 0
+	for _, a := range e.site.Log() {
+		if host, _, _ := strings.Cut(a.Host, ":"); host != slow {
+			continue
+		}
+		if n++; !last.IsZero() {
+			gap = min(gap, a.At.Sub(last))
+		}
+		last = a.End
+	}
+	if n < 100 || gap < 60*time.Millisecond {
+		t.Errorf("%s (Crawl-delay: 0.06): %d requests, least gap %v", slow, n, gap)
+	}
 }
 
 // busiest is the worker that holds the most hosts' leases, its owner
