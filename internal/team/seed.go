@@ -109,17 +109,29 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 	}
 	// The pages listed in the crawl's scope, quietly: a sitemap may list
 	// a site's every page, and those out of scope are not the crawl's.
-	var urls []string
+	// They are queued a batch at a time as they are read, so that a job
+	// that runs out of time has queued what it read.
+	var pending []string
+	var failed error
 	seen := map[string]bool{o.Start: true}
+	flush := func(last bool) {
+		if failed != nil || len(pending) == 0 && !last {
+			return
+		}
+		failed = w.queueSeeds(context.WithoutCancel(ctx), c, s, it, host, pending, last)
+		pending = pending[:0]
+	}
 	offer := func(raw string) {
-		if seen[raw] || len(urls) >= o.MaxPages || len(raw) > MaxURLLength {
+		if seen[raw] || len(seen) > o.MaxPages || len(raw) > MaxURLLength {
 			return
 		}
 		if u, err := url.Parse(raw); err != nil || c.scope.Check(u) != "" || u.Path == "/robots.txt" {
 			return
 		}
 		seen[raw] = true
-		urls = append(urls, raw)
+		if pending = append(pending, raw); len(pending) >= seedBatch {
+			flush(false)
+		}
 	}
 	if !o.NoLLMsTxt && start == "done" {
 		for _, l := range crawl.ReadLLMsTxt(ctx, client(o.Start), o.Start, allowed) {
@@ -132,18 +144,31 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 			MaxRequests: o.MaxPages,
 			InScope:     func(u *url.URL) bool { return c.scope.Check(u) == "" },
 			Allowed:     allowed,
-			Full:        func() bool { return len(urls) >= o.MaxPages },
+			Full:        func() bool { return len(seen) > o.MaxPages || failed != nil },
 			Offer:       func(u, _ string) { offer(u) },
 		}, su, listed)
 	}
 	if ctx.Err() != nil {
-		return ctx.Err()
+		flush(false)
+		return errors.Join(ctx.Err(), failed)
 	}
+	flush(true)
+	return failed
+}
+
+// seedBatch is how many pages a seed job queues in one transaction.
+const seedBatch = 1000
+
+// queueSeeds queues pages a crawl's sitemaps or llms.txt listed, one link
+// from the start, with their hosts' jobs, in one transaction; the last
+// batch marks the crawl seeded.
+func (w *Worker) queueSeeds(ctx context.Context, c *crawlInfo, s *slice, it item, host string, urls []string, last bool) error {
 	qs := s.links(it, urls, 1)
-	ctx = context.WithoutCancel(ctx) // what was read is queued
 	return inTx(ctx, w.Pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `UPDATE heed_crawl SET seeded = true WHERE id = $1`, id); err != nil {
-			return err
+		if last {
+			if _, err := tx.Exec(ctx, `UPDATE heed_crawl SET seeded = true WHERE id = $1`, c.id); err != nil {
+				return err
+			}
 		}
 		if len(qs) == 0 {
 			return nil
