@@ -982,7 +982,7 @@ func (r *run) sitemaps(start *url.URL) {
 			listed = o.Robots.Sitemaps
 		}
 	}
-	unread := ReadSitemaps(r.ctx, Sitemaps{
+	unread, _ := ReadSitemaps(r.ctx, Sitemaps{
 		Client:      func(loc string) *polite.Client { return r.c.Client.Spaced(r.delayFor(loc)) },
 		MaxRequests: r.o.MaxPages,
 		InScope:     func(u *url.URL) bool { return r.scope.check(u) == "" },

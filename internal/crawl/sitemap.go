@@ -50,15 +50,27 @@ type Sitemaps struct {
 	// Offer takes a page a sitemap lists (normalized), and what the
 	// sitemap says of when it last changed.
 	Offer func(url, lastMod string)
+	// Done, if set, says whether a sitemap of pages was read to its end
+	// before (a reading resumed): it is not read again. Read, if set, is
+	// told of each sitemap of pages read to its end, once its pages were
+	// offered. (Sitemap indexes are read again: what they list is not
+	// kept.)
+	Done func(loc string) bool
+	Read func(loc string)
 }
+
+// ErrSitemapsCut is ReadSitemaps' error when it stopped before it was
+// done for lack of time or of a turn: what is left may be read later.
+var ErrSitemapsCut = errors.New("the sitemaps' reading was cut short")
 
 // ReadSitemaps reads the sitemaps that robots.txt lists (listed) and
 // /sitemap.xml of the start URL's origin, following sitemap indexes, and
 // offers the pages they list. It reads within the sitemap bounds (50
 // files, each up to 50,000 entries and 50 MB) and stops once the crawl is
 // full; it returns how many sitemap files it left unread, or did not read
-// to their end.
-func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []string) (unread int) {
+// to their end, and ErrSitemapsCut when the context ended or a host's
+// turn did not come first.
+func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []string) (unread int, err error) {
 	origin := start.Scheme + "://" + start.Host
 	lists := append(slices.Clone(listed), origin+"/sitemap.xml")
 	done := map[string]bool{}
@@ -73,10 +85,13 @@ func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []str
 					unread++
 				}
 			}
-			return unread
+			if ctx.Err() != nil {
+				return unread, ErrSitemapsCut
+			}
+			return unread, nil
 		}
 		loc, err := Normalize(resolve(origin+"/robots.txt", lists[i]))
-		if err != nil || done[loc] {
+		if err != nil || done[loc] || sm.Done != nil && sm.Done(loc) {
 			continue
 		}
 		done[loc] = true
@@ -92,7 +107,7 @@ func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []str
 		// and a redirect to another origin is not followed (its robots.txt
 		// would be asked while this host's turn is held).
 		if !budget.take() {
-			return unread + len(lists) - i
+			return unread + len(lists) - i, nil
 		}
 		req := fetch.Request{URL: loc, Accept: "application/xml, text/xml;q=0.9, */*;q=0.5", MaxBytes: maxSitemapBytes, NoRetry: true,
 			CheckRedirect: func(next string) error {
@@ -114,8 +129,8 @@ func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []str
 				return nil
 			}}
 		resp, err := sm.Client(loc).Get(ctx, req)
-		if errors.Is(err, polite.ErrNoTurn) {
-			return unread + len(lists) - i
+		if errors.Is(err, polite.ErrNoTurn) || ctx.Err() != nil {
+			return unread + len(lists) - i, ErrSitemapsCut
 		}
 		read++
 		if err != nil {
@@ -127,9 +142,10 @@ func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []str
 		if resp.Status != 200 {
 			continue
 		}
-		full := false
+		full, index := false, false
 		err = readSitemap(ctx, resp.Body, func(e sitemapEntry) bool {
 			if e.Index {
+				index = true
 				// Relative to its index. The list is kept within what
 				// may be read; the rest is counted.
 				if len(lists) < 4*maxSitemaps {
@@ -150,9 +166,11 @@ func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []str
 		})
 		if full || err != nil {
 			unread++ // not read to its end
+		} else if !index && sm.Read != nil {
+			sm.Read(loc)
 		}
 	}
-	return unread
+	return unread, nil
 }
 
 // sitemapBudget counts a crawl's sitemap requests, redirect hops

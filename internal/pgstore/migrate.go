@@ -127,7 +127,8 @@ var migrations = []string{
 	// until its sitemaps and llms.txt were read (a crawl is not done
 	// before).
 	`ALTER TABLE heed_host ADD COLUMN wanted_at timestamptz;
-	ALTER TABLE heed_crawl ADD COLUMN seeded boolean NOT NULL DEFAULT true;`,
+	ALTER TABLE heed_crawl ADD COLUMN seeded boolean NOT NULL DEFAULT true,
+		ADD COLUMN seed_done text[] NOT NULL DEFAULT '{}';`,
 }
 
 // Version is the heed schema version this build knows.

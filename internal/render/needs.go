@@ -118,7 +118,10 @@ func (b *Browser) Apply(ctx context.Context, mode Mode, doc *fetch.Response, mar
 			}
 		}
 	}
-	if mode == Always {
+	if mode == Always || ctx.Err() != nil || heed.KindOf(err) == heed.Transient {
+		// Not rendered for a cause that may pass (the caller stopped,
+		// the browser was stopped with the page in it): the page is
+		// not kept as its shell, but fails, to be tried again.
 		return false, "", &heed.Error{Kind: heed.KindOf(err), Op: "render", URL: doc.URL, Err: err}
 	}
 	return false, "the page holds next to nothing without its scripts, and was not rendered: " + err.Error(), nil

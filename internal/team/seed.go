@@ -73,16 +73,32 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 	// queued has nothing to do.
 	var seeded bool
 	var start string
+	var doneList []string
 	if err := w.Pool.QueryRow(ctx, `
-		SELECT c.seeded, coalesce((SELECT f.state FROM heed_frontier f WHERE f.url = c.start_url AND f.crawl = c.id), '')
-		FROM heed_crawl c WHERE c.id = $1`, id).Scan(&seeded, &start); err != nil {
+		SELECT c.seeded, coalesce((SELECT f.state FROM heed_frontier f WHERE f.url = c.start_url AND f.crawl = c.id), ''), c.seed_done
+		FROM heed_crawl c WHERE c.id = $1`, id).Scan(&seeded, &start, &doneList); err != nil {
 		return err
 	}
 	switch {
 	case seeded:
 		return nil
 	case start == "queued":
-		return river.JobSnooze(time.Second)
+		return river.JobSnooze(2 * time.Second)
+	}
+	// What a run before this one read to its end (the job is resumed
+	// when its time ran out), and the time this run reads for: a run
+	// that ends for lack of time queues what it read, notes what it
+	// read to its end, and is resumed.
+	done := map[string]bool{}
+	for _, d := range doneList {
+		done[d] = true
+	}
+	progressed := false
+	rctx := ctx
+	if dl, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		rctx, cancel = context.WithDeadline(ctx, dl.Add(-min(30*time.Second, time.Until(dl)/4)))
+		defer cancel()
 	}
 	host := polite.HostKey(su)
 	s := &slice{w: w, host: host, turns: newHeld(host), outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
@@ -92,13 +108,13 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 	// Its requests wait for their hosts as long as the job may: the
 	// start host's job lets it go before its next request.
 	p.turns = NewTurns(w.Pool, w.turns.ttl)
-	allowed := func(raw string) bool { return p.allowed(ctx, raw) == nil }
+	allowed := func(raw string) bool { return p.allowed(rctx, raw) == nil }
 	client := func(string) *polite.Client { return polite.New(w.HTTP, p, o.Delay) }
 	var listed []string
 	if !o.NoRobots {
-		out, err := p.robots(ctx, su)
-		if ctx.Err() != nil {
-			return ctx.Err()
+		out, err := p.robots(rctx, su)
+		if rctx.Err() != nil {
+			return river.JobSnooze(time.Second) // resumed, with time of its own
 		}
 		if err == nil {
 			s.outcomes[su.Scheme+"://"+su.Host] = out
@@ -114,12 +130,13 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 	var pending []string
 	var failed error
 	seen := map[string]bool{o.Start: true}
+	var read []string // read to its end since the last flush
 	flush := func(last bool) {
-		if failed != nil || len(pending) == 0 && !last {
+		if failed != nil || len(pending) == 0 && len(read) == 0 && !last {
 			return
 		}
-		failed = w.queueSeeds(context.WithoutCancel(ctx), c, s, it, host, pending, last)
-		pending = pending[:0]
+		failed = w.queueSeeds(context.WithoutCancel(ctx), c, s, it, host, pending, read, last)
+		pending, read = pending[:0], read[:0]
 	}
 	offer := func(raw string) {
 		if seen[raw] || len(seen) > o.MaxPages || len(raw) > MaxURLLength {
@@ -133,24 +150,44 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 			flush(false)
 		}
 	}
-	if !o.NoLLMsTxt && start == "done" {
-		for _, l := range crawl.ReadLLMsTxt(ctx, client(o.Start), o.Start, allowed) {
+	const llms = "/llms.txt"
+	if !o.NoLLMsTxt && start == "done" && !done[llms] {
+		for _, l := range crawl.ReadLLMsTxt(rctx, client(o.Start), o.Start, allowed) {
 			offer(l)
 		}
+		if rctx.Err() == nil {
+			read = append(read, llms)
+			progressed = true
+		}
 	}
-	if !o.NoSitemaps {
-		crawl.ReadSitemaps(ctx, crawl.Sitemaps{
+	var cut error
+	if !o.NoSitemaps && rctx.Err() == nil {
+		_, cut = crawl.ReadSitemaps(rctx, crawl.Sitemaps{
 			Client:      client,
 			MaxRequests: o.MaxPages,
 			InScope:     func(u *url.URL) bool { return c.scope.Check(u) == "" },
 			Allowed:     allowed,
 			Full:        func() bool { return len(seen) > o.MaxPages || failed != nil },
 			Offer:       func(u, _ string) { offer(u) },
+			Done:        func(loc string) bool { return done[loc] },
+			Read: func(loc string) {
+				read, progressed = append(read, loc), true
+				flush(false)
+			},
 		}, su, listed)
 	}
-	if ctx.Err() != nil {
+	if cut != nil || rctx.Err() != nil {
 		flush(false)
-		return errors.Join(ctx.Err(), failed)
+		if failed == nil && progressed && ctx.Err() == nil {
+			return river.JobSnooze(time.Second) // resumed, with time of its own
+		}
+		if failed == nil && !progressed {
+			// Not one sitemap read to its end in a run's time: given
+			// up, what was read queued.
+			w.Logger.Warn("heed: a crawl's sitemaps take longer than a run to read; the rest are left", "crawl", id)
+			flush(true)
+		}
+		return errors.Join(failed, ctx.Err())
 	}
 	flush(true)
 	return failed
@@ -160,11 +197,17 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 const seedBatch = 1000
 
 // queueSeeds queues pages a crawl's sitemaps or llms.txt listed, one link
-// from the start, with their hosts' jobs, in one transaction; the last
-// batch marks the crawl seeded.
-func (w *Worker) queueSeeds(ctx context.Context, c *crawlInfo, s *slice, it item, host string, urls []string, last bool) error {
+// from the start, with their hosts' jobs, and notes the sitemaps read to
+// their end (read), in one transaction; the last batch marks the crawl
+// seeded.
+func (w *Worker) queueSeeds(ctx context.Context, c *crawlInfo, s *slice, it item, host string, urls, read []string, last bool) error {
 	qs := s.links(it, urls, 1)
 	return inTx(ctx, w.Pool, func(tx pgx.Tx) error {
+		if len(read) > 0 {
+			if _, err := tx.Exec(ctx, `UPDATE heed_crawl SET seed_done = seed_done || $2::text[] WHERE id = $1`, c.id, read); err != nil {
+				return err
+			}
+		}
 		if last {
 			if _, err := tx.Exec(ctx, `UPDATE heed_crawl SET seeded = true WHERE id = $1`, c.id); err != nil {
 				return err

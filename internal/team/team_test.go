@@ -622,3 +622,53 @@ func TestWorkersCanonical(t *testing.T) {
 		t.Errorf("progress %+v; /z: %q", p, detail)
 	}
 }
+
+// Sitemaps that take longer to read than a seed job's run (a host's
+// Crawl-delay, many files) are read over several runs: each run queues
+// what it read and notes which sitemaps it read to its end, and the
+// next goes on from there. Every page they list is crawled, and no
+// sitemap of pages is asked for twice.
+func TestWorkersSeedsResume(t *testing.T) {
+	pool := database(t)
+	var base string
+	const maps = 10
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.URL.Path == "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nCrawl-delay: 1\nSitemap: %s/maps/index.xml\n", base)
+		case r.URL.Path == "/maps/index.xml":
+			fmt.Fprint(w, `<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">`)
+			for i := range maps {
+				fmt.Fprintf(w, `<sitemap><loc>%s/maps/m%d.xml</loc></sitemap>`, base, i)
+			}
+			fmt.Fprint(w, `</sitemapindex>`)
+		case strings.HasPrefix(r.URL.Path, "/maps/m"):
+			var i int
+			fmt.Sscanf(r.URL.Path, "/maps/m%d.xml", &i)
+			fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/s%d</loc></url></urlset>`, base, i)
+		default:
+			fmt.Fprintf(w, `<html><head><title>%s</title></head><body><main><h1>%s</h1><p>The page %s has words enough to be kept as a page of the site.</p></main></body></html>`, r.URL.Path, r.URL.Path, r.URL.Path)
+		}
+	})
+	base = site.URL
+	// A run has 1 s + 2 × 1 s + 10 s, less a quarter (under 10 s): 12
+	// requests 1 s apart take longer.
+	startWorkers(t, pool, 1, func(w *Worker) { w.Slice = time.Second; w.LeaseTTL = time.Second })
+	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: base + "/", Source: "resume", Delay: 100 * time.Millisecond, MaxPages: 100, MaxDepth: 2, NoLLMsTxt: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitDone(t, pool, id, 3*time.Minute)
+	asked := map[string]int{}
+	for _, a := range site.Log() {
+		asked[a.Path]++
+	}
+	if p.Stored != maps+1 {
+		t.Errorf("progress %+v; want the start page and the %d pages the sitemaps list", p, maps)
+	}
+	for i := range maps {
+		if n := asked[fmt.Sprintf("/maps/m%d.xml", i)]; n != 1 {
+			t.Errorf("/maps/m%d.xml asked %d times", i, n)
+		}
+	}
+}

@@ -172,8 +172,8 @@ func (w *Worker) sweepOnce(ctx context.Context) error {
 		UPDATE heed_crawl c SET seeded = true
 		WHERE NOT c.seeded AND c.created_at < now() - interval '10 seconds' AND NOT EXISTS (
 			SELECT 1 FROM river_job j WHERE j.kind = 'heed_seed' AND j.args->>'crawl' = c.id::text
-				AND j.state NOT IN ('completed', 'discarded', 'cancelled'))`); err != nil {
-		return err
+				AND j.state NOT IN ('completed', 'discarded', 'cancelled'))`); err != nil && ctx.Err() == nil {
+		w.Logger.Warn("heed: sweep the crawls' seeds", "error", err) // the hosts are swept all the same
 	}
 	rows, err := w.Pool.Query(ctx, `
 		SELECT h.host FROM heed_host h
