@@ -45,12 +45,20 @@ func (b *Browser) watch(ctx context.Context, browser int, max int64) {
 		}
 		all := resident(browser)
 		for _, pid := range descendants(browser) {
+			// The process is held (a pidfd, on Linux) before it is
+			// weighed: a renderer that exits meanwhile cannot have its
+			// id taken by another process that is then killed.
+			p, err := os.FindProcess(pid)
+			if err != nil {
+				continue
+			}
 			rss := resident(pid)
 			all += rss
-			if rss > max && isRenderer(pid) && kill(pid) {
+			if rss > max && isRenderer(pid) && p.Kill() == nil {
 				b.killed.Add(1)
 				all -= rss
 			}
+			p.Release()
 		}
 		if all > total && kill(browser) {
 			b.browserKilled.Add(1)
@@ -60,7 +68,11 @@ func (b *Browser) watch(ctx context.Context, browser int, max int64) {
 
 func kill(pid int) bool {
 	p, err := os.FindProcess(pid)
-	return err == nil && p.Kill() == nil
+	if err != nil {
+		return false
+	}
+	defer p.Release()
+	return p.Kill() == nil
 }
 
 // isRenderer reports whether pid is one of the browser's renderers.
