@@ -15,7 +15,6 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
-	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/wait"
 	"github.com/heedhq/heed/robots"
@@ -49,14 +48,16 @@ type pageRequests struct {
 	silent   map[string]error          // origins whose robots.txt got no answer
 	delays   map[string]time.Duration  // by host, from the hosts' robots.txt
 
-	busy  atomic.Int32             // requests not made: their host was held by another job
-	gates map[string]chan struct{} // by host: the page's requests to a host wait here first, one at a time
+	busy  atomic.Int32     // requests not made: their host was held by another job
+	local *polite.Schedule // the page's requests to a host wait here first, one at a time
 }
 
-func (s *slice) pageRequests(it item, own string, out robots.Outcome, delay time.Duration) *pageRequests {
+// pageRequests are the requests of a page of it; delay is its own host's.
+// The robots.txt outcomes known already may be put in its outcomes.
+func (s *slice) pageRequests(it item, delay time.Duration) *pageRequests {
 	return &pageRequests{s: s, it: it, delay: delay, turns: s.w.turns,
-		outcomes: map[string]robots.Outcome{own: out}, silent: map[string]error{}, delays: map[string]time.Duration{},
-		gates: map[string]chan struct{}{}}
+		outcomes: map[string]robots.Outcome{}, silent: map[string]error{}, delays: map[string]time.Duration{},
+		local: polite.NewSchedule()}
 }
 
 // Acquire takes the host's turn in the database, and lets it go after
@@ -64,24 +65,16 @@ func (s *slice) pageRequests(it item, own string, out robots.Outcome, delay time
 // here first, so that the time a request waits for a host another job
 // holds (renderPatience at most) is not spent behind its own page's.
 func (p *pageRequests) Acquire(ctx context.Context, host string) (func(time.Duration), error) {
-	p.mu.Lock()
-	gate, ok := p.gates[host]
-	if !ok {
-		gate = make(chan struct{}, 1)
-		p.gates[host] = gate
-	}
-	p.mu.Unlock()
-	select {
-	case gate <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	free, err := p.local.Acquire(ctx, host)
+	if err != nil {
+		return nil, err
 	}
 	release, err := p.turns.Acquire(ctx, host)
 	if errors.Is(err, ErrBusy) {
 		p.busy.Add(1)
 	}
 	if err != nil {
-		<-gate
+		free(0)
 		return nil, err
 	}
 	return func(d time.Duration) {
@@ -92,7 +85,7 @@ func (p *pageRequests) Acquire(ctx context.Context, host string) (func(time.Dura
 			d = max(d, p.delay)
 		}
 		release(d)
-		<-gate
+		free(0) // the delay is kept in the database's turns
 	}, nil
 }
 
@@ -162,8 +155,8 @@ func (p *pageRequests) Get(ctx context.Context, req fetch.Request) (*fetch.Respo
 // it (loadRobots).
 func (w *Worker) storedRobots(ctx context.Context, origin string, turns polite.Turns, delay, maxCrawlDelay time.Duration) (robots.Outcome, error) {
 	out, err := loadRobots(ctx, w.Pool, w.HTTP, w.Agent, origin, turns, delay, maxCrawlDelay)
-	if err == nil && out.Status == robots.Unreachable && out.HTTPStatus == 0 {
-		err = &heed.Error{Kind: heed.Transient, Op: "get", URL: origin + "/robots.txt", Err: errors.New(out.Cause)}
+	if err == nil && noAnswer(out) {
+		err = silentError(origin, out)
 	}
 	return out, err
 }
@@ -208,16 +201,11 @@ func loadRobots(ctx context.Context, pool *pgxpool.Pool, client *fetch.Client, a
 	if cd, ok := out.CrawlDelay(agent); ok && min(cd, maxCrawlDelay) > delay {
 		delay = min(cd, maxCrawlDelay)
 	}
-	if err != nil || out.Status == robots.Unreachable && out.HTTPStatus == 0 {
+	if err != nil || noAnswer(out) {
 		release(delay)
 		return out, err
 	}
-	_, err = pool.Exec(context.WithoutCancel(ctx), `
-		INSERT INTO heed_robots (origin, status, http_status, cause, body, until)
-		VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))
-		ON CONFLICT (origin) DO UPDATE SET status = EXCLUDED.status, http_status = EXCLUDED.http_status,
-			cause = EXCLUDED.cause, body = EXCLUDED.body, fetched_at = now(), until = EXCLUDED.until`,
-		origin, out.Status.String(), out.HTTPStatus, pgstore.Clean(out.Cause), body, out.Lifetime.Seconds())
+	err = storeRobots(context.WithoutCancel(ctx), pool, origin, out, body)
 	release(delay)
 	return out, err
 }

@@ -103,8 +103,7 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 	host := polite.HostKey(su)
 	s := &slice{w: w, host: host, turns: newHeld(host), outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
 	it := item{url: o.Start, c: c}
-	p := s.pageRequests(it, "", robots.Outcome{}, o.Delay)
-	delete(p.outcomes, "")
+	p := s.pageRequests(it, o.Delay)
 	// Its requests wait for their hosts as long as the job may: the
 	// start host's job lets it go before its next request.
 	p.turns = NewTurns(w.Pool, w.turns.ttl)

@@ -329,7 +329,8 @@ func (s *slice) fetch(ctx context.Context, it item, u *url.URL, out robots.Outco
 	if err != nil {
 		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
 	}
-	requests := s.pageRequests(it, u.Scheme+"://"+u.Host, out, delay)
+	requests := s.pageRequests(it, delay)
+	requests.outcomes[u.Scheme+"://"+u.Host] = out
 	lent := false
 	if s.w.Browser != nil && p.Kind == extract.KindHTML && p.Skip == "" && render.Wants(o.Render, resp.Body, p.Doc.Markdown) {
 		// While the page renders, its host's lease is let go: each of
@@ -549,11 +550,9 @@ func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Dura
 	if err != nil {
 		return robots.Outcome{}, err
 	}
-	if o.Status == robots.Unreachable && o.HTTPStatus == 0 {
-		// No answer at all (a timeout, the network down): not the
-		// site's word, so not kept for the team to go by for an hour;
-		// the URLs are tried again (maxAttempts), in a later slice.
-		err := &heed.Error{Kind: heed.Transient, Op: "get", URL: origin + "/robots.txt", Err: errors.New(o.Cause)}
+	if noAnswer(o) {
+		// The URLs are tried again (maxAttempts), in a later slice.
+		err := silentError(origin, o)
 		s.silent[origin] = err
 		return robots.Outcome{}, err
 	}
@@ -562,19 +561,38 @@ func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Dura
 		if err := s.release(ctx, tx, delay); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, `
-			INSERT INTO heed_robots (origin, status, http_status, cause, body, until)
-			VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))
-			ON CONFLICT (origin) DO UPDATE SET status = EXCLUDED.status, http_status = EXCLUDED.http_status,
-				cause = EXCLUDED.cause, body = EXCLUDED.body, fetched_at = now(), until = EXCLUDED.until`,
-			origin, o.Status.String(), o.HTTPStatus, pgstore.Clean(o.Cause), body, o.Lifetime.Seconds())
-		return err
+		return storeRobots(ctx, tx, origin, o, body)
 	})
 	if err != nil {
 		return robots.Outcome{}, err
 	}
 	s.outcomes[origin] = o
 	return o, nil
+}
+
+// noAnswer reports whether a robots.txt outcome is no answer at all (a
+// timeout, the network down): not the site's word, so not kept for the
+// team to go by for an hour.
+func noAnswer(o robots.Outcome) bool { return o.Status == robots.Unreachable && o.HTTPStatus == 0 }
+
+// silentError is the error of an origin whose robots.txt gave no answer
+// (noAnswer): a cause that may pass.
+func silentError(origin string, o robots.Outcome) error {
+	return &heed.Error{Kind: heed.Transient, Op: "get", URL: origin + "/robots.txt", Err: errors.New(o.Cause)}
+}
+
+// storeRobots keeps an origin's robots.txt for the team, in db (the pool,
+// or a transaction), for its lifetime.
+func storeRobots(ctx context.Context, db interface {
+	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
+}, origin string, o robots.Outcome, body []byte) error {
+	_, err := db.Exec(ctx, `
+		INSERT INTO heed_robots (origin, status, http_status, cause, body, until)
+		VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))
+		ON CONFLICT (origin) DO UPDATE SET status = EXCLUDED.status, http_status = EXCLUDED.http_status,
+			cause = EXCLUDED.cause, body = EXCLUDED.body, fetched_at = now(), until = EXCLUDED.until`,
+		origin, o.Status.String(), o.HTTPStatus, pgstore.Clean(o.Cause), body, o.Lifetime.Seconds())
+	return err
 }
 
 // outcomeOf is a robots.txt outcome as stored.
