@@ -4,21 +4,18 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/heedhq/heed/internal/render"
+	"github.com/heedhq/heed/internal/render/rendertest"
 )
 
+// needBrowser skips the test when there is no browser for heed to find
+// (fails it with HEED_BROWSER=required).
 func needBrowser(t *testing.T) {
 	t.Helper()
-	if err := render.New(render.Config{}).Available(); err != nil {
-		if os.Getenv("HEED_BROWSER") == "required" {
-			t.Fatalf("a browser is needed: %v", err)
-		}
-		t.Skipf("no browser: %v", err)
-	}
+	rendertest.Browser(t, render.Config{})
 }
 
 // heed fetch of pages that need JavaScript: a client-rendered page that

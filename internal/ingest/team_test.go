@@ -24,12 +24,7 @@ import (
 // ts_rank_cd; what is checked is which pages, and which first.)
 func TestSearchParity(t *testing.T) {
 	ctx := context.Background()
-	c := pgtest.Start(t)
-	defer c.Stop()
-	url := c.Database(t)
-	if _, err := Migrate(ctx, url); err != nil {
-		t.Fatal(err)
-	}
+	url := teamDatabase(t)
 	pg, err := pgstore.Open(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -93,12 +88,7 @@ func hitURLs(hits []heed.Hit) []string {
 // on the host's turn and stored there.
 func TestTeamRobotsShared(t *testing.T) {
 	ctx := context.Background()
-	c := pgtest.Start(t)
-	defer c.Stop()
-	url := c.Database(t)
-	if _, err := Migrate(ctx, url); err != nil {
-		t.Fatal(err)
-	}
+	url := teamDatabase(t)
 	var asked atomic.Int32
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/robots.txt" {
@@ -122,4 +112,17 @@ func TestTeamRobotsShared(t *testing.T) {
 	if n := asked.Load(); n != 1 {
 		t.Errorf("robots.txt asked %d times by three processes; want once for the team", n)
 	}
+}
+
+// teamDatabase is the URL of a new team database, migrated, in a cluster
+// of its own that stops when the test ends.
+func teamDatabase(t *testing.T) string {
+	t.Helper()
+	c := pgtest.Start(t)
+	t.Cleanup(c.Stop)
+	url := c.Database(t)
+	if _, err := Migrate(context.Background(), url); err != nil {
+		t.Fatal(err)
+	}
+	return url
 }

@@ -4,26 +4,20 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/render"
+	"github.com/heedhq/heed/internal/render/rendertest"
 )
 
 // web_fetch renders a page that needs it, as far as the user allows: by
 // default (auto); with the user's render: never, an agent's always is
 // lowered, and said so.
 func TestWebFetchRender(t *testing.T) {
-	b := render.New(render.Config{})
-	if err := b.Available(); err != nil {
-		if os.Getenv("HEED_BROWSER") == "required" {
-			t.Fatalf("a browser is needed: %v", err)
-		}
-		t.Skipf("no browser: %v", err)
-	}
+	b := rendertest.Browser(t, render.Config{})
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/hash":

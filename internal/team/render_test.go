@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/render"
+	"github.com/heedhq/heed/internal/render/rendertest"
 	"github.com/heedhq/heed/internal/testutil"
 )
 
@@ -18,15 +18,7 @@ import (
 // HEED_BROWSER=required) when there is none.
 func aBrowser(t *testing.T) *render.Browser {
 	t.Helper()
-	b := render.New(render.Config{PageTimeout: 15 * time.Second})
-	if err := b.Available(); err != nil {
-		if os.Getenv("HEED_BROWSER") == "required" {
-			t.Fatalf("a browser is needed: %v", err)
-		}
-		t.Skipf("no browser: %v", err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b
+	return rendertest.Browser(t, render.Config{PageTimeout: 15 * time.Second})
 }
 
 // A team's workers render a page whose content its scripts build, as a
