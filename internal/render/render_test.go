@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"github.com/heedhq/heed/fetch"
 )
 
@@ -479,5 +481,75 @@ func TestProcessTree(t *testing.T) {
 	loop := map[int]int{5: 6, 6: 5}
 	if descends(loop, 5, 1) {
 		t.Errorf("a loop of parents descends")
+	}
+}
+
+// One browser serves a heed process, reused across pages, with a small
+// pool of tabs: pages render at once up to Tabs, the rest wait for a
+// tab, and the browser's process is the same from the first page to
+// the last.
+func TestRenderTabs(t *testing.T) {
+	browser(t) // skips, or fails when a browser is required
+	s := newSite(t, map[string]string{
+		"/":          appShell,
+		"/app.js":    `fetch("/data.json").then(r => r.json()).then(d => { document.getElementById("root").innerHTML = "<article><h1>Tabs</h1><p>" + d.text + "</p></article>"; });`,
+		"/data.json": `{"text": "Built in a tab of the one browser."}`,
+	})
+	b := New(Config{Tabs: 2, PageTimeout: 10 * time.Second})
+	defer b.Close()
+	client := loopback()
+	var now, most atomic.Int32
+	var both sync.Once
+	two := make(chan struct{}) // closed once two pages' data are asked for at once
+	get := func(ctx context.Context, req fetch.Request) (*fetch.Response, error) {
+		if strings.HasSuffix(req.URL, "/data.json") {
+			n := now.Add(1)
+			defer now.Add(-1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			if n >= 2 {
+				both.Do(func() { close(two) })
+			}
+			// The first waits for a second page (a pool of one never
+			// sends it), then each holds its tab a while.
+			select {
+			case <-two:
+			case <-time.After(5 * time.Second):
+			}
+			time.Sleep(300 * time.Millisecond)
+		}
+		return client.Get(ctx, req)
+	}
+	p := render(t, b, s.URL+"/", client.Get)
+	pid := chromedp.FromContext(b.ctx).Browser.Process().Pid
+	if !strings.Contains(string(p.HTML), "Built in a tab") {
+		t.Fatalf("the first page: %s", p.HTML)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 5)
+	for range 5 {
+		wg.Go(func() {
+			doc, err := client.Get(t.Context(), fetch.Request{URL: s.URL + "/"})
+			if err == nil {
+				var p *Page
+				if p, err = b.Render(t.Context(), doc, get); err == nil && !strings.Contains(string(p.HTML), "Built in a tab") {
+					err = fmt.Errorf("not built: %s", p.HTML)
+				}
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if m := most.Load(); m != 2 {
+		t.Errorf("%d pages rendered at once; the pool has 2 tabs", m)
+	}
+	if after := chromedp.FromContext(b.ctx).Browser.Process().Pid; after != pid {
+		t.Errorf("the browser's process was %d, then %d: not reused", pid, after)
 	}
 }
