@@ -94,8 +94,8 @@ type Service struct {
 	robots *robots.Cache
 
 	mu     sync.Mutex
-	st     Store
-	users  int
+	st     held // the store opened to write it (or by Config.Open)
+	ro     held // the stash opened only to read it, while st is not open
 	closed bool
 
 	teamMu sync.Mutex
@@ -151,15 +151,23 @@ func (s *Service) StashDir() string { return s.cfg.StashDir }
 var errClosed = errors.New("the ingest service is closed")
 
 // How a call uses the store: to write it (the stash is made if there is
-// none), to read it (there must be one), or to rebuild its index (its
-// files must be there, its index need not).
+// none), to change it (there must be one), to read it (there must be
+// one, and nothing is written), or to rebuild its index (its files must
+// be there, its index need not).
 type useMode int
 
 const (
 	toWrite useMode = iota
+	toChange
 	toRead
 	toReindex
 )
+
+// held is a store open for the calls that use it.
+type held struct {
+	st    Store
+	users int
+}
 
 // NoStashError is the cause of a call that reads a stash where there is
 // none, or one whose index is gone (Files: its snapshot files are there,
@@ -176,14 +184,17 @@ func (e *NoStashError) Error() string {
 // use opens the store, or shares the one open, for one call; done lets
 // go of it, and the store is closed when no call uses it. A call that
 // only reads a stash finds none, rather than make one: an error whose
-// cause is a *NoStashError.
+// cause is a *NoStashError. A call that only reads shares the store open
+// to write where there is one, and else opens the stash to read, writing
+// nothing: a stash on a full disk, or a read-only one, can be read.
 func (s *Service) use(ctx context.Context, mode useMode) (st Store, done func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return nil, nil, errClosed
 	}
-	if s.st == nil {
+	h := &s.st
+	if h.st == nil {
 		open := s.cfg.Open
 		if open == nil {
 			if mode != toWrite {
@@ -193,29 +204,47 @@ func (s *Service) use(ctx context.Context, mode useMode) (st Store, done func(),
 				}
 			}
 			open = func(ctx context.Context) (Store, error) { return stash.Open(ctx, s.cfg.StashDir) }
+			if mode == toRead {
+				h = &s.ro
+				open = func(ctx context.Context) (Store, error) { return stash.OpenRead(ctx, s.cfg.StashDir) }
+			}
 		}
-		st, err := open(ctx)
-		if err != nil {
-			return nil, nil, &heed.Error{Kind: heed.Internal, Op: "open the stash", Err: err}
+		if h.st == nil {
+			st, err := open(ctx)
+			if err != nil {
+				return nil, nil, &heed.Error{Kind: heed.Internal, Op: "open the stash", Err: err}
+			}
+			h.st = st
+			if p, ok := st.(interface{ Pending() int }); ok && h == &s.ro && p.Pending() > 0 {
+				s.warn(unsettled(p.Pending()))
+			}
 		}
-		s.st = st
 	}
-	s.users++
-	st = s.st
+	h.users++
 	var once sync.Once
-	return st, func() {
+	return h.st, func() {
 		once.Do(func() {
 			s.mu.Lock()
 			defer s.mu.Unlock()
-			s.users--
-			if s.users == 0 && s.st != nil {
-				if err := s.st.Close(); err != nil {
+			h.users--
+			if h.users == 0 && h.st != nil {
+				if err := h.st.Close(); err != nil {
 					s.warn(fmt.Sprintf("closing the stash: %v", err))
 				}
-				s.st = nil
+				h.st = nil
 			}
 		})
 	}, nil
+}
+
+// unsettled says that n of a stash's pages, opened to read, are not
+// settled in its index.
+func unsettled(n int) string {
+	what := "1 page of the stash is"
+	if n != 1 {
+		what = fmt.Sprintf("%d pages of the stash are", n)
+	}
+	return what + " not settled in its index (written while a write was under way, or cut short by a full disk or a crash): searches and lists leave them out until heed can write the stash again"
 }
 
 // Close lets go of the store, if no call uses it; calls after Close fail.
@@ -232,12 +261,14 @@ func (s *Service) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.closed = true
-	if s.st != nil && s.users == 0 {
-		err := s.st.Close()
-		s.st = nil
-		return err
+	var errs []error
+	for _, h := range []*held{&s.st, &s.ro} {
+		if h.st != nil && h.users == 0 {
+			errs = append(errs, h.st.Close())
+			h.st = nil
+		}
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 func (s *Service) warn(msg string) {

@@ -164,7 +164,7 @@ func (s *Service) List(ctx context.Context, source string) ([]heed.Entry, error)
 // the store's log too; a
 // NotFound error whose cause is a *NoSourceError if it had none.
 func (s *Service) Remove(ctx context.Context, source string) (int, error) {
-	st, done, err := s.use(ctx, toRead)
+	st, done, err := s.use(ctx, toChange)
 	if err != nil {
 		return 0, err
 	}

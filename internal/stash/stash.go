@@ -34,6 +34,10 @@ type Stash struct {
 	// a stash that no writer has upgraded yet goes without it.
 	moves bool
 
+	// pending is how many rows were pending when a reader opened the
+	// stash (OpenRead).
+	pending int
+
 	// batch is how many snapshots' full-text entries Put may leave
 	// waiting, to write them in one transaction; waiting are they.
 	batch   int
@@ -165,6 +169,69 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 		}
 	}
 	return s, nil
+}
+
+// OpenRead opens the stash in dir to read it, and writes nothing: not
+// the index's schema, not its lock file, not what an interruption left
+// pending (the next Open settles that), so that a stash on a full disk or
+// a read-only file system can still be searched and read. Pending rows
+// are left out of searches and lists, as another process's writes under
+// way are. The Stash is not Writable. A directory without an index is a
+// *MissingError.
+func OpenRead(ctx context.Context, dir string) (*Stash, error) {
+	if err := Check(dir); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, indexFile)
+	db, err := openIndexRead(ctx, path, "")
+	if err != nil {
+		// An index in WAL mode is read with its shared-memory file, which
+		// a reader makes where it is missing: on a full disk or a
+		// read-only file system it cannot. What the index holds is then
+		// read as it is on disk, no writer being able to change it.
+		var ierr error
+		if db, ierr = openIndexRead(ctx, path, "&immutable=1"); ierr != nil {
+			return nil, fmt.Errorf("stash: open index to read: %w", err)
+		}
+	}
+	s := &Stash{dir: dir, db: db, writing: map[string]bool{}}
+	s.idle = sync.NewCond(&s.mu)
+	if err := db.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('docs') WHERE name = 'old_path'`).Scan(&s.moves); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("stash: index: %w", err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM docs WHERE state != 'ok'`).Scan(&s.pending); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("stash: index: %w", err)
+	}
+	return s, nil
+}
+
+// Pending is, of a stash opened to read, how many of its pages were
+// pending when it was opened: written, or being written or removed, and
+// not yet settled in the index, because a writer was at work or was cut
+// short (a full disk, a crash). Searches and lists leave them out until a
+// writer settles them; Get reads those whose files are whole.
+func (s *Stash) Pending() int { return s.pending }
+
+// openIndexRead opens the index at path read-only, and checks that it
+// holds heed's tables.
+func openIndexRead(ctx context.Context, path, extra string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)&_pragma=cache_size(-16384)"+extra)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	var tables int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('docs', 'fts')`).Scan(&tables); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if tables < 2 {
+		db.Close()
+		return nil, errors.New("the index holds no snapshots' tables")
+	}
+	return db, nil
 }
 
 // Writable reports whether this Stash holds the writer lock: whether
