@@ -119,3 +119,51 @@ func TestFullDiskReads(t *testing.T) {
 		}
 	}
 }
+
+// TestCrawlThroughLink crawls into a stash whose host folder was made a
+// symbolic link to a folder outside it, which holds a README.md: the
+// crawl writes nothing through the link, says which pages it could not
+// write, and the folder outside is as it was.
+func TestCrawlThroughLink(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := build(t)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/", "/README":
+			fmt.Fprintf(w, `<html><head><title>%s</title></head><body><main><h1>%s</h1><p>A page of the site, at length enough to keep.</p><a href="/README">readme</a></main></body></html>`, r.URL.Path, r.URL.Path)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	stash, outside := t.TempDir(), t.TempDir()
+	readme := filepath.Join(outside, "README.md")
+	if err := os.WriteFile(readme, []byte("the project's own readme\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(s.URL, "http://")
+	if err := os.MkdirAll(filepath.Join(stash, "site"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(stash, "site", strings.ReplaceAll(host, ":", "%3A"))); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "crawl", s.URL+"/", "--stash", stash, "--allow-net", "127.0.0.1/32", "--delay", "0s", "--name", "site")
+	cmd.Env = append(os.Environ(), "HEED_CONFIG="+filepath.Join(t.TempDir(), "none.yaml"))
+	out, _ := cmd.CombinedOutput()
+	if data, err := os.ReadFile(readme); err != nil || string(data) != "the project's own readme\n" {
+		t.Errorf("the crawl wrote through a link out of the stash: README.md is %q, %v\n%s", data, err, out)
+	}
+	entries, _ := os.ReadDir(outside)
+	if len(entries) != 1 {
+		t.Errorf("the crawl made files outside the stash: %d entries\n%s", len(entries), out)
+	}
+	if !strings.Contains(string(out), "failed") {
+		t.Errorf("the crawl does not say it could not write the pages:\n%s", out)
+	}
+	if !strings.Contains(string(out), "is a symbolic link") {
+		t.Errorf("the crawl does not say why it could not write the pages:\n%s", out)
+	}
+}

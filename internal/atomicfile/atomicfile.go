@@ -1,8 +1,12 @@
 package atomicfile
 
 import (
+	"errors"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 // TempPrefix starts the names of the temporary files Write makes beside
@@ -40,11 +44,56 @@ func write(path string, data []byte, sync bool) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, TempPrefix+"*.tmp")
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
+	defer root.Close()
+	return writeIn(root, filepath.Base(path), data, sync)
+}
+
+// WriteIn is Write of the file name within root: no symbolic link leads
+// the file, its temporary file or the folders made for them out of root
+// (os.Root refuses it).
+func WriteIn(root *os.Root, name string, data []byte) error {
+	if err := writeIn(root, name, data, true); err != nil {
+		return err
+	}
+	if d, err := root.Open(filepath.Dir(name)); err == nil {
+		d.Sync() // the file is written: a directory that cannot be synced is no error
+		d.Close()
+	}
+	return nil
+}
+
+// WriteUnsyncedDirIn is WriteUnsyncedDir within root, as WriteIn is Write.
+func WriteUnsyncedDirIn(root *os.Root, name string, data []byte) error {
+	return writeIn(root, name, data, true)
+}
+
+// WriteUnsyncedIn is WriteUnsynced within root, as WriteIn is Write.
+func WriteUnsyncedIn(root *os.Root, name string, data []byte) error {
+	return writeIn(root, name, data, false)
+}
+
+func writeIn(root *os.Root, name string, data []byte, sync bool) error {
+	dir := filepath.Dir(name)
+	if err := root.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var f *os.File
+	var tmp string
+	var err error
+	for range 100 {
+		tmp = filepath.Join(dir, TempPrefix+strconv.FormatUint(uint64(rand.Uint32()), 10)+".tmp")
+		f, err = root.OpenFile(tmp, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			break
+		}
+	}
+	if err != nil {
+		return err
+	}
 	_, err = f.Write(data)
 	if err == nil && sync {
 		err = f.Sync()
@@ -53,10 +102,10 @@ func write(path string, data []byte, sync bool) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, path)
+		err = root.Rename(tmp, name)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		root.Remove(tmp)
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package stash
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -122,7 +123,7 @@ func holdWritesOf(text string, fail error) (started <-chan struct{}, release, re
 	start, hold := make(chan struct{}), make(chan struct{})
 	var once, first sync.Once
 	orig := writeFile
-	writeFile = func(path string, data []byte, sync bool) error {
+	writeFile = func(root *os.Root, path string, data []byte, sync bool) error {
 		if strings.Contains(string(data), text) {
 			first.Do(func() { close(start) })
 			<-hold
@@ -130,7 +131,7 @@ func holdWritesOf(text string, fail error) (started <-chan struct{}, release, re
 				return fail
 			}
 		}
-		return orig(path, data, sync)
+		return orig(root, path, data, sync)
 	}
 	release = func() { once.Do(func() { close(hold) }) }
 	return start, release, func() { writeFile = orig }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -197,12 +198,36 @@ func encode(s *heed.Snapshot) []byte {
 	return []byte(w.Document(s.Markdown))
 }
 
+// readFile reads the snapshot file at path, under the stash's directory,
+// through its root: a symbolic link that leads out of the stash is not
+// followed.
+func (s *Stash) readFile(path string) (*heed.Snapshot, error) {
+	data, err := s.root.ReadFile(s.rel(path))
+	if err != nil {
+		return nil, fmt.Errorf("stash: %w", err)
+	}
+	return parseFile(path, data)
+}
+
+// rel is the name, within the stash, of path under its directory.
+func (s *Stash) rel(path string) string {
+	if r, err := filepath.Rel(s.dir, path); err == nil {
+		return r
+	}
+	return path // not local: the root refuses it
+}
+
 // readFile reads a snapshot file.
 func readFile(path string) (*heed.Snapshot, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("stash: %w", err)
 	}
+	return parseFile(path, data)
+}
+
+// parseFile reads a snapshot from the data of its file at path.
+func parseFile(path string, data []byte) (*heed.Snapshot, error) {
 	var h header
 	body, err := frontmatter.Split(data, &h)
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/heedhq/heed"
@@ -23,8 +22,7 @@ func (s *Stash) AppendLog(entry string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	path := filepath.Join(s.dir, LogFile)
-	old, err := os.ReadFile(path)
+	old, err := s.root.ReadFile(LogFile)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("stash: log: %w", err)
 	}
@@ -32,7 +30,7 @@ func (s *Stash) AppendLog(entry string) error {
 		old = []byte("# heed's log\n\nWhat each crawl into this stash stored, and what it skipped and why.\n")
 	}
 	data := append(old, []byte("\n"+strings.TrimSpace(entry)+"\n")...)
-	if err := atomicfile.Write(path, data); err != nil {
+	if err := atomicfile.WriteIn(s.root, LogFile, data); err != nil {
 		return fmt.Errorf("stash: log: %w", err)
 	}
 	return nil

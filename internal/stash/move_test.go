@@ -92,12 +92,12 @@ func moveChild(dir string) {
 	}
 	ready := make(chan struct{})
 	orig := writeFile
-	writeFile = func(path string, data []byte, sync bool) error {
+	writeFile = func(root *os.Root, path string, data []byte, sync bool) error {
 		if !strings.Contains(string(data), "version two") {
-			return orig(path, data, sync)
+			return orig(root, path, data, sync)
 		}
 		if os.Getenv("HEED_STASHTEST_WHEN") == "after" {
-			if err := orig(path, data, sync); err != nil {
+			if err := orig(root, path, data, sync); err != nil {
 				return err
 			}
 		}

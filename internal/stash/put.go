@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,7 +94,7 @@ retry:
 	// none, which is written unsynced (writeFile), or 'writing' over one.
 	file := filepath.Join(s.dir, filepath.FromSlash(path))
 	state := "writing"
-	if _, err := os.Lstat(file); errors.Is(err, os.ErrNotExist) {
+	if _, err := s.root.Lstat(s.rel(file)); errors.Is(err, os.ErrNotExist) {
 		state = "creating"
 	}
 	_, err = s.exec(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, links, state, old_path)
@@ -125,13 +126,13 @@ retry:
 			}
 			s.idle.Broadcast()
 		}()
-		return s.unlocked(func() error { return writeFile(file, encode(snap), synced) })
+		return s.unlocked(func() error { return writeFile(s.root, s.rel(file), encode(snap), synced) })
 	}()
 	if err != nil {
 		// The file was not written: the row is made to agree with the
 		// files at once (the page at its old file, or none), not left
 		// pending until the next Open, with Get not finding the page.
-		err = writeErr("writing "+path, err)
+		err = writeErr("writing "+path, s.throughLink(filepath.FromSlash(path), err))
 		if serr := s.settleRow(context.WithoutCancel(ctx), pending{url: snap.URL, path: path, state: state, oldPath: leaving}); serr != nil {
 			err = errors.Join(err, serr)
 		}
@@ -180,12 +181,12 @@ retry:
 // batch (s.files), before its index entry is settled, and until then a
 // crash of the system may leave a part of it, which Open drops with its
 // row ('creating'), as if it had never been written. Tests hold writes
-// up.
-var writeFile = func(path string, data []byte, sync bool) error {
+// up. The file is name within root, the stash's directory.
+var writeFile = func(root *os.Root, name string, data []byte, sync bool) error {
 	if sync {
-		return atomicfile.WriteUnsyncedDir(path, data)
+		return atomicfile.WriteUnsyncedDirIn(root, name, data)
 	}
-	return atomicfile.WriteUnsynced(path, data)
+	return atomicfile.WriteUnsyncedIn(root, name, data)
 }
 
 // errClosed is returned by a Put after Close.
@@ -263,6 +264,22 @@ func (s *Stash) claim(ctx context.Context, preferred, url, oldPath string) (stri
 	return hashed, nil
 }
 
+// throughLink says, of a write of the file name that failed, which of its
+// folders (or itself) is a symbolic link, if one is: the stash's root
+// refuses a write through a link that leads out of the stash.
+func (s *Stash) throughLink(name string, err error) error {
+	link := ""
+	for p := name; p != "." && p != string(filepath.Separator); p = filepath.Dir(p) {
+		if fi, lerr := s.root.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			link = p
+		}
+	}
+	if link == "" {
+		return err
+	}
+	return fmt.Errorf("%s is a symbolic link, and heed writes nothing through one: %w", filepath.ToSlash(link), err)
+}
+
 // writeErr says which write failed, and, when the error means the stash
 // as a whole cannot be written, says so (heed.ErrUnwritable).
 func writeErr(what string, err error) error {
@@ -334,10 +351,10 @@ func (s *Stash) removeFile(ctx context.Context, path, url string) error {
 	if err != nil || shared {
 		return err
 	}
-	if snap, err := readFile(file); err != nil || snap.URL != url {
+	if snap, err := s.readFile(file); err != nil || snap.URL != url {
 		return nil
 	}
-	if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := s.root.Remove(s.rel(file)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("stash: %w", err)
 	}
 	return nil

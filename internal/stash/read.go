@@ -103,9 +103,9 @@ func (s *Stash) Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error)
 	if err != nil {
 		return nil, fmt.Errorf("stash: %w", err)
 	}
-	snap, err := readFile(filepath.Join(s.dir, filepath.FromSlash(path)))
+	snap, err := s.readFile(filepath.Join(s.dir, filepath.FromSlash(path)))
 	if (err != nil || snap.URL != url) && state != "ok" && oldPath != "" {
-		if old, oerr := readFile(filepath.Join(s.dir, filepath.FromSlash(oldPath))); oerr == nil && old.URL == url {
+		if old, oerr := s.readFile(filepath.Join(s.dir, filepath.FromSlash(oldPath))); oerr == nil && old.URL == url {
 			snap, err, path = old, nil, oldPath
 		}
 	}

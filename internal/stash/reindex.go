@@ -35,27 +35,37 @@ func (s *Stash) Remove(ctx context.Context, source string) (int, error) {
 	}
 	// Only the snapshots' files went; what else a person keeps in the
 	// source's folder stays, and only folders left empty are removed.
-	removeEmptyDirs(filepath.Join(s.dir, sourceDir(source)))
+	s.removeEmptyDirs(sourceDir(source))
 	if old := safeName(source); old != sourceDir(source) {
 		// The folder of a source whose name ends in ".md", as an older
 		// heed named it.
-		removeEmptyDirs(filepath.Join(s.dir, old))
+		s.removeEmptyDirs(old)
 	}
 	return int(n), nil
 }
 
-// removeEmptyDirs removes dir and the folders under it that hold nothing.
-func removeEmptyDirs(dir string) {
-	entries, err := os.ReadDir(dir)
+// removeEmptyDirs removes the folder dir, within the stash, and the
+// folders under it that hold nothing. A symbolic link is no folder: what
+// it leads to is left alone.
+func (s *Stash) removeEmptyDirs(dir string) {
+	if fi, err := s.root.Lstat(dir); err != nil || !fi.IsDir() {
+		return
+	}
+	f, err := s.root.Open(dir)
+	if err != nil {
+		return
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
 	if err != nil {
 		return
 	}
 	for _, e := range entries {
 		if e.IsDir() {
-			removeEmptyDirs(filepath.Join(dir, e.Name()))
+			s.removeEmptyDirs(filepath.Join(dir, e.Name()))
 		}
 	}
-	os.Remove(dir) // fails, as it should, if anything is left
+	s.root.Remove(dir) // fails, as it should, if anything is left
 }
 
 // Reindex rebuilds the index from the files, and returns how many
@@ -79,8 +89,7 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, writeErr("syncing", err)
 	}
-	marker := filepath.Join(s.dir, reindexMarker)
-	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+	if err := s.root.WriteFile(reindexMarker, nil, 0o644); err != nil {
 		return 0, fmt.Errorf("stash: %w", err)
 	}
 	// The links a crawl follows are crawl state, kept in the index and not
@@ -105,7 +114,7 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 		if d.IsDir() || !strings.HasSuffix(path, ".md") || filepath.Dir(path) == filepath.Clean(s.dir) {
 			return nil // the stash's own files (index.md, log.md) are no snapshots
 		}
-		snap, err := readFile(path)
+		snap, err := s.readFile(path)
 		if err != nil || snap.URL == "" {
 			bad = append(bad, path)
 			return nil
@@ -137,7 +146,7 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	if err := s.Optimize(ctx); err != nil {
 		return n, err
 	}
-	os.Remove(marker)
+	s.root.Remove(reindexMarker)
 	if len(bad) > 0 {
 		return n, fmt.Errorf("%w: %d files were skipped, such as %s", errNotSnapshots, len(bad), bad[0])
 	}

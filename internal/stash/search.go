@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -87,7 +86,7 @@ func (s *Stash) bodyOf(path, url string) string {
 	if !filepath.IsLocal(filepath.FromSlash(path)) {
 		return ""
 	}
-	f, err := os.Open(filepath.Join(s.dir, filepath.FromSlash(path)))
+	f, err := s.root.Open(filepath.FromSlash(path))
 	if err != nil {
 		return ""
 	}

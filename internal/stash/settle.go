@@ -20,7 +20,7 @@ const reindexMarker = ".heed/reindexing"
 func (s *Stash) sweep() {
 	filepath.WalkDir(s.dir, func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), atomicfile.TempPrefix) && strings.HasSuffix(d.Name(), ".tmp") {
-			os.Remove(path)
+			s.root.Remove(s.rel(path))
 		}
 		return nil
 	})
@@ -77,11 +77,11 @@ func (s *Stash) settleRow(ctx context.Context, p pending) error {
 		}
 		return s.drop(ctx, p.url)
 	}
-	snap, err := readFile(file)
-	if p.state == "creating" && torn(file, snap, err, p.url) {
+	snap, err := s.readFile(file)
+	if p.state == "creating" && s.torn(file, snap, err, p.url) {
 		// A crash of the system left a part of a new file (writeFile):
 		// it was never written.
-		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := s.root.Remove(s.rel(file)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("stash: %w", err)
 		}
 		snap, err = nil, os.ErrNotExist
@@ -101,7 +101,7 @@ func (s *Stash) settleRow(ctx context.Context, p pending) error {
 		return s.restore(ctx, snap, p.path, false)
 	}
 	if p.oldPath != "" {
-		if old, err := readFile(filepath.Join(s.dir, filepath.FromSlash(p.oldPath))); err == nil && old.URL == p.url {
+		if old, err := s.readFile(filepath.Join(s.dir, filepath.FromSlash(p.oldPath))); err == nil && old.URL == p.url {
 			// The move never reached its new file: the page stays at its
 			// old one, as its old file has it. The links the row holds are
 			// the new version's: they are forgotten, so that a re-crawl
@@ -138,9 +138,9 @@ func (s *Stash) settleRow(ctx context.Context, p pending) error {
 // system before its sync: a file that is not a snapshot (empty, cut, or
 // zeroes), or url's snapshot whose Markdown is not the one its hash
 // names. snap and err are what readFile read of it.
-func torn(file string, snap *heed.Snapshot, err error, url string) bool {
+func (s *Stash) torn(file string, snap *heed.Snapshot, err error, url string) bool {
 	if err != nil {
-		fi, serr := os.Lstat(file)
+		fi, serr := s.root.Lstat(s.rel(file))
 		return serr == nil && fi.Mode().IsRegular()
 	}
 	return snap.URL == url && snap.Hash != heed.HashOf(snap.Markdown)
@@ -209,7 +209,7 @@ func (s *Stash) shared(ctx context.Context, path, file, url string) (bool, error
 	if len(others) == 0 {
 		return false, nil
 	}
-	fi, err := os.Stat(file)
+	fi, err := s.root.Stat(s.rel(file))
 	for _, p := range others {
 		if p == path {
 			return true, nil
@@ -217,7 +217,7 @@ func (s *Stash) shared(ctx context.Context, path, file, url string) (bool, error
 		if err != nil {
 			continue
 		}
-		if oi, err := os.Stat(filepath.Join(s.dir, filepath.FromSlash(p))); err == nil && os.SameFile(fi, oi) {
+		if oi, err := s.root.Stat(filepath.FromSlash(p)); err == nil && os.SameFile(fi, oi) {
 			return true, nil
 		}
 	}

@@ -23,7 +23,11 @@ import (
 type Stash struct {
 	dir string
 	db  *sql.DB
-	mu  sync.Mutex // serializes writes
+	// root is dir, through which every file of the stash is read and
+	// written: no symbolic link planted in the stash leads a read or a
+	// write out of it.
+	root *os.Root
+	mu   sync.Mutex // serializes writes
 
 	// lock is the writer lock's file: one process writes a stash at a
 	// time. A Stash that could not take it can be read but not written.
@@ -100,12 +104,25 @@ const indexFile = ".heed/index.db"
 // Open opens (creating if needed) the stash in dir, and settles whatever
 // an interruption left pending.
 func Open(ctx context.Context, dir string) (*Stash, error) {
-	if err := os.MkdirAll(filepath.Join(dir, ".heed"), 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("stash: %w", err)
+	}
+	root, err := openRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := root.MkdirAll(".heed", 0o755); err != nil {
+		root.Close()
+		return nil, fmt.Errorf("stash: %w", err)
+	}
+	if err := notLinked(root, indexFile); err != nil {
+		root.Close()
+		return nil, err
 	}
 	dsn := "file:" + filepath.Join(dir, indexFile) + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-16384)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
+		root.Close()
 		return nil, fmt.Errorf("stash: open index: %w", err)
 	}
 	db.SetMaxOpenConns(1) // one writer; SQLite serializes anyway
@@ -114,6 +131,7 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 	var tables int
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('docs', 'fts')`).Scan(&tables); err != nil {
 		db.Close()
+		root.Close()
 		return nil, fmt.Errorf("stash: index: %w", err)
 	}
 	if tables < 2 {
@@ -122,15 +140,16 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 			return nil, fmt.Errorf("stash: index schema: %w", err)
 		}
 	}
-	s := &Stash{dir: dir, db: db, writing: map[string]bool{}}
+	s := &Stash{dir: dir, db: db, root: root, writing: map[string]bool{}}
 	s.idle = sync.NewCond(&s.mu)
 	if err := db.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('docs') WHERE name = 'old_path'`).Scan(&s.moves); err != nil {
 		db.Close()
+		root.Close()
 		return nil, fmt.Errorf("stash: index: %w", err)
 	}
 	// Only the writer settles pending rows: another process's pending
 	// rows are writes under way, not leftovers of a crash.
-	if f, err := os.OpenFile(filepath.Join(dir, ".heed", "lock"), os.O_CREATE|os.O_RDWR, 0o644); err == nil {
+	if f, err := root.OpenFile(filepath.Join(".heed", "lock"), os.O_CREATE|os.O_RDWR, 0o644); err == nil {
 		s.lock, s.writer = f, lockFile(f)
 	}
 	if s.writer {
@@ -160,7 +179,7 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 			s.Close()
 			return nil, err
 		}
-		if _, err := os.Stat(filepath.Join(dir, reindexMarker)); err == nil {
+		if _, err := root.Stat(reindexMarker); err == nil {
 			// A reindex was interrupted: finish it.
 			if _, err := s.Reindex(ctx); err != nil && !errors.Is(err, errNotSnapshots) {
 				s.Close()
@@ -182,6 +201,14 @@ func OpenRead(ctx context.Context, dir string) (*Stash, error) {
 	if err := Check(dir); err != nil {
 		return nil, err
 	}
+	root, err := openRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := notLinked(root, indexFile); err != nil {
+		root.Close()
+		return nil, err
+	}
 	path := filepath.Join(dir, indexFile)
 	db, err := openIndexRead(ctx, path, "")
 	if err != nil {
@@ -191,17 +218,18 @@ func OpenRead(ctx context.Context, dir string) (*Stash, error) {
 		// read as it is on disk, no writer being able to change it.
 		var ierr error
 		if db, ierr = openIndexRead(ctx, path, "&immutable=1"); ierr != nil {
+			root.Close()
 			return nil, fmt.Errorf("stash: open index to read: %w", err)
 		}
 	}
-	s := &Stash{dir: dir, db: db, writing: map[string]bool{}}
+	s := &Stash{dir: dir, db: db, root: root, writing: map[string]bool{}}
 	s.idle = sync.NewCond(&s.mu)
 	if err := db.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('docs') WHERE name = 'old_path'`).Scan(&s.moves); err != nil {
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("stash: index: %w", err)
 	}
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM docs WHERE state != 'ok'`).Scan(&s.pending); err != nil {
-		db.Close()
+		s.Close()
 		return nil, fmt.Errorf("stash: index: %w", err)
 	}
 	return s, nil
@@ -234,6 +262,27 @@ func openIndexRead(ctx context.Context, path, extra string) (*sql.DB, error) {
 	return db, nil
 }
 
+// openRoot opens the stash's directory as the root of its files.
+func openRoot(dir string) (*os.Root, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("stash: %w", err)
+	}
+	return root, nil
+}
+
+// notLinked refuses a stash whose index, or the folder holding it, is a
+// symbolic link: the index is opened by its path, and must not be
+// written out of the stash.
+func notLinked(root *os.Root, name string) error {
+	for _, n := range []string{filepath.Dir(name), name} {
+		if fi, err := root.Lstat(n); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("stash: %s is a symbolic link: heed reads and writes no file through a link", n)
+		}
+	}
+	return nil
+}
+
 // Writable reports whether this Stash holds the writer lock: whether
 // Put, Remove and Reindex can work, or fail with heed.ErrBusy because another
 // heed process was writing the stash when it was opened.
@@ -258,7 +307,7 @@ func (s *Stash) Close() error {
 	if s.lock != nil {
 		s.lock.Close()
 	}
-	return errors.Join(ferr, s.db.Close())
+	return errors.Join(ferr, s.db.Close(), s.root.Close())
 }
 
 // SetBatch lets Put leave up to n snapshots out of the full-text index, to

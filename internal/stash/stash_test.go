@@ -1009,7 +1009,7 @@ func TestTornNewFiles(t *testing.T) {
 	// p5's rewrite fails (a full disk): its row is left pending over the
 	// edited file.
 	orig := writeFile
-	writeFile = func(string, []byte, bool) error { return syscall.ENOSPC }
+	writeFile = func(*os.Root, string, []byte, bool) error { return syscall.ENOSPC }
 	if _, err := s.Put(ctx, snap("https://e.com/p5", "Page 5", "Body 5, rewritten.")); err == nil {
 		t.Fatal("a Put whose write fails: no error")
 	}

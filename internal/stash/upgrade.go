@@ -62,7 +62,7 @@ func (s *Stash) upgrade(ctx context.Context) error {
 		return fmt.Errorf("stash: upgrade: %w", err)
 	}
 	for _, r := range all {
-		snap, err := readFile(filepath.Join(s.dir, filepath.FromSlash(r.path)))
+		snap, err := s.readFile(filepath.Join(s.dir, filepath.FromSlash(r.path)))
 		if err != nil || snap.URL != r.url {
 			_, err = tx.ExecContext(ctx, `DELETE FROM docs WHERE rowid = ?`, r.rowid)
 		} else {
@@ -137,7 +137,7 @@ func (s *Stash) upgradePaths(ctx context.Context) error {
 			rows.Close()
 			return fmt.Errorf("stash: upgrade: %w", err)
 		}
-		if snap, err := readFile(filepath.Join(s.dir, filepath.FromSlash(path))); err != nil || snap.URL != url {
+		if snap, err := s.readFile(filepath.Join(s.dir, filepath.FromSlash(path))); err != nil || snap.URL != url {
 			lost = append(lost, url)
 		}
 	}

@@ -1,0 +1,124 @@
+package stash
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/heedhq/heed"
+)
+
+// TestLinksOutOfTheStash plants symbolic links in a stash that lead out
+// of it: a host's folder, a page's file, the log. No write, read or
+// removal of the stash follows them: the files outside are as they were,
+// and nothing is made there.
+func TestLinksOutOfTheStash(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	readme := filepath.Join(outside, "README.md")
+	secret := filepath.Join(outside, "secret.md")
+	if err := os.WriteFile(readme, []byte("the project's own readme\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A snapshot's file, outside: reading it through a link would show it.
+	if err := os.WriteFile(secret, encode(snap("https://docs.example.com/secret", "Secret", "what lies outside")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := open(t, dir)
+	if _, err := s.Put(t.Context(), snap("https://docs.example.com/first", "First", "a page")); err != nil {
+		t.Fatal(err)
+	}
+	// The host's folder becomes a link out of the stash.
+	host := filepath.Join(dir, "docs", "docs.example.com")
+	if err := os.Rename(host, host+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, host); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Put(t.Context(), snap("https://docs.example.com/README", "Readme", "a page named README"))
+	if err == nil {
+		t.Error("a page was written through a link out of the stash")
+	} else if !strings.Contains(err.Error(), "README") || !strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("the error does not name the page's file and the link: %v", err)
+	}
+	if _, err := s.Put(t.Context(), snap("https://docs.example.com/new/page", "New", "a page in a new folder")); err == nil {
+		t.Error("a folder was made through a link out of the stash")
+	}
+	if _, err := s.Get(t.Context(), "https://docs.example.com/secret"); err == nil {
+		t.Error("a page was read through a link out of the stash")
+	}
+	// Its own page, through the link, is not read either.
+	if snap, err := s.Get(t.Context(), "https://docs.example.com/first"); err == nil {
+		t.Errorf("a page was read through a link out of the stash: %q", snap.Markdown)
+	}
+
+	// A page's own file as a link out, and the log as one.
+	if err := os.Remove(host); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(host+".moved", host); err != nil {
+		t.Fatal(err)
+	}
+	first := filepath.Join(host, "first.md")
+	if err := os.Remove(first); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, first); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Get(t.Context(), "https://docs.example.com/first"); err == nil {
+		t.Errorf("a page's file that links out of the stash was read: %q", got.Markdown)
+	}
+	hits, err := s.Search(t.Context(), heed.Query{Text: "outside", Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if strings.Contains(h.Snippet, "outside") {
+			t.Errorf("a snippet was read through a link out of the stash: %q", h.Snippet)
+		}
+	}
+	log := filepath.Join(dir, LogFile)
+	if err := os.Symlink(readme, log); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendLog("## a crawl\n"); err != nil {
+		t.Logf("appending to a log that links out: %v", err)
+	}
+	// A source whose folder links out is removed without touching what
+	// the link leads to.
+	if err := os.Symlink(outside, filepath.Join(dir, "other")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Remove(t.Context(), "other"); err != nil && !strings.Contains(err.Error(), "no") {
+		t.Logf("removing a source whose folder links out: %v", err)
+	}
+	if _, err := s.Remove(t.Context(), "docs"); err != nil {
+		t.Logf("removing: %v", err)
+	}
+	if n, err := s.Reindex(t.Context()); err != nil {
+		t.Logf("reindex: %d, %v", n, err)
+	}
+	if got, err := s.Get(t.Context(), "https://docs.example.com/secret"); err == nil {
+		t.Errorf("reindex took up a page outside the stash: %q", got.Markdown)
+	}
+
+	entries, err := os.ReadDir(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 2 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("the folder outside the stash holds %v, want README.md and secret.md alone", names)
+	}
+	if data, err := os.ReadFile(readme); err != nil || string(data) != "the project's own readme\n" {
+		t.Errorf("README.md outside the stash was changed: %q, %v", data, err)
+	}
+	if _, err := os.Stat(secret); err != nil {
+		t.Errorf("secret.md outside the stash was removed: %v", err)
+	}
+}
