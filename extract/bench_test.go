@@ -90,6 +90,11 @@ func BenchmarkHostile(b *testing.B) {
 		{"nested-divs-round-a-big-link", strings.Repeat("<div>", 400) + `<a href="/x">` + strings.Repeat("<b>w</b> ", 100_000) + `</a>`},
 		{"nested-untitled-notes", strings.Repeat(`<div class="note">`, 500) + strings.Repeat("word ", 200_000)},
 		{"nested-summary-headings", "<details>" + strings.Repeat("<summary><h3>h</h3>", 400) + strings.Repeat("word ", 200_000)},
+		// Sections named after their headings: nested, round one long
+		// heading, and with a class of many words.
+		{"nested-named-sections", strings.Repeat(`<section id="related-part"><h2>Related part</h2><p>Some words of the part, and more of them.</p>`, 500) + strings.Repeat("word ", 200_000)},
+		{"named-boxes-round-a-long-heading", strings.Repeat(`<div class="related">`, 500) + "<h2>" + strings.Repeat("related ", 200_000) + "</h2>"},
+		{"named-box-of-many-class-words", `<div class="` + strings.Repeat("related-words ", 100_000) + `"><h2>Related words</h2>` + strings.Repeat("<p>word word word</p>", 50_000) + `</div>`},
 		{"lines-of-code", `<div class="fragment">` + strings.Repeat(`<div class="line">x = 1</div>`, 200_000) + `</div>`},
 	}
 	for _, s := range shapes {

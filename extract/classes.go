@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/net/html"
 )
@@ -52,17 +53,211 @@ func (s *selector) nodeKinds(n *html.Node) wordKind {
 	if k, ok := s.elemKinds[n]; ok {
 		return k
 	}
-	key := classKey{class, id}
-	k, ok := classKinds.get(key)
-	if !ok {
-		k = s.kinds(classTokens(n))
-		classKinds.put(key, k)
+	k := s.classKinds(class, id)
+	if k&(negativeWord|boilerplateWord) != 0 {
+		// What calls it chrome may be the name of its heading.
+		if c, i := s.classID(n); c != class || i != id {
+			k = s.classKinds(c, i)
+		}
 	}
 	if s.elemKinds == nil {
 		s.elemKinds = map[*html.Node]wordKind{}
 	}
 	s.elemKinds[n] = k
 	return k
+}
+
+// classKinds is what the words of a class and id are.
+func (s *selector) classKinds(class, id string) wordKind {
+	if class == "" && id == "" {
+		return 0
+	}
+	key := classKey{class, id}
+	k, ok := classKinds.get(key)
+	if !ok {
+		k = s.kinds(splitClass(class, id))
+		classKinds.put(key, k)
+	}
+	return k
+}
+
+// classID is an element's class and id, less those named after the
+// heading the element opens with (namedAfter). Documentation generators
+// name each heading, or the section it opens, after the heading's text
+// (Sphinx's section "related-topics" titled "Related topics", docutils'
+// numbered ones, MkDocs', mdBook's and rustdoc's headings, asciidoc's
+// "_comments"): such a name says what the section is about, not that it
+// is a page's chrome. A heading named after itself is never chrome; a
+// section is taken at its name when the page names its sections so
+// (systematicNames), since a shop's "Reviews" section, or a site's "Most
+// popular" box, may be named after its heading too.
+func (s *selector) classID(n *html.Node) (class, id string) {
+	class, id = attr(n, "class"), attr(n, "id")
+	title, ok := s.namedTitle(n)
+	if !ok || !isHeading(n) && s.namedTitles < systematicNames {
+		return class, id
+	}
+	if namedAfter(id, title) {
+		id = ""
+	}
+	named := false
+	for c := range strings.FieldsSeq(class) {
+		named = named || namedAfter(c, title)
+	}
+	if named {
+		var kept []string
+		for c := range strings.FieldsSeq(class) {
+			if !namedAfter(c, title) {
+				kept = append(kept, c)
+			}
+		}
+		class = strings.Join(kept, " ")
+	}
+	return class, id
+}
+
+// systematicNames is how many headings a page names (each itself, or the
+// section it opens) for it to name its sections after their headings, as
+// generators do, rather than name one box after its label.
+const systematicNames = 3
+
+// namedTitle returns the names of the heading an element opens with
+// (titleNames), if its id or a class word is named after it.
+func (s *selector) namedTitle(n *html.Node) ([2]string, bool) {
+	st := s.stats[n]
+	if st == nil || st.title == nil {
+		return [2]string{}, false
+	}
+	class, id := attr(n, "class"), attr(n, "id")
+	if class == "" && id == "" {
+		return [2]string{}, false
+	}
+	title := s.titleNames(st.title)
+	if title[0] == "" {
+		return title, false
+	}
+	if namedAfter(id, title) {
+		return title, true
+	}
+	for c := range strings.FieldsSeq(class) {
+		if namedAfter(c, title) {
+			return title, true
+		}
+	}
+	return title, false
+}
+
+// countNamed counts the headings under body that are named, each itself
+// or the section it opens (namedTitle), up to systematicNames: once,
+// after measure and before any class is read.
+func (s *selector) countNamed(body *html.Node) {
+	s.namedTitles = 0
+	seen := map[*html.Node]bool{}
+	for n := range descendants(body) {
+		if n.Type != html.ElementNode {
+			continue
+		}
+		if _, ok := s.namedTitle(n); ok && !seen[s.stats[n].title] {
+			seen[s.stats[n].title] = true
+			if s.namedTitles++; s.namedTitles >= systematicNames {
+				return
+			}
+		}
+	}
+}
+
+// titleNames are the names a heading's text makes (nameKey): of all of
+// it, and of it without the section number a generator put before it
+// ("5.1. Usage", docutils' "4\u00a0\u00a0\u00a0License"), which the
+// generator's id leaves out. They are read once per heading and no
+// further than a name runs; "" when the text is longer.
+func (s *selector) titleNames(h *html.Node) [2]string {
+	if t, ok := s.titles[h]; ok {
+		return t
+	}
+	var names [2]string
+	if t, ok := boundedText(h, maxTitleName); ok {
+		names[0] = nameKey(t)
+		if rest, ok := cutSectionNumber(t); ok {
+			names[1] = nameKey(rest)
+		}
+	}
+	if s.titles == nil {
+		s.titles = map[*html.Node][2]string{}
+	}
+	s.titles[h] = names
+	return names
+}
+
+// maxTitleName is the most of a heading's text read to name it.
+const maxTitleName = 256
+
+// cutSectionNumber returns a heading's text after the number of its
+// section, if it opens with one: dotted ("5.1", "5.", "5.1.2.") or
+// bound to the title by no-break spaces, as generators number sections.
+// "3 Comments" counts comments and keeps its number.
+func cutSectionNumber(t string) (string, bool) {
+	t = strings.TrimLeft(t, " \t\n\r")
+	i, dots := 0, 0
+	for i < len(t) && ('0' <= t[i] && t[i] <= '9' || t[i] == '.' && i > 0) {
+		if t[i] == '.' {
+			dots++
+		}
+		i++
+	}
+	if i == 0 {
+		return "", false
+	}
+	rest := t[i:]
+	if dots == 0 && !strings.HasPrefix(rest, "\u00a0") {
+		return "", false
+	}
+	return rest, true
+}
+
+// nameKey is a name or a heading's text without case and separators:
+// its letters and digits, lower case, so that "related-topics",
+// "related_topics" and "Related topics" are one.
+func nameKey(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+// namedAfter reports whether a class word or id is a heading's text made
+// a name (titleNames), itself or with a number after it that tells apart
+// sections of one title ("recommendation-1").
+func namedAfter(name string, title [2]string) bool {
+	if name == "" || len(name) > 2*maxTitleName {
+		return false
+	}
+	same := func(name string) bool {
+		return keyIs(name, title[0]) || title[1] != "" && keyIs(name, title[1])
+	}
+	if same(name) {
+		return true
+	}
+	i := strings.LastIndexAny(name, "-_")
+	return i > 0 && i < len(name)-1 && strings.Trim(name[i+1:], "0123456789") == "" && same(name[:i])
+}
+
+// keyIs reports whether nameKey(name) is key, without making it.
+func keyIs(name, key string) bool {
+	for _, r := range name {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			continue
+		}
+		k, size := utf8.DecodeRuneInString(key)
+		if size == 0 || k != unicode.ToLower(r) {
+			return false
+		}
+		key = key[size:]
+	}
+	return key == ""
 }
 
 // classKey is an element's class and id attributes.
@@ -148,7 +343,18 @@ var (
 // leaving out utility classes that style an element rather than name it
 // (see utilityClass).
 func classTokens(n *html.Node) []string {
-	class, id := attr(n, "class"), attr(n, "id")
+	return splitClass(attr(n, "class"), attr(n, "id"))
+}
+
+// tokens are an element's class words (classTokens), less those of a
+// name taken from its heading (classID).
+func (s *selector) tokens(n *html.Node) []string {
+	return splitClass(s.classID(n))
+}
+
+// splitClass splits a class and id into lower-case words, as classTokens
+// says.
+func splitClass(class, id string) []string {
 	if class == "" && id == "" {
 		return nil
 	}

@@ -44,9 +44,9 @@ var alwaysBoilerplate = map[string]bool{
 // like go whatever their length, unless they hold most of the page.
 func (s *selector) softBoilerplate(n *html.Node) bool {
 	if s.nodeKinds(n)&boilerplateWord == 0 {
-		return false
+		return s.namedLinkBox(n)
 	}
-	tokens := classTokens(n)
+	tokens := s.tokens(n)
 	if onlyPictureWords(s, tokens) && findElement(n, atom.Img) != nil {
 		return false // a picture's wrapper, caption and all: the picture stays
 	}
@@ -64,6 +64,19 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 		return s.bodyProse == 0 || float64(prose(st)) < 0.5*float64(s.bodyProse)
 	}
 	return false
+}
+
+// namedLinkBox reports whether a box whose boilerplate words are those
+// of its heading's name (classID) is mostly links all the same: a site's
+// "Most popular" or "Related articles" box, named after the heading it
+// shows, is what those words say. A heading named after itself is not
+// such a box, whatever links it holds (its permalink).
+func (s *selector) namedLinkBox(n *html.Node) bool {
+	st := s.stats[n]
+	if st == nil || isHeading(n) || st.linkDensity() <= 0.5 {
+		return false
+	}
+	return s.classKinds(attr(n, "class"), attr(n, "id"))&boilerplateWord != 0
 }
 
 // onlyPictureWords reports whether the boilerplate words among tokens are

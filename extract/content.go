@@ -28,6 +28,9 @@ type stats struct {
 	paras, imgs, items, heads, inputs, embeds int
 	// Letters of text inside quotes, and of that inside links.
 	quote, quoteLink int
+	// title is the heading the element opens with: itself, or the first
+	// heading shown inside it before any text (see classID).
+	title *html.Node
 }
 
 type selector struct {
@@ -42,6 +45,12 @@ type selector struct {
 	article   bool                    // the page says it is an article (and is no forum)
 	best      *html.Node              // the element that scored best, before any climb
 	page      *url.URL                // the page's URL
+
+	// The names each heading's text makes (titleNames), remembered, and
+	// how many headings the page names, up to systematicNames
+	// (countNamed).
+	titles      map[*html.Node][2]string
+	namedTitles int
 }
 
 // weight scores an element by its class and id: +25 for words that mark
@@ -72,6 +81,9 @@ func (s *selector) measure(n *html.Node) *stats {
 	if n.DataAtom == atom.Article {
 		st.articles = 1
 	}
+	if isHeading(n) {
+		st.title = n
+	}
 	s.stats[n] = st
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
 		switch c.Type {
@@ -84,6 +96,9 @@ func (s *selector) measure(n *html.Node) *stats {
 				continue
 			}
 			cs := s.measure(c)
+			if st.title == nil && st.text == 0 {
+				st.title = cs.title
+			}
 			st.text += cs.text
 			st.link += cs.link
 			st.comma += cs.comma
@@ -295,6 +310,7 @@ func tagWeight(n *html.Node) float64 {
 func (s *selector) choose(body *html.Node) []*html.Node {
 	s.stats = map[*html.Node]*stats{}
 	s.bodyProse = prose(s.measure(body))
+	s.countNamed(body)
 
 	// Score: every paragraph gives to its ancestors, less the further up.
 	scores := map[*html.Node]float64{}
