@@ -72,7 +72,7 @@ func (p Page) TruthText() (string, error) {
 }
 
 var (
-	mdImage  = regexp.MustCompile(`!\[[^\]]*\]\((?:[^)"]|"(?:[^"\\]|\\.)*")*\)`)
+	mdImage  = regexp.MustCompile(`(\\*)!\[[^\]]*\]\((?:[^)"]|"(?:[^"\\]|\\.)*")*\)`)
 	mdLink   = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 	mdFence  = regexp.MustCompile("(?m)^ *(```+|~~~+).*$") // a fence and its language: markup
 	wordsRE  = regexp.MustCompile(`[\p{L}\p{N}_]+`)
@@ -87,7 +87,14 @@ func PlainText(md string) string {
 	// its words); the rest is Markdown to strip.
 	var out, prose strings.Builder
 	flush := func() {
-		t := mdImage.ReplaceAllString(prose.String(), "")
+		t := mdImage.ReplaceAllStringFunc(prose.String(), func(m string) string {
+			// After an odd number of backslashes the "!" is escaped, a
+			// "!" of the text before a link ("impl \![Send](...)").
+			if escapes := len(m) - len(strings.TrimLeft(m, `\`)); escapes%2 == 0 {
+				return m[:escapes]
+			}
+			return m
+		})
 		out.WriteString(mdMarkup.Replace(mdLink.ReplaceAllString(t, "$1")))
 		prose.Reset()
 	}

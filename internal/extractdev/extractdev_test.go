@@ -11,3 +11,13 @@ func TestPlainText(t *testing.T) {
 		t.Errorf("PlainText:\n%q\nwant\n%q", got, want)
 	}
 }
+
+// An escaped "!" before a link is text, and the link's text with it; an
+// image after an escaped backslash is an image.
+func TestPlainTextEscapedBang(t *testing.T) {
+	md := "### impl \\![Send](https://x.example/Send) for [T](t)\n\nA \\\\![pic](p.png) and !"
+	want := " impl !Send for T\n\nA  and !"
+	if got := PlainText(md); got != want {
+		t.Errorf("PlainText:\n%q\nwant\n%q", got, want)
+	}
+}
