@@ -340,6 +340,11 @@ func (c *Client) Get(ctx context.Context, req Request) (*Response, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	fail := func(kind heed.Kind, u string, err error) (*Response, error) {
+		// Go's client names the URL in its own error ("Get \"URL\": ...");
+		// heed's names it already.
+		if ue, ok := err.(*url.Error); ok {
+			err = ue.Err
+		}
 		return nil, &heed.Error{Kind: kind, Op: "get", URL: Redact(u), Err: Safe(err)}
 	}
 	u, err := c.guard.checkURL(req.URL)

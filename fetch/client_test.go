@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -614,5 +615,28 @@ func TestHeaderStaysWithItsOrigin(t *testing.T) {
 		if seen[k] != v {
 			t.Errorf("%s got Authorization %q, want %q", k, seen[k], v)
 		}
+	}
+}
+
+// TestErrorNamesTheURLOnce: a request that fails on the network says its
+// URL once. Go's client names it in its own error ("Get \"URL\": ..."),
+// which heed's error, naming it already, used to repeat.
+func TestErrorNamesTheURLOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://" + ln.Addr().String() + "/page"
+	ln.Close() // nothing listens there now: the connection is refused
+	c, _ := newClient(t, Config{Retries: -1})
+	_, err = c.Get(t.Context(), Request{URL: u})
+	if err == nil {
+		t.Fatal("Get of a closed port succeeded")
+	}
+	if n := strings.Count(err.Error(), ln.Addr().String()+"/page"); n != 1 {
+		t.Errorf("error names the URL %d times, want once: %q", n, err)
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) || heed.KindOf(err) != heed.Transient {
+		t.Errorf("error %q lost its cause or kind (%v)", err, heed.KindOf(err))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"html"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -250,5 +251,20 @@ func TestFetchMarkdown(t *testing.T) {
 	defer mu.Unlock()
 	if code != 0 || asked != 0 || strings.Contains(out, "via:") || !strings.Contains(out, "The words here.") {
 		t.Errorf("another origin's alternate: asked %d times, exit %d, %s\n%s", asked, code, stderr, out)
+	}
+}
+
+// TestNetworkErrorNamesTheURLOnce: heed fetch of a closed port says its
+// URL once, not again in Go's own words ("Get \"URL\": ...").
+func TestNetworkErrorNamesTheURLOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://" + ln.Addr().String() + "/page"
+	ln.Close()
+	code, _, stderr := run(t, "", "fetch", u, "--allow-net", "127.0.0.1/32")
+	if code != 1 || strings.Count(stderr, u) != 1 || !strings.Contains(stderr, "connection refused") {
+		t.Errorf("heed fetch of a closed port: exit %d, %q; want its URL once and the cause", code, stderr)
 	}
 }

@@ -1386,3 +1386,19 @@ func TestSnippetWithoutControls(t *testing.T) {
 		t.Errorf("a snippet with the page's controls raw, or unmarked: %q", sn)
 	}
 }
+
+// TestNetworkErrorNamesTheURLOnce: a page whose host refuses the
+// connection is told with its URL once, not again in Go's own words.
+func TestNetworkErrorNamesTheURLOnce(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := "http://" + ln.Addr().String() + "/page"
+	ln.Close()
+	cs := connect(t, newServer(t, Limits{}, loopback), nil)
+	text, isErr := call(t, cs, "web_fetch", map[string]any{"url": u}, nil)
+	if !isErr || strings.Count(text, u) != 1 {
+		t.Errorf("web_fetch of a closed port: %v %q; want an error naming its URL once", isErr, text)
+	}
+}
