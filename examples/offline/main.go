@@ -34,7 +34,13 @@ func main() {
 	}
 	// The example keeps away from the user's own config and stash. A user
 	// allows their own intranet the same way: --allow-net.
-	common := []string{"--stash", stash, "--config", filepath.Join(stash, "config.yaml"), "--allow-net", "127.0.0.1/32"}
+	// A config file of its own, with no sources yet.
+	conf := filepath.Join(stash, "config.yaml")
+	if err := os.WriteFile(conf, []byte("# heed's config for the offline example\n"), 0o644); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	common := []string{"--stash", stash, "--config", conf, "--allow-net", "127.0.0.1/32"}
 	steps := [][]string{
 		append([]string{"crawl", base, "--name", "tidewater"}, common...),
 		append([]string{"search", "rip", "current"}, common...),

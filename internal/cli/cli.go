@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 
@@ -76,6 +77,13 @@ func (e *env) config() (*config.Config, error) {
 		return e.conf, nil
 	}
 	path := e.configPath
+	if path != "" {
+		// A file named on the command line is meant: one that is not
+		// there is a mistake, not a config with no sources.
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, &exitError{code: ExitConfig, err: fmt.Errorf("--config %s: no such file; create it (an empty file will do) or leave --config out", path)}
+		}
+	}
 	if path == "" {
 		p, err := config.DefaultPath()
 		if err != nil {

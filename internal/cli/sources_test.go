@@ -585,3 +585,19 @@ func TestAddHelpListsTheKinds(t *testing.T) {
 		t.Errorf("--kind's help does not name the kinds %v:\n%s", kinds.Names(), out)
 	}
 }
+
+// TestMissingConfigFlag: a config file named with --config that is not
+// there is an error (exit 78) for every command that reads the config,
+// not a config with no sources.
+func TestMissingConfigFlag(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "typo.yaml")
+	for _, args := range [][]string{{"ls"}, {"sync"}, {"add", "https://example.com/"}, {"fetch", "https://example.com/"}, {"search", "x"}} {
+		code, out, stderr := run(t, "", append(args, "--config", missing)...)
+		if code != 78 || out != "" || !strings.Contains(stderr, "--config "+missing+": no such file") {
+			t.Errorf("heed %v --config MISSING: exit %d, %q, %q", args, code, out, stderr)
+		}
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Errorf("the missing config file was made")
+	}
+}
