@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -72,5 +75,48 @@ func TestSnippetBoldOnATerminal(t *testing.T) {
 	}
 	if got := snippetLine(h, false); got != "Spring tides \\x1b[2J are high" {
 		t.Errorf("snippetLine elsewhere = %q", got)
+	}
+}
+
+// sharedPrefix finds two paths of base whose pages' IDs start with the
+// same n hex digits (and not n+1), for tests of reading by an ID's start.
+func sharedPrefix(base string, n int) (a, b, prefix string) {
+	seen := map[string]string{}
+	for i := 0; ; i++ {
+		p := fmt.Sprintf("/p%d.html", i)
+		id := heed.IDOf(base + p)
+		if q, ok := seen[id[:n]]; ok && heed.IDOf(base + q)[n] != id[n] {
+			return q, p, id[:n]
+		}
+		seen[id[:n]] = p
+	}
+}
+
+// TestShowAmbiguousID: heed show of a start of an ID that two snapshots'
+// IDs have says so and lists them (exit 2), however short the start; a
+// start only one ID has, or a whole ID in capitals, shows its page.
+func TestShowAmbiguousID(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "<html><head><title>Page %s</title></head><body><main><p>The page %s has words enough to be the content.</p></main></body></html>", r.URL.Path, r.URL.Path)
+	}))
+	t.Cleanup(s.Close)
+	for _, n := range []int{2, 3, 4} {
+		stash := t.TempDir()
+		a, b, prefix := sharedPrefix(s.URL, n)
+		for _, p := range []string{a, b} {
+			if code, _, stderr := run(t, "", "crawl", s.URL+p, "--max-depth", "0", "--delay", "0", "--stash", stash, "--allow-net", "127.0.0.1/32", "--name", "site"); code != 0 {
+				t.Fatalf("crawl %s: exit %d %s", p, code, stderr)
+			}
+		}
+		code, out, stderr := run(t, "", "show", prefix, "--stash", stash)
+		if code != ExitUsage || out != "" || !strings.Contains(stderr, "IDs start with "+prefix) || !strings.Contains(stderr, heed.IDOf(s.URL+a)) || strings.Contains(stderr, "no snapshot") {
+			t.Errorf("heed show %s (the start of two IDs): exit %d, %q, %q; want exit 2 saying it is ambiguous", prefix, code, out, stderr)
+		}
+		id := heed.IDOf(s.URL + b)
+		for _, ref := range []string{id[:n+1], strings.ToUpper(id)} {
+			if code, out, stderr := run(t, "", "show", ref, "--stash", stash); code != 0 || !strings.Contains(out, s.URL+b) {
+				t.Errorf("heed show %s: exit %d, %q, %q; want the page of %s", ref, code, out, stderr, b)
+			}
+		}
 	}
 }

@@ -71,10 +71,11 @@ func (s *Service) Read(ctx context.Context, urlOrID string) (*heed.Snapshot, err
 	return snap, nil
 }
 
-// isIDPrefix reports whether s may be the start of an ID: 4 to 11 hex
-// digits (an ID has 12).
+// isIDPrefix reports whether s may be the start of an ID (or a whole one
+// in capitals): 1 to 12 hex digits. A start that more than one ID has is
+// said to be ambiguous, however short.
 func isIDPrefix(s string) bool {
-	if len(s) < 4 || len(s) > 11 {
+	if len(s) < 1 || len(s) > 12 {
 		return false
 	}
 	for _, c := range s {

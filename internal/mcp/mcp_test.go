@@ -21,6 +21,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/ingest"
@@ -1400,5 +1401,40 @@ func TestNetworkErrorNamesTheURLOnce(t *testing.T) {
 	text, isErr := call(t, cs, "web_fetch", map[string]any{"url": u}, nil)
 	if !isErr || strings.Count(text, u) != 1 {
 		t.Errorf("web_fetch of a closed port: %v %q; want an error naming its URL once", isErr, text)
+	}
+}
+
+// TestStashReadAmbiguousID: stash_read of a start of an ID that two
+// pages' IDs have says it is ambiguous and names them, however short the
+// start; one more digit reads the page.
+func TestStashReadAmbiguousID(t *testing.T) {
+	site := newSite(t)
+	// Two pages whose IDs start with the same three hex digits.
+	seen := map[string]string{}
+	var a, b, prefix string
+	for i := 0; prefix == ""; i++ {
+		p := fmt.Sprintf("/p%d", i)
+		id := heed.IDOf(site.URL + p)
+		if q, ok := seen[id[:3]]; ok && heed.IDOf(site.URL + q)[3] != id[3] {
+			a, b, prefix = q, p, id[:3]
+		}
+		seen[id[:3]] = p
+	}
+	for _, p := range []string{a, b} {
+		site.set(p, html("Page "+p, []string{"The page " + p + " has words enough to be the content."}))
+	}
+	cs := connect(t, newServer(t, Limits{}, loopback), nil)
+	for _, p := range []string{a, b} {
+		if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + p, "max_depth": 0}, nil); isErr {
+			t.Fatalf("web_crawl %s: %s", p, text)
+		}
+	}
+	text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": prefix}, nil)
+	if !isErr || !strings.Contains(text, "IDs start with "+prefix) || !strings.Contains(text, heed.IDOf(site.URL+a)) || strings.Contains(text, "no page") {
+		t.Errorf("stash_read %s (the start of two IDs): %v %q; want it said to be ambiguous", prefix, isErr, text)
+	}
+	var out ReadOutput
+	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": heed.IDOf(site.URL + b)[:4]}, &out); isErr || out.URL != site.URL+b {
+		t.Errorf("stash_read of a start only one ID has: %v %q %+v", isErr, text, out)
 	}
 }
