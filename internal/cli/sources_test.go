@@ -601,3 +601,28 @@ func TestMissingConfigFlag(t *testing.T) {
 		t.Errorf("the missing config file was made")
 	}
 }
+
+// TestAddRefusedIsFinal: heed add of a loopback URL without --allow-net is
+// refused by the network guard, and the refusal is the answer: it is not
+// passed on to the next kind of source to fail as a robots.txt error, and
+// nothing reaches the site.
+func TestAddRefusedIsFinal(t *testing.T) {
+	t.Setenv("HEED_STASH", "")
+	var hits int
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits++ }))
+	t.Cleanup(s.Close)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("stash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
+	code, out, stderr := run(t, "", "add", s.URL+"/docs/", "--config", conf)
+	if code != ExitFailed || out != "" || !strings.Contains(stderr, "heed: add "+s.URL+"/docs/: refused: 127.0.0.1 is a loopback address") ||
+		!strings.Contains(stderr, "pass --allow-net 127.0.0.0/8") || strings.Contains(stderr, "robots.txt") || strings.Contains(stderr, "may not be crawled") {
+		t.Errorf("heed add of loopback without --allow-net: exit %d, %q, %q; want the refusal, exit 1", code, out, stderr)
+	}
+	if hits != 0 {
+		t.Errorf("the site saw %d requests", hits)
+	}
+	if data, _ := os.ReadFile(conf); strings.Contains(string(data), "sources") {
+		t.Errorf("a refused source was recorded:\n%s", data)
+	}
+}

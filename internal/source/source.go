@@ -186,6 +186,13 @@ func (r *Registry) Ingest(ctx context.Context, env *Env, kind string, in Input) 
 			continue
 		}
 		res, err := r.ingest(ctx, env, k, in)
+		var refused *fetch.RefusedError
+		if errors.As(err, &refused) {
+			// The network guard's refusal is final: the next kind
+			// would only meet it again (as a robots.txt it cannot
+			// read), and say so in words of its own.
+			return nil, &heed.Error{Kind: heed.Blocked, Op: "add", URL: fetch.Redact(in.URL), Err: refused}
+		}
 		var u *Unusable
 		if errors.As(err, &u) {
 			if !u.Quiet {

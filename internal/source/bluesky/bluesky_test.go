@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/heedhq/heed/internal/source"
-	"github.com/heedhq/heed/internal/source/feed"
 	"github.com/heedhq/heed/internal/source/sourcetest"
 )
 
@@ -271,7 +270,9 @@ func TestHandleThatDoesNotResolveFallsThrough(t *testing.T) {
 	a := newAppView(t, 3)
 	e := env(t)
 	web := &website{}
-	reg := &source.Registry{Kinds: []source.Kind{Kind{APIBase: a.URL}, feed.Kind{}, web}}
+	// (No feed kind between: its probe of bsky.app would be refused by
+	// the guard here, and a refusal is final.)
+	reg := &source.Registry{Kinds: []source.Kind{Kind{APIBase: a.URL}, web}}
 	res, err := reg.Ingest(t.Context(), e.Env, "", source.Input{Name: "nobody", URL: "https://bsky.app/profile/nobody.example.com"})
 	if err != nil || res.Kind != "website" || len(web.got) != 1 {
 		t.Fatalf("got %+v, %v; website got %v", res, err, web.got)
