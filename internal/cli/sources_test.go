@@ -266,7 +266,7 @@ func TestAddWithCrawlFlagsIsAWebsite(t *testing.T) {
 	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
 	code, out, stderr = run(t, "", "add", s.URL+"/", "--name", "docs3", "--config", conf)
 	data, _ = os.ReadFile(conf)
-	if code != 0 || !strings.Contains(stderr, "naming a feed; crawling it as a website (to follow a feed instead, heed add its URL):\n  "+s.URL+"/blog/feed.xml") ||
+	if code != 0 || !strings.Contains(stderr, "naming a feed; crawling it as a website. To follow the feed instead:\n  heed add "+s.URL+"/blog/feed.xml") ||
 		!strings.Contains(string(data), "docs3:\n    url: "+s.URL+"/\n    kind: website") {
 		t.Errorf("add without settings: exit %d\n%s\n%s\nconfig:\n%s", code, out, stderr, data)
 	}
@@ -483,6 +483,10 @@ func TestAddWithoutATerminal(t *testing.T) {
 	code := Run(t.Context(), []string{"add", s.URL + "/", "--name", "blog", "--config", conf}, devnull, &out, &stderr)
 	if code != 0 || strings.Contains(stderr.String(), "Which one") || strings.Contains(stderr.String(), "no feed chosen") || !strings.Contains(out.String(), "stored") {
 		t.Errorf("heed add with standard input at /dev/null: exit %d\n%s\n%s", code, out.String(), stderr.String())
+	}
+	// The feeds are listed, each with the command that follows it.
+	if !strings.Contains(stderr.String(), "naming a feed") || !strings.Contains(stderr.String(), "\n  heed add "+s.URL+"/feed.xml\n") {
+		t.Errorf("heed add without a terminal does not list the page's feed with heed add FEEDURL:\n%s", stderr.String())
 	}
 }
 

@@ -126,8 +126,12 @@ func (k Kind) Ingest(ctx context.Context, env *source.Env, in source.Input) (*so
 			return nil, source.NotUsable(fmt.Errorf("no feed of %s was chosen", in.URL))
 		}
 	case !in.Named:
-		env.Warnf("%s is a web page naming %s; crawling it as a website (to follow a feed instead, heed add its URL):\n  %s",
-			in.URL, plural(len(feeds), "a feed", "feeds"), strings.Join(feeds, "\n  "))
+		which := "the feed"
+		if len(feeds) > 1 {
+			which = "one of them"
+		}
+		env.Warnf("%s is a web page naming %s; crawling it as a website. To follow %s instead:\n  heed add %s",
+			in.URL, plural(len(feeds), "a feed", "feeds"), which, strings.Join(feeds, "\n  heed add "))
 		return nil, source.NotMine(fmt.Errorf("%s is a web page", in.URL))
 	case len(feeds) > 1:
 		env.Warnf("%s names %d feeds; taking the first, %s (to take another, heed add its URL):\n  %s",

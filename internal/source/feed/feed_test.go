@@ -327,7 +327,7 @@ func TestFallThrough(t *testing.T) {
 		{"/plain/", "website", "/plain/", ""},
 		{"/missing.rss", "website", "/missing.rss", "answered 404"},
 		{"/blog/", "website", "/blog/", "naming 2 feeds; crawling it as a website"},
-		{"/one/", "website", "/one/", "naming a feed; crawling it as a website (to follow a feed instead, heed add its URL):\n  {{base}}/deep/feed.json"},
+		{"/one/", "website", "/one/", "naming a feed; crawling it as a website. To follow the feed instead:\n  heed add {{base}}/deep/feed.json"},
 		{"/dud/", "website", "/dud/", "naming a feed; crawling it as a website"},
 	}
 	for _, tt := range tests {
