@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"sort"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/frontmatter"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
@@ -161,24 +163,87 @@ on a line of its own.`,
 	return cmd
 }
 
+// manySnapshots is how many snapshots heed rm removes without asking:
+// more are removed on a terminal when the user says so, elsewhere only
+// with --yes.
+const manySnapshots = 20
+
 func (e *env) rmCommand() *cobra.Command {
-	return &cobra.Command{
+	var yes bool
+	cmd := &cobra.Command{
 		Use:   "rm SOURCE",
-		Short: "Remove a source's snapshots from the stash",
-		Args:  cobra.ExactArgs(1),
+		Short: "Remove a source: its snapshots, and its record in the config file",
+		Long: fmt.Sprintf(`Rm removes a source's snapshots from the stash and, when the config file
+records the source, its record there, so that heed sync does not bring it
+back ('heed add URL' records it again). Before removing more than %d
+snapshots heed asks on a terminal; elsewhere (a script, a pipe) it removes
+that many only with --yes, and otherwise removes nothing (exit 2).`, manySnapshots),
+		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			name := args[0]
+			conf, err := e.config()
+			if err != nil {
+				return err
+			}
 			svc, err := e.service(false)
 			if err != nil {
 				return err
 			}
-			n, err := svc.Remove(cmd.Context(), args[0])
+			srcs, err := svc.Sources(cmd.Context())
 			if err != nil {
 				return failure(err)
 			}
-			fmt.Fprintf(e.stdout, "removed %d snapshots of %s\n", n, args[0])
+			n, rec := srcs[name], conf.Sources[name]
+			if n > manySnapshots && !yes {
+				if !e.terminalIn() {
+					return usageErrorf("rm: %s has %d snapshots; heed rm removes more than %d only with --yes when it cannot ask (nothing was removed)", name, n, manySnapshots)
+				}
+				if !e.confirm(fmt.Sprintf("Remove the %d snapshots of %s%s? [y/N] ", n, name, recordNote(rec, conf))) {
+					return &exitError{code: ExitFailed, err: errors.New("rm: nothing was removed")}
+				}
+			}
+			if n > 0 || rec == nil {
+				// Of a source the stash does not hold, and the config does
+				// not record, the service says so.
+				removed, err := svc.Remove(cmd.Context(), name)
+				if err != nil {
+					return failure(err)
+				}
+				fmt.Fprintf(e.stdout, "removed %s of %s\n", plural(removed, "1 snapshot", "snapshots"), name)
+			}
+			if rec != nil {
+				if _, err := conf.RemoveSource(name); err != nil {
+					return &exitError{code: ExitConfig, err: fmt.Errorf("rm: %s is still recorded, and heed sync will bring it back: %w", name, err)}
+				}
+				fmt.Fprintf(e.stderr, "heed: removed source %q (%s, %s) from %s; 'heed add %s' records it again\n", name, rec.Kind, printable.Line(rec.URL), conf.Path(), printable.Line(rec.URL))
+			}
 			return nil
 		},
 	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, fmt.Sprintf("remove without asking, however many snapshots (more than %d are asked about on a terminal, refused elsewhere)", manySnapshots))
+	e.dbFlagFor(cmd, "remove the source from a team's database at this PostgreSQL URL (default $HEED_DB)")
+	return cmd
+}
+
+// recordNote says, for heed rm's question, that the source's record goes
+// too.
+func recordNote(rec *config.Source, conf *config.Config) string {
+	if rec == nil {
+		return ""
+	}
+	return " and its record in " + conf.Path()
+}
+
+// confirm asks a yes-or-no question on the terminal; only y or yes is a
+// yes.
+func (e *env) confirm(question string) bool {
+	fmt.Fprint(e.stderr, question)
+	line, _ := bufio.NewReader(e.stdin).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
 }
 
 func (e *env) reindexCommand() *cobra.Command {

@@ -120,3 +120,69 @@ func TestShowAmbiguousID(t *testing.T) {
 		}
 	}
 }
+
+// manyPages serves a site of n pages: the start page links to the
+// others.
+func manyPages(t *testing.T, n int) *httptest.Server {
+	t.Helper()
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var i int
+		if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &i); err != nil && r.URL.Path != "/" || i >= n {
+			http.NotFound(w, r)
+			return
+		}
+		links := ""
+		for j := 1; r.URL.Path == "/" && j < n; j++ {
+			links += fmt.Sprintf("<a href=\"/p%d\">%d</a> ", j, j)
+		}
+		fmt.Fprintf(w, "<html><head><title>Page %d</title></head><body><main><p>Page %d has words enough to be the content of its own.</p>%s</main></body></html>", i, i, links)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// TestRmUnrecords: heed rm of a source removes its snapshots and its
+// record in the config file (so that heed sync does not bring it back),
+// and says so. Not on a terminal, more than manySnapshots are removed
+// only with --yes: without, nothing is removed (exit 2), and nothing
+// waits for an answer.
+func TestRmUnrecords(t *testing.T) {
+	t.Setenv("HEED_STASH", "")
+	s := manyPages(t, manySnapshots+5)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("# mine\nallow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
+	small := manyPages(t, 1)
+	for _, a := range [][]string{{s.URL + "/", "--name", "docs"}, {small.URL + "/", "--name", "one"}} {
+		if code, out, stderr := run(t, "", append([]string{"add", "--delay", "0", "--max-pages", "100", "--config", conf}, a...)...); code != 0 {
+			t.Fatalf("add %v: exit %d %s %s", a, code, out, stderr)
+		}
+	}
+	n := manySnapshots + 5
+	code, out, stderr := run(t, "y\n", "rm", "docs", "--config", conf)
+	if code != ExitUsage || out != "" || !strings.Contains(stderr, fmt.Sprintf("docs has %d snapshots", n)) || !strings.Contains(stderr, "--yes") || strings.Contains(stderr, "[y/N]") {
+		t.Errorf("heed rm of %d snapshots without a terminal or --yes: exit %d, %q, %q; want exit 2 naming --yes", n, code, out, stderr)
+	}
+	if _, out, _ := run(t, "", "ls", "--config", conf); !strings.Contains(out, fmt.Sprintf("%d snapshots", n)) {
+		t.Errorf("heed rm without --yes removed snapshots: %s", out)
+	}
+	code, out, stderr = run(t, "", "rm", "docs", "--yes", "--config", conf)
+	if code != 0 || out != fmt.Sprintf("removed %d snapshots of docs\n", n) || !strings.Contains(stderr, `removed source "docs" (website, `+s.URL+"/) from "+conf) || !strings.Contains(stderr, "'heed add "+s.URL+"/' records it again") {
+		t.Errorf("heed rm --yes: exit %d, %q, %q", code, out, stderr)
+	}
+	// One snapshot is removed without asking, and said in the singular.
+	code, out, stderr = run(t, "", "rm", "one", "--config", conf)
+	if code != 0 || out != "removed 1 snapshot of one\n" || !strings.Contains(stderr, `removed source "one"`) {
+		t.Errorf("heed rm of one snapshot: exit %d, %q, %q", code, out, stderr)
+	}
+	data, _ := os.ReadFile(conf)
+	if strings.Contains(string(data), "docs") || strings.Contains(string(data), "one:") || !strings.Contains(string(data), "# mine") {
+		t.Errorf("the config after heed rm:\n%s", data)
+	}
+	if code, _, stderr := run(t, "", "sync", "--config", conf); code != ExitUsage || !strings.Contains(stderr, "no sources are recorded") {
+		t.Errorf("heed sync after heed rm: exit %d %s; want nothing to sync", code, stderr)
+	}
+	if code, _, stderr := run(t, "", "rm", "docs", "--config", conf); code != ExitFailed || !strings.Contains(stderr, "heed ls") {
+		t.Errorf("heed rm again: exit %d %s", code, stderr)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -300,6 +301,42 @@ func (c *Config) AddSource(name string, s *Source) error {
 		return fmt.Errorf("config: %w", err)
 	}
 	sources.Content = append(sources.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: name}, &val)
+	if err := c.write(); err != nil {
+		return err
+	}
+	if c.Sources == nil {
+		c.Sources = map[string]*Source{}
+	}
+	c.Sources[name] = s
+	return nil
+}
+
+// RemoveSource takes the source of a name out of the file, keeping the
+// rest of it (comments included) as it was. It reports whether the file
+// recorded the source.
+func (c *Config) RemoveSource(name string) (bool, error) {
+	if _, ok := c.Sources[name]; !ok || c.doc == nil || len(c.doc.Content) == 0 {
+		return false, nil
+	}
+	sources := mapValue(c.doc.Content[0], "sources")
+	if sources == nil || sources.Kind != yaml.MappingNode {
+		return false, nil
+	}
+	for i := 0; i+1 < len(sources.Content); i += 2 {
+		if sources.Content[i].Value == name {
+			sources.Content = slices.Delete(sources.Content, i, i+2)
+			if err := c.write(); err != nil {
+				return false, err
+			}
+			delete(c.Sources, name)
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// write writes the document back to the file, atomically.
+func (c *Config) write() error {
 	var buf bytes.Buffer
 	if len(c.prefix) > 0 {
 		buf.Write(c.prefix)
@@ -314,10 +351,6 @@ func (c *Config) AddSource(name string, s *Source) error {
 		return &Error{File: c.path, Msg: "writing: " + err.Error()}
 	}
 	c.prefix = nil
-	if c.Sources == nil {
-		c.Sources = map[string]*Source{}
-	}
-	c.Sources[name] = s
 	return nil
 }
 

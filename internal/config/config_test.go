@@ -257,3 +257,30 @@ func TestAddSourceKeepsComments(t *testing.T) {
 		t.Errorf("fresh config: %+v, %v", back, err)
 	}
 }
+
+func TestRemoveSourceKeepsTheRest(t *testing.T) {
+	p := write(t, "# my heed config\nagent: me/1.0 # who I am\n\nsources:\n  old:\n    url: https://old.example/ # gone\n  kept:\n    url: https://kept.example/ # kept\n")
+	c, err := Load(p, testKinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.RemoveSource("old"); !ok || err != nil {
+		t.Fatalf("RemoveSource(old) = %v, %v", ok, err)
+	}
+	data, _ := os.ReadFile(p)
+	for _, want := range []string{"# my heed config", "# who I am", "kept:", "# kept"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("written config lacks %q:\n%s", want, data)
+		}
+	}
+	if strings.Contains(string(data), "old") || c.Sources["old"] != nil {
+		t.Errorf("the source is still recorded:\n%s", data)
+	}
+	again, err := Load(p, testKinds)
+	if err != nil || again.Sources["old"] != nil || again.Sources["kept"] == nil {
+		t.Errorf("read back: %+v, %v", again, err)
+	}
+	if ok, err := again.RemoveSource("old"); ok || err != nil {
+		t.Errorf("removing it again = %v, %v; want false, nil", ok, err)
+	}
+}
