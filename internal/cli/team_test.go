@@ -122,6 +122,9 @@ func TestTeamCommands(t *testing.T) {
 	conn.Close(t.Context())
 	db := strings.Replace(admin, "heed:pw@", "team:"+secret+"@", 1)
 	config := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(config, nil, 0o644); err != nil { // a file --config names must be there
+		t.Fatal(err)
+	}
 	var seen testutil.Buffer
 	teamRun := func(args ...string) (int, string, string) {
 		t.Helper()
