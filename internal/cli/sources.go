@@ -246,6 +246,14 @@ func (e *env) ingested(cmd *cobra.Command, res *ingest.SourceResult, err error, 
 	return err
 }
 
+// count is n of a noun, "1 snapshot" or "2 snapshots".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one
@@ -270,7 +278,10 @@ func (e *env) chooseFeed(page string, feeds []string, orSite bool) (int, error) 
 	for i, f := range feeds {
 		fmt.Fprintf(e.stderr, "  %d) %s\n", i+1, printable.Line(f))
 	}
-	choices := fmt.Sprintf("1-%d", len(feeds))
+	choices := "1"
+	if len(feeds) > 1 {
+		choices = fmt.Sprintf("1-%d", len(feeds))
+	}
 	if orSite {
 		fmt.Fprintf(e.stderr, "  w) none: crawl %s as a website\n", page)
 		choices += " or w"

@@ -140,7 +140,7 @@ func TestAddFeedBlueskyAndX(t *testing.T) {
 		return code, out + stderr
 	}
 
-	if code, out := heed("add", s.URL+"/blog/feed.xml"); code != 0 || !strings.Contains(out, "feed "+s.URL+"/blog/feed.xml: 1 items, 1 new") {
+	if code, out := heed("add", s.URL+"/blog/feed.xml"); code != 0 || !strings.Contains(out, "feed "+s.URL+"/blog/feed.xml: 1 item, 1 new") {
 		t.Fatalf("add feed: exit %d\n%s", code, out)
 	}
 	if code, out := heed("add", "https://bsky.app/profile/alice.example.com"); code != 0 || !strings.Contains(out, "bluesky/alice.example.com.md") || !strings.Contains(out, `recorded source "bluesky-alice.example.com" (bluesky,`) {
@@ -166,7 +166,7 @@ func TestAddFeedBlueskyAndX(t *testing.T) {
 	}
 	// Sync goes by the recorded kinds: the feed answers 304.
 	code, out := heed("sync")
-	if code != 0 || !strings.Contains(out, "feed "+s.URL+"/blog/feed.xml: not modified") || !strings.Contains(out, "x https://x.com/tidewatch: 1 items") {
+	if code != 0 || !strings.Contains(out, "feed "+s.URL+"/blog/feed.xml: not modified") || !strings.Contains(out, "x https://x.com/tidewatch: 1 item") {
 		t.Errorf("sync: exit %d\n%s", code, out)
 	}
 	if code, out := heed("show", "https://x.com/tidewatch", "--json"); code != 0 || !strings.Contains(out, "Seals hauled out") {

@@ -140,7 +140,7 @@ on a line of its own.`,
 						}
 						continue
 					}
-					fmt.Fprintf(e.stdout, "%-30s %6d snapshots\n", printable.Line(name), srcs[name])
+					fmt.Fprintf(e.stdout, "%-30s %6s\n", printable.Line(name), count(srcs[name], "snapshot"))
 				}
 				return nil
 			}
@@ -209,7 +209,7 @@ that many only with --yes, and otherwise removes nothing (exit 2).`, manySnapsho
 				if err != nil {
 					return failure(err)
 				}
-				fmt.Fprintf(e.stdout, "removed %s of %s\n", plural(removed, "1 snapshot", "snapshots"), name)
+				fmt.Fprintf(e.stdout, "removed %s of %s\n", count(removed, "snapshot"), name)
 			}
 			if rec != nil {
 				if _, err := conf.RemoveSource(name); err != nil {
@@ -261,7 +261,7 @@ func (e *env) reindexCommand() *cobra.Command {
 			if errors.As(err, &none) {
 				return failure(err)
 			}
-			fmt.Fprintf(e.stdout, "indexed %d snapshots\n", n)
+			fmt.Fprintf(e.stdout, "indexed %s\n", count(n, "snapshot"))
 			if err != nil {
 				return &exitError{code: ExitFailed, err: err}
 			}

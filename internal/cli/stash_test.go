@@ -163,8 +163,8 @@ func TestRmUnrecords(t *testing.T) {
 	if code != ExitUsage || out != "" || !strings.Contains(stderr, fmt.Sprintf("docs has %d snapshots", n)) || !strings.Contains(stderr, "--yes") || strings.Contains(stderr, "[y/N]") {
 		t.Errorf("heed rm of %d snapshots without a terminal or --yes: exit %d, %q, %q; want exit 2 naming --yes", n, code, out, stderr)
 	}
-	if _, out, _ := run(t, "", "ls", "--config", conf); !strings.Contains(out, fmt.Sprintf("%d snapshots", n)) {
-		t.Errorf("heed rm without --yes removed snapshots: %s", out)
+	if _, out, _ := run(t, "", "ls", "--config", conf); !strings.Contains(out, fmt.Sprintf("%d snapshots\n", n)) || !strings.Contains(out, " 1 snapshot\n") {
+		t.Errorf("heed ls after heed rm without --yes: %q; want docs' %d snapshots, and one's 1 snapshot", out, n)
 	}
 	code, out, stderr = run(t, "", "rm", "docs", "--yes", "--config", conf)
 	if code != 0 || out != fmt.Sprintf("removed %d snapshots of docs\n", n) || !strings.Contains(stderr, `removed source "docs" (website, `+s.URL+"/) from "+conf) || !strings.Contains(stderr, "'heed add "+s.URL+"/' records it again") {

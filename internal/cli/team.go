@@ -107,7 +107,7 @@ for people who read or grep them. Snapshots already there as they are stay.`,
 			if err != nil {
 				return &exitError{code: ExitFailed, err: err}
 			}
-			fmt.Fprintf(e.stdout, "wrote %d snapshots to %s\n", n, printable.Line(dir))
+			fmt.Fprintf(e.stdout, "wrote %s to %s\n", count(n, "snapshot"), printable.Line(dir))
 			return nil
 		},
 	}
@@ -216,7 +216,7 @@ func (e *env) statusCommand() *cobra.Command {
 			if jsonOut {
 				return writeJSON(e.stdout, st)
 			}
-			fmt.Fprintf(e.stdout, "%d snapshots · %d URLs queued · %d hosts in flight\n", st.Snapshots, st.Queued, len(st.InFlight))
+			fmt.Fprintf(e.stdout, "%s · %s queued · %s in flight\n", count(st.Snapshots, "snapshot"), count(st.Queued, "URL"), count(len(st.InFlight), "host"))
 			for _, h := range st.InFlight {
 				fmt.Fprintf(e.stdout, "  in flight: %s\n", printable.Line(h))
 			}

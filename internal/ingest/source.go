@@ -172,7 +172,11 @@ func (s *Service) Ingest(ctx context.Context, req SourceRequest) (*SourceResult,
 // What says what reading a source other than a website came to, such as
 // "12 items, 3 new" or "not modified".
 func (r *SourceResult) What() string {
-	what := fmt.Sprintf("%d items, %d new", r.Items, r.New)
+	items := "items"
+	if r.Items == 1 {
+		items = "item"
+	}
+	what := fmt.Sprintf("%d %s, %d new", r.Items, items, r.New)
 	switch {
 	case r.NotModified:
 		what = "not modified"
