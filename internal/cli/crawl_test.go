@@ -221,7 +221,7 @@ func TestURLRefusedAtEveryDoor(t *testing.T) {
 	withCreds := strings.Replace(s.URL, "http://", "http://admin:hunter2@", 1) + "/"
 	long := s.URL + "/" + strings.Repeat("x", 9000)
 	stash := t.TempDir()
-	config := filepath.Join(t.TempDir(), "heed.yaml")
+	config := writeFile(t, "heed.yaml", "")
 	for _, u := range []string{withCreds, long} {
 		for _, args := range [][]string{
 			{"crawl", u},
