@@ -238,7 +238,9 @@ func (e *env) rootCommand() *cobra.Command {
 		Use:   "heed",
 		Short: "heed fetches the web politely into a searchable stash of Markdown",
 		Long: `heed is a polite web ingester for AI agents. It heeds robots.txt
-(RFC 9309), Crawl-delay and each page's own robots directives.`,
+(RFC 9309), Crawl-delay and each page's own robots directives.
+
+'heed paths' shows the config file and the stash heed uses.`,
 		Version:       heed.Version,
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -247,8 +249,8 @@ func (e *env) rootCommand() *cobra.Command {
 	root.PersistentFlags().StringVar(&e.agent, "agent", heed.UserAgent(), "user agent sent with requests; its product token picks robots.txt groups")
 	root.PersistentFlags().StringArrayVar(&e.allowNet, "allow-net", nil, "allow requests to this non-public network (CIDR, repeatable), such as 10.0.0.0/8")
 	root.PersistentFlags().StringArrayVar(&e.resolve, "resolve", nil, "resolve a host name to an address, NAME:ADDRESS (repeatable), as split DNS; a non-public address needs --allow-net too")
-	root.PersistentFlags().StringVar(&e.stash, "stash", "", "the stash directory (default $HEED_STASH, the config's stash, or heed in the user's data directory)")
-	root.PersistentFlags().StringVar(&e.configPath, "config", "", "the config file (default $HEED_CONFIG, or heed/config.yaml in the user's config directory)")
+	root.PersistentFlags().StringVar(&e.stash, "stash", "", "the stash directory (default $HEED_STASH, the config's stash, or heed in the user's data directory; 'heed paths' shows it)")
+	root.PersistentFlags().StringVar(&e.configPath, "config", "", "the config file (default $HEED_CONFIG, or heed/config.yaml in the user's config directory; 'heed paths' shows it)")
 	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
 		e.agentSet = cmd.Flags().Changed("agent")
 		switch cmd.Name() {
@@ -262,6 +264,6 @@ func (e *env) rootCommand() *cobra.Command {
 	root.AddCommand(e.robotsCommand(), e.fetchCommand(), e.extractCommand(), e.crawlCommand(),
 		e.searchCommand(), e.showCommand(), e.lsCommand(), e.rmCommand(), e.reindexCommand(),
 		e.addCommand(), e.syncCommand(), e.mcpCommand(), e.migrateCommand(), e.exportCommand(),
-		e.workerCommand(), e.statusCommand())
+		e.workerCommand(), e.statusCommand(), e.pathsCommand())
 	return root
 }
