@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -265,5 +266,52 @@ func (e *env) rootCommand() *cobra.Command {
 		e.searchCommand(), e.showCommand(), e.lsCommand(), e.rmCommand(), e.reindexCommand(),
 		e.addCommand(), e.syncCommand(), e.mcpCommand(), e.migrateCommand(), e.exportCommand(),
 		e.workerCommand(), e.statusCommand(), e.pathsCommand())
+	sharedHelp(root)
 	return root
+}
+
+// sharedFlags says which of the flags every command shares each command
+// reads, by its path: its help lists those and no others.
+var sharedFlags = map[string][]string{
+	"heed robots":       nil,
+	"heed robots fmt":   nil,
+	"heed robots lint":  nil,
+	"heed robots check": {"agent", "allow-net", "resolve", "config"},
+	"heed fetch":        {"agent", "allow-net", "resolve", "config"},
+	"heed extract":      {"agent"},
+	"heed crawl":        {"agent", "allow-net", "resolve", "stash", "config"},
+	"heed add":          {"agent", "allow-net", "resolve", "stash", "config"},
+	"heed sync":         {"agent", "allow-net", "resolve", "stash", "config"},
+	"heed mcp":          {"agent", "allow-net", "resolve", "stash", "config"},
+	"heed worker":       {"agent", "allow-net", "resolve", "config"},
+	"heed search":       {"stash", "config"},
+	"heed show":         {"stash", "config"},
+	"heed ls":           {"stash", "config"},
+	"heed rm":           {"stash", "config"},
+	"heed reindex":      {"stash", "config"},
+	"heed export":       {"stash", "config"},
+	"heed paths":        {"stash", "config"},
+	"heed migrate":      {"config"},
+	"heed status":       {"config"},
+}
+
+// sharedHelp makes each command's help list only the shared flags it
+// reads (sharedFlags). Every command still accepts them all, so that a
+// script may give one set of flags to every command it runs.
+func sharedHelp(root *cobra.Command) {
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
+		reads := sharedFlags[cmd.CommandPath()]
+		var unhide []func()
+		for _, name := range []string{"agent", "allow-net", "resolve", "stash", "config"} {
+			if f := root.PersistentFlags().Lookup(name); cmd != root && !f.Hidden && !slices.Contains(reads, name) {
+				f.Hidden = true
+				unhide = append(unhide, func() { f.Hidden = false })
+			}
+		}
+		help(cmd, args)
+		for _, u := range unhide {
+			u()
+		}
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
 
 // TestPaths: heed paths says which config file and stash heed uses, as
@@ -31,4 +33,54 @@ func TestPaths(t *testing.T) {
 	if code, out, _ := run(t, "", "--help"); code != 0 || !strings.Contains(out, "'heed paths' shows the config file and the stash") {
 		t.Errorf("heed --help does not name heed paths: exit %d\n%s", code, out)
 	}
+}
+
+// TestSharedFlagsWhereRead: a command's help lists only the shared
+// flags it reads (heed robots fmt reads no stash, heed search makes no
+// request), and every command is in the table that says which. Every
+// command still takes them all: a script may give one set of flags to
+// every command it runs.
+func TestSharedFlagsWhereRead(t *testing.T) {
+	for _, c := range []struct {
+		args     []string
+		has, not []string
+	}{
+		{[]string{"robots", "fmt", "--help"}, nil, []string{"--stash", "--config", "--agent", "--allow-net", "--resolve"}},
+		{[]string{"help", "robots", "lint"}, nil, []string{"--stash", "--config", "--agent", "--allow-net"}},
+		{[]string{"robots", "check", "--help"}, []string{"--agent", "--allow-net", "--config"}, []string{"--stash"}},
+		{[]string{"search", "--help"}, []string{"--stash", "--config"}, []string{"--agent", "--allow-net", "--resolve"}},
+		{[]string{"fetch", "--help"}, []string{"--agent", "--allow-net", "--resolve", "--config"}, []string{"--stash"}},
+		{[]string{"extract", "--help"}, []string{"--agent"}, []string{"--stash", "--allow-net", "--config"}},
+		{[]string{"crawl", "--help"}, []string{"--agent", "--allow-net", "--resolve", "--stash", "--config"}, nil},
+		{[]string{"status", "--help"}, []string{"--config"}, []string{"--stash", "--agent"}},
+		// After a help that hid them, another still lists its own.
+		{[]string{"add", "--help"}, []string{"--agent", "--allow-net", "--stash", "--config"}, nil},
+	} {
+		code, out, _ := run(t, "", c.args...)
+		for _, f := range c.has {
+			if code != 0 || !strings.Contains(out, f+" ") {
+				t.Errorf("heed %v lacks %s:\n%s", c.args, f, out)
+			}
+		}
+		for _, f := range c.not {
+			if strings.Contains(out, f+" ") {
+				t.Errorf("heed %v lists %s, which it does not read:\n%s", c.args, f, out)
+			}
+		}
+	}
+	if code, out, stderr := run(t, "User-agent: *\n", "robots", "fmt", "--stash", "x", "--allow-net", "10.0.0.0/8"); code != 0 || out != "User-agent: *\n" {
+		t.Errorf("heed robots fmt with flags it does not read: exit %d, %q, %q; want them taken", code, out, stderr)
+	}
+	// Every command is in the table, even if it reads none.
+	e := &env{}
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		if _, ok := sharedFlags[c.CommandPath()]; c.HasParent() && !ok {
+			t.Errorf("%s is not in sharedFlags", c.CommandPath())
+		}
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(e.rootCommand())
 }
