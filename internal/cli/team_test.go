@@ -242,3 +242,68 @@ func TestTeamCommands(t *testing.T) {
 		t.Errorf("the password was shown:\n%s", seen.String())
 	}
 }
+
+// TestTeamDoor: what heed rm, show and add say of a team's database
+// (--db) is what they say of a stash of files: rm takes the source out of
+// the config file too, and removes more than manySnapshots only with
+// --yes when it cannot ask; show of a start of two IDs says it is
+// ambiguous; add of a URL the guard refuses ends there.
+func TestTeamDoor(t *testing.T) {
+	c := pgtest.Start(t)
+	defer c.Stop()
+	db := c.Database(t)
+	if code, _, stderr := run(t, "", "migrate", "--db", db); code != 0 {
+		t.Fatal(stderr)
+	}
+	st, err := pgstore.Open(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "https://docs.example/"
+	a, b, prefix := sharedPrefix(base, 3)
+	n := manySnapshots + 1
+	for i := range n {
+		u := fmt.Sprintf("%sp%d", base, i)
+		if i == 0 {
+			u = base + a
+		}
+		if i == 1 {
+			u = base + b
+		}
+		snap := &heed.Snapshot{Source: "docs", URL: u, Title: "Page", Markdown: "A page of the docs.", FetchedAt: time.Now()}
+		if _, err := st.Put(t.Context(), snap); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("sources:\n  docs:\n    url: "+base+"\n    kind: website\n"), 0o644)
+	stash := filepath.Join(dir, "none")
+
+	code, out, stderr := run(t, "", "show", prefix, "--db", db, "--config", conf, "--stash", stash)
+	if code != ExitUsage || out != "" || !strings.Contains(stderr, "IDs start with "+prefix) {
+		t.Errorf("heed show --db of a start of two IDs: exit %d, %q, %q", code, out, stderr)
+	}
+	code, out, stderr = run(t, "", "rm", "docs", "--db", db, "--config", conf, "--stash", stash)
+	if code != ExitUsage || out != "" || !strings.Contains(stderr, "--yes") {
+		t.Errorf("heed rm --db of %d snapshots without --yes: exit %d, %q, %q", n, code, out, stderr)
+	}
+	code, out, stderr = run(t, "", "rm", "docs", "--yes", "--db", db, "--config", conf, "--stash", stash)
+	if code != 0 || out != fmt.Sprintf("removed %d snapshots of docs\n", n) || !strings.Contains(stderr, `removed source "docs"`) {
+		t.Errorf("heed rm --db --yes: exit %d, %q, %q", code, out, stderr)
+	}
+	if data, _ := os.ReadFile(conf); strings.Contains(string(data), "docs") {
+		t.Errorf("heed rm --db left the source recorded:\n%s", data)
+	}
+	if _, err := os.Stat(stash); err == nil {
+		t.Errorf("heed rm --db made a stash of files")
+	}
+
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+	defer site.Close()
+	code, out, stderr = run(t, "", "add", site.URL+"/", "--db", db, "--config", conf, "--stash", stash)
+	if code != ExitFailed || !strings.Contains(stderr, "add "+site.URL+"/: refused: 127.0.0.1 is a loopback address") || strings.Contains(stderr, "robots.txt") {
+		t.Errorf("heed add --db of loopback without --allow-net: exit %d, %q, %q", code, out, stderr)
+	}
+}
