@@ -185,4 +185,11 @@ func TestRmUnrecords(t *testing.T) {
 	if code, _, stderr := run(t, "", "rm", "docs", "--config", conf); code != ExitFailed || !strings.Contains(stderr, "heed ls") {
 		t.Errorf("heed rm again: exit %d %s", code, stderr)
 	}
+	// A source recorded but never stored (its crawl was interrupted) is
+	// un-recorded all the same.
+	os.WriteFile(conf, append(data, []byte("sources:\n  ghost:\n    url: https://ghost.example/\n")...), 0o644)
+	code, out, stderr = run(t, "", "rm", "ghost", "--config", conf)
+	if data, _ := os.ReadFile(conf); code != 0 || out != "" || !strings.Contains(stderr, `removed source "ghost"`) || strings.Contains(string(data), "ghost") {
+		t.Errorf("heed rm of a source recorded but not stored: exit %d, %q, %q\n%s", code, out, stderr, data)
+	}
 }

@@ -318,13 +318,23 @@ func (c *Config) RemoveSource(name string) (bool, error) {
 	if _, ok := c.Sources[name]; !ok || c.doc == nil || len(c.doc.Content) == 0 {
 		return false, nil
 	}
-	sources := mapValue(c.doc.Content[0], "sources")
+	root := c.doc.Content[0]
+	sources := mapValue(root, "sources")
 	if sources == nil || sources.Kind != yaml.MappingNode {
 		return false, nil
 	}
 	for i := 0; i+1 < len(sources.Content); i += 2 {
 		if sources.Content[i].Value == name {
 			sources.Content = slices.Delete(sources.Content, i, i+2)
+			if len(sources.Content) == 0 {
+				// The last source: no "sources: {}" is left behind.
+				for j := 0; j+1 < len(root.Content); j += 2 {
+					if root.Content[j].Value == "sources" {
+						root.Content = slices.Delete(root.Content, j, j+2)
+						break
+					}
+				}
+			}
 			if err := c.write(); err != nil {
 				return false, err
 			}

@@ -283,4 +283,15 @@ func TestRemoveSourceKeepsTheRest(t *testing.T) {
 	if ok, err := again.RemoveSource("old"); ok || err != nil {
 		t.Errorf("removing it again = %v, %v; want false, nil", ok, err)
 	}
+	// The last source gone, no empty sources: is left.
+	if ok, err := again.RemoveSource("kept"); !ok || err != nil {
+		t.Fatalf("RemoveSource(kept) = %v, %v", ok, err)
+	}
+	data, _ = os.ReadFile(p)
+	if strings.Contains(string(data), "sources") || !strings.Contains(string(data), "agent: me/1.0") {
+		t.Errorf("the config without sources:\n%s", data)
+	}
+	if _, err := Load(p, testKinds); err != nil {
+		t.Errorf("read back: %v", err)
+	}
 }
