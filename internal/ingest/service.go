@@ -206,7 +206,7 @@ func (s *Service) use(ctx context.Context, mode useMode) (st Store, done func(),
 			open = func(ctx context.Context) (Store, error) { return stash.Open(ctx, s.cfg.StashDir) }
 			if mode == toRead {
 				h = &s.ro
-				open = func(ctx context.Context) (Store, error) { return stash.OpenRead(ctx, s.cfg.StashDir) }
+				open = s.openToRead
 			}
 		}
 		if h.st == nil {
@@ -215,9 +215,6 @@ func (s *Service) use(ctx context.Context, mode useMode) (st Store, done func(),
 				return nil, nil, &heed.Error{Kind: heed.Internal, Op: "open the stash", Err: err}
 			}
 			h.st = st
-			if p, ok := st.(interface{ Pending() int }); ok && h == &s.ro && p.Pending() > 0 {
-				s.warn(unsettled(p.Pending()))
-			}
 		}
 	}
 	h.users++
@@ -237,6 +234,37 @@ func (s *Service) use(ctx context.Context, mode useMode) (st Store, done func(),
 	}, nil
 }
 
+// openToRead opens the stash to read it, writing nothing. A stash that an
+// interruption left with pages not settled in its index (a crawl killed,
+// or cut short by a full disk) is settled first, where it can be written
+// and no other process writes it: the writer's Open settles it. One that
+// cannot be written is read as it is, with a warning saying how many
+// pages are left out of searches and lists.
+func (s *Service) openToRead(ctx context.Context) (Store, error) {
+	ro, err := stash.OpenRead(ctx, s.cfg.StashDir)
+	if err != nil || ro.Pending() == 0 {
+		return ro, err
+	}
+	w, err := stash.Open(ctx, s.cfg.StashDir)
+	if err == nil {
+		settled := w.Writable()
+		err = w.Close()
+		if err == nil && !settled {
+			// Another process writes the stash: its pending pages are
+			// writes under way.
+			return ro, nil
+		}
+		if err == nil {
+			ro.Close()
+			if ro, err = stash.OpenRead(ctx, s.cfg.StashDir); err != nil || ro.Pending() == 0 {
+				return ro, err
+			}
+		}
+	}
+	s.warn(unsettled(ro.Pending()))
+	return ro, nil
+}
+
 // unsettled says that n of a stash's pages, opened to read, are not
 // settled in its index.
 func unsettled(n int) string {
@@ -244,7 +272,7 @@ func unsettled(n int) string {
 	if n != 1 {
 		what = fmt.Sprintf("%d pages of the stash are", n)
 	}
-	return what + " not settled in its index (written while a write was under way, or cut short by a full disk or a crash): searches and lists leave them out until heed can write the stash again"
+	return what + " not settled in its index (its write was cut short, and the stash cannot be written now: a full disk, or a read-only one?): searches and lists leave them out until heed can write the stash again"
 }
 
 // Close lets go of the store, if no call uses it; calls after Close fail.
