@@ -83,7 +83,8 @@ var errCredentials = fmt.Errorf("%w: the URL carries credentials (a user or pass
 // password it may carry, readable as a URL or not, and at most 256 bytes
 // of it (heed.Clip). Credentials are whatever comes before the last "@"
 // of the authority, which ends at the first "/" or "\\" (not at "?" or
-// "#": a password may hold them unencoded, and no parser agrees on it).
+// "#": a password may hold them unencoded), unless the URL reads with
+// the "@" in its query or fragment, as http://a.test#@b/ does.
 func Redact(raw string) string { return heed.Clip(redactAll(raw), 256) }
 
 // redactAll removes the credentials of every URL in s ("scheme://...").
@@ -119,6 +120,13 @@ func userinfoEnd(rest string) int {
 	}
 	auth := rest[:end]
 	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
+		// An "@" after a "?" or "#" is in the query or fragment when
+		// the URL reads so (RFC 3986, WHATWG): http://a.test#@b/ is a
+		// URL of a.test, without credentials. When it does not read
+		// (http://user:pa#ss@host/), the "#" was a password's.
+		if strings.ContainsAny(auth[:at], "?#") && readsWithoutUserinfo(rest[:stop]) {
+			return -1
+		}
 		return at
 	}
 	// A password with an unencoded "/" ("user:pa/ss@host"): the authority
@@ -129,6 +137,13 @@ func userinfoEnd(rest string) int {
 		}
 	}
 	return -1
+}
+
+// readsWithoutUserinfo reports whether what follows a "://" reads as a
+// URL with a host and no user or password.
+func readsWithoutUserinfo(rest string) bool {
+	u, err := url.Parse("http://" + rest)
+	return err == nil && u.User == nil && u.Host != ""
 }
 
 func isPort(s string) bool {

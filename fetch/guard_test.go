@@ -169,6 +169,11 @@ func TestCheckURL(t *testing.T) {
 		{"localhost:8080/x", `no scheme; give it as https://localhost:8080/x or http://localhost:8080/x`},
 		{"http:///x", "no host"},
 		{"http://exa mple.com/hunter2", "invalid character"},
+		// An "@" in the fragment or query is no credentials (RFC 3986,
+		// WHATWG: the host is public.test).
+		{"http://public.test#@127.0.0.1/", ""},
+		{"http://public.test?@127.0.0.1/", ""},
+		{"http://public.test:8080#x@127.0.0.1/", ""},
 	}
 	for _, tt := range tests {
 		err := CheckURL(tt.url)
@@ -198,6 +203,11 @@ func TestRedact(t *testing.T) {
 		{"http://host/path@x", "http://host/path@x"},
 		{"http://u:p@host\\x@y", "http://host\\x@y"},
 		{"mailto:someone@example.com", "mailto:someone@example.com"},
+		// The host is public.test: no credentials to drop, and the URL
+		// is named as it is, not as a URL of 127.0.0.1.
+		{"http://public.test#@127.0.0.1/", "http://public.test#@127.0.0.1/"},
+		{"http://public.test?@127.0.0.1/", "http://public.test?@127.0.0.1/"},
+		{`fetch "http://public.test#@127.0.0.1/": failed`, `fetch "http://public.test#@127.0.0.1/": failed`},
 	}
 	for _, tt := range tests {
 		if got := Redact(tt.in); got != tt.want {

@@ -136,6 +136,35 @@ func TestResolvedAddressesAreJudged(t *testing.T) {
 	}
 }
 
+// A URL whose fragment or query holds an "@" is a URL of the host
+// before it (RFC 3986, WHATWG): the client asks that host, and neither
+// refuses it as carrying credentials nor reaches the address after the
+// "@".
+func TestAtInFragmentIsNoCredentials(t *testing.T) {
+	var hostsSeen []string
+	s := startCounting(t, "127.0.0.1:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hostsSeen = append(hostsSeen, r.Host+r.URL.RequestURI())
+		fmt.Fprint(w, "public")
+	}))
+	p := port(s.Server)
+	res := &hosts{answers: map[string][][]string{"public.test": {{"127.0.0.1"}}}}
+	c, _ := newClient(t, Config{Resolver: res, AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1})
+	for _, u := range []string{"http://public.test:" + p + "#@127.0.0.2/", "http://public.test:" + p + "?@127.0.0.2/"} {
+		resp, err := c.Get(t.Context(), Request{URL: u})
+		if err != nil {
+			t.Errorf("Get(%q): %v", u, err)
+			continue
+		}
+		if string(resp.Body) != "public" {
+			t.Errorf("Get(%q): body %q", u, resp.Body)
+		}
+	}
+	want := []string{"public.test:" + p + "/", "public.test:" + p + "/?@127.0.0.2/"}
+	if fmt.Sprint(hostsSeen) != fmt.Sprint(want) {
+		t.Errorf("the server was asked %q, want %q", hostsSeen, want)
+	}
+}
+
 func TestRedirectIntoPrivateSpace(t *testing.T) {
 	private := startCounting(t, "127.0.0.2:0", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 	res := &hosts{answers: map[string][][]string{"intranet.test": {{"127.0.0.2"}}}}

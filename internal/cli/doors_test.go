@@ -42,7 +42,7 @@ func newDoorSite(t *testing.T) *doorSite {
 		switch r.URL.Path {
 		case "/robots.txt":
 			fmt.Fprint(w, "User-agent: *\nDisallow: /private/\n")
-		case "/ok.html", "/private/x.html":
+		case "/", "/ok.html", "/private/x.html":
 			fmt.Fprint(w, page("Tides", ""))
 		case "/noindex.html":
 			fmt.Fprint(w, page("Hidden tides", `<meta name="robots" content="noindex">`))
@@ -185,6 +185,13 @@ func TestBothDoors(t *testing.T) {
 			name: "a search of a source the stash does not hold", code: 1, cli: []string{"search", "tides", "--source", "nosuch"},
 			tool: "stash_search", args: map[string]any{"query": "tides", "source": "nosuch"},
 			failed: true, says: []string{`no source "nosuch" in the stash`},
+		},
+		{
+			// The "@" is in the fragment: the URL is the site's, and no
+			// credentials are in it (RFC 3986, WHATWG).
+			name: "a page's URL with an @ in its fragment", code: 0, cli: []string{"fetch", site.URL + "#@192.0.2.1/"},
+			tool: "web_fetch", args: map[string]any{"url": site.URL + "#@192.0.2.1/"},
+			says: []string{"Tides"}, notSays: []string{"credentials"}, asked: only("/"),
 		},
 		{
 			name: "a page's URL over 8 KiB", code: 2, cli: []string{"fetch", long},
