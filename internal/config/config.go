@@ -143,7 +143,7 @@ func (s *Source) Validate(kinds []string) error {
 		return errors.New("durations cannot be negative")
 	}
 	for _, g := range append(append([]string{}, s.Include...), s.Exclude...) {
-		if !globRE.MatchString(g) {
+		if !globRE().MatchString(g) {
 			return fmt.Errorf("%q is not a path glob", g)
 		}
 	}

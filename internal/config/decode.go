@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/heedhq/heed/fetch"
@@ -343,12 +344,12 @@ func (d *decoder) duration(n *yaml.Node, key string) (Duration, error) {
 	return 0, d.errAt(n, key, "must be a duration such as 500ms, 2s or 10m, not %s", describe(n))
 }
 
-var globRE = regexp.MustCompile(`^\S+$`)
+var globRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\S+$`) })
 
 func (d *decoder) globs(n *yaml.Node, key string) ([]string, error) {
 	out, err := d.strs(n, key)
 	for _, g := range out {
-		if !globRE.MatchString(g) {
+		if !globRE().MatchString(g) {
 			return nil, d.errAt(n, key, "%q is not a path glob", g)
 		}
 	}

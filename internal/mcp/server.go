@@ -353,11 +353,13 @@ func cause(err error) string { return clean(err.Error()) }
 var (
 	// lookupError is a failed name lookup as net.DNSError says it:
 	// "lookup NAME on SERVER: ERR", or without " on SERVER".
-	lookupError = regexp.MustCompile(`lookup (\S+?)(?: on \S+?)?: ([^;"\n]*)`)
+	lookupError = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`lookup (\S+?)(?: on \S+?)?: ([^;"\n]*)`) })
 	// opError is a failed network operation as net.OpError says it:
 	// "OP NET SOURCE->ADDR: ERR", each address optional, and the system
 	// call that failed, if it is said.
-	opError = regexp.MustCompile(`\b([a-z]+) (?:tcp|udp|ip)[46]?(?: \S+?)?: (?:(?:read|write|connect|accept|socket|sendto|recvfrom|sendmsg|recvmsg|setsockopt|getsockopt|bind|listen|wsarecv|wsasend|connectex): )?(i/o timeout)?`)
+	opError = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b([a-z]+) (?:tcp|udp|ip)[46]?(?: \S+?)?: (?:(?:read|write|connect|accept|socket|sendto|recvfrom|sendmsg|recvmsg|setsockopt|getsockopt|bind|listen|wsarecv|wsasend|connectex): )?(i/o timeout)?`)
+	})
 )
 
 // clean is an error's text (a tool error's, or the detail of a URL a
@@ -366,8 +368,8 @@ var (
 // address, a failed connection without the local address, the remote
 // one or a proxy's. Tool errors and a crawl's details are cleaned alike.
 func clean(msg string) string {
-	msg = lookupError.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := lookupError.FindStringSubmatch(m)
+	msg = lookupError().ReplaceAllStringFunc(msg, func(m string) string {
+		sub := lookupError().FindStringSubmatch(m)
 		name, why := sub[1], sub[2]
 		switch {
 		case why == "no such host":
@@ -377,8 +379,8 @@ func clean(msg string) string {
 		}
 		return fmt.Sprintf("the name %s could not be looked up", name)
 	})
-	return opError.ReplaceAllStringFunc(msg, func(m string) string {
-		sub := opError.FindStringSubmatch(m)
+	return opError().ReplaceAllStringFunc(msg, func(m string) string {
+		sub := opError().FindStringSubmatch(m)
 		if sub[2] != "" {
 			return sub[1] + ": timed out"
 		}

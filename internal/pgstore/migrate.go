@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
@@ -290,7 +291,7 @@ func passwords(dbURL string) []string {
 
 // kvPassword finds a keyword/value string's password: password=x,
 // password = x, password='a b' (with \' and \\ escapes).
-var kvPassword = regexp.MustCompile(`password\s*=\s*('((?:\\.|[^'\\])*)'|(\S+))`)
+var kvPassword = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`password\s*=\s*('((?:\\.|[^'\\])*)'|(\S+))`) })
 
 func password(dbURL string) string {
 	if i := strings.Index(dbURL, "://"); i >= 0 {
@@ -310,7 +311,7 @@ func password(dbURL string) string {
 		}
 		return ""
 	}
-	if m := kvPassword.FindStringSubmatch(dbURL); m != nil {
+	if m := kvPassword().FindStringSubmatch(dbURL); m != nil {
 		if m[3] != "" {
 			return m[3]
 		}

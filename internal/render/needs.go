@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/heedhq/heed"
@@ -40,15 +41,21 @@ const tinyContent = 200
 // scanBytes is how much of a page's HTML Needs reads.
 const scanBytes = 1 << 20
 
+// The patterns are compiled when first used, not as heed starts: every
+// command paid for them (2 ms, 5,000 allocations) when most render nothing.
 var (
 	// A script tag that runs: no type, or a JavaScript one (not JSON-LD,
 	// not a template).
-	hasScript = regexp.MustCompile(`(?i)<script\b[^>]{0,500}>`)
-	jsType    = regexp.MustCompile(`(?i)\btype\s*=\s*["']?([^"'\s>]*)`)
+	hasScript = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)<script\b[^>]{0,500}>`) })
+	jsType    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\btype\s*=\s*["']?([^"'\s>]*)`) })
 	// An application's root, empty: <div id="root"></div> and the like.
-	emptyRoot = regexp.MustCompile(`(?i)<(?:div|main|section|body)\b[^>]{0,200}?\bid\s*=\s*["']?(?:root|app|__next|__nuxt|___gatsby|svelte|app-root|application|react-root|main-app)["'\s>][^>]{0,200}>\s*</(?:div|main|section|body)>`)
+	emptyRoot = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)<(?:div|main|section|body)\b[^>]{0,200}?\bid\s*=\s*["']?(?:root|app|__next|__nuxt|___gatsby|svelte|app-root|application|react-root|main-app)["'\s>][^>]{0,200}>\s*</(?:div|main|section|body)>`)
+	})
 	// A <noscript> that asks for JavaScript.
-	asksForJS = regexp.MustCompile(`(?i)<noscript\b[^>]{0,200}>[^<]{0,500}?(?:javascript|enable js|js enabled|js is disabled)`)
+	asksForJS = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)<noscript\b[^>]{0,200}>[^<]{0,500}?(?:javascript|enable js|js enabled|js is disabled)`)
+	})
 )
 
 // Needs reports whether a page's static HTML needs rendering: its main
@@ -62,14 +69,14 @@ func Needs(html []byte, markdown string) bool {
 	if len(html) > scanBytes {
 		html = html[:scanBytes]
 	}
-	return runsScript(html) || emptyRoot.Match(html) || asksForJS.Match(html)
+	return runsScript(html) || emptyRoot().Match(html) || asksForJS().Match(html)
 }
 
 // runsScript reports whether html has a script tag that runs: one
 // without a type, or of a JavaScript type or module.
 func runsScript(html []byte) bool {
-	for _, tag := range hasScript.FindAll(html, 64) {
-		m := jsType.FindSubmatch(tag)
+	for _, tag := range hasScript().FindAll(html, 64) {
+		m := jsType().FindSubmatch(tag)
 		if m == nil {
 			return true
 		}

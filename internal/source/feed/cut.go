@@ -10,6 +10,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/net/html/charset"
@@ -280,13 +281,15 @@ var dateLayouts = []string{
 
 var (
 	// weekday is a leading day's name, which says nothing a date does not.
-	weekday = regexp.MustCompile(`^(?i)[a-z]+\.?,?\s+`)
+	weekday = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?i)[a-z]+\.?,?\s+`) })
 	// fraction is a second's fraction, which the cut need not read.
-	fraction = regexp.MustCompile(`(:\d\d)[.,]\d+`)
+	fraction = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(:\d\d)[.,]\d+`) })
 	// colonZone is an offset written with a colon, +00:00.
-	colonZone = regexp.MustCompile(`([+-]\d\d):(\d\d)$`)
+	colonZone = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`([+-]\d\d):(\d\d)$`) })
 	// longMonth is a month's name past its first three letters.
-	longMonth = regexp.MustCompile(`(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b`)
+	longMonth = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b`)
+	})
 )
 
 // cheapDate reads a date element's text, or returns the zero time.
@@ -297,11 +300,11 @@ func cheapDate(b []byte) time.Time {
 	}
 	s := strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(string(b), "<![CDATA["), "]]>"))
 	if s != "" && (s[0] < '0' || s[0] > '9') {
-		s = weekday.ReplaceAllString(s, "")
+		s = weekday().ReplaceAllString(s, "")
 	}
-	s = fraction.ReplaceAllString(s, "$1")
-	s = colonZone.ReplaceAllString(s, "$1$2")
-	s = longMonth.ReplaceAllString(s, "$1")
+	s = fraction().ReplaceAllString(s, "$1")
+	s = colonZone().ReplaceAllString(s, "$1$2")
+	s = longMonth().ReplaceAllString(s, "$1")
 	s = strings.Join(strings.Fields(s), " ")
 	for _, l := range dateLayouts {
 		if t, err := time.Parse(l, s); err == nil {

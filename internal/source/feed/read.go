@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mmcdole/gofeed"
@@ -198,7 +199,7 @@ func Read(body []byte, base string, limit int) (*Feed, error) {
 // entries are dropped before gofeed translates them, and should gofeed
 // panic on some other input, the panic is an error.
 // xmlBase finds xml:base attributes.
-var xmlBase = regexp.MustCompile(`(?i)xml:base(\s*=)`)
+var xmlBase = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)xml:base(\s*=)`) })
 
 // withoutXMLBase renames every xml:base attribute so that gofeed ignores
 // it. With one in scope, gofeed resolves an item's links and rewrites its
@@ -209,10 +210,10 @@ var xmlBase = regexp.MustCompile(`(?i)xml:base(\s*=)`)
 // Relative links are then resolved by Read against the item's, the
 // channel's or the feed's own URL, within its budgets.
 func withoutXMLBase(body []byte) []byte {
-	if !xmlBase.Match(body) {
+	if !xmlBase().Match(body) {
 		return body
 	}
-	return xmlBase.ReplaceAll(body, []byte("xml:heed-ignored-base$1"))
+	return xmlBase().ReplaceAll(body, []byte("xml:heed-ignored-base$1"))
 }
 
 func parse(body []byte, limit int) (f *gofeed.Feed, err error) {

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
@@ -47,7 +48,7 @@ func (Kind) Name() string { return Name }
 // Tags are the tags of every X snapshot.
 func (Kind) Tags() []string { return []string{"x", "social"} }
 
-var userRE = regexp.MustCompile(`^[A-Za-z0-9_]{1,15}$`)
+var userRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_]{1,15}$`) })
 
 // reserved are the first path segments of x.com that are not users.
 var reserved = map[string]bool{
@@ -70,7 +71,7 @@ func User(u *url.URL) (string, bool) {
 		return "", false
 	}
 	user := strings.TrimSuffix(strings.TrimPrefix(u.Path, "/"), "/")
-	if !userRE.MatchString(user) || reserved[strings.ToLower(user)] {
+	if !userRE().MatchString(user) || reserved[strings.ToLower(user)] {
 		return "", false
 	}
 	return user, true
@@ -434,12 +435,12 @@ func render(u *xUser, posts []tweet, included map[string]tweet, users map[string
 	if d := strings.TrimSpace(u.Description); d != "" {
 		b.WriteString(source.Escape(unescape(d)) + "\n\n")
 	}
-	if !userRE.MatchString(u.Username) {
+	if !userRE().MatchString(u.Username) {
 		u.Username = "i"
 	}
 	fmt.Fprintf(&b, "Followers: %d · Following: %d · Posts: %d\n", u.PublicMetrics.Followers, u.PublicMetrics.Following, u.PublicMetrics.Tweets)
 	handle := func(id string) string {
-		if v, ok := users[id]; ok && userRE.MatchString(v.Username) {
+		if v, ok := users[id]; ok && userRE().MatchString(v.Username) {
 			return v.Username
 		}
 		return "i"
