@@ -87,6 +87,11 @@ var errCredentials = fmt.Errorf("%w: the URL carries credentials (a user or pass
 // the "@" in its query or fragment, as http://a.test#@b/ does.
 func Redact(raw string) string { return heed.Clip(redactAll(raw), 256) }
 
+// WithoutCredentials is s with the user and password of every URL in it
+// ("scheme://...") removed, as Redact reads them, and nothing else
+// changed: no clipping.
+func WithoutCredentials(s string) string { return redactAll(s) }
+
 // redactAll removes the credentials of every URL in s ("scheme://...").
 func redactAll(s string) string {
 	if !strings.Contains(s, "@") {

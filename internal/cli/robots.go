@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -47,7 +48,9 @@ func (e *env) robotsCheckCommand() *cobra.Command {
 and which rule, on which line, decided. With --file, the URLs are checked
 against that file and may be paths starting with "/"; without it, each
 URL's origin's live robots.txt is fetched (through heed's guarded client)
-and the URLs must be absolute http(s) URLs.
+and the URLs must be absolute http(s) URLs. A URL is decided on its path
+and query, at any length; against a file, it may carry a user and
+password, which are never printed.
 
 Exit status: 0 when every URL is allowed, 1 when any is disallowed, 2 on a
 usage error or when a robots.txt cannot be asked for at all.`,
@@ -98,15 +101,18 @@ usage error or when a robots.txt cannot be asked for at all.`,
 					}
 					said[d] = words
 				}
+				// A password is never printed: the URL is written
+				// without its user and password.
+				shown := fetch.WithoutCredentials(u)
 				if jsonOut {
 					out.WriteString(`{"url":`)
-					if err := writeJSONString(out, u); err != nil {
+					if err := writeJSONString(out, shown); err != nil {
 						return err
 					}
 					out.Write(words)
 					continue
 				}
-				out.WriteString(printable.Line(u))
+				out.WriteString(printable.Line(shown))
 				out.Write(words)
 			}
 			if err := out.Flush(); err != nil {
@@ -143,22 +149,20 @@ func (e *env) decider(cmd *cobra.Command, file string) (func(string) (robots.Dec
 	return func(u string) (robots.Decision, error) { return svc.Robots().Allowed(cmd.Context(), e.agent, u) }, nil
 }
 
-// checkableURL accepts absolute http(s) URLs, and paths when pathOK. A
-// URL's path is taken as written, as the robots library matches it (a
-// stray "%" included); its scheme and authority must be what heed
-// fetches: no credentials, a host.
-func checkableURL(s string, pathOK bool) error {
+// checkableURL accepts absolute http(s) URLs, and paths when against a
+// file. A URL is decided on its path and query, taken as written, as the
+// robots library matches them (a stray "%" included), and at any length:
+// nothing of it is requested. Its scheme and authority must be a URL's
+// that heed reads: http or https, a host. Against a file nothing is
+// fetched, and a user and password are allowed (never printed); against
+// the live robots.txt they are refused, as by every command that sends a
+// request.
+func checkableURL(s string, againstFile bool) error {
 	if strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") {
-		if len(s) > fetch.MaxURLLength {
-			return fmt.Errorf("a path of %d bytes is longer than the %d heed reads", len(s), fetch.MaxURLLength)
-		}
-		if pathOK {
+		if againstFile {
 			return nil
 		}
 		return fmt.Errorf("%q is a path; without --file, URLs must be absolute so that heed knows whose robots.txt to fetch", heed.Clip(s, 256))
-	}
-	if len(s) > fetch.MaxURLLength {
-		return fetch.CheckURL(s)
 	}
 	// The scheme and authority alone are read as a URL: the path is the
 	// rules' business.
@@ -166,20 +170,29 @@ func checkableURL(s string, pathOK bool) error {
 	if !ok {
 		head = s
 	}
+	if againstFile {
+		if i := strings.Index(head, "://"); i >= 0 {
+			if at := strings.LastIndexByte(head[i+3:], '@'); at >= 0 {
+				head = head[:i+3] + head[i+3+at+1:]
+			}
+		}
+	}
 	if err := fetch.CheckURL(head + "/"); err != nil {
+		if fetch.WithoutCredentials(s) != s && !errors.Is(err, fetch.ErrRefused) {
+			// What could not be read may be part of a password
+			// ("http://user:pa/ss@host/"): it is not quoted.
+			return fmt.Errorf("%q is not a URL heed reads: its user or password holds a \"/\", \"?\" or \"#\" (percent-encode it, or leave it out)", fetch.Redact(s))
+		}
 		return fmt.Errorf("%q is neither an http(s) URL heed takes nor a path starting with /: %v", fetch.Redact(s), err)
 	}
 	return nil
 }
 
-// urlHead returns the scheme and authority of an absolute URL no longer
-// than heed reads ("https://example.com" of "https://example.com/a?b"),
-// and false for anything else: a path, or a URL with nothing after its
-// authority, which is read whole.
+// urlHead returns the scheme and authority of an absolute URL
+// ("https://example.com" of "https://example.com/a?b"), the authority
+// ending where the robots library ends it, and false for anything else:
+// a path, or a URL with nothing after its authority, which is read whole.
 func urlHead(s string) (string, bool) {
-	if len(s) > fetch.MaxURLLength {
-		return "", false
-	}
 	i := strings.Index(s, "://")
 	if i < 0 {
 		return "", false

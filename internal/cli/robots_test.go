@@ -147,12 +147,16 @@ func TestRobotsCheckUsage(t *testing.T) {
 		{[]string{"robots", "check", "--file", file, "example.com/x"}, "neither an http(s) URL"},
 		{[]string{"robots", "check", "--file", file, "ftp://example.com/x"}, "neither an http(s) URL"},
 		{[]string{"robots", "check", "--file", file, "http://[::1/x"}, "missing ']' in host"},
-		{[]string{"robots", "check", "--file", file, "http://admin:hunter2@example.com/x"}, "carries credentials"},
+		// Against the live robots.txt, a request is sent: credentials
+		// are refused, as by every command that sends one.
+		{[]string{"robots", "check", "http://admin:hunter2@example.com/x"}, "carries credentials"},
 		// A URL whose scheme and authority were not yet read is read,
 		// whatever URLs of another authority came before it.
-		{[]string{"robots", "check", "--file", file, "http://example.com/a", "http://example.com/b", "http://admin:x@example.com/c"}, "carries credentials"},
+		{[]string{"robots", "check", "http://example.com/a", "http://example.com/b", "http://admin:hunter2@example.com/c"}, "carries credentials"},
 		{[]string{"robots", "check", "--file", file, "/a", "http://example.com/b", "http://[::1/c"}, "missing ']' in host"},
-		{[]string{"robots", "check", "--file", file, "http://example.com/" + strings.Repeat("x", 9000)}, "more than the 8192"},
+		// A password holding a "/" leaves a URL no parser reads alike;
+		// no part of the password is quoted.
+		{[]string{"robots", "check", "--file", file, "http://admin:hunter2/x@example.com/c"}, "its user or password holds"},
 		{[]string{"robots", "check", "--file", filepath.Join(t.TempDir(), "missing"), "/x"}, "no such file"},
 		{[]string{"robots", "check", "--bogus", "/x"}, "unknown flag"},
 		{[]string{"robots", "fmt", "a", "b"}, "accepts at most 1 arg"},
@@ -163,6 +167,55 @@ func TestRobotsCheckUsage(t *testing.T) {
 		code, out, stderr := run(t, "", tt.args...)
 		if code != 2 || out != "" || !strings.Contains(stderr, tt.msg) {
 			t.Errorf("heed %v: got exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, code, out, stderr, tt.msg)
+		}
+		if strings.Contains(stderr, "hunter2") {
+			t.Errorf("heed %v: the password is printed: %q", tt.args, stderr)
+		}
+	}
+}
+
+// A regression test: before the fix, heed robots check --file refused
+// URLs over 8 KiB and URLs with a user or password, though it fetches
+// nothing. It decides any URL the library decides, on its path and query,
+// as the library does: Google's suite's 16 KB URL, a peer suite's
+// userinfo URL, an adversarial 100 KB path; and it never prints a
+// password, in text or JSON.
+func TestRobotsCheckAnyURLTheLibraryDecides(t *testing.T) {
+	text := "User-agent: *\nDisallow: /path;params?query\nDisallow: /private/\nAllow: /*a$\n"
+	file := writeFile(t, "robots.txt", text)
+	r := robots.Parse([]byte(text))
+	for _, u := range []string{
+		"http://example.com/private/" + strings.Repeat("a", 16<<10),
+		"http://example.com/" + strings.Repeat("a", 16<<10),
+		"/private/" + strings.Repeat("a", 100_000),
+		"http://example.com/" + strings.Repeat("a", 100_000) + "b",
+		"http://userinfo@example.com:10/path;params?query#fragment",
+		"http://user:hunter2@example.com:10/path;params?query#fragment",
+		"https://user:hunter2@example.com/public",
+	} {
+		want := r.Allowed("heed", u)
+		wantCode := 0
+		if !want.Allowed {
+			wantCode = 1
+		}
+		shown := strings.Replace(strings.Replace(u, "userinfo@", "", 1), "user:hunter2@", "", 1)
+		code, out, stderr := run(t, "", "robots", "check", "--file", file, u)
+		if code != wantCode || out != shown+": "+want.String()+"\n" || stderr != "" {
+			t.Errorf("heed robots check %.60q: exit %d, %.200q (stderr %q), want exit %d, %.60q: %s", u, code, out, stderr, wantCode, shown, want)
+		}
+		code, out, stderr = run(t, "", "robots", "check", "--file", file, "--json", u)
+		var got struct {
+			URL         string
+			Allowed     bool
+			Explanation string
+		}
+		if err := json.Unmarshal([]byte(out), &got); err != nil || code != wantCode || got.URL != shown || got.Allowed != want.Allowed || got.Explanation != want.String() {
+			t.Errorf("heed robots check --json %.60q: exit %d, %.200q (%v, stderr %q)", u, code, out, err, stderr)
+		}
+		for _, printed := range []string{out, stderr} {
+			if strings.Contains(printed, "hunter2") || strings.Contains(printed, "userinfo") {
+				t.Errorf("heed robots check %.60q prints the user or password: %.200q", u, printed)
+			}
 		}
 	}
 }
