@@ -55,7 +55,8 @@ func (p Problem) String() string {
 // Lint lists the lines of data that a crawler using Parse will ignore or
 // read differently than written: rules outside any group, unknown fields,
 // accepted misspellings and missing colons, values that cannot be read,
-// patterns that can never match, and lines past the MaxBytes limit.
+// patterns that can never match, relative sitemaps, a Crawl-delay given
+// twice in one group, and lines past the MaxBytes limit.
 func Lint(data []byte) []Problem {
 	p := parser{lint: true}
 	p.run(data)
@@ -109,6 +110,8 @@ type parser struct {
 	inAgents bool // the last group line was a User-agent line
 	lint     bool
 	problems []Problem
+	// delayLine is the line of the last group's Crawl-delay, 0 for none.
+	delayLine int
 }
 
 func (p *parser) note(line int, text []byte, format string, args ...any) {
@@ -186,6 +189,7 @@ func (p *parser) line(n int, raw []byte) {
 	case fieldUserAgent:
 		if len(p.r.Groups) == 0 || !p.inAgents {
 			p.r.Groups = append(p.r.Groups, Group{Line: n})
+			p.delayLine = 0
 		}
 		g := &p.r.Groups[len(p.r.Groups)-1]
 		g.Agents = append(g.Agents, string(value))
@@ -200,6 +204,9 @@ func (p *parser) line(n int, raw []byte) {
 			return
 		}
 		p.r.Sitemaps = append(p.r.Sitemaps, string(value))
+		if !absoluteURL(string(value)) {
+			p.note(n, raw, "sitemap %q is not an absolute URL (RFC 9309 asks for a fully qualified one); crawlers may ignore it", value)
+		}
 		return
 	}
 	if len(p.r.Groups) == 0 {
@@ -227,6 +234,11 @@ func (p *parser) line(n int, raw []byte) {
 			p.note(n, raw, "crawl-delay is not a number of seconds, ignored")
 			return
 		}
+		if p.delayLine > 0 {
+			p.note(n, raw, "another crawl-delay in the group of line %d (the first at line %d): heed reads the last, other crawlers may read the first", g.Line, p.delayLine)
+		} else {
+			p.delayLine = n
+		}
 		g.CrawlDelay, g.HasCrawlDelay = d, true
 	case fieldContentSignal:
 		s, bad := parseSignals(string(value))
@@ -246,6 +258,13 @@ func (p *parser) line(n int, raw []byte) {
 			p.note(n, raw, "%d content-signal pairs are not name=yes|no and are ignored, such as %q", len(bad), shown)
 		}
 	}
+}
+
+// absoluteURL reports whether s is a URL with a scheme and an authority,
+// such as https://example.com/sitemap.xml.
+func absoluteURL(s string) bool {
+	scheme, rest, ok := strings.Cut(s, "://")
+	return ok && validScheme(scheme) && rest != "" && rest[0] != '/'
 }
 
 // splitLine splits a comment-free, trimmed line into its field name and

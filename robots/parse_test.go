@@ -242,9 +242,17 @@ func TestLint(t *testing.T) {
 		"this line is junk\n" + // 8
 		"User-agent: 123\n" + // 9
 		"Content-Signal: ai-train=maybe, search=yes\n" + // 10
-		"Sitemap:\n" // 11
+		"Sitemap:\n" + // 11
+		"Sitemap: /sitemap.xml\n" + // 12
+		"Sitemap: https://example.com/sitemap.xml\n" + // 13
+		"User-agent: a\n" + // 14, in the group of line 9: no rule came between
+		"Crawl-delay: 5\n" + // 15
+		"Disallow: /x\n" + // 16
+		"Crawl-delay: 10\n" + // 17
+		"User-agent: b\n" + // 18
+		"Crawl-delay: 5\n" // 19: a group of its own
 	got := Lint([]byte(in))
-	wantLines := []int{1, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+	wantLines := []int{1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 17}
 	var gotLines []int
 	for _, p := range got {
 		gotLines = append(gotLines, p.Line)
@@ -266,6 +274,8 @@ func TestLint(t *testing.T) {
 		{9, "no product token"},
 		{10, "ai-train=maybe"},
 		{11, "empty sitemap"},
+		{12, `sitemap "/sitemap.xml" is not an absolute URL`},
+		{17, "another crawl-delay in the group of line 9 (the first at line 15)"},
 	} {
 		found := false
 		for _, p := range got {

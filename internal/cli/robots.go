@@ -298,7 +298,8 @@ func (e *env) robotsLintCommand() *cobra.Command {
 		Long: `Lint lists, with line numbers, the lines of a robots.txt file that a crawler
 will ignore or read differently than written: rules outside any group,
 unknown fields, accepted misspellings and missing colons, unreadable values,
-patterns that match nothing, and lines past the 512 KiB limit.
+patterns that match nothing, relative sitemaps, a Crawl-delay given twice in
+one group, and lines past the 512 KiB limit.
 
 Exit status: 0 when there is nothing to report, 1 when there is, 2 on a
 usage error.`,

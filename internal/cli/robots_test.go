@@ -306,7 +306,16 @@ func TestRobotsLint(t *testing.T) {
 	if code != 1 || strings.Count(out, "\n") != 3 || !strings.Contains(out, `"line":3`) {
 		t.Errorf("lint --json: exit %d\n%s", code, out)
 	}
-	if code, out, _ := run(t, "User-agent: *\nDisallow: /\n", "robots", "lint"); code != 0 || out != "" {
+	// A regression test: before the fix, a relative sitemap and a group's
+	// second Crawl-delay went unreported.
+	in = "User-agent: *\nCrawl-delay: 5\nDisallow: /x\nCrawl-delay: 10\nSitemap: /sitemap.xml\n"
+	code, out, _ = run(t, in, "robots", "lint")
+	for _, want := range []string{"<stdin>:4: another crawl-delay in the group of line 1 (the first at line 2)", `<stdin>:5: sitemap "/sitemap.xml" is not an absolute URL`} {
+		if code != 1 || !strings.Contains(out, want) {
+			t.Errorf("lint: exit %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
+	if code, out, _ := run(t, "User-agent: *\nCrawl-delay: 5\nDisallow: /\nSitemap: https://example.com/s.xml\nUser-agent: b\nCrawl-delay: 5\n", "robots", "lint"); code != 0 || out != "" {
 		t.Errorf("clean file: exit %d, output %q", code, out)
 	}
 }
