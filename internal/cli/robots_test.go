@@ -267,6 +267,12 @@ func TestRobotsCheckLive(t *testing.T) {
 	if robotsHits != 1 {
 		t.Errorf("robots.txt fetched %d times for one origin, want 1", robotsHits)
 	}
+	// A URL's path is not requested: one of 16 KB is decided.
+	long := s.URL + "/private/" + strings.Repeat("a", 16<<10)
+	code, out, stderr = run(t, "", "robots", "check", "--allow-net", "127.0.0.1/32", long)
+	if code != 1 || out != long+": disallowed by line 7 \"Disallow: /private/\" (group \"User-agent: heed\" at line 6)\n" {
+		t.Errorf("live check of a 16 KB URL: exit %d, %.100q (stderr %q)", code, out, stderr)
+	}
 	code, out, _ = run(t, "", "robots", "check", "--allow-net", "127.0.0.1/32", down.URL+"/a")
 	if code != 1 || !strings.Contains(out, "unreachable (HTTP 500)") {
 		t.Errorf("5xx robots.txt: exit %d, %q; want exit 1, unreachable", code, out)
