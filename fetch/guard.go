@@ -93,61 +93,105 @@ func Redact(raw string) string { return heed.Clip(redactAll(raw), 256) }
 func WithoutCredentials(s string) string { return redactAll(s) }
 
 // redactAll removes the credentials of every URL in s ("scheme://...").
+// It reads s once: every search starts where the last one stopped, so that
+// hostile text of many "://" costs no more than its length.
 func redactAll(s string) string {
 	if !strings.Contains(s, "@") {
 		return s
 	}
 	var b strings.Builder
+	sc := newCredScanner(s)
+	written, p := 0, 0
 	for {
-		i := strings.Index(s, "://")
+		i := strings.Index(s[p:], "://")
 		if i < 0 {
-			b.WriteString(s)
-			return b.String()
+			break
 		}
-		b.WriteString(s[:i+3])
-		s = s[i+3:]
-		if at := userinfoEnd(s); at >= 0 {
-			s = s[at+1:]
+		p += i + 3
+		if at := sc.userinfoEnd(p); at >= 0 {
+			b.WriteString(s[written:p])
+			written, p = at+1, at+1
 		}
 	}
+	if written == 0 {
+		return s
+	}
+	b.WriteString(s[written:])
+	return b.String()
 }
 
-// userinfoEnd is the index of the "@" that ends the credentials at the
-// start of what follows a "://", or -1.
-func userinfoEnd(rest string) int {
-	stop := strings.IndexAny(rest, " \"<>\n")
-	if stop < 0 {
-		stop = len(rest)
+// credScanner finds the credentials of the URLs in s, at positions that
+// only grow; it remembers where the next end of a URL and the next "@"
+// are, so that no byte of s is searched twice for them.
+type credScanner struct {
+	s              string
+	stop, stopFrom int // the first byte that ends a URL at or after stopFrom; -1 before any search
+	nextAt, atFrom int // the first "@" at or after atFrom, len(s) for none; -1 before any search
+}
+
+func newCredScanner(s string) *credScanner {
+	return &credScanner{s: s, stop: -1, nextAt: -1}
+}
+
+// urlEnd is the index of the first byte at or after p that ends a URL in
+// text (a space, a quote, "<", ">", a line end), or len(s).
+func (c *credScanner) urlEnd(p int) int {
+	if p < c.stopFrom || p > c.stop {
+		c.stop = len(c.s)
+		if j := strings.IndexAny(c.s[p:], " \"<>\n"); j >= 0 {
+			c.stop = p + j
+		}
+		c.stopFrom = p
 	}
-	end := strings.IndexAny(rest[:stop], "/\\")
-	if end < 0 {
-		end = stop
+	return c.stop
+}
+
+// at is the index of the first "@" at or after p, or len(s).
+func (c *credScanner) at(p int) int {
+	if p < c.atFrom || p > c.nextAt {
+		c.nextAt = len(c.s)
+		if j := strings.IndexByte(c.s[p:], '@'); j >= 0 {
+			c.nextAt = p + j
+		}
+		c.atFrom = p
 	}
-	auth := rest[:end]
+	return c.nextAt
+}
+
+// userinfoEnd is the index in s of the "@" that ends the credentials of
+// the URL whose "://" ends at p, or -1.
+func (c *credScanner) userinfoEnd(p int) int {
+	stop := c.urlEnd(p)
+	end := stop
+	if j := strings.IndexAny(c.s[p:stop], "/\\"); j >= 0 {
+		end = p + j
+	}
+	auth := c.s[p:end]
 	if at := strings.LastIndexByte(auth, '@'); at >= 0 {
 		// An "@" after a "?" or "#" is in the query or fragment when
-		// the URL reads so (RFC 3986, WHATWG): http://a.test#@b/ is a
-		// URL of a.test, without credentials. When it does not read
-		// (http://user:pa#ss@host/), the "#" was a password's.
-		if strings.ContainsAny(auth[:at], "?#") && readsWithoutUserinfo(rest[:stop]) {
+		// the authority before them reads so (RFC 3986, WHATWG):
+		// http://a.test#@b/ is a URL of a.test, without credentials.
+		// When it does not read (http://user:pa#ss@host/), the "#" was
+		// a password's.
+		if k := strings.IndexAny(auth[:at], "?#"); k >= 0 && readsWithoutUserinfo(auth[:k]) {
 			return -1
 		}
-		return at
+		return p + at
 	}
 	// A password with an unencoded "/" ("user:pa/ss@host"): the authority
 	// has a ":" that starts no port, and an "@" follows.
-	if c := strings.IndexByte(auth, ':'); c >= 0 && !strings.HasPrefix(auth, "[") && !isPort(auth[c+1:]) {
-		if at := strings.IndexByte(rest[end:stop], '@'); at >= 0 {
-			return end + at
+	if i := strings.IndexByte(auth, ':'); i >= 0 && !strings.HasPrefix(auth, "[") && !isPort(auth[i+1:]) {
+		if at := c.at(end); at < stop {
+			return at
 		}
 	}
 	return -1
 }
 
-// readsWithoutUserinfo reports whether what follows a "://" reads as a
-// URL with a host and no user or password.
-func readsWithoutUserinfo(rest string) bool {
-	u, err := url.Parse("http://" + rest)
+// readsWithoutUserinfo reports whether an authority reads as a host,
+// with a port or not, and no user or password.
+func readsWithoutUserinfo(authority string) bool {
+	u, err := url.Parse("http://" + authority)
 	return err == nil && u.User == nil && u.Host != ""
 }
 
@@ -164,7 +208,10 @@ func isPort(s string) bool {
 // Redact reads it.
 func hasUserinfo(raw string) bool {
 	i := strings.Index(raw, "://")
-	return i >= 0 && userinfoEnd(raw[i+3:]) >= 0
+	if i < 0 {
+		return false
+	}
+	return newCredScanner(raw).userinfoEnd(i+3) >= 0
 }
 
 // Safe is err with a message heed may write anywhere: URLs in it
