@@ -45,7 +45,7 @@ func readURL(raw string) (*url.URL, error) {
 	}
 	// Credentials are looked for before parsing too: a password with an
 	// unencoded "#" or "/" makes url.Parse quote part of it in its error.
-	if hasUserinfo(raw) {
+	if HasCredentials(raw) {
 		return nil, errCredentials
 	}
 	noScheme := func() error {
@@ -204,9 +204,9 @@ func isPort(s string) bool {
 	return true
 }
 
-// hasUserinfo reports whether raw's authority carries credentials, as
-// Redact reads it.
-func hasUserinfo(raw string) bool {
+// HasCredentials reports whether the authority of the URL raw carries a
+// user or password, as Redact reads it: CheckURL refuses such a URL.
+func HasCredentials(raw string) bool {
 	i := strings.Index(raw, "://")
 	if i < 0 {
 		return false

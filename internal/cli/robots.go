@@ -178,7 +178,7 @@ func checkableURL(s string, againstFile bool) error {
 		}
 	}
 	if err := fetch.CheckURL(head + "/"); err != nil {
-		if fetch.WithoutCredentials(s) != s && !errors.Is(err, fetch.ErrRefused) {
+		if fetch.HasCredentials(s) && !errors.Is(err, fetch.ErrRefused) {
 			// What could not be read may be part of a password
 			// ("http://user:pa/ss@host/"): it is not quoted.
 			return fmt.Errorf("%q is not a URL heed reads: its user or password holds a \"/\", \"?\" or \"#\" (percent-encode it, or leave it out)", fetch.Redact(s))

@@ -157,6 +157,8 @@ func TestRobotsCheckUsage(t *testing.T) {
 		// A password holding a "/" leaves a URL no parser reads alike;
 		// no part of the password is quoted.
 		{[]string{"robots", "check", "--file", file, "http://admin:hunter2/x@example.com/c"}, "its user or password holds"},
+		// Credentials in its query are not the URL's own.
+		{[]string{"robots", "check", "--file", file, "http://[::1/c?next=http://admin:hunter2@example.com/"}, "missing ']' in host"},
 		{[]string{"robots", "check", "--file", filepath.Join(t.TempDir(), "missing"), "/x"}, "no such file"},
 		{[]string{"robots", "check", "--bogus", "/x"}, "unknown flag"},
 		{[]string{"robots", "fmt", "a", "b"}, "accepts at most 1 arg"},
