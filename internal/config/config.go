@@ -68,6 +68,7 @@ type Source struct {
 	Include       []string  `yaml:"include,omitempty" json:"include,omitempty" doc:"Crawl only paths matching these globs (* within a segment, ** across)."`
 	Exclude       []string  `yaml:"exclude,omitempty" json:"exclude,omitempty" doc:"Skip paths matching these globs."`
 	AllowHosts    []string  `yaml:"allow_hosts,omitempty" json:"allow_hosts,omitempty" doc:"Hosts to crawl beside the start URL's."`
+	WholeSite     bool      `yaml:"whole_site,omitempty" json:"whole_site,omitempty" doc:"Crawl the start URL's whole origin, not only its directory (the path up to its last /)."`
 	Tags          []string  `yaml:"tags,omitempty" json:"tags,omitempty" doc:"Tags given to the source's snapshots."`
 	Render        string    `yaml:"render,omitempty" json:"render,omitempty" enum:"auto,always,never" doc:"When a website's pages are rendered in the browser: auto (the default: a page whose static HTML holds next to nothing but scripts), always, never."`
 }

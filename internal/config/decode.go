@@ -227,6 +227,8 @@ func (d *decoder) source(n *yaml.Node, path string, s *Source) error {
 			s.RespectRobots = &b
 		case "ignore_signals":
 			s.IgnoreSignals, err = d.boolean(v, k)
+		case "whole_site":
+			s.WholeSite, err = d.boolean(v, k)
 		case "max_pages":
 			s.MaxPages, err = d.positive(v, k)
 		case "max_depth":

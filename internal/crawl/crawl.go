@@ -39,6 +39,9 @@ type Options struct {
 
 	Include, Exclude []string // path globs; see the README
 	AllowHosts       []string // hosts beyond the start URL's
+	// WholeSite widens the crawl from the start URL's directory (its
+	// path up to its last "/") to its whole origin.
+	WholeSite bool
 
 	// Delay is the least time between two requests to one host. A
 	// robots.txt Crawl-delay may raise it, never lower it.
@@ -126,6 +129,10 @@ const (
 	Unchanged Kind = "unchanged"
 	Skipped   Kind = "skipped"
 	Failed    Kind = "failed"
+	// Began is the crawl's first event, before any request: URL is the
+	// start URL, Detail the crawl's scope (Scope.String), Narrow whether
+	// it is the start URL's directory rather than its whole origin.
+	Began Kind = "scope"
 )
 
 // Event is what happened to one URL.
@@ -140,6 +147,9 @@ type Event struct {
 	// Rendered says the page was rendered in a browser (its static HTML
 	// held next to nothing), what rendering cost.
 	Rendered bool `json:"rendered,omitempty"`
+	// Narrow, of the Began event, says the crawl keeps to the start URL's
+	// directory (Options.WholeSite widens it).
+	Narrow bool `json:"narrow,omitempty"`
 }
 
 // Reasons a URL is skipped.
@@ -291,13 +301,14 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	if o.Source == "" {
 		o.Source = su.Host
 	}
-	sc, err := newScope(su, o.AllowHosts, o.Include, o.Exclude)
+	sc, err := newScope(su, o)
 	if err != nil {
 		return nil, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: start, Err: err}
 	}
 	if emit == nil {
 		emit = func(Event) {}
 	}
+	emit(Event{Kind: Began, URL: start, Detail: sc.String(), Narrow: sc.narrow()})
 	r := &run{
 		c: c, o: o, scope: sc, emit: emit, start: start,
 		frontier: c.frontier(o.MaxPages), stored: map[string]bool{}, contents: map[string]string{}, active: map[string]bool{},

@@ -580,7 +580,7 @@ func TestScopeGlobs(t *testing.T) {
 	}
 	// A URL excluded says by which glob, as the user wrote it.
 	start, _ := url.Parse("https://e.com/")
-	sc, err := newScope(start, nil, nil, []string{"/private/**"})
+	sc, err := newScope(start, Options{Exclude: []string{"/private/**"}})
 	if err != nil {
 		t.Fatal(err)
 	}

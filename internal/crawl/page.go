@@ -8,19 +8,37 @@ import (
 	"github.com/heedhq/heed/fetch"
 )
 
-// Scope says which URLs a crawl may fetch: those of its start URL's host
-// and the hosts it allows, whose paths its globs include and do not
-// exclude.
+// Scope says which URLs a crawl may fetch: those under its start URL's
+// directory (or its whole origin: Options.WholeSite) and of the hosts it
+// allows, whose paths its globs include and do not exclude.
 type Scope struct{ s *scope }
 
-// NewScope is the scope of a crawl from start, as Options say it.
-func NewScope(start *url.URL, allowHosts, include, exclude []string) (Scope, error) {
-	s, err := newScope(start, allowHosts, include, exclude)
+// NewScope is the scope of a crawl from start, normalized, as o says it
+// (its AllowHosts, Include, Exclude and WholeSite).
+func NewScope(start *url.URL, o Options) (Scope, error) {
+	s, err := newScope(start, o)
 	return Scope{s}, err
+}
+
+// ScopeOf is the scope of a crawl with o, from o.Start.
+func ScopeOf(o Options) (Scope, error) {
+	start, err := Normalize(o.Start)
+	if err != nil {
+		return Scope{}, err
+	}
+	su, _ := url.Parse(start)
+	return NewScope(su, o)
 }
 
 // Check is why u is out of scope, or "" when it is in.
 func (s Scope) Check(u *url.URL) string { return s.s.check(u) }
+
+// String says what the scope holds, in a line.
+func (s Scope) String() string { return s.s.String() }
+
+// Narrow reports whether the scope is the start URL's directory, not
+// its whole origin: a door says how to widen it.
+func (s Scope) Narrow() bool { return s.s.narrow() }
 
 // Page is what a fetched page says: its document, how it was read, the
 // links to follow and those kept with its snapshot, and whether it may be

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/heedhq/heed/internal/polite"
@@ -80,14 +81,24 @@ func unhex(c byte) byte {
 	return c - 'A' + 10
 }
 
-// scope decides which URLs a crawl may visit: the start URL's origin and
-// the extra hosts allowed, narrowed by include and exclude path globs.
+// scope decides which URLs a crawl may visit: those under the start
+// URL's directory (its path up to and including the last "/"), or its
+// whole origin when the crawl is widened (Options.WholeSite), and the
+// extra hosts allowed, narrowed by include and exclude path globs.
 type scope struct {
 	start   string          // the start URL: always in scope
 	origin  string          // scheme://host[:port] of the start URL
+	dir     string          // the path a URL of the origin must start with
 	hosts   map[string]bool // further hosts allowed, host[:port], lower-case
 	include []glob
 	exclude []glob
+}
+
+// Dir is the directory of a start URL's path that a crawl from it stays
+// within: the path up to and including its last "/" (/py/library/ of
+// /py/library/, /doc/ of /doc/intro.html, / of /doc).
+func Dir(path string) string {
+	return path[:strings.LastIndex(path, "/")+1]
 }
 
 // glob is a path glob as the user wrote it, and the expression it is
@@ -97,28 +108,70 @@ type glob struct {
 	re   *regexp.Regexp
 }
 
-func newScope(start *url.URL, allowHosts, include, exclude []string) (*scope, error) {
-	s := &scope{start: start.String(), origin: start.Scheme + "://" + start.Host, hosts: map[string]bool{}}
-	for _, h := range allowHosts {
+func newScope(start *url.URL, o Options) (*scope, error) {
+	s := &scope{start: start.String(), origin: start.Scheme + "://" + start.Host, dir: "/", hosts: map[string]bool{}}
+	if !o.WholeSite && strings.HasPrefix(start.Path, "/") {
+		s.dir = Dir(start.Path)
+	}
+	for _, h := range o.AllowHosts {
 		s.hosts[strings.ToLower(strings.TrimSpace(h))] = true
 	}
 	var err error
-	if s.include, err = globs(include); err != nil {
+	if s.include, err = globs(o.Include); err != nil {
 		return nil, err
 	}
-	if s.exclude, err = globs(exclude); err != nil {
+	if s.exclude, err = globs(o.Exclude); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
+
+// String says what the scope holds, in a line.
+func (s *scope) String() string {
+	var b strings.Builder
+	if s.dir == "/" {
+		b.WriteString("all of " + s.origin)
+	} else {
+		b.WriteString(s.origin + s.dir + " and below")
+	}
+	if len(s.hosts) > 0 {
+		hosts := make([]string, 0, len(s.hosts))
+		for h := range s.hosts {
+			hosts = append(hosts, h)
+		}
+		sort.Strings(hosts)
+		b.WriteString(", and the hosts " + strings.Join(hosts, ", "))
+	}
+	var inc, exc []string
+	for _, g := range s.include {
+		inc = append(inc, g.text)
+	}
+	for _, g := range s.exclude {
+		exc = append(exc, g.text)
+	}
+	if len(inc) > 0 {
+		b.WriteString("; paths " + strings.Join(inc, " "))
+	}
+	if len(exc) > 0 {
+		b.WriteString("; not " + strings.Join(exc, " "))
+	}
+	return b.String()
+}
+
+// narrow reports whether the scope is narrower than its origin.
+func (s *scope) narrow() bool { return s.dir != "/" }
 
 // check says why a URL is out of scope, or "" when it is in.
 func (s *scope) check(u *url.URL) string {
 	if u.String() == s.start {
 		return "" // the start URL is in scope whatever the globs say
 	}
-	if u.Scheme+"://"+u.Host != s.origin && !s.hosts[u.Host] {
+	origin := u.Scheme+"://"+u.Host == s.origin
+	if !origin && !s.hosts[u.Host] {
 		return "another origin (" + u.Scheme + "://" + u.Host + ")"
+	}
+	if origin && !strings.HasPrefix(u.Path, s.dir) {
+		return "outside " + s.dir + ", the start URL's directory"
 	}
 	if len(u.Path) > maxPathLen {
 		return fmt.Sprintf("a path longer than %d bytes", maxPathLen)

@@ -2,6 +2,8 @@ package crawl
 
 import (
 	"fmt"
+	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -48,5 +50,83 @@ func TestSourceName(t *testing.T) {
 		if !config.ValidName(got) {
 			t.Errorf("SourceName(%q) = %q, not a valid source name", in, got)
 		}
+	}
+}
+
+// TestDir: a crawl stays within its start URL's directory, the path up
+// to and including its last "/".
+func TestDir(t *testing.T) {
+	for in, want := range map[string]string{
+		"/py/library/":     "/py/library/",
+		"/doc/intro.html":  "/doc/",
+		"/doc":             "/",
+		"/":                "/",
+		"/a/b/c?q=1":       "/a/b/",
+		"/py/library/os.x": "/py/library/",
+	} {
+		if got := Dir(strings.SplitN(in, "?", 2)[0]); got != want {
+			t.Errorf("Dir(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestCrawlStaysInStartDirectory: a crawl from /py/library/ fetches no
+// page outside it, whether a link, a redirect, a sitemap or llms.txt
+// leads there; its first event says so. WholeSite widens it to the
+// origin.
+func TestCrawlStaysInStartDirectory(t *testing.T) {
+	s := newSite(t)
+	s.set("/py/library/", page{body: html("Library", "os.html", "../other.html", "/pg/x", "/", "old")})
+	s.set("/py/library/os.html", page{body: html("Os", "/py/library/")})
+	s.set("/py/library/json.html", page{body: html("Json")})
+	s.set("/py/library/old", page{status: http.StatusMovedPermanently, header: map[string]string{"Location": "/pg/moved"}})
+	s.set("/py/other.html", page{body: html("Other")})
+	s.set("/pg/x", page{body: html("Pg")})
+	s.set("/pg/moved", page{body: html("Moved")})
+	s.set("/pg/y", page{body: html("Pg y")})
+	s.set("/", page{body: html("Home")})
+	s.set("/sitemap.xml", page{body: `<urlset><url><loc>` + s.URL + `/py/library/json.html</loc></url><url><loc>` + s.URL + `/pg/y</loc></url></urlset>`})
+	s.set("/llms.txt", page{body: "# Site\n\n- [Pg](/pg/x)\n- [Re](/py/library/json.html)\n", header: map[string]string{"Content-Type": "text/plain"}})
+	outside := []string{"/py/other.html", "/pg/x", "/pg/y", "/pg/moved", "/"}
+
+	c, _ := crawler(t)
+	var ev events
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/py/library/"}, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ev.urls(Stored), []string{s.URL + "/py/library/", s.URL + "/py/library/json.html", s.URL + "/py/library/os.html"}; !slices.Equal(got, want) {
+		t.Errorf("stored %v, want %v", got, want)
+	}
+	for _, p := range outside {
+		if slices.Contains(s.paths(), p) {
+			t.Errorf("%s, outside /py/library/, was fetched (requests %q)", p, s.paths())
+		}
+	}
+	if sum.Skipped[ReasonScope] < 4 {
+		t.Errorf("%d URLs skipped for scope, want the links, the redirect and the sitemap's out of /py/library/ counted: %v", sum.Skipped[ReasonScope], sum.Skipped)
+	}
+	if e := ev.find(Skipped, "/py/library/old"); e == nil || e.Reason != ReasonScope || !strings.Contains(e.Detail, "outside /py/library/") {
+		t.Errorf("the redirect out of /py/library/: %+v, want skipped for scope, saying so", e)
+	}
+	ev.mu.Lock()
+	first := ev.all[0]
+	ev.mu.Unlock()
+	if first.Kind != Began || !first.Narrow || first.Detail != s.URL+"/py/library/ and below" {
+		t.Errorf("first event %+v, want the crawl's scope, %s/py/library/ and below", first, s.URL)
+	}
+
+	c, _ = crawler(t)
+	ev = events{}
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/py/library/", WholeSite: true}, ev.add); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/py/other.html", "/pg/x", "/pg/y", "/pg/moved", "/"} {
+		if ev.find(Stored, p) == nil {
+			t.Errorf("with WholeSite, %s was not stored (stored %v)", p, ev.urls(Stored))
+		}
+	}
+	if first := ev.all[0]; first.Kind != Began || first.Narrow || first.Detail != "all of "+s.URL {
+		t.Errorf("first event %+v, want the crawl's scope, all of %s", first, s.URL)
 	}
 }

@@ -31,6 +31,9 @@ type CrawlRequest struct {
 	Deadline         time.Duration
 	Include, Exclude []string
 	AllowHosts       []string
+	// WholeSite widens the crawl from the start URL's directory to its
+	// whole origin.
+	WholeSite bool
 	// Delay is the least time between two requests to one host; 0 is
 	// none. robots.txt's Crawl-delay may ask for more.
 	Delay         time.Duration
@@ -113,7 +116,7 @@ func (s *Service) options(req CrawlRequest) (crawl.Options, error) {
 	o := crawl.Options{
 		Start: req.Start, Source: req.Source, Tags: req.Tags,
 		MaxPages: req.MaxPages, MaxDepth: req.MaxDepth, Deadline: req.Deadline,
-		Include: req.Include, Exclude: req.Exclude, AllowHosts: req.AllowHosts,
+		Include: req.Include, Exclude: req.Exclude, AllowHosts: req.AllowHosts, WholeSite: req.WholeSite,
 		Delay: req.Delay, MaxCrawlDelay: s.cfg.MaxCrawlDelay,
 		NoRobots: req.NoRobots, IgnoreSignals: req.IgnoreSignals, Page: req.Page, Render: req.Render,
 	}

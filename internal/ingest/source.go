@@ -66,7 +66,7 @@ type SourceResult struct {
 func CrawlRequestOf(name string, s *config.Source) CrawlRequest {
 	req := DefaultCrawl(s.URL)
 	req.Source, req.Tags = name, s.Tags
-	req.Include, req.Exclude, req.AllowHosts = s.Include, s.Exclude, s.AllowHosts
+	req.Include, req.Exclude, req.AllowHosts, req.WholeSite = s.Include, s.Exclude, s.AllowHosts, s.WholeSite
 	req.NoRobots, req.IgnoreSignals = !s.Robots(), s.IgnoreSignals
 	if s.MaxPages != 0 {
 		req.MaxPages = s.MaxPages

@@ -37,6 +37,7 @@ type Options struct {
 	Include       []string      `json:"include,omitempty"`
 	Exclude       []string      `json:"exclude,omitempty"`
 	AllowHosts    []string      `json:"allow_hosts,omitempty"`
+	WholeSite     bool          `json:"whole_site,omitempty"`
 	Delay         time.Duration `json:"delay"`
 	MaxCrawlDelay time.Duration `json:"max_crawl_delay"`
 	NoRobots      bool          `json:"no_robots,omitempty"`
@@ -51,7 +52,7 @@ type Options struct {
 func FromCrawl(o crawl.Options) Options {
 	t := Options{
 		Start: o.Start, Source: o.Source, Tags: o.Tags, MaxPages: o.MaxPages, MaxDepth: o.MaxDepth,
-		Deadline: o.Deadline, Include: o.Include, Exclude: o.Exclude, AllowHosts: o.AllowHosts,
+		Deadline: o.Deadline, Include: o.Include, Exclude: o.Exclude, AllowHosts: o.AllowHosts, WholeSite: o.WholeSite,
 		Delay: o.Delay, MaxCrawlDelay: o.MaxCrawlDelay, NoRobots: o.NoRobots, IgnoreSignals: o.IgnoreSignals,
 		Render: o.Render, NoSitemaps: o.NoSitemaps, NoLLMsTxt: o.NoLLMsTxt, NoAlternates: o.NoAlternates,
 	}
@@ -68,6 +69,12 @@ func FromCrawl(o crawl.Options) Options {
 		t.MaxCrawlDelay = crawl.DefaultMaxCrawlDelay
 	}
 	return t
+}
+
+// scope is the crawl's scope, from its start URL su, as a crawl on one
+// machine has it.
+func (o Options) scope(su *url.URL) (crawl.Scope, error) {
+	return crawl.NewScope(su, crawl.Options{AllowHosts: o.AllowHosts, Include: o.Include, Exclude: o.Exclude, WholeSite: o.WholeSite})
 }
 
 // HostArgs is the River job of one host: it fetches the host's queued
@@ -258,7 +265,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o Options) (int64, error) {
 		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(o.Start), Err: err}
 	}
 	su, _ := url.Parse(start)
-	if _, err := crawl.NewScope(su, o.AllowHosts, o.Include, o.Exclude); err != nil {
+	if _, err := o.scope(su); err != nil {
 		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: start, Err: err}
 	}
 	if len(start) > MaxURLLength {

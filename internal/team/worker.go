@@ -322,7 +322,7 @@ func (w *Worker) crawl(ctx context.Context, id int64) (*crawlInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("crawl %d: %w", id, err)
 	}
-	if c.scope, err = crawl.NewScope(su, c.o.AllowHosts, c.o.Include, c.o.Exclude); err != nil {
+	if c.scope, err = c.o.scope(su); err != nil {
 		return nil, fmt.Errorf("crawl %d: %w", id, err)
 	}
 	w.mu.Lock()
