@@ -31,14 +31,30 @@ func (c *Client) LoadRobotsFile(ctx context.Context, robotsURL string) (robots.O
 }
 
 func (c *Client) loadRobots(ctx context.Context, robotsURL string, once bool) (robots.Outcome, []byte, error) {
-	resp, err := c.Get(ctx, Request{
-		URL:      robotsURL,
-		Accept:   "text/plain",
-		MaxBytes: robots.MaxBytes,
-		Truncate: true,
-		NoRetry:  once,
-		robots:   true,
-	})
+	req := RobotsRequest(robotsURL)
+	req.NoRetry = once
+	resp, err := c.Get(ctx, req)
+	return RobotsOutcome(ctx, resp, err)
+}
+
+// RobotsRequest is the request LoadRobotsFile makes for the robots.txt at
+// robotsURL, for a caller that makes it hop by hop, each on its host's
+// turn, and reads what came of it with RobotsOutcome.
+func RobotsRequest(robotsURL string) Request {
+	return Request{
+		URL:          robotsURL,
+		Accept:       "text/plain",
+		MaxBytes:     robots.MaxBytes,
+		Truncate:     true,
+		MaxRedirects: robots.MaxRedirects,
+		NoRetry:      true,
+		robots:       true,
+	}
+}
+
+// RobotsOutcome maps what came of a RobotsRequest to an outcome, with the
+// body that was read, as LoadRobots does.
+func RobotsOutcome(ctx context.Context, resp *Response, err error) (robots.Outcome, []byte, error) {
 	switch {
 	case err == nil:
 		return robots.OutcomeOf(resp.Status, resp.Body, nil), resp.Body, nil

@@ -330,7 +330,8 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		r.policy = robots.NewCache(r.client.LoadRobots, robots.CacheConfig{})
 	}
 	r.sum.Robots = r.policy.String()
-	ctx, cancel := context.WithTimeout(polite.WithDelay(ctx, o.Delay), o.Deadline)
+	ctx = polite.WithCrawlDelay(polite.WithDelay(ctx, o.Delay), c.Agent, o.MaxCrawlDelay)
+	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
 	ctx, r.stop = context.WithCancelCause(ctx)
 	defer r.stop(nil)

@@ -361,15 +361,18 @@ func TestCrawlDelaySpacing(t *testing.T) {
 	}
 }
 
+// TestCrawlDelayNeverPastDeadline: a request whose host's delay would
+// end past the deadline is not waited for. (Without robots.txt, so that
+// the start page is the crawl's first request: the one after robots.txt
+// waits its Crawl-delay too.)
 func TestCrawlDelayNeverPastDeadline(t *testing.T) {
 	s := newSite(t)
-	s.robots = "User-agent: *\nCrawl-delay: 5\n"
 	s.set("/", page{body: html("Home", "/a")})
 	s.set("/a", page{body: html("A")})
 	c, _ := crawler(t)
 	var ev events
 	begin := time.Now()
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Deadline: 500 * time.Millisecond, NoSitemaps: true}, ev.add)
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Delay: 5 * time.Second, NoRobots: true, Deadline: 500 * time.Millisecond, NoSitemaps: true, NoLLMsTxt: true}, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}

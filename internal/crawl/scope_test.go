@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/heedhq/heed/internal/config"
 )
@@ -128,5 +129,29 @@ func TestCrawlStaysInStartDirectory(t *testing.T) {
 	}
 	if first := ev.all[0]; first.Kind != Began || first.Narrow || first.Detail != "all of "+s.URL {
 		t.Errorf("first event %+v, want the crawl's scope, all of %s", first, s.URL)
+	}
+}
+
+// TestFirstRequestAfterRobotsWaits: the request after robots.txt (the
+// sitemap's, or the start page's) waits for robots.txt's Crawl-delay,
+// capped, as every request does.
+func TestFirstRequestAfterRobotsWaits(t *testing.T) {
+	s := newSite(t)
+	s.robots = "User-agent: *\nCrawl-delay: 30\n"
+	s.set("/", page{body: html("Home")})
+	s.set("/sitemap.xml", page{body: `<urlset><url><loc>` + s.URL + `/</loc></url></urlset>`})
+	const capped = 1500 * time.Millisecond
+	c, _ := crawler(t)
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Delay: 100 * time.Millisecond, MaxCrawlDelay: capped, NoLLMsTxt: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	hits := s.requests()
+	if len(hits) != 3 || hits[0].path != "/robots.txt" {
+		t.Fatalf("requests %q, want robots.txt, the sitemap and the start page", s.paths())
+	}
+	for i := 1; i < len(hits); i++ {
+		if gap := hits[i].at.Sub(hits[i-1].at); gap < capped {
+			t.Errorf("%s came %v after %s, want at least the Crawl-delay as capped, %v", hits[i].path, gap, hits[i-1].path, capped)
+		}
 	}
 }

@@ -83,6 +83,12 @@ var errHop = errors.New("a redirect, followed on a turn of its own")
 // of a chain take at most the client's timeout in all (the waits for
 // turns are not counted); an error names the URL asked for.
 func (c *Client) Get(ctx context.Context, req fetch.Request) (*fetch.Response, error) {
+	return c.get(ctx, req, func(_ *url.URL, resp *fetch.Response) time.Duration { return c.after(resp) })
+}
+
+// get is Get, each hop's host then left alone for after(the hop's URL,
+// its response): nil for a hop that redirected or failed.
+func (c *Client) get(ctx context.Context, req fetch.Request, after func(*url.URL, *fetch.Response) time.Duration) (*fetch.Response, error) {
 	maxHops := fetch.DefaultMaxRedirects
 	if req.MaxRedirects > 0 {
 		maxHops = req.MaxRedirects
@@ -134,7 +140,7 @@ func (c *Client) Get(ctx context.Context, req fetch.Request) (*fetch.Response, e
 		resp, err := c.HTTP.Get(hctx, hop)
 		budget -= time.Since(began)
 		cancel()
-		release(c.after(resp))
+		release(after(u, resp))
 		if target != "" && errors.Is(err, errHop) {
 			if len(chain) >= maxHops {
 				return nil, fail(heed.Blocked, &fetch.RedirectLimitError{Max: maxHops, Last: fetch.Redact(next)})
@@ -179,25 +185,73 @@ func (c *Client) after(resp *fetch.Response) time.Duration {
 
 // LoadRobots loads an origin's robots.txt on its host's turn, as one more
 // request to the host, so that the one-at-a-time rule holds for
-// robots.txt too. It is a robots.Loader. The host is then left alone for
-// the delay of the work that asked (WithDelay), or else the client's: a
+// robots.txt too; a redirect to another host is followed on that host's
+// turn. It is a robots.Loader. The host is then left alone for the
+// delay of the work that asked (WithDelay), or else the client's: a
 // robots.Cache shared by several crawls loads with the client it was made
 // with, and the crawl that asked keeps its own delay, longer or shorter.
+// Work that heeds Crawl-delay (WithCrawlDelay) keeps the host waiting the
+// Crawl-delay robots.txt asks for, capped, when it is longer: the
+// request after robots.txt waits for it as every other does.
 func (c *Client) LoadRobots(ctx context.Context, robotsURL string) (robots.Outcome, error) {
 	u, err := url.Parse(robotsURL)
-	if err != nil {
-		return robots.Outcome{}, err
-	}
-	release, err := c.Turns.Acquire(ctx, HostKey(u))
-	if err != nil {
-		return robots.Outcome{}, err
+	if err != nil || u.Host == "" {
+		return robots.Outcome{}, fmt.Errorf("robots.txt URL %q: not absolute", robotsURL)
 	}
 	delay := c.Delay
 	if d, ok := ctx.Value(delayKey{}).(time.Duration); ok {
 		delay = d
 	}
-	defer release(delay)
-	return c.HTTP.LoadRobots(ctx, robotsURL)
+	cd, heeds := ctx.Value(crawlDelayKey{}).(crawlDelay)
+	host := HostKey(u)
+	paced := delay // the delay robots.txt asks of its own host
+	onHost := false
+	var out robots.Outcome
+	spaced := c.Spaced(delay)
+	resp, err := spaced.get(ctx, fetch.RobotsRequest(robotsURL), func(hu *url.URL, resp *fetch.Response) time.Duration {
+		d := spaced.after(resp)
+		if resp == nil {
+			return d // a redirect, or no answer
+		}
+		out = robots.OutcomeOf(resp.Status, resp.Body, nil)
+		if asked, ok := out.CrawlDelay(cd.agent); ok && heeds {
+			paced = max(delay, min(asked, cd.max))
+		}
+		if onHost = HostKey(hu) == host; onHost {
+			d = max(d, paced)
+		}
+		return d
+	})
+	if err == nil && !onHost && paced > delay {
+		// robots.txt came from another host: its own host, let go
+		// before the Crawl-delay was known, is held for it now.
+		if release, err := c.Turns.Acquire(ctx, host); err == nil {
+			release(paced)
+		}
+	}
+	switch {
+	case err == nil:
+		return out, nil // fetch.RobotsOutcome's, read once
+	case errors.Is(err, ErrNoTurn), errors.Is(err, ErrHostTooLong):
+		// No request went out: that says nothing about the origin.
+		return robots.Outcome{}, err
+	}
+	o, _, err := fetch.RobotsOutcome(ctx, resp, err)
+	return o, err
+}
+
+type crawlDelayKey struct{}
+
+type crawlDelay struct {
+	agent string
+	max   time.Duration
+}
+
+// WithCrawlDelay is ctx carrying the agent whose robots.txt Crawl-delay
+// the work done under it heeds, at most max: a robots.txt it has loaded
+// keeps its host waiting that long, when longer than the work's delay.
+func WithCrawlDelay(ctx context.Context, agent string, max time.Duration) context.Context {
+	return context.WithValue(ctx, crawlDelayKey{}, crawlDelay{agent, max})
 }
 
 type delayKey struct{}

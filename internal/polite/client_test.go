@@ -303,3 +303,88 @@ func TestTurnsAreHandedIn(t *testing.T) {
 		t.Errorf("turns asked %v; want 3 of %s", turns.asked, host)
 	}
 }
+
+// TestRobotsKeepsItsCrawlDelay: work that heeds Crawl-delay leaves the
+// host alone for robots.txt's Crawl-delay after loading it, capped, not
+// only for its own shorter delay: the request after robots.txt (a
+// sitemap's, in a crawl) waits for it as every other does.
+func TestRobotsKeepsItsCrawlDelay(t *testing.T) {
+	const delay = 50 * time.Millisecond
+	for _, c := range []struct {
+		crawlDelay string
+		max, want  time.Duration
+	}{
+		{"0.4", 10 * time.Second, 400 * time.Millisecond},
+		{"30", 300 * time.Millisecond, 300 * time.Millisecond}, // capped
+	} {
+		a := newArrivals(t, func(w http.ResponseWriter, r *http.Request) {
+			fmt.Fprintf(w, "User-agent: *\nCrawl-delay: %s\nAllow: /\n", c.crawlDelay)
+		})
+		cl := loopbackClient(0)
+		ctx := WithCrawlDelay(WithDelay(t.Context(), delay), "heed", c.max)
+		if _, err := cl.LoadRobots(ctx, a.URL+"/robots.txt"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.Spaced(c.want).Get(ctx, fetch.Request{URL: a.URL + "/sitemap.xml"}); err != nil {
+			t.Fatal(err)
+		}
+		at, paths, _ := log(a)
+		if len(at) != 2 || paths[0] != "/robots.txt" {
+			t.Fatalf("requests %v, want robots.txt then the sitemap", paths)
+		}
+		if gap := at[1].Sub(at[0]); gap < c.want {
+			t.Errorf("Crawl-delay %s (capped at %v): the request after robots.txt came %v after it, want at least %v", c.crawlDelay, c.max, gap, c.want)
+		}
+		if gap := at[1].Sub(at[0]); gap > 5*time.Second {
+			t.Errorf("Crawl-delay %s capped at %v: the request after robots.txt waited %v, the Crawl-delay uncapped", c.crawlDelay, c.max, gap)
+		}
+	}
+}
+
+// TestRobotsRedirectTakesTheOtherHostsTurn: a robots.txt that redirects
+// to another host is read from there on that host's turn, the delay
+// after its last request; and robots.txt's own host then keeps the
+// Crawl-delay the file asks for.
+func TestRobotsRedirectTakesTheOtherHostsTurn(t *testing.T) {
+	const delay = 150 * time.Millisecond
+	const crawlDelay = 400 * time.Millisecond
+	b := newArrivals(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("User-agent: *\nCrawl-delay: 0.4\nAllow: /\n"))
+	})
+	a := newArrivals(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.Redirect(w, r, b.URL+"/robots.txt", http.StatusMovedPermanently)
+			return
+		}
+		w.Write([]byte("page"))
+	})
+	c := loopbackClient(delay)
+	ctx := WithCrawlDelay(WithDelay(t.Context(), delay), "heed", 10*time.Second)
+	if _, err := c.Get(ctx, fetch.Request{URL: b.URL + "/first"}); err != nil {
+		t.Fatal(err)
+	}
+	o, err := c.LoadRobots(ctx, a.URL+"/robots.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cd, ok := o.CrawlDelay("heed"); !ok || cd != crawlDelay {
+		t.Errorf("robots.txt read by way of its redirect: Crawl-delay %v, %v; want %v", cd, ok, crawlDelay)
+	}
+	if _, err := c.Get(ctx, fetch.Request{URL: a.URL + "/page"}); err != nil {
+		t.Fatal(err)
+	}
+	bat, bpaths, _ := log(b)
+	if len(bat) != 2 || bpaths[1] != "/robots.txt" {
+		t.Fatalf("the other host saw %v", bpaths)
+	}
+	if gap := bat[1].Sub(bat[0]); gap < delay {
+		t.Errorf("robots.txt's redirect reached the other host %v after its last request, want at least %v", gap, delay)
+	}
+	aat, apaths, _ := log(a)
+	if len(aat) != 2 || apaths[1] != "/page" {
+		t.Fatalf("robots.txt's host saw %v", apaths)
+	}
+	if gap := aat[1].Sub(aat[0]); gap < crawlDelay {
+		t.Errorf("the page came %v after robots.txt's request to its host, want at least its Crawl-delay %v", gap, crawlDelay)
+	}
+}
