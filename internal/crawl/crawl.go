@@ -133,7 +133,14 @@ const (
 	// start URL, Detail the crawl's scope (Scope.String), Narrow whether
 	// it is the start URL's directory rather than its whole origin.
 	Began Kind = "scope"
+	// Waiting says the crawl waits for a host's turn a second or more:
+	// URL is the host, Detail how long and why.
+	Waiting Kind = "waiting"
 )
+
+// minWaitReported is the shortest wait for a host's turn a Waiting event
+// reports: a shorter one is no silence to explain.
+const minWaitReported = time.Second
 
 // Event is what happened to one URL.
 type Event struct {
@@ -238,7 +245,8 @@ type run struct {
 	stored     map[string]bool   // URLs stored (or found unchanged) in this crawl
 	contents   map[string]string // the URL of each page's Markdown kept in this crawl, by its hash
 	frontier   Frontier
-	active     map[string]bool // hosts with a worker
+	active     map[string]bool   // hosts with a worker
+	paces      map[string]string // why each host is asked as seldom as it is, by HostKey
 	fetched    int
 	queued     int
 	sum        Summary
@@ -311,7 +319,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	emit(Event{Kind: Began, URL: start, Detail: sc.String(), Narrow: sc.narrow()})
 	r := &run{
 		c: c, o: o, scope: sc, emit: emit, start: start,
-		frontier: c.frontier(o.MaxPages), stored: map[string]bool{}, contents: map[string]string{}, active: map[string]bool{},
+		frontier: c.frontier(o.MaxPages), stored: map[string]bool{}, contents: map[string]string{}, active: map[string]bool{}, paces: map[string]string{},
 		tokens: make(chan struct{}, o.Hosts),
 		procs:  make(chan struct{}, runtime.GOMAXPROCS(0)),
 		stores: make(chan struct{}, stashBatch),
@@ -331,6 +339,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	}
 	r.sum.Robots = r.policy.String()
 	ctx = polite.WithCrawlDelay(polite.WithDelay(ctx, o.Delay), c.Agent, o.MaxCrawlDelay)
+	ctx = polite.WithWaiting(ctx, r.waiting)
 	ctx, cancel := context.WithTimeout(ctx, o.Deadline)
 	defer cancel()
 	ctx, r.stop = context.WithCancelCause(ctx)
@@ -885,12 +894,44 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 
 // delayFor is the time to keep after a request to url's host: the larger of
 // the configured delay and the robots.txt Crawl-delay, capped.
+// It notes why, for the host's waits (waiting).
 func (r *run) delayFor(rawURL string) time.Duration {
 	delay := r.o.Delay
+	why := "a delay of " + delay.String()
 	if cd, err := r.policy.CrawlDelay(r.ctx, r.c.Agent, rawURL); err == nil && min(cd, r.o.MaxCrawlDelay) > delay {
 		delay = min(cd, r.o.MaxCrawlDelay)
+		why = "Crawl-delay " + cd.String()
+		if cd > r.o.MaxCrawlDelay {
+			why += ", capped at " + r.o.MaxCrawlDelay.String()
+		}
+	}
+	if u, err := url.Parse(rawURL); err == nil {
+		r.mu.Lock()
+		if _, ok := r.paces[polite.HostKey(u)]; ok || len(r.paces) < maxPaces {
+			r.paces[polite.HostKey(u)] = why
+		}
+		r.mu.Unlock()
 	}
 	return delay
+}
+
+// maxPaces is how many hosts' delays a crawl notes for its waits.
+const maxPaces = 1024
+
+// waiting reports a wait for host's turn of a second or more, and why
+// the host is asked so seldom, as delayFor last found it. It is called
+// with the host's turn held, so asks robots.txt nothing.
+func (r *run) waiting(host string, wait time.Duration) {
+	if wait < minWaitReported {
+		return
+	}
+	r.mu.Lock()
+	why := r.paces[host]
+	r.mu.Unlock()
+	if why == "" {
+		why = "a delay of " + r.o.Delay.String()
+	}
+	r.emit(Event{Kind: Waiting, URL: host, Detail: fmt.Sprintf("waiting %s for %s: %s", wait.Round(100*time.Millisecond), host, why)})
 }
 
 // redirectRefusal stops a redirect that leaves the crawl's scope or that

@@ -134,7 +134,7 @@ func TestCrawlStaysInStartDirectory(t *testing.T) {
 
 // TestFirstRequestAfterRobotsWaits: the request after robots.txt (the
 // sitemap's, or the start page's) waits for robots.txt's Crawl-delay,
-// capped, as every request does.
+// capped, as every request does; and the crawl says why it waits.
 func TestFirstRequestAfterRobotsWaits(t *testing.T) {
 	s := newSite(t)
 	s.robots = "User-agent: *\nCrawl-delay: 30\n"
@@ -142,7 +142,8 @@ func TestFirstRequestAfterRobotsWaits(t *testing.T) {
 	s.set("/sitemap.xml", page{body: `<urlset><url><loc>` + s.URL + `/</loc></url></urlset>`})
 	const capped = 1500 * time.Millisecond
 	c, _ := crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Delay: 100 * time.Millisecond, MaxCrawlDelay: capped, NoLLMsTxt: true}, nil); err != nil {
+	var ev events
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Delay: 100 * time.Millisecond, MaxCrawlDelay: capped, NoLLMsTxt: true}, ev.add); err != nil {
 		t.Fatal(err)
 	}
 	hits := s.requests()
@@ -153,5 +154,10 @@ func TestFirstRequestAfterRobotsWaits(t *testing.T) {
 		if gap := hits[i].at.Sub(hits[i-1].at); gap < capped {
 			t.Errorf("%s came %v after %s, want at least the Crawl-delay as capped, %v", hits[i].path, gap, hits[i-1].path, capped)
 		}
+	}
+	host := strings.TrimPrefix(s.URL, "http://")
+	w := ev.find(Waiting, host)
+	if w == nil || !strings.Contains(w.Detail, "for "+host+": Crawl-delay 30s, capped at 1.5s") || !strings.HasPrefix(w.Detail, "waiting ") {
+		t.Errorf("the wait for the host's turn: %+v, want it said with its Crawl-delay and cap", w)
 	}
 }

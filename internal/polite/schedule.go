@@ -88,6 +88,9 @@ func (s *Schedule) Acquire(ctx context.Context, host string) (release func(delay
 			leave()
 			return nil, errPastDeadline
 		}
+		if hook, ok := ctx.Value(waitKey{}).(func(string, time.Duration)); ok {
+			hook(host, wait)
+		}
 		if err := s.sleep(ctx, wait); err != nil {
 			<-sl.busy
 			leave()
@@ -101,6 +104,15 @@ func (s *Schedule) Acquire(ctx context.Context, host string) (release func(delay
 		s.mu.Unlock()
 		<-sl.busy
 	}, nil
+}
+
+type waitKey struct{}
+
+// WithWaiting is ctx carrying a function that Schedule.Acquire calls
+// with the host and how long it is about to wait for the host's turn,
+// so that the work waiting can say why it is silent.
+func WithWaiting(ctx context.Context, hook func(host string, wait time.Duration)) context.Context {
+	return context.WithValue(ctx, waitKey{}, hook)
 }
 
 // sweep forgets the hosts no one waits for or holds whose delay has
