@@ -91,14 +91,25 @@ func (s *Summary) Text() string {
 // MaxLogged is how many skipped and failed URLs a crawl's log entry lists.
 const MaxLogged = 500
 
-// Logged reports whether a crawl's log entry lists the event: URLs
-// skipped for any reason but scope, and URLs that failed.
+// Logged reports whether a crawl's log entry lists the event: URLs that
+// failed, and URLs skipped for what they or their site say (robots.txt,
+// a signal, a directive) or are (a duplicate, not HTML). URLs out of
+// scope, and those the crawl's bounds or its end left unvisited (a
+// limit, the deadline, an interrupt), are counted in the summary only: a
+// crawl at its limit leaves thousands.
 func (e Event) Logged() bool {
-	return e.Kind == Skipped && e.Reason != ReasonScope || e.Kind == Failed
+	if e.Kind == Failed {
+		return true
+	}
+	switch e.Reason {
+	case ReasonScope, ReasonLimit, ReasonDeadline, ReasonInterrupted, ReasonStopped:
+		return false
+	}
+	return e.Kind == Skipped
 }
 
 // LogEntry is a crawl's entry in the stash's log: when, what, the summary,
-// and the URLs it skipped (other than those out of scope) or failed.
+// and the URLs it skipped or failed that Event.Logged lists.
 func LogEntry(o Options, s *Summary, skips []Event, at time.Time) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## %s: crawl of %s into %s\n\n", at.UTC().Format(time.RFC3339), o.Start, o.Source)

@@ -161,3 +161,29 @@ func TestFirstRequestAfterRobotsWaits(t *testing.T) {
 		t.Errorf("the wait for the host's turn: %+v, want it said with its Crawl-delay and cap", w)
 	}
 }
+
+// TestLoggedEvents: the stash's log lists URLs that failed and those
+// skipped for what they or their site say; those out of scope, or left
+// by a limit, the deadline or an interrupt, are counted only.
+func TestLoggedEvents(t *testing.T) {
+	for _, c := range []struct {
+		ev   Event
+		want bool
+	}{
+		{Event{Kind: Failed, Reason: "not-found"}, true},
+		{Event{Kind: Skipped, Reason: ReasonRobots}, true},
+		{Event{Kind: Skipped, Reason: ReasonSignal}, true},
+		{Event{Kind: Skipped, Reason: ReasonNoindex}, true},
+		{Event{Kind: Skipped, Reason: ReasonScope}, false},
+		{Event{Kind: Skipped, Reason: ReasonLimit}, false},
+		{Event{Kind: Skipped, Reason: ReasonDeadline}, false},
+		{Event{Kind: Skipped, Reason: ReasonInterrupted}, false},
+		{Event{Kind: Stored}, false},
+		{Event{Kind: Began}, false},
+		{Event{Kind: Waiting}, false},
+	} {
+		if got := c.ev.Logged(); got != c.want {
+			t.Errorf("%s %s: logged %v, want %v", c.ev.Kind, c.ev.Reason, got, c.want)
+		}
+	}
+}

@@ -49,7 +49,7 @@ func TestProgressOfRedirects(t *testing.T) {
 		}
 		var out CrawlOutput
 		text, _ := decode(t, res, &out)
-		if !strings.Contains(text, "max_pages 10 reached") {
+		if out.Skipped["limit"] == 0 {
 			t.Fatalf("the crawl did not stop at max_pages: %s", text)
 		}
 		events := drained(t, cs, &progress, a.URL+"/")
