@@ -700,6 +700,12 @@ func (r *run) visit(it Item) {
 		r.skip(it, refused.reason, "redirected to "+refused.to+": "+refused.detail)
 		return
 	}
+	if err != nil && errors.Is(context.Cause(ctx), context.Canceled) {
+		// The crawl was interrupted while the page was asked for: the
+		// page did not fail, the crawl stopped.
+		r.skip(it, ReasonInterrupted, "the crawl stopped while the page was asked for")
+		return
+	}
 	if err != nil {
 		r.fail(it, err)
 		return
