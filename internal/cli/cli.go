@@ -65,6 +65,9 @@ type env struct {
 	stash      string   // --stash
 	configPath string   // --config
 
+	quiet         bool          // --quiet of the commands that crawl
+	progressEvery time.Duration // --progress-every of the commands that crawl
+
 	conf *config.Config  // loaded on first use
 	svc  *ingest.Service // made on first use
 
@@ -173,7 +176,7 @@ func (e *env) serviceConfig(withKinds bool) (ingest.Config, error) {
 	dir, dirErr := e.stashDir()
 	cfg := ingest.Config{
 		HTTP: client, Agent: e.agent, MaxCrawlDelay: time.Duration(conf.MaxCrawlDelay), StashDir: dir,
-		Warn: func(msg string) { fmt.Fprintf(e.stderr, "heed: warning: %s\n", printable.Text(msg)) },
+		Warn: func(msg string) { fmt.Fprintf(e.stderr, "%sheed: warning: %s\n", e.clearLine(), printable.Text(msg)) },
 	}
 	if dirErr != nil {
 		cfg.Open = func(context.Context) (ingest.Store, error) { return nil, dirErr }

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -69,6 +70,7 @@ func (cf *crawlFlags) register(cmd *cobra.Command) {
 	f.StringArrayVar(&cf.req.Include, "include", nil, "crawl only paths matching this glob (repeatable; * within a segment, ** across)")
 	f.StringArrayVar(&cf.req.Exclude, "exclude", nil, "skip paths matching this glob (repeatable)")
 	f.StringArrayVar(&cf.req.AllowHosts, "allow-host", nil, "also crawl this host (repeatable)")
+	f.BoolVar(&cf.req.WholeSite, "whole-site", false, "crawl the start URL's whole origin, not only its directory (the path up to its last /)")
 	f.DurationVar(&cf.req.Delay, "delay", def.Delay, "least time between two requests to one host (robots.txt may ask for more)")
 	f.BoolVar(&cf.req.NoRobots, "no-robots", false, "do not consult robots.txt (no robots.txt request is made)")
 	f.BoolVar(&cf.req.IgnoreSignals, "ignore-signals", false, "store pages whatever their noindex, nofollow and content signals say")
@@ -76,6 +78,26 @@ func (cf *crawlFlags) register(cmd *cobra.Command) {
 	f.StringVar((*string)(&cf.req.Render), "render", "auto", "render pages in the browser: auto (a page whose static HTML holds next to nothing but scripts), always, never")
 	f.BoolVar(&cf.jsonOut, "json", false, "print a JSON line per URL and one for the summary")
 	f.BoolVarP(&cf.verbose, "verbose", "v", false, "print a line per URL skipped or failed (else one per reason)")
+}
+
+// defaultProgressEvery is how often a crawl prints a progress line when
+// standard error is not a terminal.
+const defaultProgressEvery = 5 * time.Second
+
+// progressFlags registers the flags of a crawl's progress output.
+func (e *env) progressFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVarP(&e.quiet, "quiet", "q", false, "print no scope, progress or waiting lines, only what the crawl came to")
+	f.DurationVar(&e.progressEvery, "progress-every", defaultProgressEvery, "how often to print a progress line when standard error is not a terminal")
+}
+
+// clearLine is what clears the status line on a terminal before another
+// message, "" elsewhere.
+func (e *env) clearLine() string {
+	if isTerminal(e.stderr) {
+		return "\r\033[K"
+	}
+	return ""
 }
 
 const crawlLong = `It is polite by default: robots.txt is heeded for every URL (a start URL it
@@ -94,10 +116,12 @@ func (e *env) crawlCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "crawl URL",
 		Short: "Crawl a site politely into the stash",
-		Long: `Crawl fetches a site breadth-first from URL, within its origin (narrowed or
-widened with --include, --exclude and --allow-host), and stores each page's
-main content as Markdown in the stash, where 'heed search' finds it. To
-record the site as a source to sync later, use 'heed add'.
+		Long: `Crawl fetches a site breadth-first from URL, within URL's directory (the
+path up to its last /: https://go.dev/doc/ stays under /doc/; --whole-site
+widens it to the origin, --include and --exclude narrow it, --allow-host
+adds hosts), and stores each page's main content as Markdown in the stash,
+where 'heed search' finds it. To record the site as a source to sync
+later, use 'heed add'.
 
 ` + crawlLong,
 		Example: `  heed crawl https://go.dev/doc/ --max-pages 50
@@ -117,6 +141,7 @@ record the site as a source to sync later, use 'heed add'.
 		},
 	}
 	cf.register(cmd)
+	e.progressFlags(cmd)
 	e.dbFlagFor(cmd, "queue the crawl in a team's database at this PostgreSQL URL (default $HEED_DB), for its workers (heed worker), and follow it")
 	cmd.Flags().BoolVar(&cf.detach, "detach", false, "with --db: queue the crawl and return at once")
 	return cmd
@@ -140,6 +165,9 @@ func (e *env) crawled(cmd *cobra.Command, res *ingest.CrawlResult, err error, p 
 		p.explain(res)
 	}
 	if cmd.Context().Err() != nil {
+		if res != nil && res.Summary != nil {
+			e.printSummary(res, p) // what the crawl came to until then
+		}
 		return &exitError{code: ExitFailed, err: errors.New("crawl interrupted; what was stored is in the stash, and crawling again picks up where this left off")}
 	}
 	if err == nil {
@@ -195,10 +223,16 @@ type progress struct {
 	verbose  bool // a line per URL skipped or failed
 	recorded bool // a recorded source's crawl (sync): its settings are the config's, not flags
 	terminal bool
+	quiet    bool // no scope, progress or waiting lines
 	mu       sync.Mutex
 	counts   map[crawl.Kind]int
 	reasons  map[reasonKey]int // URLs skipped and failed, by why
 	delay    string            // the host's delay, as the last fetched page said it
+	queued   int               // URLs waiting, as the last event said
+	began    time.Time
+	tick     *time.Ticker // the progress line's, off a terminal
+	stop     chan struct{}
+	stopOnce sync.Once
 }
 
 // reasonKey is why URLs were skipped or failed, as the summary counts
@@ -208,14 +242,50 @@ type reasonKey struct {
 	reason string
 }
 
+// progress starts showing a crawl: off a terminal, and unless --quiet,
+// a progress line every --progress-every on standard error, so that a
+// long crawl is never silent. done ends it.
 func (e *env) progress(jsonOut, verbose bool) *progress {
-	return &progress{e: e, json: jsonOut, verbose: verbose, terminal: isTerminal(e.stderr), counts: map[crawl.Kind]int{}, reasons: map[reasonKey]int{}}
+	p := &progress{e: e, json: jsonOut, verbose: verbose, terminal: isTerminal(e.stderr), quiet: e.quiet,
+		counts: map[crawl.Kind]int{}, reasons: map[reasonKey]int{}, began: time.Now(), stop: make(chan struct{})}
+	if !p.terminal && !p.quiet && e.progressEvery > 0 {
+		p.tick = time.NewTicker(e.progressEvery)
+		go func() {
+			for {
+				select {
+				case <-p.tick.C:
+					p.mu.Lock()
+					fmt.Fprintf(p.e.stderr, "heed: %s · %s\n", p.status(), time.Since(p.began).Round(time.Second))
+					p.mu.Unlock()
+				case <-p.stop:
+					return
+				}
+			}
+		}()
+	}
+	return p
+}
+
+// status is where the crawl stands, in a line. p.mu is held.
+func (p *progress) status() string {
+	line := fmt.Sprintf("%d stored · %d unchanged · %d skipped · %d failed · %d queued",
+		p.counts[crawl.Stored], p.counts[crawl.Unchanged], p.counts[crawl.Skipped], p.counts[crawl.Failed], p.queued)
+	if p.delay != "" {
+		line += " · delay " + p.delay
+	}
+	return line
 }
 
 func (p *progress) event(ev crawl.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	switch ev.Kind {
+	case crawl.Began, crawl.Waiting:
+		p.say(ev)
+		return
+	}
 	p.counts[ev.Kind]++
+	p.queued = ev.Queued
 	if ev.Kind == crawl.Skipped || ev.Kind == crawl.Failed {
 		reason := ev.Reason
 		if reason == crawl.ReasonLimit && strings.HasPrefix(ev.Detail, "deeper than") {
@@ -237,15 +307,58 @@ func (p *progress) event(ev crawl.Event) {
 		p.delay = ev.Delay // a URL skipped unfetched has none
 	}
 	if p.terminal {
-		fmt.Fprintf(p.e.stderr, "%d stored · %d unchanged · %d skipped · %d failed · %d queued · delay %s",
-			p.counts[crawl.Stored], p.counts[crawl.Unchanged], p.counts[crawl.Skipped], p.counts[crawl.Failed], ev.Queued, p.delay)
+		fmt.Fprint(p.e.stderr, p.status())
 	}
 }
 
-func (p *progress) done() {
-	if p.terminal && !p.json {
+// say shows a line of the crawl's own, unless --quiet: its scope as it
+// begins, and a wait for a host's turn. With --json it is a JSON line
+// too. p.mu is held.
+func (p *progress) say(ev crawl.Event) {
+	if p.json {
+		writeJSON(p.e.stdout, ev)
+	}
+	if p.quiet {
+		return
+	}
+	if p.terminal {
 		fmt.Fprint(p.e.stderr, "\r\033[K")
 	}
+	switch ev.Kind {
+	case crawl.Began:
+		fmt.Fprintln(p.e.stderr, scopeLine(ev.Detail, ev.Narrow, p.setting))
+	case crawl.Waiting:
+		fmt.Fprintln(p.e.stderr, "heed: "+printable.Line(ev.Detail))
+	}
+	if p.terminal && !p.json && p.counts[crawl.Stored]+p.counts[crawl.Unchanged]+p.counts[crawl.Skipped]+p.counts[crawl.Failed] > 0 {
+		fmt.Fprint(p.e.stderr, p.status())
+	}
+}
+
+// scopeLine is the line a crawl begins with: its scope, and how to widen
+// it, in the words of setting.
+func scopeLine(scope string, narrow bool, setting func(string) string) string {
+	line := "heed: crawling " + printable.Line(scope)
+	if narrow {
+		line += " (" + setting("whole_site") + " widens it to the whole site)"
+	}
+	return line
+}
+
+// done ends the crawl's progress: the status line is cleared, the
+// progress lines stop. It may be called more than once.
+func (p *progress) done() {
+	p.stopOnce.Do(func() {
+		if p.tick != nil {
+			p.tick.Stop()
+			close(p.stop)
+		}
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if p.terminal && !p.json {
+			fmt.Fprint(p.e.stderr, "\r\033[K")
+		}
+	})
 }
 
 // explain says, a line per reason, how many URLs were skipped or failed
@@ -271,7 +384,7 @@ func (p *progress) explain(res *ingest.CrawlResult) {
 		n := p.reasons[k]
 		fmt.Fprintf(p.e.stderr, "%s %s: %s\n", k.kind, plural(n, "1 URL", "URLs"), p.why(k, res))
 	}
-	fmt.Fprintln(p.e.stderr, "(-v lists each URL; so does the stash's log.md)")
+	fmt.Fprintln(p.e.stderr, "(-v lists each URL; the stash's log.md too, but those a limit or an interrupt left)")
 }
 
 // setting is how the user changes a crawl's setting: a flag of heed
@@ -308,7 +421,7 @@ func (p *progress) why(k reasonKey, res *ingest.CrawlResult) string {
 	case crawl.ReasonSignal:
 		return "signal: the site's Content-Signal says ai-input=no"
 	case crawl.ReasonScope:
-		return "scope: out of the crawl's scope (" + p.setting("include") + ", " + p.setting("exclude") + " and " + p.setting("allow_hosts") + " set it)"
+		return "scope: out of the crawl's scope (" + p.setting("whole_site") + ", " + p.setting("include") + ", " + p.setting("exclude") + " and " + p.setting("allow_hosts") + " set it)"
 	case crawl.ReasonDup:
 		return "duplicate: the same page as one stored"
 	case crawl.ReasonType:

@@ -136,6 +136,7 @@ A website is crawled politely. ` + crawlLong,
 				req.ChooseFeed = e.chooseFeed
 			}
 			res, err := svc.Add(cmd.Context(), conf, req)
+			progress.done()
 			if res != nil && cmd.Context().Err() == nil && (err == nil || errors.Is(err, crawl.ErrStash)) {
 				rec := conf.Sources[name]
 				if rec != nil {
@@ -147,6 +148,7 @@ A website is crawled politely. ` + crawlLong,
 		},
 	}
 	cf.register(cmd)
+	e.progressFlags(cmd)
 	e.dbFlagFor(cmd, "ingest into a team's database at this PostgreSQL URL (default $HEED_DB): a website is queued for its workers (heed worker) and followed")
 	cmd.Flags().BoolVar(&cf.detach, "detach", false, "with --db: queue the website's crawl and return at once (the source is recorded then)")
 	cmd.Flags().StringVar(&kind, "kind", "", "the kind of source: "+strings.Join(kinds.Names(), ", ")+" (default: found from the URL)")
@@ -155,7 +157,7 @@ A website is crawled politely. ` + crawlLong,
 }
 
 // crawlFlags are the flags that only a website's crawl reads.
-var crawlFlagNames = []string{"include", "exclude", "allow-host", "max-pages", "max-depth", "deadline", "delay", "no-robots", "ignore-signals", "render"}
+var crawlFlagNames = []string{"include", "exclude", "allow-host", "whole-site", "max-pages", "max-depth", "deadline", "delay", "no-robots", "ignore-signals", "render"}
 
 // crawlFlagsGiven lists the crawl flags given.
 func crawlFlagsGiven(cmd *cobra.Command) []string {
@@ -178,6 +180,9 @@ func sourceFromFlags(cmd *cobra.Command, start string, o ingest.CrawlRequest) *c
 	}
 	if f.Changed("ignore-signals") {
 		s.IgnoreSignals = o.IgnoreSignals
+	}
+	if f.Changed("whole-site") {
+		s.WholeSite = o.WholeSite
 	}
 	if f.Changed("max-pages") {
 		s.MaxPages = o.MaxPages
@@ -219,11 +224,11 @@ func (e *env) noteNets(conf *config.Config) {
 // ingested prints what reading a source came to, and says how it failed.
 func (e *env) ingested(cmd *cobra.Command, res *ingest.SourceResult, err error, p *progress) error {
 	jsonOut := p.json
+	if res != nil && res.Crawl != nil {
+		return e.crawled(cmd, res.Crawl, err, p) // interrupted, with what it came to
+	}
 	if cmd.Context().Err() != nil {
 		return &exitError{code: ExitFailed, err: errors.New("interrupted; what was stored is in the stash")}
-	}
-	if res != nil && res.Crawl != nil {
-		return e.crawled(cmd, res.Crawl, err, p)
 	}
 	if err != nil {
 		return failure(err)
@@ -355,6 +360,7 @@ are not rewritten.`,
 					req.Progress, stop = e.teamProgress(jsonOut)
 				}
 				res, err := svc.Ingest(cmd.Context(), req)
+				progress.done()
 				if stop != nil {
 					stop()
 				}
@@ -378,6 +384,7 @@ are not rewritten.`,
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print a JSON line per URL and one summary per source")
 	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "print a line per URL a crawl skipped or failed (else one per reason)")
+	e.progressFlags(cmd)
 	e.dbFlagFor(cmd, "ingest into a team's database at this PostgreSQL URL (default $HEED_DB): websites are queued for its workers (heed worker) and followed")
 	cmd.Flags().BoolVar(&detach, "detach", false, "with --db: queue the websites' crawls and return at once")
 	return cmd

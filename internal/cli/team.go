@@ -267,6 +267,9 @@ func (e *env) runTeamCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut,
 	if err != nil {
 		return failure(err)
 	}
+	if sc, err := crawl.ScopeOf(crawl.Options{Start: req.Start, Include: req.Include, Exclude: req.Exclude, AllowHosts: req.AllowHosts, WholeSite: req.WholeSite}); err == nil && !e.quiet {
+		fmt.Fprintln(e.stderr, scopeLine(sc.String(), sc.Narrow(), flagOf))
+	}
 	if detach {
 		if jsonOut {
 			return writeJSON(e.stdout, map[string]any{"event": "queued", "crawl": id})
