@@ -283,8 +283,8 @@ func TestToolsListed(t *testing.T) {
 	}
 	want := map[string][]string{
 		"web_fetch":     {"max_chars", "render", "start_index", "url", "version"},
-		"web_crawl":     {"exclude", "include", "max_depth", "max_pages", "render", "url"},
-		"web_grep":      {"depth", "pattern", "url"},
+		"web_crawl":     {"exclude", "include", "max_depth", "max_pages", "render", "url", "whole_site"},
+		"web_grep":      {"depth", "pattern", "url", "whole_site"},
 		"stash_search":  {"limit", "query", "source"},
 		"stash_read":    {"max_chars", "start_index", "url_or_id", "version"},
 		"stash_sources": nil,

@@ -44,12 +44,13 @@ type FetchOutput struct {
 
 // CrawlInput is web_crawl's arguments.
 type CrawlInput struct {
-	URL      string   `json:"url" jsonschema:"Where the crawl starts: an absolute http or https URL. The crawl stays on its host."`
-	MaxPages int      `json:"max_pages,omitempty" jsonschema:"The most pages to fetch. Defaults to, and is never more than, the user's limit."`
-	MaxDepth *int     `json:"max_depth,omitempty" jsonschema:"How many links deep to follow from the start URL; 0 crawls the start URL only. Defaults to, and is never more than, the user's limit."`
-	Include  []string `json:"include,omitempty" jsonschema:"Crawl only paths matching these globs, such as /docs/** (* within a path segment, ** across). The start URL is always crawled."`
-	Exclude  []string `json:"exclude,omitempty" jsonschema:"Skip paths matching these globs, such as /blog/**."`
-	Render   string   `json:"render,omitempty" jsonschema:"When to render a page in a browser, its scripts run: auto (the default: when its HTML holds next to nothing but scripts), always, never. Never more than the user allows."`
+	URL       string   `json:"url" jsonschema:"Where the crawl starts: an absolute http or https URL. The crawl stays within its directory, the path up to its last / (https://go.dev/doc/ stays under /doc/), unless whole_site."`
+	MaxPages  int      `json:"max_pages,omitempty" jsonschema:"The most pages to fetch. Defaults to, and is never more than, the user's limit."`
+	MaxDepth  *int     `json:"max_depth,omitempty" jsonschema:"How many links deep to follow from the start URL; 0 crawls the start URL only. Defaults to, and is never more than, the user's limit."`
+	Include   []string `json:"include,omitempty" jsonschema:"Crawl only paths matching these globs, such as /docs/** (* within a path segment, ** across). The start URL is always crawled."`
+	Exclude   []string `json:"exclude,omitempty" jsonschema:"Skip paths matching these globs, such as /blog/**."`
+	WholeSite bool     `json:"whole_site,omitempty" jsonschema:"Crawl the start URL's whole site (its origin), not only its directory."`
+	Render    string   `json:"render,omitempty" jsonschema:"When to render a page in a browser, its scripts run: auto (the default: when its HTML holds next to nothing but scripts), always, never. Never more than the user allows."`
 }
 
 // Skip is a URL a crawl skipped or failed, and why.
@@ -78,15 +79,17 @@ type CrawlOutput struct {
 	Left      crawl.Left     `json:"left" jsonschema:"What the crawl's bounds left alone: sitemaps not read to their end, URLs found and not kept. A larger max_pages reads more."`
 	Seconds   float64        `json:"elapsed_seconds"`
 	Limits    Limit          `json:"limits" jsonschema:"The limits the crawl ran under."`
+	Scope     string         `json:"scope" jsonschema:"What the crawl kept to: the start URL's directory and below, or all of its origin (whole_site)."`
 	Skips     []Skip         `json:"skips,omitempty" jsonschema:"The first URLs skipped (other than out of scope) or failed, with their reasons."`
 	Notes     []string       `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_pages lowered to the user's limit."`
 }
 
 // GrepInput is web_grep's arguments.
 type GrepInput struct {
-	URL     string `json:"url" jsonschema:"The page to search, or where the crawl starts at depth above 0: an absolute http or https URL."`
-	Pattern string `json:"pattern" jsonschema:"An RE2 regular expression (Go syntax: no lookaround, no backreferences), matched against each line of the pages' Markdown. (?i) makes it case-insensitive."`
-	Depth   int    `json:"depth,omitempty" jsonschema:"0 (the default): the one page, read on purpose, without robots.txt. Above 0: a polite crawl this many links deep, heeding robots.txt, that stores nothing."`
+	URL       string `json:"url" jsonschema:"The page to search, or where the crawl starts at depth above 0: an absolute http or https URL."`
+	Pattern   string `json:"pattern" jsonschema:"An RE2 regular expression (Go syntax: no lookaround, no backreferences), matched against each line of the pages' Markdown. (?i) makes it case-insensitive."`
+	Depth     int    `json:"depth,omitempty" jsonschema:"0 (the default): the one page, read on purpose, without robots.txt. Above 0: a polite crawl this many links deep, heeding robots.txt, that stores nothing, within the URL's directory (the path up to its last /) unless whole_site."`
+	WholeSite bool   `json:"whole_site,omitempty" jsonschema:"With depth above 0: crawl the URL's whole site (its origin), not only its directory."`
 }
 
 // Match is one line that matched.
@@ -105,6 +108,7 @@ type GrepOutput struct {
 	Truncated     bool           `json:"truncated,omitempty" jsonschema:"True when there were more matches than listed."`
 	Skipped       map[string]int `json:"skipped,omitempty" jsonschema:"For a crawl: URLs skipped, by reason."`
 	Robots        string         `json:"robots" jsonschema:"Whether robots.txt was consulted."`
+	Scope         string         `json:"scope,omitempty" jsonschema:"For a crawl: what it kept to, the URL's directory and below or all of its origin (whole_site)."`
 	Notes         []string       `json:"notes,omitempty"`
 }
 

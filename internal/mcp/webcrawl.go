@@ -90,7 +90,7 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	cr := s.crawlRequest(in.URL, maxPages, maxDepth)
 	cr.Source = crawl.SourceName(in.URL)
 	cr.Render = mode
-	cr.Include, cr.Exclude = in.Include, in.Exclude
+	cr.Include, cr.Exclude, cr.WholeSite = in.Include, in.Exclude, in.WholeSite
 
 	prog := s.newProgress(ctx, req, maxPages)
 	var mu sync.Mutex
@@ -99,6 +99,10 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	res, err := s.svc.Crawl(ctx, cr, func(ev crawl.Event) {
 		mu.Lock()
 		defer mu.Unlock()
+		if ev.Kind == crawl.Began {
+			out.Scope = ev.Detail
+			return
+		}
 		counts[ev.Kind]++
 		if !fetched(ev) {
 			return
@@ -128,7 +132,7 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	for _, ev := range res.Skips[:min(len(res.Skips), maxSkipsShown)] {
 		out.Skips = append(out.Skips, Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: s.skipDetail(ev)})
 	}
-	text := fmt.Sprintf("Crawled %s into the stash as source %q: %s", in.URL, res.Source, sum.Text())
+	text := fmt.Sprintf("Crawled %s (%s) into the stash as source %q: %s", in.URL, out.Scope, res.Source, sum.Text())
 	if sum.Left != (crawl.Left{}) {
 		text += "A larger max_pages reads more.\n"
 	}

@@ -179,12 +179,18 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 		maxPages, maxDepth := s.crawlLimits(0, &in.Depth, &out.Notes)
 		cr := s.crawlRequest(in.URL, maxPages, maxDepth)
 		cr.Page = func(url string, doc *extract.Document) { g.page(url, doc.Markdown) }
+		cr.WholeSite = in.WholeSite
 		// No stash: a grep reads pages, and stores none of them.
 		cr.NoStore = true
 		prog := s.newProgress(ctx, req, maxPages)
 		var mu sync.Mutex
 		pages := 0
+		var scope string
 		res, err := s.svc.Crawl(gctx, cr, func(ev crawl.Event) {
+			if ev.Kind == crawl.Began {
+				scope = ev.Detail // before any other event
+				return
+			}
 			if !fetched(ev) {
 				return
 			}
@@ -204,7 +210,7 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 		if err != nil {
 			return nil, out, s.crawlError(gctx, in.URL, err)
 		}
-		out.Skipped, out.Robots = res.Skipped, res.Robots
+		out.Skipped, out.Robots, out.Scope = res.Skipped, res.Robots, scope
 	}
 	if cut := s.cut(ctx); cut != nil {
 		return nil, out, cut
@@ -222,6 +228,9 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 	out.Truncated = g.count > len(out.Matches)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d matches of %q in %d pages", out.MatchCount, in.Pattern, out.PagesSearched)
+	if out.Scope != "" {
+		fmt.Fprintf(&b, " (%s)", out.Scope)
+	}
 	if out.Truncated {
 		fmt.Fprintf(&b, " (the first %d listed; %d more not listed)", len(out.Matches), out.MatchCount-len(out.Matches))
 	}
