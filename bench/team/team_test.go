@@ -84,7 +84,7 @@ func BenchmarkTeamCrawl(b *testing.B) {
 				}
 				began := time.Now()
 				id, err := team.Start(ctx, pool, team.FromCrawl(crawl.Options{
-					Start: site.PageURL(0), Source: "bench", Delay: delay, MaxPages: 2 * site.N, MaxDepth: 30, AllowHosts: site.HostPorts(),
+					Start: site.PageURL(0), Source: "bench", Delay: delay, MaxPages: 2 * site.N, MaxDepth: 30, AllowHosts: site.HostPorts(), WholeSite: true,
 				}))
 				if err != nil {
 					b.Fatal(err)

@@ -122,7 +122,7 @@ func (e *teamEnv) start(t *testing.T, cmd *exec.Cmd) *exec.Cmd {
 func (e *teamEnv) crawl(t *testing.T, delay time.Duration) int64 {
 	t.Helper()
 	args := []string{"crawl", e.site.PageURL(0), "--db", e.db, "--detach", "--json", "--name", "team",
-		"--max-pages", fmt.Sprint(2 * e.site.N), "--max-depth", "30", "--deadline", "30m", "--delay", delay.String()}
+		"--whole-site", "--max-pages", fmt.Sprint(2 * e.site.N), "--max-depth", "30", "--deadline", "30m", "--delay", delay.String()}
 	for _, h := range e.site.HostPorts() {
 		args = append(args, "--allow-host", h)
 	}

@@ -108,7 +108,7 @@ func TestWorkersCrawl(t *testing.T) {
 	startWorkers(t, pool, 2, nil)
 	delay := 30 * time.Millisecond
 	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{
-		Start: site.PageURL(0), Source: "team", Delay: delay, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(),
+		Start: site.PageURL(0), Source: "team", Delay: delay, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(), WholeSite: true,
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestWorkersRobots(t *testing.T) {
 	startWorkers(t, pool, 3, nil)
 	delay := 20 * time.Millisecond
 	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{
-		Start: site.PageURL(0), Source: "team", Delay: delay, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(),
+		Start: site.PageURL(0), Source: "team", Delay: delay, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(), WholeSite: true,
 	}))
 	if err != nil {
 		t.Fatal(err)
@@ -306,7 +306,7 @@ func TestCrawlsShareURLs(t *testing.T) {
 	pool := database(t)
 	site := teamtest.Start(t, 200, 4, time.Millisecond)
 	// No sitemaps: a crawl is done here when its URLs are.
-	opts := crawl.Options{Start: site.PageURL(0), Source: "shared", Delay: 10 * time.Millisecond, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(), NoSitemaps: true, NoLLMsTxt: true}
+	opts := crawl.Options{Start: site.PageURL(0), Source: "shared", Delay: 10 * time.Millisecond, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(), WholeSite: true, NoSitemaps: true, NoLLMsTxt: true}
 	first, err := Start(context.Background(), pool, FromCrawl(opts))
 	if err != nil {
 		t.Fatal(err)
