@@ -9,7 +9,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/netip"
 	"os"
 	"strings"
@@ -177,9 +176,6 @@ func (e *env) serveHTTP(ctx context.Context, addr string, allowRemote bool, toke
 	if ip, err := netip.ParseAddr(host); host != "" && (err != nil || !ip.IsUnspecified()) {
 		origins = []string{host} // pages of ADDR's own host
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.HTTPHandler(mcp.HTTPOptions{Token: token, Origins: origins}))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(e.stderr, "heed: serving MCP over streamable HTTP at http://%s/mcp\n", ln.Addr())
 	switch {
 	case made:
@@ -187,19 +183,10 @@ func (e *env) serveHTTP(ctx context.Context, addr string, allowRemote bool, toke
 	case token != "":
 		fmt.Fprintf(e.stderr, "heed: every request must carry the header Authorization: Bearer with the token of %s\n", tokenSource)
 	}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
+	if err := srv.Serve(ctx, ln, mcp.HTTPOptions{Token: token, Origins: origins}); err != nil {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("mcp --http: %w", err)}
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		if err := hs.Shutdown(shutdown); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			hs.Close()
-		}
-		return nil
 	}
+	return nil
 }
 
 // bindAddrs says where heed mcp --http listens for addr (host:port), in

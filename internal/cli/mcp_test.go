@@ -1,13 +1,18 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -248,6 +253,37 @@ func TestMCPHTTPToken(t *testing.T) {
 		if code != tt.code || !strings.Contains(stderr, "token") || tt.env != "" && strings.Contains(stderr, tt.env) || strings.Contains(stderr, "short-one") {
 			t.Errorf("token %q, config %q: exit %d, %s; want %d", tt.env, tt.config, code, stderr, tt.code)
 		}
+	}
+}
+
+// TestMCPHTTPRefusalCloses: heed mcp --http --allow-remote answers a
+// request without the token with 401 and Connection: close, and closes
+// the connection, so that clients without the token cannot hold
+// connections open.
+func TestMCPHTTPRefusalCloses(t *testing.T) {
+	ctx, stop := context.WithCancel(t.Context())
+	endpoint, _, done := startHTTP(t, ctx, "mcp", "--http", "127.0.0.1:0", "--allow-remote", "--stash", t.TempDir())
+	defer func() { stop(); <-done }()
+	host := strings.TrimSuffix(strings.TrimPrefix(endpoint, "http://"), "/mcp")
+	conn, err := net.Dial("tcp", host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	const body = `{"jsonrpc":"2.0","id":1,"method":"ping"}`
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAuthorization: Bearer not-the-token-at-all\r\nContent-Length: %d\r\n\r\n%s", host, len(body), body)
+	conn.SetReadDeadline(time.Now().Add(time.Minute)) // generous: a busy machine is slow
+	r := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(r, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusUnauthorized || !resp.Close {
+		t.Errorf("without the token: %s, Connection %q; want 401 and Connection: close", resp.Status, resp.Header.Get("Connection"))
+	}
+	if n, err := r.Read(make([]byte, 1)); n > 0 || !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) {
+		t.Errorf("after the 401 the connection is still open: %d bytes, %v", n, err)
 	}
 }
 

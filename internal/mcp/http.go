@@ -32,6 +32,25 @@ type HTTPOptions struct {
 	// that a request's Origin header may name (the host heed listens on,
 	// say). The port is not compared.
 	Origins []string
+
+	// MaxConns, ReadTimeout and IdleTimeout bound the connections of
+	// Serve; zero takes DefaultMaxConns, DefaultReadTimeout and
+	// DefaultIdleTimeout.
+	MaxConns    int
+	ReadTimeout time.Duration
+	IdleTimeout time.Duration
+}
+
+func (o *HTTPOptions) fill() {
+	if o.MaxConns <= 0 {
+		o.MaxConns = DefaultMaxConns
+	}
+	if o.ReadTimeout <= 0 {
+		o.ReadTimeout = DefaultReadTimeout
+	}
+	if o.IdleTimeout <= 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
 }
 
 // Handler serves MCP over streamable HTTP with no token: HTTPHandler
@@ -80,7 +99,9 @@ type streamKey struct {
 	id      jsonrpc.ID
 }
 
-func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
+	// A request refused, here or by the SDK, closes its connection.
+	w := &refusalWriter{ResponseWriter: rw}
 	if origin := r.Header.Get("Origin"); origin != "" && !h.allowedOrigin(origin) {
 		http.Error(w, fmt.Sprintf("Forbidden: heed's MCP server does not serve web pages of Origin %q, only clients on this machine (localhost) and clients that send no Origin; this guards against DNS rebinding", origin), http.StatusForbidden)
 		return
@@ -91,6 +112,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost || r.Body == nil {
+		unbound(w)
 		h.next.ServeHTTP(w, r)
 		return
 	}
@@ -106,6 +128,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "failed to read body", http.StatusBadRequest)
 		return
 	}
+	unbound(w)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	session := r.Header.Get("Mcp-Session-Id")
 	stream := &calls{related: true}
@@ -135,6 +158,36 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.next.ServeHTTP(fw, r)
 	fw.end()
 }
+
+// unbound lifts the read deadline of a request read whole, which bounds
+// reading it, not answering it: a call's response streams for as long as
+// the call runs, and the server would take the deadline passing as the
+// client's going away.
+func unbound(w http.ResponseWriter) {
+	http.NewResponseController(w).SetReadDeadline(time.Time{})
+}
+
+// refusalWriter closes the connection of a request refused (401, 403,
+// or a body that could not be read), so that a client refused cannot
+// hold it open for more.
+type refusalWriter struct {
+	http.ResponseWriter
+}
+
+func (w *refusalWriter) WriteHeader(status int) {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusBadRequest, http.StatusRequestEntityTooLarge:
+		w.Header().Set("Connection", "close")
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *refusalWriter) Flush() {
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *refusalWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // follow records a request's calls, so that a cancellation posted on
 // another request finds them. A call whose id is in flight already is

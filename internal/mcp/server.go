@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"regexp"
@@ -115,6 +116,9 @@ type Server struct {
 	// wrote, if set, is called after each message a stdio session wrote
 	// or held back: tests wait on it.
 	wrote func(msg jsonrpc.Message, dropped bool)
+	// connState, if set, is the HTTP server's ConnState hook of Serve:
+	// tests count connections with it.
+	connState func(net.Conn, http.ConnState)
 }
 
 // New returns a Server with heed's tools.
