@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -22,6 +23,9 @@ import (
 // SessionTimeout is how long a streamable HTTP session may be idle (no
 // request from its client, none in flight) before it is closed.
 const SessionTimeout = 30 * time.Minute
+
+// DefaultMaxSessions is the most streamable HTTP sessions held at once.
+const DefaultMaxSessions = 100
 
 // HTTPOptions say who may use the streamable HTTP handler.
 type HTTPOptions struct {
@@ -39,6 +43,9 @@ type HTTPOptions struct {
 	MaxConns    int
 	ReadTimeout time.Duration
 	IdleTimeout time.Duration
+	// MaxSessions is the most sessions held at once; zero takes
+	// DefaultMaxSessions.
+	MaxSessions int
 }
 
 func (o *HTTPOptions) fill() {
@@ -51,6 +58,9 @@ func (o *HTTPOptions) fill() {
 	if o.IdleTimeout <= 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
+	if o.MaxSessions <= 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
 }
 
 // Handler serves MCP over streamable HTTP with no token: HTTPHandler
@@ -59,7 +69,8 @@ func (s *Server) Handler() http.Handler { return s.HTTPHandler(HTTPOptions{}) }
 
 // HTTPHandler serves MCP over streamable HTTP, every session sharing this
 // Server. A session idle for SessionTimeout is closed, so that clients
-// that go away without saying so do not hold sessions for ever.
+// that go away without saying so do not hold sessions for ever; and at
+// most o.MaxSessions are held at once (see serveNew).
 //
 // A request whose Origin header names a web page other than the
 // machine's own (localhost, a loopback address, or one of o.Origins) is
@@ -70,10 +81,14 @@ func (s *Server) Handler() http.Handler { return s.HTTPHandler(HTTPOptions{}) }
 // address naming another host. Once a client cancels a call, nothing
 // more is sent for it on its stream: no progress, no response.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
+	o.fill()
 	h := &httpHandler{
-		next:    sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, &sdk.StreamableHTTPOptions{SessionTimeout: SessionTimeout}),
-		origins: map[string]bool{},
-		streams: map[streamKey]*calls{},
+		next:        sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, &sdk.StreamableHTTPOptions{SessionTimeout: SessionTimeout}),
+		mcp:         s.mcp,
+		origins:     map[string]bool{},
+		streams:     map[streamKey]*calls{},
+		sessions:    map[string]*liveSession{},
+		maxSessions: o.MaxSessions,
 	}
 	if o.Token != "" {
 		sum := sha256.Sum256([]byte(o.Token))
@@ -86,12 +101,22 @@ func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
 }
 
 type httpHandler struct {
-	next    http.Handler
-	token   []byte // SHA-256 of the token, or nil
-	origins map[string]bool
+	next        http.Handler
+	mcp         *sdk.Server
+	token       []byte // SHA-256 of the token, or nil
+	origins     map[string]bool
+	maxSessions int
 
-	mu      sync.Mutex
-	streams map[streamKey]*calls // the calls in flight, by session and id
+	mu       sync.Mutex
+	streams  map[streamKey]*calls // the calls in flight, by session and id
+	sessions map[string]*liveSession
+	opening  int // sessions being opened: requests without a session
+}
+
+// liveSession is what the handler knows of a session it opened.
+type liveSession struct {
+	posts int       // its POSTs in flight
+	last  time.Time // when it was opened, or a POST of it last began or ended
 }
 
 type streamKey struct {
@@ -131,14 +156,22 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	unbound(w)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	session := r.Header.Get("Mcp-Session-Id")
+	messages := postedMessages(body)
+	if session == "" && slices.ContainsFunc(messages, isInitialize) {
+		h.serveNew(w, r, messages)
+		return
+	}
+	h.used(session, 1)
+	defer h.used(session, -1)
 	stream := &calls{related: true}
 	var ids []jsonrpc.ID
-	for _, msg := range postedMessages(body) {
+	for _, msg := range messages {
 		req, ok := msg.(*jsonrpc.Request)
 		switch {
 		case !ok || session == "":
-			// A session's first request (initialize) has no session
-			// yet, and no cancellation to follow.
+			// A request without a session has no cancellation to
+			// follow: the SDK serves it in a session of its own, closed
+			// when it ends.
 		case req.IsCall():
 			stream.add(req)
 			ids = append(ids, req.ID)
@@ -157,6 +190,134 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	fw := &filterWriter{ResponseWriter: w, calls: stream}
 	h.next.ServeHTTP(fw, r)
 	fw.end()
+}
+
+// isInitialize reports whether msg is an initialize request, the one
+// request that opens a session that lasts.
+func isInitialize(msg jsonrpc.Message) bool {
+	req, ok := msg.(*jsonrpc.Request)
+	return ok && req.Method == "initialize"
+}
+
+// serveNew serves an initialize request, which opens a session: within
+// the cap of sessions, making way if need be by closing the session idle
+// the longest (none of its POSTs in flight; its client is told, on its
+// next request, that its session is gone, and opens another). If every
+// session has a call in flight, the request is refused with 503 and a
+// JSON-RPC error.
+func (h *httpHandler) serveNew(w http.ResponseWriter, r *http.Request, messages []jsonrpc.Message) {
+	victim, ok := h.open()
+	if !ok {
+		var id jsonrpc.ID
+		if i := slices.IndexFunc(messages, isInitialize); i >= 0 {
+			id = messages[i].(*jsonrpc.Request).ID
+		}
+		data, _ := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{
+			Code:    codeTooManySessions,
+			Message: fmt.Sprintf("heed's MCP server holds as many sessions as it takes (%d), and every one has a call in flight; try again when a call ends, or end a session no longer used (an HTTP DELETE with its Mcp-Session-Id)", h.maxSessions),
+		}})
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After", "5")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write(data)
+		return
+	}
+	if victim != nil {
+		victim.Close()
+	}
+	ow := &openWriter{ResponseWriter: w, h: h}
+	h.next.ServeHTTP(ow, r)
+	ow.opened()
+}
+
+// openWriter records the session an initialize request opened when the
+// SDK writes its response's header, which names it: before its client
+// can send another request of it.
+type openWriter struct {
+	http.ResponseWriter
+	h    *httpHandler
+	once sync.Once
+}
+
+func (w *openWriter) opened() {
+	w.once.Do(func() {
+		id := w.Header().Get("Mcp-Session-Id")
+		w.h.mu.Lock()
+		defer w.h.mu.Unlock()
+		w.h.opening--
+		if id != "" {
+			w.h.sessions[id] = &liveSession{last: time.Now()}
+		}
+	})
+}
+
+func (w *openWriter) WriteHeader(status int) {
+	w.opened()
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *openWriter) Write(p []byte) (int, error) {
+	w.opened()
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *openWriter) Flush() {
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *openWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// codeTooManySessions is the JSON-RPC error code of a session refused
+// for the cap: one of the codes JSON-RPC leaves to servers.
+const codeTooManySessions = -32000
+
+// open makes room for a session to be opened, and counts it as opening.
+// At the cap it forgets the sessions the SDK has closed (on their
+// timeout, or their client's DELETE); if the cap is still reached, it
+// picks the session idle the longest to close (victim), or, if none is
+// idle, refuses (ok false).
+func (h *httpHandler) open() (victim *sdk.ServerSession, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if len(h.sessions)+h.opening >= h.maxSessions {
+		live := map[string]*sdk.ServerSession{}
+		for ss := range h.mcp.Sessions() {
+			live[ss.ID()] = ss
+		}
+		for id := range h.sessions {
+			if live[id] == nil {
+				delete(h.sessions, id)
+			}
+		}
+		if len(h.sessions)+h.opening >= h.maxSessions {
+			oldest := ""
+			for id, ls := range h.sessions {
+				if ls.posts == 0 && (oldest == "" || ls.last.Before(h.sessions[oldest].last)) {
+					oldest = id
+				}
+			}
+			if oldest == "" {
+				return nil, false
+			}
+			delete(h.sessions, oldest)
+			victim = live[oldest]
+		}
+	}
+	h.opening++
+	return victim, true
+}
+
+// used marks a POST of a session beginning (posts 1) or ending (-1). A
+// session's GET, the stream it listens on, is not a use of it: an SDK
+// client keeps one open all along.
+func (h *httpHandler) used(session string, posts int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ls := h.sessions[session]; ls != nil {
+		ls.posts += posts
+		ls.last = time.Now()
+	}
 }
 
 // unbound lifts the read deadline of a request read whole, which bounds

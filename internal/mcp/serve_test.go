@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"syscall"
@@ -278,8 +279,11 @@ func TestHTTPConnectionCap(t *testing.T) {
 		c.conn.Close()
 	}
 	count.wait(t, "every connection accepted and closed", func(open, seen int) bool { return seen == 2*maxConns && open == 0 })
-	if count.peak > maxConns {
-		t.Errorf("the server held %d connections at once; its cap is %d", count.peak, maxConns)
+	count.mu.Lock()
+	peak := count.peak
+	count.mu.Unlock()
+	if peak > maxConns {
+		t.Errorf("the server held %d connections at once; its cap is %d", peak, maxConns)
 	}
 
 	// Many requests without the token at once, their connections left
@@ -316,5 +320,136 @@ func TestHTTPConnectionCap(t *testing.T) {
 	var p FetchOutput
 	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/"}, &p); isErr || p.Title != "Served" {
 		t.Errorf("web_fetch by the token's holder: %s %+v", text, p)
+	}
+}
+
+// liveSessions counts the sessions s holds that were initialized: those
+// that last. (A request without a session, such as the SDK client's
+// server/discover before it initializes, is served in a session of its
+// own, closed as it ends.)
+func liveSessions(s *Server) int {
+	n := 0
+	for ss := range s.mcp.Sessions() {
+		if ss.InitializeParams() != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// connectHTTP opens a session with the SDK's client.
+func connectHTTP(t *testing.T, endpoint string) (*sdk.ClientSession, error) {
+	t.Helper()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "0"}, nil).Connect(t.Context(),
+		&sdk.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	if err == nil {
+		t.Cleanup(func() { cs.Close() })
+	}
+	return cs, err
+}
+
+// TestHTTPSessionCap: the server holds at most MaxSessions sessions,
+// however many are opened: a new session takes the place of the one idle
+// the longest (no call in flight), whose client is told, on its next
+// request, that its session is gone.
+func TestHTTPSessionCap(t *testing.T) {
+	const maxSessions = 3
+	site := newSite(t)
+	site.set("/", html("Page", []string{"A page that sessions read, to show they are alive."}))
+	s := newServer(t, Limits{}, loopback)
+	hs := httptest.NewServer(s.HTTPHandler(HTTPOptions{MaxSessions: maxSessions}))
+	t.Cleanup(hs.Close)
+	for i := range 10 * maxSessions {
+		(&rawHTTP{t: t, endpoint: hs.URL, header: http.Header{}}).initialize()
+		if n := liveSessions(s); n > maxSessions {
+			t.Fatalf("after %d sessions opened (and never closed) the server holds %d; its cap is %d", i+1, n, maxSessions)
+		}
+	}
+
+	var sessions []*sdk.ClientSession
+	for range maxSessions {
+		cs, err := connectHTTP(t, hs.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, cs)
+	}
+	fetchOK := func(cs *sdk.ClientSession) bool {
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "web_fetch", Arguments: map[string]any{"url": site.URL + "/"}})
+		if err != nil || res.IsError {
+			t.Logf("web_fetch: %v %+v", err, res)
+		}
+		return err == nil && !res.IsError
+	}
+	// The first is used again: the second is now idle the longest.
+	if !fetchOK(sessions[0]) {
+		t.Fatal("the first session, within the cap, failed a call")
+	}
+	late, err := connectHTTP(t, hs.URL)
+	if err != nil {
+		t.Fatalf("a session past the cap, others idle: %v", err)
+	}
+	if n := liveSessions(s); n > maxSessions {
+		t.Errorf("the server holds %d sessions; its cap is %d", n, maxSessions)
+	}
+	for i, cs := range append(sessions, late) {
+		if ok, want := fetchOK(cs), i != 1; ok != want {
+			t.Errorf("session %d: a call succeeded %v, want %v (the one idle the longest makes way)", i, ok, want)
+		}
+	}
+}
+
+// TestHTTPSessionCapBusy: when every session the cap allows has a call
+// in flight, a new session is refused with 503 and a JSON-RPC error that
+// says why, and is served once a call ends.
+func TestHTTPSessionCapBusy(t *testing.T) {
+	const maxSessions = 2
+	// A site a session: requests to one host go one at a time.
+	inFlight := make(chan struct{}, maxSessions)
+	release := make(chan struct{})
+	var sites []*site
+	for range maxSessions {
+		site := newSite(t)
+		site.set("/", html("Held", []string{"A page held until the test lets it go, to keep calls in flight."}))
+		site.block = func(r *http.Request) {
+			if r.URL.Path == "/" {
+				inFlight <- struct{}{}
+				<-release
+			}
+		}
+		sites = append(sites, site)
+	}
+	s := newServer(t, Limits{}, loopback)
+	hs := httptest.NewServer(s.HTTPHandler(HTTPOptions{MaxSessions: maxSessions}))
+	t.Cleanup(hs.Close)
+	var wg sync.WaitGroup
+	for _, site := range sites {
+		cs, err := connectHTTP(t, hs.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "web_fetch", Arguments: map[string]any{"url": site.URL + "/"}})
+		})
+	}
+	for range maxSessions {
+		waitFor(t, inFlight, "a call in flight")
+	}
+	resp := (&rawHTTP{t: t, endpoint: hs.URL, header: http.Header{}}).post(initializeBody)
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"error"`) || !strings.Contains(string(body), "sessions") || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("a session past the cap, every other busy: %s %q, Retry-After %q", resp.Status, body, resp.Header.Get("Retry-After"))
+	}
+	if _, err := connectHTTP(t, hs.URL); err == nil {
+		t.Error("the SDK's client opened a session past the cap, every other busy")
+	}
+	if n := liveSessions(s); n > maxSessions {
+		t.Errorf("the server holds %d sessions; its cap is %d", n, maxSessions)
+	}
+	close(release)
+	wg.Wait()
+	if _, err := connectHTTP(t, hs.URL); err != nil {
+		t.Errorf("a session once the calls ended: %v", err)
 	}
 }
