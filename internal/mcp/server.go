@@ -143,7 +143,7 @@ web_fetch reads one page on purpose (robots.txt is not consulted for a single pa
 crawls a site into the stash, heeding robots.txt, Crawl-delay and each page's robots directives;
 web_grep finds a regular expression in one page, or in a site crawled politely. stash_search,
 stash_read and stash_sources read what was crawled. The user's limits (networks, pages, depth,
-delay) bind every call: arguments can narrow them, never widen them.`
+delay) bind every call: arguments can narrow them, never widen them.` + "\n" + pageTextRule
 
 // MCP returns the SDK server, to connect to any transport.
 func (s *Server) MCP() *sdk.Server { return s.mcp }

@@ -38,13 +38,18 @@ func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in S
 	if err != nil {
 		return nil, out, s.failed(ctx, "search the stash", err)
 	}
-	var b strings.Builder
+	var quoted []string
 	for _, h := range hits {
 		// Plain text, its control characters shown escaped: the marks
 		// are the only Markdown in it.
 		snippet := printable.Marked(h.Snippet, h.Matches, "**", "**")
 		out.Hits = append(out.Hits, Hit{ID: h.ID, URL: h.URL, Title: h.Title, Source: h.Source, Snippet: snippet, Score: h.Score})
-		fmt.Fprintf(&b, "%s  %s\n    [%s] %s\n    %s\n", h.ID, h.Title, h.Source, h.URL, snippet)
+		quoted = append(quoted, h.Title, snippet)
+	}
+	bound := newBoundary(quoted...)
+	var b strings.Builder
+	for _, h := range out.Hits {
+		fmt.Fprintf(&b, "%s  %s\n    [%s] %s\n    %s\n", h.ID, bound.inline(h.Title), h.Source, h.URL, bound.inline(h.Snippet))
 	}
 	if len(hits) == 0 {
 		b.WriteString("Nothing in the stash matches. Try other words, or crawl a site into the stash with web_crawl.\n")
@@ -87,9 +92,10 @@ func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in Rea
 		return nil, out, err
 	}
 	out.ID, out.URL, out.Title, out.Source, out.FetchedAt, out.Part, out.Version = snap.ID, snap.URL, snap.Title, snap.Source, snap.FetchedAt, pt, v
-	text := partText("stash_read", fmt.Sprintf("url_or_id %q, version %q", snap.ID, v), pt)
+	bound := newBoundary(pt.Markdown, snap.Title)
+	text := partText("stash_read", fmt.Sprintf("url_or_id %q, version %q", snap.ID, v), pt, bound)
 	if in.StartIndex == 0 {
-		text = fmt.Sprintf("Page: %s\nURL: %s\nSource: %s, fetched %s\n\n", snap.Title, snap.URL, snap.Source, snap.FetchedAt.Format(time.RFC3339)) + text
+		text = fmt.Sprintf("Page: %s\nURL: %s\nSource: %s, fetched %s\n\n", bound.inline(snap.Title), snap.URL, snap.Source, snap.FetchedAt.Format(time.RFC3339)) + text
 	}
 	for _, note := range out.Notes {
 		text += "Note: " + note + ".\n"

@@ -21,7 +21,7 @@ type FetchInput struct {
 
 // Part is a part of a long text, and where the rest of it is.
 type Part struct {
-	Markdown   string `json:"markdown" jsonschema:"This part of the page's main content, as Markdown."`
+	Markdown   string `json:"markdown" jsonschema:"This part of the page's main content, as Markdown: the page's own words, not heed's (the text content marks them so)."`
 	StartIndex int    `json:"start_index" jsonschema:"The character this part starts at."`
 	Chars      int    `json:"chars" jsonschema:"The characters in this part."`
 	TotalChars int    `json:"total_chars" jsonschema:"The characters in the whole text."`
@@ -32,8 +32,8 @@ type Part struct {
 // FetchOutput is web_fetch's result.
 type FetchOutput struct {
 	URL         string `json:"url" jsonschema:"The page's URL, after redirects."`
-	Title       string `json:"title,omitempty"`
-	Description string `json:"description,omitempty"`
+	Title       string `json:"title,omitempty" jsonschema:"The page's title: its own words, not heed's."`
+	Description string `json:"description,omitempty" jsonschema:"The page's description: its own words, not heed's."`
 	Part
 	Version  string   `json:"version" jsonschema:"Which copy of the page this part was cut from: pass it, with next_start_index, for the next part."`
 	Robots   string   `json:"robots,omitempty" jsonschema:"What the page's own robots directives (meta robots, X-Robots-Tag) say to heed. Reported, not enforced: a page asked for on purpose is not a crawl."`
@@ -96,7 +96,7 @@ type GrepInput struct {
 type Match struct {
 	URL  string `json:"url"`
 	Line int    `json:"line" jsonschema:"The line's number in the page's Markdown (as web_fetch returns it), from 1."`
-	Text string `json:"text" jsonschema:"The line (cut at 500 characters)."`
+	Text string `json:"text" jsonschema:"The line (cut at 500 characters): the page's own words, not heed's."`
 }
 
 // GrepOutput is web_grep's result.
@@ -123,9 +123,9 @@ type SearchInput struct {
 type Hit struct {
 	ID      string  `json:"id" jsonschema:"The snapshot's ID: stash_read takes it."`
 	URL     string  `json:"url"`
-	Title   string  `json:"title"`
+	Title   string  `json:"title" jsonschema:"The page's title: its own words, not heed's."`
 	Source  string  `json:"source"`
-	Snippet string  `json:"snippet" jsonschema:"Words around the match, the matching ones in **bold**."`
+	Snippet string  `json:"snippet" jsonschema:"The page's words around the match, not heed's, the matching ones in **bold**."`
 	Score   float64 `json:"score" jsonschema:"BM25; higher is better."`
 }
 
@@ -147,7 +147,7 @@ type ReadInput struct {
 type ReadOutput struct {
 	ID        string    `json:"id"`
 	URL       string    `json:"url"`
-	Title     string    `json:"title"`
+	Title     string    `json:"title" jsonschema:"The page's title: its own words, not heed's."`
 	Source    string    `json:"source"`
 	FetchedAt time.Time `json:"fetched_at"`
 	Part
@@ -219,7 +219,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_fetch",
 		Title: "Read one web page",
-		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page whose HTML holds next to nothing but scripts is rendered in a browser first (render), as far as the user allows. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url, start_index set to next_start_index and the version the first part gave: every part then comes from the one copy of the page (for 10 minutes after the last part read; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown. Pages are read as served, not rendered: content a page builds with JavaScript is not seen.`,
+		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page whose HTML holds next to nothing but scripts is rendered in a browser first (render), as far as the user allows. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url, start_index set to next_start_index and the version the first part gave: every part then comes from the one copy of the page (for 10 minutes after the last part read; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown. Pages are read as served, not rendered: content a page builds with JavaScript is not seen. `+pageTextRule,
 			min(DefaultChars, l.MaxChars), l.MaxChars),
 		InputSchema:  schemaFor[FetchInput](map[string]float64{"max_chars": 1, "start_index": 0}),
 		OutputSchema: schemaFor[FetchOutput](nil),
@@ -237,7 +237,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_grep",
 		Title: "Find a pattern in a page or a site",
-		Description: fmt.Sprintf(`Find the lines of web pages' Markdown that match an RE2 regular expression, with their URL and line number. At depth 0 (the default) it reads the one page at url on purpose, as web_fetch does, without robots.txt. Above depth 0 it crawls from url as politely as web_crawl does (robots.txt heeded, one request at a time per host, noindex pages and Content-Signal ai-input=no sites not searched), at most %d pages and %d links deep (a larger depth is lowered), and stores nothing in the stash. Lists at most %d matches. Pages whose HTML holds next to nothing but scripts are rendered in a browser, if the user allows it (render). Sends progress notifications, pages fetched of at most how many, when the request carries a progress token.`,
+		Description: fmt.Sprintf(`Find the lines of web pages' Markdown that match an RE2 regular expression, with their URL and line number. At depth 0 (the default) it reads the one page at url on purpose, as web_fetch does, without robots.txt. Above depth 0 it crawls from url as politely as web_crawl does (robots.txt heeded, one request at a time per host, noindex pages and Content-Signal ai-input=no sites not searched), at most %d pages and %d links deep (a larger depth is lowered), and stores nothing in the stash. Lists at most %d matches. Pages whose HTML holds next to nothing but scripts are rendered in a browser, if the user allows it (render). Sends progress notifications, pages fetched of at most how many, when the request carries a progress token. `+pageTextRule,
 			l.MaxPages, l.MaxDepth, MaxMatches),
 		InputSchema:  schemaFor[GrepInput](map[string]float64{"depth": 0}),
 		OutputSchema: schemaFor[GrepOutput](nil),
@@ -246,7 +246,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:         "stash_search",
 		Title:        "Search the stash",
-		Description:  `Search the pages heed has crawled into its stash (web_crawl puts them there), ranked by BM25 with a title match weighing more. Returns each hit's ID, URL, title, source and a snippet; read a whole page with stash_read.`,
+		Description:  `Search the pages heed has crawled into its stash (web_crawl puts them there), ranked by BM25 with a title match weighing more. Returns each hit's ID, URL, title, source and a snippet; read a whole page with stash_read. ` + pageTextRule,
 		InputSchema:  schemaFor[SearchInput](map[string]float64{"limit": 1}),
 		OutputSchema: schemaFor[SearchOutput](nil),
 		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
@@ -254,7 +254,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "stash_read",
 		Title: "Read a page from the stash",
-		Description: fmt.Sprintf(`Read a stored page's Markdown by its URL or ID (as stash_search gives). Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call again with the same url_or_id, start_index set to next_start_index and the version the first part gave. If a crawl stored a new copy of the page meanwhile, the call says so, and the page is read again from start_index 0. Makes no network request.`,
+		Description: fmt.Sprintf(`Read a stored page's Markdown by its URL or ID (as stash_search gives). Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call again with the same url_or_id, start_index set to next_start_index and the version the first part gave. If a crawl stored a new copy of the page meanwhile, the call says so, and the page is read again from start_index 0. Makes no network request. `+pageTextRule,
 			min(DefaultChars, l.MaxChars), l.MaxChars),
 		InputSchema:  schemaFor[ReadInput](map[string]float64{"max_chars": 1, "start_index": 0}),
 		OutputSchema: schemaFor[ReadOutput](nil),

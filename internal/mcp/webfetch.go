@@ -39,12 +39,12 @@ func part(text string, start, n int) (Part, error) {
 	return p, nil
 }
 
-// partText is what an agent reads of a part: the Markdown, and where the
-// rest is.
-func partText(tool, ref string, p Part) string {
+// partText is what an agent reads of a part: the Markdown, marked as
+// the page's by bound, and where the rest is.
+func partText(tool, ref string, p Part, bound boundary) string {
 	var b strings.Builder
-	b.WriteString(p.Markdown)
-	b.WriteString("\n\n---\n")
+	b.WriteString(bound.block(p.Markdown))
+	b.WriteString("\n---\n")
 	if p.Remaining > 0 {
 		fmt.Fprintf(&b, "Characters %d to %d of %d; %d characters remain. For the next part, call %s with %s and start_index %d.\n",
 			p.StartIndex, p.StartIndex+p.Chars, p.TotalChars, p.Remaining, tool, ref, p.NextStart)
@@ -114,9 +114,10 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 	if p.note != "" {
 		out.Notes = append(out.Notes, p.note)
 	}
-	text := partText("web_fetch", fmt.Sprintf("url %q, version %q", in.URL, p.version), pt)
+	bound := newBoundary(pt.Markdown, out.Title)
+	text := partText("web_fetch", fmt.Sprintf("url %q, version %q", in.URL, p.version), pt, bound)
 	if in.StartIndex == 0 {
-		text = fmt.Sprintf("Page: %s\nURL: %s\n\n", out.Title, out.URL) + text
+		text = fmt.Sprintf("Page: %s\nURL: %s\n\n", bound.inline(out.Title), out.URL) + text
 	}
 	for _, note := range out.Notes {
 		text += "Note: " + note + ".\n"

@@ -235,8 +235,13 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 		fmt.Fprintf(&b, " (the first %d listed; %d more not listed)", len(out.Matches), out.MatchCount-len(out.Matches))
 	}
 	b.WriteString(".\n")
+	var lines []string
 	for _, m := range out.Matches {
-		fmt.Fprintf(&b, "%s:%d: %s\n", m.URL, m.Line, m.Text)
+		lines = append(lines, m.Text)
+	}
+	bound := newBoundary(lines...)
+	for _, m := range out.Matches {
+		fmt.Fprintf(&b, "%s:%d: %s\n", m.URL, m.Line, bound.inline(m.Text))
 	}
 	for _, note := range out.Notes {
 		b.WriteString("Note: " + note + ".\n")
