@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -16,6 +17,9 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/ingest"
 )
 
 // closeBound is how long a test waits for the server to close a
@@ -452,4 +456,43 @@ func TestHTTPSessionCapBusy(t *testing.T) {
 	if _, err := connectHTTP(t, hs.URL); err != nil {
 		t.Errorf("a session once the calls ended: %v", err)
 	}
+}
+
+// BenchmarkHTTPSessions opens b.N sessions that are never closed, and
+// reports the sessions held after and the heap they left: both level
+// once b.N passes the cap.
+//
+//	go test -run '^$' -bench HTTPSessions -benchtime 20000x ./internal/mcp
+func BenchmarkHTTPSessions(b *testing.B) {
+	svc := ingest.New(ingest.Config{HTTP: fetch.New(fetch.Config{}), Agent: "heed/0.1", StashDir: b.TempDir()})
+	s := New(Config{Service: svc})
+	defer svc.Close()
+	defer s.Close()
+	hs := httptest.NewServer(s.Handler())
+	defer hs.Close()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(initializeBody))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			b.Fatalf("initialize: %s", resp.Status)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	n := 0
+	for range s.mcp.Sessions() {
+		n++
+	}
+	b.ReportMetric(float64(n), "sessions")
+	b.ReportMetric(float64(int64(after.HeapInuse)-int64(before.HeapInuse))/(1<<20), "heap-MB")
 }
