@@ -157,7 +157,9 @@ func TestHTTPRefusedConnectionCloses(t *testing.T) {
 // request, one whose request's body stops short.
 func TestHTTPIdleConnectionCloses(t *testing.T) {
 	s := newServer(t, Limits{}, loopback)
-	addr := serveTCP(t, s, HTTPOptions{ReadTimeout: 100 * time.Millisecond, IdleTimeout: 100 * time.Millisecond})
+	// The request's body comes with its headers: a second to read them
+	// is ample, however busy the machine.
+	addr := serveTCP(t, s, HTTPOptions{ReadTimeout: time.Second, IdleTimeout: 100 * time.Millisecond})
 
 	c := dial(t, addr)
 	c.post(initializeBody)
@@ -192,12 +194,12 @@ func TestHTTPIdleConnectionCloses(t *testing.T) {
 // request, not answering it: a call that takes longer than it, and the
 // session's stream of server-sent events, go on.
 func TestHTTPCallOutlastsReadTimeout(t *testing.T) {
-	const readTimeout = 100 * time.Millisecond
+	const readTimeout = time.Second
 	site := newSite(t)
 	site.set("/slow", html("Slow", []string{"A page that takes its time to be served, longer than a read timeout."}))
 	site.block = func(r *http.Request) {
 		if r.URL.Path == "/slow" {
-			time.Sleep(5 * readTimeout) // the read timeout passes, surely
+			time.Sleep(2 * readTimeout) // the read timeout passes, surely
 		}
 	}
 	s := newServer(t, Limits{}, loopback)
