@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"go.yaml.in/yaml/v3"
+	"github.com/heedhq/heed/internal/frontmatter"
 )
 
 // maxFrontMatter is how much of a Markdown document's head is read as its
@@ -83,8 +83,8 @@ func FromMarkdown(raw []byte, opts Options) (*Document, error) {
 
 // frontMatter splits a Markdown document into the title and description
 // of its YAML front matter, and what follows it. A document that opens
-// with no "---" line, or whose front matter is not a YAML mapping, is
-// all body.
+// with no "---" line, or whose front matter is not a YAML mapping that
+// frontmatter.Decode reads (one that repeats a key is not), is all body.
 func frontMatter(raw []byte) (meta struct{ Title, Description string }, body []byte) {
 	rest, ok := bytes.CutPrefix(raw, []byte("---\n"))
 	if !ok {
@@ -103,15 +103,18 @@ func frontMatter(raw []byte) (meta struct{ Title, Description string }, body []b
 	if end < 0 {
 		return meta, raw
 	}
-	var fields map[string]any
-	if err := yaml.Unmarshal(rest[:end], &fields); err != nil {
+	var fields struct {
+		Title       any `yaml:"title"`
+		Description any `yaml:"description"`
+	}
+	if err := frontmatter.Decode(rest[:end], &fields); err != nil {
 		return meta, raw
 	}
-	str := func(k string) string {
-		s, _ := fields[k].(string)
+	str := func(v any) string {
+		s, _ := v.(string)
 		return strings.Join(strings.Fields(s), " ")
 	}
-	meta.Title, meta.Description = str("title"), str("description")
+	meta.Title, meta.Description = str(fields.Title), str(fields.Description)
 	after := rest[end:]
 	if i := bytes.IndexByte(after, '\n'); i >= 0 {
 		return meta, after[i+1:]

@@ -94,10 +94,60 @@ func Split(doc []byte, v any) (body string, err error) {
 	if err != nil {
 		return "", err
 	}
-	if err := yaml.Unmarshal(front, v); err != nil {
-		return "", fmt.Errorf("frontmatter: %w", err)
+	if err := Decode(front, v); err != nil {
+		return "", err
 	}
 	return body, nil
+}
+
+// maxKeys is the most keys a mapping of front matter may hold.
+const maxKeys = 1000
+
+// Decode decodes YAML front matter into v, in time and memory linear in
+// its length. The YAML decoder compares each key of a mapping with every
+// other and keeps an error for each pair that is equal, so that a
+// document of repeated keys would cost memory quadratic in its length:
+// the document is parsed into nodes first, and refused before it is
+// decoded if a mapping repeats a key, holds more than maxKeys keys, or
+// if it has an alias (which would decode a mapping once for each).
+func Decode(front []byte, v any) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(front, &doc); err != nil {
+		return fmt.Errorf("frontmatter: %w", err)
+	}
+	type key struct {
+		kind  yaml.Kind
+		value string
+	}
+	seen := map[key]int{}
+	for stack := []*yaml.Node{&doc}; len(stack) > 0; {
+		n := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		switch n.Kind {
+		case yaml.AliasNode:
+			return fmt.Errorf("frontmatter: line %d: an alias, which front matter does not use", n.Line)
+		case yaml.MappingNode:
+			if len(n.Content) > 2*maxKeys {
+				return fmt.Errorf("frontmatter: line %d: a mapping of more than %d keys", n.Line, maxKeys)
+			}
+			clear(seen)
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if line, ok := seen[key{k.Kind, k.Value}]; ok {
+					return fmt.Errorf("frontmatter: line %d: mapping key %q already defined at line %d", k.Line, k.Value, line)
+				}
+				seen[key{k.Kind, k.Value}] = k.Line
+			}
+		}
+		stack = append(stack, n.Content...)
+	}
+	if len(doc.Content) == 0 {
+		return nil // an empty document sets nothing
+	}
+	if err := doc.Decode(v); err != nil {
+		return fmt.Errorf("frontmatter: %w", err)
+	}
+	return nil
 }
 
 // Cut separates a document into its frontmatter, not decoded, and its
