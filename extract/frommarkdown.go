@@ -23,6 +23,12 @@ const maxFrontMatter = 64 << 10
 // it for a link.
 const maxDest = 4096
 
+// minLinkBudget is what resolving relative links may add to Links, and
+// read of the base URL, in a document shorter than it: a short llms.txt
+// of links to its site's root, at a URL longer than each, still lists
+// them all.
+const minLinkBudget = 64 << 10
+
 // maxTitle is the longest link title read as one, likewise.
 const maxTitle = 512
 
@@ -40,7 +46,9 @@ const maxTitle = 512
 //     becomes its text; such an image becomes its alt text; such a link
 //     reference definition is left out, and so is an autolink to one
 //     (an e-mail address becomes text). Relative destinations are
-//     resolved against opts.URL, within the same budget as Extract's.
+//     resolved against opts.URL, within the same budget as Extract's
+//     (what resolving adds to Links, and reads of the base URL, may be
+//     64 KB in a shorter document).
 //   - Code (fenced, indented and spans) is kept byte for byte.
 //
 // Document.Links are the http(s) links, absolute, without fragments, each
@@ -63,7 +71,9 @@ func FromMarkdown(raw []byte, opts Options) (*Document, error) {
 		raw = bytes.ReplaceAll(raw, []byte{0}, []byte("\uFFFD"))
 	}
 	meta, body := frontMatter(raw)
-	s := &mdSanitizer{base: base, budget: utf8.RuneCount(body), seen: map[string]bool{}, links: []string{}}
+	n := utf8.RuneCount(body)
+	s := &mdSanitizer{resolver: newResolver(base), budget: n, linkBudget: max(n, minLinkBudget), work: max(n, minLinkBudget),
+		seen: map[string]bool{}, links: []string{}}
 	// Blank lines around it go, but not the indentation of its first
 	// line: an indented code block there is code, and kept as code.
 	md := strings.TrimRight(s.run(string(body)), " \t\n")
@@ -127,11 +137,14 @@ type mdSanitizer struct {
 	// gt and commentEnd are the paragraph's next ">" and "-->" (tag),
 	// or its length when there is none.
 	gt, commentEnd int
-	base           *url.URL
-	budget         int // bytes that resolving relative links may still add
-	seen           map[string]bool
-	links          []string
-	out            strings.Builder
+	resolver       *resolver
+	// What resolving relative links may still add to the Markdown
+	// (budget) and to Links (linkBudget), and read of the base URL
+	// (work), in bytes: as Extract's.
+	budget, linkBudget, work int
+	seen                     map[string]bool
+	links                    []string
+	out                      strings.Builder
 }
 
 // htmlDrops are the HTML blocks left out with their content, by how they
@@ -375,13 +388,21 @@ func (s *mdSanitizer) dest(d string, link bool) (string, bool) {
 			return "", false
 		}
 	}
-	u, err := s.base.Parse(strings.TrimSpace(read))
+	ref, err := url.Parse(strings.TrimSpace(read))
 	if err != nil {
 		if i >= 0 && clean[i] == ':' {
 			return "", false
 		}
 		return d, true // a relative destination that no URL reads: text, in effect
 	}
+	c := s.resolver.cost(ref)
+	if c > s.work {
+		// Past the budget of resolving: as written, and not one of
+		// Links (as Extract does).
+		return d, true
+	}
+	s.work -= c
+	u := s.resolver.resolve(ref)
 	abs := u.String()
 	if (u.Scheme == "http" || u.Scheme == "https") && u.Host == "" {
 		return "", false // "http:" alone goes nowhere
@@ -393,7 +414,8 @@ func (s *mdSanitizer) dest(d string, link bool) (string, bool) {
 	if link {
 		v := *u
 		v.Fragment, v.RawFragment = "", ""
-		if k := v.String(); !s.seen[k] {
+		if k := v.String(); !s.seen[k] && len(k)-len(d) <= s.linkBudget {
+			s.linkBudget -= max(len(k)-len(d), 0)
 			s.seen[k] = true
 			s.links = append(s.links, k)
 		}

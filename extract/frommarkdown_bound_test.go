@@ -1,7 +1,9 @@
 package extract
 
 import (
+	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -41,5 +43,51 @@ func TestFromMarkdownRepeatedKeys(t *testing.T) {
 	}
 	if doc.Title != "Title" || !strings.Contains(doc.Markdown, "k:") {
 		t.Errorf("front matter of repeated keys: title %q, Markdown %.40q", doc.Title, doc.Markdown)
+	}
+}
+
+// TestFromMarkdownLinkBudget: resolving relative links adds to the
+// Markdown and to Links, and reads of the base URL, no more than the
+// document's length, as Extract's links do: past that, links are written
+// as the document wrote them and left out of Links. Before, 500 KB of
+// links at an 8 KB URL took 0.7 GB.
+func TestFromMarkdownLinkBudget(t *testing.T) {
+	long := "https://docs.example/" + strings.Repeat("d", 8<<10) + "/"
+	page := func(n int) []byte {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "[a](x%d) ", i)
+		}
+		return []byte(b.String())
+	}
+	var doc *Document
+	read := func(p []byte) func() {
+		return func() {
+			var err error
+			if doc, err = FromMarkdown(p, Options{URL: long}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	in := page(10000)
+	n := allocatedBy(read(in))
+	t.Logf("%d bytes of links at an 8 KB URL allocate %d bytes", len(in), n)
+	if n > uint64(64*len(in)) {
+		t.Errorf("%d bytes of links allocate %d bytes, %d times", len(in), n, n/uint64(len(in)))
+	}
+	if got := linksBytes(doc); got > 2*len(in) {
+		t.Errorf("%d bytes of Links from %d bytes", got, len(in))
+	}
+	if len(doc.Markdown) > 2*len(in) {
+		t.Errorf("%d bytes of Markdown from %d bytes", len(doc.Markdown), len(in))
+	}
+	if len(doc.Links) == 0 || doc.Links[0] != long+"x0" || !strings.Contains(doc.Markdown, "]("+long+"x0)") || !strings.Contains(doc.Markdown, "](x9999)") {
+		t.Errorf("want the first links resolved and the rest as written: %d links, %.200q", len(doc.Links), doc.Markdown)
+	}
+	// Absolute and root-relative links at a long URL read little of it.
+	abs := []byte(strings.Repeat("[a](https://other.example/x) [b](/y) ", 4000))
+	read(abs)()
+	if !slices.Equal(doc.Links, []string{"https://other.example/x", "https://docs.example/y"}) || strings.Count(doc.Markdown, "](https://docs.example/y)") != 4000 {
+		t.Errorf("absolute links: %q", doc.Links)
 	}
 }

@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -38,5 +39,25 @@ func TestCrawlLLMsTxtRepeatedKeys(t *testing.T) {
 	}
 	if s.count("/docs/a.md") != 2 {
 		t.Errorf("the page llms.txt lists was not crawled both times: %q", s.paths())
+	}
+}
+
+// A Markdown page of many relative links at a long URL costs the crawl
+// memory linear in its length: resolving them has the budget Extract's
+// links have.
+func TestCrawlMarkdownLinkBudget(t *testing.T) {
+	s := newMDSite(t)
+	var b strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&b, "[a](x%d) ", i)
+	}
+	dir := "/" + strings.Repeat("d", 6<<10) + "/"
+	s.files[dir+"page.md"] = [2]string{"text/markdown", b.String()}
+	s.files[dir+"small.md"] = [2]string{"text/markdown", "[a](x0)"}
+	small := crawlAllocates(t, Options{Start: s.URL + dir + "small.md", Source: "md", NoSitemaps: true, MaxDepth: -1})
+	large := crawlAllocates(t, Options{Start: s.URL + dir + "page.md", Source: "md", NoSitemaps: true, MaxDepth: -1})
+	t.Logf("a crawl of a page of one link at a 6 KB URL allocates %d bytes; of %d bytes of links, %d", small, b.Len(), large)
+	if large > small+uint64(64*b.Len()) {
+		t.Errorf("%d bytes of links at a 6 KB URL cost the crawl %d bytes more", b.Len(), large-small)
 	}
 }
