@@ -49,7 +49,11 @@ const maxTitle = 512
 //     resolved against opts.URL, within the same budget as Extract's
 //     (what resolving adds to Links, and reads of the base URL, may be
 //     64 KB in a shorter document).
-//   - Code (fenced, indented and spans) is kept byte for byte.
+//   - Code (fenced, indented and spans) is kept byte for byte; a code
+//     span across lines is read as text, its backticks escaped.
+//
+// These hold as a CommonMark reader (with GFM's tables) reads what it
+// writes, whatever blocks that reader finds where heed sees a paragraph.
 //
 // Document.Links are the http(s) links, absolute, without fragments, each
 // once. The title and description are the document's own YAML front
@@ -79,7 +83,7 @@ func FromMarkdown(raw []byte, opts Options) (*Document, error) {
 	md := strings.TrimRight(s.run(string(body)), " \t\n")
 	for md != "" {
 		line, rest, _ := strings.Cut(md, "\n")
-		if strings.TrimSpace(line) != "" {
+		if strings.Trim(line, " \t") != "" {
 			break
 		}
 		md = rest
@@ -168,13 +172,17 @@ func (s *mdSanitizer) run(body string) string {
 	)
 	flush := func() {
 		if len(para) > 0 {
-			s.inline(strings.Join(para, ""))
+			if s.inline(strings.Join(para, "")) {
+				inList = true
+			}
 			para = para[:0]
 		}
 	}
 	for _, line := range lines {
 		text := strings.TrimRight(line, "\n")
-		blank := strings.TrimSpace(text) == ""
+		// Blank as CommonMark reads a line: spaces and tabs only (a line
+		// of U+00A0 is a paragraph's).
+		blank := strings.Trim(text, " \t") == ""
 		indent, rest := leadingSpaces(text)
 		switch {
 		case drop != "":
@@ -229,8 +237,8 @@ func (s *mdSanitizer) run(body string) string {
 				prevBlank = false
 				continue
 			}
-			if def, ok := s.definition(rest); ok {
-				flush()
+			if def, ok := s.definition(rest); ok && len(para) == 0 {
+				// (A definition cannot interrupt a paragraph.)
 				if def != "" {
 					s.out.WriteString(text[:len(text)-len(rest)] + def + "\n")
 				}
@@ -327,14 +335,18 @@ func (s *mdSanitizer) definition(rest string) (string, bool) {
 		return "", false
 	}
 	end := strings.Index(rest, "]:")
-	if end < 0 || strings.ContainsAny(rest[1:end], "[]") {
+	// Its label is written as it is: one a reader might not take for a
+	// label (too long, blank, or with an escape), or that could hold
+	// raw HTML or a code span when the line is read as text, is not
+	// read as one here either, and the line is sanitized as text.
+	if end < 0 || end > 1000 || strings.ContainsAny(rest[1:end], "[]<`\\") || strings.Trim(rest[1:end], " \t") == "" {
 		return "", false
 	}
 	after := strings.TrimLeft(rest[end+2:], " \t")
 	if after == "" {
 		// Its destination would be on the next line: a definition heed
 		// does not read, written as text.
-		return `\` + rest, true
+		return "", false
 	}
 	dest, title := after, ""
 	if strings.HasPrefix(after, "<") {
@@ -356,7 +368,9 @@ func (s *mdSanitizer) definition(rest string) (string, bool) {
 	return rest[:end+2] + " " + u + safeTitle(title), true
 }
 
-// safeTitle keeps a link title that is one, quoted whole, and no other.
+// safeTitle keeps a link title that is one, quoted whole, and no other;
+// nor one with a backtick, which a reader that does not take the link
+// for one could pair with another.
 func safeTitle(t string) string {
 	t = strings.TrimSpace(t)
 	if len(t) < 2 || len(t) > maxTitle {
@@ -364,7 +378,7 @@ func safeTitle(t string) string {
 	}
 	open, closing := t[0], t[len(t)-1]
 	if open == '"' && closing == '"' || open == '\'' && closing == '\'' || open == '(' && closing == ')' {
-		if !strings.ContainsAny(t[1:len(t)-1], string(open)+string(closing)+"<>\n") {
+		if !strings.ContainsAny(t[1:len(t)-1], string(open)+string(closing)+"<>`\n") {
 			return " " + t
 		}
 	}
@@ -373,8 +387,28 @@ func safeTitle(t string) string {
 
 // dest judges a link's destination: it returns it as written, resolved
 // when relative, and true when it goes to the web; false when it goes
-// anywhere else. A link (not an image) to the web is one of Links.
+// anywhere else. A link (not an image) to the web is one of Links. What
+// it returns is written so that a reader that does not take it for a
+// destination reads no HTML or code span in it either: "<", ">", "`"
+// and white space percent-encoded, and between "<" and ">" when it
+// holds a parenthesis.
 func (s *mdSanitizer) dest(d string, link bool) (string, bool) {
+	u, ok := s.judge(d, link)
+	if !ok {
+		return "", false
+	}
+	u = destEscaper.Replace(u)
+	if strings.ContainsAny(u, "()") {
+		return "<" + u + ">", true
+	}
+	return u, true
+}
+
+var destEscaper = strings.NewReplacer("<", "%3C", ">", "%3E", "`", "%60", " ", "%20", "\t", "%09", "\n", "%0A")
+
+// judge is dest's judgement, the destination neither encoded nor
+// bracketed.
+func (s *mdSanitizer) judge(d string, link bool) (string, bool) {
 	read := html.UnescapeString(unescapeMarkdown(d))
 	clean := strings.Map(func(r rune) rune {
 		if r <= ' ' || r == 0x7f {
@@ -428,10 +462,6 @@ func (s *mdSanitizer) dest(d string, link bool) (string, bool) {
 	} else if add > 0 {
 		s.budget -= add
 	}
-	abs = strings.NewReplacer("<", "%3C", ">", "%3E", " ", "%20", "\n", "%0A").Replace(abs)
-	if strings.ContainsAny(abs, "()") {
-		return "<" + abs + ">", true
-	}
 	return abs, true
 }
 
@@ -459,8 +489,36 @@ func isPunct(c byte) bool {
 // rejects (the opener, the destination) becomes a space, never nothing:
 // taking bytes out could join what stood on either side into a link, a
 // definition or a code span that the input did not have.
-func (s *mdSanitizer) inline(p string) {
-	closes := codeSpans(p)
+//
+// What it writes is read as the same blocks, for what heed keeps as it
+// is: a line that opens a fence is escaped, and it reports whether a line
+// is a list item (whose indented lines after a blank line are not code).
+// Where a line of what it writes could be a table's delimiter row, spans
+// that a table's cells would split are not taken (codeSpans).
+func (s *mdSanitizer) inline(p string) (list bool) {
+	out := s.inlineOnce(p, mayHoldTable(p))
+	if !mayHoldTable(p) && mayHoldTable(string(out)) {
+		// Taking tags out made a delimiter row.
+		out = s.inlineOnce(p, true)
+	}
+	for line := range strings.Lines(string(out)) {
+		indent, rest := leadingSpaces(line)
+		if indent < 4 && fenceOpen(rest) != "" {
+			// Made of what was left around a tag taken out: escaped.
+			s.out.WriteString(line[:len(line)-len(rest)])
+			s.out.WriteByte('\\')
+			s.out.WriteString(rest)
+		} else {
+			s.out.WriteString(line)
+		}
+		list = list || listItem(strings.TrimRight(rest, "\n"))
+	}
+	return list
+}
+
+// inlineOnce is inline's text, its code spans found as in a table or not.
+func (s *mdSanitizer) inlineOnce(p string, table bool) []byte {
+	closes := codeSpans(p, table)
 	s.gt, s.commentEnd = -1, -1
 	// Each "[" or "![" written: where it is in out, whether an image's.
 	type opener struct {
@@ -486,8 +544,12 @@ func (s *mdSanitizer) inline(p string) {
 				out = append(out, p[i:end]...)
 				i = end
 			} else {
-				out = append(out, p[i:j]...)
-				i = j
+				// A run that opens no span on its line: escaped, so that
+				// no reader takes it for one that opens or closes a span
+				// across lines.
+				for ; i < j; i++ {
+					out = append(out, '\\', '`')
+				}
 			}
 			continue
 		case c == '<':
@@ -604,7 +666,7 @@ func (s *mdSanitizer) inline(p string) {
 		}
 		out = append(kept, out[prev:]...)
 	}
-	s.out.Write(out)
+	return out
 }
 
 // joins reports whether a byte next to something left out could make,
@@ -658,24 +720,30 @@ func (s *mdSanitizer) tag(p string, i int) int {
 	return s.gt + 1 - i
 }
 
-// codeSpans matches each run of backticks with the next run of the same
-// length on its line (a table built once: no run is looked for twice),
-// and returns each opening run's offset with the end of its span. A
-// span is taken on one line only: one that a reader of Markdown takes
-// across lines is then sanitized as text, which is safe, where taking
-// one across lines that a reader splits into blocks would not be.
-func codeSpans(p string) map[int]int {
+// codeSpans finds a paragraph's code spans as a CommonMark reader does,
+// each on one line, and returns each opening run's offset with the end of
+// its span. Outside a span, a backslash escapes the backtick after it (the
+// rest of its run may open a span); inside one, a backslash is a
+// backslash, and the run after it may close the span. A span is taken on
+// one line only, and inline escapes every run that opens none: a reader
+// then takes the same spans, whatever blocks it splits the paragraph into.
+// In a paragraph that could be a table's, a span that holds a "|" is not
+// taken, since GFM splits a table's cells first.
+// Each run is matched once, with a table built once: linear in p.
+func codeSpans(p string, table bool) map[int]int {
 	type run struct{ at, n, line int }
 	var runs []run
+	var pipes []int // where each "|" is, when a table could hold them
 	line := 0
 	for i := 0; i < len(p); {
-		switch {
-		case p[i] == '\n':
+		switch p[i] {
+		case '\n':
 			line++
-		case p[i] == '\\' && i+1 < len(p) && p[i+1] != '\n':
-			i += 2
-			continue
-		case p[i] == '`':
+		case '|':
+			if table {
+				pipes = append(pipes, i)
+			}
+		case '`':
 			j := i
 			for j < len(p) && p[j] == '`' {
 				j++
@@ -686,30 +754,62 @@ func codeSpans(p string) map[int]int {
 		}
 		i++
 	}
-	// next[k] is the next run of run k's length on its line; a run opens
-	// a span closed by it, and the runs between are the span's text.
-	next := make([]int, len(runs))
+	// same[k] is the next run on run k's line of its length, short[k] of
+	// its length less one (for a run whose first backtick is escaped), or
+	// -1.
+	same, short := make([]int, len(runs)), make([]int, len(runs))
 	last := map[int]int{}
 	for k := len(runs) - 1; k >= 0; k-- {
 		if k+1 < len(runs) && runs[k+1].line != runs[k].line {
 			clear(last)
 		}
-		next[k] = -1
+		same[k], short[k] = -1, -1
 		if n, ok := last[runs[k].n]; ok {
-			next[k] = n
+			same[k] = n
+		}
+		if n, ok := last[runs[k].n-1]; ok {
+			short[k] = n
 		}
 		last[runs[k].n] = k
 	}
 	closes := make(map[int]int, len(runs))
-	for k := 0; k < len(runs); {
-		if n := next[k]; n >= 0 {
-			closes[runs[k].at] = runs[n].at + runs[n].n
-			k = n + 1
+	k := 0
+	for i := 0; i < len(p) && k < len(runs); {
+		open, closer := -1, -1
+		switch {
+		case p[i] == '\\' && i+1 < len(p) && p[i+1] == '`':
+			open, closer = i+1, short[k]
+		case p[i] == '\\' && i+1 < len(p) && isPunct(p[i+1]):
+			i += 2
+			continue
+		case p[i] == '`':
+			open, closer = i, same[k]
+		default:
+			i++
 			continue
 		}
-		k++
+		if closer >= 0 && open < runs[k].at+runs[k].n {
+			end := runs[closer].at + runs[closer].n
+			if j, _ := slices.BinarySearch(pipes, open); j == len(pipes) || pipes[j] > end {
+				closes[open] = end
+				i, k = end, closer+1
+				continue
+			}
+		}
+		i, k = runs[k].at+runs[k].n, k+1
 	}
 	return closes
+}
+
+// mayHoldTable reports whether a line of p could be a GFM table's
+// delimiter row: "|", "-", ":" and white space, with a "-".
+func mayHoldTable(p string) bool {
+	for line := range strings.Lines(p) {
+		if strings.IndexByte(line, '-') >= 0 && strings.Trim(line, "|-: \t\n") == "" {
+			return true
+		}
+	}
+	return false
 }
 
 // autolink reads a CommonMark autolink at p[0] == '<': "<scheme:...>" or
@@ -723,7 +823,7 @@ func (s *mdSanitizer) autolink(p string) (int, bool) {
 	}
 	inner := p[1 : 1+end]
 	if i := strings.IndexByte(inner, ':'); i > 0 && isScheme(inner[:i]) {
-		d, ok := s.dest(inner, true)
+		d, ok := s.judge(inner, true)
 		return end + 2, ok && d == inner
 	}
 	if at := strings.IndexByte(inner, '@'); at > 0 && at < len(inner)-1 {

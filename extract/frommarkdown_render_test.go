@@ -1,31 +1,16 @@
 package extract
 
 import (
-	"bytes"
-	"regexp"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
-	"github.com/yuin/goldmark"
-	"github.com/yuin/goldmark/extension"
-	"github.com/yuin/goldmark/renderer/html"
-)
-
-// A CommonMark renderer with GitHub's tables, strikethrough and task
-// lists, as people and agents read Markdown: safe, it writes "raw HTML
-// omitted" for each piece of raw HTML; unsafe, it writes the raw HTML and
-// every destination as it is. (GFM's bare-link extension is left out: it
-// makes links of text, which no Markdown says is a link.)
-var (
-	mdSafe   = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList))
-	mdUnsafe = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList), goldmark.WithRendererOptions(html.WithUnsafe()))
-	urlAttr  = regexp.MustCompile(`(?:href|src)="([^"]*)"`)
+	"github.com/heedhq/heed/internal/testutil"
 )
 
 // checkRendered fails when FromMarkdown's Markdown of in, read by a
-// CommonMark renderer, holds raw HTML or a link or image to anything but
-// an http(s) URL (or a relative one).
+// CommonMark parser, holds raw HTML or a link or image to anything but
+// an http(s) URL (a relative one resolving against the page's).
 func checkRendered(t *testing.T, in string) {
 	t.Helper()
 	doc, err := FromMarkdown([]byte(in), Options{URL: "https://docs.example/a/"})
@@ -40,22 +25,8 @@ func checkRendered(t *testing.T, in string) {
 			t.Fatalf("link %q from %q", l, in)
 		}
 	}
-	var b bytes.Buffer
-	if err := mdSafe.Convert([]byte(doc.Markdown), &b); err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(b.String(), "raw HTML omitted") {
-		t.Fatalf("raw HTML:\nin  %q\nout %q", in, doc.Markdown)
-	}
-	b.Reset()
-	if err := mdUnsafe.Convert([]byte(doc.Markdown), &b); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range urlAttr.FindAllStringSubmatch(b.String(), -1) {
-		u := strings.ToLower(m[1])
-		if i := strings.IndexAny(u, ":/?#"); i >= 0 && u[i] == ':' && !strings.HasPrefix(u, "http:") && !strings.HasPrefix(u, "https:") {
-			t.Fatalf("a link to %q:\nin  %q\nout %q", m[1], in, doc.Markdown)
-		}
+	if bad := testutil.UnsafeMarkdown(doc.Markdown, false); bad != "" {
+		t.Fatalf("%s:\nin  %q\nout %q", bad, in, doc.Markdown)
 	}
 }
 
@@ -79,6 +50,16 @@ var attacks = []string{
 	"[![i](https://ok.example/i.png)](javascript:alert(1))", "[a [b] c](javascript:alert(1))", "<a@b.example> <vbscript:x>",
 	"x <b\nonclick=alert(1)>y</b>", "``a\n<img src=x onerror=alert(1)>``", "  <!-- c --> <img src=x onerror=alert(1)>",
 	"> ```\n<img src=x onerror=alert(1)>\n```", "1. a\n\n       <img src=x onerror=alert(1)>",
+	// What a CommonMark parser read otherwise than heed: a backslash
+	// before a closing backtick, a code span across lines, a line of
+	// U+00A0 (no blank line), a tag left out before a list marker, a
+	// "[label]:" that is no definition (in a paragraph, or with nothing
+	// after it), and a tag left out before a fence.
+	"`\\`<img src=x onerror=alert(1)>`", "`a\nb `<img src=x onerror=alert(1)>`",
+	"a\n\u00a0\n    <img src=x onerror=alert(1)>", "<b>-</b> a\n\n    <img src=x onerror=alert(1)>",
+	"a\n[<img src=x onerror=alert(1)>]: http://ok.example/", "[<img src=x onerror=alert(1)>]:\n",
+	"<b>```</b>\n```\n<img src=x onerror=alert(1)>\n```", "<b>~~~</b>\n~~~\n<img src=x onerror=alert(1)>\n~~~",
+	"<b>1.</b> a\n\n    <img src=x onerror=alert(1)>", "[- a](javascript:x)\n\n    <img src=x onerror=alert(1)>",
 }
 
 func TestFromMarkdownRendered(t *testing.T) {
