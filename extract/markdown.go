@@ -496,6 +496,10 @@ func (b *block) atLineStart() bool {
 func (b *block) emit(s string) {
 	if b.space && b.inline.Len() > 0 && !strings.HasSuffix(b.inline.String(), "\n") {
 		b.inline.WriteByte(' ')
+	} else if len(b.pending) == 0 && strings.HasPrefix(s, "`") && strings.HasSuffix(b.inline.String(), "`") {
+		// Two code spans that touch (<code>a</code><code>b</code>): their
+		// backticks would make one run, which closes neither.
+		b.inline.WriteByte(' ')
 	}
 	for _, m := range b.pending {
 		b.inline.WriteString(m)
