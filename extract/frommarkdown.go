@@ -390,8 +390,9 @@ func safeTitle(t string) string {
 // anywhere else. A link (not an image) to the web is one of Links. What
 // it returns is written so that a reader that does not take it for a
 // destination reads no HTML or code span in it either: "<", ">", "`"
-// and white space percent-encoded, and between "<" and ">" when it
-// holds a parenthesis.
+// and white space percent-encoded, and between "<" and ">" (an autolink
+// to a reader that takes none there) when it is an absolute one that
+// holds a parenthesis, a relative one's parentheses percent-encoded.
 func (s *mdSanitizer) dest(d string, link bool) (string, bool) {
 	u, ok := s.judge(d, link)
 	if !ok {
@@ -399,6 +400,11 @@ func (s *mdSanitizer) dest(d string, link bool) (string, bool) {
 	}
 	u = destEscaper.Replace(u)
 	if strings.ContainsAny(u, "()") {
+		if !bareWeb(u) {
+			// Between "<" and ">", a relative one would be a tag to a
+			// reader that takes no link here.
+			return strings.NewReplacer("(", "%28", ")", "%29").Replace(u), true
+		}
 		return "<" + u + ">", true
 	}
 	return u, true
