@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/heedhq/heed/internal/testutil"
 )
 
 // crawlAllocates is the memory a crawl from start allocates, in bytes.
@@ -59,5 +61,47 @@ func TestCrawlMarkdownLinkBudget(t *testing.T) {
 	t.Logf("a crawl of a page of one link at a 6 KB URL allocates %d bytes; of %d bytes of links, %d", small, b.Len(), large)
 	if large > small+uint64(64*b.Len()) {
 		t.Errorf("%d bytes of links at a 6 KB URL cost the crawl %d bytes more", b.Len(), large-small)
+	}
+}
+
+// What a crawl stores of a site's Markdown and HTML holds no raw HTML and
+// no link but to the web, as a CommonMark parser reads it: the routes by
+// which a parser once read the sanitizer's Markdown otherwise than heed,
+// and code elements that touch.
+func TestCrawlStoresSafeMarkdown(t *testing.T) {
+	routes := []string{
+		"`\\`<img src=x onerror=alert(1)>`", "`a\nb `<img src=x onerror=alert(1)>`",
+		"a\n\u00a0\n    <img src=x onerror=alert(1)>", "<b>-</b> a\n\n    <img src=x onerror=alert(1)>",
+		"a\n[<img src=x onerror=alert(1)>]: http://ok.example/", "<b>```</b>\n```\n<img src=x onerror=alert(1)>\n```",
+	}
+	s := newMDSite(t)
+	var home strings.Builder
+	home.WriteString("<html><head><title>Home</title></head><body><main><h1>Home</h1><p>Press <kbd>a</kbd><kbd>`&lt;img src=x onerror=alert(1)&gt;</kbd> to go on, as this page says at length, with enough words to be content.</p>")
+	for i, r := range routes {
+		path := fmt.Sprintf("/r%d.md", i)
+		s.files[path] = [2]string{"text/markdown", "# Route\n\n" + r + "\n"}
+		fmt.Fprintf(&home, `<p><a href="%s">%s</a></p>`, path, path)
+	}
+	s.html["/"] = home.String() + "</main></body></html>"
+	c, st := crawler(t)
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "safe", NoSitemaps: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i := range routes {
+		u := fmt.Sprintf("%s/r%d.md", s.URL, i)
+		snap, err := st.Get(t.Context(), u)
+		if err != nil {
+			t.Fatalf("%s: %v", u, err)
+		}
+		if bad := testutil.UnsafeMarkdown(snap.Markdown, false); bad != "" {
+			t.Errorf("%s: %s in %q", u, bad, snap.Markdown)
+		}
+	}
+	snap, err := st.Get(t.Context(), s.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bad := testutil.UnsafeMarkdown(snap.Markdown, true); bad != "" || !strings.Contains(snap.Markdown, "img") {
+		t.Errorf("the home page: %s in %q", bad, snap.Markdown)
 	}
 }
