@@ -190,8 +190,8 @@ func (s *mdSanitizer) run(body string) string {
 				after := text[i+len(drop):]
 				drop = ""
 				s.out.WriteString("\n") // a blank line where the block was
-				if strings.TrimSpace(after) != "" {
-					s.inline(after + "\n")
+				if strings.TrimSpace(after) != "" && s.inline(after+"\n") {
+					inList = true
 				}
 			}
 			continue
@@ -228,8 +228,8 @@ func (s *mdSanitizer) run(body string) string {
 				s.out.WriteString("\n") // a blank line where the block was
 				if i := strings.Index(low[1:], d); i >= 0 {
 					// Closed on its own line: what follows is text.
-					if after := rest[1+i+len(d):]; strings.TrimSpace(after) != "" {
-						s.inline(after + "\n")
+					if after := rest[1+i+len(d):]; strings.TrimSpace(after) != "" && s.inline(after+"\n") {
+						inList = true
 					}
 				} else {
 					drop = d

@@ -60,6 +60,8 @@ var attacks = []string{
 	"a\n[<img src=x onerror=alert(1)>]: http://ok.example/", "[<img src=x onerror=alert(1)>]:\n",
 	"<b>```</b>\n```\n<img src=x onerror=alert(1)>\n```", "<b>~~~</b>\n~~~\n<img src=x onerror=alert(1)>\n~~~",
 	"<b>1.</b> a\n\n    <img src=x onerror=alert(1)>", "[- a](javascript:x)\n\n    <img src=x onerror=alert(1)>",
+	// A list item made of what follows an HTML block left out.
+	"<!-- x --> - a\n\n    <img src=x onerror=alert(1)>", "<!--\nx\n--> 1. a\n\n    <img src=x onerror=alert(1)>",
 }
 
 func TestFromMarkdownRendered(t *testing.T) {
