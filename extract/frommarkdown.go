@@ -169,6 +169,10 @@ func (s *mdSanitizer) run(body string) string {
 		prevBlank = true
 		inList    bool // the last text line was a list item's, or its continuation
 		inCode    bool // the last line was an indented code block's
+		// The open fence's indentation, and whether all that is left is
+		// read as text.
+		fenceIndent int
+		asText      bool
 	)
 	flush := func() {
 		if len(para) > 0 {
@@ -195,17 +199,28 @@ func (s *mdSanitizer) run(body string) string {
 				}
 			}
 			continue
-		case fence != "":
+		case fence != "" && (blank || indent >= fenceIndent):
 			s.out.WriteString(line)
-			if indent < 4 && strings.HasPrefix(rest, fence) && strings.Trim(rest, fence[:1]+" \t") == "" {
+			if n := len(rest) - len(strings.TrimLeft(rest, fence[:1])); indent < 4 && n >= len(fence) && strings.Trim(rest[n:], " \t") == "" {
 				fence = ""
 			}
 			continue
+		case fence != "":
+			// A line less indented than its fence's opening line ends
+			// the fence if that is a list item's, and not otherwise.
+			// What follows is then read as text, and no line of it opens
+			// or closes a fence (inline escapes one): as code, or as
+			// Markdown, it is safe.
+			fence, asText = "", true
 		}
 		if blank {
 			flush()
 			s.out.WriteString(line)
 			prevBlank = true
+			continue
+		}
+		if asText {
+			para = append(para, line)
 			continue
 		}
 		if indent >= 4 && (inCode || prevBlank && !inList) && len(para) == 0 {
@@ -219,7 +234,7 @@ func (s *mdSanitizer) run(body string) string {
 			if f := fenceOpen(rest); f != "" {
 				flush()
 				s.out.WriteString(line)
-				fence, prevBlank = f, false
+				fence, fenceIndent, prevBlank = f, indent, false
 				continue
 			}
 			if d := dropOpen(rest); d != "" {

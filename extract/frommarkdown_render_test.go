@@ -62,6 +62,10 @@ var attacks = []string{
 	"<b>1.</b> a\n\n    <img src=x onerror=alert(1)>", "[- a](javascript:x)\n\n    <img src=x onerror=alert(1)>",
 	// A list item made of what follows an HTML block left out.
 	"<!-- x --> - a\n\n    <img src=x onerror=alert(1)>", "<!--\nx\n--> 1. a\n\n    <img src=x onerror=alert(1)>",
+	// A list item's fence, which a less indented line ends; a line that
+	// is no closing fence for having more after its marks.
+	"1. a\n   ```\n<img src=x onerror=alert(1)>\n   ```", "- a\n\n  ~~~\n<img src=x onerror=alert(1)>\n  ~~~",
+	"```\nx\n``` ```\n```\n<img src=x onerror=alert(1)>\n```",
 }
 
 func TestFromMarkdownRendered(t *testing.T) {
