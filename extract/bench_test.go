@@ -108,3 +108,35 @@ func BenchmarkHostile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkFromMarkdownHostile measures shapes of Markdown that cost a
+// naive reader quadratic time or memory: front matter of repeated keys,
+// relative links at a long URL, runs of backticks of many lengths before
+// many lines of runs, tags left out before list markers and fences.
+//
+//	go test -run '^$' -bench FromMarkdownHostile -benchmem ./extract
+func BenchmarkFromMarkdownHostile(b *testing.B) {
+	var runs strings.Builder
+	for n := 1; runs.Len() < 1<<20; n++ {
+		runs.WriteString(strings.Repeat("`", n) + " ")
+	}
+	long := "https://docs.example/" + strings.Repeat("d", 8<<10) + "/"
+	shapes := []struct{ name, doc, url string }{
+		{"repeated-keys", "---\n" + strings.Repeat("k:\n", (maxFrontMatter-8)/3) + "---\n# T\n", ""},
+		{"links-at-a-long-url", strings.Repeat("[a](x) [b](/y) ", 40_000), long},
+		{"backtick-runs-then-lines", runs.String() + "\n" + strings.Repeat("`a\n", 300_000), ""},
+		{"tags-before-markers", strings.Repeat("<b>-</b> a\n<i>~~~</i>\n", 50_000), ""},
+		{"less-indented-fence-lines", "- a\n  ```\n" + strings.Repeat("x <b>y</b>\n", 200_000), ""},
+	}
+	for _, s := range shapes {
+		b.Run(s.name, func(b *testing.B) {
+			b.SetBytes(int64(len(s.doc)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := FromMarkdown([]byte(s.doc), Options{URL: s.url}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

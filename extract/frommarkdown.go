@@ -793,7 +793,7 @@ func codeSpans(p string, table bool) map[int]int {
 		}
 		last[runs[k].n] = k
 	}
-	closes := make(map[int]int, len(runs))
+	closes := map[int]int{}
 	k := 0
 	for i := 0; i < len(p) && k < len(runs); {
 		open, closer := -1, -1
