@@ -167,8 +167,12 @@ func (s *mdSanitizer) run(body string) string {
 		drop      string // what ends the HTML block being left out
 		para      []string
 		prevBlank = true
-		inList    bool // the last text line was a list item's, or its continuation
-		inCode    bool // the last line was an indented code block's
+		paraBlank bool // a blank line stands before the paragraph under way
+		// Whether the text written last is in a list, as a reader of it
+		// sees: a list item starts one, and a line that is neither blank
+		// nor indented after a blank line ends it.
+		inList bool
+		inCode bool // the last line was an indented code block's
 		// The open fence's indentation, and whether all that is left is
 		// read as text.
 		fenceIndent int
@@ -176,9 +180,7 @@ func (s *mdSanitizer) run(body string) string {
 	)
 	flush := func() {
 		if len(para) > 0 {
-			if s.inline(strings.Join(para, "")) {
-				inList = true
-			}
+			inList = s.inline(strings.Join(para, ""), inList, paraBlank)
 			para = para[:0]
 		}
 	}
@@ -194,8 +196,8 @@ func (s *mdSanitizer) run(body string) string {
 				after := text[i+len(drop):]
 				drop = ""
 				s.out.WriteString("\n") // a blank line where the block was
-				if strings.TrimSpace(after) != "" && s.inline(after+"\n") {
-					inList = true
+				if strings.TrimSpace(after) != "" {
+					inList = s.inline(after+"\n", inList, true)
 				}
 			}
 			continue
@@ -218,6 +220,9 @@ func (s *mdSanitizer) run(body string) string {
 			s.out.WriteString(line)
 			prevBlank = true
 			continue
+		}
+		if len(para) == 0 {
+			paraBlank = prevBlank
 		}
 		if asText {
 			para = append(para, line)
@@ -243,8 +248,8 @@ func (s *mdSanitizer) run(body string) string {
 				s.out.WriteString("\n") // a blank line where the block was
 				if i := strings.Index(low[1:], d); i >= 0 {
 					// Closed on its own line: what follows is text.
-					if after := rest[1+i+len(d):]; strings.TrimSpace(after) != "" && s.inline(after+"\n") {
-						inList = true
+					if after := rest[1+i+len(d):]; strings.TrimSpace(after) != "" {
+						inList = s.inline(after+"\n", inList, true)
 					}
 				} else {
 					drop = d
@@ -263,8 +268,6 @@ func (s *mdSanitizer) run(body string) string {
 		}
 		if listItem(rest) {
 			inList = true
-		} else if prevBlank && indent == 0 {
-			inList = false
 		}
 		para = append(para, line)
 		prevBlank = false
@@ -512,16 +515,19 @@ func isPunct(c byte) bool {
 // definition or a code span that the input did not have.
 //
 // What it writes is read as the same blocks, for what heed keeps as it
-// is: a line that opens a fence is escaped, and it reports whether a line
-// is a list item (whose indented lines after a blank line are not code).
+// is: a line that opens a fence is escaped, and it returns whether what
+// it wrote leaves a list open (inList, whether one was, after a blank
+// line when afterBlank), as a reader sees its lines: an indented line
+// after a blank line in a list is no code.
 // Where a line of what it writes could be a table's delimiter row, spans
 // that a table's cells would split are not taken (codeSpans).
-func (s *mdSanitizer) inline(p string) (list bool) {
+func (s *mdSanitizer) inline(p string, inList, afterBlank bool) bool {
 	out := s.inlineOnce(p, mayHoldTable(p))
 	if !mayHoldTable(p) && mayHoldTable(string(out)) {
 		// Taking tags out made a delimiter row.
 		out = s.inlineOnce(p, true)
 	}
+	blank := afterBlank
 	for line := range strings.Lines(string(out)) {
 		indent, rest := leadingSpaces(line)
 		if indent < 4 && fenceOpen(rest) != "" {
@@ -532,9 +538,18 @@ func (s *mdSanitizer) inline(p string) (list bool) {
 		} else {
 			s.out.WriteString(line)
 		}
-		list = list || listItem(strings.TrimRight(rest, "\n"))
+		switch rest = strings.TrimRight(rest, "\n"); {
+		case rest == "":
+			blank = true
+			continue
+		case listItem(rest):
+			inList = true
+		case indent == 0 && blank:
+			inList = false
+		}
+		blank = false
 	}
-	return list
+	return inList
 }
 
 // inlineOnce is inline's text, its code spans found as in a table or not.
