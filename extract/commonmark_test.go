@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -27,11 +29,13 @@ func checkExtracted(t *testing.T, page string, whole bool) {
 // htmlAttacks are pages whose Markdown once held raw HTML as a CommonMark
 // parser reads it: code and kbd elements that touch, whose backticks
 // made one run that closed no span, so that the page's escaped
-// "&lt;img&gt;" came out as a tag.
+// "&lt;img&gt;" came out as a tag; a line break after a backslash.
 var htmlAttacks = []string{
 	"<p><code>a</code><code>`&lt;img src=x onerror=alert(1)&gt;</code></p>",
 	"<p><kbd>a</kbd><kbd>`&lt;img src=x onerror=alert(1)&gt;</kbd></p>",
 	"<p><code>a</code><kbd>`&lt;img src=x onerror=alert(1)&gt;</kbd> b</p>",
+	// A line break after a backslash, which goldmark misreads.
+	"<p>a\\<br>&lt;img src=x onerror=alert(1)&gt;</p>",
 }
 
 func TestExtractRendered(t *testing.T) {
@@ -58,4 +62,29 @@ func FuzzExtractMarkdown(f *testing.F) {
 		f.Add(page, false)
 	}
 	f.Fuzz(func(t *testing.T, page string, whole bool) { checkExtracted(t, page, whole) })
+}
+
+// TestExtractCombinations checks, as TestExtractRendered does, pages put
+// together at random (with a fixed seed) from inline and block elements
+// and text that Markdown reads as syntax (backticks, escapes, brackets,
+// escaped tags, line starts): more of them than the fuzzer reaches.
+func TestExtractCombinations(t *testing.T) {
+	tags := []string{"<code>", "</code>", "<kbd>", "</kbd>", "<b>", "</b>", "<i>", "</i>", "<a href=/x>", "<a href=javascript:x>", "</a>",
+		"<p>", "</p>", "<br>", "<li>", "<ul>", "</ul>", "<ol start=0>", "<pre>", "</pre>", "<table><tr><td>", "<td>", "<th>", "<tr>",
+		"</table>", "<blockquote>", "</blockquote>", "<h2>", "</h2>", "<img src=/i.png alt=\"", "\">", "<s>", "</s>", "<samp>", "<tt>",
+		"<q>", "<sup>", "<summary>", "<details>", "<dl><dt>", "<dd>", "<hr>", "<span>"}
+	texts := []string{"a", "`", "``", "&lt;img src=x onerror=alert(1)&gt;", "\\", "[x](javascript:alert(1))", "|", "-", " ", "](", ")",
+		"[", "]", "&lt;", "&gt;", "*", "_", "~", "!", "\n", "    ", "1.", "#", "&amp;", "<!--x-->", "http://ok.example/", "<", ">"}
+	r := rand.New(rand.NewPCG(1, 7))
+	for range 50_000 {
+		var b strings.Builder
+		for range 1 + r.IntN(12) {
+			if r.IntN(2) == 0 {
+				b.WriteString(tags[r.IntN(len(tags))])
+			} else {
+				b.WriteString(texts[r.IntN(len(texts))])
+			}
+		}
+		checkExtracted(t, b.String(), true)
+	}
 }

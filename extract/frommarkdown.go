@@ -568,7 +568,15 @@ func (s *mdSanitizer) inlineOnce(p string, table bool) []byte {
 		c := p[i]
 		switch {
 		case c == '\\' && i+1 < len(p):
-			out = append(out, p[i:i+2]...)
+			if p[i+1] == '\n' && len(out) > 0 && out[len(out)-1] == '\\' {
+				// A backslash break after an escaped backslash is misread
+				// by some CommonMark parsers (goldmark), which then take
+				// the next line's first escape for none: two spaces
+				// break the line instead.
+				out = append(out, ' ', ' ', '\n')
+			} else {
+				out = append(out, p[i:i+2]...)
+			}
 			i += 2
 			continue
 		case c == '`':

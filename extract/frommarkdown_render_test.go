@@ -70,6 +70,9 @@ var attacks = []string{
 	// A line of a tag alone, blank once the tag is left out, does not
 	// end a list.
 	"- a\n\n</b>\n\n    <img src=x onerror=alert(1)>", "1) &lt;\n\n</script>\n\n    <img src=x onerror=alert(1)>",
+	// A backslash break after an escaped backslash, which goldmark
+	// misreads, taking the next line's escape for none.
+	"a\\\\\\\n\\<img src=x onerror=alert(1)>", "a\\\\\\\n\\[x](javascript:alert(1))",
 }
 
 func TestFromMarkdownRendered(t *testing.T) {

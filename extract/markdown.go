@@ -357,11 +357,17 @@ func (b *block) node(n *html.Node) {
 		b.children(n)
 		b.flush()
 	case atom.Br:
-		switch {
-		case strings.HasSuffix(b.inline.String(), "\\\n"):
+		switch in := b.inline.String(); {
+		case strings.HasSuffix(in, "\\\n") || strings.HasSuffix(in, "  \n"):
 			if !b.inMarks() {
 				b.flush() // two line breaks in a row end the paragraph
 			}
+		case strings.HasSuffix(in, "\\"):
+			// After an escaped backslash, a backslash break is misread by
+			// some CommonMark parsers (goldmark), which then take the next
+			// line's first escape for none: two spaces break it instead.
+			b.inline.WriteString("  \n")
+			b.space = false
 		case b.inline.Len() > 0:
 			b.inline.WriteString("\\\n")
 			b.space = false
