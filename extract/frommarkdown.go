@@ -887,9 +887,10 @@ func bareWeb(p string) bool {
 // one: up to white space or "<", less trailing punctuation and each ")"
 // that closes no "(" in it. One pass, and one back over its tail.
 func bareURL(p string) int {
-	// Up to a bracket or a backtick too: what follows is read as
-	// Markdown, not taken into the URL (a "](" after it is a link's).
-	n := strings.IndexAny(p, " \t\n<[]`")
+	// Up to a bracket, a backtick or a backslash too: what follows is
+	// read as Markdown, not taken into the URL (a "](" after it is a
+	// link's, and a backslash may escape the character after it).
+	n := strings.IndexAny(p, " \t\n<[]`\\")
 	if n < 0 {
 		n = len(p)
 	}

@@ -73,6 +73,8 @@ var attacks = []string{
 	// A backslash break after an escaped backslash, which goldmark
 	// misreads, taking the next line's escape for none.
 	"a\\\\\\\n\\<img src=x onerror=alert(1)>", "a\\\\\\\n\\[x](javascript:alert(1))",
+	// A bare URL that took in the backslash escaping a backtick.
+	"http://ok.example/\\`a`<img src=x onerror=alert(1)>`",
 }
 
 func TestFromMarkdownRendered(t *testing.T) {
