@@ -104,16 +104,20 @@ func FuzzFromMarkdown(f *testing.F) {
 // backticks, escapes): the shapes where heed and a CommonMark reader
 // could see different blocks, more of them than the fuzzer reaches.
 func TestFromMarkdownCombinations(t *testing.T) {
-	starts := []string{"", " ", "  ", "   ", "    ", "      ", "\t", "- ", "* ", "1. ", "1) ", "> ", "<b></b>", "<b>", "</b>",
-		"<!-- x -->", "[-](javascript:x)", "```", "~~~", "|", "[x]: ", "[x]:", "-", "#", "<script>", "</script>", "<!--", "-->", "\u00a0"}
-	parts := []string{"a", "`", "``", "<img src=x onerror=alert(1)>", "\\", "[x](javascript:alert(1))", "|-|", "-", "\u00a0", " ", "](",
-		")", "[", "]", "<", ">", "http://ok.example/", "'t'", "<b>", "*", "_", "~", "&lt;", "!"}
+	starts := []string{"", " ", "  ", "   ", "    ", "      ", "\t", "- ", "* ", "1. ", "1) ", "10. ", "> ", "  - ", "    - ", "> - ",
+		"- > ", "<b></b>", "<b>", "</b>", "<div>", "</div>", "<!-- x -->", "<!--", "-->", "<script>", "</script>", "<?x", "?>", "<!X",
+		"[-](javascript:x)", "![x](", "[", "```", "~~~", "`", "|", "| a | b |", "|---|---|", "[x]: ", "[x]:", "-", "#", "===", "---",
+		"***", "\\", "\\\\", "<http://ok.example/>", "<a@b.example>", "\u00a0"}
+	parts := []string{"a", "`", "``", "```", "`<b>`", "<img src=x onerror=alert(1)>", "<b>", "</b>", "\\", "\\\\",
+		"[x](javascript:alert(1))", "[x]", "]:", "](", ")", "(", "[", "]", "<", ">", "<!--", "-->", "|-|", "|", "-", ":", "*", "_", "~",
+		"!", "\u00a0", " ", "\t", "&lt;", "&#60;", "'t'", "\"t\"", "http://ok.example/", "<http://ok.example/>", "<x@y.z>",
+		"<javascript:x>"}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 100_000 {
 		var b strings.Builder
-		for range 1 + r.IntN(6) {
+		for range 1 + r.IntN(7) {
 			b.WriteString(starts[r.IntN(len(starts))])
-			for range r.IntN(5) {
+			for range r.IntN(6) {
 				b.WriteString(parts[r.IntN(len(parts))])
 			}
 			b.WriteString([]string{"\n", "\n", "\n\n"}[r.IntN(3)])
