@@ -1109,7 +1109,9 @@ func (r *renderer) list(n *html.Node) string {
 		}
 		marker := "- "
 		if ordered {
-			marker = strconv.Itoa(i) + ". "
+			// CommonMark reads a marker of nine digits at most: past
+			// 999999999, an item numbered more would be no item.
+			marker = strconv.Itoa(min(i, 999_999_999)) + ". "
 			i++
 		}
 		lines, blank := countLines(body)
