@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -305,5 +306,32 @@ func TestTeamDoor(t *testing.T) {
 	code, out, stderr = run(t, "", "add", site.URL+"/", "--db", db, "--config", conf, "--stash", stash)
 	if code != ExitFailed || !strings.Contains(stderr, "add "+site.URL+"/: refused: 127.0.0.1 is a loopback address") || strings.Contains(stderr, "robots.txt") {
 		t.Errorf("heed add --db of loopback without --allow-net: exit %d, %q, %q", code, out, stderr)
+	}
+}
+
+// A database that cannot be reached is said to be so, without sending
+// the user to heed migrate, which could not reach it either; a database
+// that is reached but has no heed schema names heed migrate.
+func TestTeamDatabaseHint(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := fmt.Sprintf("postgres://heed:pw@%s/heed?sslmode=disable", l.Addr())
+	l.Close()
+	for _, args := range [][]string{{"search", "goroutine"}, {"ls"}, {"worker"}, {"status"}} {
+		code, out, stderr := run(t, "", append(args, "--db", closed)...)
+		if code == 0 || strings.Contains(stderr, "migrate") || !strings.Contains(stderr, "cannot connect to the database") {
+			t.Errorf("%s, the database unreachable: exit %d, %q, %q", args[0], code, out, stderr)
+		}
+	}
+	c := pgtest.Start(t)
+	defer c.Stop()
+	url := c.Database(t)
+	for _, args := range [][]string{{"search", "goroutine"}, {"worker"}} {
+		code, out, stderr := run(t, "", append(args, "--db", url)...)
+		if code == 0 || !strings.Contains(stderr, "no heed schema; run heed migrate") {
+			t.Errorf("%s, the database not migrated: exit %d, %q, %q", args[0], code, out, stderr)
+		}
 	}
 }

@@ -35,27 +35,50 @@ func Open(ctx context.Context, dbURL string) (*Store, error) {
 		return nil, Redact(dbURL, fmt.Errorf("pgstore: connect: %w", err))
 	}
 	var v int
-	if err := pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM heed_schema_version").Scan(&v); err != nil || v != Version {
+	err = pool.QueryRow(ctx, "SELECT coalesce(max(version), 0) FROM heed_schema_version").Scan(&v)
+	switch {
+	case err != nil:
 		pool.Close()
-		if err == nil {
-			err = fmt.Errorf("heed's schema is at version %d, this heed's is %d", v, Version)
-		}
-		return nil, Redact(dbURL, fmt.Errorf("pgstore: %w; run heed migrate", err))
+		return nil, Redact(dbURL, openError(err))
+	case v < Version:
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: heed's schema is at version %d, this heed's is %d; run heed migrate", v, Version)
+	case v > Version:
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: %w: it is at version %d, this heed knows %d; upgrade heed", ErrNewerSchema, v, Version)
 	}
 	// River's schema too: a migration cut short leaves heed's current
 	// and River's behind.
+	var res *rivermigrate.ValidateResult
 	migrator, err := rivermigrate.New(riverpgxv5.New(pool), nil)
 	if err == nil {
-		var res *rivermigrate.ValidateResult
-		if res, err = migrator.Validate(ctx, nil); err == nil && !res.OK {
-			err = fmt.Errorf("the River schema is behind (%s)", strings.Join(res.Messages, "; "))
-		}
+		res, err = migrator.Validate(ctx, nil)
 	}
 	if err != nil {
 		pool.Close()
-		return nil, Redact(dbURL, fmt.Errorf("pgstore: %w; run heed migrate", err))
+		return nil, Redact(dbURL, openError(err))
+	}
+	if !res.OK {
+		pool.Close()
+		return nil, fmt.Errorf("pgstore: the River schema is behind (%s); run heed migrate", strings.Join(res.Messages, "; "))
 	}
 	return &Store{pool: pool, url: dbURL}, nil
+}
+
+// openError says why a database could not be opened, and what to do: a
+// database that could not be connected to (no server, a wrong password)
+// says so, as the driver found it; one without heed's tables (or
+// River's) is sent to heed migrate.
+func openError(err error) error {
+	var pgErr *pgconn.PgError
+	var connErr *pgconn.ConnectError
+	switch {
+	case errors.As(err, &connErr):
+		return fmt.Errorf("pgstore: cannot connect to the database: %w", err)
+	case errors.As(err, &pgErr) && pgErr.Code == "42P01": // undefined_table
+		return fmt.Errorf("pgstore: the database has no heed schema; run heed migrate (%w)", err)
+	}
+	return fmt.Errorf("pgstore: %w", err)
 }
 
 // Close closes the connections.
