@@ -33,13 +33,15 @@ func (e *env) dbURL(flag string) string {
 
 func (e *env) migrateCommand() *cobra.Command {
 	var db string
+	var lockWait time.Duration
 	cmd := &cobra.Command{
 		Use:   "migrate --db URL",
 		Short: "Create or upgrade a team database's schema (heed's and River's)",
 		Long: `Migrate creates heed's tables and River's job tables in a PostgreSQL
 database (15 or later), or upgrades them to what this heed knows. Running
-it again changes nothing; two at once run one after the other. A database
-that a newer heed migrated is refused, unchanged.
+it again changes nothing; two at once run one after the other, the second
+waiting at most --lock-wait for the first, then naming the session that
+holds the lock. A database that a newer heed migrated is refused, unchanged.
 
 The URL is a PostgreSQL connection URL or keyword/value string, from --db
 or $HEED_DB; its password is never printed.`,
@@ -51,7 +53,7 @@ or $HEED_DB; its password is never printed.`,
 			if url == "" {
 				return usageErrorf("migrate: no database: give --db URL or set HEED_DB")
 			}
-			res, err := ingest.Migrate(cmd.Context(), url)
+			res, err := ingest.Migrate(cmd.Context(), url, lockWait)
 			switch {
 			case errors.Is(err, ingest.ErrNewerSchema):
 				return &exitError{code: ExitFailed, err: fmt.Errorf("%v (nothing was changed)", err)}
@@ -67,6 +69,7 @@ or $HEED_DB; its password is never printed.`,
 		},
 	}
 	cmd.Flags().StringVar(&db, "db", "", "the team database's PostgreSQL URL (default $HEED_DB)")
+	cmd.Flags().DurationVar(&lockWait, "lock-wait", ingest.MigrateLockWait, "how long to wait for another session's migration lock")
 	return cmd
 }
 

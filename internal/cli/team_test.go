@@ -335,3 +335,37 @@ func TestTeamDatabaseHint(t *testing.T) {
 		}
 	}
 }
+
+// heed migrate waits at most --lock-wait for a session that holds the
+// migration lock (a role with no privilege may hold it), then fails
+// naming it: its pid, role and application.
+func TestMigrateLockHeld(t *testing.T) {
+	c := pgtest.Start(t)
+	defer c.Stop()
+	url := c.Database(t)
+	admin, err := pgx.Connect(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(context.Background())
+	if _, err := admin.Exec(t.Context(), "CREATE ROLE squatter LOGIN PASSWORD 'sq'"); err != nil {
+		t.Fatal(err)
+	}
+	other, err := pgx.Connect(t.Context(), strings.Replace(url, "heed:pw@", "squatter:sq@", 1)+"&application_name=lock-holder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(context.Background())
+	var pid int
+	if err := other.QueryRow(t.Context(), "SELECT pg_backend_pid() FROM (SELECT pg_advisory_lock(x'68656564'::bigint)) AS l").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, "", "migrate", "--db", url, "--lock-wait", "300ms")
+	if code != 1 || !strings.Contains(stderr, "holds heed's migration lock") || !strings.Contains(stderr, fmt.Sprintf("pid %d, role \"squatter\", application \"lock-holder\"", pid)) {
+		t.Errorf("the lock held: exit %d, %q, %q", code, out, stderr)
+	}
+	other.Close(t.Context())
+	if code, out, stderr := run(t, "", "migrate", "--db", url, "--lock-wait", "300ms"); code != 0 {
+		t.Errorf("the lock let go: exit %d, %q, %q", code, out, stderr)
+	}
+}

@@ -22,11 +22,19 @@ type MigrateResult = pgstore.Result
 var ErrNewerSchema = pgstore.ErrNewerSchema
 
 // Migrate creates or upgrades the schemas of a team's database, heed's
-// and River's (pgstore.Migrate). Its errors never hold the URL's
-// password.
-func Migrate(ctx context.Context, dbURL string) (*MigrateResult, error) {
-	return pgstore.Migrate(ctx, dbURL)
+// and River's (pgstore.MigrateWait), waiting at most lockWait for
+// another session's migration (a default for 0). Its errors never hold
+// the URL's password.
+func Migrate(ctx context.Context, dbURL string, lockWait time.Duration) (*MigrateResult, error) {
+	return pgstore.MigrateWait(ctx, dbURL, lockWait)
 }
+
+// MigrateLockWait is how long Migrate waits for the lock by default.
+const MigrateLockWait = pgstore.LockWait
+
+// ErrLocked is wrapped by Migrate's error when another session held the
+// migration lock for longer than it waited.
+var ErrLocked = pgstore.ErrLocked
 
 // OpenDB is a Config.Open for a team's database at dbURL: the service's
 // reads and writes go to its rows.

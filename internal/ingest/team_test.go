@@ -121,7 +121,7 @@ func teamDatabase(t *testing.T) string {
 	c := pgtest.Start(t)
 	t.Cleanup(c.Stop)
 	url := c.Database(t)
-	if _, err := Migrate(context.Background(), url); err != nil {
+	if _, err := Migrate(context.Background(), url, 0); err != nil {
 		t.Fatal(err)
 	}
 	return url

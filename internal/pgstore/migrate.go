@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
@@ -142,6 +145,10 @@ const lockKey = 0x68656564 // "heed"
 // a newer heed.
 var ErrNewerSchema = errors.New("the database's heed schema is newer than this heed knows")
 
+// ErrLocked is wrapped by Migrate's error when another session held the
+// migration lock for longer than it waits.
+var ErrLocked = errors.New("another session holds heed's migration lock")
+
 // Result says what Migrate did.
 type Result struct {
 	From, To     int   // heed's schema versions before and after
@@ -155,18 +162,32 @@ type Result struct {
 // share one). Running it again changes nothing. A database whose heed
 // schema is newer than Version is refused with ErrNewerSchema, unchanged.
 func Migrate(ctx context.Context, dbURL string) (*Result, error) {
-	res, err := migrateAll(ctx, dbURL)
+	return MigrateWait(ctx, dbURL, LockWait)
+}
+
+// LockWait is how long Migrate waits for another session's migration to
+// end: a session that holds the lock longer (any role may take an
+// advisory lock) is named in the error, not waited for forever.
+const LockWait = time.Minute
+
+// MigrateWait is Migrate waiting at most wait for the lock (LockWait
+// for 0); then it fails with ErrLocked, naming the session that holds it.
+func MigrateWait(ctx context.Context, dbURL string, wait time.Duration) (*Result, error) {
+	if wait <= 0 {
+		wait = LockWait
+	}
+	res, err := migrateAll(ctx, dbURL, wait)
 	return res, Redact(dbURL, err)
 }
 
-func migrateAll(ctx context.Context, dbURL string) (*Result, error) {
+func migrateAll(ctx context.Context, dbURL string, wait time.Duration) (*Result, error) {
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	if _, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(lockKey)); err != nil {
-		return nil, fmt.Errorf("pgstore: migrate: lock: %w", err)
+	if err := lock(ctx, conn, wait); err != nil {
+		return nil, err
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(lockKey))
 	res, err := migrate(ctx, conn)
@@ -190,6 +211,75 @@ func migrateAll(ctx context.Context, dbURL string) (*Result, error) {
 		res.RiverApplied = append(res.RiverApplied, v.Version)
 	}
 	return res, nil
+}
+
+// lock takes the migration lock on conn, waiting at most wait (the
+// server's lock_timeout, set for this alone) for another session to let
+// it go; after that it fails with ErrLocked and who holds it.
+func lock(ctx context.Context, conn *pgx.Conn, wait time.Duration) error {
+	ms := max(wait.Milliseconds(), 1)
+	if _, err := conn.Exec(ctx, "SELECT set_config('lock_timeout', $1, false)", strconv.FormatInt(ms, 10)); err != nil {
+		return fmt.Errorf("pgstore: migrate: lock: %w", err)
+	}
+	_, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(lockKey))
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
+		return fmt.Errorf("pgstore: migrate: %w after waiting %v: %s; when it is no migration of heed's, end it (SELECT pg_terminate_backend(pid)) and revoke its role's CONNECT", ErrLocked, wait, holder(ctx, conn))
+	}
+	if err != nil {
+		return fmt.Errorf("pgstore: migrate: lock: %w", err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT set_config('lock_timeout', '0', false)"); err != nil {
+		return fmt.Errorf("pgstore: migrate: lock: %w", err)
+	}
+	return nil
+}
+
+// holder describes the sessions that hold the migration lock: process
+// id, role, application, client address, since when it is connected and
+// its state (as much as pg_stat_activity shows this role of them).
+func holder(ctx context.Context, conn *pgx.Conn) string {
+	rows, err := conn.Query(ctx, `
+		SELECT a.pid, coalesce(a.usename, ''), coalesce(a.application_name, ''),
+			coalesce(host(a.client_addr), ''), coalesce(a.state, ''), a.backend_start
+		FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1 AND l.objid = $2 AND l.objsubid = 1
+		ORDER BY a.pid`, int64(lockKey>>32), int64(lockKey&0xffffffff))
+	if err != nil {
+		return "(who holds it could not be read: " + err.Error() + ")"
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var pid int
+		var user, app, addr, state string
+		var since *time.Time
+		if err := rows.Scan(&pid, &user, &app, &addr, &state, &since); err != nil {
+			return "(who holds it could not be read: " + err.Error() + ")"
+		}
+		d := fmt.Sprintf("pid %d, role %q, application %q", pid, user, app)
+		switch {
+		case since == nil:
+			// Another role's session: its address and times are shown
+			// to a superuser or a member of pg_read_all_stats.
+			d += " (more to a role with pg_read_all_stats)"
+		case addr == "":
+			d += ", from a local socket"
+		default:
+			d += ", from " + addr
+		}
+		if since != nil {
+			d += ", connected since " + since.UTC().Format(time.RFC3339)
+		}
+		if state != "" {
+			d += ", " + state
+		}
+		out = append(out, "held by "+d)
+	}
+	if len(out) == 0 {
+		return "its holder has let it go since"
+	}
+	return strings.Join(out, "; ")
 }
 
 // migrate applies heed's missing versions in one transaction.

@@ -3,10 +3,12 @@ package pgstore
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -105,5 +107,48 @@ func TestMigrateRedacts(t *testing.T) {
 		if msg := err.Error(); strings.Contains(msg, "s3cr") {
 			t.Errorf("the password in the error: %s", msg)
 		}
+	}
+}
+
+// A session that holds the migration lock, of a role with no privilege
+// at all (any role may take an advisory lock), does not keep Migrate
+// waiting beyond its bound: it fails with ErrLocked and names the
+// session (its pid, role, application); once the lock is let go, it
+// migrates.
+func TestMigrateLockHeld(t *testing.T) {
+	url := database(t)
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE ROLE squatter LOGIN PASSWORD 'sq'"); err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Exec(ctx, "DROP ROLE squatter")
+	other, err := pgx.Connect(ctx, strings.Replace(url, "heed:pw@", "squatter:sq@", 1)+"&application_name=lock-holder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(ctx)
+	var pid int
+	if err := other.QueryRow(ctx, "SELECT pg_backend_pid() FROM (SELECT pg_advisory_lock($1)) AS l", int64(lockKey)).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	_, err = MigrateWait(ctx, url, 300*time.Millisecond)
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("the lock held: %v, want ErrLocked", err)
+	}
+	for _, want := range []string{fmt.Sprintf("pid %d", pid), `role "squatter"`, `application "lock-holder"`, "from 127.0.0.1"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not name the holder (%s): %v", want, err)
+		}
+	}
+	if _, err := other.Exec(ctx, "SELECT pg_advisory_unlock($1)", int64(lockKey)); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := MigrateWait(ctx, url, 300*time.Millisecond); err != nil || res.To != Version {
+		t.Errorf("the lock let go: %+v, %v", res, err)
 	}
 }
