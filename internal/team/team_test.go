@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/heedhq/heed/fetch"
@@ -670,5 +671,75 @@ func TestWorkersSeedsResume(t *testing.T) {
 		if n := asked[fmt.Sprintf("/maps/m%d.xml", i)]; n != 1 {
 			t.Errorf("/maps/m%d.xml asked %d times", i, n)
 		}
+	}
+}
+
+// A role with no privilege on heed's tables or River's can still send
+// any notification (NOTIFY needs none): it sends River's control
+// notifications, to pause every queue and to cancel every job by its
+// id, for as long as the crawl runs. The workers take no order from
+// them: the crawl completes, each page stored, and no job is cancelled.
+func TestWorkersIgnoreNotifications(t *testing.T) {
+	pool := database(t)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, "CREATE ROLE intruder LOGIN PASSWORD 'in'"); err != nil {
+		t.Fatal(err)
+	}
+	cfg := pool.Config().ConnConfig.Copy()
+	cfg.User, cfg.Password = "intruder", "in"
+	intruder, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer intruder.Close(ctx)
+	var channel string
+	if err := intruder.QueryRow(ctx, "SELECT current_schema() || '.river_control'").Scan(&channel); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := intruder.Exec(ctx, "SELECT count(*) FROM river_job"); err == nil {
+		t.Fatal("the intruder may read river_job: the test needs a role without privileges")
+	}
+	stop := make(chan struct{})
+	sent := make(chan int, 1)
+	var once sync.Once
+	halt := func() int { once.Do(func() { close(stop) }); n := <-sent; sent <- n; return n }
+	defer halt()
+	go func() {
+		n := 0
+		defer func() { sent <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_, err := intruder.Exec(ctx, `SELECT pg_notify($1, '{"action":"pause","queue":"*"}'),
+				pg_notify($1, json_build_object('action', 'cancel', 'queue', $2::text, 'job_id', id)::text)
+				FROM generate_series(1, 100) AS id`, channel, Queue)
+			if err != nil {
+				t.Errorf("notify: %v", err)
+				return
+			}
+			n++
+		}
+	}()
+	site := teamtest.Start(t, 200, 5, time.Millisecond)
+	startWorkers(t, pool, 2, nil)
+	id, err := Start(ctx, pool, FromCrawl(crawl.Options{
+		Start: site.PageURL(0), Source: "team", Delay: 10 * time.Millisecond, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitDone(t, pool, id, 2*time.Minute)
+	if n := halt(); n == 0 {
+		t.Fatal("no notification was sent")
+	}
+	if p.Stored != site.N {
+		t.Errorf("stored %d of %d, skipped %v, failed %v", p.Stored, site.N, p.Skipped, p.Failed)
+	}
+	var cancelled int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM river_job WHERE state = 'cancelled'").Scan(&cancelled); err != nil || cancelled != 0 {
+		t.Errorf("%d jobs cancelled (%v)", cancelled, err)
 	}
 }

@@ -126,7 +126,14 @@ func (w *Worker) Run(ctx context.Context) error {
 		RescueStuckJobsAfter: max(w.RescueAfter, w.jobTimeout()+time.Second),
 		FetchPollInterval:    100 * time.Millisecond,
 		FetchCooldown:        20 * time.Millisecond,
-		Logger:               w.Logger,
+		// A worker takes its orders from the rows that heed's role
+		// writes, never from notifications: any role that can connect
+		// may NOTIFY any channel, and River's LISTEN would take its
+		// "cancel job N" and "pause the queue" for the team's own. So
+		// River polls, for jobs (as often as above), and for pauses
+		// and cancellations, which it reads from its tables.
+		PollOnly: true,
+		Logger:   w.Logger,
 	})
 	if err != nil {
 		return fmt.Errorf("team: worker: %w", err)
