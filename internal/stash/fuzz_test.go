@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/mdtext"
 )
 
 // FuzzSearch: whatever a person types is a query the index takes (or an
@@ -30,7 +31,7 @@ func FuzzSearch(f *testing.F) {
 		if _, err := s.Search(context.Background(), heed.Query{Text: query}); err != nil && !errors.Is(err, heed.ErrEmptyQuery) && !errors.Is(err, heed.ErrQueryTooLong) {
 			t.Errorf("Search(%q): %v", query, err)
 		}
-		got, spans := snippet(segment(text), queryTerms(query), 16)
+		got, spans := mdtext.Snippet(text, mdtext.Terms(query))
 		n := utf8.RuneCountInString(got)
 		for i, sp := range spans {
 			if sp.Start >= sp.End || sp.End > n || i > 0 && sp.Start < spans[i-1].End {
@@ -38,7 +39,7 @@ func FuzzSearch(f *testing.F) {
 				break
 			}
 		}
-		if strings.ContainsRune(got, barrier) && !strings.ContainsRune(text, barrier) {
+		if strings.ContainsRune(got, mdtext.Barrier) && !strings.ContainsRune(text, mdtext.Barrier) {
 			t.Errorf("snippet %q shows the index's barrier", got)
 		}
 	})

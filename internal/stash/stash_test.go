@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/mdtext"
 	"github.com/heedhq/heed/internal/printable"
 )
 
@@ -422,7 +423,7 @@ func TestSearchUnspacedScripts(t *testing.T) {
 		var got []string
 		for _, h := range hits {
 			got = append(got, h.URL)
-			if strings.ContainsRune(h.Snippet, zwsp) {
+			if strings.ContainsRune(h.Snippet, mdtext.ZWSP) {
 				t.Errorf("Search(%q): snippet shows the index's separators: %q", q, h.Snippet)
 			}
 		}
@@ -440,18 +441,6 @@ func TestSearchUnspacedScripts(t *testing.T) {
 		if len(hits) == 0 || printable.Marked(hits[0].Snippet, hits[0].Matches, "**", "**") != want {
 			t.Errorf("Search(%q) snippet: %+v, want %q", q, hits, want)
 		}
-	}
-}
-
-func TestSnippetOfLongUnspacedText(t *testing.T) {
-	body := segment(strings.Repeat("これは長い文章です。", 50) + "灯台守は潮を記録する。" + strings.Repeat("海は静かでした。", 50))
-	text, spans := snippet(body, queryTerms("灯台"), 16)
-	got := printable.Marked(text, spans, "**", "**")
-	if !strings.Contains(got, "**灯台**守は潮を記録する。") || !strings.HasPrefix(got, "…") || !strings.HasSuffix(got, "…") {
-		t.Errorf("snippet %q", got)
-	}
-	if n := utf8.RuneCountInString(got); n > 40 {
-		t.Errorf("snippet of %d characters: %q", n, got)
 	}
 }
 
@@ -778,16 +767,6 @@ func TestQueryLimits(t *testing.T) {
 	}
 }
 
-// BenchmarkSnippet makes a snippet of a large body whose match comes
-// early: the cost is one pass over the body, whatever the query.
-func BenchmarkSnippet(b *testing.B) {
-	body := segment("The lighthouse keeper wrote. " + strings.Repeat("Waves broke on the rocks all night long. ", 100_000))
-	terms := queryTerms(strings.Repeat("lighthouse waves rocks night ", 50))
-	for b.Loop() {
-		snippet(body, terms, 16)
-	}
-}
-
 // TestBatchWaitsLittle: entries of a batch that does not fill are indexed
 // maxWait after the first, without another Put.
 func TestBatchWaitsLittle(t *testing.T) {
@@ -895,63 +874,6 @@ func TestHasValidators(t *testing.T) {
 	}
 	if s.HasValidators(ctx, "other") {
 		t.Error("another source has the validators of docs")
-	}
-}
-
-func TestSaid(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"no links at all", "no links at all"},
-		{"See [the guide](https://e.com/guide) first.", "See [the guide] first."},
-		// A title is an image's caption: it is text, its target is not.
-		{"![a map](https://e.com/map.png \"A map of the coast\") and more", "![a map] \"A map of the coast\" and more"},
-		{"![plot](/p.png \"plot of f(\\\"x\\\") for tides\") after", "![plot] \"plot of f(\\\"x\\\") for tides\" after"},
-		{"![a map](https://e.com/map.png)[b](/b)", "![a map][b]"},
-		{"[![logo](/logo.png)](https://e.com/)", "[![logo]]"},
-		{"[nested [brackets]](https://e.com/n) and f(x)", "[nested [brackets]] and f(x)"},
-		{"an array[i](j) call", "an array[i] call"},
-		{"unclosed [a](https://e.com/a", "unclosed [a](https://e.com/a"},
-		{"two](lines\n)", "two](lines\n)"},
-		{"[東京](https://e.com/東京)に", "[東京]に"},
-		// Code is kept whole, and so is escaped prose.
-		{"```js\nhandlers[eventName](dispatchPayload)\n```\n[a](/a)", "```js\nhandlers[eventName](dispatchPayload)\n```\n[a]"},
-		{"````\n```\nf[x](y)\n````\nf[x](y)", "````\n```\nf[x](y)\n````\nf[x]"},
-		{"call `handlers[e](payload)` then [a](/a)", "call `handlers[e](payload)` then [a]"},
-		{"``a`b[x](y)`` and `c", "``a`b[x](y)`` and `c"},
-		{"` unclosed [a](/a)", "` unclosed [a]"},
-		{"note \\[1\\](optional) and \\\\[2](/two)", "note \\[1\\](optional) and \\\\[2]"},
-		{"[a](x \"unclosed title) and [b](/b)", "[a](x \"unclosed title) and [b]"},
-		// Fences with tildes, in lists and in blockquotes; inline code
-		// at a line's start is no fence.
-		{"~~~\nf[x](y)\n~~~\n[a](/a)", "~~~\nf[x](y)\n~~~\n[a]"},
-		{"- item\n\n  ```\n  f[x](y)\n  ```\n[a](/a)", "- item\n\n  ```\n  f[x](y)\n  ```\n[a]"},
-		{"> ```js\n> f[x](y)\n> ```\n> [a](/a)", "> ```js\n> f[x](y)\n> ```\n> [a]"},
-		{"```a``b``` then [docs](https://e.com/x)\n\n```\nf[x](y)\n```\n[c](/c)", "```a``b``` then [docs]\n\n```\nf[x](y)\n```\n[c]"},
-	} {
-		if got := said(c.in); got != c.want {
-			t.Errorf("said(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
-// TestSaidHostile: shapes that a scan back and forth would take
-// quadratic time over (minutes at these sizes) come back whole, in one
-// pass.
-func TestSaidHostile(t *testing.T) {
-	for _, in := range []string{
-		strings.Repeat("](", 1<<20),
-		strings.Repeat("](x \"", 1<<19),
-		strings.Repeat("](x ", 1<<19),
-		func() string { // unclosed backtick runs of every length
-			var b strings.Builder
-			for n := 1; b.Len() < 1<<21; n++ {
-				b.WriteString(strings.Repeat("`", n) + "](")
-			}
-			return b.String()
-		}(),
-	} {
-		if got := said(in); got != in {
-			t.Errorf("said of %d bytes (%.20q...) changed it", len(in), in)
-		}
 	}
 }
 

@@ -1,4 +1,4 @@
-package stash
+package mdtext
 
 import (
 	"strings"
@@ -16,18 +16,18 @@ import (
 // characters side by side anywhere: substring search, as a reader of
 // these languages expects.
 
-// zwsp separates the characters of unspaced scripts in the index. The
-// tokenizer takes it for a separator (it is no letter or number), and
-// snippets remove it.
-const zwsp = '\u200b'
+// ZWSP, a zero-width space, separates the characters of unspaced
+// scripts in the index. The tokenizer takes it for a separator (it is no
+// letter or number), and snippets remove it.
+const ZWSP = '\u200b'
 
-// barrier is indexed where a run of an unspaced script meets punctuation
+// Barrier is indexed where a run of an unspaced script meets punctuation
 // or a line break: the tokenizer keeps it (it is a private-use character,
 // which it takes for a letter), so it holds a place between the
 // characters on either side, and a phrase does not match across it:
 // 北京。大学 is not 北京大学. Queries carry it too, at the same places;
 // snippets drop it.
-const barrier = '\ue000'
+const Barrier = '\ue000'
 
 // unspaced reports whether r belongs to a script written without spaces
 // between words (Chinese, Japanese), or, as Korean, with words that take
@@ -43,7 +43,7 @@ func unspaced(r rune) bool {
 // unspaced script, where it meets anything but a space, and a barrier
 // where such a character is followed by anything but a letter or number.
 // Text without such characters is returned as it is.
-func segment(s string) string {
+func Segment(s string) string {
 	i := strings.IndexFunc(s, unspaced)
 	if i < 0 {
 		return s
@@ -56,13 +56,13 @@ func segment(s string) string {
 	prevUnspaced := false
 	for _, r := range s[i:] {
 		u := unspaced(r)
-		if prevUnspaced && !isWordRune(r) {
-			b.WriteRune(zwsp)
-			b.WriteRune(barrier)
+		if prevUnspaced && !IsWordRune(r) {
+			b.WriteRune(ZWSP)
+			b.WriteRune(Barrier)
 			prevSolid = true
 		}
 		if solid(r) && prevSolid && (u || prevUnspaced) {
-			b.WriteRune(zwsp)
+			b.WriteRune(ZWSP)
 		}
 		b.WriteRune(r)
 		prevSolid, prevUnspaced = solid(r), u
@@ -71,15 +71,15 @@ func segment(s string) string {
 }
 
 // solid reports whether r is neither a space nor a zero-width space.
-func solid(r rune) bool { return r != zwsp && !unicode.IsSpace(r) }
+func solid(r rune) bool { return r != ZWSP && !unicode.IsSpace(r) }
 
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) || r == 'ー' }
+// IsWordRune reports whether r is part of a word: a letter, a number or
+// the katakana length mark.
+func IsWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) || r == 'ー' }
 
-// indexed is what the full-text index holds of a snapshot's title and
-// Markdown, and what snippets are cut from (the body).
-func indexed(title, markdown string) (string, string) {
-	return segment(title), segment(said(markdown))
-}
+// Body is what a full-text index holds of a snapshot's Markdown, and what
+// snippets are cut from: what it says (Said), segmented (Segment).
+func Body(markdown string) string { return Segment(Said(markdown)) }
 
 // said is what a snapshot's Markdown says, as the index and snippets see
 // it: without its links' and images' targets, [text](target) and
@@ -89,7 +89,7 @@ func indexed(title, markdown string) (string, string) {
 // Code (fenced blocks and inline spans) is kept whole, as is an escaped
 // "\](" of prose. Time is linear in the length; Markdown without "](" is
 // returned as it is.
-func said(md string) string {
+func Said(md string) string {
 	if !strings.Contains(md, "](") {
 		return md
 	}
