@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,8 +18,10 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/pgtest"
+	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/internal/testutil"
 	"github.com/jackc/pgx/v5"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // heed migrate --db creates the schemas, then has nothing to do; $HEED_DB
@@ -367,5 +370,99 @@ func TestMigrateLockHeld(t *testing.T) {
 	other.Close(t.Context())
 	if code, out, stderr := run(t, "", "migrate", "--db", url, "--lock-wait", "300ms"); code != 0 {
 		t.Errorf("the lock let go: exit %d, %q, %q", code, out, stderr)
+	}
+}
+
+// A team's search shows the snippets a stash of files shows: what the
+// page says in plain text (no link targets, table pipes, escapes or
+// emphasis), with the same matches; at both doors, heed search --db and
+// heed mcp --db's stash_search, against the team's snapshots exported
+// to a stash of files.
+func TestTeamSnippetsAsStash(t *testing.T) {
+	c := pgtest.Start(t)
+	defer c.Stop()
+	url := c.Database(t)
+	if code, _, stderr := run(t, "", "migrate", "--db", url); code != 0 {
+		t.Fatal(stderr)
+	}
+	st, err := pgstore.Open(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []heed.Snapshot{
+		{Source: "pg", URL: "https://e.com/vacuum", Title: "Routine", Markdown: "## Routine\n\n**[25.1.1. Vacuuming Basics](https://e.com/vacuum#basics)** and `VACUUM FULL` | x |"},
+		{Source: "pg", URL: "https://e.com/window", Title: "Windows", Markdown: "A ***window function*** computes over rows; *see* _below_.\n\n| window | rows |\n|---|---|\n| [frame](https://e.com/frame) | all |"},
+		{Source: "pg", URL: "https://e.com/escapes", Title: "Escapes", Markdown: "In snake\\_case, 2 + 3 = 5: \\[brackets\\] and \\<tag\\> stay as written."},
+	} {
+		p.FetchedAt = time.Now()
+		if _, err := st.Put(t.Context(), &p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	stash := filepath.Join(t.TempDir(), "stash")
+	if code, _, stderr := run(t, "", "export", "--stash", stash, "--db", url); code != 0 {
+		t.Fatal(stderr)
+	}
+	queries := []string{"vacuuming", "window", "brackets", "frame"}
+	snippets := func(args ...string) map[string]string {
+		t.Helper()
+		got := map[string]string{}
+		for _, q := range queries {
+			code, out, stderr := run(t, "", append([]string{"search", "--json", q}, args...)...)
+			if code != 0 {
+				t.Fatalf("search %q %v: exit %d, %s", q, args, code, stderr)
+			}
+			for line := range strings.Lines(out) {
+				var h heed.Hit
+				if err := json.Unmarshal([]byte(line), &h); err != nil {
+					t.Fatal(err)
+				}
+				got[q+" "+h.URL] = printable.Marked(h.Snippet, h.Matches, "**", "**")
+			}
+		}
+		return got
+	}
+	want := snippets("--stash", stash)
+	if want["vacuuming https://e.com/vacuum"] != "Routine 25.1.1. **Vacuuming** Basics and **VACUUM** FULL x" || len(want) != len(queries) {
+		t.Fatalf("the stash's own snippets are not what its tests say: %q", want)
+	}
+	got := snippets("--stash", filepath.Join(t.TempDir(), "none"), "--db", url)
+	if !maps.Equal(got, want) {
+		t.Errorf("heed search --db: snippets\n%q\nwant, as the stash's,\n%q", got, want)
+	}
+
+	// MCP marks the matches with **, as the search's JSON gives them.
+	ctx, stop := context.WithCancel(t.Context())
+	defer stop()
+	endpoint, stderr, done := startHTTP(t, ctx, "mcp", "--http", "127.0.0.1:0", "--stash", filepath.Join(t.TempDir(), "none"), "--db", url)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "0"}, nil).Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = map[string]string{}
+	for _, q := range queries {
+		res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "stash_search", Arguments: map[string]any{"query": q}})
+		if err != nil || res.IsError {
+			t.Fatalf("stash_search %q: %v %+v", q, err, res)
+		}
+		var out struct {
+			Hits []struct{ URL, Snippet string }
+		}
+		data, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(data, &out); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range out.Hits {
+			got[q+" "+h.URL] = h.Snippet
+		}
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("stash_search of heed mcp --db: snippets\n%q\nwant, as the stash's,\n%q", got, want)
+	}
+	cs.Close()
+	stop()
+	if code := <-done; code != 0 {
+		t.Errorf("heed mcp --db exited %d: %s", code, stderr.String())
 	}
 }

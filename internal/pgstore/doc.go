@@ -2,7 +2,10 @@
 // beside River's job tables: Migrate creates or upgrades both schemas
 // under an advisory lock, and refuses a database whose heed schema is
 // newer than it knows. Errors never carry the database
-// URL's password (Redact).
+// URL's password (Redact). A search's snippets are the stash's
+// (internal/mdtext).
 //
-// It may not import heed's other packages.
+// It may not import internal/stash, internal/crawl, internal/team,
+// internal/ingest, internal/cli or internal/mcp: it is a store, beneath
+// what reads and writes it.
 package pgstore

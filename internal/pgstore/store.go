@@ -15,6 +15,7 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/mdtext"
 )
 
 // Store keeps snapshots as rows of a team's database, for every worker
@@ -306,8 +307,9 @@ func (s *Store) Remove(ctx context.Context, source string) (int, error) {
 // form that stems alike (English), its "quoted phrases" as phrases and a
 // word with a trailing * as a prefix, ranked by Postgres's ts_rank with
 // the title weighing five times the text (as the stash of files weighs
-// it, so that both put the same page first), with the words around the
-// first match as the snippet and the matches marked in it.
+// it, so that both put the same page first), with the snippet the stash
+// makes (mdtext.Snippet): the words around the first match, in plain
+// text, and where the matches are in it.
 func (s *Store) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 	if len(q.Text) > heed.MaxQuery {
 		return nil, heed.ErrQueryTooLong
@@ -331,34 +333,34 @@ func (s *Store) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 	rows, err := s.pool.Query(ctx, fmt.Sprintf(`
 		WITH q AS (SELECT %[1]s AS query),
 		cand AS (
-			(SELECT url FROM heed_snapshot, q WHERE title_search @@ q.query AND ($%[4]d = '' OR source = $%[4]d) LIMIT %[6]d)
+			(SELECT url FROM heed_snapshot, q WHERE title_search @@ q.query AND ($%[3]d = '' OR source = $%[3]d) LIMIT %[5]d)
 			UNION
-			(SELECT url FROM heed_snapshot, q WHERE search @@ q.query AND ($%[4]d = '' OR source = $%[4]d) LIMIT %[7]d)
+			(SELECT url FROM heed_snapshot, q WHERE search @@ q.query AND ($%[3]d = '' OR source = $%[3]d) LIMIT %[6]d)
 		),
 		top AS (
 			SELECT s.id, s.url, s.title, s.source, s.markdown, ts_rank('{0.05, 0.1, 0.2, 1.0}', s.search, q.query) AS score
 			FROM heed_snapshot s JOIN cand USING (url), q
 			ORDER BY score DESC, s.url
-			LIMIT $%[5]d
+			LIMIT $%[4]d
 		)
-		SELECT id, url, title, source, score,
-			ts_headline('english', markdown, q.query, 'StartSel=%[2]s, StopSel=%[3]s, MaxWords=30, MinWords=12, MaxFragments=1')
-		FROM top, q
-		ORDER BY score DESC, url`, tsq, startSel, stopSel, n+1, n+2, titleCandidates, textCandidates), args...)
+		SELECT id, url, title, source, score, left(markdown, %[2]d)
+		FROM top
+		ORDER BY score DESC, url`, tsq, snippetChars, n+1, n+2, titleCandidates, textCandidates), args...)
 	if err != nil {
 		return nil, s.fail(err)
 	}
 	defer rows.Close()
 	var hits []heed.Hit
+	terms := mdtext.Terms(q.Text)
 	for rows.Next() {
 		var h heed.Hit
 		var score float32
-		var headline string
-		if err := rows.Scan(&h.ID, &h.URL, &h.Title, &h.Source, &score, &headline); err != nil {
+		var markdown string
+		if err := rows.Scan(&h.ID, &h.URL, &h.Title, &h.Source, &score, &markdown); err != nil {
 			return nil, s.fail(err)
 		}
 		h.Score = float64(score)
-		h.Snippet, h.Matches = marked(headline)
+		h.Snippet, h.Matches = mdtext.Snippet(markdown, terms)
 		hits = append(hits, h)
 	}
 	return hits, s.fail(rows.Err())
@@ -371,42 +373,10 @@ const (
 	textCandidates  = 1000
 )
 
-// The marks ts_headline puts around matches, taken out into spans.
-const (
-	startSel = "\u0002"
-	stopSel  = "\u0003"
-)
-
-// marked turns a headline with marks into plain text (its Markdown marks
-// and line ends folded into spaces) and the spans of its matches.
-func marked(h string) (string, []heed.Span) {
-	var b strings.Builder
-	var spans []heed.Span
-	n, start := 0, -1
-	space := false
-	for _, r := range h {
-		switch {
-		case string(r) == startSel:
-			start = n
-		case string(r) == stopSel:
-			if start >= 0 && n > start {
-				spans = append(spans, heed.Span{Start: start, End: n})
-			}
-			start = -1
-		case r == '\n' || r == '\t' || r == ' ' || r == '*' || r == '#' || r == '`' || r == '_' && start < 0:
-			if !space && n > 0 {
-				b.WriteByte(' ')
-				n++
-				space = true
-			}
-		default:
-			b.WriteRune(r)
-			n++
-			space = false
-		}
-	}
-	return strings.TrimRight(b.String(), " "), spans
-}
+// snippetChars is how much of a page a snippet is cut from: the first
+// 300,000 characters are searched (the search vector's bound), and the
+// window around a match reaches a little past them.
+const snippetChars = 310_000
 
 // tsQuery builds a tsquery expression of the query's words (each a
 // plainto_tsquery, stemmed), phrases (phraseto_tsquery) and prefixes
