@@ -94,10 +94,7 @@ func (e *env) showCommand() *cobra.Command {
 				}{snap, snap.Markdown})
 			}
 			var w frontmatter.Writer
-			w.Field("title", snap.Title)
-			w.Field("url", snap.URL)
-			w.Field("source", snap.Source)
-			w.Field("fetched_at", snap.FetchedAt.Format("2006-01-02T15:04:05Z07:00"))
+			w.Snapshot(snap) // as the stash's file holds it
 			w.Field("id", snap.ID)
 			w.Field("path", snap.Path)
 			fmt.Fprint(e.stdout, printable.Text(w.Document(snap.Markdown)))

@@ -466,3 +466,86 @@ func TestTeamSnippetsAsStash(t *testing.T) {
 		t.Errorf("heed mcp --db exited %d: %s", code, stderr.String())
 	}
 }
+
+// A page a team's worker rendered reads as the page a crawl on one
+// machine rendered: heed show --db prints the frontmatter the stash's
+// file holds (via: ["rendered"], rendered: true), as heed show of the
+// stash does; only the fetch's time and the file's path differ.
+func TestTeamRenderedFrontmatter(t *testing.T) {
+	needBrowser(t)
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/app":
+			fmt.Fprint(w, `<html><head><title>App</title></head><body><div id="root"></div><script src="/app.js"></script></body></html>`)
+		case "/app.js":
+			w.Header().Set("Content-Type", "text/javascript")
+			fmt.Fprint(w, `fetch("/data.json").then(r => r.json()).then(d => { document.getElementById("root").innerHTML = "<article><h1>" + d.title + "</h1><p>" + d.text + "</p></article>"; });`)
+		case "/data.json":
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprint(w, `{"title": "Fresnel lenses", "text": "A Fresnel lens bends the lamp's light into a narrow beam seen far out at sea."}`)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer site.Close()
+	page := site.URL + "/app"
+
+	one := filepath.Join(t.TempDir(), "one")
+	if code, out, stderr := run(t, "", "crawl", page, "--stash", one, "--allow-net", "127.0.0.1/32", "--delay", "10ms"); code != 0 || !strings.Contains(out, "1 stored") {
+		t.Fatalf("crawl on one machine: exit %d, %q, %q", code, out, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(one, "*", "*", "app.md"))
+	if len(files) != 1 {
+		t.Fatalf("the crawl's file: %v", files)
+	}
+	file, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(file), "\nrendered: true\n") {
+		t.Fatalf("the crawl on one machine wrote no rendered: true:\n%s", file)
+	}
+
+	c := pgtest.Start(t)
+	defer c.Stop()
+	db := c.Database(t)
+	if code, _, stderr := run(t, "", "migrate", "--db", db); code != 0 {
+		t.Fatal(stderr)
+	}
+	ctx, stop := context.WithCancel(t.Context())
+	var workerErr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, []string{"worker", "--db", db, "--allow-net", "127.0.0.1/32", "--slice", "2s", "--lease", "5s"}, strings.NewReader(""), &bytes.Buffer{}, &workerErr)
+	}()
+	defer func() {
+		stop()
+		if code := <-done; code != 0 {
+			t.Errorf("worker: exit %d, %s", code, workerErr.String())
+		}
+	}()
+	if code, out, stderr := run(t, "", "crawl", page, "--db", db, "--allow-net", "127.0.0.1/32", "--delay", "10ms"); code != 0 || !strings.Contains(out, "1 stored") {
+		t.Fatalf("the team's crawl: exit %d, %q, %q", code, out, stderr)
+	}
+	shown := func(args ...string) string {
+		t.Helper()
+		code, out, stderr := run(t, "", append([]string{"show", page}, args...)...)
+		if code != 0 {
+			t.Fatalf("show %v: exit %d, %q", args, code, stderr)
+		}
+		var keep []string
+		for line := range strings.Lines(out) {
+			if !strings.HasPrefix(line, "fetched_at: ") && !strings.HasPrefix(line, "path: ") {
+				keep = append(keep, line)
+			}
+		}
+		return strings.Join(keep, "")
+	}
+	team, alone := shown("--db", db, "--stash", filepath.Join(t.TempDir(), "none")), shown("--stash", one)
+	if !strings.Contains(team, "\nvia: [\"rendered\"]\nrendered: true\n") || team != alone {
+		t.Errorf("heed show --db of the worker's page:\n%s\nwant, as the stash's:\n%s", team, alone)
+	}
+	front, _, _ := strings.Cut(strings.TrimPrefix(string(file), "---\n"), "---\n")
+	for line := range strings.Lines(front) {
+		if !strings.HasPrefix(line, "fetched_at: ") && !strings.Contains(team, line) {
+			t.Errorf("heed show --db lacks the file's %q:\n%s", line, team)
+		}
+	}
+}

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/heedhq/heed"
 )
 
 // Writer builds a frontmatter block, one field at a time.
@@ -39,6 +42,28 @@ func (w *Writer) List(key string, values []string) {
 		quoted[i] = Quote(v)
 	}
 	fmt.Fprintf(&w.b, "%s: [%s]\n", key, strings.Join(quoted, ", "))
+}
+
+// Snapshot writes a snapshot's fields, as a stash's file holds them:
+// title, description, url, source, fetched_at, tags, hash, etag,
+// last_modified, notes, via and rendered, each left out when empty.
+func (w *Writer) Snapshot(s *heed.Snapshot) {
+	w.Field("title", s.Title)
+	w.Field("description", s.Description)
+	w.Field("url", s.URL)
+	w.Field("source", s.Source)
+	if !s.FetchedAt.IsZero() {
+		w.Field("fetched_at", s.FetchedAt.UTC().Format(time.RFC3339))
+	}
+	w.List("tags", s.Tags)
+	if s.Hash != "" {
+		w.Field("hash", "sha256:"+s.Hash)
+	}
+	w.Field("etag", s.ETag)
+	w.Field("last_modified", s.LastModified)
+	w.List("notes", s.Notes)
+	w.List("via", s.Via)
+	w.Flag("rendered", s.Rendered)
 }
 
 // Document returns the frontmatter and the body as one Markdown document.

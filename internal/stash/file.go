@@ -183,18 +183,7 @@ type header struct {
 // encode writes a snapshot as a Markdown file.
 func encode(s *heed.Snapshot) []byte {
 	var w frontmatter.Writer
-	w.Field("title", s.Title)
-	w.Field("description", s.Description)
-	w.Field("url", s.URL)
-	w.Field("source", s.Source)
-	w.Field("fetched_at", formatTime(s.FetchedAt))
-	w.List("tags", s.Tags)
-	w.Field("hash", "sha256:"+s.Hash)
-	w.Field("etag", s.ETag)
-	w.Field("last_modified", s.LastModified)
-	w.List("notes", s.Notes)
-	w.List("via", s.Via)
-	w.Flag("rendered", s.Rendered)
+	w.Snapshot(s)
 	return []byte(w.Document(s.Markdown))
 }
 
