@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -547,5 +548,111 @@ func TestTeamRenderedFrontmatter(t *testing.T) {
 		if !strings.HasPrefix(line, "fetched_at: ") && !strings.Contains(team, line) {
 			t.Errorf("heed show --db lacks the file's %q:\n%s", line, team)
 		}
+	}
+}
+
+// The README's steps for a team's database, run as written against a
+// new cluster, as PostgreSQL's superuser: they make the role the
+// README's URL connects as and its database, where heed migrate, a
+// worker and a crawl work as that role; and no other role can connect
+// (PUBLIC's CONNECT revoked), so none can send the workers notifications
+// or hold heed migrate's lock.
+func TestTeamSetupAsREADME(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, team, _ := strings.Cut(string(readme), "## A team: workers on many machines over PostgreSQL")
+	team, _, _ = strings.Cut(team, "\n## ")
+	_, sql, ok := strings.Cut(team, "```sql\n")
+	sql, _, _ = strings.Cut(sql, "```")
+	_, sh, _ := strings.Cut(team, "```sh\n")
+	_, dbURL, _ := strings.Cut(sh, "export HEED_DB=")
+	dbURL, _, _ = strings.Cut(dbURL, "\n")
+	if !ok || dbURL == "" {
+		t.Fatalf("the README's team section has no SQL steps and export HEED_DB= line: %q, %q", sql, dbURL)
+	}
+	c := pgtest.Start(t)
+	defer c.Stop()
+	// The cluster's first role is named heed: it makes PostgreSQL's
+	// usual superuser, postgres, which renames it out of the way.
+	addr := strings.TrimPrefix(c.URL, "postgres://heed:pw@")
+	addr, _, _ = strings.Cut(addr, "/")
+	as := func(user, pw, db string) *pgx.Conn {
+		t.Helper()
+		conn, err := pgx.Connect(t.Context(), fmt.Sprintf("postgres://%s:%s@%s/%s?sslmode=disable", user, pw, addr, db))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close(context.Background()) })
+		return conn
+	}
+	if _, err := as("heed", "pw", "postgres").Exec(t.Context(), "CREATE ROLE postgres SUPERUSER LOGIN PASSWORD 'pg'"); err != nil {
+		t.Fatal(err)
+	}
+	conn := as("postgres", "pg", "postgres")
+	if _, err := conn.Exec(t.Context(), "ALTER ROLE heed RENAME TO first"); err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(sql) {
+		line = strings.TrimSpace(line)
+		if stmt, _, _ := strings.Cut(line, "--"); strings.TrimSpace(stmt) != "" {
+			line = strings.TrimSpace(stmt)
+		} else {
+			continue
+		}
+		if db, ok := strings.CutPrefix(line, `\connect `); ok {
+			conn = as("postgres", "pg", db)
+			continue
+		}
+		if _, err := conn.Exec(t.Context(), line); err != nil {
+			t.Fatalf("the README's %q: %v", line, err)
+		}
+	}
+	u, err := neturl.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Host = addr
+	u.RawQuery = "sslmode=disable"
+	db := u.String()
+
+	if code, out, stderr := run(t, "", "migrate", "--db", db); code != 0 {
+		t.Fatalf("heed migrate as the README's role: exit %d, %q, %q", code, out, stderr)
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><title>Home</title><main><h1>Home</h1><p>Lighthouses guide ships past reefs at night, and this page says so at length.</p></main></html>`)
+	}))
+	defer site.Close()
+	ctx, stop := context.WithCancel(t.Context())
+	var workerErr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- Run(ctx, []string{"worker", "--db", db, "--allow-net", "127.0.0.1/32", "--slice", "2s", "--lease", "5s"}, strings.NewReader(""), &bytes.Buffer{}, &workerErr)
+	}()
+	defer func() {
+		stop()
+		if code := <-done; code != 0 {
+			t.Errorf("worker: exit %d, %s", code, workerErr.String())
+		}
+	}()
+	if code, out, stderr := run(t, "", "crawl", site.URL+"/", "--db", db, "--allow-net", "127.0.0.1/32", "--delay", "10ms"); code != 0 || !strings.Contains(out, "1 stored") {
+		t.Fatalf("a team's crawl as the README's role: exit %d, %q, %q", code, out, stderr)
+	}
+	if code, out, stderr := run(t, "", "search", "lighthouses", "--db", db, "--stash", filepath.Join(t.TempDir(), "none")); code != 0 || !strings.Contains(out, site.URL) {
+		t.Errorf("search as the README's role: exit %d, %q, %q", code, out, stderr)
+	}
+
+	// Another role, of the same cluster, cannot connect to the team's
+	// database at all.
+	if _, err := conn.Exec(t.Context(), "CREATE ROLE stranger LOGIN PASSWORD 'st'"); err != nil {
+		t.Fatal(err)
+	}
+	other, err := pgx.Connect(t.Context(), fmt.Sprintf("postgres://stranger:st@%s%s?sslmode=disable", addr, u.Path))
+	if err == nil {
+		other.Close(t.Context())
+		t.Errorf("a role the README's steps did not grant connected to the team's database")
+	} else if !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("a stranger's connection: %v, want permission denied", err)
 	}
 }
