@@ -229,7 +229,7 @@ func lock(ctx context.Context, conn *pgx.Conn, wait time.Duration) error {
 	if err != nil {
 		return fmt.Errorf("pgstore: migrate: lock: %w", err)
 	}
-	if _, err := conn.Exec(ctx, "SELECT set_config('lock_timeout', '0', false)"); err != nil {
+	if _, err := conn.Exec(ctx, "RESET lock_timeout"); err != nil {
 		return fmt.Errorf("pgstore: migrate: lock: %w", err)
 	}
 	return nil
