@@ -181,9 +181,9 @@ func MigrateWait(ctx context.Context, dbURL string, wait time.Duration) (*Result
 }
 
 func migrateAll(ctx context.Context, dbURL string, wait time.Duration) (*Result, error) {
-	conn, err := pgx.Connect(ctx, dbURL)
+	conn, err := connectMigration(ctx, dbURL)
 	if err != nil {
-		return nil, fmt.Errorf("pgstore: connect: %w", err)
+		return nil, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
 	if err := lock(ctx, conn, wait); err != nil {
@@ -211,6 +211,24 @@ func migrateAll(ctx context.Context, dbURL string, wait time.Duration) (*Result,
 		res.RiverApplied = append(res.RiverApplied, v.Version)
 	}
 	return res, nil
+}
+
+// connectMigration connects for a migration, its session named "heed
+// migrate" (unless the URL names it), so that another migration waiting
+// for its lock knows it for heed's.
+func connectMigration(ctx context.Context, dbURL string) (*pgx.Conn, error) {
+	cfg, err := pgx.ParseConfig(dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	if cfg.RuntimeParams["application_name"] == "" {
+		cfg.RuntimeParams["application_name"] = "heed migrate"
+	}
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	return conn, nil
 }
 
 // lock takes the migration lock on conn, waiting at most wait (the

@@ -151,4 +151,17 @@ func TestMigrateLockHeld(t *testing.T) {
 	if res, err := MigrateWait(ctx, url, 300*time.Millisecond); err != nil || res.To != Version {
 		t.Errorf("the lock let go: %+v, %v", res, err)
 	}
+
+	// A migration that holds the lock is named as heed's.
+	mig, err := connectMigration(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mig.Close(ctx)
+	if err := lock(ctx, mig, time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err = MigrateWait(ctx, url, 300*time.Millisecond); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), `role "heed", application "heed migrate"`) {
+		t.Errorf("a migration holding the lock: %v", err)
+	}
 }
