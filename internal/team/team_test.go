@@ -677,8 +677,9 @@ func TestWorkersSeedsResume(t *testing.T) {
 // A role with no privilege on heed's tables or River's can still send
 // any notification (NOTIFY needs none): it sends River's control
 // notifications, to pause every queue and to cancel every job by its
-// id, for as long as the crawl runs. The workers take no order from
-// them: the crawl completes, each page stored, and no job is cancelled.
+// id, and asks its leader to resign, for as long as the crawl runs. The
+// workers take no order from them: the crawl completes, each page
+// stored, and no job is cancelled.
 func TestWorkersIgnoreNotifications(t *testing.T) {
 	pool := database(t)
 	ctx := context.Background()
@@ -692,8 +693,8 @@ func TestWorkersIgnoreNotifications(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer intruder.Close(ctx)
-	var channel string
-	if err := intruder.QueryRow(ctx, "SELECT current_schema() || '.river_control'").Scan(&channel); err != nil {
+	var schema string
+	if err := intruder.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := intruder.Exec(ctx, "SELECT count(*) FROM river_job"); err == nil {
@@ -713,9 +714,10 @@ func TestWorkersIgnoreNotifications(t *testing.T) {
 				return
 			default:
 			}
-			_, err := intruder.Exec(ctx, `SELECT pg_notify($1, '{"action":"pause","queue":"*"}'),
-				pg_notify($1, json_build_object('action', 'cancel', 'queue', $2::text, 'job_id', id)::text)
-				FROM generate_series(1, 100) AS id`, channel, Queue)
+			_, err := intruder.Exec(ctx, `SELECT pg_notify($1 || '.river_control', '{"action":"pause","queue":"*"}'),
+				pg_notify($1 || '.river_leadership', '{"action":"request_resign"}'),
+				pg_notify($1 || '.river_control', json_build_object('action', 'cancel', 'queue', $2::text, 'job_id', id)::text)
+				FROM generate_series(1, 100) AS id`, schema, Queue)
 			if err != nil {
 				t.Errorf("notify: %v", err)
 				return

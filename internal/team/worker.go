@@ -119,21 +119,14 @@ func (w *Worker) Run(ctx context.Context) error {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &hostWorker{w: w})
 	river.AddWorker(workers, &seedWorker{w: w})
-	client, err := river.NewClient(riverpgxv5.New(w.Pool), &river.Config{
+	client, err := river.NewClient(driver{riverpgxv5.New(w.Pool)}, &river.Config{
 		Queues:               map[string]river.QueueConfig{Queue: {MaxWorkers: w.Hosts}},
 		Workers:              workers,
 		JobTimeout:           w.jobTimeout(),
 		RescueStuckJobsAfter: max(w.RescueAfter, w.jobTimeout()+time.Second),
 		FetchPollInterval:    100 * time.Millisecond,
 		FetchCooldown:        20 * time.Millisecond,
-		// A worker takes its orders from the rows that heed's role
-		// writes, never from notifications: any role that can connect
-		// may NOTIFY any channel, and River's LISTEN would take its
-		// "cancel job N" and "pause the queue" for the team's own. So
-		// River polls, for jobs (as often as above), and for pauses
-		// and cancellations, which it reads from its tables.
-		PollOnly: true,
-		Logger:   w.Logger,
+		Logger:               w.Logger,
 	})
 	if err != nil {
 		return fmt.Errorf("team: worker: %w", err)
