@@ -156,8 +156,10 @@ func (h *httpHandler) ServeHTTP(rw http.ResponseWriter, r *http.Request) {
 	unbound(w)
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	session := r.Header.Get("Mcp-Session-Id")
-	messages := postedMessages(body)
-	if session == "" && slices.ContainsFunc(messages, isInitialize) {
+	messages, whole := postedMessages(body)
+	// A body not read whole here may still be an initialize as the SDK
+	// reads it (its decoder is more lenient): it is counted as one.
+	if session == "" && (!whole || slices.ContainsFunc(messages, isInitialize)) {
 		h.serveNew(w, r, messages)
 		return
 	}
@@ -425,22 +427,25 @@ func canonicalHost(host string) string {
 }
 
 // postedMessages are the JSON-RPC messages of a POST body, one or a
-// batch; what cannot be read is left for the SDK to refuse.
-func postedMessages(body []byte) []jsonrpc.Message {
+// batch, and whether every one of them was read (whole): what cannot be
+// read is left for the SDK to refuse, or to read otherwise.
+func postedMessages(body []byte) (msgs []jsonrpc.Message, whole bool) {
 	body = bytes.TrimSpace(body)
 	raws := []json.RawMessage{body}
 	if len(body) > 0 && body[0] == '[' {
 		if json.Unmarshal(body, &raws) != nil {
-			return nil
+			return nil, false
 		}
 	}
-	var out []jsonrpc.Message
+	whole = true
 	for _, raw := range raws {
 		if msg, err := jsonrpc.DecodeMessage(raw); err == nil {
-			out = append(out, msg)
+			msgs = append(msgs, msg)
+		} else {
+			whole = false
 		}
 	}
-	return out
+	return msgs, whole
 }
 
 // filterWriter passes on a POST's stream of server-sent events, but for

@@ -405,6 +405,31 @@ func TestHTTPSessionCap(t *testing.T) {
 	}
 }
 
+// TestHTTPSessionCapOddBodies: a body the SDK reads as an initialize,
+// though it is not JSON as the standard library reads it (a batch with
+// text after it, which the SDK's decoder leaves unread), opens a session
+// within the cap like any other.
+func TestHTTPSessionCapOddBodies(t *testing.T) {
+	const maxSessions = 2
+	for _, body := range []string{
+		"[" + initializeBody + "] x",
+		"[" + initializeBody + "]]",
+		"[" + initializeBody + "]{}",
+	} {
+		s := newServer(t, Limits{}, loopback)
+		hs := httptest.NewServer(s.HTTPHandler(HTTPOptions{MaxSessions: maxSessions}))
+		for range 3 * maxSessions {
+			resp := (&rawHTTP{t: t, endpoint: hs.URL, header: http.Header{}}).post(body)
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		if n := liveSessions(s); n > maxSessions {
+			t.Errorf("after %d posts of %q the server holds %d sessions; its cap is %d", 3*maxSessions, body, n, maxSessions)
+		}
+		hs.Close()
+	}
+}
+
 // TestHTTPSessionCapBusy: when every session the cap allows has a call
 // in flight, a new session is refused with 503 and a JSON-RPC error that
 // says why, and is served once a call ends.
