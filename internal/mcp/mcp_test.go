@@ -717,7 +717,7 @@ func TestWebGrep(t *testing.T) {
 	if isErr || one.PagesSearched != 1 || one.MatchCount != 1 || one.Matches[0] != (Match{URL: site.URL + "/private/fees", Line: 3, Text: "Harbour fees for members only."}) {
 		t.Errorf("web_grep depth 0: %s %+v", text, one)
 	}
-	if _, line, _ := strings.Cut(text, site.URL+"/private/fees:3: <<<page text id="); !strings.Contains(line, " Harbour fees for members only. ") {
+	if _, line, _ := strings.Cut(text, site.URL+"/private/fees:3: <<< page text id="); !strings.Contains(line, " Harbour fees for members only. ") {
 		t.Errorf("text: %s", text)
 	}
 	var page FetchOutput
