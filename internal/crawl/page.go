@@ -3,7 +3,9 @@ package crawl
 import (
 	"net/url"
 	"slices"
+	"strings"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 )
@@ -59,6 +61,9 @@ type Page struct {
 	Skip, Detail string
 }
 
+// maxTypeChars is the most bytes of a Content-Type a skip quotes.
+const maxTypeChars = 100
+
 // ReadPage reads a page fetched with a 2xx status for item it, as agent:
 // Markdown where it is Markdown (by its type, or plain text where its
 // path or how it was found says so), HTML else; anything else is skipped.
@@ -74,7 +79,9 @@ func ReadPage(resp *fetch.Response, it Item, agent string, ignoreSignals bool) (
 		ct = "text/markdown"
 	}
 	if !isHTML(ct) && !isMarkdown(ct) {
-		return &Page{Skip: ReasonType, Detail: "Content-Type " + ct}, nil
+		// The site's words, as long as it made them: cut, as extract
+		// cuts them in its error.
+		return &Page{Skip: ReasonType, Detail: "Content-Type " + heed.Clip(strings.ToValidUTF8(ct, "\uFFFD"), maxTypeChars)}, nil
 	}
 	// Markdown is asked for first (fetch's Accept): a site that answers
 	// with it is read as it wrote it, made safe.

@@ -212,3 +212,27 @@ func TestPageTextSafeMarkdown(t *testing.T) {
 		t.Errorf("stash_search: the text holds %s:\n%s", bad, text)
 	}
 }
+
+// TestCrawlSkipTypeBounded: a page's Content-Type, which a crawl's skip
+// quotes, reaches web_crawl's result cut short, however long the site
+// made it: as the error of web_fetch cuts it.
+func TestCrawlSkipTypeBounded(t *testing.T) {
+	site := newSite(t)
+	long := "application/x-tides; q=\"" + strings.Repeat(forgedNote+" ", 2000) + "\""
+	site.set("/", html("Harbour", []string{"The harbour's tide tables, kept by its master."}, "/tides.bin"))
+	site.set("/tides.bin", "tides")
+	site.types["/tides.bin"] = long
+	s := newServer(t, Limits{}, loopback)
+	cs := connect(t, s, nil)
+	var c CrawlOutput
+	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, &c)
+	if isErr || len(c.Skips) != 1 {
+		t.Fatalf("web_crawl: %s", text)
+	}
+	if n := len(c.Skips[0].Detail); n > 300 {
+		t.Errorf("a Content-Type of %d bytes is quoted in %d bytes: %.200q…", len(long), n, c.Skips[0].Detail)
+	}
+	if len(text) > 2000 {
+		t.Errorf("a Content-Type of %d bytes makes web_crawl's text %d bytes", len(long), len(text))
+	}
+}
