@@ -552,6 +552,10 @@ func TestNormalize(t *testing.T) {
 		"https://user:pw@example.com/x":             "https://example.com/x",
 		"https://Example.com.:8443/x":               "https://example.com:8443/x",
 		"https://example.com.:443/x":                "https://example.com/x",
+		// A query is written as a request line may carry it, as WHATWG's
+		// URL parser writes it: a space, quotes and angle brackets, controls
+		// and bytes past ASCII escaped; escapes already there kept.
+		"https://example.com/p?q=a b\"<c>'\u00e9%20": "https://example.com/p?q=a%20b%22%3Cc%3E%27%C3%A9%20",
 	} {
 		if got, err := Normalize(in); err != nil || got != want {
 			t.Errorf("Normalize(%q) got %q, %v, want %q", in, got, err, want)
@@ -561,6 +565,24 @@ func TestNormalize(t *testing.T) {
 		if _, err := Normalize(bad); err == nil {
 			t.Errorf("Normalize(%q) did not fail", bad)
 		}
+	}
+}
+
+// TestLinkQueryWithSpaces: a link whose query holds a space and angle
+// brackets is asked for as a browser asks for it, escaped, and stored
+// under that URL; sent as it is, it made a request line the server
+// refused.
+func TestLinkQueryWithSpaces(t *testing.T) {
+	s := newSite(t)
+	s.set("/", page{body: html("Home", "/p?x=a b&y=<c>")})
+	s.set("/p?x=a%20b&y=%3Cc%3E", page{body: html("Found")})
+	c, _ := crawler(t)
+	var ev events
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add); err != nil {
+		t.Fatal(err)
+	}
+	if e := ev.find(Stored, "/p?x=a%20b&y=%3Cc%3E"); e == nil {
+		t.Errorf("the page at a query with spaces was not stored: stored %v, requests %q", ev.urls(Stored), s.paths())
 	}
 }
 

@@ -41,7 +41,35 @@ func Normalize(raw string) (string, error) {
 	if u.Path == "" {
 		u.Path = "/"
 	}
+	u.RawQuery = escapeQuery(u.RawQuery)
 	return u.String(), nil
+}
+
+// escapeQuery percent-encodes what a query may not carry as it is in a
+// request line: controls, a space, the bytes past ASCII, and those WHATWG's
+// URL parser escapes in the query of an http(s) URL (" ' < >). A link's
+// query with a space in it is sent as %20, as a browser sends it, and
+// never prints as words on a line of heed's.
+func escapeQuery(q string) string {
+	const hex = "0123456789ABCDEF"
+	escape := func(c byte) bool {
+		return c <= ' ' || c >= 0x7f || c == '"' || c == '\'' || c == '<' || c == '>'
+	}
+	if !strings.ContainsFunc(q, func(r rune) bool { return r > 0x7f || r < 0x80 && escape(byte(r)) }) {
+		return q
+	}
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	for i := 0; i < len(q); i++ {
+		if c := q[i]; escape(c) {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // normalEscapes decodes the percent-escapes of unreserved characters in
