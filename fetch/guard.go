@@ -51,7 +51,8 @@ func readURL(raw string) (*url.URL, error) {
 	noScheme := func() error {
 		// A host and a path, such as 127.0.0.1:8080/docs, which url.Parse
 		// reads without a scheme or refuses in words of its own.
-		rest := heed.Clip(strings.TrimPrefix(raw, "//"), 64)
+		// Any user and password are left out.
+		rest := heed.Clip(strings.TrimPrefix(redactAll(raw), "//"), 64)
 		return fmt.Errorf("%w: no scheme; give it as https://%s or http://%s", ErrInvalidURL, rest, rest)
 	}
 	u, err := url.Parse(raw)
@@ -102,6 +103,15 @@ func redactAll(s string) string {
 	var b strings.Builder
 	sc := newCredScanner(s)
 	written, p := 0, 0
+	// A URL that starts s may read as one with an authority without
+	// "://" (WHATWG): "//user:pass@host/", "http:/user:pass@host/",
+	// "https:\\user:pass@host/", "http:user:pass@host/".
+	if st := authorityStart(s); st >= 0 {
+		if at := sc.userinfoEnd(st); at >= 0 {
+			b.WriteString(s[:st])
+			written, p = at+1, at+1
+		}
+	}
 	for {
 		i := strings.Index(s[p:], "://")
 		if i < 0 {
@@ -118,6 +128,38 @@ func redactAll(s string) string {
 	}
 	b.WriteString(s[written:])
 	return b.String()
+}
+
+// authorityStart is the index where the authority of a URL at the start
+// of s begins when WHATWG reads it there though s has no "://" at that
+// place: after two or more "/" or "\\" without a scheme, or after the
+// scheme and any run of them for http, https, ws, wss and ftp. It is -1
+// otherwise.
+func authorityStart(s string) int {
+	i := 0
+	for j := 0; j < len(s); j++ {
+		c := s[j] | 0x20
+		if c >= 'a' && c <= 'z' || j > 0 && (s[j] >= '0' && s[j] <= '9' || s[j] == '+' || s[j] == '-' || s[j] == '.') {
+			continue
+		}
+		if s[j] == ':' && j > 0 {
+			switch strings.ToLower(s[:j]) {
+			case "http", "https", "ws", "wss", "ftp":
+				i = j + 1
+			default:
+				return -1
+			}
+		}
+		break
+	}
+	n := i
+	for n < len(s) && (s[n] == '/' || s[n] == '\\') {
+		n++
+	}
+	if i == 0 && n < 2 {
+		return -1
+	}
+	return n
 }
 
 // credScanner finds the credentials of the URLs in s, at positions that

@@ -166,6 +166,8 @@ func TestCheckURL(t *testing.T) {
 		{"example.com/docs", `no scheme; give it as https://example.com/docs or http://example.com/docs`},
 		{"127.0.0.1:18081", `no scheme; give it as https://127.0.0.1:18081 or http://127.0.0.1:18081`},
 		{"//example.com/docs", `no scheme; give it as https://example.com/docs or http://example.com/docs`},
+		{"//admin:hunter2@example.com/docs", `no scheme; give it as https://example.com/docs or http://example.com/docs`},
+		{"//admin:hunter/2@example.com/docs", `no scheme`},
 		{"localhost:8080/x", `no scheme; give it as https://localhost:8080/x or http://localhost:8080/x`},
 		{"http:///x", "no host"},
 		{"http://exa mple.com/hunter2", "invalid character"},
@@ -208,6 +210,18 @@ func TestRedact(t *testing.T) {
 		{"http://public.test#@127.0.0.1/", "http://public.test#@127.0.0.1/"},
 		{"http://public.test?@127.0.0.1/", "http://public.test?@127.0.0.1/"},
 		{`fetch "http://public.test#@127.0.0.1/": failed`, `fetch "http://public.test#@127.0.0.1/": failed`},
+		// A URL without "://" whose authority WHATWG reads all the same:
+		// scheme-relative, one slash, backslashes.
+		{"//admin:hunter2@example.com/x", "//example.com/x"},
+		{`\\admin:hunter2@example.com/x`, `\\example.com/x`},
+		{"http:/admin:hunter2@example.com/x", "http:/example.com/x"},
+		{"http:admin:hunter2@example.com/x", "http:example.com/x"},
+		{"mailto:admin:hunter2@example.com", "mailto:admin:hunter2@example.com"},
+		{`https:\\admin:hunter2@example.com/x`, `https:\\example.com/x`},
+		{"HTTP:///admin:hunter2@example.com/x", "HTTP:///example.com/x"},
+		// A path is no URL with an authority.
+		{"/users/@bob", "/users/@bob"},
+		{"/a:b@c/d", "/a:b@c/d"},
 	}
 	for _, tt := range tests {
 		if got := Redact(tt.in); got != tt.want {
