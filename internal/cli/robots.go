@@ -170,15 +170,21 @@ func checkableURL(s string, againstFile bool) error {
 	if !ok {
 		head = s
 	}
+	userinfoRead := false
 	if againstFile {
 		if i := strings.Index(head, "://"); i >= 0 {
 			if at := strings.LastIndexByte(head[i+3:], '@'); at >= 0 {
 				head = head[:i+3] + head[i+3+at+1:]
+				userinfoRead = true
 			}
 		}
 	}
 	if err := fetch.CheckURL(head + "/"); err != nil {
-		if fetch.HasCredentials(s) && !errors.Is(err, fetch.ErrRefused) {
+		// A user and password read whole are not to blame for what is
+		// wrong after them (a port, a host), unless what is left still
+		// reads as one.
+		blamePassword := !userinfoRead || fetch.HasCredentials(fetch.WithoutCredentials(s))
+		if blamePassword && fetch.HasCredentials(s) && !errors.Is(err, fetch.ErrRefused) {
 			// What could not be read may be part of a password
 			// ("http://user:pa/ss@host/"): it is not quoted.
 			return fmt.Errorf("%q is not a URL heed reads: its user or password holds a \"/\", \"?\" or \"#\" (percent-encode it, or leave it out)", fetch.Redact(s))

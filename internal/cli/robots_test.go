@@ -159,6 +159,11 @@ func TestRobotsCheckUsage(t *testing.T) {
 		{[]string{"robots", "check", "--file", file, "http://admin:hunter2/x@example.com/c"}, "its user or password holds"},
 		// Credentials in its query are not the URL's own.
 		{[]string{"robots", "check", "--file", file, "http://[::1/c?next=http://admin:hunter2@example.com/"}, "missing ']' in host"},
+		// A user and password that read are not blamed for what is
+		// wrong after them.
+		{[]string{"robots", "check", "--file", file, "http://admin:hunter2@example.com:abc/x"}, `invalid port ":abc"`},
+		{[]string{"robots", "check", "--file", file, "http://admin:hunter2@/x"}, "no host"},
+		{[]string{"robots", "check", "--file", file, "http://admin:hunter2@exa mple.com/x"}, "invalid character"},
 		// A password in a URL that is not read is not printed either.
 		{[]string{"robots", "check", "--file", file, "//admin:hunter2@example.com/x"}, "no scheme"},
 		{[]string{"robots", "check", "//admin:hunter2@example.com/x"}, "no scheme"},
