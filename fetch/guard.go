@@ -52,7 +52,7 @@ func readURL(raw string) (*url.URL, error) {
 		// A host and a path, such as 127.0.0.1:8080/docs, which url.Parse
 		// reads without a scheme or refuses in words of its own.
 		// Any user and password are left out.
-		rest := heed.Clip(strings.TrimPrefix(redactAll(raw), "//"), 64)
+		rest := heed.Clip(strings.TrimPrefix(redactAll(raw, false), "//"), 64)
 		return fmt.Errorf("%w: no scheme; give it as https://%s or http://%s", ErrInvalidURL, rest, rest)
 	}
 	u, err := url.Parse(raw)
@@ -86,22 +86,27 @@ var errCredentials = fmt.Errorf("%w: the URL carries credentials (a user or pass
 // of the authority, which ends at the first "/" or "\\" (not at "?" or
 // "#": a password may hold them unencoded), unless the URL reads with
 // the "@" in its query or fragment, as http://a.test#@b/ does.
-func Redact(raw string) string { return heed.Clip(redactAll(raw), 256) }
+//
+// raw is read as one URL: a space, a quote, "<", ">" or a line end in it
+// does not end it (WHATWG encodes them in a password); Safe reads text.
+func Redact(raw string) string { return heed.Clip(redactAll(raw, false), 256) }
 
-// WithoutCredentials is s with the user and password of every URL in it
-// ("scheme://...") removed, as Redact reads them, and nothing else
-// changed: no clipping.
-func WithoutCredentials(s string) string { return redactAll(s) }
+// WithoutCredentials is the URL s without its user and password (and
+// those of URLs in it, "scheme://..."), as Redact reads them, and nothing
+// else changed: no clipping.
+func WithoutCredentials(s string) string { return redactAll(s, false) }
 
 // redactAll removes the credentials of every URL in s ("scheme://...").
+// With text, s is text, in which a URL ends at a space, a quote, "<", ">"
+// or a line end; without, s is one URL, which nothing but its end ends.
 // It reads s once: every search starts where the last one stopped, so that
 // hostile text of many "://" costs no more than its length.
-func redactAll(s string) string {
+func redactAll(s string, text bool) string {
 	if !strings.Contains(s, "@") {
 		return s
 	}
 	var b strings.Builder
-	sc := newCredScanner(s)
+	sc := newCredScanner(s, text)
 	written, p := 0, 0
 	// A URL that starts s may read as one with an authority without
 	// "://" (WHATWG): "//user:pass@host/", "http:/user:pass@host/",
@@ -171,8 +176,13 @@ type credScanner struct {
 	nextAt, atFrom int // the first "@" at or after atFrom, len(s) for none; -1 before any search
 }
 
-func newCredScanner(s string) *credScanner {
-	return &credScanner{s: s, stop: -1, nextAt: -1}
+func newCredScanner(s string, text bool) *credScanner {
+	c := &credScanner{s: s, stop: -1, nextAt: -1}
+	if !text {
+		// One URL: its end is the only end.
+		c.stop = len(s)
+	}
+	return c
 }
 
 // urlEnd is the index of the first byte at or after p that ends a URL in
@@ -253,7 +263,7 @@ func HasCredentials(raw string) bool {
 	if i < 0 {
 		return false
 	}
-	return newCredScanner(raw).userinfoEnd(i+3) >= 0
+	return newCredScanner(raw, false).userinfoEnd(i+3) >= 0
 }
 
 // Safe is err with a message heed may write anywhere: URLs in it
@@ -265,7 +275,7 @@ func Safe(err error) error {
 		return nil
 	}
 	msg := err.Error()
-	safe := heed.Clip(redactAll(msg), 512)
+	safe := heed.Clip(redactAll(msg, true), 512)
 	if safe == msg {
 		return err
 	}

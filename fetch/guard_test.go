@@ -162,6 +162,7 @@ func TestCheckURL(t *testing.T) {
 		{"http://admin:hunter2@example.com/", "credentials"},
 		{"http://admin@example.com/", "credentials"},
 		{"http://:hunter2@example.com/", "credentials"},
+		{"http://admin:hunter2 x@example.com/", "credentials"},
 		{"ftp://example.com/", `scheme "ftp"`},
 		{"example.com/docs", `no scheme; give it as https://example.com/docs or http://example.com/docs`},
 		{"127.0.0.1:18081", `no scheme; give it as https://127.0.0.1:18081 or http://127.0.0.1:18081`},
@@ -196,6 +197,20 @@ func TestCheckURL(t *testing.T) {
 	}
 }
 
+// Safe reads text: a URL in it ends at a space, a quote, "<", ">" or a
+// line end, and what follows is no URL's password.
+func TestSafeReadsText(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{`Get "http://host": mail bob@example.com`, `Get "http://host": mail bob@example.com`},
+		{`Get "http://admin:hunter2@host/x": EOF`, `Get "http://host/x": EOF`},
+		{"see http://host and a@b/", "see http://host and a@b/"},
+	} {
+		if got := Safe(errors.New(tt.in)).Error(); got != tt.want {
+			t.Errorf("Safe(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
 func TestRedact(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"http://admin:hunter2@host/x", "http://host/x"},
@@ -219,6 +234,13 @@ func TestRedact(t *testing.T) {
 		{"mailto:admin:hunter2@example.com", "mailto:admin:hunter2@example.com"},
 		{`https:\\admin:hunter2@example.com/x`, `https:\\example.com/x`},
 		{"HTTP:///admin:hunter2@example.com/x", "HTTP:///example.com/x"},
+		// A URL is one URL: a space, a quote, "<", ">" or a line end in
+		// its password is the password's (WHATWG encodes them).
+		{"http://u:hunter2 x@host/x", "http://host/x"},
+		{`http://u:hunter2"x@host/x`, "http://host/x"},
+		{"http://u:<hunter2>@host/x", "http://host/x"},
+		{"http://u:hunter2\nx@host/x", "http://host/x"},
+		{"http://u:hunter2 x@host", "http://host"},
 		// A path is no URL with an authority.
 		{"/users/@bob", "/users/@bob"},
 		{"/a:b@c/d", "/a:b@c/d"},

@@ -344,3 +344,26 @@ func TestVersion(t *testing.T) {
 		t.Errorf("--version: exit %d, %q", code, out)
 	}
 }
+
+// heed robots check reads each argument as one URL: a password holding a
+// space, a quote, "<", ">" or a line end is never printed, in text, JSON
+// or an error.
+func TestRobotsCheckPasswordOfAnyCharacter(t *testing.T) {
+	file := writeFile(t, "robots.txt", sample)
+	for _, u := range []string{
+		"http://admin:hunter2 x@example.com/x", `http://admin:hunter2"x@example.com/x`,
+		"http://admin:<hunter2>@example.com/x", "http://admin:hunter2\nx@example.com/x",
+		"http://admin:hunter2\tx@example.com/x", "http://admin:hunter2 x@example.com",
+	} {
+		for _, args := range [][]string{
+			{"robots", "check", "--file", file, u},
+			{"robots", "check", "--file", file, "--json", u},
+			{"robots", "check", u},
+		} {
+			_, out, stderr := run(t, "", args...)
+			if strings.Contains(out+stderr, "hunter2") {
+				t.Errorf("heed %q prints the password: %q, %q", args, out, stderr)
+			}
+		}
+	}
+}
