@@ -111,7 +111,7 @@ func redactAll(s string, text bool) string {
 	// A URL that starts s may read as one with an authority without
 	// "://" (WHATWG): "//user:pass@host/", "http:/user:pass@host/",
 	// "https:\\user:pass@host/", "http:user:pass@host/".
-	if st := authorityStart(s); st >= 0 {
+	if st := authorityStart(s, text); st >= 0 {
 		if at := sc.userinfoEnd(st); at >= 0 {
 			b.WriteString(s[:st])
 			written, p = at+1, at+1
@@ -138,9 +138,11 @@ func redactAll(s string, text bool) string {
 // authorityStart is the index where the authority of a URL at the start
 // of s begins when WHATWG reads it there though s has no "://" at that
 // place: after two or more "/" or "\\" without a scheme, or after the
-// scheme and any run of them for http, https, ws, wss and ftp. It is -1
-// otherwise.
-func authorityStart(s string) int {
+// scheme and any run of them for http, https, ws, wss and ftp; and, when
+// s is one URL (not text), at its start when its first colon is followed
+// by a digit, which readURL reads as a host and port ("user:1234@host/").
+// It is -1 otherwise.
+func authorityStart(s string, text bool) int {
 	i := 0
 	for j := 0; j < len(s); j++ {
 		c := s[j] | 0x20
@@ -152,6 +154,9 @@ func authorityStart(s string) int {
 			case "http", "https", "ws", "wss", "ftp":
 				i = j + 1
 			default:
+				if !text && j+1 < len(s) && s[j+1] >= '0' && s[j+1] <= '9' {
+					return 0
+				}
 				return -1
 			}
 		}

@@ -169,6 +169,7 @@ func TestCheckURL(t *testing.T) {
 		{"//example.com/docs", `no scheme; give it as https://example.com/docs or http://example.com/docs`},
 		{"//admin:hunter2@example.com/docs", `no scheme; give it as https://example.com/docs or http://example.com/docs`},
 		{"//admin:hunter/2@example.com/docs", `no scheme`},
+		{"admin:1234@example.com/docs", `no scheme; give it as https://example.com/docs or http://example.com/docs`},
 		{"localhost:8080/x", `no scheme; give it as https://localhost:8080/x or http://localhost:8080/x`},
 		{"http:///x", "no host"},
 		{"http://exa mple.com/hunter2", "invalid character"},
@@ -241,6 +242,11 @@ func TestRedact(t *testing.T) {
 		{"http://u:<hunter2>@host/x", "http://host/x"},
 		{"http://u:hunter2\nx@host/x", "http://host/x"},
 		{"http://u:hunter2 x@host", "http://host"},
+		// heed reads a URL without "://" whose colon is followed by a
+		// digit as a host and port (CheckURL's hint: "give it as
+		// https://..."): what is before its "@" is credentials.
+		{"admin:1234@example.com/x", "example.com/x"},
+		{"localhost:8080/a@b", "localhost:8080/a@b"},
 		// A path is no URL with an authority.
 		{"/users/@bob", "/users/@bob"},
 		{"/a:b@c/d", "/a:b@c/d"},
