@@ -265,13 +265,16 @@ func (s *Stash) claim(ctx context.Context, preferred, url, oldPath string) (stri
 }
 
 // throughLink says, of a write of the file name that failed, which of its
-// folders (or itself) is a symbolic link, if one is: the stash's root
-// refuses a write through a link that leads out of the stash.
+// folders (or itself) is a symbolic link that leads out of the stash, if
+// one is: the stash's root refuses a write through one. A link that the
+// root follows, to elsewhere in the stash, is not what failed.
 func (s *Stash) throughLink(name string, err error) error {
 	link := ""
 	for p := name; p != "." && p != string(filepath.Separator); p = filepath.Dir(p) {
 		if fi, lerr := s.root.Lstat(p); lerr == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			link = p
+			if _, serr := s.root.Stat(p); serr != nil {
+				link = p
+			}
 		}
 	}
 	if link == "" {

@@ -122,3 +122,38 @@ func TestLinksOutOfTheStash(t *testing.T) {
 		t.Errorf("secret.md outside the stash was removed: %v", err)
 	}
 }
+
+// TestLinksWithinTheStash: a folder of the stash that is a symbolic link
+// to another folder of it is written, read and searched through, and a
+// write through it that fails for another reason is not blamed on it.
+func TestLinksWithinTheStash(t *testing.T) {
+	dir := t.TempDir()
+	s := open(t, dir)
+	if err := os.MkdirAll(filepath.Join(dir, "kept", "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("kept", "docs"), filepath.Join(dir, "docs")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Put(t.Context(), snap("https://docs.example.com/first", "First", "a page kept elsewhere in the stash")); err != nil {
+		t.Fatalf("writing through a link within the stash: %v", err)
+	}
+	if got, err := s.Get(t.Context(), "https://docs.example.com/first"); err != nil || got.Title != "First" {
+		t.Errorf("reading through a link within the stash: %+v, %v", got, err)
+	}
+	if hits, err := s.Search(t.Context(), heed.Query{Text: "elsewhere", Limit: 10}); err != nil || len(hits) != 1 || !strings.Contains(hits[0].Snippet, "elsewhere") {
+		t.Errorf("searching through a link within the stash: %+v, %v", hits, err)
+	}
+	// A host's folder that is a file: the write fails, and not because
+	// of the link.
+	if err := os.WriteFile(filepath.Join(dir, "kept", "docs", "other.example.com"), []byte("a file"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Put(t.Context(), snap("https://other.example.com/page", "Other", "a page"))
+	if err == nil {
+		t.Fatal("a page was written below a file")
+	}
+	if strings.Contains(err.Error(), "symbolic link") {
+		t.Errorf("a write that failed within the stash blames the link: %v", err)
+	}
+}
