@@ -186,11 +186,18 @@ that many only with --yes, and otherwise removes nothing (exit 2).`, manySnapsho
 			if err != nil {
 				return err
 			}
+			rec := conf.Sources[name]
 			srcs, err := svc.Sources(cmd.Context())
+			var none *ingest.NoStashError
+			if errors.As(err, &none) && !none.Files && rec != nil {
+				// No stash holds its snapshots: its record alone goes. (A
+				// stash whose index is gone is reindexed first.)
+				srcs, err = nil, nil
+			}
 			if err != nil {
 				return failure(err)
 			}
-			n, rec := srcs[name], conf.Sources[name]
+			n := srcs[name]
 			if n > manySnapshots && !yes {
 				if !e.terminalIn() {
 					return usageErrorf("rm: %s has %d snapshots; heed rm removes more than %d only with --yes when it cannot ask (nothing was removed)", name, n, manySnapshots)
@@ -212,7 +219,11 @@ that many only with --yes, and otherwise removes nothing (exit 2).`, manySnapsho
 				if _, err := conf.RemoveSource(name); err != nil {
 					return &exitError{code: ExitConfig, err: fmt.Errorf("rm: %s is still recorded, and heed sync will bring it back: %w", name, err)}
 				}
-				fmt.Fprintf(e.stderr, "heed: removed source %q (%s, %s) from %s; 'heed add %s' records it again\n", name, rec.Kind, printable.Line(rec.URL), conf.Path(), printable.Line(rec.URL))
+				what := printable.Line(rec.URL)
+				if rec.Kind != "" {
+					what = rec.Kind + ", " + what
+				}
+				fmt.Fprintf(e.stderr, "heed: removed source %q (%s) from %s; 'heed add %s' records it again\n", name, what, conf.Path(), printable.Line(rec.URL))
 			}
 			return nil
 		},

@@ -193,3 +193,33 @@ func TestRmUnrecords(t *testing.T) {
 		t.Errorf("heed rm of a source recorded but not stored: exit %d, %q, %q\n%s", code, out, stderr, data)
 	}
 }
+
+// TestRmWithoutAStash: a source the config file records is un-recorded
+// by heed rm where there is no stash (never made, or removed to start
+// anew): else nothing but an edit of the file would stop heed sync
+// bringing it back. Its record says what it was, its kind or not.
+func TestRmWithoutAStash(t *testing.T) {
+	t.Setenv("HEED_STASH", "")
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("# mine\nsources:\n  old:\n    url: https://old.example/\n  kept:\n    url: https://kept.example/\n    kind: website\n"), 0o644)
+	stash := filepath.Join(dir, "stash")
+	code, out, stderr := run(t, "", "rm", "old", "--config", conf, "--stash", stash)
+	data, _ := os.ReadFile(conf)
+	if code != 0 || out != "" || !strings.Contains(stderr, `removed source "old" (https://old.example/) from `+conf) {
+		t.Errorf("heed rm of a recorded source without a stash: exit %d, %q, %q", code, out, stderr)
+	}
+	if strings.Contains(string(data), "old") || !strings.Contains(string(data), "kept:") {
+		t.Errorf("the config after heed rm:\n%s", data)
+	}
+	if _, err := os.Stat(stash); err == nil {
+		t.Errorf("heed rm made a stash")
+	}
+	if code, _, stderr := run(t, "", "rm", "kept", "--config", conf, "--stash", stash); code != 0 || !strings.Contains(stderr, `removed source "kept" (website, https://kept.example/)`) {
+		t.Errorf("heed rm of a recorded website without a stash: exit %d, %q", code, stderr)
+	}
+	// Of a source neither recorded nor stored, the want of a stash is said.
+	if code, _, stderr := run(t, "", "rm", "none", "--config", conf, "--stash", stash); code == 0 || !strings.Contains(stderr, "no stash") {
+		t.Errorf("heed rm of nothing without a stash: exit %d, %q", code, stderr)
+	}
+}
