@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -205,6 +206,10 @@ func Load(path string, kinds []string) (*Config, error) {
 		return c, nil
 	}
 	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err // the error names the file already
+		}
 		return nil, &Error{File: path, Msg: err.Error()}
 	}
 	var doc yaml.Node

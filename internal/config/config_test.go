@@ -295,3 +295,16 @@ func TestRemoveSourceKeepsTheRest(t *testing.T) {
 		t.Errorf("read back: %v", err)
 	}
 }
+
+// TestLoadUnreadable: a config path that cannot be read (a directory) is
+// an error that names it once, as every config error does.
+func TestLoadUnreadable(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Load(dir, testKinds)
+	if err == nil {
+		t.Fatal("a directory was read as a config file")
+	}
+	if got, want := err.Error(), dir+": is a directory"; got != want {
+		t.Errorf("Load(a directory) = %q, want %q", got, want)
+	}
+}
