@@ -175,6 +175,9 @@ func TestRmUnrecords(t *testing.T) {
 	if code != 0 || out != "removed 1 snapshot of one\n" || !strings.Contains(stderr, `removed source "one"`) {
 		t.Errorf("heed rm of one snapshot: exit %d, %q, %q", code, out, stderr)
 	}
+	if log, err := os.ReadFile(filepath.Join(dir, "stash", "log.md")); err != nil || !strings.Contains(string(log), "removed source one\n\n1 snapshot removed\n") || !strings.Contains(string(log), fmt.Sprintf("\n\n%d snapshots removed\n", n)) {
+		t.Errorf("the stash's log of heed rm: %v\n%s", err, log)
+	}
 	data, _ := os.ReadFile(conf)
 	if strings.Contains(string(data), "docs") || strings.Contains(string(data), "one:") || !strings.Contains(string(data), "# mine") {
 		t.Errorf("the config after heed rm:\n%s", data)

@@ -177,7 +177,11 @@ func (s *Service) Remove(ctx context.Context, source string) (int, error) {
 	if n == 0 {
 		return 0, noSource(source)
 	}
-	if lerr := st.AppendLog(fmt.Sprintf("## %s: removed source %s\n\n%d snapshots removed\n", time.Now().UTC().Format(time.RFC3339), source, n)); lerr != nil {
+	what := fmt.Sprintf("%d snapshots", n)
+	if n == 1 {
+		what = "1 snapshot"
+	}
+	if lerr := st.AppendLog(fmt.Sprintf("## %s: removed source %s\n\n%s removed\n", time.Now().UTC().Format(time.RFC3339), source, what)); lerr != nil {
 		s.warn(lerr.Error())
 	}
 	return n, nil
