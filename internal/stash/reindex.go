@@ -148,6 +148,9 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	}
 	s.root.Remove(reindexMarker)
 	if len(bad) > 0 {
+		if len(bad) == 1 {
+			return n, fmt.Errorf("%w: 1 file was skipped: %s", errNotSnapshots, bad[0])
+		}
 		return n, fmt.Errorf("%w: %d files were skipped, such as %s", errNotSnapshots, len(bad), bad[0])
 	}
 	return n, nil
