@@ -101,6 +101,9 @@ INSERT INTO fts(fts, rank) VALUES ('rank', 'bm25(5.0, 1.0)');
 // indexFile is where the index lives inside the stash directory.
 const indexFile = ".heed/index.db"
 
+// lockName is where the writer lock's file is inside the stash directory.
+const lockName = ".heed/lock"
+
 // Open opens (creating if needed) the stash in dir, and settles whatever
 // an interruption left pending.
 func Open(ctx context.Context, dir string) (*Stash, error) {
@@ -111,13 +114,13 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := notLinked(root, ".heed", indexFile, lockName); err != nil {
+		root.Close()
+		return nil, err
+	}
 	if err := root.MkdirAll(".heed", 0o755); err != nil {
 		root.Close()
 		return nil, fmt.Errorf("stash: %w", err)
-	}
-	if err := notLinked(root, indexFile); err != nil {
-		root.Close()
-		return nil, err
 	}
 	dsn := "file:" + filepath.Join(dir, indexFile) + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=cache_size(-16384)&_txlock=immediate"
 	db, err := sql.Open("sqlite", dsn)
@@ -149,7 +152,7 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 	}
 	// Only the writer settles pending rows: another process's pending
 	// rows are writes under way, not leftovers of a crash.
-	if f, err := root.OpenFile(filepath.Join(".heed", "lock"), os.O_CREATE|os.O_RDWR, 0o644); err == nil {
+	if f, err := root.OpenFile(lockName, os.O_CREATE|os.O_RDWR, 0o644); err == nil {
 		s.lock, s.writer = f, lockFile(f)
 	}
 	if s.writer {
@@ -205,7 +208,7 @@ func OpenRead(ctx context.Context, dir string) (*Stash, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := notLinked(root, indexFile); err != nil {
+	if err := notLinked(root, ".heed", indexFile); err != nil {
 		root.Close()
 		return nil, err
 	}
@@ -271,13 +274,14 @@ func openRoot(dir string) (*os.Root, error) {
 	return root, nil
 }
 
-// notLinked refuses a stash whose index, or the folder holding it, is a
-// symbolic link: the index is opened by its path, and must not be
-// written out of the stash.
-func notLinked(root *os.Root, name string) error {
-	for _, n := range []string{filepath.Dir(name), name} {
+// notLinked refuses a stash whose own files (its folder .heed, the
+// index, the lock) are symbolic links: the index is opened by its path,
+// and must not be written out of the stash; a lock that cannot be taken
+// would be taken for another process writing the stash.
+func notLinked(root *os.Root, names ...string) error {
+	for _, n := range names {
 		if fi, err := root.Lstat(n); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("stash: %s is a symbolic link: heed reads and writes no file through a link", n)
+			return fmt.Errorf("stash: %s is a symbolic link: heed reads and writes no file through a link", filepath.ToSlash(n))
 		}
 	}
 	return nil

@@ -157,3 +157,34 @@ func TestLinksWithinTheStash(t *testing.T) {
 		t.Errorf("a write that failed within the stash blames the link: %v", err)
 	}
 }
+
+// TestHeedFolderLinked: the stash's own folder (.heed), its index or its
+// lock as a link out of the stash is refused when the stash is opened,
+// in words that say so: not as another process writing it.
+func TestHeedFolderLinked(t *testing.T) {
+	for _, name := range []string{".heed", indexFile, ".heed/lock"} {
+		t.Run(name, func(t *testing.T) {
+			dir, outside := t.TempDir(), t.TempDir()
+			s := open(t, dir)
+			if _, err := s.Put(t.Context(), snap("https://docs.example.com/first", "First", "a page")); err != nil {
+				t.Fatal(err)
+			}
+			s.Close()
+			moved := filepath.Join(outside, "moved")
+			if err := os.Rename(filepath.Join(dir, name), moved); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(moved, filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+			w, err := Open(t.Context(), dir)
+			if err == nil {
+				_, err = w.Put(t.Context(), snap("https://docs.example.com/second", "Second", "a page"))
+				w.Close()
+			}
+			if err == nil || !strings.Contains(err.Error(), name+" is a symbolic link") {
+				t.Errorf("opening a stash whose %s links out of it: %v; want an error naming the link", name, err)
+			}
+		})
+	}
+}
