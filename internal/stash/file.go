@@ -4,10 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/heedhq/heed"
@@ -191,11 +193,40 @@ func encode(s *heed.Snapshot) []byte {
 // through its root: a symbolic link that leads out of the stash is not
 // followed.
 func (s *Stash) readFile(path string) (*heed.Snapshot, error) {
-	data, err := s.root.ReadFile(s.rel(path))
+	data, err := readRegular(s.root, s.rel(path))
 	if err != nil {
 		return nil, fmt.Errorf("stash: %w", err)
 	}
 	return parseFile(path, data)
+}
+
+// openRegular opens the file name within root to read it, if it is a
+// regular file: a named pipe planted in the stash is not waited on, and
+// a device or a folder is no file of the stash.
+func openRegular(root *os.Root, name string) (*os.File, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file", filepath.ToSlash(name))
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// readRegular reads the regular file name within root (openRegular).
+func readRegular(root *os.Root, name string) ([]byte, error) {
+	f, err := openRegular(root, name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // rel is the name, within the stash, of path under its directory.
@@ -204,15 +235,6 @@ func (s *Stash) rel(path string) string {
 		return r
 	}
 	return path // not local: the root refuses it
-}
-
-// readFile reads a snapshot file.
-func readFile(path string) (*heed.Snapshot, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("stash: %w", err)
-	}
-	return parseFile(path, data)
 }
 
 // parseFile reads a snapshot from the data of its file at path.

@@ -22,7 +22,7 @@ func (s *Stash) AppendLog(entry string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	old, err := s.root.ReadFile(LogFile)
+	old, err := readRegular(s.root, LogFile)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("stash: log: %w", err)
 	}

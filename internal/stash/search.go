@@ -85,7 +85,7 @@ func (s *Stash) bodyOf(path, url string) string {
 	if !filepath.IsLocal(filepath.FromSlash(path)) {
 		return ""
 	}
-	f, err := s.root.Open(filepath.FromSlash(path))
+	f, err := openRegular(s.root, filepath.FromSlash(path))
 	if err != nil {
 		return ""
 	}

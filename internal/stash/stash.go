@@ -441,6 +441,11 @@ func Check(dir string) error {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("stash: %w", err)
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return &MissingError{Dir: dir}
+	}
+	defer root.Close()
 	files, seen := false, 0
 	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		seen++
@@ -452,7 +457,15 @@ func Check(dir string) error {
 		case d.IsDir() && (d.Name() == ".heed" || strings.HasPrefix(d.Name(), ".") && path != dir):
 			return filepath.SkipDir
 		case !d.IsDir() && strings.HasSuffix(d.Name(), ".md") && path != filepath.Join(dir, LogFile):
-			if snap, err := readFile(path); err == nil && snap.URL != "" && snap.Source != "" {
+			rel, err := filepath.Rel(dir, path)
+			if err != nil {
+				return nil
+			}
+			data, err := readRegular(root, rel)
+			if err != nil {
+				return nil
+			}
+			if snap, err := parseFile(path, data); err == nil && snap.URL != "" && snap.Source != "" {
 				files = true
 				return filepath.SkipAll
 			}

@@ -1002,3 +1002,12 @@ func TestSnippetIsPlainText(t *testing.T) {
 		}
 	}
 }
+
+// readFile reads the snapshot file at path, for a test to look at.
+func readFile(path string) (*heed.Snapshot, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return parseFile(path, data)
+}
