@@ -363,7 +363,11 @@ func (c *Config) write() error {
 	if err := enc.Encode(c.doc); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	if err := atomicfile.Write(c.path, buf.Bytes()); err != nil {
+	path := c.path
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		path = p // a link to the file (kept with one's dotfiles) stays a link
+	}
+	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
 		return &Error{File: c.path, Msg: "writing: " + err.Error()}
 	}
 	c.prefix = nil

@@ -308,3 +308,31 @@ func TestLoadUnreadable(t *testing.T) {
 		t.Errorf("Load(a directory) = %q, want %q", got, want)
 	}
 }
+
+// TestWriteKeepsALink: a config file that is a symbolic link to one kept
+// elsewhere (with one's dotfiles) stays a link when heed add or heed rm
+// writes it: the file it leads to is written.
+func TestWriteKeepsALink(t *testing.T) {
+	kept := write(t, "# kept with my dotfiles\nsources:\n  old:\n    url: https://old.example/\n")
+	link := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.Symlink(kept, link); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(link, testKinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddSource("new", &Source{URL: "https://new.example/"}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := c.RemoveSource("old"); !ok || err != nil {
+		t.Fatalf("RemoveSource = %v, %v", ok, err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the config's link was replaced by a file: %v, %v", fi.Mode(), err)
+	}
+	data, _ := os.ReadFile(kept)
+	if !strings.Contains(string(data), "new.example") || strings.Contains(string(data), "old.example") || !strings.Contains(string(data), "# kept with my dotfiles") {
+		t.Errorf("the file the link leads to:\n%s", data)
+	}
+}
