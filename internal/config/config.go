@@ -367,6 +367,11 @@ func (c *Config) write() error {
 	if p, err := filepath.EvalSymlinks(path); err == nil {
 		path = p // a link to the file (kept with one's dotfiles) stays a link
 	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		// Such as --config /dev/null, for no config: renamed over, the
+		// device would be a file.
+		return &Error{File: c.path, Msg: "not a regular file: heed records sources only in a file"}
+	}
 	if err := atomicfile.Write(path, buf.Bytes()); err != nil {
 		return &Error{File: c.path, Msg: "writing: " + err.Error()}
 	}
