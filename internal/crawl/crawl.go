@@ -247,6 +247,7 @@ type run struct {
 	frontier   Frontier
 	active     map[string]bool   // hosts with a worker
 	paces      map[string]string // why each host is asked as seldom as it is, by HostKey
+	said       map[string]string // the why of each host's wait said last (waiting)
 	fetched    int
 	queued     int
 	sum        Summary
@@ -319,7 +320,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	emit(Event{Kind: Began, URL: start, Detail: sc.String(), Narrow: sc.narrow()})
 	r := &run{
 		c: c, o: o, scope: sc, emit: emit, start: start,
-		frontier: c.frontier(o.MaxPages), stored: map[string]bool{}, contents: map[string]string{}, active: map[string]bool{}, paces: map[string]string{},
+		frontier: c.frontier(o.MaxPages), stored: map[string]bool{}, contents: map[string]string{}, active: map[string]bool{}, paces: map[string]string{}, said: map[string]string{},
 		tokens: make(chan struct{}, o.Hosts),
 		procs:  make(chan struct{}, runtime.GOMAXPROCS(0)),
 		stores: make(chan struct{}, stashBatch),
@@ -925,17 +926,26 @@ func (r *run) delayFor(rawURL string) time.Duration {
 const maxPaces = 1024
 
 // waiting reports a wait for host's turn of a second or more, and why
-// the host is asked so seldom, as delayFor last found it. It is called
-// with the host's turn held, so asks robots.txt nothing.
+// the host is asked so seldom, as delayFor last found it: once for each
+// host and why, since a host's delay makes every request to it wait (a
+// crawl of 500 pages would say the same 500 times). It is called with
+// the host's turn held, so asks robots.txt nothing.
 func (r *run) waiting(host string, wait time.Duration) {
 	if wait < minWaitReported {
 		return
 	}
 	r.mu.Lock()
 	why := r.paces[host]
-	r.mu.Unlock()
 	if why == "" {
 		why = "a delay of " + r.o.Delay.String()
+	}
+	said := r.said[host] == why
+	if !said && (r.said[host] != "" || len(r.said) < maxPaces) {
+		r.said[host] = why
+	}
+	r.mu.Unlock()
+	if said {
+		return
 	}
 	r.emit(Event{Kind: Waiting, URL: host, Detail: fmt.Sprintf("waiting %s for %s: %s", wait.Round(100*time.Millisecond), host, why)})
 }

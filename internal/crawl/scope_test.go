@@ -187,3 +187,35 @@ func TestLoggedEvents(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitSaidOncePerHost: a host's Crawl-delay makes every request to
+// it wait; the crawl says so once, not once a page, so that a crawl of
+// hundreds of pages at 10 s apiece is not hundreds of lines saying the
+// same.
+func TestWaitSaidOncePerHost(t *testing.T) {
+	s := newSite(t)
+	s.robots = "User-agent: *\nCrawl-delay: 30\n"
+	s.set("/", page{body: html("Home", "/a", "/b", "/c")})
+	for _, p := range []string{"/a", "/b", "/c"} {
+		s.set(p, page{body: html("Page " + p)})
+	}
+	c, _ := crawler(t)
+	var ev events
+	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxCrawlDelay: 1200 * time.Millisecond, NoLLMsTxt: true, NoSitemaps: true}, ev.add); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(ev.urls(Stored)); got != 4 {
+		t.Fatalf("%d pages stored, want 4", got)
+	}
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	var waits []string
+	for _, e := range ev.all {
+		if e.Kind == Waiting {
+			waits = append(waits, e.Detail)
+		}
+	}
+	if len(waits) != 1 {
+		t.Errorf("the waits said: %q, want the one host's Crawl-delay said once", waits)
+	}
+}
