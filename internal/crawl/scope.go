@@ -129,6 +129,28 @@ func Dir(path string) string {
 	return path[:strings.LastIndex(path, "/")+1]
 }
 
+// sentPath is u's path as a server is sent it, normalized as Normalize
+// does (escapes of unreserved characters decoded, the others
+// upper-cased, dot segments resolved): the directory of a crawl is
+// compared on it, not on the decoded path, which takes /a%2Fb/ for
+// /a/b/, and /py/library/%2e%2e/x (the /py/x a server serves) for a
+// page under /py/library/.
+func sentPath(u *url.URL) string {
+	p := u.EscapedPath()
+	if !strings.Contains(p, "%") && !strings.Contains(p, "/.") {
+		return p
+	}
+	n, err := Normalize((&url.URL{Scheme: "http", Host: "h", Path: u.Path, RawPath: u.RawPath}).String())
+	if err != nil {
+		return p
+	}
+	nu, err := url.Parse(n)
+	if err != nil {
+		return p
+	}
+	return nu.EscapedPath()
+}
+
 // glob is a path glob as the user wrote it, and the expression it is
 // matched by.
 type glob struct {
@@ -138,8 +160,8 @@ type glob struct {
 
 func newScope(start *url.URL, o Options) (*scope, error) {
 	s := &scope{start: start.String(), origin: start.Scheme + "://" + start.Host, dir: "/", hosts: map[string]bool{}}
-	if !o.WholeSite && strings.HasPrefix(start.Path, "/") {
-		s.dir = Dir(start.Path)
+	if p := sentPath(start); !o.WholeSite && strings.HasPrefix(p, "/") {
+		s.dir = Dir(p)
 	}
 	for _, h := range o.AllowHosts {
 		s.hosts[strings.ToLower(strings.TrimSpace(h))] = true
@@ -198,7 +220,7 @@ func (s *scope) check(u *url.URL) string {
 	if !origin && !s.hosts[u.Host] {
 		return "another origin (" + u.Scheme + "://" + u.Host + ")"
 	}
-	if origin && !strings.HasPrefix(u.Path, s.dir) {
+	if origin && s.dir != "/" && !strings.HasPrefix(sentPath(u), s.dir) {
 		return "outside " + s.dir + ", the start URL's directory"
 	}
 	if len(u.Path) > maxPathLen {

@@ -3,6 +3,7 @@ package crawl
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -217,5 +218,38 @@ func TestWaitSaidOncePerHost(t *testing.T) {
 	}
 	if len(waits) != 1 {
 		t.Errorf("the waits said: %q, want the one host's Crawl-delay said once", waits)
+	}
+}
+
+// TestScopeByThePathAsSent: the start URL's directory is the path the
+// server is sent, escapes and all: a redirect to
+// /py/library/%2e%2e/%2e%2e/pg/x (which a server that resolves dot
+// segments serves as /pg/x) is outside /py/library/, and a crawl from
+// /py%2Flibrary/ (one segment) is not one from /py/library/.
+func TestScopeByThePathAsSent(t *testing.T) {
+	for _, c := range []struct {
+		start, u string
+		in       bool
+	}{
+		{"https://e.com/py/library/", "https://e.com/py/library/%2e%2e/%2e%2e/pg/x", false},
+		{"https://e.com/py/library/", "https://e.com/py/library/%2E%2E/pg/x", false},
+		{"https://e.com/py/library/", "https://e.com/py/library/%6Fs.html", true},
+		{"https://e.com/py/library/", "https://e.com/py%2Flibrary/os.html", false},
+		{"https://e.com/py%2Flibrary/", "https://e.com/py/library/os.html", false},
+		{"https://e.com/py%2Flibrary/", "https://e.com/py%2flibrary/os.html", true},
+		{"https://e.com/a%2Fb.html", "https://e.com/c.html", true},
+		{"https://e.com/~user/", "https://e.com/%7euser/x", true},
+	} {
+		sc, err := ScopeOf(Options{Start: c.start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := url.Parse(c.u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if why := sc.Check(u); (why == "") != c.in {
+			t.Errorf("from %s, %s: %q, want in scope %v (scope %s)", c.start, c.u, why, c.in, sc)
+		}
 	}
 }
