@@ -117,6 +117,11 @@ type scope struct {
 	start   string          // the start URL: always in scope
 	origin  string          // scheme://host[:port] of the start URL
 	dir     string          // the path a URL of the origin must start with
+	// slashed is the start URL's path with a slash added, when the start
+	// URL names a page at the root that reads as a directory (/doc): its
+	// crawl is the whole site, and the scope says that /doc/ keeps to
+	// /doc/.
+	slashed string
 	hosts   map[string]bool // further hosts allowed, host[:port], lower-case
 	include []glob
 	exclude []glob
@@ -162,6 +167,9 @@ func newScope(start *url.URL, o Options) (*scope, error) {
 	s := &scope{start: start.String(), origin: start.Scheme + "://" + start.Host, dir: "/", hosts: map[string]bool{}}
 	if p := sentPath(start); !o.WholeSite && strings.HasPrefix(p, "/") {
 		s.dir = Dir(p)
+		if name := p[len(s.dir):]; s.dir == "/" && name != "" && !strings.Contains(name, ".") {
+			s.slashed = p + "/"
+		}
 	}
 	for _, h := range o.AllowHosts {
 		s.hosts[strings.ToLower(strings.TrimSpace(h))] = true
@@ -181,6 +189,9 @@ func (s *scope) String() string {
 	var b strings.Builder
 	if s.dir == "/" {
 		b.WriteString("all of " + s.origin)
+		if s.slashed != "" {
+			b.WriteString(" (" + s.origin + s.slashed + ", with its slash, keeps to " + s.slashed + ")")
+		}
 	} else {
 		b.WriteString(s.origin + s.dir + " and below")
 	}

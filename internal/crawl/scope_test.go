@@ -253,3 +253,31 @@ func TestScopeByThePathAsSent(t *testing.T) {
 		}
 	}
 }
+
+// TestScopeSaysTheSlash: a start URL such as https://go.dev/doc is a
+// page in / (as wget -np has it), so its crawl is the whole site; the
+// scope says so, and that https://go.dev/doc/ keeps to /doc/, which is
+// what a user who typed it likely meant.
+func TestScopeSaysTheSlash(t *testing.T) {
+	for start, want := range map[string]string{
+		"https://go.dev/doc":            "all of https://go.dev (https://go.dev/doc/, with its slash, keeps to /doc/)",
+		"https://go.dev/doc?x=1":        "all of https://go.dev (https://go.dev/doc/, with its slash, keeps to /doc/)",
+		"https://go.dev/doc/":           "https://go.dev/doc/ and below",
+		"https://go.dev/":               "all of https://go.dev",
+		"https://go.dev/index.html":     "all of https://go.dev",
+		"https://go.dev/doc/intro":      "https://go.dev/doc/ and below",
+		"https://go.dev/doc/index.html": "https://go.dev/doc/ and below",
+	} {
+		sc, err := ScopeOf(Options{Start: start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sc.String(); got != want {
+			t.Errorf("scope of %s: %q, want %q", start, got, want)
+		}
+	}
+	sc, _ := ScopeOf(Options{Start: "https://go.dev/doc", WholeSite: true})
+	if got := sc.String(); got != "all of https://go.dev" {
+		t.Errorf("scope of the whole site from /doc: %q", got)
+	}
+}
