@@ -43,11 +43,31 @@ func TestInterruptedCrawlSaysWhatItDid(t *testing.T) {
 	}))
 	defer s.Close()
 	defer close(held)
+	// Every door that crawls says what it did: crawl, add, and sync of a
+	// recorded source.
+	recorded := filepath.Join(t.TempDir(), "heed.yaml")
+	if err := os.WriteFile(recorded, []byte("sources:\n  site:\n    url: "+s.URL+"/\n    delay: 0s\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, door := range []struct {
+		args   []string
+		config string
+	}{
+		{[]string{"crawl", s.URL + "/", "--delay", "0s"}, filepath.Join(t.TempDir(), "none.yaml")},
+		{[]string{"add", s.URL + "/", "--kind", "website", "--delay", "0s"}, filepath.Join(t.TempDir(), "new.yaml")},
+		{[]string{"sync"}, recorded},
+	} {
+		t.Run(door.args[0], func(t *testing.T) { interrupt(t, bin, door.args, door.config) })
+	}
+}
+
+// interrupt runs heed with args, interrupts it once it has stored a page
+// and checks what it says.
+func interrupt(t *testing.T, bin string, args []string, config string) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute) // a guard against a hang, not a measure
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "crawl", s.URL+"/", "--stash", t.TempDir(), "--allow-net", "127.0.0.1/32",
-		"--delay", "0s", "--progress-every", "100ms")
-	cmd.Env = append(os.Environ(), "HEED_CONFIG="+filepath.Join(t.TempDir(), "none.yaml"))
+	cmd := exec.CommandContext(ctx, bin, append(args, "--stash", t.TempDir(), "--allow-net", "127.0.0.1/32", "--progress-every", "100ms")...)
+	cmd.Env = append(os.Environ(), "HEED_CONFIG="+config)
 	var stdout strings.Builder
 	cmd.Stdout = &stdout
 	stderr, err := cmd.StderrPipe()
@@ -74,12 +94,13 @@ func TestInterruptedCrawlSaysWhatItDid(t *testing.T) {
 	err = cmd.Wait()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Errorf("heed crawl interrupted: %v, want exit 1", err)
+		t.Errorf("heed %s interrupted: %v, want exit 1", args[0], err)
 	}
-	if !strings.HasPrefix(stdout.String(), "1 stored, 0 unchanged, 0 failed, 3 skipped (3 interrupted)") {
+	// (sync heads each source's lines with its name)
+	if out := stdout.String(); !strings.HasPrefix(out, "1 stored, 0 unchanged, 0 failed, 3 skipped (3 interrupted)") && !strings.Contains(out, ":\n1 stored, 0 unchanged, 0 failed, 3 skipped (3 interrupted)") {
 		t.Errorf("an interrupted crawl printed\n%s\nwant the summary of what it did (stderr:\n%s)", stdout.String(), strings.Join(seen, "\n"))
 	}
-	if !strings.Contains(strings.Join(seen, "\n"), "crawl interrupted") {
+	if !strings.Contains(strings.Join(seen, "\n"), "interrupted") {
 		t.Errorf("stderr does not say the crawl was interrupted:\n%s", strings.Join(seen, "\n"))
 	}
 }
