@@ -163,6 +163,20 @@ type glob struct {
 	re   *regexp.Regexp
 }
 
+// meets reports whether the glob may match a path under dir: its
+// literal start (up to its first wildcard) and dir are one a prefix of
+// the other.
+func (g glob) meets(dir string) bool {
+	lit := strings.TrimSpace(g.text)
+	if !strings.HasPrefix(lit, "/") {
+		lit = "/" + lit
+	}
+	if i := strings.IndexAny(lit, "*?"); i >= 0 {
+		lit = lit[:i]
+	}
+	return strings.HasPrefix(lit, dir) || strings.HasPrefix(dir, lit)
+}
+
 func newScope(start *url.URL, o Options) (*scope, error) {
 	s := &scope{start: start.String(), origin: start.Scheme + "://" + start.Host, dir: "/", hosts: map[string]bool{}}
 	if p := sentPath(start); !o.WholeSite && strings.HasPrefix(p, "/") {
@@ -212,6 +226,17 @@ func (s *scope) String() string {
 	}
 	if len(inc) > 0 {
 		b.WriteString("; paths " + strings.Join(inc, " "))
+		// A glob is matched within the directory, not beside it: one
+		// that nothing under it can match is said to.
+		var outside []string
+		for _, g := range s.include {
+			if !g.meets(s.dir) {
+				outside = append(outside, g.text)
+			}
+		}
+		if len(outside) > 0 {
+			b.WriteString(" (nothing under " + s.dir + " matches " + strings.Join(outside, " ") + ")")
+		}
 	}
 	if len(exc) > 0 {
 		b.WriteString("; not " + strings.Join(exc, " "))

@@ -281,3 +281,29 @@ func TestScopeSaysTheSlash(t *testing.T) {
 		t.Errorf("scope of the whole site from /doc: %q", got)
 	}
 }
+
+// TestScopeSaysAnIncludeOutsideItsDirectory: --include narrows the
+// directory, never widens it; a glob that no path under the directory
+// can match is said to match nothing, rather than
+// leave the user to wonder why the crawl stored only its start page.
+func TestScopeSaysAnIncludeOutsideItsDirectory(t *testing.T) {
+	for _, c := range []struct {
+		include []string
+		whole   bool
+		want    string
+	}{
+		{[]string{"/api/**"}, false, "https://e.com/docs/ and below; paths /api/** (nothing under /docs/ matches /api/**)"},
+		{[]string{"/docs/v1/**", "**/*.html"}, false, "https://e.com/docs/ and below; paths /docs/v1/** **/*.html"},
+		{[]string{"/do*"}, false, "https://e.com/docs/ and below; paths /do*"},
+		{[]string{"api/**", "/docs/x"}, false, "https://e.com/docs/ and below; paths api/** /docs/x (nothing under /docs/ matches api/**)"},
+		{[]string{"/api/**"}, true, "all of https://e.com; paths /api/**"},
+	} {
+		sc, err := ScopeOf(Options{Start: "https://e.com/docs/", Include: c.include, WholeSite: c.whole})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := sc.String(); got != c.want {
+			t.Errorf("include %q: %q, want %q", c.include, got, c.want)
+		}
+	}
+}
