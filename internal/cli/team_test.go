@@ -200,6 +200,9 @@ func TestTeamCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "2 stored") || !strings.Contains(out, `team crawl 4 in`) {
 		t.Errorf("add --db: exit %d, %q, %q", code, out, stderr)
 	}
+	if !strings.Contains(stderr, "heed: crawling all of "+site.URL+"\n") {
+		t.Errorf("add --db does not say its crawl's scope: %q", stderr)
+	}
 	if b, err := os.ReadFile(config); err != nil || !strings.Contains(string(b), "lights:") {
 		t.Errorf("add --db did not record the source: %v\n%s", err, b)
 	}

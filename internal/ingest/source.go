@@ -119,6 +119,13 @@ func (s *Service) Ingest(ctx context.Context, req SourceRequest) (*SourceResult,
 		cr := crawlReq
 		cr.Start = in.URL
 		if s.cfg.DB != "" {
+			if req.Events != nil {
+				// A team's crawl says its scope first, as a crawl here
+				// does (its workers' events are not this process's).
+				if ev, ok := began(cr); ok {
+					req.Events(ev)
+				}
+			}
 			res, err := s.teamCrawl(ctx, cr, req.Detach, req.Progress)
 			if res == nil {
 				return nil, err
@@ -301,4 +308,19 @@ func DefaultName(raw, kind string) string {
 		}
 	}
 	return crawl.SourceName(raw)
+}
+
+// began is the event a crawl begins with, its scope, for a team's crawl
+// of req, whose workers report none; ok is false for a request the
+// crawl will refuse.
+func began(req CrawlRequest) (ev crawl.Event, ok bool) {
+	start, err := crawl.Normalize(req.Start)
+	if err != nil {
+		return crawl.Event{}, false
+	}
+	sc, err := crawl.ScopeOf(crawl.Options{Start: start, Include: req.Include, Exclude: req.Exclude, AllowHosts: req.AllowHosts, WholeSite: req.WholeSite})
+	if err != nil {
+		return crawl.Event{}, false
+	}
+	return crawl.Event{Kind: crawl.Began, URL: start, Detail: sc.String(), Narrow: sc.Narrow()}, true
 }
