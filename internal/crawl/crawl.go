@@ -664,6 +664,9 @@ func (r *run) visit(it Item) {
 			return refused
 		}
 		if why := r.scope.check(nu); why != "" {
+			if it.Depth == 0 {
+				why += StartMoved(next)
+			}
 			refused = &redirectRefusal{to: next, reason: ReasonScope, detail: why}
 			return refused
 		}
@@ -948,6 +951,13 @@ func (r *run) waiting(host string, wait time.Duration) {
 		return
 	}
 	r.emit(Event{Kind: Waiting, URL: host, Detail: fmt.Sprintf("waiting %s for %s: %s", wait.Round(100*time.Millisecond), host, why)})
+}
+
+// StartMoved is what a start URL's redirect out of the crawl's scope
+// adds to why: the crawl keeps nothing, and the user is told where to
+// start instead (/py/library/ moved to /3/library/).
+func StartMoved(next string) string {
+	return "; crawl from " + fetch.Redact(next) + " to crawl there"
 }
 
 // redirectRefusal stops a redirect that leaves the crawl's scope or that

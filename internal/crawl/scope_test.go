@@ -307,3 +307,21 @@ func TestScopeSaysAnIncludeOutsideItsDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestStartRedirectedOutOfItsDirectory: a start URL that redirects out
+// of its directory (/py/library/ moved to /3/library/) keeps nothing;
+// the crawl's error says where to start instead, not only that the
+// target was out of scope.
+func TestStartRedirectedOutOfItsDirectory(t *testing.T) {
+	s := newSite(t)
+	s.set("/py/library/", page{status: http.StatusMovedPermanently, header: map[string]string{"Location": "/3/library/"}})
+	s.set("/3/library/", page{body: html("Library")})
+	c, _ := crawler(t)
+	_, err := c.Crawl(t.Context(), Options{Start: s.URL + "/py/library/", NoLLMsTxt: true, NoSitemaps: true}, nil)
+	if err == nil || !strings.Contains(err.Error(), "crawl from "+s.URL+"/3/library/ to crawl there") {
+		t.Errorf("crawl of a start URL moved out of its directory: %v, want it to say where to start", err)
+	}
+	if slices.Contains(s.paths(), "/3/library/") {
+		t.Errorf("the redirect out of the directory was followed: %q", s.paths())
+	}
+}

@@ -282,6 +282,9 @@ func (s *slice) fetch(ctx context.Context, it item, u *url.URL, out robots.Outco
 			return errors.New(res.detail)
 		}
 		if why := it.c.scope.Check(nu); why != "" {
+			if it.depth == 0 {
+				why += crawl.StartMoved(next)
+			}
 			refused = &result{kind: crawl.Skipped, reason: crawl.ReasonScope, detail: "redirected to " + next + ": " + why}
 			return errors.New(why)
 		}
