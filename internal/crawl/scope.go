@@ -117,14 +117,14 @@ type scope struct {
 	start   string          // the start URL: always in scope
 	origin  string          // scheme://host[:port] of the start URL
 	dir     string          // the path a URL of the origin must start with
+	hosts   map[string]bool // further hosts allowed, host[:port], lower-case
+	include []glob
+	exclude []glob
 	// slashed is the start URL's path with a slash added, when the start
 	// URL names a page at the root that reads as a directory (/doc): its
 	// crawl is the whole site, and the scope says that /doc/ keeps to
 	// /doc/.
 	slashed string
-	hosts   map[string]bool // further hosts allowed, host[:port], lower-case
-	include []glob
-	exclude []glob
 }
 
 // Dir is the directory of a start URL's path that a crawl from it stays
