@@ -447,6 +447,11 @@ func (r *run) offer(it Item, quiet bool) {
 	}
 	r.frontier.Mark(it.URL)
 	if why != "" {
+		if it.Depth == 0 {
+			// Only where the start URL redirected is out of scope at
+			// depth 0: the start URL itself never is.
+			why += StartMoved(it.URL)
+		}
 		r.mu.Unlock()
 		r.skip(it, ReasonScope, why)
 		return

@@ -325,3 +325,18 @@ func TestStartRedirectedOutOfItsDirectory(t *testing.T) {
 		t.Errorf("the redirect out of the directory was followed: %q", s.paths())
 	}
 }
+
+// TestStartRedirectedToAnotherOrigin: a start URL that redirects to
+// another origin (http to https, example.com to www.example.com) keeps
+// nothing, the target being out of scope; the error says where to
+// start instead.
+func TestStartRedirectedToAnotherOrigin(t *testing.T) {
+	a, b := newSite(t), newSite(t)
+	a.set("/docs/", page{status: http.StatusMovedPermanently, header: map[string]string{"Location": b.URL + "/docs/"}})
+	b.set("/docs/", page{body: html("Docs")})
+	c, _ := crawler(t)
+	_, err := c.Crawl(t.Context(), Options{Start: a.URL + "/docs/", NoLLMsTxt: true, NoSitemaps: true}, nil)
+	if err == nil || !strings.Contains(err.Error(), "crawl from "+b.URL+"/docs/ to crawl there") {
+		t.Errorf("crawl of a start URL moved to another origin: %v, want it to say where to start", err)
+	}
+}
