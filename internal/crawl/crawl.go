@@ -620,6 +620,12 @@ func (r *run) visit(it Item) {
 		}
 	}
 	d, err := judge(it.URL)
+	if err != nil && errors.Is(context.Cause(ctx), context.Canceled) {
+		// The crawl was interrupted while robots.txt was read: the page
+		// did not fail, the crawl stopped.
+		r.skip(it, ReasonInterrupted, "the crawl stopped while robots.txt was read")
+		return
+	}
 	if err != nil {
 		r.fail(it, err)
 		return

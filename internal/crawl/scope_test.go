@@ -1,11 +1,14 @@
 package crawl
 
 import (
+	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -338,5 +341,41 @@ func TestStartRedirectedToAnotherOrigin(t *testing.T) {
 	_, err := c.Crawl(t.Context(), Options{Start: a.URL + "/docs/", NoLLMsTxt: true, NoSitemaps: true}, nil)
 	if err == nil || !strings.Contains(err.Error(), "crawl from "+b.URL+"/docs/ to crawl there") {
 		t.Errorf("crawl of a start URL moved to another origin: %v, want it to say where to start", err)
+	}
+}
+
+// TestInterruptedWhileRobotsLoads: Ctrl-C while a host's robots.txt is
+// being read leaves that host's URLs skipped as interrupted, not failed
+// ("context canceled" in the summary and the stash's log).
+func TestInterruptedWhileRobotsLoads(t *testing.T) {
+	a := newSite(t)
+	asked := make(chan struct{})
+	var once sync.Once
+	b := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			once.Do(func() { close(asked) })
+			<-r.Context().Done() // no answer until the crawl gives up
+			return
+		}
+		fmt.Fprint(w, html("Page"))
+	}))
+	t.Cleanup(b.Close)
+	a.set("/", page{body: html("Home", b.URL+"/page")})
+	c, _ := crawler(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-asked
+		cancel()
+	}()
+	var ev events
+	sum, err := c.Crawl(ctx, Options{Start: a.URL + "/", AllowHosts: []string{strings.TrimPrefix(b.URL, "http://")}, NoSitemaps: true, NoLLMsTxt: true}, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 0 {
+		t.Errorf("interrupted while robots.txt loaded: %d failed (%+v), want none: the crawl stopped, nothing failed", sum.Failed, ev.all)
+	}
+	if e := ev.find(Skipped, b.URL+"/page"); e == nil || e.Reason != ReasonInterrupted {
+		t.Errorf("the page whose robots.txt was loading: %+v, want skipped as interrupted", e)
 	}
 }
