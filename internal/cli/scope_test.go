@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -9,8 +10,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/team"
+	"github.com/heedhq/heed/internal/testutil"
 )
 
 // manualsSite is a site of two manuals, /py/library/ and /pg/, each page
@@ -190,5 +194,24 @@ func TestProgressLineClearedFirst(t *testing.T) {
 	p.event(crawl.Event{Kind: crawl.Waiting, URL: "docs.example.com", Detail: "waiting 10s for docs.example.com: Crawl-delay 30s, capped at 10s"})
 	if !strings.Contains(stderr.String(), "delay 10s\r\033[Kheed: waiting 10s for docs.example.com: Crawl-delay 30s, capped at 10s\n1 stored") {
 		t.Errorf("the status line is not cleared before the wait's, nor drawn again after it: %q", stderr.String())
+	}
+}
+
+// TestTeamProgressOffATerminal: a team's crawl followed off a terminal
+// (heed crawl --db in a script) prints a progress line every
+// --progress-every, as a crawl here does, not nothing until it ends.
+func TestTeamProgressOffATerminal(t *testing.T) {
+	var stderr testutil.Buffer
+	e := &env{stderr: &stderr, stdout: io.Discard, progressEvery: 10 * time.Millisecond}
+	show, stop := e.teamProgress(false)
+	defer stop()
+	show(&team.Progress{ID: 7, Stored: 1, Queued: 3, Fetched: 2, Created: time.Now()})
+	guard := time.After(time.Minute) // against a hang, not a measure
+	for !strings.Contains(stderr.String(), "heed: running · 1 stored · 0 unchanged · 3 queued · 2 requests") {
+		select {
+		case <-guard:
+			t.Fatalf("no progress line off a terminal: %q", stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }

@@ -308,7 +308,8 @@ func (e *env) runTeamCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut,
 }
 
 // teamProgress shows a team crawl as it goes: a line kept up to date on
-// a terminal, a JSON line per change with jsonOut; and, when no worker
+// a terminal, a JSON line per change with jsonOut, a line every
+// --progress-every elsewhere (unless --quiet); and, when no worker
 // has made a request after a while, how to start one. stop ends it.
 func (e *env) teamProgress(jsonOut bool) (show func(*team.Progress), stop func()) {
 	terminal := isTerminal(e.stderr) && !jsonOut
@@ -324,9 +325,33 @@ func (e *env) teamProgress(jsonOut bool) (show func(*team.Progress), stop func()
 			fmt.Fprintln(e.stderr, "heed: no worker has taken the crawl yet; start one with heed worker --db")
 		}
 	})
+	// Off a terminal, unless --quiet, the crawl's progress is a line
+	// every --progress-every, as a crawl's here is: a team's crawl
+	// followed by a script is never silent till it ends.
+	var last *team.Progress
+	var ticker *time.Ticker
+	done := make(chan struct{})
+	if !terminal && !jsonOut && !e.quiet && e.progressEvery > 0 {
+		ticker = time.NewTicker(e.progressEvery)
+		go func() {
+			for {
+				select {
+				case <-ticker.C:
+					mu.Lock()
+					if last != nil {
+						fmt.Fprintf(e.stderr, "heed: %s · %s\n", progressLine(last), time.Since(last.Created).Round(time.Second))
+					}
+					mu.Unlock()
+				case <-done:
+					return
+				}
+			}
+		}()
+	}
 	show = func(p *team.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
+		last = p
 		started = started || p.Fetched > 0
 		switch {
 		case jsonOut:
@@ -338,11 +363,20 @@ func (e *env) teamProgress(jsonOut bool) (show func(*team.Progress), stop func()
 			fmt.Fprintf(e.stderr, "\r\033[K%s", progressLine(p))
 		}
 	}
+	var once sync.Once
 	stop = func() {
-		hint.Stop()
-		if terminal {
-			fmt.Fprint(e.stderr, "\r\033[K")
-		}
+		once.Do(func() {
+			hint.Stop()
+			if ticker != nil {
+				ticker.Stop()
+				close(done)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if terminal {
+				fmt.Fprint(e.stderr, "\r\033[K")
+			}
+		})
 	}
 	return show, stop
 }
