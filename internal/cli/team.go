@@ -285,6 +285,18 @@ func (e *env) runTeamCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut,
 	stop()
 	switch {
 	case cmd.Context().Err() != nil:
+		if p != nil {
+			// Where the crawl stands, as an interrupted crawl here says
+			// what it did.
+			if jsonOut {
+				writeJSON(e.stdout, struct {
+					Event string `json:"event"`
+					*team.Progress
+				}{"progress", p})
+			} else {
+				fmt.Fprintf(e.stdout, "crawl %d: %s\n", id, progressLine(p))
+			}
+		}
 		fmt.Fprintf(e.stderr, "heed: stopped following crawl %d; the team's workers go on with it (heed status --db)\n", id)
 		return nil
 	case err != nil:

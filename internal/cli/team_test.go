@@ -659,3 +659,44 @@ func TestTeamSetupAsREADME(t *testing.T) {
 		t.Errorf("a stranger's connection: %v, want permission denied", err)
 	}
 }
+
+// cancelOn is standard error that cancels the command's context once it
+// has been sent a line holding what: Ctrl-C at that moment.
+type cancelOn struct {
+	testutil.Buffer
+	what   string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	n, err := c.Buffer.Write(p)
+	if strings.Contains(c.Buffer.String(), c.what) {
+		c.cancel()
+	}
+	return n, err
+}
+
+// TestTeamCrawlInterruptedSaysWhereItStands: Ctrl-C while heed crawl
+// --db follows a team's crawl prints where the crawl stands, as an
+// interrupted crawl here prints what it did, before it says the workers
+// go on with it.
+func TestTeamCrawlInterruptedSaysWhereItStands(t *testing.T) {
+	c := pgtest.Start(t)
+	defer c.Stop()
+	db := c.Database(t)
+	if code, _, stderr := run(t, "", "migrate", "--db", db); code != 0 {
+		t.Fatal(stderr)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	stderr := &cancelOn{what: "heed: crawling ", cancel: cancel}
+	var stdout bytes.Buffer
+	// No worker runs: the crawl waits, queued, when it is interrupted.
+	code := Run(ctx, []string{"crawl", "https://docs.example/guide/", "--db", db, "--config", writeFile(t, "heed.yaml", "")}, strings.NewReader(""), &stdout, stderr)
+	if code != 0 || !strings.Contains(stderr.String(), "stopped following crawl 1") {
+		t.Fatalf("crawl --db interrupted: exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	if !strings.HasPrefix(stdout.String(), "crawl 1: running · 0 stored · 0 unchanged · 1 queued") {
+		t.Errorf("an interrupted crawl --db printed %q, want where the crawl stands", stdout.String())
+	}
+}
