@@ -388,3 +388,39 @@ func TestRobotsRedirectTakesTheOtherHostsTurn(t *testing.T) {
 		t.Errorf("the page came %v after robots.txt's request to its host, want at least its Crawl-delay %v", gap, crawlDelay)
 	}
 }
+
+// TestRobotsRedirectToASilentHost: a robots.txt that redirects to a
+// host that does not answer holds that host's turn, not its own: a
+// request to robots.txt's host is made meanwhile, on its own turn.
+func TestRobotsRedirectToASilentHost(t *testing.T) {
+	asked, answer := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	b := newArrivals(t, func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() { close(asked) })
+		select {
+		case <-answer:
+		case <-r.Context().Done():
+		}
+	})
+	a := newArrivals(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.Redirect(w, r, b.URL+"/robots.txt", http.StatusMovedPermanently)
+			return
+		}
+		w.Write([]byte("page"))
+	})
+	c := loopbackClient(0)
+	ctx := WithCrawlDelay(t.Context(), "heed", time.Second)
+	loaded := make(chan error, 1)
+	go func() {
+		_, err := c.LoadRobots(ctx, a.URL+"/robots.txt")
+		loaded <- err
+	}()
+	<-asked
+	// robots.txt hangs at the other host; its own host is free.
+	if _, err := c.Get(ctx, fetch.Request{URL: a.URL + "/page"}); err != nil {
+		t.Fatal(err)
+	}
+	close(answer)
+	<-loaded
+}
