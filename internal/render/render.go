@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -222,13 +223,20 @@ func (b *Browser) start() (context.Context, error) {
 		b.startErr = err
 		return nil, err
 	}
+	// The one directory the browser writes in, removed when it closes:
+	// its profile, its home (caches, configuration) and its temporary
+	// directory (what Chromium makes there, such as
+	// org.chromium.Chromium.*, would outlive a browser that is stopped;
+	// TMPDIR is the directory itself, to keep the path of the socket
+	// Chromium makes there short).
 	dir, err := os.MkdirTemp("", "heed-browser-")
 	if err != nil {
 		b.startErr = err
 		return nil, err
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], flags()...)
-	opts = append(opts, chromedp.ExecPath(path), chromedp.UserDataDir(dir))
+	opts = append(opts, chromedp.ExecPath(path), chromedp.UserDataDir(filepath.Join(dir, "profile")),
+		chromedp.Env("HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, ".config"), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"), "TMPDIR="+dir))
 	if os.Geteuid() == 0 {
 		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
 	}

@@ -553,3 +553,37 @@ func TestRenderTabs(t *testing.T) {
 		t.Errorf("the browser's process was %d, then %d: not reused", pid, after)
 	}
 }
+
+// What the browser writes (its profile, its caches, the temporary files
+// and directories Chromium makes, such as org.chromium.Chromium.*) is
+// heed's, under one directory removed when the browser closes: after a
+// page is rendered and the browser closed, the temporary directory holds
+// nothing new.
+func TestRenderLeavesNothing(t *testing.T) {
+	browser(t) // skips, or fails when a browser is required
+	// A short path: Chromium's sockets are made there.
+	tmp, err := os.MkdirTemp("", "heed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	t.Setenv("TMPDIR", tmp)
+	s := newSite(t, map[string]string{
+		"/":          appShell,
+		"/app.js":    `fetch("/data.json").then(r => r.json()).then(d => { document.getElementById("root").textContent = d.text; });`,
+		"/data.json": `{"text": "Nothing is left behind."}`,
+	})
+	b := New(Config{PageTimeout: 10 * time.Second, Tabs: 1})
+	p := render(t, b, s.URL+"/", nil)
+	if !strings.Contains(string(p.HTML), "Nothing is left behind.") {
+		t.Errorf("the page: %s", p.HTML)
+	}
+	b.Close()
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("left in the temporary directory: %s", e.Name())
+	}
+}
