@@ -13,7 +13,9 @@
 // every frame before its scripts run. Each page has a tab and a browser
 // context of its own (cookies, storage and cache), discarded after it,
 // and so a renderer process of its own, stopped when it holds more memory
-// than the page's budget.
+// than the page's budget. The browser runs in Chromium's sandbox, as the
+// user nobody when heed runs as root, and writes only in a directory of
+// heed's, removed when it closes.
 //
 // It may not import internal/crawl, internal/ingest, internal/cli or
 // internal/mcp: it renders what it is handed.

@@ -81,6 +81,10 @@ func (c *Config) fill() {
 // none was found on PATH, or the one configured cannot be run.
 var ErrNoBrowser = errors.New("no browser to render pages with: install Chromium (Debian: apt-get install chromium) or set browser.path in the config file")
 
+// ErrNoSandbox is wrapped by the error of a rendering where Chromium's
+// sandbox cannot run. Pages are rendered in it, and never without it.
+var ErrNoSandbox = errors.New("the browser's sandbox cannot run here: Chromium's sandbox needs unprivileged user namespaces, which this system refuses (heed run as root starts the browser as the user nobody), or its setuid helper: allow them (sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0; in a container, a seccomp profile that lets unshare and clone make user namespaces), or install the helper (Debian: apt-get install chromium-sandbox)")
+
 // Find is the browser's executable: path if given, else the first of
 // chromium, chromium-browser, google-chrome and google-chrome-stable on
 // PATH.
@@ -235,11 +239,22 @@ func (b *Browser) start() (context.Context, error) {
 		return nil, err
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], flags()...)
-	opts = append(opts, chromedp.ExecPath(path), chromedp.UserDataDir(filepath.Join(dir, "profile")),
-		chromedp.Env("HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, ".config"), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache"), "TMPDIR="+dir))
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
+	// Its environment is its own, and none of heed's (no secret of
+	// heed's is handed to the browser).
+	env := []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_CACHE_HOME=" + filepath.Join(dir, ".cache"), "TMPDIR=" + dir}
+	for _, name := range []string{"PATH", "LANG", "LANGUAGE", "LC_ALL", "TZ"} {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
 	}
+	opts = append(opts, chromedp.ExecPath(path), chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.NoInheritEnv, chromedp.Env(env...))
+	sandbox, err := sandboxed(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		b.startErr = fmt.Errorf("render: %w", err)
+		return nil, b.startErr
+	}
+	opts = append(opts, sandbox...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
 	if err := chromedp.Do(ctx); err != nil {
@@ -247,6 +262,9 @@ func (b *Browser) start() (context.Context, error) {
 		cancelAlloc()
 		os.RemoveAll(dir)
 		b.startErr = fmt.Errorf("%w: %s: %v", ErrNoBrowser, path, err)
+		if strings.Contains(err.Error(), "No usable sandbox") {
+			b.startErr = fmt.Errorf("%w (%s: %v)", ErrNoSandbox, path, err)
+		}
 		return nil, b.startErr
 	}
 	b.ctx, b.startErr = ctx, nil

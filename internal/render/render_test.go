@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -567,6 +568,9 @@ func TestRenderLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil { // as /tmp is, for the user the browser runs as
+		t.Fatal(err)
+	}
 	t.Setenv("TMPDIR", tmp)
 	s := newSite(t, map[string]string{
 		"/":          appShell,
@@ -586,4 +590,123 @@ func TestRenderLeavesNothing(t *testing.T) {
 	for _, e := range left {
 		t.Errorf("left in the temporary directory: %s", e.Name())
 	}
+}
+
+// status is the field of /proc/pid/status named name, or "".
+func status(pid int, name string) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return ""
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && k == name {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// A page renders in Chromium's sandbox, root or not: while the page
+// renders, its renderer is confined by seccomp and in namespaces of its
+// own (a PID namespace: its id there is not its id outside), and no
+// process of the browser runs as root or has heed's environment.
+func TestRenderSandboxed(t *testing.T) {
+	browser(t) // skips, or fails when a browser is required
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc here: the processes are not looked at")
+	}
+	s := newSite(t, map[string]string{
+		"/":          appShell,
+		"/app.js":    `fetch("/data.json").then(r => r.json()).then(d => { document.getElementById("root").textContent = d.text; });`,
+		"/data.json": `{"text": "Rendered in a sandbox."}`,
+	})
+	t.Setenv("HEED_TEST_SECRET", "kept from the browser")
+	b := New(Config{PageTimeout: 10 * time.Second, Tabs: 1})
+	defer b.Close()
+	client := loopback()
+	var seen []string
+	renderers := 0
+	get := func(ctx context.Context, req fetch.Request) (*fetch.Response, error) {
+		if strings.HasSuffix(req.URL, "/data.json") {
+			// The page renders: its processes are looked at now.
+			browser := chromedp.FromContext(b.ctx).Browser.Process().Pid
+			for _, pid := range append([]int{browser}, descendants(browser)...) {
+				uid := strings.Fields(status(pid, "Uid") + " ?")[0]
+				if uid == "0" {
+					seen = append(seen, fmt.Sprintf("process %d runs as root", pid))
+				}
+				if env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid)); err == nil && strings.Contains(string(env), "HEED_TEST_SECRET") {
+					seen = append(seen, fmt.Sprintf("process %d has heed's environment", pid))
+				}
+				if !isRenderer(pid) {
+					continue
+				}
+				renderers++
+				if sc := status(pid, "Seccomp"); sc != "2" {
+					seen = append(seen, fmt.Sprintf("renderer %d: Seccomp %q, want 2 (filtered)", pid, sc))
+				}
+				if ns := strings.Fields(status(pid, "NSpid")); len(ns) < 2 {
+					seen = append(seen, fmt.Sprintf("renderer %d: NSpid %v, want a PID namespace of its own", pid, ns))
+				}
+			}
+		}
+		return client.Get(ctx, req)
+	}
+	p := render(t, b, s.URL+"/", get)
+	if !strings.Contains(string(p.HTML), "Rendered in a sandbox.") {
+		t.Errorf("the page: %s", p.HTML)
+	}
+	if renderers == 0 {
+		t.Error("no renderer was found while the page rendered")
+	}
+	for _, s := range seen {
+		t.Error(s)
+	}
+}
+
+// Where Chromium's sandbox cannot run (user namespaces refused, as some
+// containers refuse them), no page is rendered without it: rendering
+// fails, saying why and what to allow. The test refuses them in a user
+// namespace of its own (its limit of user namespaces set to none), in
+// which it runs as root.
+func TestRenderNoSandbox(t *testing.T) {
+	if os.Getenv("HEED_RENDER_USERNS") == "" {
+		browser(t) // skips, or fails when a browser is required
+		if os.Geteuid() != 0 {
+			t.Skip("refusing user namespaces to the browser alone needs root")
+		}
+		cmd := exec.Command(os.Args[0], "-test.run", "^TestRenderNoSandbox$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), "HEED_RENDER_USERNS=1")
+		cmd.SysProcAttr = &syscall.SysProcAttr{
+			Cloneflags:                 syscall.CLONE_NEWUSER,
+			UidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 65536}},
+			GidMappings:                []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 65536}},
+			GidMappingsEnableSetgroups: true,
+		}
+		out, err := cmd.CombinedOutput()
+		t.Logf("in a user namespace:\n%s", out)
+		if err != nil {
+			t.Fatalf("in a user namespace: %v", err)
+		}
+		return
+	}
+	if err := os.WriteFile("/proc/sys/user/max_user_namespaces", []byte("0\n"), 0o644); err != nil {
+		t.Fatalf("refusing user namespaces: %v", err)
+	}
+	s := newSite(t, map[string]string{"/": appShell, "/app.js": `document.getElementById("root").textContent = "rendered";`})
+	b := New(Config{PageTimeout: 10 * time.Second, Tabs: 1})
+	defer b.Close()
+	client := loopback()
+	doc, err := client.Get(t.Context(), fetch.Request{URL: s.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := b.Render(t.Context(), doc, client.Get)
+	if err == nil {
+		t.Fatalf("rendered without Chromium's sandbox:\n%s", p.HTML)
+	}
+	if !errors.Is(err, ErrNoSandbox) || !strings.Contains(err.Error(), "user namespaces") {
+		t.Errorf("the error: %v; want ErrNoSandbox, saying what to allow", err)
+	}
+	t.Logf("the error: %v", err)
 }
