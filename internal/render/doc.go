@@ -9,8 +9,11 @@
 // budgets, and whatever the guard or robots.txt refuses. What cannot be
 // paused cannot leave: the browser's only proxy goes nowhere, loopback
 // included; no host name resolves; QUIC and WebRTC's UDP are off; and
-// WebSocket, WebRTC, service workers and window.open are taken out of
-// every frame before its scripts run. Each page has a tab and a browser
+// WebSocket, WebRTC, service workers and sendBeacon are taken out of
+// every frame before its scripts run (not out of dedicated workers, whose
+// WebSocket reaches only the proxy). A page opens no window: the popup
+// blocker refuses them, window.open and document.open's window give
+// nothing, and a window that got past both is closed. Each page has a tab and a browser
 // context of its own (cookies, storage and cache), discarded after it,
 // and so a renderer process of its own, stopped when it holds more memory
 // than the page's budget. The browser runs in Chromium's sandbox, as the

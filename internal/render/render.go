@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"github.com/heedhq/heed"
@@ -197,23 +198,45 @@ func flags() []chromedp.ExecAllocatorOption {
 		chromedp.Flag("no-pings", true),
 		chromedp.Flag("disable-remote-fonts", true),
 		chromedp.Flag("mute-audio", true),
+		// Chromium's popup blocker refuses a page's windows, which no
+		// user opens.
+		chromedp.Flag("disable-popup-blocking", false),
 		chromedp.Flag("js-flags", "--max-old-space-size=512"),
 		chromedp.Flag("blink-settings", "imagesEnabled=false"),
 	}
 }
 
 // blockScript runs in every frame before the page's own scripts: what
-// the browser would do on a connection of its own is taken away.
+// the browser would do on a connection or in a window of its own is
+// taken away. What lives on a prototype is taken off the prototype,
+// where a script would else find it (Object.getOwnPropertyDescriptor);
+// document.open with three arguments is window.open.
 const blockScript = `(() => {
 	const gone = ["WebSocket", "WebSocketStream", "WebTransport", "RTCPeerConnection", "webkitRTCPeerConnection",
 		"RTCDataChannel", "SharedWorker"];
 	for (const name of gone) {
 		try { Object.defineProperty(window, name, {value: undefined, configurable: false, writable: false}); } catch (e) {}
 	}
-	try { Object.defineProperty(navigator, "serviceWorker", {value: undefined, configurable: false}); } catch (e) {}
-	try { Object.defineProperty(navigator, "sendBeacon", {value: () => false, configurable: false}); } catch (e) {}
-	try { window.open = () => null; } catch (e) {}
+	for (const name of ["serviceWorker", "sendBeacon"]) {
+		try { delete Navigator.prototype[name]; } catch (e) {}
+	}
+	try { Object.defineProperty(window, "open", {value: () => null, configurable: false, writable: false}); } catch (e) {}
+	try {
+		const open = Document.prototype.open;
+		Object.defineProperty(Document.prototype, "open", {value: function (...args) { return args.length > 2 ? null : open.apply(this, args); }, configurable: false, writable: false});
+	} catch (e) {}
 })();`
+
+// closePopups closes, as soon as the browser tells of it, every window a
+// page opened (a target with an opener) that the popup blocker and the
+// pages' script let through: heed's tabs are the only pages.
+func closePopups(ctx context.Context) {
+	chromedp.ListenBrowser(ctx, func(ev any) {
+		if e, ok := ev.(*target.EventTargetCreated); ok && e.TargetInfo.Type == "page" && e.TargetInfo.OpenerID != "" {
+			go cdp.Call(ctx, chromedp.FromContext(ctx).Browser, target.CloseTarget, target.CloseTargetParams{TargetID: e.TargetInfo.TargetID})
+		}
+	})
+}
 
 func (b *Browser) start() (context.Context, error) {
 	b.mu.Lock()
@@ -268,6 +291,7 @@ func (b *Browser) start() (context.Context, error) {
 		return nil, b.startErr
 	}
 	b.ctx, b.startErr = ctx, nil
+	closePopups(ctx)
 	if p := chromedp.FromContext(ctx).Browser.Process(); p != nil {
 		go b.watch(ctx, p.Pid, b.cfg.MaxMemory)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,6 +18,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 	"github.com/heedhq/heed/fetch"
 )
@@ -52,7 +56,7 @@ func loopback() *fetch.Client {
 	return fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1})
 }
 
-// site serves pages by path, and logs each request's path.
+// site serves pages by path, and logs each request's path and query.
 type site struct {
 	*httptest.Server
 	mu  sync.Mutex
@@ -63,7 +67,7 @@ func newSite(t *testing.T, pages map[string]string) *site {
 	s := &site{}
 	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
-		s.log = append(s.log, r.URL.Path)
+		s.log = append(s.log, r.URL.RequestURI())
 		s.mu.Unlock()
 		body, ok := pages[r.URL.Path]
 		if !ok {
@@ -189,8 +193,10 @@ func record(t *testing.T, addr string) *recorder {
 // script's fetch to a loopback port not allowed and to 169.254.169.254,
 // a WebSocket to loopback, an <img> and an <iframe> to a private
 // address, an <iframe> of file:///etc/passwd, an XHR redirected to a
-// private address, a name that resolves to loopback, window.open,
-// navigation to javascript:, a WebRTC STUN request. Each listener
+// private address, a name that resolves to loopback, window.open and
+// document.open's window, sendBeacon from Navigator's prototype, a
+// WebSocket from a dedicated worker, navigation to javascript:, a WebRTC
+// STUN request. Each listener
 // records every connection, and must record none; no packet reaches the
 // STUN port; the file is not read.
 func TestEscapes(t *testing.T) {
@@ -251,6 +257,9 @@ fetch("http://localhost:%[1]d/named").then(() => say("name fetched"), () => say(
 fetch("/redirect").then(() => say("redirect fetched"), () => say("redirect refused"));
 try { new WebSocket("ws://127.0.0.1:%[1]d/ws"); say("websocket made"); } catch (e) { say("websocket refused"); }
 try { window.open("http://127.0.0.1:%[1]d/window"); } catch (e) {}
+try { document.open("http://127.0.0.1:%[1]d/document-open", "_blank", ""); } catch (e) {}
+try { Navigator.prototype.sendBeacon.call(navigator, "http://127.0.0.1:%[1]d/beacon", "x"); } catch (e) {}
+try { new Worker(URL.createObjectURL(new Blob(["new WebSocket('ws://127.0.0.1:%[1]d/worker')"], {type: "text/javascript"}))); } catch (e) {}
 try { const pc = new RTCPeerConnection({iceServers: [{urls: "stun:127.0.0.1:%[2]d"}]}); pc.createDataChannel("x"); pc.createOffer().then(o => pc.setLocalDescription(o)); say("rtc made"); } catch (e) { say("rtc refused"); }
 try { location.href = "javascript:void(fetch('http://127.0.0.1:%[1]d/js'))"; } catch (e) {}
 say("the page ran");
@@ -709,4 +718,193 @@ func TestRenderNoSandbox(t *testing.T) {
 		t.Errorf("the error: %v; want ErrNoSandbox, saying what to allow", err)
 	}
 	t.Logf("the error: %v", err)
+}
+
+// What a page could open a connection or a window of its own with is
+// taken out of every frame, the frames a script makes and reaches into
+// at once among them, and a page opens no new window, by any route: a
+// hostile page tries each and reports what it found, through heed (a
+// request the site records); and the browser makes no page but heed's
+// tab while it renders.
+func TestRenderTakenOut(t *testing.T) {
+	browser(t) // skips, or fails when a browser is required
+	probe := `
+const found = [];
+const note = (where, what) => { found.push(where + ":" + what); };
+function probe(w, where) {
+	if (!w) { note(where, "unreachable"); return; }
+	for (const name of ["WebSocket", "WebSocketStream", "WebTransport", "RTCPeerConnection", "webkitRTCPeerConnection", "RTCDataChannel", "SharedWorker"]) {
+		try { if (w[name] !== undefined) note(where, name); } catch (e) {}
+	}
+	try { if (w.navigator.serviceWorker) note(where, "navigator.serviceWorker"); } catch (e) {}
+	try { if (Object.getOwnPropertyDescriptor(w.Navigator.prototype, "serviceWorker")) note(where, "Navigator.prototype.serviceWorker"); } catch (e) {}
+	try { if (w.navigator.sendBeacon) note(where, "navigator.sendBeacon"); } catch (e) {}
+	try { if (w.Navigator.prototype.sendBeacon) note(where, "Navigator.prototype.sendBeacon"); } catch (e) {}
+	try { if (w.open("/popup?" + where + "-window.open")) note(where, "window.open"); } catch (e) {}
+	try { if (w.document.open("/popup?" + where + "-document.open", "_blank", "")) note(where, "document.open"); } catch (e) {}
+	try { if (w.Document.prototype.open.call(w.document, "/popup?" + where + "-Document.open", "_blank", "")) note(where, "Document.prototype.open"); } catch (e) {}
+	if (where.endsWith("popup")) return;
+	try { const p = w.document.open("about:blank", "_blank", ""); if (p) { note(where, "popup"); probe(p, where + "-popup"); } } catch (e) {}
+}
+`
+	s := newSite(t, map[string]string{
+		"/probe.js": probe,
+		"/": `<!doctype html><html><body><div id="root">Taken out</div><iframe src="/frame"></iframe>
+<script src="/probe.js"></script>
+<script>
+probe(window, "top");
+const blank = document.createElement("iframe");
+document.body.append(blank);
+probe(blank.contentWindow, "blank");
+const src = document.createElement("iframe");
+src.srcdoc = "<p>srcdoc</p>";
+document.body.append(src);
+probe(src.contentWindow, "srcdoc");
+const a = document.createElement("a");
+a.href = "/popup?anchor"; a.target = "_blank"; document.body.append(a); a.click();
+const f = document.createElement("form");
+f.action = "/popup"; f.target = "_blank"; f.method = "get"; document.body.append(f); f.submit();
+const report = (worker) => { fetch("/report?found=" + encodeURIComponent(found.join(" ") || "nothing") + "&worker=" + encodeURIComponent(worker)); };
+try {
+	const worker = new Worker(URL.createObjectURL(new Blob(["postMessage([typeof WebSocket, typeof WebSocketStream, typeof WebTransport].join(' '))"], {type: "text/javascript"})));
+	worker.onmessage = (e) => { report(e.data); };
+} catch (e) { report("none"); }
+</script></body></html>`,
+		"/frame": `<!doctype html><html><body><p>A frame</p><script src="/probe.js"></script><script>
+probe(window, "frame");
+fetch("/report?frame=" + encodeURIComponent(found.join(" ") || "nothing"));
+</script></body></html>`,
+		"/popup":  `<!doctype html><html><body><p>A popup</p><script>fetch("/report?popup=ran");</script></body></html>`,
+		"/report": `{}`,
+	})
+	b := New(Config{PageTimeout: 10 * time.Second, Tabs: 1})
+	defer b.Close()
+	// The browser starts with its first page; the pages it makes are
+	// counted from the second.
+	render(t, b, s.URL+"/report", nil)
+	var pages atomic.Int32
+	lctx, stop := context.WithCancel(b.ctx)
+	defer stop()
+	chromedp.ListenBrowser(lctx, func(ev any) {
+		if e, ok := ev.(*target.EventTargetCreated); ok && e.TargetInfo.Type == "page" {
+			pages.Add(1)
+		}
+	})
+	render(t, b, s.URL+"/", nil)
+	stop()
+	var reports []string
+	for _, r := range s.requests() {
+		if strings.HasPrefix(r, "/report?") {
+			reports = append(reports, r)
+		}
+	}
+	// Each frame found nothing; dedicated workers keep WebSocket and
+	// WebTransport (their connections go nowhere: TestEscapes).
+	heard := map[string]bool{}
+	for _, r := range reports {
+		q, err := url.ParseQuery(strings.TrimPrefix(r, "/report?"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"found", "frame"} {
+			if v := q.Get(k); v != "" {
+				heard[k] = true
+				if v != "nothing" {
+					t.Errorf("found in the page: %s", v)
+				}
+			}
+		}
+		if w := q.Get("worker"); w != "" {
+			t.Logf("a dedicated worker has: %s", w)
+		}
+	}
+	if !heard["found"] || !heard["frame"] {
+		t.Errorf("the page and its frame did not both report: %v", reports)
+	}
+	if n := pages.Load(); n != 1 {
+		t.Errorf("the browser made %d pages while the page rendered; only heed's tab may be one", n)
+	}
+}
+
+// A window that gets past the popup blocker and the pages' script (one a
+// user's click opens: the test clicks in the page as a user would) is
+// closed while the page still renders.
+func TestRenderClosesPopups(t *testing.T) {
+	browser(t) // skips, or fails when a browser is required
+	s := newSite(t, map[string]string{
+		"/":          appShell,
+		"/app.js":    `fetch("/data.json").then(r => r.json()).then(d => { document.getElementById("root").textContent = d.text; });`,
+		"/data.json": `{"text": "No window but the tab."}`,
+		"/popup":     `<p>A popup</p>`,
+	})
+	b := New(Config{PageTimeout: 10 * time.Second, Tabs: 1})
+	defer b.Close()
+	client := loopback()
+	render(t, b, s.URL+"/data.json", nil) // the browser starts
+	opened, closed := make(chan target.ID, 1), make(chan struct{})
+	var once sync.Once
+	lctx, stop := context.WithCancel(b.ctx)
+	defer stop()
+	var popup atomic.Value
+	chromedp.ListenBrowser(lctx, func(ev any) {
+		switch e := ev.(type) {
+		case *target.EventTargetCreated:
+			if e.TargetInfo.OpenerID != "" {
+				popup.Store(e.TargetInfo.TargetID)
+				select {
+				case opened <- e.TargetInfo.TargetID:
+				default:
+				}
+			}
+		case *target.EventTargetDestroyed:
+			if id, _ := popup.Load().(target.ID); id != "" && id == e.TargetID {
+				once.Do(func() { close(closed) })
+			}
+		}
+	})
+	var clicked, gone bool
+	get := func(ctx context.Context, req fetch.Request) (*fetch.Response, error) {
+		if !strings.HasSuffix(req.URL, "/data.json") {
+			return client.Get(ctx, req)
+		}
+		// The page renders: a user clicks a link to a new window in it.
+		infos, err := chromedp.Targets(b.ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, info := range infos {
+			if info.Type != "page" || info.URL != s.URL+"/" {
+				continue
+			}
+			tctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithTargetID(info.TargetID), chromedp.WithDetachOnCancel())
+			err := chromedp.Do(tctx)
+			gesture := true
+			if err == nil {
+				_, err = cdp.Call(tctx, chromedp.FromContext(tctx).Target, cdpruntime.Evaluate, cdpruntime.EvaluateParams{UserGesture: &gesture,
+					Expression: `const a = document.createElement("a"); a.href = "/popup"; a.target = "_blank"; document.body.append(a); a.click();`})
+			}
+			cancel()
+			if err != nil {
+				return nil, err
+			}
+			clicked = true
+		}
+		select {
+		case <-opened:
+			select {
+			case <-closed:
+				gone = true
+			case <-ctx.Done():
+			}
+		case <-ctx.Done():
+		}
+		return client.Get(ctx, req)
+	}
+	p := render(t, b, s.URL+"/", get)
+	switch {
+	case !clicked:
+		t.Error("the page was not found to click in")
+	case !gone:
+		t.Errorf("the window the click opened was not closed while the page rendered (cut %q)", p.Cut)
+	}
 }
