@@ -10,8 +10,8 @@
 // paused cannot leave: the browser's only proxy goes nowhere, loopback
 // included; no host name resolves; QUIC and WebRTC's UDP are off; and
 // WebSocket, WebRTC, service workers and sendBeacon are taken out of
-// every frame before its scripts run (not out of dedicated workers, whose
-// WebSocket reaches only the proxy). A page opens no window: the popup
+// every frame and dedicated worker before its scripts run (a worker
+// starts paused until then). A page opens no window: the popup
 // blocker refuses them, window.open and document.open's window give
 // nothing, and a window that got past both is closed. Each page has a tab and a browser
 // context of its own (cookies, storage and cache), discarded after it,

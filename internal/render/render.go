@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
@@ -206,26 +207,71 @@ func flags() []chromedp.ExecAllocatorOption {
 	}
 }
 
-// blockScript runs in every frame before the page's own scripts: what
-// the browser would do on a connection or in a window of its own is
-// taken away. What lives on a prototype is taken off the prototype,
-// where a script would else find it (Object.getOwnPropertyDescriptor);
-// document.open with three arguments is window.open.
+// blockScript runs in every frame and every dedicated worker before the
+// page's own scripts: what the browser would do on a connection or in a
+// window of its own is taken away. What lives on a prototype is taken
+// off the prototype, where a script would else find it
+// (Object.getOwnPropertyDescriptor); document.open with three arguments
+// is window.open.
 const blockScript = `(() => {
+	const g = globalThis;
 	const gone = ["WebSocket", "WebSocketStream", "WebTransport", "RTCPeerConnection", "webkitRTCPeerConnection",
 		"RTCDataChannel", "SharedWorker"];
 	for (const name of gone) {
-		try { Object.defineProperty(window, name, {value: undefined, configurable: false, writable: false}); } catch (e) {}
+		try { Object.defineProperty(g, name, {value: undefined, configurable: false, writable: false}); } catch (e) {}
 	}
-	for (const name of ["serviceWorker", "sendBeacon"]) {
-		try { delete Navigator.prototype[name]; } catch (e) {}
+	for (const nav of [g.Navigator, g.WorkerNavigator]) {
+		for (const name of ["serviceWorker", "sendBeacon"]) {
+			try { delete nav.prototype[name]; } catch (e) {}
+		}
 	}
-	try { Object.defineProperty(window, "open", {value: () => null, configurable: false, writable: false}); } catch (e) {}
+	if (!g.Document) {
+		return; // a worker
+	}
+	try { Object.defineProperty(g, "open", {value: () => null, configurable: false, writable: false}); } catch (e) {}
 	try {
 		const open = Document.prototype.open;
 		Object.defineProperty(Document.prototype, "open", {value: function (...args) { return args.length > 2 ? null : open.apply(this, args); }, configurable: false, writable: false});
 	} catch (e) {}
 })();`
+
+// workersPause has the dedicated workers of a page (or of a worker)
+// start paused: each runs only once blockScript ran in it (worker).
+var workersPause = target.SetAutoAttachParams{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: &flat,
+	Filter: target.Filter{{Type: "worker"}, {Exclude: true}}}
+
+var flat = true
+
+// maxWorkers is how many dedicated workers of a page run at most; more
+// stay paused, and never run.
+const maxWorkers = 32
+
+// worker takes out of a dedicated worker, started paused, what the
+// page's frames lose, has its own workers start paused too, and lets it
+// run. A worker this fails for stays paused: it never runs. The worker
+// is let go of with the page's tab.
+func (r *tab) worker(tctx context.Context, id target.ID) {
+	if r.workers.Add(1) > maxWorkers {
+		return
+	}
+	wctx, _ := chromedp.NewContext(tctx, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel())
+	if err := chromedp.Do(wctx); err != nil {
+		return
+	}
+	w := chromedp.FromContext(wctx).Target
+	chromedp.Listen(wctx, func(ev any) {
+		if e, ok := ev.(*target.EventAttachedToTarget); ok && e.TargetInfo.Type == "worker" {
+			go r.worker(tctx, e.TargetInfo.TargetID)
+		}
+	})
+	if _, err := cdp.Call(wctx, w, target.SetAutoAttach, workersPause); err != nil {
+		return
+	}
+	if _, err := cdp.Call(wctx, w, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: blockScript}); err != nil {
+		return
+	}
+	cdp.Call(wctx, w, cdpruntime.RunIfWaitingForDebugger, cdp.Empty{})
+}
 
 // closePopups closes, as soon as the browser tells of it, every window a
 // page opened (a target with an opener) that the popup blocker and the
@@ -397,6 +443,10 @@ func (b *Browser) render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 			default:
 				r.spend("requests")
 			}
+		case *target.EventAttachedToTarget:
+			if e.TargetInfo.Type == "worker" {
+				go r.worker(tctx, e.TargetInfo.TargetID)
+			}
 		case *inspector.EventTargetCrashed:
 			// Its renderer is gone: killed for its memory (the only
 			// renderers heed kills), or crashed (a JavaScript heap
@@ -411,6 +461,9 @@ func (b *Browser) render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 		return nil, fmt.Errorf("render: %w", err)
 	}
 	if _, err := cdp.Call(pctx, t, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: blockScript}); err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	if _, err := cdp.Call(pctx, t, target.SetAutoAttach, workersPause); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
 	navErr := chromedp.Do(pctx, chromedp.Navigate(doc.URL))
@@ -504,6 +557,7 @@ type tab struct {
 	done   chan struct{}
 
 	inflight atomic.Int32
+	workers  atomic.Int32 // dedicated workers started
 	last     atomic.Int64 // unix nanoseconds of the last request's start or end
 
 	mu       sync.Mutex

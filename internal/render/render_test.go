@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -721,11 +722,12 @@ func TestRenderNoSandbox(t *testing.T) {
 }
 
 // What a page could open a connection or a window of its own with is
-// taken out of every frame, the frames a script makes and reaches into
-// at once among them, and a page opens no new window, by any route: a
-// hostile page tries each and reports what it found, through heed (a
-// request the site records); and the browser makes no page but heed's
-// tab while it renders.
+// taken out of every frame (the frames a script makes and reaches into
+// at once among them) and every dedicated worker (a worker's worker
+// too), and a page opens no new window, by any route: a hostile page
+// tries each and reports what it found, through heed (a request the site
+// records); and the browser makes no page but heed's tab while it
+// renders.
 func TestRenderTakenOut(t *testing.T) {
 	browser(t) // skips, or fails when a browser is required
 	probe := `
@@ -747,11 +749,18 @@ function probe(w, where) {
 	try { const p = w.document.open("about:blank", "_blank", ""); if (p) { note(where, "popup"); probe(p, where + "-popup"); } } catch (e) {}
 }
 `
-	s := newSite(t, map[string]string{
+	// A worker looks at itself, and at a worker it makes.
+	workerProbe := `const look = () => { const f = []; for (const n of ["WebSocket", "WebSocketStream", "WebTransport"]) { if (self[n] !== undefined) f.push(n); } if (navigator.serviceWorker) f.push("serviceWorker"); return f; };`
+	pages := map[string]string{
 		"/probe.js": probe,
+		"/worker.js": workerProbe + `
+const mine = look();
+const nested = new Worker(URL.createObjectURL(new Blob([` + "`" + workerProbe + ` postMessage(look().map(n => "nested:" + n).join(" "));` + "`" + `], {type: "text/javascript"})));
+nested.onmessage = (e) => { postMessage(mine.concat(e.data ? [e.data] : []).join(" ")); };`,
 		"/": `<!doctype html><html><body><div id="root">Taken out</div><iframe src="/frame"></iframe>
 <script src="/probe.js"></script>
 <script>
+fetch("/hold"); // in flight until the page reported: the page is not read before
 probe(window, "top");
 const blank = document.createElement("iframe");
 document.body.append(blank);
@@ -764,64 +773,84 @@ const a = document.createElement("a");
 a.href = "/popup?anchor"; a.target = "_blank"; document.body.append(a); a.click();
 const f = document.createElement("form");
 f.action = "/popup"; f.target = "_blank"; f.method = "get"; document.body.append(f); f.submit();
-const report = (worker) => { fetch("/report?found=" + encodeURIComponent(found.join(" ") || "nothing") + "&worker=" + encodeURIComponent(worker)); };
-try {
-	const worker = new Worker(URL.createObjectURL(new Blob(["postMessage([typeof WebSocket, typeof WebSocketStream, typeof WebTransport].join(' '))"], {type: "text/javascript"})));
+const report = (worker) => { fetch("/report?found=" + encodeURIComponent(found.join(" ") || "nothing") + "&worker=" + encodeURIComponent(worker || "nothing")); };
+fetch("/worker.js").then(r => r.text()).then(code => {
+	const worker = new Worker(URL.createObjectURL(new Blob([code], {type: "text/javascript"})));
 	worker.onmessage = (e) => { report(e.data); };
-} catch (e) { report("none"); }
+}).catch(e => report("no worker: " + e));
 </script></body></html>`,
 		"/frame": `<!doctype html><html><body><p>A frame</p><script src="/probe.js"></script><script>
 probe(window, "frame");
 fetch("/report?frame=" + encodeURIComponent(found.join(" ") || "nothing"));
 </script></body></html>`,
-		"/popup":  `<!doctype html><html><body><p>A popup</p><script>fetch("/report?popup=ran");</script></body></html>`,
-		"/report": `{}`,
-	})
+		"/popup": `<!doctype html><html><body><p>A popup</p><script>fetch("/report?popup=ran");</script></body></html>`,
+		"/blank": `<!doctype html><html><body><p>Blank</p></body></html>`,
+	}
+	var mu sync.Mutex
+	var reports []string
+	reported := make(chan struct{})
+	var once sync.Once
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/report":
+			mu.Lock()
+			reports = append(reports, r.URL.RawQuery)
+			mu.Unlock()
+			if r.URL.Query().Has("found") {
+				once.Do(func() { close(reported) })
+			}
+			fmt.Fprint(w, "{}")
+		case "/hold":
+			select {
+			case <-reported:
+			case <-r.Context().Done():
+			}
+			fmt.Fprint(w, "{}")
+		default:
+			if strings.HasSuffix(r.URL.Path, ".js") {
+				w.Header().Set("Content-Type", "text/javascript")
+			}
+			fmt.Fprint(w, pages[r.URL.Path])
+		}
+	}))
+	defer s.Close()
 	b := New(Config{PageTimeout: 10 * time.Second, Tabs: 1})
 	defer b.Close()
 	// The browser starts with its first page; the pages it makes are
 	// counted from the second.
-	render(t, b, s.URL+"/report", nil)
-	var pages atomic.Int32
+	render(t, b, s.URL+"/blank", nil)
+	var made atomic.Int32
 	lctx, stop := context.WithCancel(b.ctx)
 	defer stop()
 	chromedp.ListenBrowser(lctx, func(ev any) {
 		if e, ok := ev.(*target.EventTargetCreated); ok && e.TargetInfo.Type == "page" {
-			pages.Add(1)
+			made.Add(1)
 		}
 	})
 	render(t, b, s.URL+"/", nil)
 	stop()
-	var reports []string
-	for _, r := range s.requests() {
-		if strings.HasPrefix(r, "/report?") {
-			reports = append(reports, r)
-		}
-	}
-	// Each frame found nothing; dedicated workers keep WebSocket and
-	// WebTransport (their connections go nowhere: TestEscapes).
+	// Each frame, worker and the worker's worker found nothing.
+	mu.Lock()
+	defer mu.Unlock()
 	heard := map[string]bool{}
 	for _, r := range reports {
-		q, err := url.ParseQuery(strings.TrimPrefix(r, "/report?"))
+		q, err := url.ParseQuery(r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range []string{"found", "frame"} {
+		for _, k := range []string{"found", "frame", "worker", "popup"} {
 			if v := q.Get(k); v != "" {
 				heard[k] = true
 				if v != "nothing" {
-					t.Errorf("found in the page: %s", v)
+					t.Errorf("%s: found %s", k, v)
 				}
 			}
 		}
-		if w := q.Get("worker"); w != "" {
-			t.Logf("a dedicated worker has: %s", w)
-		}
 	}
-	if !heard["found"] || !heard["frame"] {
-		t.Errorf("the page and its frame did not both report: %v", reports)
+	if !heard["found"] || !heard["frame"] || !heard["worker"] {
+		t.Errorf("the page, its frame and its worker did not all report: %v", reports)
 	}
-	if n := pages.Load(); n != 1 {
+	if n := made.Load(); n != 1 {
 		t.Errorf("the browser made %d pages while the page rendered; only heed's tab may be one", n)
 	}
 }
@@ -906,5 +935,51 @@ func TestRenderClosesPopups(t *testing.T) {
 		t.Error("the page was not found to click in")
 	case !gone:
 		t.Errorf("the window the click opened was not closed while the page rendered (cut %q)", p.Cut)
+	}
+}
+
+// A page runs its first workers, and no more: the rest stay paused.
+func TestRenderWorkersBounded(t *testing.T) {
+	browser(t) // skips, or fails when a browser is required
+	var mu sync.Mutex
+	most := 0
+	enough := make(chan struct{})
+	var once sync.Once
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			fmt.Fprintf(w, `<!doctype html><html><body><div id="root">Workers</div><script>
+fetch("/hold"); // in flight until the workers allowed have run
+let heard = 0;
+for (let i = 0; i < %d; i++) {
+	const worker = new Worker(URL.createObjectURL(new Blob(["postMessage(1)"], {type: "text/javascript"})));
+	worker.onmessage = () => { heard++; fetch("/heard?n=" + heard); };
+}
+</script></body></html>`, maxWorkers+8)
+		case "/heard":
+			n, _ := strconv.Atoi(r.URL.Query().Get("n"))
+			mu.Lock()
+			most = max(most, n)
+			mu.Unlock()
+			if n >= maxWorkers {
+				once.Do(func() { close(enough) })
+			}
+			fmt.Fprint(w, "{}")
+		case "/hold":
+			select {
+			case <-enough:
+			case <-r.Context().Done():
+			}
+			fmt.Fprint(w, "{}")
+		}
+	}))
+	defer s.Close()
+	b := New(Config{PageTimeout: 10 * time.Second, Tabs: 1})
+	defer b.Close()
+	p := render(t, b, s.URL+"/", nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if most != maxWorkers || p.Cut != "" {
+		t.Errorf("%d workers ran (cut %q); want %d", most, p.Cut, maxWorkers)
 	}
 }
