@@ -983,3 +983,32 @@ for (let i = 0; i < %d; i++) {
 		t.Errorf("%d workers ran (cut %q); want %d", most, p.Cut, maxWorkers)
 	}
 }
+
+// Run as root, heed starts the browser as nobody: a temporary directory
+// nobody may not enter is refused, saying so, before the browser starts.
+func TestRenderTmpdirClosed(t *testing.T) {
+	browser(t) // skips, or fails when a browser is required
+	if os.Geteuid() != 0 {
+		t.Skip("the browser runs as heed's own user, who may enter TMPDIR")
+	}
+	tmp := t.TempDir()
+	if err := os.Chmod(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", tmp)
+	s := newSite(t, map[string]string{"/": appShell})
+	b := New(Config{PageTimeout: 10 * time.Second, Tabs: 1})
+	defer b.Close()
+	client := loopback()
+	doc, err := client.Get(t.Context(), fetch.Request{URL: s.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Render(t.Context(), doc, client.Get)
+	if err == nil || !strings.Contains(err.Error(), "set TMPDIR") {
+		t.Errorf("rendered with TMPDIR closed to the browser's user: %v", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("%d left in TMPDIR", len(left))
+	}
+}
