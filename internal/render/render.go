@@ -404,16 +404,36 @@ func (b *Browser) render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	tctx, closeTab := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
-	defer closeTab()
-	if err := chromedp.Do(tctx); err != nil {
-		return nil, fmt.Errorf("render: open a tab: %w: %v", errBrowserGone, err)
-	}
-	t := chromedp.FromContext(tctx).Target
 	deadline := time.Now().Add(b.cfg.PageTimeout)
 	if dl, ok := ctx.Deadline(); ok && dl.Before(deadline) {
 		deadline = dl
 	}
+	tctx, closeTab := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
+	defer closeTab()
+	// A browser that does not answer (hung, stopped) does not hold the
+	// page for ever: past the page's time, it is taken as gone.
+	opened := make(chan error, 1)
+	go func() { opened <- chromedp.Do(tctx) }()
+	wait := time.NewTimer(time.Until(deadline))
+	defer wait.Stop()
+	select {
+	case err := <-opened:
+		if err != nil {
+			return nil, fmt.Errorf("render: open a tab: %w: %v", errBrowserGone, err)
+		}
+	case <-wait.C:
+		closeTab()
+		<-opened
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("render: open a tab: %w: it did not answer in %v", errBrowserGone, b.cfg.PageTimeout)
+	case <-ctx.Done():
+		closeTab()
+		<-opened
+		return nil, ctx.Err()
+	}
+	t := chromedp.FromContext(tctx).Target
 	pctx, cancel := context.WithDeadline(tctx, deadline)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -933,5 +934,32 @@ for (let i = 0; i < %d; i++) {
 	defer mu.Unlock()
 	if most != maxWorkers || p.Cut != "" {
 		t.Errorf("%d workers ran (cut %q); want %d", most, p.Cut, maxWorkers)
+	}
+}
+
+// A browser that stops answering (here, stopped) does not hold a page
+// for ever: opening its tab gives up after the page's time, and the page
+// renders in a new browser.
+func TestRenderBrowserHung(t *testing.T) {
+	browser(t) // skips, or fails when a browser is required
+	s := newSite(t, map[string]string{
+		"/":          appShell,
+		"/app.js":    `fetch("/data.json").then(r => r.json()).then(d => { document.getElementById("root").textContent = d.text; });`,
+		"/data.json": `{"text": "Rendered by the next browser."}`,
+	})
+	b := New(Config{PageTimeout: 3 * time.Second, Tabs: 1})
+	defer b.Close()
+	render(t, b, s.URL+"/data.json", nil) // the browser starts
+	hung := chromedp.FromContext(b.ctx).Browser.Process()
+	if err := hung.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer hung.Signal(syscall.SIGCONT)
+	p := render(t, b, s.URL+"/", nil)
+	if !strings.Contains(string(p.HTML), "Rendered by the next browser.") {
+		t.Errorf("the page: %s", p.HTML)
+	}
+	if now := chromedp.FromContext(b.ctx).Browser.Process().Pid; now == hung.Pid {
+		t.Errorf("the page rendered in the browser that was stopped")
 	}
 }
