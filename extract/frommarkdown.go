@@ -203,8 +203,20 @@ func (s *mdSanitizer) run(body string) string {
 			continue
 		case fence != "" && (blank || indent >= fenceIndent):
 			s.out.WriteString(line)
-			if n := len(rest) - len(strings.TrimLeft(rest, fence[:1])); indent < 4 && n >= len(fence) && strings.Trim(rest[n:], " \t") == "" {
-				fence = ""
+			if n := len(rest) - len(strings.TrimLeft(rest, fence[:1])); n >= len(fence) && strings.Trim(rest[n:], " \t") == "" {
+				// A closing fence may be indented up to three columns
+				// past its container's content, which is at most the
+				// opening line's indentation: one indented less than
+				// four closes it for every reader, one indented from
+				// four to three past the opening line only for a reader
+				// that takes it for a list item's, and what follows is
+				// then read as text, safe as code or as Markdown.
+				switch {
+				case indent < 4:
+					fence = ""
+				case indent < fenceIndent+4:
+					fence, asText = "", true
+				}
 			}
 			continue
 		case fence != "":

@@ -67,6 +67,9 @@ var attacks = []string{
 	// is no closing fence for having more after its marks.
 	"1. a\n   ```\n<img src=x onerror=alert(1)>\n   ```", "- a\n\n  ~~~\n<img src=x onerror=alert(1)>\n  ~~~",
 	"```\nx\n``` ```\n```\n<img src=x onerror=alert(1)>\n```",
+	// A list item's closing fence indented four or five columns, which
+	// is less than four past the item's content.
+	"- a\n\n  ```\n  b\n     ```\n  <img src=x onerror=alert(1)>", "1. a\n\n   ~~~\n   b\n      ~~~\n   <img src=x onerror=alert(1)>",
 	// A line of a tag alone, blank once the tag is left out, does not
 	// end a list.
 	"- a\n\n</b>\n\n    <img src=x onerror=alert(1)>", "1) &lt;\n\n</script>\n\n    <img src=x onerror=alert(1)>",
