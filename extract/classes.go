@@ -81,7 +81,7 @@ func (s *selector) classKinds(class, id string) wordKind {
 	return k
 }
 
-// classID is an element's class and id, less those named after the
+// classID is an element's class and id, less an id named after the
 // heading the element opens with (namedAfter). Documentation generators
 // name each heading, or the section it opens, after the heading's text
 // (Sphinx's section "related-topics" titled "Related topics", docutils'
@@ -90,28 +90,13 @@ func (s *selector) classKinds(class, id string) wordKind {
 // is a page's chrome. A heading named after itself is never chrome; a
 // section is taken at its name when the page names its sections so
 // (systematicNames), since a shop's "Reviews" section, or a site's "Most
-// popular" box, may be named after its heading too.
+// popular" box, may be named after its heading too. Generators name by
+// id; a class word stays what it says, since a site's "related-posts"
+// or "share" box is styled by the name of its heading.
 func (s *selector) classID(n *html.Node) (class, id string) {
 	class, id = attr(n, "class"), attr(n, "id")
-	title, ok := s.namedTitle(n)
-	if !ok || !isHeading(n) && s.namedTitles < systematicNames {
-		return class, id
-	}
-	if namedAfter(id, title) {
+	if _, ok := s.namedTitle(n); ok && (isHeading(n) || s.namedTitles >= systematicNames) {
 		id = ""
-	}
-	named := false
-	for c := range strings.FieldsSeq(class) {
-		named = named || namedAfter(c, title)
-	}
-	if named {
-		var kept []string
-		for c := range strings.FieldsSeq(class) {
-			if !namedAfter(c, title) {
-				kept = append(kept, c)
-			}
-		}
-		class = strings.Join(kept, " ")
 	}
 	return class, id
 }
@@ -122,29 +107,21 @@ func (s *selector) classID(n *html.Node) (class, id string) {
 const systematicNames = 3
 
 // namedTitle returns the names of the heading an element opens with
-// (titleNames), if its id or a class word is named after it.
+// (titleNames), if its id is named after it.
 func (s *selector) namedTitle(n *html.Node) ([2]string, bool) {
 	st := s.stats[n]
 	if st == nil || st.title == nil {
 		return [2]string{}, false
 	}
-	class, id := attr(n, "class"), attr(n, "id")
-	if class == "" && id == "" {
+	id := attr(n, "id")
+	if id == "" {
 		return [2]string{}, false
 	}
 	title := s.titleNames(st.title)
 	if title[0] == "" {
 		return title, false
 	}
-	if namedAfter(id, title) {
-		return title, true
-	}
-	for c := range strings.FieldsSeq(class) {
-		if namedAfter(c, title) {
-			return title, true
-		}
-	}
-	return title, false
+	return title, namedAfter(id, title)
 }
 
 // countNamed counts the headings under body that are named, each itself
@@ -228,7 +205,7 @@ func nameKey(s string) string {
 	return b.String()
 }
 
-// namedAfter reports whether a class word or id is a heading's text made
+// namedAfter reports whether an id is a heading's text made
 // a name (titleNames), itself or with a number after it that tells apart
 // sections of one title ("recommendation-1").
 func namedAfter(name string, title [2]string) bool {
@@ -346,8 +323,8 @@ func classTokens(n *html.Node) []string {
 	return splitClass(attr(n, "class"), attr(n, "id"))
 }
 
-// tokens are an element's class words (classTokens), less those of a
-// name taken from its heading (classID).
+// tokens are an element's class words (classTokens), less those of an
+// id taken from its heading (classID).
 func (s *selector) tokens(n *html.Node) []string {
 	return splitClass(s.classID(n))
 }

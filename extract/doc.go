@@ -16,7 +16,7 @@
 // mostly links, or that sit in a box of their own, each titled by a link
 // to its story), and the parts of a main that are mostly links when links
 // are much of it (a product grid, a tag cloud). An article element that
-// wraps the site's header and footer is read as the page. A class or id
+// wraps the site's header and footer is read as the page. An id
 // named after the heading its element opens with, as documentation
 // generators name sections ("related-topics" for "Related topics"), says
 // what the section is about, not that it is chrome. In an article,
