@@ -52,8 +52,9 @@ const maxTitle = 512
 //   - Code (fenced, indented and spans) is kept byte for byte; a code
 //     span across lines is read as text, its backticks escaped.
 //
-// These hold as a CommonMark reader (with GFM's tables) reads what it
-// writes, whatever blocks that reader finds where heed sees a paragraph.
+// These hold as a CommonMark reader (with GFM's tables, and with or
+// without its bare links) reads what it writes, whatever blocks that
+// reader finds where heed sees a paragraph.
 //
 // Document.Links are the http(s) links, absolute, without fragments, each
 // once. The title and description are the document's own YAML front
@@ -575,6 +576,7 @@ func (s *mdSanitizer) inlineOnce(p string, table bool) []byte {
 	}
 	var opens []opener
 	var holes []int // offsets in out of link openers left out
+	var bare bareLinkTail
 	out := make([]byte, 0, len(p)+len(p)/8)
 	for i := 0; i < len(p); {
 		c := p[i]
@@ -597,6 +599,10 @@ func (s *mdSanitizer) inlineOnce(p string, table bool) []byte {
 				j++
 			}
 			if end, ok := closes[i]; ok {
+				if openIn(&bare, out) {
+					// A bare link before it would take in its backticks.
+					out = append(out, ' ')
+				}
 				out = append(out, p[i:end]...)
 				i = end
 			} else {
@@ -922,6 +928,62 @@ func bareURL(p string) int {
 		break
 	}
 	return n
+}
+
+// bareLinkTail follows Markdown as it is written, to tell whether a GFM
+// reader could read what was written since the last white space or "<"
+// as a bare link ("http://", "https://", "ftp://" or "www." in it): such
+// a link reads on over anything up to white space or "<", a code span's
+// opening backticks too, and what the span held would then be Markdown,
+// raw HTML and all. Each byte is read once.
+type bareLinkTail struct {
+	read int // how much of the text has been read
+	open bool
+}
+
+// openIn reports whether a bare link could run on at the end of text, of
+// which what was read before is unchanged (or that is shorter than what
+// was read: written anew).
+func openIn[T ~string | ~[]byte](t *bareLinkTail, text T) bool {
+	if len(text) < t.read {
+		*t = bareLinkTail{}
+	}
+	for ; t.read < len(text); t.read++ {
+		switch c := text[t.read]; c {
+		case ' ', '\t', '\n', '\r', '\f', '\v', '<':
+			t.open = false
+		case '/', '.':
+			for _, start := range [...]string{"http://", "https://", "ftp://", "www."} {
+				t.open = t.open || endsWithFold(text[:t.read+1], start)
+			}
+		}
+	}
+	return t.open
+}
+
+// endsWithFold reports whether text ends with lower, an ASCII string in
+// lower case, in any case.
+func endsWithFold[T ~string | ~[]byte](text T, lower string) bool {
+	i := len(text) - len(lower)
+	if i < 0 {
+		return false
+	}
+	for j := range len(lower) {
+		if c := text[i+j]; c != lower[j] && !('A' <= c && c <= 'Z' && c+'a'-'A' == lower[j]) {
+			return false
+		}
+	}
+	return true
+}
+
+// codeInWord reports whether s has a backtick before its first white
+// space or "<": a bare link before it would read on over it.
+func codeInWord(s string) bool {
+	i := strings.IndexAny(s, " \t\n\r\f\v<")
+	if i < 0 {
+		i = len(s)
+	}
+	return strings.IndexByte(s[:i], '`') >= 0
 }
 
 func isWordByte(c byte) bool {

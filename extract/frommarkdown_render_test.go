@@ -78,6 +78,10 @@ var attacks = []string{
 	"a\\\\\\\n\\<img src=x onerror=alert(1)>", "a\\\\\\\n\\[x](javascript:alert(1))",
 	// A bare URL that took in the backslash escaping a backtick.
 	"http://ok.example/\\`a`<img src=x onerror=alert(1)>`",
+	// A code span after a bare link, which a GFM reader reads on over
+	// its backticks, to the next space or "<".
+	"http://ok.example/`<img src=x onerror=alert(1)>`", "a www.ok.example/x`<img src=x onerror=alert(1)>`",
+	"ftp://ok.example/[`<img src=x onerror=alert(1)>`](/x)",
 }
 
 func TestFromMarkdownRendered(t *testing.T) {

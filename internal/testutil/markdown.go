@@ -8,25 +8,45 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
-// commonMark reads Markdown as people and agents' renderers do: CommonMark
-// with GitHub's tables, strikethrough and task lists. (GFM's bare-link
-// extension is left out: it makes links only of text that starts with
-// http(s)://, www. or is an e-mail address.)
-var commonMark = goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList)).Parser()
+// readers read Markdown as people and agents' renderers do: CommonMark
+// with GitHub's tables, strikethrough and task lists, without and with
+// GFM's bare links. A bare link reads on to the next space or "<", over
+// what would otherwise open a code span: a document may be safe read one
+// way and not the other. (The bare links themselves, to http(s), ftp or
+// an e-mail address, are the reader's own reading of text, and harmless:
+// that reader's autolinks are not judged.)
+var readers = []struct {
+	parser.Parser
+	bareLinks bool
+}{
+	{goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList)).Parser(), false},
+	{goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser(), true},
+}
 
-// UnsafeMarkdown reads md with a CommonMark parser and describes the first
+// UnsafeMarkdown reads md with a CommonMark parser (readers) and describes the first
 // thing in it that heed promises its Markdown never holds: raw HTML
 // (inline or a block), or a link, image or autolink to anything but an
 // http(s) URL (or mailto, when allowed): the scheme a browser would read
 // in the href a renderer writes, a relative one resolving against the
 // page's http(s) URL. It returns "" when there is none.
 func UnsafeMarkdown(md string, mailto bool) string {
+	for _, r := range readers {
+		if found := unsafeRead(r.Parser, r.bareLinks, md, mailto); found != "" {
+			return found
+		}
+	}
+	return ""
+}
+
+// unsafeRead is UnsafeMarkdown as one reader reads md.
+func unsafeRead(r parser.Parser, bareLinks bool, md string, mailto bool) string {
 	src := []byte(md)
-	root := commonMark.Parse(text.NewReader(src))
+	root := r.Parse(text.NewReader(src))
 	var found string
 	ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
@@ -48,6 +68,9 @@ func UnsafeMarkdown(md string, mailto bool) string {
 		case *ast.Image:
 			href = util.URLEscape(n.Destination, true)
 		case *ast.AutoLink:
+			if bareLinks {
+				break
+			}
 			href = n.URL(src)
 			if n.AutoLinkType == ast.AutoLinkEmail {
 				href = append([]byte("mailto:"), href...)
