@@ -30,7 +30,7 @@ func checkExtracted(t *testing.T, page string, whole bool) {
 // parser reads it: code and kbd elements that touch, whose backticks
 // made one run that closed no span, so that the page's escaped
 // "&lt;img&gt;" came out as a tag; a line break after a backslash; a
-// list numbered past what a list marker holds.
+// list numbered past what a list marker holds; code after a bare link.
 var htmlAttacks = []string{
 	"<p><code>a</code><code>`&lt;img src=x onerror=alert(1)&gt;</code></p>",
 	"<p><kbd>a</kbd><kbd>`&lt;img src=x onerror=alert(1)&gt;</kbd></p>",
@@ -39,6 +39,11 @@ var htmlAttacks = []string{
 	"<p>a\\<br>&lt;img src=x onerror=alert(1)&gt;</p>",
 	// An item numbered past nine digits, which is no item.
 	"<ol start=999999999><li>a<li><pre>&lt;img src=x onerror=alert(1)&gt;</pre></ol>",
+	// Code after a bare link, which a GFM reader reads on over the
+	// code's backticks, to the next space or "<".
+	"<p>www.ok.example/a<code>&lt;img src=x onerror=alert(1)&gt;</code></p>",
+	"<p>http://ok.example/<b><code>&lt;img src=x onerror=alert(1)&gt;</code></b></p>",
+	"<p>http://ok.example/<a href=/x><code>&lt;img src=x onerror=alert(1)&gt;</code></a></p>",
 }
 
 func TestExtractRendered(t *testing.T) {

@@ -262,6 +262,7 @@ type block struct {
 	// no text leaves no marks.
 	pending []string
 	active  map[string]int // marks open, so that <b><b>x</b></b> is **x**
+	bare    bareLinkTail   // whether inline ends in what may be a bare link
 }
 
 func (r *renderer) render(n *html.Node) string {
@@ -296,6 +297,7 @@ func (b *block) flush() {
 		b.blocks = append(b.blocks, strings.TrimRight(s, "\\ \n"))
 	}
 	b.inline.Reset()
+	b.bare = bareLinkTail{}
 	b.space = false
 	b.pending = b.pending[:0]
 }
@@ -505,6 +507,9 @@ func (b *block) emit(s string) {
 	} else if len(b.pending) == 0 && strings.HasPrefix(s, "`") && strings.HasSuffix(b.inline.String(), "`") {
 		// Two code spans that touch (<code>a</code><code>b</code>): their
 		// backticks would make one run, which closes neither.
+		b.inline.WriteByte(' ')
+	} else if codeInWord(s) && openIn(&b.bare, b.inline.String()) {
+		// A bare link before a code span would take in its backticks.
 		b.inline.WriteByte(' ')
 	}
 	for _, m := range b.pending {
