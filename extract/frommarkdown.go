@@ -53,8 +53,8 @@ const maxTitle = 512
 //     span across lines is read as text, its backticks escaped.
 //
 // These hold as a CommonMark reader (with GFM's tables, and with or
-// without its bare links) reads what it writes, whatever blocks that
-// reader finds where heed sees a paragraph.
+// without its bare links, footnotes and definition lists) reads what it
+// writes, whatever blocks that reader finds where heed sees a paragraph.
 //
 // Document.Links are the http(s) links, absolute, without fragments, each
 // once. The title and description are the document's own YAML front
@@ -345,10 +345,12 @@ func dropOpen(rest string) string {
 }
 
 // listItem reports whether the line (its indentation removed) opens a
-// list item.
+// list item, or a definition list's description (": ", as kramdown,
+// pandoc and PHP Markdown Extra read it), whose indented lines are its
+// text as a list item's are.
 func listItem(rest string) bool {
 	spaceOrEnd := func(j int) bool { return j == len(rest) || rest[j] == ' ' || rest[j] == '\t' }
-	if len(rest) >= 1 && strings.IndexByte("-*+", rest[0]) >= 0 && spaceOrEnd(1) {
+	if len(rest) >= 1 && strings.IndexByte("-*+:", rest[0]) >= 0 && spaceOrEnd(1) {
 		return true
 	}
 	i := 0

@@ -82,6 +82,9 @@ var attacks = []string{
 	// its backticks, to the next space or "<".
 	"http://ok.example/`<img src=x onerror=alert(1)>`", "a www.ok.example/x`<img src=x onerror=alert(1)>`",
 	"ftp://ok.example/[`<img src=x onerror=alert(1)>`](/x)",
+	// A definition list's description, whose indented lines after a
+	// blank line are its text, as a list item's are.
+	"term\n: a\n\n    <img src=x onerror=alert(1)>", "[^1]\n\n[^1]: a\n\n    <img src=x onerror=alert(1)>",
 }
 
 func TestFromMarkdownRendered(t *testing.T) {

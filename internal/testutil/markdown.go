@@ -15,17 +15,19 @@ import (
 
 // readers read Markdown as people and agents' renderers do: CommonMark
 // with GitHub's tables, strikethrough and task lists, without and with
-// GFM's bare links. A bare link reads on to the next space or "<", over
-// what would otherwise open a code span: a document may be safe read one
-// way and not the other. (The bare links themselves, to http(s), ftp or
-// an e-mail address, are the reader's own reading of text, and harmless:
-// that reader's autolinks are not judged.)
+// GFM's bare links, GitHub's footnotes and the definition lists of
+// kramdown, pandoc and PHP Markdown Extra. A bare link reads on to the
+// next space or "<", over what would otherwise open a code span, and a
+// definition's indented lines are its text, not code: a document may be
+// safe read one way and not the other. (The bare links themselves, to
+// http(s), ftp or an e-mail address, are the reader's own reading of
+// text, and harmless: that reader's autolinks are not judged.)
 var readers = []struct {
 	parser.Parser
 	bareLinks bool
 }{
 	{goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough, extension.TaskList)).Parser(), false},
-	{goldmark.New(goldmark.WithExtensions(extension.GFM)).Parser(), true},
+	{goldmark.New(goldmark.WithExtensions(extension.GFM, extension.Footnote, extension.DefinitionList)).Parser(), true},
 }
 
 // UnsafeMarkdown reads md with a CommonMark parser (readers) and describes the first
