@@ -21,7 +21,7 @@ import (
 // definition's indented lines are its text, not code: a document may be
 // safe read one way and not the other. (The bare links themselves, to
 // http(s), ftp or an e-mail address, are the reader's own reading of
-// text, and harmless: that reader's autolinks are not judged.)
+// text, and harmless: that reader lets them be.)
 var readers = []struct {
 	parser.Parser
 	bareLinks bool
@@ -70,12 +70,14 @@ func unsafeRead(r parser.Parser, bareLinks bool, md string, mailto bool) string 
 		case *ast.Image:
 			href = util.URLEscape(n.Destination, true)
 		case *ast.AutoLink:
-			if bareLinks {
-				break
-			}
 			href = n.URL(src)
-			if n.AutoLinkType == ast.AutoLinkEmail {
+			switch {
+			case n.AutoLinkType == ast.AutoLinkEmail && bareLinks:
+				href = nil // an e-mail address, linked by the reader
+			case n.AutoLinkType == ast.AutoLinkEmail:
 				href = append([]byte("mailto:"), href...)
+			case bareLinks && hrefScheme(string(href)) == "ftp":
+				href = nil // a bare ftp:// link, linked by the reader
 			}
 		}
 		if href != nil {
