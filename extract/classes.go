@@ -89,16 +89,36 @@ func (s *selector) classKinds(class, id string) wordKind {
 // "_comments"): such a name says what the section is about, not that it
 // is a page's chrome. A heading named after itself is never chrome; a
 // section is taken at its name when the page names its sections so
-// (systematicNames), since a shop's "Reviews" section, or a site's "Most
-// popular" box, may be named after its heading too. Generators name by
+// (systematicNames) and it stands among sections so named
+// (amongSections), since a shop's "Reviews" section, or a site's "Most
+// popular" or "Newsletter" box, may be named after its heading too. Generators name by
 // id; a class word stays what it says, since a site's "related-posts"
 // or "share" box is styled by the name of its heading.
 func (s *selector) classID(n *html.Node) (class, id string) {
 	class, id = attr(n, "class"), attr(n, "id")
-	if _, ok := s.namedTitle(n); ok && (isHeading(n) || s.namedTitles >= systematicNames) {
+	if _, ok := s.namedTitle(n); ok && (isHeading(n) || s.namedTitles >= systematicNames && s.amongSections(n)) {
 		id = ""
 	}
 	return class, id
+}
+
+// amongSections reports whether a section named after its heading is one
+// of a document's sections, as a generator nests them: within a section
+// so named, beside another, or holding one. A site's box named after its
+// label ("newsletter", "related-posts") stands among paragraphs.
+func (s *selector) amongSections(n *html.Node) bool {
+	if s.namedKids[n] > 0 {
+		return true
+	}
+	p := n.Parent
+	if p == nil {
+		return false
+	}
+	if s.namedKids[p] >= 2 {
+		return true
+	}
+	_, ok := s.namedTitle(p)
+	return ok && !isHeading(p)
 }
 
 // systematicNames is how many headings a page names (each itself, or the
@@ -125,19 +145,24 @@ func (s *selector) namedTitle(n *html.Node) ([2]string, bool) {
 }
 
 // countNamed counts the headings under body that are named, each itself
-// or the section it opens (namedTitle), up to systematicNames: once,
-// after measure and before any class is read.
+// or the section it opens (namedTitle), and the sections so named that
+// each element holds as children: once, after measure and before any
+// class is read.
 func (s *selector) countNamed(body *html.Node) {
 	s.namedTitles = 0
+	s.namedKids = map[*html.Node]int{}
 	seen := map[*html.Node]bool{}
 	for n := range descendants(body) {
 		if n.Type != html.ElementNode {
 			continue
 		}
-		if _, ok := s.namedTitle(n); ok && !seen[s.stats[n].title] {
-			seen[s.stats[n].title] = true
-			if s.namedTitles++; s.namedTitles >= systematicNames {
-				return
+		if _, ok := s.namedTitle(n); ok {
+			if !isHeading(n) && n.Parent != nil {
+				s.namedKids[n.Parent]++
+			}
+			if !seen[s.stats[n].title] {
+				seen[s.stats[n].title] = true
+				s.namedTitles++
 			}
 		}
 	}

@@ -51,6 +51,9 @@ type selector struct {
 	// (countNamed).
 	titles      map[*html.Node][2]string
 	namedTitles int
+	// How many sections named after their headings each element holds
+	// as children (amongSections).
+	namedKids map[*html.Node]int
 }
 
 // weight scores an element by its class and id: +25 for words that mark

@@ -91,3 +91,37 @@ func TestChromeNotNamedAfterHeadingDropped(t *testing.T) {
 		t.Errorf("kept the site's header:\n%s", doc.Markdown)
 	}
 }
+
+// blogPage is an article whose headings carry ids of their text, as
+// static site generators and editors write them, with a box after its
+// text.
+func blogPage(box string) string {
+	return `<html><head><title>Post</title></head><body><header><a href="/">Blog</a></header><main><article><h1>Post</h1>` +
+		`<h2 id="installing">Installing</h2>` + sectionPara("The guide") + `<h2 id="first-steps">First steps</h2>` + sectionPara("The steps") +
+		`<h2 id="usage">Usage</h2>` + sectionPara("The usage") + box + `</article></main></body></html>`
+}
+
+// A site's box named after its label stays chrome on a page that names
+// its headings: it stands among the article's paragraphs, not among
+// sections named so, as a generator's section does.
+func TestBoxNamedAfterLabelDropped(t *testing.T) {
+	prose := `<p>Bob's remark rambles on, at length, about nothing much, and on, and on, with commas.</p>`
+	excerpt := `<article><h3><a href="/bob-1">Bob's first story</a></h3>` + prose + `</article>`
+	for _, c := range []struct{ name, html string }{
+		{"newsletter", `<section id="newsletter"><h2>Newsletter</h2><p>Sign up to Bob's newsletter to get the latest posts in your inbox, every week, for free.</p><form><input type=email><button>Subscribe</button></form></section>`},
+		{"related posts", `<section id="related-posts"><h2>Related posts</h2>` + excerpt + excerpt + `</section>`},
+		{"subscribe", `<div id="subscribe"><h3>Subscribe</h3>` + prose + `</div>`},
+		{"advertisement", `<div id="advertisement"><h3>Advertisement</h3>` + prose + `</div>`},
+		{"sponsors", `<div id="sponsors"><h3>Sponsors</h3>` + prose + `</div>`},
+		{"comments", `<section id="comments"><h2>Comments</h2>` + prose + `</section>`},
+		{"navigation", `<div id="navigation"><h2>Navigation</h2>` + prose + `<ul><li><a href="/bob-1">Bob's first</a></li></ul></div>`},
+	} {
+		doc := extractPageString(t, blogPage(c.html))
+		if !strings.Contains(doc.Markdown, "The usage goes on") || !strings.Contains(doc.Markdown, "## First steps") {
+			t.Fatalf("%s: lost the content:\n%s", c.name, doc.Markdown)
+		}
+		if strings.Contains(doc.Markdown, "Bob") {
+			t.Errorf("%s: kept the chrome:\n%s", c.name, doc.Markdown)
+		}
+	}
+}
