@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -138,5 +139,50 @@ func TestSitemapRedirectKeepsToItsOrigin(t *testing.T) {
 	}
 	if p := other.paths(); len(p) > 0 {
 		t.Errorf("a host out of scope was asked for %v", p)
+	}
+}
+
+// TestBarrenSitemapsLeftUnread: a crawl kept to a directory of a site
+// whose sitemap index lists many sitemaps, none of whose pages are in the
+// directory, stops reading them after maxBarrenSitemaps in a row, rather
+// than ask for every one on the host's turn; a sitemap that lists a page
+// in scope starts the count again, and its page is crawled.
+func TestBarrenSitemapsLeftUnread(t *testing.T) {
+	s := newSite(t)
+	s.set("/docs/", page{body: html("Docs")})
+	var idx strings.Builder
+	idx.WriteString("<sitemapindex>")
+	for i := range 20 {
+		fmt.Fprintf(&idx, "<sitemap><loc>/sm%d.xml</loc></sitemap>", i)
+		loc := fmt.Sprintf("%s/blog/%d", s.URL, i)
+		if i == 2 {
+			loc = s.URL + "/docs/listed"
+		}
+		s.set(fmt.Sprintf("/sm%d.xml", i), page{body: "<urlset><url><loc>" + loc + "</loc></url></urlset>"})
+	}
+	idx.WriteString("</sitemapindex>")
+	s.set("/sitemap.xml", page{body: idx.String()})
+	s.set("/docs/listed", page{body: html("Listed")})
+	c, _ := crawler(t)
+	var ev events
+	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/docs/"}, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	for _, p := range s.paths() {
+		if strings.HasPrefix(p, "/sm") {
+			asked = append(asked, p)
+		}
+	}
+	// sm0 and sm1 list nothing in /docs/, sm2 does, then three more.
+	if want := []string{"/sm0.xml", "/sm1.xml", "/sm2.xml", "/sm3.xml", "/sm4.xml", "/sm5.xml"}; !slices.Equal(asked, want) {
+		t.Errorf("sitemaps asked for %v, want %v", asked, want)
+	}
+	if ev.find(Stored, "/docs/listed") == nil {
+		t.Errorf("the page a sitemap lists in scope was not crawled: requests %v", s.paths())
+	}
+	if sum.Left.Sitemaps != 14 {
+		t.Errorf("%d sitemaps said left unread, want the 14 not asked for", sum.Left.Sitemaps)
 	}
 }

@@ -27,6 +27,11 @@ const (
 	// maxSitemapDepth is how deeply a sitemap's elements may nest: the
 	// protocol's are three deep, and its extensions' five.
 	maxSitemapDepth = 32
+	// maxBarrenSitemaps is how many sitemaps of pages in a row may list
+	// no page in the crawl's scope before the rest are left unread: a
+	// crawl kept to a directory of a large site would else read the
+	// site's every sitemap, each on the host's turn, for little.
+	maxBarrenSitemaps = 3
 )
 
 // Sitemaps says how a crawl reads a site's sitemaps (ReadSitemaps).
@@ -67,17 +72,18 @@ var ErrSitemapsCut = errors.New("the sitemaps' reading was cut short")
 // /sitemap.xml of the start URL's origin, following sitemap indexes, and
 // offers the pages they list. It reads within the sitemap bounds (50
 // files, each up to 50,000 entries and 50 MB) and stops once the crawl is
-// full; it returns how many sitemap files it left unread, or did not read
-// to their end, and ErrSitemapsCut when the context ended or a host's
-// turn did not come first.
+// full, or once maxBarrenSitemaps sitemaps of pages in a row listed none
+// in its scope; it returns how many sitemap files it left unread, or did
+// not read to their end, and ErrSitemapsCut when the context ended or a
+// host's turn did not come first.
 func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []string) (unread int, err error) {
 	origin := start.Scheme + "://" + start.Host
 	lists := append(slices.Clone(listed), origin+"/sitemap.xml")
 	done := map[string]bool{}
-	read := 0
+	read, barren := 0, 0
 	budget := newSitemapBudget(sm.MaxRequests)
 	for i := 0; i < len(lists); i++ {
-		if ctx.Err() != nil || read >= maxSitemaps || sm.Full() {
+		if ctx.Err() != nil || read >= maxSitemaps || sm.Full() || barren >= maxBarrenSitemaps {
 			// The rest of the list is left, but for /sitemap.xml, which
 			// is only a guess.
 			for _, l := range lists[i:] {
@@ -142,7 +148,7 @@ func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []str
 		if resp.Status != 200 {
 			continue
 		}
-		full, index := false, false
+		full, index, inScope := false, false, false
 		err = readSitemap(ctx, resp.Body, func(e sitemapEntry) bool {
 			if e.Index {
 				index = true
@@ -160,6 +166,10 @@ func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []str
 				return false
 			}
 			if n, err := Normalize(resolve(loc, e.Loc)); err == nil {
+				if !inScope {
+					u, err := url.Parse(n)
+					inScope = err == nil && sm.InScope(u)
+				}
 				sm.Offer(n, e.LastMod)
 			}
 			return true
@@ -168,6 +178,12 @@ func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []str
 			unread++ // not read to its end
 		} else if !index && sm.Read != nil {
 			sm.Read(loc)
+		}
+		switch {
+		case inScope:
+			barren = 0
+		case !index && !full && err == nil:
+			barren++
 		}
 	}
 	return unread, nil
