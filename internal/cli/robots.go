@@ -49,8 +49,8 @@ and which rule, on which line, decided. With --file, the URLs are checked
 against that file and may be paths starting with "/"; without it, each
 URL's origin's live robots.txt is fetched (through heed's guarded client)
 and the URLs must be absolute http(s) URLs. A URL is decided on its path
-and query, at any length; against a file, it may carry a user and
-password, which are never printed.
+and query, at any length; against a file, it may be of any scheme
+("ftp://..."), and may carry a user and password, which are never printed.
 
 Exit status: 0 when every URL is allowed, 1 when any is disallowed, 2 on a
 usage error or when a robots.txt cannot be asked for at all.`,
@@ -149,14 +149,13 @@ func (e *env) decider(cmd *cobra.Command, file string) (func(string) (robots.Dec
 	return func(u string) (robots.Decision, error) { return svc.Robots().Allowed(cmd.Context(), e.agent, u) }, nil
 }
 
-// checkableURL accepts absolute http(s) URLs, and paths when against a
-// file. A URL is decided on its path and query, taken as written, as the
-// robots library matches them (a stray "%" included), and at any length:
-// nothing of it is requested. Its scheme and authority must be a URL's
-// that heed reads: http or https, a host. Against a file nothing is
-// fetched, and a user and password are allowed (never printed); against
-// the live robots.txt they are refused, as by every command that sends a
-// request.
+// checkableURL accepts, against a file, what the robots library decides
+// (decidable), and against the live robots.txt absolute http(s) URLs. A
+// URL is decided on its path and query, taken as written, as the robots
+// library matches them (a stray "%" included), and at any length. Against
+// the live robots.txt, its scheme and authority must be a URL's that heed
+// fetches (http or https, a host), and a user and password are refused,
+// as by every command that sends a request.
 func checkableURL(s string, againstFile bool) error {
 	if strings.HasPrefix(s, "/") && !strings.HasPrefix(s, "//") {
 		if againstFile {
@@ -164,27 +163,17 @@ func checkableURL(s string, againstFile bool) error {
 		}
 		return fmt.Errorf("%q is a path; without --file, URLs must be absolute so that heed knows whose robots.txt to fetch", heed.Clip(s, 256))
 	}
+	if againstFile {
+		return decidable(s)
+	}
 	// The scheme and authority alone are read as a URL: the path is the
 	// rules' business.
 	head, ok := urlHead(s)
 	if !ok {
 		head = s
 	}
-	userinfoRead := false
-	if againstFile {
-		if i := strings.Index(head, "://"); i >= 0 {
-			if at := strings.LastIndexByte(head[i+3:], '@'); at >= 0 {
-				head = head[:i+3] + head[i+3+at+1:]
-				userinfoRead = true
-			}
-		}
-	}
 	if err := fetch.CheckURL(head + "/"); err != nil {
-		// A user and password read whole are not to blame for what is
-		// wrong after them (a port, a host), unless what is left still
-		// reads as one.
-		blamePassword := !userinfoRead || fetch.HasCredentials(fetch.WithoutCredentials(s))
-		if blamePassword && fetch.HasCredentials(s) && !errors.Is(err, fetch.ErrRefused) {
+		if fetch.HasCredentials(s) && !errors.Is(err, fetch.ErrRefused) {
 			// What could not be read may be part of a password
 			// ("http://user:pa/ss@host/"): it is not quoted.
 			return fmt.Errorf("%q is not a URL heed reads: its user or password holds a \"/\", \"?\" or \"#\" (percent-encode it, or leave it out)", fetch.Redact(s))
@@ -192,6 +181,36 @@ func checkableURL(s string, againstFile bool) error {
 		return fmt.Errorf("%q is neither an http(s) URL heed takes nor a path starting with /: %v", fetch.Redact(s), err)
 	}
 	return nil
+}
+
+// noRules is a robots.txt of no rules: what it makes of a URL says
+// whether the library reads the URL at all.
+var noRules = robots.Parse(nil)
+
+// decidable accepts, against a file, any URL the robots library decides:
+// a path, or an absolute URL of any scheme ("scheme://authority..."),
+// whose path and query are decided as written, whatever its authority
+// (a port or a host no resolver reads, ftp's). Nothing is fetched. Its
+// user and password are allowed, and never printed, unless they cannot
+// be told from the host ("http://user:pa/ss@host/", which parsers read
+// as a host "user" and a path): that is refused, without quoting them.
+func decidable(s string) error {
+	if noRules.Allowed("heed", s).Reason == robots.ReasonBadURL {
+		return fmt.Errorf("%q is neither a path starting with / nor an absolute URL (scheme://...): no rule of robots.txt applies to it", fetch.Redact(s))
+	}
+	if fetch.HasCredentials(s) && !credentialsInAuthority(s) {
+		return fmt.Errorf("%q is not a URL heed reads: its user or password holds a \"/\", \"?\" or \"#\" (percent-encode it, or leave it out)", fetch.Redact(s))
+	}
+	return nil
+}
+
+// credentialsInAuthority reports whether the "@" that ends a URL's user
+// and password is in its authority as the robots library ends it (at the
+// first "/", "?" or "#", a backslash being a slash): where it is not, the
+// library decides a path that holds part of them.
+func credentialsInAuthority(s string) bool {
+	head, ok := urlHead(strings.ReplaceAll(s, `\`, "/"))
+	return !ok || strings.Contains(head, "@")
 }
 
 // urlHead returns the scheme and authority of an absolute URL

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/robots"
 )
 
@@ -144,31 +145,20 @@ func TestRobotsCheckUsage(t *testing.T) {
 		{[]string{"robots", "check", "--file", file}, "no URL"},
 		{[]string{"robots", "check", "/x"}, "without --file, URLs must be absolute"},
 		{[]string{"robots", "check", "--allow-net", "loopback", "http://127.0.0.1/x"}, "--allow-net"},
-		{[]string{"robots", "check", "--file", file, "example.com/x"}, "neither an http(s) URL"},
-		{[]string{"robots", "check", "--file", file, "ftp://example.com/x"}, "neither an http(s) URL"},
-		{[]string{"robots", "check", "--file", file, "http://[::1/x"}, "missing ']' in host"},
+		{[]string{"robots", "check", "--file", file, "example.com/x"}, "neither a path starting with / nor an absolute URL"},
 		// Against the live robots.txt, a request is sent: credentials
 		// are refused, as by every command that sends one.
 		{[]string{"robots", "check", "http://admin:hunter2@example.com/x"}, "carries credentials"},
 		// A URL whose scheme and authority were not yet read is read,
 		// whatever URLs of another authority came before it.
 		{[]string{"robots", "check", "http://example.com/a", "http://example.com/b", "http://admin:hunter2@example.com/c"}, "carries credentials"},
-		{[]string{"robots", "check", "--file", file, "/a", "http://example.com/b", "http://[::1/c"}, "missing ']' in host"},
 		// A password holding a "/" leaves a URL no parser reads alike;
 		// no part of the password is quoted.
 		{[]string{"robots", "check", "--file", file, "http://admin:hunter2/x@example.com/c"}, "its user or password holds"},
-		// Credentials in its query are not the URL's own.
-		{[]string{"robots", "check", "--file", file, "http://[::1/c?next=http://admin:hunter2@example.com/"}, "missing ']' in host"},
-		// A user and password that read are not blamed for what is
-		// wrong after them.
-		{[]string{"robots", "check", "--file", file, "http://admin:hunter2@example.com:abc/x"}, `invalid port ":abc"`},
-		{[]string{"robots", "check", "--file", file, "http://admin:hunter2@/x"}, "no host"},
-		{[]string{"robots", "check", "--file", file, "http://admin:hunter2@exa mple.com/x"}, "invalid character"},
 		// A password in a URL that is not read is not printed either.
-		{[]string{"robots", "check", "--file", file, "//admin:hunter2@example.com/x"}, "no scheme"},
+		{[]string{"robots", "check", "--file", file, "//admin:hunter2@example.com/x"}, "neither a path starting with / nor an absolute URL"},
 		{[]string{"robots", "check", "//admin:hunter2@example.com/x"}, "no scheme"},
-		{[]string{"robots", "check", "--file", file, "http:/admin:hunter2@example.com/x"}, "no host"},
-		{[]string{"robots", "check", "--file", file, `https:\\admin:hunter2@example.com/x`}, "no host"},
+		{[]string{"robots", "check", "--file", file, "http:/admin:hunter2@example.com/x"}, "neither a path starting with / nor an absolute URL"},
 		{[]string{"robots", "check", "--file", filepath.Join(t.TempDir(), "missing"), "/x"}, "no such file"},
 		{[]string{"robots", "check", "--bogus", "/x"}, "unknown flag"},
 		{[]string{"robots", "fmt", "a", "b"}, "accepts at most 1 arg"},
@@ -182,6 +172,40 @@ func TestRobotsCheckUsage(t *testing.T) {
 		}
 		if strings.Contains(stderr, "hunter2") {
 			t.Errorf("heed %v: the password is printed: %q", tt.args, stderr)
+		}
+	}
+}
+
+// TestRobotsCheckFileDecidesWhatTheLibraryDecides: against a file,
+// nothing is fetched, and a URL is decided on its path and query
+// whatever its scheme or authority (ftp's, a port or a host no resolver
+// reads), as the robots library decides it; its password is never
+// printed.
+func TestRobotsCheckFileDecidesWhatTheLibraryDecides(t *testing.T) {
+	text := "User-agent: *\nDisallow: /private/\n"
+	file := writeFile(t, "robots.txt", text)
+	r := robots.Parse([]byte(text))
+	for _, u := range []string{
+		"ftp://example.com/private/x",
+		"ftp://admin:hunter2@example.com/docs/x",
+		"http://[::1/private/x",
+		"http://[::1/c?next=http://admin:hunter2@example.com/",
+		"http://admin:hunter2@example.com:abc/private/x",
+		"http://admin:hunter2@/x",
+		"http://admin:hunter2@exa mple.com/private/x",
+		`https:\\admin:hunter2@example.com/private/x`,
+	} {
+		want := r.Allowed(heed.UserAgent(), u)
+		code, out, stderr := run(t, "", "robots", "check", "--file", file, "--json", u)
+		if want.Reason == robots.ReasonBadURL {
+			t.Fatalf("%q: the library does not decide it", u)
+		}
+		var got struct{ Allowed bool }
+		if err := json.Unmarshal([]byte(out), &got); err != nil || got.Allowed != want.Allowed || code != map[bool]int{true: 0, false: 1}[want.Allowed] {
+			t.Errorf("%q: exit %d, %q %q, want the library's %v", u, code, out, stderr, want)
+		}
+		if strings.Contains(out+stderr, "hunter2") {
+			t.Errorf("%q: the password is printed: %q %q", u, out, stderr)
 		}
 	}
 }
