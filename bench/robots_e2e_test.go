@@ -27,9 +27,14 @@ func binaries(tb testing.TB) (heed, temoto string) {
 			return
 		}
 		e2e.heed, e2e.temoto = filepath.Join(dir, "heed"), filepath.Join(dir, "temotocheck")
-		// heed from its own module, with its own go.sum.
+		// heed from its own module, with its own go.sum. Both alike, as the
+		// README builds heed: CGO_ENABLED=0, static binaries that start
+		// without the dynamic loader (temoto's package imports net/http,
+		// so a cgo build of either would be linked dynamically).
 		for _, b := range [][3]string{{"..", e2e.heed, "./cmd/heed"}, {".", e2e.temoto, "./cmd/temotocheck"}} {
-			if out, err := exec.Command("go", "-C", b[0], "build", "-o", b[1], b[2]).CombinedOutput(); err != nil {
+			cmd := exec.Command("go", "-C", b[0], "build", "-o", b[1], b[2])
+			cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+			if out, err := cmd.CombinedOutput(); err != nil {
 				e2e.err = fmt.Errorf("go build %s: %v\n%s", b[2], err, out)
 				return
 			}

@@ -41,7 +41,11 @@ func build(t testing.TB) string {
 			return
 		}
 		binary = filepath.Join(dir, "heed")
-		if out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput(); err != nil {
+		// Built as the README builds it: CGO_ENABLED=0, a static binary
+		// that starts without the dynamic loader.
+		cmd := exec.Command("go", "build", "-o", binary, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
 	})

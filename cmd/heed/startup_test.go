@@ -14,7 +14,8 @@ import (
 // do little but start: --version, a search of an empty stash (its index
 // opened and searched), and a
 // robots.txt check of a file; and, for scale, a Go program that prints
-// hello (go-hello-world), built alike. It reports the wall time a run and
+// hello (go-hello-world), built alike (CGO_ENABLED=0, as the README
+// builds heed). It reports the wall time a run and
 // the CPU time (user and system) of the process; package initialization
 // is what they pay beyond the work, so that nothing may be initialised at
 // start-up that the command does not use (the goal is heed --version in
@@ -33,7 +34,9 @@ func BenchmarkStartup(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	if out, err := exec.Command("go", "-C", dir, "build", "-o", hello, ".").CombinedOutput(); err != nil {
+	build := exec.Command("go", "-C", dir, "build", "-o", hello, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
 		b.Fatalf("go build hello: %v\n%s", err, out)
 	}
 	robots := filepath.Join(dir, "robots.txt")
