@@ -208,7 +208,7 @@ var resolver fetch.Resolver
 // returns its exit code. Results go to stdout, diagnostics to stderr.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
-	root := e.rootCommand()
+	root := e.rootCommand(args...)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -237,7 +237,12 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return ExitUsage
 }
 
-func (e *env) rootCommand() *cobra.Command {
+// rootCommand makes heed's command tree. Given the command line, it makes
+// only what that line can reach, since making every command, its flags
+// and help is work each run would pay at start-up: the command its first
+// argument names, or none for a lone --version. Any other line (help,
+// completion, flags before the command, a mistyped name) gets them all.
+func (e *env) rootCommand(args ...string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "heed",
 		Short: "heed fetches the web politely into a searchable stash of Markdown",
@@ -265,10 +270,29 @@ func (e *env) rootCommand() *cobra.Command {
 			e.undoFloor = heapfloor.Set(heapfloor.Heed)
 		}
 	}
-	root.AddCommand(e.robotsCommand(), e.fetchCommand(), e.extractCommand(), e.crawlCommand(),
-		e.searchCommand(), e.showCommand(), e.lsCommand(), e.rmCommand(), e.reindexCommand(),
-		e.addCommand(), e.syncCommand(), e.mcpCommand(), e.migrateCommand(), e.exportCommand(),
-		e.workerCommand(), e.statusCommand(), e.pathsCommand())
+	type command struct {
+		name string
+		make func() *cobra.Command
+	}
+	commands := []command{
+		{"robots", e.robotsCommand}, {"fetch", e.fetchCommand}, {"extract", e.extractCommand},
+		{"crawl", e.crawlCommand}, {"search", e.searchCommand}, {"show", e.showCommand},
+		{"ls", e.lsCommand}, {"rm", e.rmCommand}, {"reindex", e.reindexCommand},
+		{"add", e.addCommand}, {"sync", e.syncCommand}, {"mcp", e.mcpCommand},
+		{"migrate", e.migrateCommand}, {"export", e.exportCommand}, {"worker", e.workerCommand},
+		{"status", e.statusCommand}, {"paths", e.pathsCommand},
+	}
+	switch {
+	case len(args) == 1 && (args[0] == "--version" || args[0] == "-v"):
+		commands = nil
+	case len(args) > 0:
+		if i := slices.IndexFunc(commands, func(c command) bool { return c.name == args[0] }); i >= 0 {
+			commands = commands[i : i+1]
+		}
+	}
+	for _, c := range commands {
+		root.AddCommand(c.make())
+	}
 	sharedHelp(root)
 	return root
 }

@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRootCommandMakesWhatTheLineReaches runs command lines on the tree
+// rootCommand makes for them and on the whole tree: each must say and do
+// the same on both, so that making only the command a line names never
+// changes what the line does (flags before the command, a flag's value
+// that is a command's name, help, completion, mistyped names).
+func TestRootCommandMakesWhatTheLineReaches(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("HEED_CONFIG", filepath.Join(dir, "config.yaml"))
+	t.Setenv("HEED_STASH", filepath.Join(dir, "stash"))
+	robotsFile := writeFile(t, "robots.txt", sample)
+	for _, line := range [][]string{
+		nil,
+		{"--version"},
+		{"-v"},
+		{"--version", "--help"},
+		{"-v", "extra"},
+		{"--help"},
+		{"-h"},
+		{"help"},
+		{"help", "robots"},
+		{"robots"},
+		{"robots", "chek"},
+		{"robots", "--help"},
+		{"robots", "check", "--help"},
+		{"robots", "check", "--file", robotsFile, "https://example.com/private/x", "https://example.com/docs/"},
+		{"--config", "robots", "crawl", "https://example.com/"},
+		{"--stash", "search", "search", "tides"},
+		{"sarch", "tides"},
+		{"search", "--help"},
+		{"crawl", "--help"},
+		{"paths"},
+		{"completion", "bash"},
+		{"__complete", "robots", ""},
+		{"__complete", ""},
+		{"__complete", "robots", "check", "--f"},
+	} {
+		t.Run(strings.Join(line, " "), func(t *testing.T) {
+			var got, want [3]string
+			for i, whole := range []bool{false, true} {
+				var out, errOut bytes.Buffer
+				e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut}
+				root := e.rootCommand(line...)
+				if whole {
+					root = e.rootCommand()
+				}
+				root.SetArgs(line)
+				root.SetIn(e.stdin)
+				root.SetOut(&out)
+				root.SetErr(&errOut)
+				err := root.ExecuteContext(t.Context())
+				if e.svc != nil {
+					e.svc.Close()
+				}
+				r := [3]string{out.String(), errOut.String(), ""}
+				if err != nil {
+					r[2] = err.Error()
+				}
+				if i == 0 {
+					got = r
+				} else {
+					want = r
+				}
+			}
+			if got != want {
+				t.Errorf("made for the line: stdout %q, stderr %q, error %q\nwhole tree: stdout %q, stderr %q, error %q",
+					got[0], got[1], got[2], want[0], want[1], want[2])
+			}
+		})
+	}
+}
+
+// BenchmarkRun runs heed in the process for commands that do little but
+// start, so that the work of making the command tree shows (allocs/op
+// does not vary with the machine's load):
+//
+//	go test -run '^$' -bench Run -benchmem ./internal/cli
+func BenchmarkRun(b *testing.B) {
+	dir := b.TempDir()
+	b.Setenv("HEED_CONFIG", filepath.Join(dir, "config.yaml"))
+	robotsFile := filepath.Join(dir, "robots.txt")
+	if err := os.WriteFile(robotsFile, []byte(sample), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"version", []string{"--version"}},
+		{"robots-check", []string{"robots", "check", "--file", robotsFile, "https://example.com/private/x"}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				var out bytes.Buffer
+				if code := Run(b.Context(), c.args, strings.NewReader(""), &out, &out); code > ExitFailed {
+					b.Fatalf("exit %d: %s", code, out.String())
+				}
+			}
+		})
+	}
+}
