@@ -33,7 +33,7 @@ func (s *selector) kind(token string) wordKind {
 	if hasWord(t, positiveWords) {
 		k |= positiveWord
 	}
-	if hasWord(t, boilerplateWords) || exactBoilerplateWords[token] {
+	if hasWord(t, boilerplateWords) || exactBoilerplateWords()[token] {
 		k |= boilerplateWord
 	}
 	if s.words == nil {
@@ -333,12 +333,14 @@ var (
 	}
 	// exactBoilerplateWords mark boilerplate as boilerplateWords do, but
 	// only as whole class words: "reviews" is not "previews".
-	exactBoilerplateWords = map[string]bool{
-		"caption": true, "credit": true, "credits": true, "avatar": true,
-		"byline": true, "reviews": true,
-	}
+	exactBoilerplateWords = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{
+			"caption": true, "credit": true, "credits": true, "avatar": true,
+			"byline": true, "reviews": true,
+		}
+	})
 	// pictureWords mark what goes with a picture: the picture itself stays.
-	pictureWords = map[string]bool{"caption": true, "credit": true, "credits": true}
+	pictureWords = sync.OnceValue(func() map[string]bool { return map[string]bool{"caption": true, "credit": true, "credits": true} })
 )
 
 // classTokens splits an element's class and id into lower-case words,

@@ -3,6 +3,7 @@ package extract
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -32,11 +33,13 @@ func hardBoilerplate(n *html.Node) bool {
 // alwaysBoilerplate are words that mark an element as boilerplate however
 // much text it holds (comments are often longer than the post), except on
 // a forum.
-var alwaysBoilerplate = map[string]bool{
-	"comment": true, "comments": true, "commentlist": true, "disqus": true, "cookie": true,
-	"consent": true, "gdpr": true, "newsletter": true, "outbrain": true, "taboola": true,
-	"related": true, "caption": true, "credit": true, "credits": true, "reviews": true,
-}
+var alwaysBoilerplate = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"comment": true, "comments": true, "commentlist": true, "disqus": true, "cookie": true,
+		"consent": true, "gdpr": true, "newsletter": true, "outbrain": true, "taboola": true,
+		"related": true, "caption": true, "credit": true, "credits": true, "reviews": true,
+	}
+})
 
 // softBoilerplate reports whether an element's class or id calls it
 // boilerplate (a cookie banner, share buttons, related links, comments)
@@ -58,7 +61,7 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 		return true
 	}
 	for _, t := range tokens {
-		if s.forum || !alwaysBoilerplate[t] {
+		if s.forum || !alwaysBoilerplate()[t] {
 			continue
 		}
 		return s.bodyProse == 0 || float64(prose(st)) < 0.5*float64(s.bodyProse)
@@ -83,7 +86,7 @@ func (s *selector) namedLinkBox(n *html.Node) bool {
 // all words of a picture's caption or credit.
 func onlyPictureWords(s *selector, tokens []string) bool {
 	for _, t := range tokens {
-		if s.kind(t)&boilerplateWord != 0 && !pictureWords[t] {
+		if s.kind(t)&boilerplateWord != 0 && !pictureWords()[t] {
 			return false
 		}
 	}
@@ -212,13 +215,15 @@ func (s *selector) metaLine(n *html.Node) bool {
 // navWords are the words of links that move between the pages of a
 // manual, their arrows and brackets aside: "Prev", "Up", "Home", "Next",
 // texinfo's "[ << ]", "[Top]", "[Contents]", Sphinx's "« previous".
-var navWords = map[string]bool{
-	"": true, "prev": true, "previous": true, "next": true, "up": true, "home": true, "top": true,
-	"contents": true, "table of contents": true, "index": true, "about": true, "back": true,
-	"forward": true, "first": true, "last": true, "parent": true, "previous page": true, "next page": true,
-	"previous topic": true, "next topic": true, "previous chapter": true, "next chapter": true,
-	"previous section": true, "next section": true, "start": true,
-}
+var navWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"": true, "prev": true, "previous": true, "next": true, "up": true, "home": true, "top": true,
+		"contents": true, "table of contents": true, "index": true, "about": true, "back": true,
+		"forward": true, "first": true, "last": true, "parent": true, "previous page": true, "next page": true,
+		"previous topic": true, "next topic": true, "previous chapter": true, "next chapter": true,
+		"previous section": true, "next section": true, "start": true,
+	}
+})
 
 // navBar reports whether a block is a manual's bar of links between its
 // pages (DocBook's Prev/Up/Home/Next tables, texinfo's panels, a pager of
@@ -248,7 +253,7 @@ func navBar(n *html.Node) bool {
 				return false
 			}
 			w := navText(t)
-			if !navWords[w] {
+			if !navWords()[w] {
 				return false
 			}
 			if w != "" {
@@ -410,11 +415,13 @@ func admonitionClass(n *html.Node) bool {
 // works it, rather than says anything: RDoc's "click to toggle source",
 // YARD's "View source", rustdoc's and Sphinx's "source" and "[src]"
 // links, "Copy", "Expand description".
-var controlLabels = map[string]bool{
-	"click to toggle source": true, "toggle source": true, "view source": true, "show source": true,
-	"hide source": true, "source": true, "src": true, "copy": true, "copy to clipboard": true,
-	"copy code": true, "expand description": true, "collapse": true, "expand": true, "show more": true,
-}
+var controlLabels = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"click to toggle source": true, "toggle source": true, "view source": true, "show source": true,
+		"hide source": true, "source": true, "src": true, "copy": true, "copy to clipboard": true,
+		"copy code": true, "expand description": true, "collapse": true, "expand": true, "show more": true,
+	}
+})
 
 // controlLabel reports whether an element is such a control's label: a
 // span or link whose class names a control (src, toggle, click, copy,
@@ -431,7 +438,7 @@ func controlLabel(n *html.Node) bool {
 		return false
 	}
 	t = strings.ToLower(strings.Trim(t, "[]()<> "))
-	return controlLabels[t]
+	return controlLabels()[t]
 }
 
 // controlClass reports whether an element's class names a control.

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -229,10 +230,10 @@ func (s *selector) lineText(n *html.Node) (string, bool) {
 				if s.stats[c] == nil {
 					continue // not shown
 				}
-				if !inlineAtoms[c.DataAtom] {
+				if !inlineAtoms()[c.DataAtom] {
 					return false // a block: a heading, a list, a quote, a line of its own
 				}
-				if !walk(c, bold || emphasis[c.DataAtom]) {
+				if !walk(c, bold || emphasis()[c.DataAtom]) {
 					return false
 				}
 			}
@@ -246,15 +247,19 @@ func (s *selector) lineText(n *html.Node) (string, bool) {
 }
 
 // inlineAtoms are the elements a line of text is made of.
-var inlineAtoms = map[atom.Atom]bool{
-	atom.A: true, atom.Span: true, atom.B: true, atom.Strong: true, atom.Em: true, atom.I: true, atom.Time: true,
-	atom.Abbr: true, atom.Small: true, atom.Sup: true, atom.Sub: true, atom.Br: true, atom.U: true, atom.S: true,
-	atom.Mark: true, atom.Cite: true, atom.Font: true, atom.Bdi: true, atom.Data: true,
-}
+var inlineAtoms = sync.OnceValue(func() map[atom.Atom]bool {
+	return map[atom.Atom]bool{
+		atom.A: true, atom.Span: true, atom.B: true, atom.Strong: true, atom.Em: true, atom.I: true, atom.Time: true,
+		atom.Abbr: true, atom.Small: true, atom.Sup: true, atom.Sub: true, atom.Br: true, atom.U: true, atom.S: true,
+		atom.Mark: true, atom.Cite: true, atom.Font: true, atom.Bdi: true, atom.Data: true,
+	}
+})
 
 // emphasis are the elements that make a line a heading when they hold all
 // of it.
-var emphasis = map[atom.Atom]bool{atom.B: true, atom.Strong: true, atom.Em: true, atom.I: true}
+var emphasis = sync.OnceValue(func() map[atom.Atom]bool {
+	return map[atom.Atom]bool{atom.B: true, atom.Strong: true, atom.Em: true, atom.I: true}
+})
 
 func inFigure(n *html.Node) bool {
 	for a := n.Parent; a != nil; a = a.Parent {

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -23,8 +24,8 @@ func dateline(words []string, text string) bool {
 			year = year || len(w) == 4 && ("1900" <= w && w <= "2099")
 		case w == "ago":
 			named, year = true, true
-		case dateWords[w]:
-			named = named || !durationWords[w]
+		case dateWords()[w]:
+			named = named || !durationWords()[w]
 		case w == "a" || w == "p" || w == "m":
 			// a.m., p.m.
 		default:
@@ -97,20 +98,22 @@ func plausibleDate(p []string, sep byte) bool {
 
 // dateWords are the words of a dateline besides its numbers; those of
 // durationWords do not make a line a date alone ("5 min read").
-var dateWords = map[string]bool{}
-
-var durationWords = map[string]bool{
-	"on": true, "at": true, "of": true, "th": true, "st": true, "nd": true, "rd": true, "et": true, "pt": true,
-	"last": true, "read": true, "time": true, "min": true, "mins": true, "minute": true, "minutes": true,
-	"hour": true, "hours": true, "day": true, "days": true, "week": true, "weeks": true,
-}
-
-func init() {
+var dateWords = sync.OnceValue(func() map[string]bool {
+	m := map[string]bool{}
 	for _, w := range strings.Fields(`january february march april may june july august september october november december
 		jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday
 		mon tue tues wed thu thurs fri sat sun am pm utc gmt est edt cst cdt mst mdt pst pdt bst cet cest et pt
 		published updated posted modified last on at ago min mins minute minutes hour hours day days week weeks
 		read time of th st nd rd`) {
-		dateWords[w] = true
+		m[w] = true
 	}
-}
+	return m
+})
+
+var durationWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"on": true, "at": true, "of": true, "th": true, "st": true, "nd": true, "rd": true, "et": true, "pt": true,
+		"last": true, "read": true, "time": true, "min": true, "mins": true, "minute": true, "minutes": true,
+		"hour": true, "hours": true, "day": true, "days": true, "week": true, "weeks": true,
+	}
+})

@@ -9,6 +9,7 @@ import (
 	"iter"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -442,14 +443,14 @@ func hiddenByClass(class string) bool {
 func classAtDesktop(c string) (h hiding, hide bool, level int) {
 	if i := strings.LastIndexByte(c, ':'); i > 0 {
 		for v := range strings.SplitSeq(c[:i], ":") {
-			l := breakpoints[v]
+			l := breakpoints()[v]
 			if l == 0 {
 				return notHidden, false, 0 // max-md:, 2xl:, focus:, print:...
 			}
 			level = max(level, l)
 		}
 		switch u := c[i+1:]; {
-		case displayValues[u]:
+		case displayValues()[u]:
 			return display, false, level
 		case u == "visible":
 			return visibility, false, level
@@ -461,12 +462,12 @@ func classAtDesktop(c string) (h hiding, hide bool, level int) {
 		}
 	}
 	if rest, ok := strings.CutPrefix(c, "d-"); ok {
-		if bp, value, ok := strings.Cut(rest, "-"); ok && breakpoints[bp] > 0 {
+		if bp, value, ok := strings.Cut(rest, "-"); ok && breakpoints()[bp] > 0 {
 			switch {
 			case value == "none":
-				return display, true, breakpoints[bp]
-			case displayValues[value]:
-				return display, false, breakpoints[bp]
+				return display, true, breakpoints()[bp]
+			case displayValues()[value]:
+				return display, false, breakpoints()[bp]
 			}
 			return notHidden, false, 0
 		}
@@ -504,11 +505,13 @@ func hiddenClass(c string) hiding {
 var (
 	// breakpoints are the mobile-first screen widths that apply on a
 	// desktop, from the smallest: Tailwind's and Bootstrap's sm to xl.
-	breakpoints   = map[string]int{"sm": 2, "md": 3, "lg": 4, "xl": 5}
-	displayValues = map[string]bool{
-		"block": true, "inline": true, "inline-block": true, "flex": true, "inline-flex": true, "grid": true, "inline-grid": true,
-		"table": true, "inline-table": true, "table-row": true, "table-cell": true, "contents": true, "flow-root": true, "list-item": true,
-	}
+	breakpoints   = sync.OnceValue(func() map[string]int { return map[string]int{"sm": 2, "md": 3, "lg": 4, "xl": 5} })
+	displayValues = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{
+			"block": true, "inline": true, "inline-block": true, "flex": true, "inline-flex": true, "grid": true, "inline-grid": true,
+			"table": true, "inline-table": true, "table-row": true, "table-cell": true, "contents": true, "flow-root": true, "list-item": true,
+		}
+	})
 )
 
 // lowerASCII is s with ASCII letters in lower case, as browsers compare

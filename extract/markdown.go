@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -985,7 +986,7 @@ func codeLanguage(n *html.Node) string {
 	}
 	for _, class := range classes {
 		for _, prefix := range []string{"language-", "lang-", "highlight-source-", "highlight-"} {
-			if lang, ok := strings.CutPrefix(class, prefix); ok && lang != "" && safeLang(lang) && !noLang[strings.ToLower(lang)] {
+			if lang, ok := strings.CutPrefix(class, prefix); ok && lang != "" && safeLang(lang) && !noLang()[strings.ToLower(lang)] {
 				return strings.ToLower(lang)
 			}
 		}
@@ -997,7 +998,7 @@ func codeLanguage(n *html.Node) string {
 		// A block classed with a language's bare name: rustdoc's
 		// <pre class="rust">, RDoc's <pre class="ruby">.
 		for _, class := range classes {
-			if c := strings.ToLower(class); bareLangs[c] {
+			if c := strings.ToLower(class); bareLangs()[c] {
 				return c
 			}
 		}
@@ -1007,16 +1008,18 @@ func codeLanguage(n *html.Node) string {
 
 // bareLangs are the languages whose bare name, as a class of a <pre>,
 // names its language: names of two letters or more that are little else.
-var bareLangs = map[string]bool{
-	"rust": true, "ruby": true, "python": true, "golang": true, "javascript": true, "typescript": true,
-	"java": true, "cpp": true, "csharp": true, "php": true, "perl": true, "bash": true, "shell": true,
-	"console": true, "sql": true, "json": true, "yaml": true, "toml": true, "xml": true, "kotlin": true,
-	"swift": true, "scala": true, "haskell": true, "lua": true, "makefile": true, "dockerfile": true,
-}
+var bareLangs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"rust": true, "ruby": true, "python": true, "golang": true, "javascript": true, "typescript": true,
+		"java": true, "cpp": true, "csharp": true, "php": true, "perl": true, "bash": true, "shell": true,
+		"console": true, "sql": true, "json": true, "yaml": true, "toml": true, "xml": true, "kotlin": true,
+		"swift": true, "scala": true, "haskell": true, "lua": true, "makefile": true, "dockerfile": true,
+	}
+})
 
 // noLang are the names that a class gives where it names no language:
 // Sphinx's "default" (its configured language, unnamed) and "none".
-var noLang = map[string]bool{"default": true, "none": true}
+var noLang = sync.OnceValue(func() map[string]bool { return map[string]bool{"default": true, "none": true} })
 
 // maxLang is the longest language name a code block is given: the
 // class of a wrapper is given to every block in it.
@@ -1476,19 +1479,21 @@ func endsWithSpace(n *html.Node) bool {
 }
 
 // blockAtoms are the elements that start a block of their own.
-var blockAtoms = map[atom.Atom]bool{
-	atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true, atom.Body: true,
-	atom.Center: true, atom.Dd: true, atom.Details: true, atom.Dialog: true, atom.Dir: true,
-	atom.Div: true, atom.Dl: true, atom.Dt: true, atom.Fieldset: true, atom.Figcaption: true,
-	atom.Figure: true, atom.Footer: true, atom.Form: true, atom.H1: true, atom.H2: true,
-	atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true, atom.Header: true, atom.Hgroup: true,
-	atom.Hr: true, atom.Html: true, atom.Legend: true, atom.Li: true, atom.Main: true, atom.Menu: true,
-	atom.Nav: true, atom.Ol: true, atom.P: true, atom.Pre: true, atom.Section: true, atom.Summary: true,
-	atom.Table: true, atom.Tbody: true, atom.Td: true, atom.Tfoot: true, atom.Th: true, atom.Thead: true,
-	atom.Tr: true, atom.Ul: true, atom.Caption: true,
-}
+var blockAtoms = sync.OnceValue(func() map[atom.Atom]bool {
+	return map[atom.Atom]bool{
+		atom.Address: true, atom.Article: true, atom.Aside: true, atom.Blockquote: true, atom.Body: true,
+		atom.Center: true, atom.Dd: true, atom.Details: true, atom.Dialog: true, atom.Dir: true,
+		atom.Div: true, atom.Dl: true, atom.Dt: true, atom.Fieldset: true, atom.Figcaption: true,
+		atom.Figure: true, atom.Footer: true, atom.Form: true, atom.H1: true, atom.H2: true,
+		atom.H3: true, atom.H4: true, atom.H5: true, atom.H6: true, atom.Header: true, atom.Hgroup: true,
+		atom.Hr: true, atom.Html: true, atom.Legend: true, atom.Li: true, atom.Main: true, atom.Menu: true,
+		atom.Nav: true, atom.Ol: true, atom.P: true, atom.Pre: true, atom.Section: true, atom.Summary: true,
+		atom.Table: true, atom.Tbody: true, atom.Td: true, atom.Tfoot: true, atom.Th: true, atom.Thead: true,
+		atom.Tr: true, atom.Ul: true, atom.Caption: true,
+	}
+})
 
-func isBlock(n *html.Node) bool { return n.Type == html.ElementNode && blockAtoms[n.DataAtom] }
+func isBlock(n *html.Node) bool { return n.Type == html.ElementNode && blockAtoms()[n.DataAtom] }
 
 // hasBlock reports whether an inline element holds block content. It
 // remembers its answers, so that nested inline elements cost linear time.
