@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -298,29 +299,32 @@ func (e *env) rootCommand(args ...string) *cobra.Command {
 }
 
 // sharedFlags says which of the flags every command shares each command
-// reads, by its path: its help lists those and no others.
-var sharedFlags = map[string][]string{
-	"heed robots":       nil,
-	"heed robots fmt":   nil,
-	"heed robots lint":  nil,
-	"heed robots check": {"agent", "allow-net", "resolve", "config"},
-	"heed fetch":        {"agent", "allow-net", "resolve", "config"},
-	"heed extract":      {"agent"},
-	"heed crawl":        {"agent", "allow-net", "resolve", "stash", "config"},
-	"heed add":          {"agent", "allow-net", "resolve", "stash", "config"},
-	"heed sync":         {"agent", "allow-net", "resolve", "stash", "config"},
-	"heed mcp":          {"agent", "allow-net", "resolve", "stash", "config"},
-	"heed worker":       {"agent", "allow-net", "resolve", "config"},
-	"heed search":       {"stash", "config"},
-	"heed show":         {"stash", "config"},
-	"heed ls":           {"stash", "config"},
-	"heed rm":           {"stash", "config"},
-	"heed reindex":      {"stash", "config"},
-	"heed export":       {"stash", "config"},
-	"heed paths":        {"stash", "config"},
-	"heed migrate":      {"config"},
-	"heed status":       {"config"},
-}
+// reads, by its path: its help lists those and no others. Made when help
+// is asked for.
+var sharedFlags = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"heed robots":       nil,
+		"heed robots fmt":   nil,
+		"heed robots lint":  nil,
+		"heed robots check": {"agent", "allow-net", "resolve", "config"},
+		"heed fetch":        {"agent", "allow-net", "resolve", "config"},
+		"heed extract":      {"agent"},
+		"heed crawl":        {"agent", "allow-net", "resolve", "stash", "config"},
+		"heed add":          {"agent", "allow-net", "resolve", "stash", "config"},
+		"heed sync":         {"agent", "allow-net", "resolve", "stash", "config"},
+		"heed mcp":          {"agent", "allow-net", "resolve", "stash", "config"},
+		"heed worker":       {"agent", "allow-net", "resolve", "config"},
+		"heed search":       {"stash", "config"},
+		"heed show":         {"stash", "config"},
+		"heed ls":           {"stash", "config"},
+		"heed rm":           {"stash", "config"},
+		"heed reindex":      {"stash", "config"},
+		"heed export":       {"stash", "config"},
+		"heed paths":        {"stash", "config"},
+		"heed migrate":      {"config"},
+		"heed status":       {"config"},
+	}
+})
 
 // sharedHelp makes each command's help list only the shared flags it
 // reads (sharedFlags). Every command still accepts them all, so that a
@@ -328,7 +332,7 @@ var sharedFlags = map[string][]string{
 func sharedHelp(root *cobra.Command) {
 	help := root.HelpFunc()
 	root.SetHelpFunc(func(cmd *cobra.Command, args []string) {
-		reads := sharedFlags[cmd.CommandPath()]
+		reads := sharedFlags()[cmd.CommandPath()]
 		var unhide []func()
 		for _, name := range []string{"agent", "allow-net", "resolve", "stash", "config"} {
 			if f := root.PersistentFlags().Lookup(name); cmd != root && !f.Hidden && !slices.Contains(reads, name) {

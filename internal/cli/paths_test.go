@@ -75,7 +75,7 @@ func TestSharedFlagsWhereRead(t *testing.T) {
 	e := &env{}
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
-		if _, ok := sharedFlags[c.CommandPath()]; c.HasParent() && !ok {
+		if _, ok := sharedFlags()[c.CommandPath()]; c.HasParent() && !ok {
 			t.Errorf("%s is not in sharedFlags", c.CommandPath())
 		}
 		for _, sub := range c.Commands() {

@@ -21,9 +21,10 @@ import (
 	"github.com/heedhq/heed/internal/source/kinds"
 )
 
-// sourcesLong is heed add's help on the kinds of source: the kinds
-// package's list, then what holds for all of them.
-var sourcesLong = kindsHelp() + `
+// sourcesLong is heed add's help on the kinds of source, after the kinds
+// package's list (kindsHelp): what holds for all of them. It is a
+// constant, so that no run but heed add's makes the help.
+const sourcesLong = `
 
 --kind (or kind: in the config) names the kind and asks no other; crawl
 settings (--include, --max-pages, --delay, ...) name the website. A web page
@@ -73,7 +74,7 @@ as its settings) and ingests it into the stash: a website, a feed, a
 Bluesky profile or an X profile. 'heed sync' ingests recorded sources
 again.
 
-` + sourcesLong + `
+` + kindsHelp() + sourcesLong + `
 
 A website is crawled politely. ` + crawlLong,
 		Example: `  heed add https://docs.example.com/ --name docs --include '/guide/**'
