@@ -230,11 +230,13 @@ func urlHead(s string) (string, bool) {
 }
 
 // writeJSONString writes s as a JSON string, as json.Marshal and
-// printable.JSON would: a URL of printable ASCII with nothing to escape,
-// which is nearly every URL, is written as it is.
+// printable.JSON would: a URL of printable ASCII without a quote or a
+// backslash, which is nearly every URL, is written as it is, but for the
+// <, > and & that json.Marshal writes as \u escapes (a query's & is in
+// many URLs).
 func writeJSONString(w *bufio.Writer, s string) error {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
 			b, err := json.Marshal(s)
 			if err != nil {
 				return err
@@ -244,7 +246,17 @@ func writeJSONString(w *bufio.Writer, s string) error {
 		}
 	}
 	w.WriteByte('"')
-	w.WriteString(s)
+	from := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '<' || c == '>' || c == '&' {
+			w.WriteString(s[from:i])
+			w.WriteString(`\u00`)
+			w.WriteByte("0123456789abcdef"[c>>4])
+			w.WriteByte("0123456789abcdef"[c&0xf])
+			from = i + 1
+		}
+	}
+	w.WriteString(s[from:])
 	return w.WriteByte('"')
 }
 
