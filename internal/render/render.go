@@ -152,6 +152,11 @@ type Browser struct {
 // retryStart is how long after a failed start the browser is tried again.
 const retryStart = 30 * time.Second
 
+// readMoment is how long reading a rendered page's DOM may take, past
+// its time: a second was cut short on a busy machine (two cores, the
+// browser's processes and a crawl sharing them), and the page failed.
+const readMoment = 3 * time.Second
+
 // reset forgets a browser that died, for the next page to start anew.
 func (b *Browser) reset() {
 	b.mu.Lock()
@@ -502,10 +507,10 @@ func (b *Browser) render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 	if pctx.Err() != nil && ctx.Err() == nil {
 		r.spend("time")
 	}
-	// What the page has is read with a moment of its own: a page that
-	// spent its time is read as it stands. A DOM larger than the byte
-	// budget is not read at all.
-	rctx, rcancel := context.WithTimeout(tctx, time.Second)
+	// What the page has is read with a moment of its own (readMoment): a
+	// page that spent its time is read as it stands. A DOM larger than
+	// the byte budget is not read at all.
+	rctx, rcancel := context.WithTimeout(tctx, readMoment)
 	defer rcancel()
 	html, err := chromedp.Run(rctx, chromedp.Evaluate[string](fmt.Sprintf(
 		`(() => { const h = document.documentElement.outerHTML; return h.length > %d ? "" : h; })()`, b.cfg.MaxBytes)))

@@ -947,7 +947,9 @@ func TestRenderBrowserHung(t *testing.T) {
 		"/app.js":    `fetch("/data.json").then(r => r.json()).then(d => { document.getElementById("root").textContent = d.text; });`,
 		"/data.json": `{"text": "Rendered by the next browser."}`,
 	})
-	b := New(Config{PageTimeout: 3 * time.Second, Tabs: 1})
+	// The page's time bounds the wait for a tab of the stopped browser,
+	// and the start of the next: long enough for a busy machine.
+	b := New(Config{PageTimeout: 10 * time.Second, Tabs: 1})
 	defer b.Close()
 	render(t, b, s.URL+"/data.json", nil) // the browser starts
 	hung := chromedp.FromContext(b.ctx).Browser.Process()
