@@ -194,9 +194,16 @@ func (c *Client) after(resp *fetch.Response) time.Duration {
 // Crawl-delay robots.txt asks for, capped, when it is longer: the
 // request after robots.txt waits for it as every other does.
 func (c *Client) LoadRobots(ctx context.Context, robotsURL string) (robots.Outcome, error) {
+	o, _, err := c.LoadRobotsFile(ctx, robotsURL)
+	return o, err
+}
+
+// LoadRobotsFile is LoadRobots, with the body that was read (nil for an
+// outcome without one), for a cache that keeps the file itself.
+func (c *Client) LoadRobotsFile(ctx context.Context, robotsURL string) (robots.Outcome, []byte, error) {
 	u, err := url.Parse(robotsURL)
 	if err != nil || u.Host == "" {
-		return robots.Outcome{}, fmt.Errorf("robots.txt URL %q: not absolute", robotsURL)
+		return robots.Outcome{}, nil, fmt.Errorf("robots.txt URL %q: not absolute", robotsURL)
 	}
 	delay := c.Delay
 	if d, ok := ctx.Value(delayKey{}).(time.Duration); ok {
@@ -231,13 +238,12 @@ func (c *Client) LoadRobots(ctx context.Context, robotsURL string) (robots.Outco
 	}
 	switch {
 	case err == nil:
-		return out, nil // fetch.RobotsOutcome's, read once
+		return out, resp.Body, nil // fetch.RobotsOutcome's, read once
 	case errors.Is(err, ErrNoTurn), errors.Is(err, ErrHostTooLong):
 		// No request went out: that says nothing about the origin.
-		return robots.Outcome{}, err
+		return robots.Outcome{}, nil, err
 	}
-	o, _, err := fetch.RobotsOutcome(ctx, resp, err)
-	return o, err
+	return fetch.RobotsOutcome(ctx, resp, err)
 }
 
 type crawlDelayKey struct{}

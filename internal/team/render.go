@@ -34,8 +34,8 @@ var errDisallowed = errors.New("robots.txt disallows it")
 // each spaced by its host's delay (the crawl's, or its Crawl-delay);
 // and, unless the crawl ignores robots.txt, only where the resource's
 // robots.txt allows it, for every hop. Another origin's robots.txt is
-// read as any worker stored it, or fetched once on its host's turn and
-// stored for the team. A pageRequests serves one page, and is safe for
+// read as any worker stored it, or fetched once, hop by hop on the hops'
+// hosts' turns, and stored for the team (loadRobots). A pageRequests serves one page, and is safe for
 // the browser's concurrent requests.
 type pageRequests struct {
 	s     *slice
@@ -162,11 +162,17 @@ func (w *Worker) storedRobots(ctx context.Context, origin string, turns polite.T
 }
 
 // loadRobots is what an origin's robots.txt says, as any process of the
-// team stored it while it lives, or fetched now on its host's turn (and
-// read again from the database first, in case another fetched it
-// meanwhile) and stored for the team before the turn ends. An origin
-// that gave no answer at all (a timeout, the network down) is
-// Unreachable, and not stored: that is not the site's word.
+// team stored it while it lives, or fetched now and stored for the team.
+// It is fetched hop by hop, each hop on its host's turn (turns, which
+// must hold no host's lease for the caller: a hop to another host waits
+// for that host's turn, and two robots.txt files that redirect to each
+// other's hosts would keep their fetches waiting on each other). The
+// origin's own turn is taken first and the store read again (another
+// may have fetched it meanwhile); it is let go when the file is stored,
+// or when a redirect asks for another host's turn. An origin that gave
+// no answer at all (a timeout, the network down), or whose redirect's
+// host could not be had, is Unreachable, and not stored: that is not the
+// site's word.
 func loadRobots(ctx context.Context, pool *pgxpool.Pool, client *fetch.Client, agent, origin string, turns polite.Turns, delay, maxCrawlDelay time.Duration) (robots.Outcome, error) {
 	read := func() (robots.Outcome, bool, error) {
 		var status, cause string
@@ -189,25 +195,61 @@ func loadRobots(ctx context.Context, pool *pgxpool.Pool, client *fetch.Client, a
 	if err != nil {
 		return robots.Outcome{}, err
 	}
-	release, err := turns.Acquire(ctx, polite.HostKey(u))
-	if err != nil {
+	rt := &robotsTurns{Turns: turns, host: polite.HostKey(u)}
+	if rt.release, err = turns.Acquire(ctx, rt.host); err != nil {
 		return robots.Outcome{}, err
 	}
+	defer rt.let()
 	if out, ok, err := read(); ok || err != nil {
-		release(0)
+		rt.delay = 0
 		return out, err
 	}
-	out, body, err := client.LoadRobotsFile(ctx, origin+"/robots.txt")
-	if cd, ok := out.CrawlDelay(agent); ok && min(cd, maxCrawlDelay) > delay {
-		delay = min(cd, maxCrawlDelay)
-	}
+	out, body, err := polite.New(client, rt, delay).LoadRobotsFile(polite.WithCrawlDelay(ctx, agent, maxCrawlDelay), origin+"/robots.txt")
 	if err != nil || noAnswer(out) {
-		release(delay)
 		return out, err
 	}
-	err = storeRobots(context.WithoutCancel(ctx), pool, origin, out, body)
-	release(delay)
-	return out, err
+	return out, storeRobots(context.WithoutCancel(ctx), pool, origin, out, body)
+}
+
+// robotsTurns are the turns of a robots.txt's hops: its own host's turn,
+// taken already, serves the first hop, and is let go (let) only when
+// another hop's turn is asked for, or when the fetch is over, so that the
+// file is stored before another may take the host's turn to fetch it.
+type robotsTurns struct {
+	polite.Turns
+	host string
+
+	mu      sync.Mutex
+	release func(time.Duration) // the own host's turn while held
+	used    bool                // the first hop took it
+	delay   time.Duration       // its release's delay, once the first hop is done
+}
+
+func (r *robotsTurns) Acquire(ctx context.Context, host string) (func(time.Duration), error) {
+	r.mu.Lock()
+	if host == r.host && !r.used && r.release != nil {
+		r.used = true
+		r.mu.Unlock()
+		return func(d time.Duration) {
+			r.mu.Lock()
+			r.delay = d
+			r.mu.Unlock()
+		}, nil
+	}
+	r.mu.Unlock()
+	r.let()
+	return r.Turns.Acquire(ctx, host)
+}
+
+// let lets the own host's turn go, once.
+func (r *robotsTurns) let() {
+	r.mu.Lock()
+	release, delay := r.release, r.delay
+	r.release = nil
+	r.mu.Unlock()
+	if release != nil {
+		release(delay)
+	}
 }
 
 // RobotsLoader loads robots.txt as a team's workers do (a robots.Loader

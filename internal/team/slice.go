@@ -509,9 +509,12 @@ func (s *slice) claimFor(ctx context.Context, crawlID int64, yield bool) (rctx c
 func leaseMargin(ttl time.Duration) time.Duration { return min(time.Second, ttl/4) }
 
 // robots is what the origin's robots.txt says: as read this slice, as
-// any worker stored it while it lives, or fetched now, on the host's
-// turn, and stored for every worker. It is not fetched for a crawl that
-// has made its max_pages requests (errFull).
+// any worker stored it while it lives, or fetched now (loadRobots) and
+// stored for every worker. It is not fetched for a crawl that has made
+// its max_pages requests (errFull). An origin whose robots.txt gave no
+// answer, or redirected to a host another job held for longer than a
+// request beside the jobs waits (renderPatience), is unread for now: its
+// URLs fail for a cause that may pass, and are tried again.
 func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Duration) (robots.Outcome, error) {
 	origin := u.Scheme + "://" + u.Host
 	if o, ok := s.outcomes[origin]; ok {
@@ -539,41 +542,32 @@ func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Dura
 	case !room:
 		return robots.Outcome{}, errFull
 	}
-	rctx, cancel, _, err := s.claim(ctx, 0)
+	// The host's turn first (the job yields it here to a request beside
+	// it that wants it); then its lease is let go while robots.txt is
+	// fetched, each hop on its host's turn in the database, as a
+	// rendered page's requests are: a hop to another host waits for
+	// that host's turn, and holds this host meanwhile for no one.
+	_, cancel, _, err := s.claim(ctx, 0)
 	if err != nil {
 		return robots.Outcome{}, err
 	}
-	defer cancel()
-	release, err := s.turns.Acquire(rctx, s.host)
-	if err != nil {
+	cancel()
+	if err := s.lend(ctx); err != nil {
 		return robots.Outcome{}, err
 	}
-	o, body, err := s.w.HTTP.LoadRobotsFile(rctx, origin+"/robots.txt")
-	if cd, ok := o.CrawlDelay(s.w.Agent); ok && min(cd, it.c.o.MaxCrawlDelay) > delay {
-		delay = min(cd, it.c.o.MaxCrawlDelay)
+	o, err := s.w.storedRobots(ctx, origin, s.pageRequests(it, delay), delay, it.c.o.MaxCrawlDelay)
+	if err := s.retake(ctx); err != nil {
+		return robots.Outcome{}, errLost
 	}
-	release(delay)
-	if err != nil {
-		return robots.Outcome{}, err
-	}
-	if noAnswer(o) {
-		// The URLs are tried again (maxAttempts), in a later slice.
-		err := silentError(origin, o)
+	switch {
+	case err == nil:
+		s.outcomes[origin] = o
+	case heed.KindOf(err) == heed.Transient && ctx.Err() == nil:
+		// No answer, or no turn of a redirect's host: the URLs are
+		// tried again (maxAttempts), in a later slice.
 		s.silent[origin] = err
-		return robots.Outcome{}, err
 	}
-	ctx = context.WithoutCancel(ctx)
-	err = inTx(ctx, s.w.Pool, func(tx pgx.Tx) error {
-		if err := s.release(ctx, tx, delay); err != nil {
-			return err
-		}
-		return storeRobots(ctx, tx, origin, o, body)
-	})
-	if err != nil {
-		return robots.Outcome{}, err
-	}
-	s.outcomes[origin] = o
-	return o, nil
+	return o, err
 }
 
 // noAnswer reports whether a robots.txt outcome is no answer at all (a
@@ -620,22 +614,6 @@ const releaseSQL = `
 		delay_ms = CASE WHEN $4 > 0 THEN $4 ELSE delay_ms END,
 		lease_until = now() + make_interval(secs => $5)
 	WHERE host = $1 AND lease_owner = $2`
-
-// release locks the host and sets its next turn (releaseSQL). It fails
-// with errLost when another worker holds the host now.
-func (s *slice) release(ctx context.Context, tx pgx.Tx, delay time.Duration) error {
-	if _, err := lockHosts(ctx, tx, []string{s.host}); err != nil {
-		return err
-	}
-	tag, err := tx.Exec(ctx, releaseSQL, s.host, s.owner, delay.Seconds(), delay.Milliseconds(), s.w.LeaseTTL.Seconds())
-	if err != nil {
-		return err
-	}
-	if tag.RowsAffected() == 0 {
-		return errLost
-	}
-	return nil
-}
 
 // reasonUnchanged is the reason of a URL done whose page was as stored.
 const reasonUnchanged = "unchanged"

@@ -1,0 +1,165 @@
+package team
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/testutil"
+)
+
+// chainSite serves on every host name a chain of pages, /p0 to the last
+// of pages(host), each linking to the next; robots answers /robots.txt
+// and the paths it claims (true), with the host named without its port.
+func chainSite(t *testing.T, pages func(host string) int, robots func(w http.ResponseWriter, r *http.Request, host string) bool) (*testutil.Arrivals, string) {
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		host := r.Host[:strings.IndexByte(r.Host, ':')]
+		if robots(w, r, host) {
+			return
+		}
+		var i int
+		if _, err := fmt.Sscanf(r.URL.Path, "/p%d", &i); err != nil || i >= pages(host) || r.URL.Path != fmt.Sprintf("/p%d", i) {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintf(w, `<html><title>%s page %d</title><main><h1>Page %d of %s</h1><p>One page of a chain of pages, each linking to the next one.</p><a href="/p%d">next</a></main></html>`, host, i, i, host, i+1)
+	})
+	return site, site.URL[strings.LastIndexByte(site.URL, ':')+1:]
+}
+
+// gaps fails the test for two requests to one host (robots.txt and its
+// redirects included) closer than delay, the end of one to the start of
+// the next.
+func gaps(t *testing.T, site *testutil.Arrivals, delay time.Duration) {
+	t.Helper()
+	last := map[string]testutil.Arrival{}
+	for _, a := range site.Log() {
+		if l, ok := last[a.Host]; ok && a.At.Sub(l.End) < delay {
+			t.Errorf("%s%s asked %v after %s ended, want at least %v", a.Host, a.Path, a.At.Sub(l.End), l.Path, delay)
+		}
+		last[a.Host] = a
+	}
+}
+
+// A robots.txt that redirects to another host's robots.txt: the hop
+// there takes that host's turn, as the team keeps it, though a worker
+// crawls that host meanwhile; no two requests to it come closer than
+// its delay, and the crawl whose robots.txt redirected is done, its
+// pages stored.
+func TestWorkersRobotsRedirectTakesTheOtherHostsTurn(t *testing.T) {
+	pool := database(t)
+	var port string
+	site, port := chainSite(t, func(host string) int {
+		if host == "b.team.test" {
+			return 8
+		}
+		return 2
+	}, func(w http.ResponseWriter, r *http.Request, host string) bool {
+		switch {
+		case r.URL.Path != "/robots.txt":
+			return false
+		case host == "a.team.test":
+			http.Redirect(w, r, "http://b.team.test:"+port+"/robots.txt", http.StatusMovedPermanently)
+		default:
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		}
+		return true
+	})
+	startWorkers(t, pool, 2, nil)
+	const delay = 400 * time.Millisecond
+	bid, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: "http://b.team.test:" + port + "/p0", Source: "b", Delay: delay, MaxPages: 20, MaxDepth: 20}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Host b's crawl is under way when host a's begins.
+	for asked := 0; asked < 2; time.Sleep(20 * time.Millisecond) {
+		asked = len(site.Log())
+	}
+	aid, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: "http://a.team.test:" + port + "/p0", Source: "a", Delay: delay, MaxPages: 20, MaxDepth: 20}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := waitDone(t, pool, aid, 2*time.Minute); p.Stored != 2 {
+		t.Errorf("host a's crawl: %+v; want its 2 pages stored", p)
+	}
+	if p := waitDone(t, pool, bid, 2*time.Minute); p.Stored != 8 {
+		t.Errorf("host b's crawl: %+v; want its 8 pages stored", p)
+	}
+	robots := 0
+	for _, a := range site.Log() {
+		if strings.HasPrefix(a.Host, "b.team.test:") && a.Path == "/robots.txt" {
+			robots++
+		}
+	}
+	if robots != 2 {
+		t.Errorf("host b's robots.txt asked %d times, want 2 (its own crawl's, and a's by way of the redirect)", robots)
+	}
+	gaps(t, site, delay)
+}
+
+// Two hosts whose robots.txt files redirect to each other's host, asked
+// at once by two workers: neither waits on the other for good; both
+// crawls are done, their pages stored, each host's requests spaced.
+func TestWorkersRobotsRedirectToEachOther(t *testing.T) {
+	pool := database(t)
+	var port string
+	var mu sync.Mutex
+	both := make(chan struct{})
+	arrived := map[string]bool{}
+	site, port := chainSite(t, func(string) int { return 2 }, func(w http.ResponseWriter, r *http.Request, host string) bool {
+		switch r.URL.Path {
+		case "/robots.txt":
+			// Each waits for the other's: both workers are in the
+			// middle of a robots.txt at once.
+			mu.Lock()
+			if arrived[host] = true; len(arrived) == 2 && !isClosed(both) {
+				close(both)
+			}
+			mu.Unlock()
+			select {
+			case <-both:
+			case <-time.After(10 * time.Second):
+			}
+			other := "a.team.test"
+			if host == other {
+				other = "b.team.test"
+			}
+			http.Redirect(w, r, "http://"+other+":"+port+"/robots-of-"+host+".txt", http.StatusFound)
+		case "/robots-of-a.team.test.txt", "/robots-of-b.team.test.txt":
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		default:
+			return false
+		}
+		return true
+	})
+	startWorkers(t, pool, 2, nil)
+	const delay = 200 * time.Millisecond
+	var ids []int64
+	for _, host := range []string{"a.team.test", "b.team.test"} {
+		id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: "http://" + host + ":" + port + "/p0", Source: host, Delay: delay, MaxPages: 20, MaxDepth: 20}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	for _, id := range ids {
+		if p := waitDone(t, pool, id, 2*time.Minute); p.Stored != 2 {
+			t.Errorf("crawl %d: %+v; want its 2 pages stored", id, p)
+		}
+	}
+	gaps(t, site, delay)
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
