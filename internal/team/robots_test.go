@@ -163,3 +163,52 @@ func isClosed(c chan struct{}) bool {
 		return false
 	}
 }
+
+// A robots.txt that redirects to a host another holds for longer than a
+// request beside the jobs waits: the host is not asked meanwhile; the
+// robots.txt is unread for now, its URL tried again, and stored once the
+// host is let go.
+func TestWorkersRobotsRedirectToAHeldHost(t *testing.T) {
+	pool := database(t)
+	var port string
+	site, port := chainSite(t, func(string) int { return 1 }, func(w http.ResponseWriter, r *http.Request, host string) bool {
+		switch {
+		case r.URL.Path != "/robots.txt":
+			return false
+		case host == "a.team.test":
+			http.Redirect(w, r, "http://b.team.test:"+port+"/robots.txt", http.StatusMovedPermanently)
+		default:
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		}
+		return true
+	})
+	ctx := context.Background()
+	b := "b.team.test:" + port
+	if _, err := pool.Exec(ctx, `INSERT INTO heed_host (host) VALUES ($1)`, b); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := takeLease(ctx, pool, b, "another", time.Hour); !ok || err != nil {
+		t.Fatalf("hold host b: %v, %v", ok, err)
+	}
+	startWorkers(t, pool, 1, func(w *Worker) { w.Slice = 30 * time.Second })
+	id, err := Start(ctx, pool, FromCrawl(crawl.Options{Start: "http://a.team.test:" + port + "/p0", Source: "a", Delay: 50 * time.Millisecond, MaxPages: 5}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for attempts := 0; attempts == 0; time.Sleep(50 * time.Millisecond) {
+		if err := pool.QueryRow(ctx, `SELECT attempts FROM heed_frontier WHERE crawl = $1`, id).Scan(&attempts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, a := range site.Log() {
+		if a.Host == b {
+			t.Errorf("host b asked for %s while another held it", a.Path)
+		}
+	}
+	if _, err := pool.Exec(ctx, `UPDATE heed_host SET lease_owner = NULL, lease_until = NULL WHERE host = $1`, b); err != nil {
+		t.Fatal(err)
+	}
+	if p := waitDone(t, pool, id, 2*time.Minute); p.Stored != 1 {
+		t.Errorf("progress %+v; want the page stored once host b was let go", p)
+	}
+}

@@ -31,11 +31,8 @@ type slice struct {
 	owner string
 	end   time.Time
 	turns *held
-	// robots.txt by origin as read this slice, and the origins whose
-	// robots.txt got no answer this slice (their URLs are tried again
-	// later, not each after another request for it).
+	// robots.txt by origin as read this slice.
 	outcomes map[string]robots.Outcome
-	silent   map[string]error
 }
 
 // held are the turns of a host whose lease a slice holds: one request at
@@ -220,7 +217,11 @@ func (s *slice) visit(ctx context.Context, it item) error {
 			case errors.Is(err, errLost) || errors.Is(err, errWanted) || ctx.Err() != nil:
 				return err
 			}
-			return s.commit(ctx, it, &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: "robots.txt: " + err.Error()}, 0)
+			kind := heed.KindOf(err)
+			if err := s.commit(ctx, it, &result{kind: crawl.Failed, reason: kind.String(), detail: "robots.txt: " + err.Error()}, 0); err != nil || kind != heed.Transient {
+				return err
+			}
+			return errUnread
 		}
 		if d := out.Allowed(agent, it.url); !d.Allowed {
 			return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonRobots, detail: d.String()}, 0)
@@ -453,6 +454,13 @@ func (s *slice) links(it item, links []string, depth int) []queued {
 // host, and has it first. The job comes back on the host's next turn.
 var errWanted = errors.New("the host is wanted by a request beside its job")
 
+// errUnread ends a slice whose origin's robots.txt could not be read
+// for now, for a cause that may pass (no answer; a redirect to a host
+// another job held for longer than a request beside the jobs waits): its
+// URL, queued again, is tried in a later slice, not again at once. The
+// job comes back on the host's next turn.
+var errUnread = errors.New("the origin's robots.txt is unread for now")
+
 // wantedFor is how long a request's wish for a host is heeded: the
 // waiter asks again more often than that while it waits.
 const wantedFor = 2 * time.Second
@@ -514,14 +522,11 @@ func leaseMargin(ttl time.Duration) time.Duration { return min(time.Second, ttl/
 // its max_pages requests (errFull). An origin whose robots.txt gave no
 // answer, or redirected to a host another job held for longer than a
 // request beside the jobs waits (renderPatience), is unread for now: its
-// URLs fail for a cause that may pass, and are tried again.
+// URL fails for a cause that may pass, and the slice ends (errUnread).
 func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Duration) (robots.Outcome, error) {
 	origin := u.Scheme + "://" + u.Host
 	if o, ok := s.outcomes[origin]; ok {
 		return o, nil
-	}
-	if err := s.silent[origin]; err != nil {
-		return robots.Outcome{}, err
 	}
 	var status, cause string
 	var httpStatus int
@@ -559,13 +564,8 @@ func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Dura
 	if err := s.retake(ctx); err != nil {
 		return robots.Outcome{}, errLost
 	}
-	switch {
-	case err == nil:
+	if err == nil {
 		s.outcomes[origin] = o
-	case heed.KindOf(err) == heed.Transient && ctx.Err() == nil:
-		// No answer, or no turn of a redirect's host: the URLs are
-		// tried again (maxAttempts), in a later slice.
-		s.silent[origin] = err
 	}
 	return o, err
 }

@@ -223,7 +223,7 @@ var errLost = errors.New("the host's lease was lost")
 // stuck) cannot take the host from it, even in the same process.
 func (w *Worker) work(ctx context.Context, job *river.Job[HostArgs]) error {
 	host := job.Args.Host
-	s := &slice{w: w, host: host, owner: w.owner + "/" + randomID(4), turns: newHeld(host), outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
+	s := &slice{w: w, host: host, owner: w.owner + "/" + randomID(4), turns: newHeld(host), outcomes: map[string]robots.Outcome{}}
 	wait, ok, err := takeLease(ctx, w.Pool, host, s.owner, w.LeaseTTL)
 	if err != nil {
 		w.Logger.Warn("heed: take a host", "host", host, "error", err)
@@ -238,7 +238,7 @@ func (w *Worker) work(ctx context.Context, job *river.Job[HostArgs]) error {
 	s.end = time.Now().Add(w.Slice)
 	s.turns.next = time.Now().Add(wait) // before any request: no lock yet
 	err = s.run(ctx)
-	if errors.Is(err, errWanted) {
+	if errors.Is(err, errWanted) || errors.Is(err, errUnread) {
 		err = nil // let go now, and back on the host's next turn
 	}
 	if errors.Is(err, errLost) {
