@@ -192,7 +192,8 @@ func (c *Client) after(resp *fetch.Response) time.Duration {
 // with, and the crawl that asked keeps its own delay, longer or shorter.
 // Work that heeds Crawl-delay (WithCrawlDelay) keeps the host waiting the
 // Crawl-delay robots.txt asks for, capped, when it is longer: the
-// request after robots.txt waits for it as every other does.
+// request after robots.txt waits for it as every other does. So does
+// the host of a redirect's target that is that host's own robots.txt.
 func (c *Client) LoadRobots(ctx context.Context, robotsURL string) (robots.Outcome, error) {
 	o, _, err := c.LoadRobotsFile(ctx, robotsURL)
 	return o, err
@@ -224,7 +225,9 @@ func (c *Client) LoadRobotsFile(ctx context.Context, robotsURL string) (robots.O
 		if asked, ok := out.CrawlDelay(cd.agent); ok && heeds {
 			paced = max(delay, min(asked, cd.max))
 		}
-		if onHost = HostKey(hu) == host; onHost {
+		// robots.txt's host, or the host whose own robots.txt it was
+		// redirected to, waits its Crawl-delay.
+		if onHost = HostKey(hu) == host; onHost || hu.Path == "/robots.txt" {
 			d = max(d, paced)
 		}
 		return d

@@ -389,6 +389,40 @@ func TestRobotsRedirectTakesTheOtherHostsTurn(t *testing.T) {
 	}
 }
 
+// TestRobotsRedirectKeepsTheOtherHostsCrawlDelay: a robots.txt
+// redirected to another host's own robots.txt keeps that host waiting
+// the Crawl-delay read there, as that host's robots.txt read for itself
+// would: the next request to it waits for it.
+func TestRobotsRedirectKeepsTheOtherHostsCrawlDelay(t *testing.T) {
+	const delay = 50 * time.Millisecond
+	const crawlDelay = 400 * time.Millisecond
+	b := newArrivals(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			w.Write([]byte("User-agent: *\nCrawl-delay: 0.4\nAllow: /\n"))
+			return
+		}
+		w.Write([]byte("page"))
+	})
+	a := newArrivals(t, func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, b.URL+"/robots.txt", http.StatusMovedPermanently)
+	})
+	c := loopbackClient(delay)
+	ctx := WithCrawlDelay(WithDelay(t.Context(), delay), "heed", 10*time.Second)
+	if _, err := c.LoadRobots(ctx, a.URL+"/robots.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Get(ctx, fetch.Request{URL: b.URL + "/page"}); err != nil {
+		t.Fatal(err)
+	}
+	log := b.Log()
+	if len(log) != 2 || log[1].Path != "/page" {
+		t.Fatalf("the other host saw %v", log)
+	}
+	if gap := log[1].At.Sub(log[0].End); gap < crawlDelay {
+		t.Errorf("the other host was asked %v after its robots.txt, want at least its Crawl-delay %v", gap, crawlDelay)
+	}
+}
+
 // TestRobotsRedirectToASilentHost: a robots.txt that redirects to a
 // host that does not answer holds that host's turn, not its own: a
 // request to robots.txt's host is made meanwhile, on its own turn.

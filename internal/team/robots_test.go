@@ -48,8 +48,9 @@ func gaps(t *testing.T, site *testutil.Arrivals, delay time.Duration) {
 
 // A robots.txt that redirects to another host's robots.txt: the hop
 // there takes that host's turn, as the team keeps it, though a worker
-// crawls that host meanwhile; no two requests to it come closer than
-// its delay, and the crawl whose robots.txt redirected is done, its
+// crawls that host meanwhile, and keeps the host waiting the Crawl-delay
+// it read there; no two requests to it come closer than its
+// Crawl-delay, and the crawl whose robots.txt redirected is done, its
 // pages stored.
 func TestWorkersRobotsRedirectTakesTheOtherHostsTurn(t *testing.T) {
 	pool := database(t)
@@ -66,12 +67,12 @@ func TestWorkersRobotsRedirectTakesTheOtherHostsTurn(t *testing.T) {
 		case host == "a.team.test":
 			http.Redirect(w, r, "http://b.team.test:"+port+"/robots.txt", http.StatusMovedPermanently)
 		default:
-			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+			fmt.Fprint(w, "User-agent: *\nCrawl-delay: 0.4\nAllow: /\n")
 		}
 		return true
 	})
 	startWorkers(t, pool, 2, nil)
-	const delay = 400 * time.Millisecond
+	const delay, crawlDelay = 100 * time.Millisecond, 400 * time.Millisecond
 	bid, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: "http://b.team.test:" + port + "/p0", Source: "b", Delay: delay, MaxPages: 20, MaxDepth: 20}))
 	if err != nil {
 		t.Fatal(err)
@@ -99,7 +100,7 @@ func TestWorkersRobotsRedirectTakesTheOtherHostsTurn(t *testing.T) {
 	if robots != 2 {
 		t.Errorf("host b's robots.txt asked %d times, want 2 (its own crawl's, and a's by way of the redirect)", robots)
 	}
-	gaps(t, site, delay)
+	gaps(t, site, crawlDelay)
 }
 
 // Two hosts whose robots.txt files redirect to each other's host, asked
