@@ -35,8 +35,8 @@ var errDisallowed = errors.New("robots.txt disallows it")
 // and, unless the crawl ignores robots.txt, only where the resource's
 // robots.txt allows it, for every hop. Another origin's robots.txt is
 // read as any worker stored it, or fetched once, hop by hop on the hops'
-// hosts' turns, and stored for the team (loadRobots). A pageRequests serves one page, and is safe for
-// the browser's concurrent requests.
+// hosts' turns, and stored for the team (loadRobots). A pageRequests
+// serves one page, and is safe for the browser's concurrent requests.
 type pageRequests struct {
 	s     *slice
 	it    item
