@@ -2,8 +2,10 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -106,5 +108,42 @@ func BenchmarkRun(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRootCommandMakesOnlyWhatTheLineNames wants the tree made for a line
+// that names a command to hold that command alone, and none for a lone
+// --version: making every command is the start-up work the lazy tree
+// saves, and a tree that made them all would pass every test of what
+// lines do. A line it cannot read (a flag before the command) gets them
+// all.
+func TestRootCommandMakesOnlyWhatTheLineNames(t *testing.T) {
+	names := func(line ...string) []string {
+		e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+		var got []string
+		for _, c := range e.rootCommand(line...).Commands() {
+			got = append(got, c.Name())
+		}
+		return got
+	}
+	all := names()
+	if len(all) < 17 {
+		t.Fatalf("the whole tree holds %v", all)
+	}
+	for _, line := range [][]string{{"--version"}, {"-v"}} {
+		if got := names(line...); len(got) != 0 {
+			t.Errorf("heed %s makes %v, want none", strings.Join(line, " "), got)
+		}
+	}
+	for _, name := range all {
+		if got := names(name, "--help"); !slices.Equal(got, []string{name}) {
+			t.Errorf("heed %s --help makes %v, want %s alone", name, got, name)
+		}
+	}
+	if got := names("robots", "check", "--file", "robots.txt", "https://example.com/"); !slices.Equal(got, []string{"robots"}) {
+		t.Errorf("heed robots check makes %v, want robots alone", got)
+	}
+	if got := names("--stash", "s", "search", "q"); !slices.Equal(got, all) {
+		t.Errorf("heed --stash s search q makes %v, want the whole tree %v", got, all)
 	}
 }
