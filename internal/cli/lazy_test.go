@@ -8,6 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/heedhq/heed/internal/heapfloor"
 )
 
 // TestRootCommandMakesWhatTheLineReaches runs command lines on the tree
@@ -145,5 +149,55 @@ func TestRootCommandMakesOnlyWhatTheLineNames(t *testing.T) {
 	}
 	if got := names("--stash", "s", "search", "q"); !slices.Equal(got, all) {
 		t.Errorf("heed --stash s search q makes %v, want the whole tree %v", got, all)
+	}
+}
+
+// TestHeapFloorWhereCommandsCrawl wants the collector's floor
+// (heapfloor) in force while crawl, add, sync, reindex and mcp run, and
+// not while the other commands run, both on the tree made for the line and
+// with a flag before the command (the whole tree): the root's pre-run
+// hook sets it by the name of the command the line reaches.
+func TestHeapFloorWhereCommandsCrawl(t *testing.T) {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		t.Skip("GOGC or GOMEMLIMIT is set: heapfloor leaves the collector alone")
+	}
+	floored := []string{"crawl", "add", "sync", "reindex", "mcp"}
+	e := &env{}
+	for _, c := range e.rootCommand().Commands() {
+		name := c.Name()
+		for _, line := range [][]string{{name}, {"--agent", "a", name}} {
+			e := &env{stdin: strings.NewReader(""), stdout: io.Discard, stderr: io.Discard}
+			root := e.rootCommand(line...)
+			reserve := -1
+			for _, c := range root.Commands() {
+				if c.Name() == name {
+					// In place of the command's work: what the floor is
+					// as it would start.
+					c.Args, c.Run = cobra.ArbitraryArgs, nil
+					c.RunE = func(*cobra.Command, []string) error { reserve = int(heapfloor.Reserve()); return nil }
+				}
+			}
+			root.SetArgs(line)
+			root.SetOut(io.Discard)
+			root.SetErr(io.Discard)
+			err := root.ExecuteContext(t.Context())
+			if e.undoFloor != nil {
+				e.undoFloor()
+			}
+			if err != nil {
+				t.Fatalf("heed %s: %v", strings.Join(line, " "), err)
+			}
+			switch want := slices.Contains(floored, name); {
+			case reserve < 0:
+				t.Errorf("heed %s did not run", strings.Join(line, " "))
+			case want && reserve == 0:
+				t.Errorf("heed %s runs without the heap floor", strings.Join(line, " "))
+			case !want && reserve != 0:
+				t.Errorf("heed %s runs with a heap floor's reserve of %d bytes", strings.Join(line, " "), reserve)
+			}
+		}
+	}
+	if r := heapfloor.Reserve(); r != 0 {
+		t.Errorf("a reserve of %d bytes is left after the commands", r)
 	}
 }
