@@ -2,6 +2,7 @@ package team
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -26,7 +27,10 @@ func (d driver) GetListener(params *riverdriver.GetListenenerParams) riverdriver
 }
 
 // insertListener listens on insertTopic alone; it asks the server for no
-// other channel, and lets no notification of another through.
+// other channel, and lets no notification of another through, nor one of
+// it that is not River's word that a job of heed's queue was inserted
+// (wanted): any role may send a payload that River cannot parse, and
+// River logs an error for each, as fast as a stranger sends them.
 type insertListener struct{ riverdriver.Listener }
 
 func (l *insertListener) Listen(ctx context.Context, topic string) error {
@@ -46,8 +50,20 @@ func (l *insertListener) Unlisten(ctx context.Context, topic string) error {
 func (l *insertListener) WaitForNotification(ctx context.Context) (*riverdriver.Notification, error) {
 	for {
 		n, err := l.Listener.WaitForNotification(ctx)
-		if err != nil || n.Topic == insertTopic {
+		if err != nil || n.Topic == insertTopic && wanted(n.Payload) {
 			return n, err
 		}
 	}
+}
+
+// wanted reports whether an insert notification's payload is River's
+// for heed's queue: {"queue":"heed"}, in a few bytes.
+func wanted(payload string) bool {
+	if len(payload) > 200 {
+		return false
+	}
+	var p struct {
+		Queue string `json:"queue"`
+	}
+	return json.Unmarshal([]byte(payload), &p) == nil && p.Queue == Queue
 }

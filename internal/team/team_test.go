@@ -1,8 +1,10 @@
 package team
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/netip"
 	"os"
@@ -745,3 +747,78 @@ func TestWorkersIgnoreNotifications(t *testing.T) {
 		t.Errorf("%d jobs cancelled (%v)", cancelled, err)
 	}
 }
+
+// A role with no privilege may still NOTIFY River's insert channel,
+// which the workers hear: payloads it cannot parse, that name another
+// queue, or of Postgres's greatest size, sent as fast as it can. The
+// workers log nothing for them (River logs an error for each payload
+// it cannot parse, with the payload when its buffer is full), and crawl
+// as before.
+func TestWorkersIgnoreInsertNoise(t *testing.T) {
+	pool := database(t)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, "CREATE ROLE noisy LOGIN PASSWORD 'no'"); err != nil {
+		t.Fatal(err)
+	}
+	cfg := pool.Config().ConnConfig.Copy()
+	cfg.User, cfg.Password = "noisy", "no"
+	noisy, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer noisy.Close(ctx)
+	var logged bytes.Buffer
+	var logMu sync.Mutex
+	logger := slog.New(slog.NewTextHandler(writerFunc(func(b []byte) (int, error) {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return logged.Write(b)
+	}), &slog.HandlerOptions{Level: slog.LevelWarn}))
+	stop := make(chan struct{})
+	sent := make(chan int, 1)
+	var once sync.Once
+	halt := func() int { once.Do(func() { close(stop) }); n := <-sent; sent <- n; return n }
+	defer halt()
+	go func() {
+		n := 0
+		defer func() { sent <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			_, err := noisy.Exec(ctx, `SELECT pg_notify(current_schema() || '.river_insert', p)
+				FROM unnest(ARRAY['not json', '{"queue":"other"}', '{"queue":'||repeat('"', 7900)]) AS p, generate_series(1, 50)`)
+			if err != nil {
+				t.Errorf("notify: %v", err)
+				return
+			}
+			n++
+		}
+	}()
+	site := teamtest.Start(t, 50, 2, time.Millisecond)
+	startWorkers(t, pool, 1, func(w *Worker) { w.Logger = logger })
+	id, err := Start(ctx, pool, FromCrawl(crawl.Options{
+		Start: site.PageURL(0), Source: "team", Delay: 10 * time.Millisecond, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitDone(t, pool, id, 2*time.Minute)
+	if n := halt(); n == 0 {
+		t.Fatal("no notification was sent")
+	}
+	if p.Stored != site.N {
+		t.Errorf("stored %d of %d, skipped %v, failed %v", p.Stored, site.N, p.Skipped, p.Failed)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	if logged.Len() > 0 {
+		t.Errorf("the workers logged %d bytes for a stranger's notifications: %.300s", logged.Len(), logged.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
