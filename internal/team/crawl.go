@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/heedhq/heed"
@@ -247,7 +246,7 @@ func wake(ctx context.Context, tx pgx.Tx, inserter *river.Client[pgx.Tx], due, a
 
 // NewInserter is a River client that inserts jobs and works none.
 func NewInserter(pool *pgxpool.Pool) (*river.Client[pgx.Tx], error) {
-	return river.NewClient(riverpgxv5.New(pool), &river.Config{})
+	return river.NewClient(newDriver(pool), &river.Config{PollOnly: true})
 }
 
 // ErrNoCrawl is the error of a crawl ID the database does not hold.

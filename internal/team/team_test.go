@@ -822,3 +822,49 @@ func TestWorkersIgnoreInsertNoise(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// Any role may LISTEN to any channel, and keep a transaction open so
+// that Postgres's notification queue, shared by every database of the
+// server, fills (8 GB) and every NOTIFY fails at its commit after it: a
+// commit of the team's that sent River's insert notification would fail
+// with it. The team sends none: a stranger listening to River's channels
+// while a crawl is started and runs hears nothing.
+func TestWorkersSendNoNotifications(t *testing.T) {
+	pool := database(t)
+	ctx := context.Background()
+	if _, err := pool.Exec(ctx, "CREATE ROLE listener LOGIN PASSWORD 'li'"); err != nil {
+		t.Fatal(err)
+	}
+	cfg := pool.Config().ConnConfig.Copy()
+	cfg.User, cfg.Password = "listener", "li"
+	listener, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer listener.Close(ctx)
+	var schema string
+	if err := listener.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	for _, topic := range []string{"river_insert", "river_control", "river_leadership", "river_job_control"} {
+		if _, err := listener.Exec(ctx, `LISTEN "`+schema+"."+topic+`"`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	site := teamtest.Start(t, 20, 2, time.Millisecond)
+	startWorkers(t, pool, 1, nil)
+	id, err := Start(ctx, pool, FromCrawl(crawl.Options{
+		Start: site.PageURL(0), Source: "team", Delay: 10 * time.Millisecond, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(),
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := waitDone(t, pool, id, 2*time.Minute); p.Stored != site.N {
+		t.Errorf("stored %d of %d, skipped %v, failed %v", p.Stored, site.N, p.Skipped, p.Failed)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel()
+	if n, err := listener.WaitForNotification(wctx); err == nil {
+		t.Errorf("the team sent a notification: %q %q", n.Channel, n.Payload)
+	}
+}

@@ -119,7 +119,8 @@ func (w *Worker) Run(ctx context.Context) error {
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &hostWorker{w: w})
 	river.AddWorker(workers, &seedWorker{w: w})
-	client, err := river.NewClient(driver{riverpgxv5.New(w.Pool)}, &river.Config{
+	client, err := river.NewClient(newDriver(w.Pool), &river.Config{
+		PollOnly:             true,
 		Queues:               map[string]river.QueueConfig{Queue: {MaxWorkers: w.Hosts}},
 		Workers:              workers,
 		JobTimeout:           w.jobTimeout(),
