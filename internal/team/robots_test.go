@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/testutil"
 )
@@ -211,5 +212,59 @@ func TestWorkersRobotsRedirectToAHeldHost(t *testing.T) {
 	}
 	if p := waitDone(t, pool, id, 2*time.Minute); p.Stored != 1 {
 		t.Errorf("progress %+v; want the page stored once host b was let go", p)
+	}
+}
+
+// A robots.txt that never answers (the connection closed at once): the
+// host's queued URLs are not each tried maxAttempts times, each time
+// after a request for robots.txt of its own; a slice asks for it once,
+// and every URL of the origin it holds fails that attempt. The crawl
+// ends with them failed, robots.txt asked maxAttempts times at most.
+func TestWorkersSilentRobotsAskedOnceASlice(t *testing.T) {
+	pool := database(t)
+	const n = 10
+	site, port := chainSite(t, func(string) int { return 1 }, func(w http.ResponseWriter, r *http.Request, host string) bool {
+		switch {
+		case host == "a.team.test" && r.URL.Path == "/p0":
+			fmt.Fprint(w, `<html><title>Links</title><main><h1>Links</h1><p>Links to another host's pages, each of them a page to read.</p>`)
+			for i := range n {
+				fmt.Fprintf(w, `<a href="http://c.team.test:%s/c%d">c%d</a>`, r.Host[strings.IndexByte(r.Host, ':')+1:], i, i)
+			}
+			fmt.Fprint(w, `</main></html>`)
+		case host == "c.team.test" && r.URL.Path == "/robots.txt":
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+		case r.URL.Path == "/robots.txt":
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		default:
+			return false
+		}
+		return true
+	})
+	startWorkers(t, pool, 1, nil)
+	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{
+		Start: "http://a.team.test:" + port + "/p0", Source: "a", Delay: 10 * time.Millisecond, MaxPages: 50, MaxDepth: 2,
+		AllowHosts: []string{"a.team.test:" + port, "c.team.test:" + port}, WholeSite: true, NoSitemaps: true, NoLLMsTxt: true,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := waitDone(t, pool, id, 3*time.Minute)
+	if p.Stored != 1 || p.Failed[heed.Transient.String()] != n {
+		t.Errorf("progress %+v; want /p0 stored and the %d pages of c failed", p, n)
+	}
+	asked := 0
+	for _, a := range site.Log() {
+		if strings.HasPrefix(a.Host, "c.team.test") {
+			if a.Path != "/robots.txt" {
+				t.Errorf("%s%s asked, though its robots.txt never answered", a.Host, a.Path)
+			}
+			asked++
+		}
+	}
+	if asked > maxAttempts {
+		t.Errorf("c's robots.txt asked %d times for its %d pages; want %d at most", asked, n, maxAttempts)
 	}
 }

@@ -101,7 +101,7 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 		defer cancel()
 	}
 	host := polite.HostKey(su)
-	s := &slice{w: w, host: host, turns: newHeld(host), outcomes: map[string]robots.Outcome{}}
+	s := &slice{w: w, host: host, turns: newHeld(host), outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
 	it := item{url: o.Start, c: c}
 	p := s.pageRequests(it, o.Delay)
 	// Its requests wait for their hosts as long as the job may: the

@@ -31,8 +31,12 @@ type slice struct {
 	owner string
 	end   time.Time
 	turns *held
-	// robots.txt by origin as read this slice.
+	// robots.txt by origin as read this slice, and the origins whose
+	// robots.txt was unread for now this slice: their other URLs fail
+	// the same attempt without another request, and the slice ends
+	// after its batch (errUnread).
 	outcomes map[string]robots.Outcome
+	silent   map[string]error
 }
 
 // held are the turns of a host whose lease a slice holds: one request at
@@ -136,6 +140,9 @@ func (s *slice) run(ctx context.Context) error {
 				return err
 			}
 		}
+		if len(s.silent) > 0 {
+			return errUnread
+		}
 	}
 	return nil
 }
@@ -217,11 +224,10 @@ func (s *slice) visit(ctx context.Context, it item) error {
 			case errors.Is(err, errLost) || errors.Is(err, errWanted) || ctx.Err() != nil:
 				return err
 			}
-			kind := heed.KindOf(err)
-			if err := s.commit(ctx, it, &result{kind: crawl.Failed, reason: kind.String(), detail: "robots.txt: " + err.Error()}, 0); err != nil || kind != heed.Transient {
-				return err
+			if heed.KindOf(err) == heed.Transient {
+				s.silent[u.Scheme+"://"+u.Host] = err
 			}
-			return errUnread
+			return s.commit(ctx, it, &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: "robots.txt: " + err.Error()}, 0)
 		}
 		if d := out.Allowed(agent, it.url); !d.Allowed {
 			return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonRobots, detail: d.String()}, 0)
@@ -454,11 +460,13 @@ func (s *slice) links(it item, links []string, depth int) []queued {
 // host, and has it first. The job comes back on the host's next turn.
 var errWanted = errors.New("the host is wanted by a request beside its job")
 
-// errUnread ends a slice whose origin's robots.txt could not be read
-// for now, for a cause that may pass (no answer; a redirect to a host
-// another job held for longer than a request beside the jobs waits): its
-// URL, queued again, is tried in a later slice, not again at once. The
-// job comes back on the host's next turn.
+// errUnread ends a slice, after its batch of URLs, where an origin's
+// robots.txt could not be read for now, for a cause that may pass (no
+// answer; a redirect to a host another job held for longer than a
+// request beside the jobs waits): its URLs of the batch, each failing
+// that attempt without another request, queued again, are tried in a
+// later slice, not again at once. The job comes back on the host's next
+// turn.
 var errUnread = errors.New("the origin's robots.txt is unread for now")
 
 // wantedFor is how long a request's wish for a host is heeded: the
@@ -522,11 +530,15 @@ func leaseMargin(ttl time.Duration) time.Duration { return min(time.Second, ttl/
 // its max_pages requests (errFull). An origin whose robots.txt gave no
 // answer, or redirected to a host another job held for longer than a
 // request beside the jobs waits (renderPatience), is unread for now: its
-// URL fails for a cause that may pass, and the slice ends (errUnread).
+// URLs fail this slice for a cause that may pass, and the slice ends
+// after its batch (errUnread).
 func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Duration) (robots.Outcome, error) {
 	origin := u.Scheme + "://" + u.Host
 	if o, ok := s.outcomes[origin]; ok {
 		return o, nil
+	}
+	if err := s.silent[origin]; err != nil {
+		return robots.Outcome{}, err
 	}
 	var status, cause string
 	var httpStatus int

@@ -224,7 +224,7 @@ var errLost = errors.New("the host's lease was lost")
 // stuck) cannot take the host from it, even in the same process.
 func (w *Worker) work(ctx context.Context, job *river.Job[HostArgs]) error {
 	host := job.Args.Host
-	s := &slice{w: w, host: host, owner: w.owner + "/" + randomID(4), turns: newHeld(host), outcomes: map[string]robots.Outcome{}}
+	s := &slice{w: w, host: host, owner: w.owner + "/" + randomID(4), turns: newHeld(host), outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
 	wait, ok, err := takeLease(ctx, w.Pool, host, s.owner, w.LeaseTTL)
 	if err != nil {
 		w.Logger.Warn("heed: take a host", "host", host, "error", err)
