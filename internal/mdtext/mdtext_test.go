@@ -86,3 +86,19 @@ func TestSaidHostile(t *testing.T) {
 		}
 	}
 }
+
+// A snippet is plain text: no code span's or fence's backticks (or
+// tildes), around words or around punctuation alone.
+func TestSnippetCode(t *testing.T) {
+	for _, c := range []struct{ md, query, want string }{
+		{"Run `go vet ./...` then ```\nfunc vetted() {}\n``` and vet again", "vet",
+			"Run go **vet** ./... then func **vetted**() {} and **vet** again"},
+		{"~~~sh\nheed crawl\n~~~\nthen `--delay` and `->`.", "crawl",
+			"sh heed **crawl** then --delay and ->."},
+	} {
+		text, spans := Snippet(c.md, Terms(c.query))
+		if got := printable.Marked(text, spans, "**", "**"); got != c.want {
+			t.Errorf("Snippet(%q, %q) = %q, want %q", c.md, c.query, got, c.want)
+		}
+	}
+}

@@ -208,17 +208,18 @@ func snippet(body string, terms [][]string, n int) (string, []heed.Span) {
 
 // markup reports whether a word without letters or digits is Markdown's
 // alone: a heading's #s, a table's |, a quote's >, a list's - or *, a
-// rule (---), a table's |---|; not prose's = or + or :.
+// rule (---), a table's |---|, a code span's or fence's backticks, a
+// fence's tildes; not prose's = or + or :.
 func markup(w string) bool {
 	switch {
 	case w == "-" || w == "*":
 		return true
-	case strings.Trim(w, "#") == "", strings.Trim(w, ">") == "":
+	case strings.Trim(w, "#") == "", strings.Trim(w, ">") == "", strings.Trim(w, "`") == "":
 		return true
 	case strings.ContainsAny(w, "|"):
 		return strings.Trim(w, "|-: ") == ""
 	case len(w) >= 3:
-		return strings.Trim(w, "-") == "" || strings.Trim(w, "*") == "" || strings.Trim(w, "_") == "" || strings.Trim(w, "=") == ""
+		return strings.Trim(w, "-") == "" || strings.Trim(w, "*") == "" || strings.Trim(w, "_") == "" || strings.Trim(w, "=") == "" || strings.Trim(w, "~") == ""
 	}
 	return false
 }
@@ -248,7 +249,7 @@ func plain(word string) string {
 		if markup(word) {
 			return ""
 		}
-		return word
+		return strings.ReplaceAll(word, "`", "") // a code span's, as `->`.
 	}
 	last := strings.LastIndexFunc(word, IsWordRune)
 	_, size := utf8.DecodeRuneInString(word[last:])
