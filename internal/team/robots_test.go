@@ -268,3 +268,66 @@ func TestWorkersSilentRobotsAskedOnceASlice(t *testing.T) {
 		t.Errorf("c's robots.txt asked %d times for its %d pages; want %d at most", asked, n, maxAttempts)
 	}
 }
+
+// A robots.txt that redirects to a host whose holder lets it go at its
+// next request, which comes later than a request beside the jobs waits
+// (renderPatience) but within the host's delay: the hop waits for it,
+// and the page is stored, not failed for a host the team itself held.
+// The holder here acts as a job's slice does: it heeds a wish made
+// since its last request, when its delay (6 s) is over.
+func TestWorkersRobotsRedirectWaitsTheHoldersDelay(t *testing.T) {
+	pool := database(t)
+	var port string
+	_, port = chainSite(t, func(string) int { return 1 }, func(w http.ResponseWriter, r *http.Request, host string) bool {
+		switch {
+		case r.URL.Path != "/robots.txt":
+			return false
+		case host == "a.team.test":
+			http.Redirect(w, r, "http://b.team.test:"+port+"/robots.txt", http.StatusMovedPermanently)
+		default:
+			fmt.Fprint(w, "User-agent: *\nAllow: /\n")
+		}
+		return true
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b := "b.team.test:" + port
+	const holderDelay = 6 * time.Second
+	if _, err := pool.Exec(ctx, `INSERT INTO heed_host (host, delay_ms) VALUES ($1, $2)`, b, holderDelay.Milliseconds()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := takeLease(ctx, pool, b, "holder", time.Hour); !ok || err != nil {
+		t.Fatalf("hold host b: %v, %v", ok, err)
+	}
+	released := make(chan struct{})
+	go func() {
+		defer close(released)
+		var since time.Time // when a wish was first seen since the last look
+		for ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond)
+			var fresh bool
+			if err := pool.QueryRow(ctx, `SELECT coalesce(wanted_at > now() - make_interval(secs => $2), false) FROM heed_host WHERE host = $1`, b, wantedFor.Seconds()).Scan(&fresh); err != nil {
+				return
+			}
+			switch {
+			case !fresh:
+				since = time.Time{}
+			case since.IsZero():
+				since = time.Now()
+			case time.Since(since) >= holderDelay:
+				pool.Exec(ctx, `UPDATE heed_host SET lease_owner = NULL, lease_until = NULL, wanted_at = NULL WHERE host = $1`, b)
+				return
+			}
+		}
+	}()
+	startWorkers(t, pool, 1, nil)
+	id, err := Start(ctx, pool, FromCrawl(crawl.Options{Start: "http://a.team.test:" + port + "/p0", Source: "a", Delay: 50 * time.Millisecond, MaxPages: 5}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := waitDone(t, pool, id, 2*time.Minute); p.Stored != 1 {
+		t.Errorf("progress %+v; want the page stored once b's holder let it go", p)
+	}
+	cancel()
+	<-released
+}

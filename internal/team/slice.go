@@ -529,7 +529,8 @@ func leaseMargin(ttl time.Duration) time.Duration { return min(time.Second, ttl/
 // stored for every worker. It is not fetched for a crawl that has made
 // its max_pages requests (errFull). An origin whose robots.txt gave no
 // answer, or redirected to a host another job held for longer than a
-// request beside the jobs waits (renderPatience), is unread for now: its
+// request beside the jobs waits (renderPatience) and the host's delay
+// (when its holder lets it go), is unread for now: its
 // URLs fail this slice for a cause that may pass, and the slice ends
 // after its batch (errUnread).
 func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Duration) (robots.Outcome, error) {
@@ -572,7 +573,14 @@ func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Dura
 	if err := s.lend(ctx); err != nil {
 		return robots.Outcome{}, err
 	}
-	o, err := s.w.storedRobots(ctx, origin, s.pageRequests(it, delay), delay, it.c.o.MaxCrawlDelay)
+	// A hop to a host another job holds waits for the holder's next
+	// request, at which it lets the host go: the host's delay, besides
+	// a rendered page's patience.
+	p := s.pageRequests(it, delay)
+	turns := *s.w.turns
+	turns.byDelay = true
+	p.turns = &turns
+	o, err := s.w.storedRobots(ctx, origin, p, delay, it.c.o.MaxCrawlDelay)
 	if err := s.retake(ctx); err != nil {
 		return robots.Outcome{}, errLost
 	}

@@ -29,6 +29,10 @@ type Turns struct {
 	// holds before it fails with ErrBusy; 0 waits as long as its
 	// context lets it.
 	patience time.Duration
+	// byDelay adds the host's last delay to patience: a job that holds
+	// the host lets it go at its next request, its delay after the
+	// last.
+	byDelay bool
 }
 
 // ErrBusy is the error of a request whose host another worker held for
@@ -71,12 +75,17 @@ func (t *Turns) Acquire(ctx context.Context, host string) (func(time.Duration), 
 		if !ok {
 			// Its holder lets it go before its next request (a
 			// worker's job, at its next claim).
-			if _, err := t.pool.Exec(ctx, `UPDATE heed_host SET wanted_at = now() WHERE host = $1`, host); err != nil {
+			var ms int64
+			if err := t.pool.QueryRow(ctx, `UPDATE heed_host SET wanted_at = now() WHERE host = $1 RETURNING delay_ms`, host).Scan(&ms); err != nil {
 				return nil, err
 			}
-			if t.patience > 0 && time.Since(began) > t.patience {
+			patience := t.patience
+			if t.byDelay {
+				patience += time.Duration(ms) * time.Millisecond
+			}
+			if t.patience > 0 && time.Since(began) > patience {
 				t.unwant(context.WithoutCancel(ctx), host)
-				return nil, fmt.Errorf("%w: waited %v", ErrBusy, t.patience)
+				return nil, fmt.Errorf("%w: waited %v", ErrBusy, patience.Round(time.Millisecond))
 			}
 		}
 		if ok {
