@@ -190,11 +190,25 @@ func migrateAll(ctx context.Context, dbURL string, wait time.Duration) (*Result,
 		return nil, err
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", int64(lockKey))
+	owner, err := asOwner(ctx, conn)
+	if err != nil {
+		return nil, err
+	}
 	res, err := migrate(ctx, conn)
 	if err != nil {
 		return nil, err
 	}
-	pool, err := pgxpool.New(ctx, dbURL)
+	cfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: connect: %w", err)
+	}
+	if owner != "" {
+		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
+			_, err := c.Exec(ctx, "SET ROLE "+pgx.Identifier{owner}.Sanitize())
+			return err
+		}
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
 	}
@@ -211,6 +225,30 @@ func migrateAll(ctx context.Context, dbURL string, wait time.Duration) (*Result,
 		res.RiverApplied = append(res.RiverApplied, v.Version)
 	}
 	return res, nil
+}
+
+// asOwner sets the session's role to the database's owner when the
+// role that connected is a member of it, not it (GRANT heed TO alice):
+// the tables a migration makes are the owner's, whom every member of the
+// team reaches, not the member's who ran it, whom no other reaches. It
+// returns the owner's name when it set it; a role that may not take it
+// migrates as itself.
+func asOwner(ctx context.Context, conn *pgx.Conn) (string, error) {
+	var owner string
+	var member bool
+	err := conn.QueryRow(ctx, `
+		SELECT pg_get_userbyid(datdba), pg_get_userbyid(datdba) <> current_user AND pg_has_role(current_user, datdba, 'MEMBER')
+		FROM pg_database WHERE datname = current_database()`).Scan(&owner, &member)
+	if err != nil {
+		return "", fmt.Errorf("pgstore: migrate: the database's owner: %w", err)
+	}
+	if !member {
+		return "", nil
+	}
+	if _, err := conn.Exec(ctx, "SET ROLE "+pgx.Identifier{owner}.Sanitize()); err != nil {
+		return "", nil
+	}
+	return owner, nil
 }
 
 // connectMigration connects for a migration, its session named "heed

@@ -165,3 +165,53 @@ func TestMigrateLockHeld(t *testing.T) {
 		t.Errorf("a migration holding the lock: %v", err)
 	}
 }
+
+// The team's role owns what Migrate makes, though a member of it ran
+// the migration as its own role (GRANT heed TO alice): another member
+// reads and writes it all the same.
+func TestMigrateAsMember(t *testing.T) {
+	url := database(t)
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	for _, stmt := range []string{
+		"CREATE ROLE team NOLOGIN", "CREATE ROLE alice LOGIN PASSWORD 'al'", "CREATE ROLE bob LOGIN PASSWORD 'bo'",
+		"GRANT team TO alice", "GRANT team TO bob", "CREATE DATABASE teamdb OWNER team",
+	} {
+		if _, err := admin.Exec(ctx, stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cfg := admin.Config()
+	as := func(user, pw string) string {
+		return fmt.Sprintf("postgres://%s:%s@%s:%d/teamdb?sslmode=disable", user, pw, cfg.Host, cfg.Port)
+	}
+	if _, err := Migrate(ctx, as("alice", "al")); err != nil {
+		t.Fatal(err)
+	}
+	bob, err := pgx.Connect(ctx, as("bob", "bo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bob.Close(ctx)
+	var owners []string
+	rows, err := bob.Query(ctx, `SELECT DISTINCT pg_get_userbyid(relowner) FROM pg_class
+		WHERE relnamespace = 'public'::regnamespace AND relkind IN ('r', 'S')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if owners, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		t.Fatal(err)
+	}
+	if len(owners) != 1 || owners[0] != "team" {
+		t.Errorf("tables owned by %v; want the database's owner, team", owners)
+	}
+	st, err := Open(ctx, as("bob", "bo"))
+	if err != nil {
+		t.Fatalf("another member opens the store: %v", err)
+	}
+	st.Close()
+}
