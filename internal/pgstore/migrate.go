@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"regexp"
 	"strconv"
@@ -273,7 +274,7 @@ func connectMigration(ctx context.Context, dbURL string) (*pgx.Conn, error) {
 // server's lock_timeout, set for this alone) for another session to let
 // it go; after that it fails with ErrLocked and who holds it.
 func lock(ctx context.Context, conn *pgx.Conn, wait time.Duration) error {
-	ms := max(wait.Milliseconds(), 1)
+	ms := min(max(wait.Milliseconds(), 1), math.MaxInt32) // the server's bound, 24.8 days
 	if _, err := conn.Exec(ctx, "SELECT set_config('lock_timeout', $1, false)", strconv.FormatInt(ms, 10)); err != nil {
 		return fmt.Errorf("pgstore: migrate: lock: %w", err)
 	}

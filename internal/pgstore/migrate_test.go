@@ -215,3 +215,11 @@ func TestMigrateAsMember(t *testing.T) {
 	}
 	st.Close()
 }
+
+// A wait longer than the server's lock_timeout takes (about 24 days) is
+// waited as long as it takes, not refused.
+func TestMigrateLongWait(t *testing.T) {
+	if _, err := MigrateWait(context.Background(), database(t), 1000*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+}
