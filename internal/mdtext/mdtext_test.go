@@ -102,3 +102,34 @@ func TestSnippetCode(t *testing.T) {
 		}
 	}
 }
+
+// A query's run of an unspaced script is looked for by its first
+// maxTermChars characters at most: each place of the body is compared
+// with a bounded number of them, whatever the query, so that a body of
+// one character repeated and a query of it repeated cost one pass, not
+// the product of their lengths (BenchmarkSnippetLongUnspacedQuery). The
+// match is still marked where the run's head is.
+func TestTermsLongUnspaced(t *testing.T) {
+	q := strings.Repeat("東", 300) + "西"
+	for _, term := range Terms(q) {
+		if len(term) > maxTermChars {
+			t.Errorf("a term of %d characters", len(term))
+		}
+	}
+	body := strings.Repeat("南", 100) + "。" + q + "。"
+	text, spans := Snippet(body, Terms(q))
+	if got := printable.Marked(text, spans, "[", "]"); !strings.Contains(got, "。["+strings.Repeat("東", 10)) {
+		t.Errorf("snippet %q", got)
+	}
+}
+
+// BenchmarkSnippetLongUnspacedQuery makes a snippet of the largest body
+// a team's search reads, one character repeated, for a query of that
+// character repeated that no place matches whole.
+func BenchmarkSnippetLongUnspacedQuery(b *testing.B) {
+	body := strings.Repeat("東", 310_000)
+	terms := Terms(strings.Repeat("東", 330) + "西")
+	for b.Loop() {
+		Snippet(body, terms)
+	}
+}

@@ -21,6 +21,9 @@ func Terms(text string) [][]string {
 			}
 			continue
 		}
+		if len(tokens) > maxTermChars {
+			tokens = tokens[:maxTermChars]
+		}
 		if len(tokens) > 0 {
 			out = append(out, tokens)
 		}
@@ -49,6 +52,7 @@ func stem(w string) string {
 type piece struct {
 	text   string
 	joined bool
+	key    string // text without its punctuation around, lower-cased, as terms are matched
 }
 
 // pieceReader cuts a body into pieces as far as asked, no further.
@@ -77,7 +81,8 @@ func (pr *pieceReader) has(i int) bool {
 			pr.at += size
 		}
 		if start >= 0 {
-			pr.ps = append(pr.ps, piece{pr.body[start:pr.at], pr.joined})
+			text := pr.body[start:pr.at]
+			pr.ps = append(pr.ps, piece{text: text, joined: pr.joined, key: strings.ToLower(strings.TrimFunc(text, NotWord))})
 			if pr.at < len(pr.body) {
 				r, _ := utf8.DecodeRuneInString(pr.body[pr.at:])
 				pr.joined = r == ZWSP || r == Barrier
@@ -117,7 +122,7 @@ func snippet(body string, terms [][]string, n int) (string, []heed.Span) {
 			ok := true
 			for j, w := range term {
 				p := pr.ps[i+j]
-				c := strings.ToLower(core(p.text))
+				c := p.key
 				if (j > 0 && !p.joined) || !strings.HasPrefix(c, w) || (j < len(term)-1 && c != w) {
 					ok = false
 					break
@@ -264,3 +269,8 @@ func plain(word string) string {
 
 // maxSnippetTerms is how many of a query's terms a snippet looks for.
 const maxSnippetTerms = 16
+
+// maxTermChars is how many characters of a query's run of an unspaced
+// script a snippet looks for: each place of a body is compared with
+// that many at most.
+const maxTermChars = 64
