@@ -195,6 +195,9 @@ func migrateAll(ctx context.Context, dbURL string, wait time.Duration) (*Result,
 	if err != nil {
 		return nil, err
 	}
+	if err := checkSchemas(ctx, conn); err != nil {
+		return nil, err
+	}
 	res, err := migrate(ctx, conn)
 	if err != nil {
 		return nil, err
@@ -250,6 +253,41 @@ func asOwner(ctx context.Context, conn *pgx.Conn) (string, error) {
 		return "", nil
 	}
 	return owner, nil
+}
+
+// checkSchemas fails for a schema on the session's search path in which
+// every role may create objects (PUBLIC's CREATE: PostgreSQL 14's public
+// schema, or a GRANT): a stranger's function there, whose arguments
+// match a call closer than the system's (unnest(text[]) over
+// unnest(anyarray)), would run as the role of heed's queries and
+// River's.
+func checkSchemas(ctx context.Context, db interface {
+	Query(context.Context, string, ...any) (pgx.Rows, error)
+}) error {
+	rows, err := db.Query(ctx, `
+		SELECT DISTINCT n.nspname FROM unnest(current_schemas(false)) AS s(name)
+		JOIN pg_namespace n ON n.nspname = s.name,
+		aclexplode(coalesce(n.nspacl, acldefault('n', n.nspowner))) AS a
+		WHERE a.grantee = 0 AND a.privilege_type = 'CREATE'
+		ORDER BY 1`)
+	if err != nil {
+		return fmt.Errorf("pgstore: the schemas' privileges: %w", err)
+	}
+	open, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return fmt.Errorf("pgstore: the schemas' privileges: %w", err)
+	}
+	if len(open) == 0 {
+		return nil
+	}
+	var revoke []string
+	for _, n := range open {
+		if strings.Trim(n, "abcdefghijklmnopqrstuvwxyz0123456789_") != "" || n == "" || n[0] >= '0' && n[0] <= '9' {
+			n = pgx.Identifier{n}.Sanitize()
+		}
+		revoke = append(revoke, "REVOKE CREATE ON SCHEMA "+n+" FROM PUBLIC")
+	}
+	return fmt.Errorf("pgstore: every role may create objects in schema %s, which heed's queries would call as heed's role; refused: as the database's owner, %s", strings.Join(open, ", "), strings.Join(revoke, "; "))
 }
 
 // connectMigration connects for a migration, its session named "heed

@@ -223,3 +223,42 @@ func TestMigrateLongWait(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A schema on heed's search path where every role may create objects
+// (PostgreSQL 14's public, or a GRANT) lets a stranger define functions
+// that heed's queries and River's call, as heed's role, by a closer
+// match of their arguments (unnest(text[]) over unnest(anyarray)):
+// Migrate and Open refuse such a database, and say what to revoke.
+func TestRefusePublicCreate(t *testing.T) {
+	url := database(t)
+	ctx := context.Background()
+	if _, err := Migrate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	admin, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "GRANT CREATE ON SCHEMA public TO PUBLIC"); err != nil {
+		t.Fatal(err)
+	}
+	const want = "REVOKE CREATE ON SCHEMA public FROM PUBLIC"
+	if _, err := Migrate(ctx, url); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Migrate: %v; want it refused, saying %q", err, want)
+	}
+	if st, err := Open(ctx, url); err == nil || !strings.Contains(err.Error(), want) {
+		if err == nil {
+			st.Close()
+		}
+		t.Errorf("Open: %v; want it refused, saying %q", err, want)
+	}
+	if _, err := admin.Exec(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+}

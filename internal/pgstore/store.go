@@ -48,6 +48,10 @@ func Open(ctx context.Context, dbURL string) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("pgstore: %w: it is at version %d, this heed knows %d; upgrade heed", ErrNewerSchema, v, Version)
 	}
+	if err := checkSchemas(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
 	// River's schema too: a migration cut short leaves heed's current
 	// and River's behind.
 	var res *rivermigrate.ValidateResult
