@@ -538,9 +538,6 @@ func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Dura
 	if o, ok := s.outcomes[origin]; ok {
 		return o, nil
 	}
-	if err := s.silent[origin]; err != nil {
-		return robots.Outcome{}, err
-	}
 	var status, cause string
 	var httpStatus int
 	var body []byte
@@ -559,6 +556,8 @@ func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Dura
 		return o, nil
 	case !room:
 		return robots.Outcome{}, errFull
+	case s.silent[origin] != nil:
+		return robots.Outcome{}, s.silent[origin]
 	}
 	// The host's turn first (the job yields it here to a request beside
 	// it that wants it); then its lease is let go while robots.txt is
