@@ -133,3 +133,19 @@ func BenchmarkSnippetLongUnspacedQuery(b *testing.B) {
 		Snippet(body, terms)
 	}
 }
+
+// A hard line break (a <br> is written as a backslash at the line's
+// end) is a space in a snippet, not a backslash; an escaped backslash
+// stays one.
+func TestSnippetHardBreak(t *testing.T) {
+	for _, c := range []struct{ md, want string }{
+		{"line one tide\\\nline two", "line one **tide** line two"},
+		{"tide\\\n\\\nafter", "**tide** after"},
+		{"a path C:\\\\ and the tide", "…path C:\\ and the **tide**"},
+	} {
+		text, spans := Snippet(c.md, Terms("tide"))
+		if got := printable.Marked(text, spans, "**", "**"); got != c.want {
+			t.Errorf("Snippet(%q) = %q, want %q", c.md, got, c.want)
+		}
+	}
+}

@@ -246,6 +246,9 @@ func unescape(w string) string {
 // the emphasis, code and link marks around it, and nothing at all for
 // markup that stands alone (a heading's #, a table's |, a rule).
 func plain(word string) string {
+	if n := len(word) - len(strings.TrimRight(word, `\`)); n%2 == 1 {
+		word = word[:len(word)-1] // a hard line break's
+	}
 	if strings.Contains(word, `\`) {
 		word = unescape(word)
 	}
