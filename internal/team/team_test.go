@@ -748,12 +748,11 @@ func TestWorkersIgnoreNotifications(t *testing.T) {
 	}
 }
 
-// A role with no privilege may still NOTIFY River's insert channel,
-// which the workers hear: payloads it cannot parse, that name another
-// queue, or of Postgres's greatest size, sent as fast as it can. The
-// workers log nothing for them (River logs an error for each payload
-// it cannot parse, with the payload when its buffer is full), and crawl
-// as before.
+// A role with no privilege may still NOTIFY River's insert channel:
+// payloads it cannot parse, that name another queue, or of Postgres's
+// greatest size, sent as fast as it can. The workers, which listen to
+// no channel, log nothing for them (River's listener logged an error
+// for each payload it could not parse), and crawl as before.
 func TestWorkersIgnoreInsertNoise(t *testing.T) {
 	pool := database(t)
 	ctx := context.Background()
