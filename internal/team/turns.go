@@ -81,7 +81,9 @@ func (t *Turns) Acquire(ctx context.Context, host string) (func(time.Duration), 
 			}
 			patience := t.patience
 			if t.byDelay {
-				patience += time.Duration(ms) * time.Millisecond
+				// At most a lease's time: a job's slice waits no longer
+				// for a robots.txt hop than for a holder that died.
+				patience += min(time.Duration(ms)*time.Millisecond, t.ttl)
 			}
 			if t.patience > 0 && time.Since(began) > patience {
 				t.unwant(context.WithoutCancel(ctx), host)
