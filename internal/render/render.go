@@ -289,7 +289,15 @@ func closePopups(ctx context.Context) {
 	})
 }
 
-func (b *Browser) start() (context.Context, error) {
+// startWait is how long a browser may take to answer as it starts: one
+// that has not answered by then is stopped, and tried again a while
+// after (retryStart).
+const startWait = time.Minute
+
+// start starts the browser, or returns the one started. A page whose
+// context (ctx) ends while the browser starts stops waiting for it: the
+// browser is stopped, and the next page starts one anew.
+func (b *Browser) start(rctx context.Context) (context.Context, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.started && (b.startErr == nil || b.closed || time.Since(b.failedAt) < retryStart) {
@@ -331,10 +339,34 @@ func (b *Browser) start() (context.Context, error) {
 	opts = append(opts, sandbox...)
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
-	if err := chromedp.Do(ctx); err != nil {
-		cancel()
+	// A browser that does not answer (hung as it starts) does not hold
+	// the page, nor heed, for ever: it is stopped.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(ctx) }()
+	wait := time.NewTimer(startWait)
+	defer wait.Stop()
+	answered := false
+	select {
+	case err = <-started:
+		answered = true
+	case <-wait.C:
+		err = fmt.Errorf("it did not answer in %v", startWait)
+	case <-rctx.Done():
+		err = rctx.Err()
+	}
+	if err != nil {
+		cancel() // stops the process, and so ends chromedp.Do
 		cancelAlloc()
+		if !answered {
+			<-started
+		}
 		os.RemoveAll(dir)
+		if rctx.Err() != nil {
+			// The page gave up, not the browser: the next page starts
+			// one anew.
+			b.started = false
+			return nil, rctx.Err()
+		}
 		b.startErr = fmt.Errorf("%w: %s: %v", ErrNoBrowser, path, err)
 		if strings.Contains(err.Error(), "No usable sandbox") {
 			b.startErr = fmt.Errorf("%w (%s: %v)", ErrNoSandbox, path, err)
@@ -399,7 +431,7 @@ func (b *Browser) Render(ctx context.Context, doc *fetch.Response, get Get) (*Pa
 var errBrowserGone = errors.New("the browser is gone")
 
 func (b *Browser) render(ctx context.Context, doc *fetch.Response, get Get) (*Page, error) {
-	bctx, err := b.start()
+	bctx, err := b.start(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -963,5 +964,51 @@ func TestRenderBrowserHung(t *testing.T) {
 	}
 	if now := chromedp.FromContext(b.ctx).Browser.Process().Pid; now == hung.Pid {
 		t.Errorf("the page rendered in the browser that was stopped")
+	}
+}
+
+// A browser that does not answer as it starts (here, a program that
+// never speaks) does not hold heed for ever: a page whose context ends
+// meanwhile fails with its context's error, the browser is stopped and
+// its directory removed, and it can be closed.
+func TestRenderBrowserHungAtStart(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh here to play a browser that does not answer")
+	}
+	dir, err := os.MkdirTemp("", "heed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o755); err != nil { // the user the browser runs as runs it
+		t.Fatal(err)
+	}
+	silent := filepath.Join(dir, "browser")
+	if err := os.WriteFile(silent, []byte("#!"+sh+"\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", dir)
+	s := newSite(t, map[string]string{"/": appShell})
+	b := New(Config{Path: silent, PageTimeout: 10 * time.Second, Tabs: 1})
+	client := loopback()
+	doc, err := client.Get(t.Context(), fetch.Request{URL: s.URL + "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	if _, err := b.Render(ctx, doc, client.Get); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("the page: %v; want its context's end", err)
+	}
+	b.Close()
+	left, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		if e.Name() != "browser" {
+			t.Errorf("left in the temporary directory: %s", e.Name())
+		}
 	}
 }
