@@ -289,6 +289,28 @@ func closePopups(ctx context.Context) {
 	})
 }
 
+// socketRoom is how long the path of the browser's directory may be:
+// Chromium makes a socket at TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket
+// (its TMPDIR is that directory), a Unix socket's path holds 107 bytes,
+// and where it does not fit Chromium fails to start.
+const socketRoom = 107 - len("/org.chromium.Chromium.XXXXXX/SingletonSocket")
+
+// browserDir makes the browser's directory: in the temporary directory,
+// or in /tmp where that one's path leaves no room for Chromium's socket
+// (the length of the name os.MkdirTemp makes varies: a TMPDIR near the
+// limit failed now and then).
+func browserDir() (string, error) {
+	dir, err := os.MkdirTemp("", "heed-browser-")
+	if err != nil || len(dir) <= socketRoom || runtime.GOOS == "windows" {
+		return dir, err
+	}
+	os.Remove(dir)
+	if short, err := os.MkdirTemp("/tmp", "heed-browser-"); err == nil {
+		return short, nil
+	}
+	return "", fmt.Errorf("the temporary directory's path (%s) is too long for the socket the browser makes there: set TMPDIR to a shorter one, such as /tmp", os.TempDir())
+}
+
 // startWait is how long a browser may take to answer as it starts: one
 // that has not answered by then is stopped, and tried again a while
 // after (retryStart).
@@ -315,10 +337,10 @@ func (b *Browser) start(rctx context.Context) (context.Context, error) {
 	// org.chromium.Chromium.*, would outlive a browser that is stopped;
 	// TMPDIR is the directory itself, to keep the path of the socket
 	// Chromium makes there short).
-	dir, err := os.MkdirTemp("", "heed-browser-")
+	dir, err := browserDir()
 	if err != nil {
-		b.startErr = err
-		return nil, err
+		b.startErr = fmt.Errorf("render: %w", err)
+		return nil, b.startErr
 	}
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], flags()...)
 	// Its environment is its own, and none of heed's (no secret of

@@ -1012,3 +1012,31 @@ func TestRenderBrowserHungAtStart(t *testing.T) {
 		}
 	}
 }
+
+// A long TMPDIR does not keep the browser from starting: Chromium makes
+// a socket in its temporary directory, whose path a Unix socket's 107
+// bytes must hold, and a browser's directory under a long TMPDIR (here
+// of 60 bytes) would not leave it room.
+func TestRenderLongTmpdir(t *testing.T) {
+	browser(t) // skips, or fails when a browser is required
+	tmp, err := os.MkdirTemp("", "heed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	long := tmp + "/" + strings.Repeat("t", 60-len(tmp)-1)
+	if err := os.Mkdir(long, 0o755); err != nil { // as /tmp is, for the user the browser runs as
+		t.Fatal(err)
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("TMPDIR", long)
+	s := newSite(t, map[string]string{"/": appShell, "/app.js": `document.getElementById("root").textContent = "Rendered under a long TMPDIR.";`})
+	b := New(Config{PageTimeout: 10 * time.Second, Tabs: 1})
+	defer b.Close()
+	p := render(t, b, s.URL+"/", nil)
+	if !strings.Contains(string(p.HTML), "Rendered under a long TMPDIR.") {
+		t.Errorf("the page: %s", p.HTML)
+	}
+}
