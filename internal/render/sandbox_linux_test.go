@@ -75,6 +75,9 @@ func TestRenderTmpdirClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(tmp)
+	if len(tmp)+len("/heed-browser-4294967295") > socketRoom {
+		t.Skipf("TMPDIR's path is too long to be used (%s): the browser's directory is made in /tmp", tmp)
+	}
 	if err := os.Chmod(tmp, 0o700); err != nil {
 		t.Fatal(err)
 	}
