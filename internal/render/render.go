@@ -331,69 +331,84 @@ func (b *Browser) start(rctx context.Context) (context.Context, error) {
 		b.startErr = err
 		return nil, err
 	}
-	// The one directory the browser writes in, removed when it closes:
-	// its profile, its home (caches, configuration) and its temporary
-	// directory (what Chromium makes there, such as
-	// org.chromium.Chromium.*, would outlive a browser that is stopped;
-	// TMPDIR is the directory itself, to keep the path of the socket
-	// Chromium makes there short).
-	dir, err := browserDir()
-	if err != nil {
-		b.startErr = fmt.Errorf("render: %w", err)
-		return nil, b.startErr
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], flags()...)
-	// Its environment is its own, and none of heed's (no secret of
-	// heed's is handed to the browser).
-	env := []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_CACHE_HOME=" + filepath.Join(dir, ".cache"), "TMPDIR=" + dir}
-	for _, name := range []string{"PATH", "LANG", "LANGUAGE", "LC_ALL", "TZ"} {
-		if v, ok := os.LookupEnv(name); ok {
-			env = append(env, name+"="+v)
+	var (
+		dir                 string
+		ctx                 context.Context
+		cancel, cancelAlloc context.CancelFunc
+	)
+	for attempt := 0; ; attempt++ {
+		// The one directory the browser writes in, removed when it closes:
+		// its profile, its home (caches, configuration) and its temporary
+		// directory (what Chromium makes there, such as
+		// org.chromium.Chromium.*, would outlive a browser that is stopped;
+		// TMPDIR is the directory itself, to keep the path of the socket
+		// Chromium makes there short).
+		dir, err = browserDir()
+		if err != nil {
+			b.startErr = fmt.Errorf("render: %w", err)
+			return nil, b.startErr
 		}
-	}
-	opts = append(opts, chromedp.ExecPath(path), chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.NoInheritEnv, chromedp.Env(env...))
-	sandbox, err := sandboxed(dir)
-	if err != nil {
-		os.RemoveAll(dir)
-		b.startErr = fmt.Errorf("render: %w", err)
-		return nil, b.startErr
-	}
-	opts = append(opts, sandbox...)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(alloc)
-	// A browser that does not answer (hung as it starts) does not hold
-	// the page, nor heed, for ever: it is stopped.
-	started := make(chan error, 1)
-	go func() { started <- chromedp.Do(ctx) }()
-	wait := time.NewTimer(startWait)
-	defer wait.Stop()
-	answered := false
-	select {
-	case err = <-started:
-		answered = true
-	case <-wait.C:
-		err = fmt.Errorf("it did not answer in %v", startWait)
-	case <-rctx.Done():
-		err = rctx.Err()
-	}
-	if err != nil {
-		cancel() // stops the process, and so ends chromedp.Do
-		cancelAlloc()
-		if !answered {
-			<-started
+		opts := append(chromedp.DefaultExecAllocatorOptions[:], flags()...)
+		// Its environment is its own, and none of heed's (no secret of
+		// heed's is handed to the browser).
+		env := []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_CACHE_HOME=" + filepath.Join(dir, ".cache"), "TMPDIR=" + dir}
+		for _, name := range []string{"PATH", "LANG", "LANGUAGE", "LC_ALL", "TZ"} {
+			if v, ok := os.LookupEnv(name); ok {
+				env = append(env, name+"="+v)
+			}
 		}
-		os.RemoveAll(dir)
-		if rctx.Err() != nil {
-			// The page gave up, not the browser: the next page starts
-			// one anew.
-			b.started = false
-			return nil, rctx.Err()
+		opts = append(opts, chromedp.ExecPath(path), chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.NoInheritEnv, chromedp.Env(env...))
+		sandbox, err := sandboxed(dir)
+		if err != nil {
+			os.RemoveAll(dir)
+			b.startErr = fmt.Errorf("render: %w", err)
+			return nil, b.startErr
 		}
-		b.startErr = fmt.Errorf("%w: %s: %v", ErrNoBrowser, path, err)
-		if strings.Contains(err.Error(), "No usable sandbox") {
-			b.startErr = fmt.Errorf("%w (%s: %v)", ErrNoSandbox, path, err)
+		opts = append(opts, sandbox...)
+		var alloc context.Context
+		alloc, cancelAlloc = chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancel = chromedp.NewContext(alloc)
+		// A browser that does not answer (hung as it starts) does not hold
+		// the page, nor heed, for ever: it is stopped.
+		started := make(chan error, 1)
+		go func() { started <- chromedp.Do(ctx) }()
+		wait := time.NewTimer(startWait)
+		defer wait.Stop()
+		answered := false
+		select {
+		case err = <-started:
+			answered = true
+		case <-wait.C:
+			err = fmt.Errorf("it did not answer in %v", startWait)
+		case <-rctx.Done():
+			err = rctx.Err()
 		}
-		return nil, b.startErr
+		if err != nil {
+			cancel() // stops the process, and so ends chromedp.Do
+			cancelAlloc()
+			if !answered {
+				<-started
+			}
+			os.RemoveAll(dir)
+			if rctx.Err() != nil {
+				// The page gave up, not the browser: the next page starts
+				// one anew.
+				b.started = false
+				return nil, rctx.Err()
+			}
+			noSandbox := strings.Contains(err.Error(), "No usable sandbox")
+			if answered && !noSandbox && attempt == 0 {
+				// It exited as it started: once, that may be the
+				// moment's (a busy machine); a second start decides.
+				continue
+			}
+			b.startErr = fmt.Errorf("%w: %s: %v", ErrNoBrowser, path, err)
+			if noSandbox {
+				b.startErr = fmt.Errorf("%w (%s: %v)", ErrNoSandbox, path, err)
+			}
+			return nil, b.startErr
+		}
+		break
 	}
 	b.ctx, b.startErr = ctx, nil
 	closePopups(ctx)

@@ -1040,3 +1040,42 @@ func TestRenderLongTmpdir(t *testing.T) {
 		t.Errorf("the page: %s", p.HTML)
 	}
 }
+
+// A browser that exits as it starts is started once more before the page
+// fails: on a busy machine Chromium has been seen to exit so, once,
+// among many starts. The first start here exits at once; the second is
+// the real browser, which renders the page.
+func TestRenderStartTriedTwice(t *testing.T) {
+	browser(t) // skips, or fails when a browser is required
+	real, err := Find("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh here to play a browser that exits as it starts")
+	}
+	dir, err := os.MkdirTemp("", "heed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Chmod(dir, 0o777); err != nil { // the user the browser runs as writes in it
+		t.Fatal(err)
+	}
+	once := filepath.Join(dir, "browser")
+	script := "#!" + sh + "\nif mkdir " + filepath.Join(dir, "started") + " 2>/dev/null; then exit 1; fi\nexec " + real + ` "$@"` + "\n"
+	if err := os.WriteFile(once, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s := newSite(t, map[string]string{"/": appShell, "/app.js": `document.getElementById("root").textContent = "Rendered on the second start.";`})
+	b := New(Config{Path: once, PageTimeout: 10 * time.Second, Tabs: 1})
+	defer b.Close()
+	p := render(t, b, s.URL+"/", nil)
+	if !strings.Contains(string(p.HTML), "Rendered on the second start.") {
+		t.Errorf("the page: %s", p.HTML)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "started")); err != nil {
+		t.Errorf("the first start did not run: %v", err)
+	}
+}
