@@ -676,6 +676,24 @@ func TestWorkersSeedsResume(t *testing.T) {
 	}
 }
 
+// stranger makes a role that may connect to the team's database and
+// has no privilege on heed's tables, as any role may be where CONNECT is
+// PUBLIC's, and connects as it; the connection closes with the test.
+func stranger(t *testing.T, pool *pgxpool.Pool, name string) *pgx.Conn {
+	t.Helper()
+	if _, err := pool.Exec(t.Context(), "CREATE ROLE "+name+" LOGIN PASSWORD 'pw'"); err != nil {
+		t.Fatal(err)
+	}
+	cfg := pool.Config().ConnConfig.Copy()
+	cfg.User, cfg.Password = name, "pw"
+	conn, err := pgx.ConnectConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	return conn
+}
+
 // A role with no privilege on heed's tables or River's can still send
 // any notification (NOTIFY needs none): it sends River's control
 // notifications, to pause every queue and to cancel every job by its
@@ -685,16 +703,7 @@ func TestWorkersSeedsResume(t *testing.T) {
 func TestWorkersIgnoreNotifications(t *testing.T) {
 	pool := database(t)
 	ctx := context.Background()
-	if _, err := pool.Exec(ctx, "CREATE ROLE intruder LOGIN PASSWORD 'in'"); err != nil {
-		t.Fatal(err)
-	}
-	cfg := pool.Config().ConnConfig.Copy()
-	cfg.User, cfg.Password = "intruder", "in"
-	intruder, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer intruder.Close(ctx)
+	intruder := stranger(t, pool, "intruder")
 	var schema string
 	if err := intruder.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 		t.Fatal(err)
@@ -756,16 +765,7 @@ func TestWorkersIgnoreNotifications(t *testing.T) {
 func TestWorkersIgnoreInsertNoise(t *testing.T) {
 	pool := database(t)
 	ctx := context.Background()
-	if _, err := pool.Exec(ctx, "CREATE ROLE noisy LOGIN PASSWORD 'no'"); err != nil {
-		t.Fatal(err)
-	}
-	cfg := pool.Config().ConnConfig.Copy()
-	cfg.User, cfg.Password = "noisy", "no"
-	noisy, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer noisy.Close(ctx)
+	noisy := stranger(t, pool, "noisy")
 	var logged bytes.Buffer
 	var logMu sync.Mutex
 	logger := slog.New(slog.NewTextHandler(writerFunc(func(b []byte) (int, error) {
@@ -831,16 +831,7 @@ func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
 func TestWorkersSendNoNotifications(t *testing.T) {
 	pool := database(t)
 	ctx := context.Background()
-	if _, err := pool.Exec(ctx, "CREATE ROLE listener LOGIN PASSWORD 'li'"); err != nil {
-		t.Fatal(err)
-	}
-	cfg := pool.Config().ConnConfig.Copy()
-	cfg.User, cfg.Password = "listener", "li"
-	listener, err := pgx.ConnectConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer listener.Close(ctx)
+	listener := stranger(t, pool, "listener")
 	var schema string
 	if err := listener.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 		t.Fatal(err)
