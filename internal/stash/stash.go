@@ -131,24 +131,22 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 	db.SetMaxOpenConns(1) // one writer; SQLite serializes anyway
 	// The schema is written only where it is missing: opening a stash to
 	// read it must not wait for another process's write.
-	var tables int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('docs', 'fts')`).Scan(&tables); err != nil {
+	complete, err := hasTables(ctx, db)
+	if err != nil {
 		db.Close()
 		root.Close()
 		return nil, fmt.Errorf("stash: index: %w", err)
 	}
-	if tables < 2 {
+	if !complete {
 		if _, err := db.ExecContext(ctx, schema); err != nil {
 			db.Close()
+			root.Close()
 			return nil, fmt.Errorf("stash: index schema: %w", err)
 		}
 	}
-	s := &Stash{dir: dir, db: db, root: root, writing: map[string]bool{}}
-	s.idle = sync.NewCond(&s.mu)
-	if err := db.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('docs') WHERE name = 'old_path'`).Scan(&s.moves); err != nil {
-		db.Close()
-		root.Close()
-		return nil, fmt.Errorf("stash: index: %w", err)
+	s, err := newStash(ctx, dir, db, root)
+	if err != nil {
+		return nil, err
 	}
 	// Only the writer settles pending rows: another process's pending
 	// rows are writes under way, not leftovers of a crash.
@@ -225,11 +223,9 @@ func OpenRead(ctx context.Context, dir string) (*Stash, error) {
 			return nil, fmt.Errorf("stash: open index to read: %w", err)
 		}
 	}
-	s := &Stash{dir: dir, db: db, root: root, writing: map[string]bool{}}
-	s.idle = sync.NewCond(&s.mu)
-	if err := db.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('docs') WHERE name = 'old_path'`).Scan(&s.moves); err != nil {
-		s.Close()
-		return nil, fmt.Errorf("stash: index: %w", err)
+	s, err := newStash(ctx, dir, db, root)
+	if err != nil {
+		return nil, err
 	}
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM docs WHERE state != 'ok'`).Scan(&s.pending); err != nil {
 		s.Close()
@@ -253,16 +249,35 @@ func openIndexRead(ctx context.Context, path, extra string) (*sql.DB, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1)
-	var tables int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('docs', 'fts')`).Scan(&tables); err != nil {
+	complete, err := hasTables(ctx, db)
+	if err == nil && !complete {
+		err = errors.New("the index holds no snapshots' tables")
+	}
+	if err != nil {
 		db.Close()
 		return nil, err
 	}
-	if tables < 2 {
-		db.Close()
-		return nil, errors.New("the index holds no snapshots' tables")
-	}
 	return db, nil
+}
+
+// hasTables reports whether the index holds the snapshots' tables.
+func hasTables(ctx context.Context, db *sql.DB) (bool, error) {
+	var tables int
+	err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('docs', 'fts')`).Scan(&tables)
+	return tables == 2, err
+}
+
+// newStash is the Stash of the index db and the folder root of dir; on
+// an error both are closed.
+func newStash(ctx context.Context, dir string, db *sql.DB, root *os.Root) (*Stash, error) {
+	s := &Stash{dir: dir, db: db, root: root, writing: map[string]bool{}}
+	s.idle = sync.NewCond(&s.mu)
+	if err := db.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('docs') WHERE name = 'old_path'`).Scan(&s.moves); err != nil {
+		db.Close()
+		root.Close()
+		return nil, fmt.Errorf("stash: index: %w", err)
+	}
+	return s, nil
 }
 
 // openRoot opens the stash's directory as the root of its files.
