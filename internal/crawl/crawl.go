@@ -919,11 +919,13 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 func (r *run) delayFor(rawURL string) time.Duration {
 	delay := r.o.Delay
 	why := "a delay of " + delay.String()
-	if cd, err := r.policy.CrawlDelay(r.ctx, r.c.Agent, rawURL); err == nil && min(cd, r.o.MaxCrawlDelay) > delay {
-		delay = min(cd, r.o.MaxCrawlDelay)
-		why = "Crawl-delay " + cd.String()
-		if cd > r.o.MaxCrawlDelay {
-			why += ", capped at " + r.o.MaxCrawlDelay.String()
+	if cd, err := r.policy.CrawlDelay(r.ctx, r.c.Agent, rawURL); err == nil {
+		if paced := polite.Pace(delay, cd, r.o.MaxCrawlDelay); paced > delay {
+			delay = paced
+			why = "Crawl-delay " + cd.String()
+			if cd > r.o.MaxCrawlDelay {
+				why += ", capped at " + r.o.MaxCrawlDelay.String()
+			}
 		}
 	}
 	if u, err := url.Parse(rawURL); err == nil {

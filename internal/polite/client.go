@@ -223,7 +223,7 @@ func (c *Client) LoadRobotsFile(ctx context.Context, robotsURL string) (robots.O
 		}
 		out = robots.OutcomeOf(resp.Status, resp.Body, nil)
 		if asked, ok := out.CrawlDelay(cd.agent); ok && heeds {
-			paced = max(delay, min(asked, cd.max))
+			paced = Pace(delay, asked, cd.max)
 		}
 		// robots.txt's host, or the host whose own robots.txt it was
 		// redirected to, waits its Crawl-delay.
@@ -247,6 +247,13 @@ func (c *Client) LoadRobotsFile(ctx context.Context, robotsURL string) (robots.O
 		return robots.Outcome{}, nil, err
 	}
 	return fetch.RobotsOutcome(ctx, resp, err)
+}
+
+// Pace is how long a host is left alone after a request: the delay, or
+// the Crawl-delay its robots.txt asks for, capped at limit, when that is
+// longer. It is the one rule of every crawl's pace.
+func Pace(delay, crawlDelay, limit time.Duration) time.Duration {
+	return max(delay, min(crawlDelay, limit))
 }
 
 type crawlDelayKey struct{}

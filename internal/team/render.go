@@ -107,7 +107,7 @@ func (p *pageRequests) robots(ctx context.Context, u *url.URL) (robots.Outcome, 
 	case err == nil:
 		p.outcomes[origin] = out
 		if cd, ok := out.CrawlDelay(p.s.w.Agent); ok {
-			p.delays[polite.HostKey(u)] = max(p.delays[polite.HostKey(u)], min(cd, o.MaxCrawlDelay))
+			p.delays[polite.HostKey(u)] = polite.Pace(p.delays[polite.HostKey(u)], cd, o.MaxCrawlDelay)
 		}
 	case heed.KindOf(err) == heed.Transient:
 		// Asked once a page: its other requests there are refused.

@@ -235,8 +235,8 @@ func (s *slice) visit(ctx context.Context, it item) error {
 		if sig := out.ContentSignals(agent); !o.IgnoreSignals && sig.Denies(robots.SignalAIInput) {
 			return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonSignal, detail: "robots.txt says Content-Signal: " + sig.String() + "; not fetched"}, 0)
 		}
-		if cd, ok := out.CrawlDelay(agent); ok && min(cd, o.MaxCrawlDelay) > delay {
-			delay = min(cd, o.MaxCrawlDelay)
+		if cd, ok := out.CrawlDelay(agent); ok {
+			delay = polite.Pace(delay, cd, o.MaxCrawlDelay)
 		}
 	}
 	// The host's turn first; then the lease is renewed for the request,
