@@ -55,12 +55,17 @@ func escapeQuery(q string) string {
 	escape := func(c byte) bool {
 		return c <= ' ' || c >= 0x7f || c == '"' || c == '\'' || c == '<' || c == '>'
 	}
-	if !strings.ContainsFunc(q, func(r rune) bool { return r > 0x7f || r < 0x80 && escape(byte(r)) }) {
+	first := 0
+	for first < len(q) && !escape(q[first]) {
+		first++
+	}
+	if first == len(q) {
 		return q
 	}
 	var b strings.Builder
 	b.Grow(len(q) + 16)
-	for i := 0; i < len(q); i++ {
+	b.WriteString(q[:first])
+	for i := first; i < len(q); i++ {
 		if c := q[i]; escape(c) {
 			b.WriteByte('%')
 			b.WriteByte(hex[c>>4])
