@@ -91,11 +91,15 @@ func (e *env) progressFlags(cmd *cobra.Command) {
 	f.DurationVar(&e.progressEvery, "progress-every", defaultProgressEvery, "how often to print a progress line when standard error is not a terminal")
 }
 
+// clearStatus, written to a terminal, clears the line a crawl's status
+// stands on, for what is written next.
+const clearStatus = "\r\033[K"
+
 // clearLine is what clears the status line on a terminal before another
 // message, "" elsewhere.
 func (e *env) clearLine() string {
 	if isTerminal(e.stderr) {
-		return "\r\033[K"
+		return clearStatus
 	}
 	return ""
 }
@@ -298,7 +302,7 @@ func (p *progress) event(ev crawl.Event) {
 		return
 	}
 	if p.terminal {
-		fmt.Fprint(p.e.stderr, "\r\033[K")
+		fmt.Fprint(p.e.stderr, clearStatus)
 	}
 	if p.verbose && (ev.Kind == crawl.Skipped || ev.Kind == crawl.Failed) {
 		fmt.Fprintf(p.e.stderr, "%s %s: %s: %s\n", ev.Kind, printable.Line(ev.URL), ev.Reason, printable.Line(ev.Detail))
@@ -322,7 +326,7 @@ func (p *progress) say(ev crawl.Event) {
 		return
 	}
 	if p.terminal {
-		fmt.Fprint(p.e.stderr, "\r\033[K")
+		fmt.Fprint(p.e.stderr, clearStatus)
 	}
 	switch ev.Kind {
 	case crawl.Began:
@@ -356,7 +360,7 @@ func (p *progress) done() {
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		if p.terminal && !p.json {
-			fmt.Fprint(p.e.stderr, "\r\033[K")
+			fmt.Fprint(p.e.stderr, clearStatus)
 		}
 	})
 }

@@ -332,7 +332,7 @@ func (e *env) teamProgress(jsonOut bool) (show func(*team.Progress), stop func()
 		defer mu.Unlock()
 		if !started {
 			if terminal {
-				fmt.Fprint(e.stderr, "\r\033[K")
+				fmt.Fprint(e.stderr, clearStatus)
 			}
 			fmt.Fprintln(e.stderr, "heed: no worker has taken the crawl yet; start one with heed worker --db")
 		}
@@ -372,7 +372,7 @@ func (e *env) teamProgress(jsonOut bool) (show func(*team.Progress), stop func()
 				*team.Progress
 			}{"progress", p})
 		case terminal:
-			fmt.Fprintf(e.stderr, "\r\033[K%s", progressLine(p))
+			fmt.Fprint(e.stderr, clearStatus+progressLine(p))
 		}
 	}
 	var once sync.Once
@@ -386,7 +386,7 @@ func (e *env) teamProgress(jsonOut bool) (show func(*team.Progress), stop func()
 			mu.Lock()
 			defer mu.Unlock()
 			if terminal {
-				fmt.Fprint(e.stderr, "\r\033[K")
+				fmt.Fprint(e.stderr, clearStatus)
 			}
 		})
 	}
