@@ -176,11 +176,18 @@ func checkableURL(s string, againstFile bool) error {
 		if fetch.HasCredentials(s) && !errors.Is(err, fetch.ErrRefused) {
 			// What could not be read may be part of a password
 			// ("http://user:pa/ss@host/"): it is not quoted.
-			return fmt.Errorf("%q is not a URL heed reads: its user or password holds a \"/\", \"?\" or \"#\" (percent-encode it, or leave it out)", fetch.Redact(s))
+			return errSplitCredentials(s)
 		}
 		return fmt.Errorf("%q is neither an http(s) URL heed takes nor a path starting with /: %v", fetch.Redact(s), err)
 	}
 	return nil
+}
+
+// errSplitCredentials is the error of a URL whose user or password
+// holds what ends an authority, so that no parser reads it alike; no
+// part of them is quoted.
+func errSplitCredentials(s string) error {
+	return fmt.Errorf("%q is not a URL heed reads: its user or password holds a \"/\", \"?\" or \"#\" (percent-encode it, or leave it out)", fetch.Redact(s))
 }
 
 // noRules is a robots.txt of no rules: what it makes of a URL says
@@ -199,7 +206,7 @@ func decidable(s string) error {
 		return fmt.Errorf("%q is neither a path starting with / nor an absolute URL (scheme://...): no rule of robots.txt applies to it", fetch.Redact(s))
 	}
 	if fetch.HasCredentials(s) && !credentialsInAuthority(s) {
-		return fmt.Errorf("%q is not a URL heed reads: its user or password holds a \"/\", \"?\" or \"#\" (percent-encode it, or leave it out)", fetch.Redact(s))
+		return errSplitCredentials(s)
 	}
 	return nil
 }
