@@ -331,96 +331,100 @@ func (b *Browser) start(rctx context.Context) (context.Context, error) {
 		b.startErr = err
 		return nil, err
 	}
-	var (
-		dir                 string
-		ctx                 context.Context
-		cancel, cancelAlloc context.CancelFunc
-	)
-	for attempt := 0; ; attempt++ {
-		// The one directory the browser writes in, removed when it closes:
-		// its profile, its home (caches, configuration) and its temporary
-		// directory (what Chromium makes there, such as
-		// org.chromium.Chromium.*, would outlive a browser that is stopped;
-		// TMPDIR is the directory itself, to keep the path of the socket
-		// Chromium makes there short).
-		dir, err = browserDir()
-		if err != nil {
-			b.startErr = fmt.Errorf("render: %w", err)
-			return nil, b.startErr
-		}
-		opts := append(chromedp.DefaultExecAllocatorOptions[:], flags()...)
-		// Its environment is its own, and none of heed's (no secret of
-		// heed's is handed to the browser).
-		env := []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_CACHE_HOME=" + filepath.Join(dir, ".cache"), "TMPDIR=" + dir}
-		for _, name := range []string{"PATH", "LANG", "LANGUAGE", "LC_ALL", "TZ"} {
-			if v, ok := os.LookupEnv(name); ok {
-				env = append(env, name+"="+v)
-			}
-		}
-		opts = append(opts, chromedp.ExecPath(path), chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.NoInheritEnv, chromedp.Env(env...))
-		sandbox, err := sandboxed(dir)
-		if err != nil {
-			os.RemoveAll(dir)
-			b.startErr = fmt.Errorf("render: %w", err)
-			return nil, b.startErr
-		}
-		opts = append(opts, sandbox...)
-		var alloc context.Context
-		alloc, cancelAlloc = chromedp.NewExecAllocator(context.Background(), opts...)
-		ctx, cancel = chromedp.NewContext(alloc)
-		// A browser that does not answer (hung as it starts) does not hold
-		// the page, nor heed, for ever: it is stopped.
-		started := make(chan error, 1)
-		go func() { started <- chromedp.Do(ctx) }()
-		wait := time.NewTimer(startWait)
-		defer wait.Stop()
-		answered := false
-		select {
-		case err = <-started:
-			answered = true
-		case <-wait.C:
-			err = fmt.Errorf("it did not answer in %v", startWait)
-		case <-rctx.Done():
-			err = rctx.Err()
-		}
-		if err != nil {
-			cancel() // stops the process, and so ends chromedp.Do
-			cancelAlloc()
-			if !answered {
-				<-started
-			}
-			os.RemoveAll(dir)
-			if rctx.Err() != nil {
-				// The page gave up, not the browser: the next page starts
-				// one anew.
-				b.started = false
-				return nil, rctx.Err()
-			}
-			noSandbox := strings.Contains(err.Error(), "No usable sandbox")
-			if answered && !noSandbox && attempt == 0 {
-				// It exited as it started: once, that may be the
-				// moment's (a busy machine); a second start decides.
-				continue
-			}
-			b.startErr = fmt.Errorf("%w: %s: %v", ErrNoBrowser, path, err)
-			if noSandbox {
-				b.startErr = fmt.Errorf("%w (%s: %v)", ErrNoSandbox, path, err)
-			}
-			return nil, b.startErr
-		}
-		break
+	ctx, stop, err := launch(rctx, path)
+	var ex exited
+	if errors.As(err, &ex) {
+		// It exited as it started: once, that may be the moment's (a
+		// busy machine); a second start decides.
+		ctx, stop, err = launch(rctx, path)
+	}
+	switch {
+	case err != nil && rctx.Err() != nil:
+		// The page gave up, not the browser: the next page starts one
+		// anew.
+		b.started = false
+		return nil, rctx.Err()
+	case err != nil:
+		b.startErr = err
+		return nil, err
 	}
 	b.ctx, b.startErr = ctx, nil
 	closePopups(ctx)
 	if p := chromedp.FromContext(ctx).Browser.Process(); p != nil {
 		go b.watch(ctx, p.Pid, b.cfg.MaxMemory)
 	}
-	b.cancel = func() {
+	b.cancel = stop
+	return ctx, nil
+}
+
+// exited is the cause of a start whose browser process exited as it
+// started, rather than not answering or finding no sandbox: start tries
+// it once more.
+type exited struct{ error }
+
+// launch starts the browser at path and waits for it to answer, or for
+// rctx to end; stop stops it and removes its directory. On an error the
+// process is stopped and its directory removed.
+func launch(rctx context.Context, path string) (ctx context.Context, stop func(), err error) {
+	// The one directory the browser writes in, removed when it closes:
+	// its profile, its home (caches, configuration) and its temporary
+	// directory (what Chromium makes there, such as
+	// org.chromium.Chromium.*, would outlive a browser that is stopped;
+	// TMPDIR is the directory itself, to keep the path of the socket
+	// Chromium makes there short).
+	dir, err := browserDir()
+	if err != nil {
+		return nil, nil, fmt.Errorf("render: %w", err)
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], flags()...)
+	// Its environment is its own, and none of heed's (no secret of
+	// heed's is handed to the browser).
+	env := []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, ".config"), "XDG_CACHE_HOME=" + filepath.Join(dir, ".cache"), "TMPDIR=" + dir}
+	for _, name := range []string{"PATH", "LANG", "LANGUAGE", "LC_ALL", "TZ"} {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
+	}
+	opts = append(opts, chromedp.ExecPath(path), chromedp.UserDataDir(filepath.Join(dir, "profile")), chromedp.NoInheritEnv, chromedp.Env(env...))
+	sandbox, err := sandboxed(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, fmt.Errorf("render: %w", err)
+	}
+	opts = append(opts, sandbox...)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(alloc)
+	stop = func() {
 		cancel()
 		cancelAlloc()
 		os.RemoveAll(dir)
 	}
-	return ctx, nil
+	// A browser that does not answer (hung as it starts) does not hold
+	// the page, nor heed, for ever: it is stopped.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(ctx) }()
+	wait := time.NewTimer(startWait)
+	defer wait.Stop()
+	select {
+	case err = <-started:
+		if err == nil {
+			return ctx, stop, nil
+		}
+		stop()
+		if strings.Contains(err.Error(), "No usable sandbox") {
+			return nil, nil, fmt.Errorf("%w (%s: %v)", ErrNoSandbox, path, err)
+		}
+		return nil, nil, fmt.Errorf("%w: %s: %w", ErrNoBrowser, path, exited{err})
+	case <-wait.C:
+		err = fmt.Errorf("%w: %s: it did not answer in %v", ErrNoBrowser, path, startWait)
+	case <-rctx.Done():
+		err = rctx.Err()
+	}
+	cancel() // stops the process, and so ends chromedp.Do
+	cancelAlloc()
+	<-started
+	os.RemoveAll(dir)
+	return nil, nil, err
 }
 
 // Close stops the browser.
