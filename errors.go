@@ -91,6 +91,14 @@ func KindOf(err error) Kind {
 	return Other
 }
 
+// Count is n of a noun, for what heed says: "1 snapshot", "2 snapshots".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // Clip is s cut to at most n bytes, at a character boundary, saying how
 // long it was when it was cut.
 func Clip(s string, n int) string {

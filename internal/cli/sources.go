@@ -252,14 +252,6 @@ func (e *env) ingested(cmd *cobra.Command, res *ingest.SourceResult, err error, 
 	return err
 }
 
-// count is n of a noun, "1 snapshot" or "2 snapshots".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return one

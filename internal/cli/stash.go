@@ -137,7 +137,7 @@ on a line of its own.`,
 						}
 						continue
 					}
-					fmt.Fprintf(e.stdout, "%-30s %6s\n", printable.Line(name), count(srcs[name], "snapshot"))
+					fmt.Fprintf(e.stdout, "%-30s %6s\n", printable.Line(name), heed.Count(srcs[name], "snapshot"))
 				}
 				return nil
 			}
@@ -213,7 +213,7 @@ that many only with --yes, and otherwise removes nothing (exit 2).`, manySnapsho
 				if err != nil {
 					return failure(err)
 				}
-				fmt.Fprintf(e.stdout, "removed %s of %s\n", count(removed, "snapshot"), name)
+				fmt.Fprintf(e.stdout, "removed %s of %s\n", heed.Count(removed, "snapshot"), name)
 			}
 			if rec != nil {
 				if _, err := conf.RemoveSource(name); err != nil {
@@ -269,7 +269,7 @@ func (e *env) reindexCommand() *cobra.Command {
 			if errors.As(err, &none) {
 				return failure(err)
 			}
-			fmt.Fprintf(e.stdout, "indexed %s\n", count(n, "snapshot"))
+			fmt.Fprintf(e.stdout, "indexed %s\n", heed.Count(n, "snapshot"))
 			if err != nil {
 				return &exitError{code: ExitFailed, err: err}
 			}

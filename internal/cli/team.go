@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
@@ -110,7 +111,7 @@ for people who read or grep them. Snapshots already there as they are stay.`,
 			if err != nil {
 				return &exitError{code: ExitFailed, err: err}
 			}
-			fmt.Fprintf(e.stdout, "wrote %s to %s\n", count(n, "snapshot"), printable.Line(dir))
+			fmt.Fprintf(e.stdout, "wrote %s to %s\n", heed.Count(n, "snapshot"), printable.Line(dir))
 			return nil
 		},
 	}
@@ -219,7 +220,7 @@ func (e *env) statusCommand() *cobra.Command {
 			if jsonOut {
 				return writeJSON(e.stdout, st)
 			}
-			fmt.Fprintf(e.stdout, "%s · %s queued · %s in flight\n", count(st.Snapshots, "snapshot"), count(st.Queued, "URL"), count(len(st.InFlight), "host"))
+			fmt.Fprintf(e.stdout, "%s · %s queued · %s in flight\n", heed.Count(st.Snapshots, "snapshot"), heed.Count(st.Queued, "URL"), heed.Count(len(st.InFlight), "host"))
 			for _, h := range st.InFlight {
 				fmt.Fprintf(e.stdout, "  in flight: %s\n", printable.Line(h))
 			}

@@ -179,11 +179,7 @@ func (s *Service) Ingest(ctx context.Context, req SourceRequest) (*SourceResult,
 // What says what reading a source other than a website came to, such as
 // "12 items, 3 new" or "not modified".
 func (r *SourceResult) What() string {
-	items := "items"
-	if r.Items == 1 {
-		items = "item"
-	}
-	what := fmt.Sprintf("%d %s, %d new", r.Items, items, r.New)
+	what := fmt.Sprintf("%s, %d new", heed.Count(r.Items, "item"), r.New)
 	switch {
 	case r.NotModified:
 		what = "not modified"

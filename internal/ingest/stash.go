@@ -177,11 +177,7 @@ func (s *Service) Remove(ctx context.Context, source string) (int, error) {
 	if n == 0 {
 		return 0, noSource(source)
 	}
-	what := fmt.Sprintf("%d snapshots", n)
-	if n == 1 {
-		what = "1 snapshot"
-	}
-	if lerr := st.AppendLog(fmt.Sprintf("## %s: removed source %s\n\n%s removed\n", time.Now().UTC().Format(time.RFC3339), source, what)); lerr != nil {
+	if lerr := st.AppendLog(fmt.Sprintf("## %s: removed source %s\n\n%s removed\n", time.Now().UTC().Format(time.RFC3339), source, heed.Count(n, "snapshot"))); lerr != nil {
 		s.warn(lerr.Error())
 	}
 	return n, nil
