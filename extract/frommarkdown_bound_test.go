@@ -2,20 +2,12 @@ package extract
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
-)
 
-// allocatedBy is the memory f allocates, in bytes.
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
+	"github.com/heedhq/heed/internal/testutil"
+)
 
 // TestFromMarkdownRepeatedKeys: front matter of repeated keys costs memory
 // linear in its length (the YAML decoder alone keeps an error for each
@@ -29,14 +21,14 @@ func TestFromMarkdownRepeatedKeys(t *testing.T) {
 		}
 		return doc
 	}
-	small := allocatedBy(func() { read(1 << 10) })
-	large := allocatedBy(func() { read(4 << 10) })
+	small := testutil.Allocated(func() { read(1 << 10) })
+	large := testutil.Allocated(func() { read(4 << 10) })
 	t.Logf("1 KB of repeated keys allocates %d bytes, 4 KB %d", small, large)
 	if large > 8*small {
 		t.Fatalf("four times the keys allocate %.1f times the memory (%d bytes, then %d)", float64(large)/float64(small), small, large)
 	}
 	var doc *Document
-	n := allocatedBy(func() { doc = read(maxFrontMatter - 8) })
+	n := testutil.Allocated(func() { doc = read(maxFrontMatter - 8) })
 	t.Logf("%d KB allocates %d bytes", maxFrontMatter>>10, n)
 	if n > 32<<20 {
 		t.Errorf("%d KB of repeated keys allocates %d bytes", maxFrontMatter>>10, n)
@@ -70,7 +62,7 @@ func TestFromMarkdownLinkBudget(t *testing.T) {
 		}
 	}
 	in := page(10000)
-	n := allocatedBy(read(in))
+	n := testutil.Allocated(read(in))
 	t.Logf("%d bytes of links at an 8 KB URL allocate %d bytes", len(in), n)
 	if n > uint64(64*len(in)) {
 		t.Errorf("%d bytes of links allocate %d bytes, %d times", len(in), n, n/uint64(len(in)))

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -44,15 +43,16 @@ func TestFetchHostileMarkdown(t *testing.T) {
 	}))
 	defer s.Close()
 	fetch := func(path string) (body string, alloc uint64) {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		code, out, stderr := run(t, "", "fetch", "--allow-net", "127.0.0.1/32", s.URL+path)
-		runtime.ReadMemStats(&after)
+		var code int
+		var out, stderr string
+		alloc = testutil.Allocated(func() {
+			code, out, stderr = run(t, "", "fetch", "--allow-net", "127.0.0.1/32", s.URL+path)
+		})
 		if code != 0 {
 			t.Fatalf("fetch %.40s: exit %d, %s", path, code, stderr)
 		}
 		_, body, _ = strings.Cut(out, "\n---\n")
-		return body, after.TotalAlloc - before.TotalAlloc
+		return body, alloc
 	}
 	_, plain := fetch("/plain.md")
 	_, keys := fetch("/keys.md")

@@ -13,7 +13,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -30,6 +29,7 @@ import (
 	"github.com/heedhq/heed/internal/pgtest"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/stash"
+	"github.com/heedhq/heed/internal/testutil"
 	"github.com/heedhq/heed/robots"
 )
 
@@ -1111,16 +1111,6 @@ func TestCrawlDelayRule(t *testing.T) {
 	}
 }
 
-// allocated is how many bytes f allocates, counted by the runtime: work
-// done, whatever the machine's speed.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // hostileLoc is a sitemap whose one <loc> is n bytes of text, each cut
 // from the next by an empty comment: a reader that appends each piece of
 // text to what it has copies n²/2 bytes.
@@ -1135,7 +1125,7 @@ func TestSitemapReadingIsLinear(t *testing.T) {
 	for _, n := range []int{1 << 17, 1 << 19} {
 		body := []byte(hostileLoc(n))
 		var got []sitemapEntry
-		alloc := allocated(func() {
+		alloc := testutil.Allocated(func() {
 			err := readSitemap(t.Context(), body, func(e sitemapEntry) bool { got = append(got, e); return true })
 			if err != nil {
 				t.Fatal(err)
@@ -1177,7 +1167,7 @@ func TestCrawlHostileSitemap(t *testing.T) {
 	s.set("/sitemap.xml", page{body: body})
 	c, _ := crawler(t)
 	var ev events
-	alloc := allocated(func() {
+	alloc := testutil.Allocated(func() {
 		if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Deadline: time.Minute}, ev.add); err != nil {
 			t.Fatal(err)
 		}

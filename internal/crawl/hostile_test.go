@@ -2,7 +2,6 @@ package crawl
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -13,13 +12,11 @@ import (
 func crawlAllocates(t *testing.T, opts Options) uint64 {
 	t.Helper()
 	c, _ := crawler(t)
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	if _, err := c.Crawl(t.Context(), opts, nil); err != nil {
-		t.Fatal(err)
-	}
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
+	return testutil.Allocated(func() {
+		if _, err := c.Crawl(t.Context(), opts, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
 }
 
 // A site's llms.txt whose front matter repeats a key costs the crawl

@@ -2,19 +2,11 @@ package frontmatter
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
-)
 
-// allocated is the memory f allocates, in bytes.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
+	"github.com/heedhq/heed/internal/testutil"
+)
 
 // TestSplitRepeatedKeys: front matter that repeats a key is refused, in
 // memory linear in its length (the YAML decoder alone keeps an error for
@@ -28,13 +20,13 @@ func TestSplitRepeatedKeys(t *testing.T) {
 		return err
 	}
 	repeated := func(n int) string { return strings.Repeat("k:\n", n/3) }
-	small := allocated(func() { decode(repeated(1 << 10)) })
-	large := allocated(func() { decode(repeated(4 << 10)) })
+	small := testutil.Allocated(func() { decode(repeated(1 << 10)) })
+	large := testutil.Allocated(func() { decode(repeated(4 << 10)) })
 	t.Logf("1 KB of repeated keys allocates %d bytes, 4 KB %d", small, large)
 	if large > 8*small {
 		t.Fatalf("four times the keys allocate %.1f times the memory (%d bytes, then %d)", float64(large)/float64(small), small, large)
 	}
-	n := allocated(func() { decode(repeated(64 << 10)) })
+	n := testutil.Allocated(func() { decode(repeated(64 << 10)) })
 	t.Logf("64 KB allocates %d bytes", n)
 	if n > 16<<20 {
 		t.Errorf("64 KB of repeated keys allocates %d bytes", n)
@@ -66,7 +58,7 @@ func TestDecodeManyKeys(t *testing.T) {
 	if err := Decode([]byte(keys(maxKeys+1)), &v); err == nil {
 		t.Errorf("%d keys: decoded, want an error", maxKeys+1)
 	}
-	if n := allocated(func() { Decode([]byte(keys(10000)), &v) }); n > 16<<20 {
+	if n := testutil.Allocated(func() { Decode([]byte(keys(10000)), &v) }); n > 16<<20 {
 		t.Errorf("10000 keys allocate %d bytes", n)
 	}
 }

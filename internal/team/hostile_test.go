@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -43,17 +42,15 @@ func TestWorkersHostileMarkdown(t *testing.T) {
 	})
 	startWorkers(t, pool, 1, nil)
 	crawlAllocates := func(source string) uint64 {
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + "/", Source: source, MaxPages: 10, MaxDepth: 2}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p := waitDone(t, pool, id, time.Minute); p.Stored != 2 {
-			t.Errorf("%s: progress %+v; want / and /one.md stored", source, p)
-		}
-		runtime.ReadMemStats(&after)
-		return after.TotalAlloc - before.TotalAlloc
+		return testutil.Allocated(func() {
+			id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + "/", Source: source, MaxPages: 10, MaxDepth: 2}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := waitDone(t, pool, id, time.Minute); p.Stored != 2 {
+				t.Errorf("%s: progress %+v; want / and /one.md stored", source, p)
+			}
+		})
 	}
 	plain := crawlAllocates("plain")
 	repeated.Store(true)

@@ -3,6 +3,7 @@ package testutil
 import (
 	"bytes"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,4 +84,14 @@ func WriteSections(tb testing.TB, file, comment string, names []string, sections
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// Allocated is how many bytes f allocates, counted by the runtime: the
+// work a test bounds, whatever the machine's speed or load.
+func Allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
