@@ -896,7 +896,9 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 	r.stores <- struct{}{}
 	defer func() { <-r.stores }()
 	extracted()
-	changed, err := r.c.Store.Put(ctx, snap)
+	// A page fetched is a page kept: a crawl stopped (Ctrl-C, its
+	// deadline) still stores what it has, rather than ask again.
+	changed, err := r.c.Store.Put(context.WithoutCancel(ctx), snap)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		r.skip(it, r.stopReason(), "the crawl stopped before the page was stored: "+context.Cause(ctx).Error())
