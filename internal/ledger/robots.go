@@ -1,0 +1,48 @@
+package ledger
+
+import (
+	"context"
+	"time"
+
+	"github.com/heedhq/heed/robots"
+)
+
+// RobotsLoader is a robots.txt loader that reads an origin's robots.txt
+// from the ledger while the copy kept there lives, and else loads it
+// with load and keeps it there for its lifetime: a crawl taken up again,
+// or the next crawl of the site, does not ask for it again. An outcome
+// that is no answer at all (a timeout, the network down) is not the
+// site's word, and is not kept.
+func RobotsLoader(l Ledger, load func(ctx context.Context, robotsURL string) (robots.Outcome, []byte, error)) robots.Loader {
+	return func(ctx context.Context, robotsURL string) (robots.Outcome, error) {
+		origin, oerr := robots.Origin(robotsURL)
+		if kept, ok, err := l.Robots(ctx, origin); oerr == nil && err == nil && ok {
+			return outcomeOf(kept), nil
+		}
+		o, body, err := load(ctx, robotsURL)
+		if oerr != nil || err != nil || o.Status == robots.Unreachable && o.HTTPStatus == 0 {
+			return o, err
+		}
+		kept := Robots{Origin: origin, Status: o.Status.String(), HTTPStatus: o.HTTPStatus, Cause: o.Cause, Until: time.Now().Add(o.Lifetime)}
+		if o.Status == robots.Parsed {
+			kept.Body = body
+		}
+		_ = l.PutRobots(context.WithoutCancel(ctx), kept) // unkept, it is asked for again next time
+		return o, nil
+	}
+}
+
+// outcomeOf is a robots.txt outcome as kept, for the rest of its life.
+func outcomeOf(r Robots) robots.Outcome {
+	var o robots.Outcome
+	switch r.Status {
+	case robots.Parsed.String():
+		o = robots.OutcomeOf(r.HTTPStatus, r.Body, nil)
+	case robots.Unavailable.String():
+		o = robots.Outcome{Status: robots.Unavailable, HTTPStatus: r.HTTPStatus, Cause: r.Cause}
+	default:
+		o = robots.Outcome{Status: robots.Unreachable, HTTPStatus: r.HTTPStatus, Cause: r.Cause}
+	}
+	o.Lifetime = max(time.Until(r.Until), 0)
+	return o
+}
