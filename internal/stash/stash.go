@@ -58,6 +58,8 @@ type Stash struct {
 	files     atomicfile.Batch
 	exclusive int // Removes, Reindexes and Closes waiting for the writes to end
 
+	crawls crawlsDB // the crawls' ledger
+
 	stmtMu      sync.Mutex
 	stmts       map[string]*sql.Stmt // the statements a crawl runs per page, prepared once
 	stmtsClosed bool                 // Close closed them: none is prepared again
@@ -323,10 +325,14 @@ func (s *Stash) Close() error {
 	}
 	s.stmts, s.stmtsClosed = nil, true
 	s.stmtMu.Unlock()
+	var lerr error
+	if s.crawls.db != nil {
+		lerr = s.crawls.db.Close()
+	}
 	if s.lock != nil {
 		s.lock.Close()
 	}
-	return errors.Join(ferr, s.db.Close(), s.root.Close())
+	return errors.Join(ferr, lerr, s.db.Close(), s.root.Close())
 }
 
 // SetBatch lets Put leave up to n snapshots out of the full-text index, to

@@ -1,0 +1,452 @@
+package stash
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/heedhq/heed/internal/ledger"
+)
+
+// The stash keeps its crawls' ledger (ledger.Ledger) in a database of
+// its own beside the index: the index is rebuilt from the files (heed
+// reindex), the ledger is not in them; and a crawl's frontier is written
+// as it goes, page by page, which must not wait on the index's batches.
+const ledgerFile = ".heed/crawls.db"
+
+const ledgerSchema = `
+CREATE TABLE IF NOT EXISTS crawls (
+	id INTEGER PRIMARY KEY,
+	key TEXT NOT NULL,
+	start TEXT NOT NULL,
+	source TEXT NOT NULL,
+	state TEXT NOT NULL,
+	began INTEGER NOT NULL, -- Unix nanoseconds
+	ended INTEGER NOT NULL DEFAULT 0,
+	counts TEXT NOT NULL DEFAULT '{}',
+	resumed INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS crawls_key ON crawls(key, id);
+CREATE TABLE IF NOT EXISTS frontier (
+	crawl INTEGER NOT NULL,
+	url TEXT NOT NULL,
+	fate TEXT NOT NULL,
+	depth INTEGER NOT NULL,
+	lastmod TEXT NOT NULL DEFAULT '',
+	via TEXT NOT NULL DEFAULT '',
+	hash TEXT NOT NULL DEFAULT '',
+	seq INTEGER NOT NULL, -- when the URL was met, or last queued
+	PRIMARY KEY (crawl, url)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS turns (
+	host TEXT PRIMARY KEY,
+	at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS robots (
+	origin TEXT PRIMARY KEY,
+	status TEXT NOT NULL,
+	http_status INTEGER NOT NULL,
+	cause TEXT NOT NULL,
+	body BLOB NOT NULL,
+	until INTEGER NOT NULL
+) WITHOUT ROWID;
+`
+
+// crawlsDB is the ledger's database, opened when first asked.
+type crawlsDB struct {
+	once   sync.Once
+	db     *sql.DB
+	err    error
+	mu     sync.Mutex     // serializes writes, and guards what follows
+	seq    int64          // the last entry's
+	active map[int64]bool // the crawls this Stash runs
+}
+
+var _ ledger.Ledger = (*Stash)(nil)
+
+// ledgerDB opens the ledger's database: to write it, by the stash's
+// writer, which marks the crawls left running as interrupted (no other
+// process can run them: the writer lock is this one's); else to read it,
+// nil when there is none.
+func (s *Stash) ledgerDB(ctx context.Context) (*sql.DB, error) {
+	l := &s.crawls
+	l.once.Do(func() {
+		if err := notLinked(s.root, ledgerFile); err != nil {
+			l.err = err
+			return
+		}
+		path := filepath.Join(s.dir, ledgerFile)
+		if !s.writer {
+			if _, err := s.root.Stat(ledgerFile); errors.Is(err, os.ErrNotExist) {
+				return
+			}
+			l.db, l.err = sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+			return
+		}
+		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+		if err == nil {
+			db.SetMaxOpenConns(1)
+			_, err = db.ExecContext(ctx, ledgerSchema)
+		}
+		if err == nil {
+			_, err = db.ExecContext(ctx, `UPDATE crawls SET state = ? WHERE state = ?`, ledger.Interrupted, ledger.Running)
+		}
+		if err == nil {
+			err = db.QueryRowContext(ctx, `SELECT coalesce(max(seq), 0) FROM frontier`).Scan(&l.seq)
+		}
+		if err != nil {
+			if db != nil {
+				db.Close()
+			}
+			l.err = fmt.Errorf("stash: the crawls' ledger: %w", err)
+			return
+		}
+		l.db, l.active = db, map[int64]bool{}
+	})
+	return l.db, l.err
+}
+
+// writableLedger is the ledger's database, to write.
+func (s *Stash) writableLedger(ctx context.Context) (*sql.DB, error) {
+	if !s.writer {
+		return nil, fmt.Errorf("stash: the crawls' ledger: %w", errBusy)
+	}
+	return s.ledgerDB(ctx)
+}
+
+var errBusy = errors.New("another heed process writes the stash")
+
+func (s *Stash) Begin(ctx context.Context, c ledger.Crawl, resume int64) (ledger.Crawl, []ledger.Entry, error) {
+	db, err := s.writableLedger(ctx)
+	if err != nil {
+		return ledger.Crawl{}, nil, err
+	}
+	l := &s.crawls
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var found *ledger.Crawl
+	if resume != 0 {
+		got, err := s.crawlRow(ctx, db, `SELECT `+crawlColumns+` FROM crawls WHERE id = ?`, resume)
+		if err != nil {
+			return ledger.Crawl{}, nil, err
+		}
+		if !got.State.Resumable() || l.active[got.ID] {
+			return ledger.Crawl{}, nil, fmt.Errorf("crawl %d is %s: %w", resume, stateOf(got, l.active), ledger.ErrNotResumable)
+		}
+		found = &got
+	} else {
+		rows, err := db.QueryContext(ctx, `SELECT `+crawlColumns+` FROM crawls WHERE key = ? AND state IN (?, ?) ORDER BY id DESC`, c.Key, ledger.Interrupted, ledger.CrawlFailed)
+		if err != nil {
+			return ledger.Crawl{}, nil, err
+		}
+		for rows.Next() {
+			got, err := scanCrawl(rows)
+			if err != nil {
+				rows.Close()
+				return ledger.Crawl{}, nil, err
+			}
+			if !l.active[got.ID] {
+				found = &got
+				break
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return ledger.Crawl{}, nil, err
+		}
+	}
+	if found == nil {
+		c.State, c.Began, c.Ended, c.Resumed = ledger.Running, time.Now().UTC(), time.Time{}, 0
+		counts, _ := json.Marshal(c.Counts)
+		res, err := db.ExecContext(ctx, `INSERT INTO crawls (key, start, source, state, began, counts) VALUES (?, ?, ?, ?, ?, ?)`,
+			c.Key, c.Start, c.Source, c.State, c.Began.UnixNano(), string(counts))
+		if err != nil {
+			return ledger.Crawl{}, nil, fmt.Errorf("stash: record a crawl: %w", err)
+		}
+		if c.ID, err = res.LastInsertId(); err != nil {
+			return ledger.Crawl{}, nil, err
+		}
+		l.active[c.ID] = true
+		return c, nil, nil
+	}
+	c = *found
+	if _, err := db.ExecContext(ctx, `UPDATE crawls SET state = ?, resumed = resumed + 1 WHERE id = ?`, ledger.Running, c.ID); err != nil {
+		return ledger.Crawl{}, nil, err
+	}
+	c.State = ledger.Running
+	c.Resumed++
+	// The URLs ended first, in any order; then those queued, in the order
+	// they were queued.
+	rows, err := db.QueryContext(ctx, `SELECT url, fate, depth, lastmod, via, hash FROM frontier WHERE crawl = ? ORDER BY fate = 'queued', seq`, c.ID)
+	if err != nil {
+		return ledger.Crawl{}, nil, err
+	}
+	defer rows.Close()
+	var entries []ledger.Entry
+	for rows.Next() {
+		var e ledger.Entry
+		var via string
+		if err := rows.Scan(&e.URL, &e.Fate, &e.Depth, &e.LastMod, &via, &e.Hash); err != nil {
+			return ledger.Crawl{}, nil, err
+		}
+		if via != "" {
+			e.Via = strings.Split(via, "\n")
+		}
+		entries = append(entries, e)
+	}
+	if err := rows.Err(); err != nil {
+		return ledger.Crawl{}, nil, err
+	}
+	l.active[c.ID] = true
+	return c, entries, nil
+}
+
+// stateOf is a crawl's state as this Stash knows it: one it runs is
+// running, whatever the row says.
+func stateOf(c ledger.Crawl, active map[int64]bool) ledger.State {
+	if active[c.ID] {
+		return ledger.Running
+	}
+	return c.State
+}
+
+func (s *Stash) Write(ctx context.Context, id int64, entries []ledger.Entry, counts ledger.Counts, turns []ledger.Turn) error {
+	db, err := s.writableLedger(ctx)
+	if err != nil {
+		return err
+	}
+	l := &s.crawls
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cj, err := json.Marshal(counts)
+	if err != nil {
+		return err
+	}
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("stash: the crawls' ledger: %w", err)
+	}
+	defer tx.Rollback()
+	seq := l.seq
+	if len(entries) > 0 {
+		st, err := tx.PrepareContext(ctx, `
+			INSERT INTO frontier (crawl, url, fate, depth, lastmod, via, hash, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (crawl, url) DO UPDATE SET fate = excluded.fate, depth = excluded.depth, lastmod = excluded.lastmod,
+				via = excluded.via, hash = excluded.hash,
+				seq = CASE WHEN excluded.fate = 'queued' THEN excluded.seq ELSE frontier.seq END`)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			seq++
+			if _, err := st.ExecContext(ctx, id, e.URL, e.Fate, e.Depth, e.LastMod, strings.Join(e.Via, "\n"), e.Hash, seq); err != nil {
+				st.Close()
+				return fmt.Errorf("stash: the crawls' ledger: %w", err)
+			}
+		}
+		st.Close()
+	}
+	if len(turns) > 0 {
+		st, err := tx.PrepareContext(ctx, `INSERT INTO turns (host, at) VALUES (?, ?) ON CONFLICT (host) DO UPDATE SET at = max(at, excluded.at)`)
+		if err != nil {
+			return err
+		}
+		for _, t := range turns {
+			if _, err := st.ExecContext(ctx, t.Host, t.At.UnixNano()); err != nil {
+				st.Close()
+				return fmt.Errorf("stash: the crawls' ledger: %w", err)
+			}
+		}
+		st.Close()
+	}
+	if _, err = tx.ExecContext(ctx, `UPDATE crawls SET counts = ? WHERE id = ? AND state = ?`, string(cj), id, ledger.Running); err != nil {
+		return fmt.Errorf("stash: the crawls' ledger: %w", err)
+	}
+	if err = tx.Commit(); err != nil {
+		return fmt.Errorf("stash: the crawls' ledger: %w", err)
+	}
+	l.seq = seq
+	return nil
+}
+
+func (s *Stash) Finish(ctx context.Context, id int64, state ledger.State, counts ledger.Counts) error {
+	db, err := s.writableLedger(ctx)
+	if err != nil {
+		return err
+	}
+	l := &s.crawls
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	cj, err := json.Marshal(counts)
+	if err != nil {
+		return err
+	}
+	res, err := db.ExecContext(ctx, `UPDATE crawls SET state = ?, ended = ?, counts = ? WHERE id = ? AND state = ?`,
+		state, time.Now().UnixNano(), string(cj), id, ledger.Running)
+	if err != nil {
+		return fmt.Errorf("stash: the crawls' ledger: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)
+	}
+	delete(l.active, id)
+	if state == ledger.Done {
+		// A crawl done is not resumed: its frontier is not kept, only its
+		// record.
+		if _, err := db.ExecContext(ctx, `DELETE FROM frontier WHERE crawl = ?`, id); err != nil {
+			return fmt.Errorf("stash: the crawls' ledger: %w", err)
+		}
+	}
+	return nil
+}
+
+const crawlColumns = `id, key, start, source, state, began, ended, counts, resumed`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanCrawl(r scanner) (ledger.Crawl, error) {
+	var c ledger.Crawl
+	var began, ended int64
+	var counts string
+	if err := r.Scan(&c.ID, &c.Key, &c.Start, &c.Source, &c.State, &began, &ended, &counts, &c.Resumed); err != nil {
+		return ledger.Crawl{}, err
+	}
+	c.Began = time.Unix(0, began).UTC()
+	if ended != 0 {
+		c.Ended = time.Unix(0, ended).UTC()
+	}
+	if err := json.Unmarshal([]byte(counts), &c.Counts); err != nil {
+		return ledger.Crawl{}, fmt.Errorf("crawl %d: its counts: %w", c.ID, err)
+	}
+	return c, nil
+}
+
+func (s *Stash) crawlRow(ctx context.Context, db *sql.DB, query string, args ...any) (ledger.Crawl, error) {
+	c, err := scanCrawl(db.QueryRowContext(ctx, query, args...))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ledger.Crawl{}, fmt.Errorf("crawl %d: %w", args[0], ledger.ErrNoCrawl)
+	}
+	return c, err
+}
+
+func (s *Stash) Crawls(ctx context.Context, limit int) ([]ledger.Crawl, error) {
+	db, err := s.ledgerDB(ctx)
+	if err != nil || db == nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT `+crawlColumns+` FROM crawls ORDER BY id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("stash: the crawls' ledger: %w", err)
+	}
+	defer rows.Close()
+	var out []ledger.Crawl
+	for rows.Next() {
+		c, err := scanCrawl(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s.seen(c))
+	}
+	return out, rows.Err()
+}
+
+func (s *Stash) Crawl(ctx context.Context, id int64) (ledger.Crawl, error) {
+	db, err := s.ledgerDB(ctx)
+	if err != nil {
+		return ledger.Crawl{}, err
+	}
+	if db == nil {
+		return ledger.Crawl{}, fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)
+	}
+	c, err := s.crawlRow(ctx, db, `SELECT `+crawlColumns+` FROM crawls WHERE id = ?`, id)
+	if err != nil {
+		return ledger.Crawl{}, err
+	}
+	return s.seen(c), nil
+}
+
+// seen is a crawl as a reader sees it: one recorded as running while no
+// process writes the stash was left by a process that died.
+func (s *Stash) seen(c ledger.Crawl) ledger.Crawl {
+	if c.State == ledger.Running && !s.writer && !s.writerAlive() {
+		c.State = ledger.Interrupted
+	}
+	return c
+}
+
+// writerAlive reports whether a process holds the stash's writer lock.
+func (s *Stash) writerAlive() bool {
+	f, err := s.root.OpenFile(lockName, os.O_RDWR, 0)
+	if err != nil {
+		return false
+	}
+	defer f.Close() // closing the file lets go of a lock taken here
+	return !lockFile(f)
+}
+
+func (s *Stash) Turns(ctx context.Context) ([]ledger.Turn, error) {
+	db, err := s.ledgerDB(ctx)
+	if err != nil || db == nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT host, at FROM turns WHERE at > ?`, time.Now().UnixNano())
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ledger.Turn
+	for rows.Next() {
+		var t ledger.Turn
+		var at int64
+		if err := rows.Scan(&t.Host, &at); err != nil {
+			return nil, err
+		}
+		t.At = time.Unix(0, at)
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+func (s *Stash) Robots(ctx context.Context, origin string) (ledger.Robots, bool, error) {
+	db, err := s.ledgerDB(ctx)
+	if err != nil || db == nil {
+		return ledger.Robots{}, false, err
+	}
+	r := ledger.Robots{Origin: origin}
+	var until int64
+	err = db.QueryRowContext(ctx, `SELECT status, http_status, cause, body, until FROM robots WHERE origin = ? AND until > ?`, origin, time.Now().UnixNano()).
+		Scan(&r.Status, &r.HTTPStatus, &r.Cause, &r.Body, &until)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ledger.Robots{}, false, nil
+	}
+	if err != nil {
+		return ledger.Robots{}, false, err
+	}
+	r.Until = time.Unix(0, until)
+	return r, true, nil
+}
+
+func (s *Stash) PutRobots(ctx context.Context, r ledger.Robots) error {
+	db, err := s.writableLedger(ctx)
+	if err != nil {
+		return err
+	}
+	s.crawls.mu.Lock()
+	defer s.crawls.mu.Unlock()
+	if r.Body == nil {
+		r.Body = []byte{}
+	}
+	_, err = db.ExecContext(ctx, `
+		INSERT INTO robots (origin, status, http_status, cause, body, until) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (origin) DO UPDATE SET status = excluded.status, http_status = excluded.http_status,
+			cause = excluded.cause, body = excluded.body, until = excluded.until`,
+		r.Origin, r.Status, r.HTTPStatus, r.Cause, r.Body, r.Until.UnixNano())
+	return err
+}

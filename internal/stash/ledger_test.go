@@ -1,0 +1,61 @@
+package stash
+
+import (
+	"testing"
+
+	"github.com/heedhq/heed/internal/ledger"
+	"github.com/heedhq/heed/internal/ledger/ledgertest"
+)
+
+func TestLedger(t *testing.T) {
+	ledgertest.Run(t, func(t *testing.T) ledger.Ledger {
+		s, err := Open(t.Context(), t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+// TestLedgerAfterADeath: a crawl left running by a process that died is
+// interrupted, to a reader once no process writes the stash, and to the
+// next writer, which takes it up; a reader while the writer runs it sees
+// it running.
+func TestLedgerAfterADeath(t *testing.T) {
+	dir := t.TempDir()
+	w, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _, err := w.Begin(t.Context(), ledger.Crawl{Key: "k", Start: "https://a.example/"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenRead(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, err := r.Crawl(t.Context(), rec.ID); err != nil || c.State != ledger.Running {
+		t.Errorf("to a reader while it runs: %+v, %v", c, err)
+	}
+	r.Close()
+	w.Close() // the process is gone; the row still says running
+	r, err = OpenRead(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if list, err := r.Crawls(t.Context(), 5); err != nil || len(list) != 1 || list[0].State != ledger.Interrupted {
+		t.Errorf("to a reader after the writer died: %+v, %v", list, err)
+	}
+	r.Close()
+	w, err = Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	got, _, err := w.Begin(t.Context(), ledger.Crawl{Key: "k"}, 0)
+	if err != nil || got.ID != rec.ID || got.Resumed != 1 {
+		t.Errorf("the next writer's crawl of the key: %+v, %v; want crawl %d taken up", got, err, rec.ID)
+	}
+}
