@@ -143,3 +143,24 @@ func HostKey(u *url.URL) string {
 	}
 	return host
 }
+
+// Hold keeps the host from being asked before until: a crawl taken up
+// again keeps the turn it had recorded for the host.
+func (s *Schedule) Hold(host string, until time.Time) {
+	if len(host) > maxHostLen {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sl, ok := s.hosts[host]
+	if !ok {
+		if len(s.hosts) >= sweepAt {
+			s.sweep()
+		}
+		sl = &slot{busy: make(chan struct{}, 1)}
+		s.hosts[strings.Clone(host)] = sl
+	}
+	if until.After(sl.next) {
+		sl.next = until
+	}
+}

@@ -42,3 +42,23 @@ func TestScheduleForgetsIdleHosts(t *testing.T) {
 		t.Errorf("a host name longer than any was taken")
 	}
 }
+
+// TestScheduleHold: a host held until a time is not asked before it,
+// even if never asked in this process; an earlier hold does not shorten
+// a later one.
+func TestScheduleHold(t *testing.T) {
+	s := NewSchedule()
+	s.Hold("held.example", time.Now().Add(time.Hour))
+	s.Hold("held.example", time.Now().Add(time.Minute))
+	short, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	if _, err := s.Acquire(short, "held.example"); !errors.Is(err, errPastDeadline) {
+		t.Errorf("a host held for an hour was given a turn: %v", err)
+	}
+	s.Hold("free.example", time.Now().Add(-time.Hour))
+	release, err := s.Acquire(short, "free.example")
+	if err != nil {
+		t.Fatalf("a host held until a time past: %v", err)
+	}
+	release(0)
+}
