@@ -13,6 +13,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/robots"
@@ -73,6 +74,10 @@ type Options struct {
 	// before it is stored; with a nil Crawler.Store, instead of storing it.
 	// It may be called from several goroutines at once.
 	Page func(url string, doc *extract.Document)
+	// Resume is the ID of a crawl in the Crawler's Ledger to take up
+	// again; 0 takes up the last crawl of the same start, source and scope
+	// that was cut short, if there is one, and else begins a new crawl.
+	Resume int64
 }
 
 func (o *Options) fill() {
@@ -111,6 +116,9 @@ type Crawler struct {
 	// renders none: Auto keeps the static page, with a note, and Always
 	// fails.
 	Browser *render.Browser
+	// Ledger records each crawl and its frontier as it goes, so that a
+	// crawl cut short is resumed where it stopped; nil records none.
+	Ledger ledger.Ledger
 }
 
 func (c *Crawler) frontier(maxPages int) Frontier {
@@ -157,6 +165,10 @@ type Event struct {
 	// Narrow, of the Began event, says the crawl keeps to the start URL's
 	// directory (Options.WholeSite widens it).
 	Narrow bool `json:"narrow,omitempty"`
+	// Crawl, of the Began event, is the crawl's ID in its ledger, and
+	// Resumed what it had done, when it is taken up again.
+	Crawl   int64       `json:"crawl,omitempty"`
+	Resumed *Resumption `json:"resumed,omitempty"`
 }
 
 // Reasons a URL is skipped.
@@ -263,6 +275,17 @@ type run struct {
 	start     string // the start URL, or where it redirected to another origin
 	startErr  error  // why the start URL failed, if it did
 	startSkip string // why it was skipped, if it was
+
+	// The crawl's ledger (Crawler.Ledger): its ID there, the entries and
+	// hosts' turns that wait to be written (by record, signalled on lsig,
+	// closing ldone when done), and the queue of a crawl taken up again.
+	id      int64
+	pending []ledger.Entry
+	turns   map[string]time.Time
+	lsig    chan struct{}
+	ldone   chan struct{}
+	resumed []Item
+	base    ledger.Counts // what the crawl had done before this run
 }
 
 // fatal ends the crawl for a stash that cannot be written.
@@ -317,7 +340,6 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	if emit == nil {
 		emit = func(Event) {}
 	}
-	emit(Event{Kind: Began, URL: start, Detail: sc.String(), Narrow: sc.narrow()})
 	r := &run{
 		c: c, o: o, scope: sc, emit: emit, start: start,
 		frontier: c.frontier(o.MaxPages), stored: map[string]bool{}, contents: map[string]string{}, active: map[string]bool{}, paces: map[string]string{}, said: map[string]string{},
@@ -335,6 +357,10 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		r.policy = robots.Off{}
 	case c.Robots != nil:
 		r.policy = c.Robots
+	case c.Ledger != nil:
+		// robots.txt as the ledger keeps it while it lives: a crawl taken
+		// up again does not ask for it again.
+		r.policy = robots.NewCache(ledger.RobotsLoader(c.Ledger, r.client.LoadRobotsFile), robots.CacheConfig{})
 	default:
 		r.policy = robots.NewCache(r.client.LoadRobots, robots.CacheConfig{})
 	}
@@ -346,6 +372,23 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	ctx, r.stop = context.WithCancelCause(ctx)
 	defer r.stop(nil)
 	r.ctx = ctx
+
+	began := Event{Kind: Began, URL: start, Detail: sc.String(), Narrow: sc.narrow()}
+	if c.Ledger != nil {
+		res, err := r.begin(ctx)
+		switch {
+		case errors.Is(err, ledger.ErrNoCrawl):
+			return nil, &heed.Error{Kind: heed.NotFound, Op: "resume", URL: start, Err: err}
+		case errors.Is(err, ledger.ErrNotResumable):
+			return nil, &heed.Error{Kind: heed.Invalid, Op: "resume", URL: start, Err: err}
+		case err != nil:
+			return nil, &heed.Error{Kind: heed.Internal, Op: "record the crawl", URL: start, Err: err}
+		}
+		go r.record()
+		defer r.finish()
+		began.Crawl, began.Resumed = r.id, res
+	}
+	emit(began)
 
 	// The start URL must be allowed: a crawl refused at its door fails,
 	// and says why.
@@ -364,9 +407,16 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		// first and the next Open indexes any whose entry did not make it.
 		batcher.SetBatch(stashBatch)
 	}
-	r.add(Item{URL: start, Depth: 0})
-	if !o.NoSitemaps && o.MaxDepth >= 1 { // sitemaps' pages are one link from the start
-		r.sitemaps(su)
+	if began.Resumed != nil {
+		// The crawl goes on where it stopped: its sitemaps and llms.txt
+		// were read then.
+		r.llmsOnce.Do(func() {})
+		r.requeue()
+	} else {
+		r.add(Item{URL: start, Depth: 0})
+		if !o.NoSitemaps && o.MaxDepth >= 1 { // sitemaps' pages are one link from the start
+			r.sitemaps(su)
+		}
 	}
 	r.wg.Wait()
 	if batcher != nil {
@@ -462,6 +512,7 @@ func (r *run) offer(it Item, quiet bool) {
 		return
 	}
 	r.frontier.Push(u.Host, it)
+	r.note(ledger.Entry{URL: it.URL, Fate: ledger.Queued, Depth: it.Depth, LastMod: it.LastMod, Via: it.Via})
 	r.queued++
 	if !r.active[u.Host] {
 		r.active[u.Host] = true
@@ -568,7 +619,11 @@ func (r *run) count(kind Kind, reason string) {
 	}
 }
 
-func (r *run) report(e Event) {
+// report says what a URL of the crawl came to (it, or the URL it
+// redirected to), and notes it in the ledger, with the hash of its
+// content if it was kept.
+func (r *run) report(it Item, e Event, hash string) {
+	r.ended(it, e, hash)
 	r.count(e.Kind, e.Reason)
 	r.mu.Lock()
 	e.Queued = r.queued
@@ -584,7 +639,7 @@ func (r *run) skip(it Item, reason, detail string) {
 		}
 		r.mu.Unlock()
 	}
-	r.report(Event{Kind: Skipped, URL: it.URL, Depth: it.Depth, Reason: reason, Detail: detail})
+	r.report(it, Event{Kind: Skipped, URL: it.URL, Depth: it.Depth, Reason: reason, Detail: detail}, "")
 }
 
 func (r *run) fail(it Item, err error) {
@@ -593,7 +648,7 @@ func (r *run) fail(it Item, err error) {
 		r.startErr = err
 	}
 	r.mu.Unlock()
-	r.report(Event{Kind: Failed, URL: it.URL, Depth: it.Depth, Reason: heed.KindOf(err).String(), Detail: err.Error()})
+	r.report(it, Event{Kind: Failed, URL: it.URL, Depth: it.Depth, Reason: heed.KindOf(err).String(), Detail: err.Error()}, "")
 }
 
 // visit fetches one page and does what it says.
@@ -700,6 +755,9 @@ func (r *run) visit(it Item) {
 		req.ETag, req.LastModified, _ = r.c.Store.Validators(ctx, r.o.Source, it.URL)
 	}
 	resp, err := r.c.Client.Spaced(delay).Get(ctx, req)
+	if !errors.Is(err, polite.ErrNoTurn) {
+		r.noteTurn(u, delay)
+	}
 	if errors.Is(err, polite.ErrNoTurn) {
 		// The crawl ended while the request waited for its host's turn.
 		why := err
@@ -764,7 +822,10 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		}
 		r.mu.Lock()
 		dup := r.frontier.Seen(final) && final != it.URL
-		r.frontier.Mark(final)
+		if !dup {
+			r.frontier.Mark(final)
+			r.note(ledger.Entry{URL: final, Fate: ledger.Seen, Depth: it.Depth})
+		}
 		r.mu.Unlock()
 		if dup {
 			r.skip(it, ReasonDup, "redirected to "+final+", already crawled")
@@ -775,11 +836,12 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		r.mu.Lock()
 		r.stored[it.URL] = true
 		r.mu.Unlock()
+		h := ""
 		if r.c.Store != nil {
 			r.c.Store.Touch(ctx, it.URL, time.Now())
 			// Its content is kept: a twin of it found later is a
 			// duplicate, as in the crawl that stored it.
-			if h := r.c.Store.Hash(ctx, r.o.Source, it.URL); h != "" {
+			if h = r.c.Store.Hash(ctx, r.o.Source, it.URL); h != "" {
 				r.mu.Lock()
 				if _, ok := r.contents[h]; !ok {
 					r.contents[h] = it.URL
@@ -790,7 +852,7 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 				r.add(Item{URL: l, Depth: it.Depth + 1})
 			}
 		}
-		r.report(Event{Kind: Unchanged, URL: it.URL, Depth: it.Depth, Delay: delay.String()})
+		r.report(it, Event{Kind: Unchanged, URL: it.URL, Depth: it.Depth, Delay: delay.String()}, h)
 		return
 	}
 	if resp.Status < 200 || resp.Status > 299 {
@@ -845,8 +907,11 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 			// URL merely seen (queued, out of scope, disallowed) is not.
 			r.mu.Lock()
 			dup := r.stored[cn]
-			r.stored[cn] = true
-			r.frontier.Mark(cn)
+			if !dup {
+				r.stored[cn] = true
+				r.frontier.Mark(cn)
+				r.note(ledger.Entry{URL: cn, Fate: ledger.Claimed, Depth: it.Depth})
+			}
 			r.mu.Unlock()
 			if dup {
 				r.skip(it, ReasonDup, "its canonical URL "+cn+" is stored already")
@@ -878,7 +943,7 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		r.o.Page(final, doc)
 	}
 	if r.c.Store == nil {
-		r.report(Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay.String(), Rendered: rendered})
+		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay.String(), Rendered: rendered}, hash)
 		return
 	}
 	snap := &heed.Snapshot{
@@ -909,9 +974,9 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		// The store's failure, not the page's: a kind of its own.
 		r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
 	case changed:
-		r.report(Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay.String(), Rendered: rendered})
+		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay.String(), Rendered: rendered}, hash)
 	default:
-		r.report(Event{Kind: Unchanged, URL: final, Depth: it.Depth, Delay: delay.String(), Rendered: rendered})
+		r.report(it, Event{Kind: Unchanged, URL: final, Depth: it.Depth, Delay: delay.String(), Rendered: rendered}, hash)
 	}
 }
 
@@ -1017,6 +1082,7 @@ func (r *run) alternate(final string, doc *extract.Document, extracted func()) *
 	seen := r.frontier.Seen(alt)
 	if !seen {
 		r.frontier.Mark(alt)
+		r.note(ledger.Entry{URL: alt, Fate: ledger.Seen})
 	}
 	r.mu.Unlock()
 	if seen || !r.take() {

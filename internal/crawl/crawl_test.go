@@ -24,6 +24,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/memstore"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/pgtest"
@@ -193,19 +194,19 @@ func crawler(t *testing.T) (*Crawler, testStore) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		return &Crawler{Client: client, Store: st, Agent: "heed/0.1"}, st
+		return &Crawler{Client: client, Store: st, Agent: "heed/0.1", Ledger: &ledger.Memory{}}, st
 	}
 	if inMemory {
 		t.Log("crawling into a store in memory, with a frontier of whole URLs")
 		st := &memstore.Store{}
-		return &Crawler{Client: client, Store: st, Agent: "heed/0.1", NewFrontier: newExactFrontier}, st
+		return &Crawler{Client: client, Store: st, Agent: "heed/0.1", NewFrontier: newExactFrontier, Ledger: &ledger.Memory{}}, st
 	}
 	st, err := stash.Open(t.Context(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return &Crawler{Client: client, Store: st, Agent: "heed/0.1"}, st
+	return &Crawler{Client: client, Store: st, Agent: "heed/0.1", Ledger: st}, st
 }
 
 // events collects a crawl's events.

@@ -1,0 +1,253 @@
+package crawl
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net/url"
+	"time"
+
+	"github.com/heedhq/heed/internal/ledger"
+	"github.com/heedhq/heed/internal/polite"
+)
+
+// Resumption says what a crawl taken up again had done: URLs ended, and
+// URLs queued (those in flight when it stopped among them).
+type Resumption struct {
+	Ended  int `json:"ended"`
+	Queued int `json:"queued"`
+}
+
+// keyed are the settings that make two crawls one (ledger.Crawl.Key):
+// the start URL, the source and the settings that decide what each URL
+// comes to.
+type keyed struct {
+	Start         string   `json:"start"`
+	Source        string   `json:"source"`
+	Include       []string `json:"include,omitempty"`
+	Exclude       []string `json:"exclude,omitempty"`
+	AllowHosts    []string `json:"allow_hosts,omitempty"`
+	WholeSite     bool     `json:"whole_site,omitempty"`
+	NoRobots      bool     `json:"no_robots,omitempty"`
+	IgnoreSignals bool     `json:"ignore_signals,omitempty"`
+}
+
+// key is a crawl's ledger.Crawl.Key.
+func key(o Options) string {
+	k, _ := json.Marshal(keyed{o.Start, o.Source, o.Include, o.Exclude, o.AllowHosts, o.WholeSite, o.NoRobots, o.IgnoreSignals})
+	return string(k)
+}
+
+// FromKey sets the settings a crawl's key (ledger.Crawl.Key) records:
+// those of the crawl to resume.
+func FromKey(k string, start, source *string, include, exclude, allowHosts *[]string, wholeSite, noRobots, ignoreSignals *bool) error {
+	var kd keyed
+	if err := json.Unmarshal([]byte(k), &kd); err != nil {
+		return fmt.Errorf("the crawl's recorded settings: %w", err)
+	}
+	*start, *source, *include, *exclude, *allowHosts = kd.Start, kd.Source, kd.Include, kd.Exclude, kd.AllowHosts
+	*wholeSite, *noRobots, *ignoreSignals = kd.WholeSite, kd.NoRobots, kd.IgnoreSignals
+	return nil
+}
+
+// stopReasons are the reasons of URLs a crawl skipped because it
+// stopped: they stay queued in its ledger, to be crawled when it is
+// resumed.
+func stopReason(reason string) bool {
+	return reason == ReasonInterrupted || reason == ReasonStopped || reason == ReasonDeadline
+}
+
+// begin records the crawl in the ledger, or takes up the one to resume
+// (Options.Resume, or the last of its key cut short), and restores what
+// it had done: the URLs it had seen, those it had stored (for
+// duplicates), its counts, the hosts' next turns, and its queue.
+func (r *run) begin(ctx context.Context) (*Resumption, error) {
+	l := r.c.Ledger
+	rec, entries, err := l.Begin(ctx, ledger.Crawl{Key: key(r.o), Start: r.start, Source: r.o.Source}, r.o.Resume)
+	if err != nil {
+		return nil, err
+	}
+	r.id = rec.ID
+	r.lsig = make(chan struct{}, 1)
+	r.ldone = make(chan struct{})
+	r.turns = map[string]time.Time{}
+	if rec.Resumed == 0 {
+		return nil, nil
+	}
+	if h, ok := r.c.Client.Turns.(interface{ Hold(string, time.Time) }); ok {
+		if turns, err := l.Turns(ctx); err == nil {
+			for _, t := range turns {
+				h.Hold(t.Host, t.At)
+			}
+		}
+	}
+	res := &Resumption{}
+	// The crawl's max_pages are its own over its runs; its summary is
+	// this run's, and its record adds this run to what it had done.
+	r.fetched = rec.Counts.Requests
+	r.base = rec.Counts
+	r.base.Requests = 0
+	for reason := range r.base.Skipped {
+		if stopReason(reason) {
+			delete(r.base.Skipped, reason)
+		}
+	}
+	var queued []Item
+	for _, e := range entries {
+		r.frontier.Mark(e.URL)
+		switch e.Fate {
+		case ledger.Queued:
+			queued = append(queued, Item{URL: e.URL, Depth: e.Depth, LastMod: e.LastMod, Via: e.Via})
+			continue
+		case ledger.Stored, ledger.Unchanged, ledger.Claimed:
+			r.stored[e.URL] = true
+			if _, ok := r.contents[e.Hash]; e.Hash != "" && !ok {
+				r.contents[e.Hash] = e.URL
+			}
+		}
+		res.Ended++
+	}
+	res.Queued = len(queued)
+	r.resumed = queued
+	return res, nil
+}
+
+// requeue queues again what the crawl taken up had queued, in order.
+func (r *run) requeue() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, it := range r.resumed {
+		u, err := url.Parse(it.URL)
+		if err != nil {
+			continue
+		}
+		r.frontier.Push(u.Host, it)
+		r.queued++
+		if !r.active[u.Host] {
+			r.active[u.Host] = true
+			r.wg.Add(1)
+			go r.worker(u.Host)
+		}
+	}
+	r.resumed = nil
+}
+
+// note adds an entry to what the ledger is to record; r.mu is held.
+func (r *run) note(e ledger.Entry) {
+	if r.c.Ledger == nil {
+		return
+	}
+	r.pending = append(r.pending, e)
+	select {
+	case r.lsig <- struct{}{}:
+	default:
+	}
+}
+
+// noteTurn notes the host's next turn after a request to u.
+func (r *run) noteTurn(u *url.URL, delay time.Duration) {
+	if r.c.Ledger == nil {
+		return
+	}
+	r.mu.Lock()
+	r.turns[polite.HostKey(u)] = time.Now().Add(delay)
+	r.mu.Unlock()
+}
+
+// ended notes what a URL came to, with its content's hash if it was
+// kept; a URL skipped because the crawl stopped stays queued.
+func (r *run) ended(it Item, e Event, hash string) {
+	if r.c.Ledger == nil || e.Kind == Skipped && stopReason(e.Reason) {
+		return
+	}
+	fate := ledger.Fate(e.Kind)
+	r.mu.Lock()
+	r.note(ledger.Entry{URL: it.URL, Fate: fate, Depth: it.Depth, Hash: hash})
+	r.mu.Unlock()
+}
+
+// counts are the crawl's counts so far, over its runs; r.mu is held.
+func (r *run) counts() ledger.Counts {
+	c := ledger.Counts{
+		Requests: r.fetched, Stored: r.base.Stored + r.sum.Stored, Unchanged: r.base.Unchanged + r.sum.Unchanged,
+		Failed: r.base.Failed + r.sum.Failed, Skipped: maps.Clone(r.base.Skipped),
+	}
+	if c.Skipped == nil {
+		c.Skipped = map[string]int{}
+	}
+	for reason, n := range r.sum.Skipped {
+		c.Skipped[reason] += n
+	}
+	return c
+}
+
+// record writes what the crawl notes to its ledger as it goes: each
+// write takes all that waits, in order, so that a URL's links are
+// recorded with or before its end, and its end soon after it came. A
+// write that fails is said once, and tried again with the next.
+func (r *run) record() {
+	defer close(r.ldone)
+	ctx := context.WithoutCancel(r.ctx)
+	warned := false
+	for {
+		_, open := <-r.lsig
+		r.mu.Lock()
+		batch, counts := r.pending, r.counts()
+		turns := make([]ledger.Turn, 0, len(r.turns))
+		for h, at := range r.turns {
+			turns = append(turns, ledger.Turn{Host: h, At: at})
+		}
+		r.pending = nil
+		clear(r.turns)
+		r.mu.Unlock()
+		if len(batch) > 0 || len(turns) > 0 {
+			if err := r.c.Ledger.Write(ctx, r.id, batch, counts, turns); err != nil {
+				r.mu.Lock()
+				r.pending = append(batch, r.pending...)
+				r.mu.Unlock()
+				if !warned {
+					warned = true
+					r.emit(Event{Kind: Failed, URL: r.start, Reason: "ledger", Detail: "the crawl's progress could not be recorded; an interrupted crawl may not be resumed where it stopped: " + err.Error()})
+				}
+				if !open {
+					return
+				}
+				time.Sleep(100 * time.Millisecond)
+				continue
+			}
+		}
+		if !open {
+			return
+		}
+	}
+}
+
+// finish records the crawl's end and its counts, once every note is
+// written.
+func (r *run) finish() {
+	close(r.lsig)
+	<-r.ldone
+	cause := context.Cause(r.ctx)
+	state := ledger.Done
+	r.mu.Lock()
+	failed := r.stashErr != nil
+	r.mu.Unlock()
+	switch {
+	case failed:
+		state = ledger.CrawlFailed
+	case errors.Is(cause, context.Canceled), errors.Is(cause, context.DeadlineExceeded):
+		state = ledger.Interrupted
+	}
+	r.mu.Lock()
+	counts := r.counts()
+	r.mu.Unlock()
+	for reason := range counts.Skipped {
+		if stopReason(reason) {
+			// The URLs stayed queued: a resumed crawl crawls them.
+			delete(counts.Skipped, reason)
+		}
+	}
+	_ = r.c.Ledger.Finish(context.WithoutCancel(r.ctx), r.id, state, counts)
+}

@@ -1,0 +1,178 @@
+package crawl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/ledger"
+)
+
+// bookSite is a site of 1 + sections + sections×pages pages without
+// validators: the start page links to each section, each section to its
+// pages.
+func bookSite(t *testing.T, sections, pages int) (*site, int) {
+	s := newSite(t)
+	s.robots = "User-agent: *\nAllow: /\n"
+	var secs []string
+	for i := range sections {
+		sec := fmt.Sprintf("/s%d/", i)
+		secs = append(secs, sec)
+		var ps []string
+		for j := range pages {
+			p := fmt.Sprintf("/s%d/p%d", i, j)
+			ps = append(ps, p)
+			s.set(p, page{body: html(fmt.Sprintf("Page %d of section %d", j, i))})
+		}
+		s.set(sec, page{body: html(fmt.Sprintf("Section %d", i), ps...)})
+	}
+	s.set("/", page{body: html("Contents", secs...)})
+	return s, 1 + sections + sections*pages
+}
+
+// byPath counts the requests of each path.
+func byPath(s *site) map[string]int {
+	n := map[string]int{}
+	for _, p := range s.paths() {
+		n[p]++
+	}
+	return n
+}
+
+func TestCrawlResumesWhereItStopped(t *testing.T) {
+	c, st := crawler(t)
+	s, pages := bookSite(t, 10, 20)
+	o := Options{Start: s.URL + "/", MaxPages: 1000, Source: "book"}
+
+	// The first run is stopped (Ctrl-C) once a third of the pages are
+	// stored.
+	ctx, cancel := context.WithCancel(t.Context())
+	var mu sync.Mutex
+	stored := map[string]int{}
+	var first events
+	sum, err := c.Crawl(ctx, o, func(ev Event) {
+		first.add(ev)
+		if ev.Kind == Stored {
+			mu.Lock()
+			stored[ev.URL]++
+			if len(stored) == pages/3 {
+				cancel()
+			}
+			mu.Unlock()
+		}
+	})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := first.find(Began, "/")
+	if began == nil || began.Crawl == 0 || began.Resumed != nil {
+		t.Fatalf("the first run's first event is %+v: want a new crawl's ID", began)
+	}
+	id := began.Crawl
+	rec, err := c.Ledger.Crawl(t.Context(), id)
+	if err != nil || rec.State != ledger.Interrupted {
+		t.Fatalf("crawl %d after Ctrl-C: %+v, %v; want interrupted", id, rec, err)
+	}
+	if sum.Skipped[ReasonInterrupted] == 0 {
+		t.Fatalf("the first run's summary skips none as interrupted: %+v", sum)
+	}
+	requestsBefore := len(s.requests())
+
+	// The same crawl again takes it up: it says what it resumes, asks
+	// what was queued, and nothing it had ended.
+	var second events
+	sum2, err := c.Crawl(t.Context(), o, func(ev Event) {
+		second.add(ev)
+		if ev.Kind == Stored {
+			mu.Lock()
+			stored[ev.URL]++
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	began2 := second.find(Began, "/")
+	if began2 == nil || began2.Crawl != id || began2.Resumed == nil {
+		t.Fatalf("the second run's first event is %+v: want crawl %d resumed", began2, id)
+	}
+	if r := began2.Resumed; r.Ended < pages/3 || r.Queued == 0 || r.Ended+r.Queued > pages {
+		t.Fatalf("resumed %+v: want at least %d ended, some queued, no more than %d in all", *r, pages/3, pages)
+	}
+	for u, n := range stored {
+		if n > 1 {
+			t.Errorf("%s stored %d times", u, n)
+		}
+	}
+	entries, err := st.List(t.Context(), "book")
+	if err != nil || len(entries) != pages {
+		t.Fatalf("the stash holds %d pages of the book (%v), want %d", len(entries), err, pages)
+	}
+	// What was in flight when the crawl stopped is asked once more: the
+	// one request to the site's one host (the pages fetched are stored
+	// though the crawl stops); no page ended is.
+	const inFlight = 1
+	hits := byPath(s)
+	if hits["/robots.txt"] != 1 {
+		t.Errorf("robots.txt was asked for %d times; kept in the ledger, once is enough", hits["/robots.txt"])
+	}
+	extra := 0
+	for p, n := range hits {
+		if p != "/robots.txt" && n > 1 {
+			extra += n - 1
+		}
+	}
+	if extra > inFlight || len(s.requests())-requestsBefore == 0 {
+		t.Errorf("%d pages were asked again (at most %d were in flight)", extra, inFlight)
+	}
+	if sum.Stored+sum2.Stored != pages || sum2.Skipped[ReasonInterrupted] != 0 {
+		t.Errorf("the runs' summaries: %+v, %+v; want their stored pages to add up to %d, none interrupted in the second", sum, sum2, pages)
+	}
+	t.Logf("%d of %d pages asked again after the interrupt", extra, pages)
+	rec, err = c.Ledger.Crawl(t.Context(), id)
+	if err != nil || rec.State != ledger.Done || rec.Resumed != 1 || rec.Counts.Stored != pages || rec.Counts.Skipped[ReasonInterrupted] != 0 {
+		t.Fatalf("crawl %d at its end: %+v, %v; want done, resumed once, %d pages", id, rec, err, pages)
+	}
+
+	// A crawl done is not resumed: the same crawl again is a new one,
+	// and the first one's record stays as it ended.
+	var third events
+	if _, err := c.Crawl(t.Context(), o, third.add); err != nil {
+		t.Fatal(err)
+	}
+	if b := third.find(Began, "/"); b == nil || b.Crawl == id || b.Resumed != nil {
+		t.Fatalf("a crawl after one done began as %+v: want a new crawl", b)
+	}
+	if again, err := c.Ledger.Crawl(t.Context(), id); err != nil || again.Counts.Stored != rec.Counts.Stored || !again.Ended.Equal(rec.Ended) {
+		t.Fatalf("crawl %d's record changed after a later crawl: %+v, was %+v", id, again, rec)
+	}
+	if got := byPath(s)["/s0/p0"]; got != 2 {
+		t.Errorf("/s0/p0 was asked %d times; the new crawl asks every page again", got)
+	}
+}
+
+func TestCrawlResumeByID(t *testing.T) {
+	c, _ := crawler(t)
+	s, _ := bookSite(t, 2, 3)
+	o := Options{Start: s.URL + "/", Source: "book"}
+	var ev events
+	if _, err := c.Crawl(t.Context(), o, ev.add); err != nil {
+		t.Fatal(err)
+	}
+	done := ev.find(Began, "/").Crawl
+	o.Resume = done
+	_, err := c.Crawl(t.Context(), o, nil)
+	if !errors.Is(err, ledger.ErrNotResumable) || heed.KindOf(err) != heed.Invalid || !strings.Contains(err.Error(), "done") {
+		t.Errorf("resuming a crawl done: %v; want it refused, saying it is done", err)
+	}
+	o.Resume = done + 100
+	_, err = c.Crawl(t.Context(), o, nil)
+	if !errors.Is(err, ledger.ErrNoCrawl) || heed.KindOf(err) != heed.NotFound {
+		t.Errorf("resuming a crawl that is not: %v; want not found", err)
+	}
+}
