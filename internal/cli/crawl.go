@@ -113,7 +113,12 @@ robots.txt Content-Signal of ai-input=no keeps pages out of the stash.
 --no-robots and --ignore-signals opt out, and say so.
 
 Every URL skipped is reported with its reason; the crawl ends with a
-summary. Re-crawls send conditional requests and leave unchanged pages be.`
+summary. Re-crawls send conditional requests and leave unchanged pages be.
+
+Each crawl is recorded in the stash with an ID (heed status lists them).
+A crawl cut short (Ctrl-C, a signal, its deadline, a crash) is resumed by
+the same command, or by heed crawl --resume ID: the URLs it had queued are
+crawled, those it had ended are not asked again.`
 
 func (e *env) crawlCommand() *cobra.Command {
 	var cf crawlFlags
@@ -131,11 +136,24 @@ later, use 'heed add'.
 		Example: `  heed crawl https://go.dev/doc/ --max-pages 50
   heed crawl https://docs.example.com/ --include '/guide/**' --delay 2s --json
   heed crawl https://docs.example.com/ --db postgres://heed@db.internal/heed --detach`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if cf.req.Resume != 0 {
+				if len(args) > 0 {
+					return usageErrorf("crawl: give a URL or --resume ID, not both: a crawl resumed crawls what it crawled")
+				}
+				return nil
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req := cf.req
-			req.Start = args[0]
+			if len(args) > 0 {
+				req.Start = args[0]
+			}
 			if e.db != "" {
+				if req.Resume != 0 {
+					return usageErrorf("--resume takes up a crawl of the stash; a team's crawl goes on by itself while workers run")
+				}
 				return e.runTeamCrawl(cmd, req, cf.jsonOut, cf.detach)
 			}
 			if cf.detach {
@@ -148,6 +166,7 @@ later, use 'heed add'.
 	e.progressFlags(cmd)
 	e.dbFlagFor(cmd, "queue the crawl in a team's database at this PostgreSQL URL (default $HEED_DB), for its workers (heed worker), and follow it")
 	cmd.Flags().BoolVar(&cf.detach, "detach", false, "with --db: queue the crawl and return at once")
+	cmd.Flags().Int64Var(&cf.req.Resume, "resume", 0, "take up crawl ID of the stash again (heed status lists them), where it stopped; without it, a crawl cut short is taken up by the same command")
 	return cmd
 }
 
@@ -172,7 +191,10 @@ func (e *env) crawled(cmd *cobra.Command, res *ingest.CrawlResult, err error, p 
 		if res != nil && res.Summary != nil {
 			e.printSummary(res, p) // what the crawl came to until then
 		}
-		return &exitError{code: ExitFailed, err: errors.New("crawl interrupted; what was stored is in the stash, and crawling again picks up where this left off")}
+		if res != nil && res.Crawl != 0 {
+			return &exitError{code: ExitFailed, err: fmt.Errorf("crawl %d interrupted; what was stored is in the stash, and the same command again (or heed crawl --resume %d) picks up where it left off", res.Crawl, res.Crawl)}
+		}
+		return &exitError{code: ExitFailed, err: errors.New("crawl interrupted; what was stored is in the stash")}
 	}
 	if err == nil {
 		return e.printSummary(res, p)
@@ -330,7 +352,7 @@ func (p *progress) say(ev crawl.Event) {
 	}
 	switch ev.Kind {
 	case crawl.Began:
-		fmt.Fprintln(p.e.stderr, scopeLine(ev.Detail, ev.Narrow, p.setting))
+		fmt.Fprintln(p.e.stderr, beganLine(ev, p.setting))
 	case crawl.Waiting:
 		fmt.Fprintln(p.e.stderr, "heed: "+printable.Line(ev.Detail))
 	}
@@ -339,10 +361,22 @@ func (p *progress) say(ev crawl.Event) {
 	}
 }
 
-// scopeLine is the line a crawl begins with: its scope, and how to widen
-// it, in the words of setting.
-func scopeLine(scope string, narrow bool, setting func(string) string) string {
-	line := "heed: crawling " + printable.Line(scope)
+// beganLine is the line a crawl begins with (its Began event): which
+// crawl it is, what it resumes, and its scope (scopeLine).
+func beganLine(ev crawl.Event, setting func(string) string) string {
+	lead := ""
+	if r := ev.Resumed; r != nil {
+		lead = fmt.Sprintf("resuming crawl %d (%d of %d URLs ended, %d queued): ", ev.Crawl, r.Ended, r.Ended+r.Queued, r.Queued)
+	} else if ev.Crawl != 0 {
+		lead = fmt.Sprintf("crawl %d: ", ev.Crawl)
+	}
+	return scopeLine(lead, ev.Detail, ev.Narrow, setting)
+}
+
+// scopeLine is the line a crawl begins with, after lead: its scope, and
+// how to widen it, in the words of setting.
+func scopeLine(lead, scope string, narrow bool, setting func(string) string) string {
+	line := "heed: " + lead + "crawling " + printable.Line(scope)
 	if narrow {
 		line += " (" + setting("whole_site") + " widens it to the whole site)"
 	}

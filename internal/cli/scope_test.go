@@ -71,14 +71,14 @@ func TestCrawlStaysInItsDirectory(t *testing.T) {
 		t.Errorf("a crawl of /py/library/ asked for %q", o)
 	}
 	first, _, _ := strings.Cut(stderr, "\n")
-	if want := "heed: crawling " + s.URL + "/py/library/ and below (--whole-site widens it to the whole site)"; first != want {
+	if want := "heed: crawl 1: crawling " + s.URL + "/py/library/ and below (--whole-site widens it to the whole site)"; first != want {
 		t.Errorf("the crawl's first line %q, want %q", first, want)
 	}
 	if !strings.Contains(stderr, "(--whole-site, --include, --exclude and --allow-host set it)") {
 		t.Errorf("the URLs skipped for scope do not say what widens it:\n%s", stderr)
 	}
 	code, out, stderr = run(t, "", append(args, "--whole-site", "--stash", t.TempDir())...)
-	if code != 0 || !strings.HasPrefix(out, "5 stored") || !strings.HasPrefix(stderr, "heed: crawling all of "+s.URL+"\n") {
+	if code != 0 || !strings.HasPrefix(out, "5 stored") || !strings.HasPrefix(stderr, "heed: crawl 1: crawling all of "+s.URL+"\n") {
 		t.Errorf("crawl --whole-site: exit %d\n%s\n%s", code, out, stderr)
 	}
 }

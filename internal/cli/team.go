@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/ingest"
+	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/internal/team"
 )
@@ -202,12 +204,22 @@ func (e *env) statusCommand() *cobra.Command {
 		limit   int
 	)
 	cmd := &cobra.Command{
-		Use:   "status --db URL",
-		Short: "Show a team database's crawls, hosts in flight and queued URLs",
-		Args:  cobra.NoArgs,
+		Use:   "status [ID]",
+		Short: "Show the stash's crawls, or a team database's",
+		Long: `Status lists the stash's last crawls: each one's ID, start URL, state
+(running, interrupted, done or failed) and what its URLs came to; with an
+ID, that crawl. A crawl interrupted or failed is resumed by the same
+command again, or by heed crawl --resume ID.
+
+With --db (or HEED_DB), it shows a team database's crawls, the hosts in
+flight and the URLs queued.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if e.db == "" {
-				return usageErrorf("status: no database: give --db URL or set HEED_DB")
+				return e.stashStatus(cmd, args, jsonOut, limit)
+			}
+			if len(args) > 0 {
+				return usageErrorf("status: a team's crawls are listed, not shown one by one: drop the ID")
 			}
 			svc, err := e.service(false)
 			if err != nil {
@@ -230,7 +242,7 @@ func (e *env) statusCommand() *cobra.Command {
 			return nil
 		},
 	}
-	e.dbFlagFor(cmd, "the team database's PostgreSQL URL (default $HEED_DB)")
+	e.dbFlagFor(cmd, "show a team database's crawls: its PostgreSQL URL (default $HEED_DB)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the status as JSON")
 	cmd.Flags().IntVar(&limit, "crawls", 10, "show this many of the last crawls")
 	return cmd
@@ -272,7 +284,7 @@ func (e *env) runTeamCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut,
 		return failure(err)
 	}
 	if sc, err := crawl.ScopeOf(crawl.Options{Start: req.Start, Include: req.Include, Exclude: req.Exclude, AllowHosts: req.AllowHosts, WholeSite: req.WholeSite}); err == nil && !e.quiet {
-		fmt.Fprintln(e.stderr, scopeLine(sc.String(), sc.Narrow(), flagOf))
+		fmt.Fprintln(e.stderr, scopeLine(fmt.Sprintf("team crawl %d: ", id), sc.String(), sc.Narrow(), flagOf))
 	}
 	if detach {
 		if jsonOut {
@@ -392,4 +404,58 @@ func (e *env) teamProgress(jsonOut bool) (show func(*team.Progress), stop func()
 		})
 	}
 	return show, stop
+}
+
+// stashStatus lists the stash's last crawls, or shows one.
+func (e *env) stashStatus(cmd *cobra.Command, args []string, jsonOut bool, limit int) error {
+	svc, err := e.service(false)
+	if err != nil {
+		return err
+	}
+	var crawls []ledger.Crawl
+	if len(args) == 1 {
+		id, perr := strconv.ParseInt(args[0], 10, 64)
+		if perr != nil || id <= 0 {
+			return usageErrorf("status: %q is no crawl ID: give the number heed status lists", printable.Line(args[0]))
+		}
+		c, err := svc.CrawlRecord(cmd.Context(), id)
+		if err != nil {
+			return failure(err)
+		}
+		crawls = []ledger.Crawl{*c}
+	} else if crawls, err = svc.Crawls(cmd.Context(), limit); err != nil {
+		return failure(err)
+	}
+	if jsonOut {
+		if crawls == nil {
+			crawls = []ledger.Crawl{}
+		}
+		return writeJSON(e.stdout, map[string]any{"crawls": crawls})
+	}
+	if len(crawls) == 0 {
+		fmt.Fprintln(e.stdout, "no crawl recorded in the stash yet")
+		return nil
+	}
+	for _, c := range crawls {
+		fmt.Fprintf(e.stdout, "crawl %d  %s  %s (source %q)\n  %s\n", c.ID, c.Began.Local().Format("2006-01-02 15:04"), printable.Line(c.Start), c.Source, recordLine(c))
+	}
+	return nil
+}
+
+// recordLine says where a crawl of the stash stands, and what its URLs
+// came to.
+func recordLine(c ledger.Crawl) string {
+	line := fmt.Sprintf("%s · %d stored · %d unchanged · %d failed · %d requests", c.State, c.Counts.Stored, c.Counts.Unchanged, c.Counts.Failed, c.Counts.Requests)
+	reasons := make([]string, 0, len(c.Counts.Skipped))
+	for r := range c.Counts.Skipped {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		line += fmt.Sprintf(" · %d skipped (%s)", c.Counts.Skipped[r], r)
+	}
+	if c.State.Resumable() {
+		line += fmt.Sprintf("\n  resume it: the same command again, or heed crawl --resume %d", c.ID)
+	}
+	return line
 }

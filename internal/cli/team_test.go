@@ -200,7 +200,7 @@ func TestTeamCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "2 stored") || !strings.Contains(out, `team crawl 4 in`) {
 		t.Errorf("add --db: exit %d, %q, %q", code, out, stderr)
 	}
-	if !strings.Contains(stderr, "heed: crawling all of "+site.URL+"\n") {
+	if !strings.Contains(stderr, "crawling all of "+site.URL+"\n") {
 		t.Errorf("add --db does not say its crawl's scope: %q", stderr)
 	}
 	if b, err := os.ReadFile(config); err != nil || !strings.Contains(string(b), "lights:") {
@@ -689,7 +689,7 @@ func TestTeamCrawlInterruptedSaysWhereItStands(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	stderr := &cancelOn{what: "heed: crawling ", cancel: cancel}
+	stderr := &cancelOn{what: "crawling ", cancel: cancel}
 	var stdout bytes.Buffer
 	// No worker runs: the crawl waits, queued, when it is interrupted.
 	code := Run(ctx, []string{"crawl", "https://docs.example/guide/", "--db", db, "--config", writeFile(t, "heed.yaml", "")}, strings.NewReader(""), &stdout, stderr)

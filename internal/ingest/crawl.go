@@ -3,6 +3,7 @@ package ingest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/render"
 )
 
@@ -49,6 +51,11 @@ type CrawlRequest struct {
 	// Page, if set, is called with every page the crawl keeps, perhaps
 	// from several goroutines at once.
 	Page func(url string, doc *extract.Document)
+	// Resume is the ID of a crawl of the store to take up again. With no
+	// Start, the crawl's start, source and scope are the recorded ones.
+	// Without it, a crawl cut short is taken up again by the same
+	// request.
+	Resume int64
 }
 
 // DefaultCrawl is a crawl request with heed's default limits, as the
@@ -67,6 +74,10 @@ type CrawlResult struct {
 	Skips []crawl.Event
 	// MaxPages and MaxDepth are the limits the crawl ran under.
 	MaxPages, MaxDepth int
+	// Crawl is the crawl's ID in the stash's ledger (heed status), and
+	// Resumed what it had done when it was taken up again.
+	Crawl   int64
+	Resumed *crawl.Resumption
 	// TeamCrawl is the crawl's ID in a team's database, when it was
 	// queued there for the team's workers; Detached when it was only
 	// queued, not followed (its summary is empty).
@@ -119,6 +130,7 @@ func (s *Service) options(req CrawlRequest) (crawl.Options, error) {
 		Include: req.Include, Exclude: req.Exclude, AllowHosts: req.AllowHosts, WholeSite: req.WholeSite,
 		Delay: req.Delay, MaxCrawlDelay: s.cfg.MaxCrawlDelay,
 		NoRobots: req.NoRobots, IgnoreSignals: req.IgnoreSignals, Page: req.Page, Render: req.Render,
+		Resume: req.Resume,
 	}
 	if o.MaxDepth == 0 {
 		o.MaxDepth = -1 // crawl.Options: negative is the start URL only
@@ -136,6 +148,16 @@ func (s *Service) options(req CrawlRequest) (crawl.Options, error) {
 // stored with an error wrapping crawl.ErrStartFailed, each with the result
 // of what was done.
 func (s *Service) Crawl(ctx context.Context, req CrawlRequest, events func(crawl.Event)) (*CrawlResult, error) {
+	if req.Resume != 0 && req.Start == "" && !req.NoStore {
+		// The crawl to resume says what it crawls.
+		rec, err := s.CrawlRecord(ctx, req.Resume)
+		if err != nil {
+			return nil, err
+		}
+		if err := crawl.FromKey(rec.Key, &req.Start, &req.Source, &req.Include, &req.Exclude, &req.AllowHosts, &req.WholeSite, &req.NoRobots, &req.IgnoreSignals); err != nil {
+			return nil, &heed.Error{Kind: heed.Internal, Op: "resume", Err: err}
+		}
+	}
 	o, err := s.options(req) // before the store is opened
 	if err != nil {
 		return nil, err
@@ -160,10 +182,17 @@ func (s *Service) crawlInto(ctx context.Context, st Store, o crawl.Options, req 
 			return nil, &heed.Error{Kind: heed.Transient, Op: "crawl", URL: fetch.Redact(req.Start), Err: heed.ErrBusy}
 		}
 		c.Store = st
+		if l, ok := st.(ledger.Ledger); ok {
+			c.Ledger = l
+		}
 	}
 	var mu sync.Mutex
 	var skips []crawl.Event
+	var began crawl.Event
 	sum, err := c.Crawl(ctx, o, func(ev crawl.Event) {
+		if ev.Kind == crawl.Began {
+			began = ev // before any other event, from one goroutine
+		}
 		if ev.Logged() {
 			mu.Lock()
 			if len(skips) < crawl.MaxLogged {
@@ -180,7 +209,7 @@ func (s *Service) crawlInto(ctx context.Context, st Store, o crawl.Options, req 
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	res := &CrawlResult{Source: o.Source, Start: o.Start, Summary: sum, Skips: skips, MaxPages: req.MaxPages, MaxDepth: req.MaxDepth}
+	res := &CrawlResult{Source: o.Source, Start: o.Start, Summary: sum, Skips: skips, MaxPages: req.MaxPages, MaxDepth: req.MaxDepth, Crawl: began.Crawl, Resumed: began.Resumed}
 	if st == nil || errors.Is(err, crawl.ErrStash) {
 		return res, err
 	}
@@ -191,4 +220,45 @@ func (s *Service) crawlInto(ctx context.Context, st Store, o crawl.Options, req 
 		st.Optimize(ctx) // many new pages: merge the index for faster searches
 	}
 	return res, err
+}
+
+// Crawls are the store's last limit crawls, newest first: what each
+// crawled, where it stands and what it came to.
+func (s *Service) Crawls(ctx context.Context, limit int) ([]ledger.Crawl, error) {
+	st, done, err := s.use(ctx, toRead)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	l, ok := st.(ledger.Ledger)
+	if !ok {
+		return nil, nil
+	}
+	crawls, err := l.Crawls(ctx, limit)
+	if err != nil {
+		return nil, &heed.Error{Kind: heed.Internal, Op: "read the crawls", Err: err}
+	}
+	return crawls, nil
+}
+
+// CrawlRecord is the record of the store's crawl of an ID: a NotFound
+// error wrapping ledger.ErrNoCrawl when there is none.
+func (s *Service) CrawlRecord(ctx context.Context, id int64) (*ledger.Crawl, error) {
+	st, done, err := s.use(ctx, toRead)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	l, ok := st.(ledger.Ledger)
+	if !ok {
+		return nil, &heed.Error{Kind: heed.NotFound, Op: "read a crawl", Err: fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)}
+	}
+	c, err := l.Crawl(ctx, id)
+	switch {
+	case errors.Is(err, ledger.ErrNoCrawl):
+		return nil, &heed.Error{Kind: heed.NotFound, Op: "read a crawl", Err: err}
+	case err != nil:
+		return nil, &heed.Error{Kind: heed.Internal, Op: "read a crawl", Err: err}
+	}
+	return &c, nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/render"
@@ -127,7 +128,7 @@ func New(cfg Config) *Service {
 		turns = &teamTurns{s: s}
 	}
 	s.client = polite.New(cfg.HTTP, turns, cfg.Delay)
-	load := s.client.LoadRobots
+	load := s.keptRobots
 	if cfg.DB != "" {
 		// robots.txt as the team's workers read it: the team's stored
 		// copy, or fetched once for the team.
@@ -135,6 +136,21 @@ func New(cfg Config) *Service {
 	}
 	s.robots = robots.NewCache(load, robots.CacheConfig{})
 	return s
+}
+
+// keptRobots loads robots.txt as the stash open to write keeps it in
+// its ledger, while it lives (ledger.RobotsLoader): a crawl taken up
+// again, or the next command, does not ask for it again. With no stash
+// open to write, it is loaded.
+func (s *Service) keptRobots(ctx context.Context, robotsURL string) (robots.Outcome, error) {
+	s.mu.Lock()
+	l, ok := s.st.st.(ledger.Ledger)
+	ok = ok && s.st.st.Writable()
+	s.mu.Unlock()
+	if !ok {
+		return s.client.LoadRobots(ctx, robotsURL)
+	}
+	return ledger.RobotsLoader(l, s.client.LoadRobotsFile)(ctx, robotsURL)
 }
 
 // Robots is the service's robots.txt policy: one outcome per origin,
