@@ -55,8 +55,11 @@ func build(t testing.TB) string {
 	return binary
 }
 
-// TestBinary builds heed and runs the README's quick-start example, so
-// that the command a new user types first keeps working.
+// TestBinary builds heed and runs the robots check of the example
+// robots.txt that the README and docs/robots.md show, with the output
+// docs/robots.md gives, so that a command a new user types keeps working.
+// (The README's quick start crawls go.dev; TestCrawlAndSearch in
+// internal/cli runs its offline example.)
 func TestBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")

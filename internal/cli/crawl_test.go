@@ -22,9 +22,6 @@ import (
 	"github.com/heedhq/heed/internal/polite"
 )
 
-// TestCrawlAndSearch runs the README's offline example: crawl the example
-// site, served on loopback, into a fresh stash, then search, show, list,
-// reindex and remove.
 // exampleSite serves the offline example's site on loopback and counts its
 // robots.txt requests.
 func exampleSite(t *testing.T) (*httptest.Server, *int) {
@@ -41,6 +38,9 @@ func exampleSite(t *testing.T) (*httptest.Server, *int) {
 	return s, robotsHits
 }
 
+// TestCrawlAndSearch runs the README's offline example: crawl the example
+// site, served on loopback, into a fresh stash, then search, show, list,
+// reindex and remove.
 func TestCrawlAndSearch(t *testing.T) {
 	s, robotsHits := exampleSite(t)
 	stash := t.TempDir()

@@ -554,26 +554,24 @@ func TestTeamRenderedFrontmatter(t *testing.T) {
 	}
 }
 
-// The README's steps for a team's database, run as written against a
-// new cluster, as PostgreSQL's superuser: they make the role the
-// README's URL connects as and its database, where heed migrate, a
+// The steps docs/team.md gives for a team's database, run as written
+// against a new cluster, as PostgreSQL's superuser: they make the role
+// the page's URL connects as and its database, where heed migrate, a
 // worker and a crawl work as that role; and no other role can connect
 // (PUBLIC's CONNECT revoked), so none can send the workers notifications
 // or hold heed migrate's lock.
-func TestTeamSetupAsREADME(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+func TestTeamSetupAsDocumented(t *testing.T) {
+	page, err := os.ReadFile("../../docs/team.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, team, _ := strings.Cut(string(readme), "## A team: workers on many machines over PostgreSQL")
-	team, _, _ = strings.Cut(team, "\n## ")
-	_, sql, ok := strings.Cut(team, "```sql\n")
+	_, sql, ok := strings.Cut(string(page), "```sql\n")
 	sql, _, _ = strings.Cut(sql, "```")
-	_, sh, _ := strings.Cut(team, "```sh\n")
+	_, sh, _ := strings.Cut(string(page), "```sh\n")
 	_, dbURL, _ := strings.Cut(sh, "export HEED_DB=")
 	dbURL, _, _ = strings.Cut(dbURL, "\n")
 	if !ok || dbURL == "" {
-		t.Fatalf("the README's team section has no SQL steps and export HEED_DB= line: %q, %q", sql, dbURL)
+		t.Fatalf("docs/team.md has no SQL steps and export HEED_DB= line: %q, %q", sql, dbURL)
 	}
 	c := pgtest.Start(t)
 	defer c.Stop()
@@ -609,7 +607,7 @@ func TestTeamSetupAsREADME(t *testing.T) {
 			continue
 		}
 		if _, err := conn.Exec(t.Context(), line); err != nil {
-			t.Fatalf("the README's %q: %v", line, err)
+			t.Fatalf("docs/team.md's %q: %v", line, err)
 		}
 	}
 	u, err := neturl.Parse(dbURL)
@@ -621,7 +619,7 @@ func TestTeamSetupAsREADME(t *testing.T) {
 	db := u.String()
 
 	if code, out, stderr := run(t, "", "migrate", "--db", db); code != 0 {
-		t.Fatalf("heed migrate as the README's role: exit %d, %q, %q", code, out, stderr)
+		t.Fatalf("heed migrate as docs/team.md's role: exit %d, %q, %q", code, out, stderr)
 	}
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<html><title>Home</title><main><h1>Home</h1><p>Lighthouses guide ships past reefs at night, and this page says so at length.</p></main></html>`)
@@ -640,10 +638,10 @@ func TestTeamSetupAsREADME(t *testing.T) {
 		}
 	}()
 	if code, out, stderr := run(t, "", "crawl", site.URL+"/", "--db", db, "--allow-net", "127.0.0.1/32", "--delay", "10ms"); code != 0 || !strings.Contains(out, "1 stored") {
-		t.Fatalf("a team's crawl as the README's role: exit %d, %q, %q", code, out, stderr)
+		t.Fatalf("a team's crawl as docs/team.md's role: exit %d, %q, %q", code, out, stderr)
 	}
 	if code, out, stderr := run(t, "", "search", "lighthouses", "--db", db, "--stash", filepath.Join(t.TempDir(), "none")); code != 0 || !strings.Contains(out, site.URL) {
-		t.Errorf("search as the README's role: exit %d, %q, %q", code, out, stderr)
+		t.Errorf("search as docs/team.md's role: exit %d, %q, %q", code, out, stderr)
 	}
 
 	// Another role, of the same cluster, cannot connect to the team's
@@ -654,7 +652,7 @@ func TestTeamSetupAsREADME(t *testing.T) {
 	other, err := pgx.Connect(t.Context(), fmt.Sprintf("postgres://stranger:st@%s%s?sslmode=disable", addr, u.Path))
 	if err == nil {
 		other.Close(t.Context())
-		t.Errorf("a role the README's steps did not grant connected to the team's database")
+		t.Errorf("a role docs/team.md's steps did not grant connected to the team's database")
 	} else if !strings.Contains(err.Error(), "permission denied") {
 		t.Errorf("a stranger's connection: %v, want permission denied", err)
 	}
