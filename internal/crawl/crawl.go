@@ -246,6 +246,7 @@ func (e *Disallowed) Unwrap() error { return ErrStartRefused }
 
 type run struct {
 	llmsOnce sync.Once // the site's llms.txt is read once, after the start page
+	eng      *Engine
 	c        *Crawler
 	o        Options
 	scope    *scope
@@ -341,7 +342,8 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		emit = func(Event) {}
 	}
 	r := &run{
-		c: c, o: o, scope: sc, emit: emit, start: start,
+		eng: &Engine{agent: c.Agent, o: o, scope: sc},
+		c:   c, o: o, scope: sc, emit: emit, start: start,
 		frontier: c.frontier(o.MaxPages), stored: map[string]bool{}, contents: map[string]string{}, active: map[string]bool{}, paces: map[string]string{}, said: map[string]string{},
 		tokens: make(chan struct{}, o.Hosts),
 		procs:  make(chan struct{}, runtime.GOMAXPROCS(0)),
@@ -651,285 +653,108 @@ func (r *run) fail(it Item, err error) {
 	r.report(it, Event{Kind: Failed, URL: it.URL, Depth: it.Depth, Reason: heed.KindOf(err).String(), Detail: err.Error()}, "")
 }
 
-// visit fetches one page and does what it says.
+// visit decides what one URL comes to (Engine.Visit): its request on
+// its host's turn, here; its page is read and committed in a goroutine
+// of its own, so that the host's next request may go out meanwhile:
+// politeness is about requests, and extraction is ours to do in
+// parallel.
 func (r *run) visit(it Item) {
-	ctx := r.ctx
-	agent := r.c.Agent
-	// A crawl at its page limit asks nothing more, robots.txt included.
-	if r.exhausted() {
-		r.skip(it, ReasonLimit, fmt.Sprintf("max_pages %d reached", r.o.MaxPages))
+	t := &turn{r: r, it: it, extracted: func() {}}
+	f, res := r.eng.request(r.ctx, t, it)
+	if res != nil {
+		r.commit(it, res, t.extracted)
 		return
 	}
-	// What robots.txt says of this origin is read once, before the host's
-	// turn, and judges the redirect hops on the origin too: asked of the
-	// cache on the turn, a copy that expired meanwhile would be loaded
-	// again, and the load would wait for the turn.
-	judge := func(rawURL string) (robots.Decision, error) { return r.policy.Allowed(ctx, agent, rawURL) }
-	if cache, ok := r.policy.(*robots.Cache); ok {
-		o, err := cache.Outcome(ctx, it.URL)
-		judge = func(rawURL string) (robots.Decision, error) {
-			if err != nil {
-				return robots.Decision{}, err
-			}
-			return o.Allowed(agent, rawURL), nil
-		}
-	}
-	d, err := judge(it.URL)
-	if err != nil && errors.Is(context.Cause(ctx), context.Canceled) {
-		// The crawl was interrupted while robots.txt was read: the page
-		// did not fail, the crawl stopped.
-		r.skip(it, ReasonInterrupted, "the crawl stopped while robots.txt was read")
-		return
-	}
-	if err != nil {
-		r.fail(it, err)
-		return
-	}
-	if !d.Allowed {
-		r.skip(it, ReasonRobots, d.String())
-		return
-	}
-	// A page the site's content signal keeps from agents is not asked
-	// for: it could not be stored (or searched) once fetched.
-	if !r.o.IgnoreSignals {
-		if sig, err := r.policy.ContentSignals(ctx, agent, it.URL); err == nil && sig.Denies(robots.SignalAIInput) {
-			r.skip(it, ReasonSignal, "robots.txt says Content-Signal: "+sig.String()+"; not fetched")
-			return
-		}
-	}
-	// Only requests about to be made count against max_pages.
-	if !r.take() {
-		r.skip(it, ReasonLimit, fmt.Sprintf("max_pages %d reached", r.o.MaxPages))
-		return
-	}
-	u, _ := url.Parse(it.URL)
-	delay := r.delayFor(it.URL)
-	// Every redirect hop answers to scope and robots.txt before it is
-	// followed: a Disallow: /secret/ is not fetched through /secret's
-	// redirect to it.
-	var refused *redirectRefusal
-	req := fetch.Request{URL: it.URL, NoRetry: true, CheckRedirect: func(next string) error {
-		nu, err := url.Parse(next)
-		if err != nil {
-			return err
-		}
-		if nu.Host != u.Host || nu.Scheme != u.Scheme {
-			// Another host has its own schedule, and another origin (http
-			// to https on this host) its own robots.txt, which is not to
-			// be asked on this turn (its load would wait for the turn):
-			// the redirect's target is queued, not fetched now.
-			refused = &redirectRefusal{to: next, reason: ReasonRedirect, detail: "another origin; queued"}
-			if n, err := Normalize(next); err == nil {
-				r.mu.Lock()
-				if it.URL == r.start {
-					r.start = n // what becomes of the target is what became of the start
-				}
-				r.mu.Unlock()
-				r.add(Item{URL: n, Depth: it.Depth})
-			}
-			return refused
-		}
-		if why := r.scope.check(nu); why != "" {
-			if it.Depth == 0 {
-				why += StartMoved(next)
-			}
-			refused = &redirectRefusal{to: next, reason: ReasonScope, detail: why}
-			return refused
-		}
-		d, err := judge(next)
-		if err != nil {
-			return err
-		}
-		if !d.Allowed {
-			refused = &redirectRefusal{to: next, reason: ReasonRobots, detail: d.String()}
-			return refused
-		}
-		// Every request counts against max_pages, a redirect's hop too.
-		if !r.take() {
-			refused = &redirectRefusal{to: next, reason: ReasonLimit, detail: fmt.Sprintf("max_pages %d reached", r.o.MaxPages)}
-			return refused
-		}
-		return nil
-	}}
-	if r.validators {
-		req.ETag, req.LastModified, _ = r.c.Store.Validators(ctx, r.o.Source, it.URL)
-	}
-	resp, err := r.c.Client.Spaced(delay).Get(ctx, req)
-	if !errors.Is(err, polite.ErrNoTurn) {
-		r.noteTurn(u, delay)
-	}
-	if errors.Is(err, polite.ErrNoTurn) {
-		// The crawl ended while the request waited for its host's turn.
-		why := err
-		if cause := context.Cause(ctx); cause != nil {
-			why = cause
-		}
-		r.skip(it, r.stopReason(), "the crawl stopped: "+why.Error())
-		return
-	}
-	if refused != nil {
-		// A redirect to be followed on another turn was a request: it
-		// counts against max_pages, as its target's request will.
-		r.skip(it, refused.reason, "redirected to "+refused.to+": "+refused.detail)
-		return
-	}
-	if err != nil && errors.Is(context.Cause(ctx), context.Canceled) {
-		// The crawl was interrupted while the page was asked for: the
-		// page did not fail, the crawl stopped.
-		r.skip(it, ReasonInterrupted, "the crawl stopped while the page was asked for")
-		return
-	}
-	if err != nil {
-		r.fail(it, err)
-		return
-	}
-	// The next request to this host may go out while this page is
-	// extracted and stored: politeness is about requests, and extraction
-	// is ours to do in parallel.
 	r.procs <- struct{}{}
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
 		extracted := sync.OnceFunc(func() { <-r.procs })
 		defer extracted()
-		r.process(it, resp, delay, extracted)
+		t.extracted = extracted
+		r.commit(it, r.eng.read(r.ctx, t, it, f), extracted)
 	}()
 }
 
-// process does what a fetched page says: checks the final URL, extracts
-// it, heeds its signals, follows its links and stores it. It calls
-// extracted once the page is extracted and has its place among the pages
-// waiting to be stored: a batch of them at most, Markdown and links only.
-func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extracted func()) {
-	ctx := r.ctx
-	agent := r.c.Agent
-	final := resp.URL
-	if final != it.URL {
-		// The URL fetched is the URL checked: after redirects, the final
-		// URL answers to scope and robots.txt again.
-		fu, _ := url.Parse(final)
-		if why := r.scope.check(fu); why != "" {
-			r.skip(it, ReasonScope, "redirected to "+final+": "+why)
-			return
+// commit does what a URL came to: reports it, queues its links, and
+// stores its page unless it is a duplicate of one this crawl kept. It
+// calls extracted once the page has its place among the pages waiting
+// to be stored: a batch of them at most, Markdown and links only.
+func (r *run) commit(it Item, res *Result, extracted func()) {
+	if res.Stop != nil {
+		why := res.Stop
+		if cause := context.Cause(r.ctx); cause != nil {
+			why = cause
 		}
-		if d, err := r.policy.Allowed(ctx, agent, final); err != nil || !d.Allowed {
-			detail := "redirected to " + final
-			if err == nil {
-				detail += ": " + d.String()
-			}
-			r.skip(it, ReasonRobots, detail)
-			return
+		r.skip(it, r.stopReason(), "the crawl stopped: "+why.Error())
+		return
+	}
+	if res.Requested {
+		if u, err := url.Parse(it.URL); err == nil {
+			r.noteTurn(u, res.Delay)
 		}
+	}
+	if res.Moved != "" {
 		r.mu.Lock()
-		dup := r.frontier.Seen(final) && final != it.URL
-		if !dup {
-			r.frontier.Mark(final)
-			r.note(ledger.Entry{URL: final, Fate: ledger.Seen, Depth: it.Depth})
+		if it.URL == r.start {
+			r.start = res.Moved // what becomes of the target is what became of the start
 		}
 		r.mu.Unlock()
-		if dup {
-			r.skip(it, ReasonDup, "redirected to "+final+", already crawled")
-			return
-		}
+		r.add(Item{URL: res.Moved, Depth: it.Depth})
 	}
-	if resp.NotModified {
-		r.mu.Lock()
-		r.stored[it.URL] = true
-		r.mu.Unlock()
-		h := ""
-		if r.c.Store != nil {
-			r.c.Store.Touch(ctx, it.URL, time.Now())
-			// Its content is kept: a twin of it found later is a
-			// duplicate, as in the crawl that stored it.
-			if h = r.c.Store.Hash(ctx, r.o.Source, it.URL); h != "" {
-				r.mu.Lock()
-				if _, ok := r.contents[h]; !ok {
-					r.contents[h] = it.URL
-				}
-				r.mu.Unlock()
-			}
-			for _, l := range r.c.Store.Links(ctx, r.o.Source, it.URL) {
-				r.add(Item{URL: l, Depth: it.Depth + 1})
-			}
-		}
-		r.report(it, Event{Kind: Unchanged, URL: it.URL, Depth: it.Depth, Delay: delay.String()}, h)
-		return
-	}
-	if resp.Status < 200 || resp.Status > 299 {
-		r.fail(it, &fetch.StatusError{Status: resp.Status})
-		return
-	}
-	p, err := ReadPage(resp, it, agent, r.o.IgnoreSignals)
-	if err != nil {
-		r.fail(it, err)
-		return
-	}
-	p, rendered, err := r.render(it, resp, p)
-	if err != nil {
-		r.fail(it, err)
-		return
+	delay := ""
+	if res.Requested {
+		delay = res.Delay.String()
 	}
 	// The page's links are queued once its content has its place among
-	// this crawl's (below), or when it is skipped: a twin it links to
+	// this crawl's (below), or when it is not kept: a twin it links to
 	// (/ and /index.html) is not processed before it and kept instead.
 	follow := sync.OnceFunc(func() {
-		for _, l := range p.Follow {
+		for _, l := range res.Follow {
 			r.add(Item{URL: l, Depth: it.Depth + 1})
 		}
 	})
-	defer follow()
-	if p.Skip != "" {
-		r.skip(it, p.Skip, p.Detail)
+	switch res.Kind {
+	case Failed:
+		r.fail(it, res.Err)
+		return
+	case Skipped:
+		follow()
+		r.skip(it, res.Reason, res.Detail)
+		return
+	case Unchanged:
+		follow()
+		r.report(it, Event{Kind: Unchanged, URL: it.URL, Depth: it.Depth, Delay: delay}, res.Hash)
 		return
 	}
-	doc, kind, via, links, notes := p.Doc, p.Kind, p.Via, p.Links, p.Notes
-	if sig, err := r.policy.ContentSignals(ctx, agent, final); err == nil && sig.Denies(robots.SignalAIInput) {
-		if !r.o.IgnoreSignals {
-			r.skip(it, ReasonSignal, "robots.txt says Content-Signal: "+sig.String())
+	final := res.Snapshot.URL
+	if res.Canonical != "" {
+		// A duplicate only of a page stored in this crawl: a canonical
+		// URL merely seen (queued, out of scope, disallowed) is not.
+		cn := res.Canonical
+		r.mu.Lock()
+		dup := r.stored[cn]
+		if !dup {
+			r.stored[cn] = true
+			r.frontier.Mark(cn)
+			r.note(ledger.Entry{URL: cn, Fate: ledger.Claimed, Depth: it.Depth})
+		}
+		r.mu.Unlock()
+		if dup {
+			follow()
+			r.skip(it, ReasonDup, "its canonical URL "+cn+" is stored already")
 			return
-		}
-		notes = append(notes, "content signal: "+sig.String())
-	}
-	if it.Depth == 0 && !r.o.NoLLMsTxt && r.o.MaxDepth >= 1 {
-		// The start page can be kept: the pages the site's llms.txt
-		// lists are one link from it, read once the start page was.
-		r.llmsOnce.Do(func() { r.llmsTxt(final, extracted) })
-	}
-	if kind == extract.KindHTML && doc.MarkdownAlternate != "" && !r.o.NoAlternates {
-		if md := r.alternate(final, doc, extracted); md != nil {
-			doc = md
-			via = append(via, ViaMarkdownAlternate)
-		}
-	}
-	if doc.Canonical != "" {
-		if cn, err := Normalize(doc.Canonical); err == nil && cn != final && cn != it.URL {
-			// A duplicate only of a page stored in this crawl: a canonical
-			// URL merely seen (queued, out of scope, disallowed) is not.
-			r.mu.Lock()
-			dup := r.stored[cn]
-			if !dup {
-				r.stored[cn] = true
-				r.frontier.Mark(cn)
-				r.note(ledger.Entry{URL: cn, Fate: ledger.Claimed, Depth: it.Depth})
-			}
-			r.mu.Unlock()
-			if dup {
-				r.skip(it, ReasonDup, "its canonical URL "+cn+" is stored already")
-				return
-			}
 		}
 	}
 	// One page, one snapshot: a page of the same content as one kept in
 	// this crawl (/ and /index.html, a page and its ?ref= twin) is that
-	// page again.
-	// A page with little text of its own (a shell built by JavaScript,
-	// a stub) is not taken for another.
-	hash := heed.HashOf(doc.Markdown)
+	// page again. A page with little text of its own (a shell built by
+	// JavaScript, a stub) is not taken for another.
 	r.mu.Lock()
 	same, dup := "", false
-	if len(doc.Markdown) >= minDupBytes {
-		if same, dup = r.contents[hash]; !dup {
-			r.contents[hash] = final
+	if len(res.Snapshot.Markdown) >= minDupBytes {
+		if same, dup = r.contents[res.Hash]; !dup {
+			r.contents[res.Hash] = final
 		}
 	}
 	r.stored[final] = true
@@ -940,21 +765,11 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		return
 	}
 	if r.o.Page != nil {
-		r.o.Page(final, doc)
+		r.o.Page(final, res.Doc)
 	}
 	if r.c.Store == nil {
-		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay.String(), Rendered: rendered}, hash)
+		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered}, res.Hash)
 		return
-	}
-	snap := &heed.Snapshot{
-		Source: r.o.Source, URL: final, Title: doc.Title, Description: doc.Description,
-		FetchedAt: time.Now().UTC(), Tags: r.o.Tags, ETag: resp.ETag(), LastModified: resp.LastModified(),
-		Notes: notes, Via: via, Markdown: doc.Markdown, Links: links, Rendered: rendered,
-	}
-	if rendered {
-		// The shell's validators say nothing of what its scripts fetched:
-		// a rendered page is asked for whole again.
-		snap.ETag, snap.LastModified = "", ""
 	}
 	// While the stash indexes a batch, pages wait to be stored: the next
 	// ones are fetched and extracted meanwhile, as many as a batch.
@@ -963,7 +778,8 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 	extracted()
 	// A page fetched is a page kept: a crawl stopped (Ctrl-C, its
 	// deadline) still stores what it has, rather than ask again.
-	changed, err := r.c.Store.Put(context.WithoutCancel(ctx), snap)
+	ctx := r.ctx
+	changed, err := r.c.Store.Put(context.WithoutCancel(ctx), res.Snapshot)
 	switch {
 	case err != nil && ctx.Err() != nil:
 		r.skip(it, r.stopReason(), "the crawl stopped before the page was stored: "+context.Cause(ctx).Error())
@@ -974,35 +790,36 @@ func (r *run) process(it Item, resp *fetch.Response, delay time.Duration, extrac
 		// The store's failure, not the page's: a kind of its own.
 		r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
 	case changed:
-		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay.String(), Rendered: rendered}, hash)
+		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered}, res.Hash)
 	default:
-		r.report(it, Event{Kind: Unchanged, URL: final, Depth: it.Depth, Delay: delay.String(), Rendered: rendered}, hash)
+		r.report(it, Event{Kind: Unchanged, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered}, res.Hash)
 	}
 }
 
 // delayFor is the time to keep after a request to url's host: the larger of
-// the configured delay and the robots.txt Crawl-delay, capped.
-// It notes why, for the host's waits (waiting).
+// the configured delay and the robots.txt Crawl-delay, capped
+// (Engine.pace). It notes why, for the host's waits (waiting).
 func (r *run) delayFor(rawURL string) time.Duration {
-	delay := r.o.Delay
-	why := "a delay of " + delay.String()
-	if cd, err := r.policy.CrawlDelay(r.ctx, r.c.Agent, rawURL); err == nil {
-		if paced := polite.Pace(delay, cd, r.o.MaxCrawlDelay); paced > delay {
-			delay = paced
-			why = "Crawl-delay " + cd.String()
-			if cd > r.o.MaxCrawlDelay {
-				why += ", capped at " + r.o.MaxCrawlDelay.String()
-			}
+	out := robots.Outcome{Status: robots.Unavailable}
+	if cache, ok := r.policy.(*robots.Cache); ok {
+		if o, err := cache.Outcome(r.ctx, rawURL); err == nil {
+			out = o
 		}
 	}
-	if u, err := url.Parse(rawURL); err == nil {
+	delay, why := r.eng.pace(out)
+	r.notePace(rawURL, why)
+	return delay
+}
+
+// notePace notes why url's host is asked as seldom as it is.
+func (r *run) notePace(rawURL, why string) {
+	if u, err := url.Parse(rawURL); err == nil && why != "" {
 		r.mu.Lock()
 		if _, ok := r.paces[polite.HostKey(u)]; ok || len(r.paces) < maxPaces {
 			r.paces[polite.HostKey(u)] = why
 		}
 		r.mu.Unlock()
 	}
-	return delay
 }
 
 // maxPaces is how many hosts' delays a crawl notes for its waits.
@@ -1040,14 +857,6 @@ func StartMoved(next string) string {
 	return "; crawl from " + fetch.Redact(next) + " to crawl there"
 }
 
-// redirectRefusal stops a redirect that leaves the crawl's scope or that
-// robots.txt disallows.
-type redirectRefusal struct {
-	to, reason, detail string
-}
-
-func (e *redirectRefusal) Error() string { return e.reason + ": " + e.detail }
-
 // resolve reads ref against base, leniently: sitemaps should list
 // absolute URLs, but some list paths.
 func resolve(base, ref string) string {
@@ -1060,44 +869,6 @@ func resolve(base, ref string) string {
 		return ref
 	}
 	return u.String()
-}
-
-// alternate reads the page's Markdown alternate in its place
-// (Alternate), when robots.txt allows it and max_pages has room for the
-// request, on the host's turn and after its delay, as any page's.
-func (r *run) alternate(final string, doc *extract.Document, extracted func()) *extract.Document {
-	if !sameOrigin(final, doc.MarkdownAlternate) {
-		return nil
-	}
-	if d, err := r.policy.Allowed(r.ctx, r.c.Agent, doc.MarkdownAlternate); err != nil || !d.Allowed {
-		return nil
-	}
-	// One request for it, whoever asks: a page that names it and the
-	// llms.txt that lists it do not fetch it twice.
-	alt, err := Normalize(doc.MarkdownAlternate)
-	if err != nil {
-		return nil
-	}
-	r.mu.Lock()
-	seen := r.frontier.Seen(alt)
-	if !seen {
-		r.frontier.Mark(alt)
-		r.note(ledger.Entry{URL: alt, Fate: ledger.Seen})
-	}
-	r.mu.Unlock()
-	if seen || !r.take() {
-		return nil
-	}
-	release, ok := r.hostSlot(extracted)
-	if !ok {
-		return nil
-	}
-	defer release()
-	allowed := func(next string) bool {
-		d, err := r.policy.Allowed(r.ctx, r.c.Agent, next)
-		return err == nil && d.Allowed
-	}
-	return Alternate(r.ctx, r.c.Client.Spaced(r.delayFor(final)), final, doc, allowed)
 }
 
 func isPlainText(contentType string) bool {
