@@ -70,6 +70,16 @@ func FromCrawl(o crawl.Options) Options {
 	return t
 }
 
+// crawl are the options as a crawl on one machine has them.
+func (o Options) crawl() crawl.Options {
+	return crawl.Options{
+		Start: o.Start, Source: o.Source, Tags: o.Tags, MaxPages: o.MaxPages, MaxDepth: o.MaxDepth,
+		Deadline: o.Deadline, Include: o.Include, Exclude: o.Exclude, AllowHosts: o.AllowHosts, WholeSite: o.WholeSite,
+		Delay: o.Delay, MaxCrawlDelay: o.MaxCrawlDelay, NoRobots: o.NoRobots, IgnoreSignals: o.IgnoreSignals,
+		Render: o.Render, NoSitemaps: o.NoSitemaps, NoLLMsTxt: o.NoLLMsTxt, NoAlternates: o.NoAlternates,
+	}
+}
+
 // scope is the crawl's scope, from its start URL su, as a crawl on one
 // machine has it.
 func (o Options) scope(su *url.URL) (crawl.Scope, error) {

@@ -203,224 +203,145 @@ type result struct {
 	links          []queued
 	rendered       bool   // the page was rendered in the browser
 	canonical      string // the page's canonical URL, normalized, when it names another
-	lost           bool   // the host's lease, let go while the page rendered, could not be taken back
 }
 
-// visit fetches one URL, on the host's turn, and commits what came of it.
+// visit decides what one URL comes to (crawl.Engine.Visit), on the
+// host's turn as the slice holds it (sliceTurn), and commits it. A URL
+// left before its end (the slice's time, the worker's end, the lease
+// lost or wanted) stays queued.
 func (s *slice) visit(ctx context.Context, it item) error {
-	o := it.c.o
-	agent := s.w.Agent
-	u, err := url.Parse(it.url)
-	if err != nil {
+	if _, err := url.Parse(it.url); err != nil {
 		return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonScope, detail: err.Error()}, 0)
 	}
-	delay := o.Delay
-	out := robots.Outcome{Status: robots.Unavailable}
-	if !o.NoRobots {
-		if out, err = s.robots(ctx, it, u, delay); err != nil {
-			switch {
-			case errors.Is(err, errFull):
-				return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonLimit, detail: fmt.Sprintf("max_pages %d reached", o.MaxPages)}, 0)
-			case errors.Is(err, errLost) || errors.Is(err, errWanted) || ctx.Err() != nil:
-				return err
-			}
-			if heed.KindOf(err) == heed.Transient {
-				s.silent[u.Scheme+"://"+u.Host] = err
-			}
-			return s.commit(ctx, it, &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: "robots.txt: " + err.Error()}, 0)
+	t := &sliceTurn{s: s, it: it}
+	res := it.c.eng.Visit(ctx, t, crawl.Item{URL: it.url, Depth: it.depth})
+	if res.Stop != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
 		}
-		if d := out.Allowed(agent, it.url); !d.Allowed {
-			return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonRobots, detail: d.String()}, 0)
-		}
-		if sig := out.ContentSignals(agent); !o.IgnoreSignals && sig.Denies(robots.SignalAIInput) {
-			return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonSignal, detail: "robots.txt says Content-Signal: " + sig.String() + "; not fetched"}, 0)
-		}
-		if cd, ok := out.CrawlDelay(agent); ok {
-			delay = polite.Pace(delay, cd, o.MaxCrawlDelay)
-		}
+		return res.Stop
 	}
-	// The host's turn first; then the lease is renewed for the request,
-	// and the request counted against the crawl's max_pages, in one
-	// statement, and the request has the lease's time.
-	rctx, cancel, counted, err := s.claim(ctx, it.c.id)
-	if err != nil {
-		return err
+	out := &result{kind: res.Kind, reason: res.Reason, detail: res.Detail, snap: res.Snapshot, rendered: res.Rendered}
+	if len(res.Final) <= MaxURLLength {
+		out.final = res.Final
 	}
-	defer cancel()
-	if !counted {
-		return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonLimit, detail: fmt.Sprintf("max_pages %d reached", o.MaxPages)}, 0)
+	if len(res.Canonical) <= MaxURLLength {
+		out.canonical = res.Canonical
 	}
-	res := s.fetch(rctx, it, u, out, delay)
-	if ctx.Err() != nil && (res.kind == crawl.Failed || res.lost) {
-		// Stopped (the job's time, the worker's end): what failed for
-		// it is not the page's end. A page fetched is a page kept.
-		return ctx.Err()
+	out.links = s.links(it, res.Follow, it.depth+1)
+	if res.Moved != "" {
+		// Another origin's turn takes the redirect's target.
+		out.links = append(out.links, s.links(it, []string{res.Moved}, it.depth)...)
 	}
-	if res.lost {
-		return errLost
+	delay := time.Duration(0)
+	if res.Requested {
+		delay = max(res.Delay, s.turns.last())
 	}
-	return s.commit(ctx, it, res, max(delay, s.turns.last()))
+	return s.commit(ctx, it, out, delay)
 }
 
-// fetch makes the request of a URL, and reads the page.
-func (s *slice) fetch(ctx context.Context, it item, u *url.URL, out robots.Outcome, delay time.Duration) *result {
-	o := it.c.o
-	agent := s.w.Agent
-	allowed := func(raw string) (robots.Decision, bool) {
-		if o.NoRobots {
-			return robots.Decision{Allowed: true}, true
-		}
-		d := out.Allowed(agent, raw)
-		return d, d.Allowed
-	}
-	var refused *result
-	req := fetch.Request{URL: it.url, NoRetry: true, CheckRedirect: func(next string) error {
-		nu, err := url.Parse(next)
-		if err != nil {
-			return err
-		}
-		if nu.Host != u.Host || nu.Scheme != u.Scheme {
-			// Another origin's turn takes the target.
-			res := &result{kind: crawl.Skipped, reason: crawl.ReasonRedirect, detail: "redirected to " + next + ": another origin; queued"}
-			if n, err := crawl.Normalize(next); err == nil {
-				res.links = s.links(it, []string{n}, it.depth)
-			}
-			refused = res
-			return errors.New(res.detail)
-		}
-		if why := it.c.scope.Check(nu); why != "" {
-			if it.depth == 0 {
-				why += crawl.StartMoved(next)
-			}
-			refused = &result{kind: crawl.Skipped, reason: crawl.ReasonScope, detail: "redirected to " + next + ": " + why}
-			return errors.New(why)
-		}
-		if d, ok := allowed(next); !ok {
-			refused = &result{kind: crawl.Skipped, reason: crawl.ReasonRobots, detail: "redirected to " + next + ": " + d.String()}
-			return errors.New(d.String())
-		}
-		return nil
-	}}
-	req.ETag, req.LastModified = it.etag, it.lastModified
-	client := polite.New(s.w.HTTP, s.turns, delay)
-	resp, err := client.Get(ctx, req)
+// sliceTurn is a URL's turn in a team's crawl (crawl.Turn): its host's
+// lease is the slice's, robots.txt the team's, the count of requests the
+// crawl's row.
+type sliceTurn struct {
+	s     *slice
+	it    item
+	out   robots.Outcome // its origin's robots.txt
+	delay time.Duration  // its host's, as the engine paced it
+}
+
+var _ crawl.Turn = (*sliceTurn)(nil)
+
+// Robots is the origin's robots.txt (slice.robots); one the slice could
+// not read for now fails this attempt and the others of its batch.
+func (t *sliceTurn) Robots(ctx context.Context, _ crawl.Item) (robots.Outcome, error) {
+	u, _ := url.Parse(t.it.url)
+	out, err := t.s.robots(ctx, t.it, u, t.it.c.o.Delay)
 	switch {
-	case refused != nil:
-		return refused
+	case errors.Is(err, errFull):
+		return out, crawl.ErrFull
+	case err != nil && (errors.Is(err, crawl.ErrTurnOver) || ctx.Err() != nil):
+		return out, err
 	case err != nil:
-		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
-	case resp.NotModified:
-		// The page is as stored: its stored links are followed, as the
-		// page's would be.
-		var links []string
-		if err := s.w.Pool.QueryRow(ctx, `SELECT links FROM heed_snapshot WHERE url = $1 AND source = $2`, it.url, o.Source).Scan(&links); err != nil && !errors.Is(err, pgx.ErrNoRows) {
-			return &result{kind: crawl.Failed, reason: heed.Transient.String(), detail: "the stored page's links: " + err.Error()}
+		if heed.KindOf(err) == heed.Transient {
+			t.s.silent[u.Scheme+"://"+u.Host] = err
 		}
-		return &result{kind: crawl.Unchanged, links: s.links(it, links, it.depth+1)}
-	case resp.Status < 200 || resp.Status > 299:
-		err := &fetch.StatusError{Status: resp.Status}
-		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
+		return out, &heed.Error{Kind: heed.KindOf(err), Op: "robots.txt", Err: err}
 	}
-	final := resp.URL
-	res := &result{}
-	if final != it.url {
-		fu, _ := url.Parse(final)
-		if why := it.c.scope.Check(fu); why != "" {
-			return &result{kind: crawl.Skipped, reason: crawl.ReasonScope, detail: "redirected to " + final + ": " + why}
-		}
-		if d, ok := allowed(final); !ok {
-			return &result{kind: crawl.Skipped, reason: crawl.ReasonRobots, detail: "redirected to " + final + ": " + d.String()}
-		}
-		if len(final) <= MaxURLLength {
-			res.final = final
-		}
-	}
-	p, err := crawl.ReadPage(resp, crawl.Item{URL: it.url, Depth: it.depth}, agent, o.IgnoreSignals)
+	t.out = out
+	return out, nil
+}
+
+// Take waits for the host's turn, renews the lease for the request and
+// counts it against the crawl's max_pages (claim); a redirect's hop and
+// a page's alternate, parts of a page begun, do not yield the host to a
+// request beside the job.
+func (t *sliceTurn) Take(ctx context.Context, part crawl.Part) (context.Context, func(), bool, error) {
+	rctx, cancel, counted, err := t.s.claimFor(ctx, t.it.c.id, part == crawl.PartURL)
 	if err != nil {
-		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
+		return nil, nil, false, err
 	}
-	requests := s.pageRequests(it, delay)
-	requests.outcomes[u.Scheme+"://"+u.Host] = out
+	return rctx, cancel, counted, nil
+}
+
+func (t *sliceTurn) Client(delay time.Duration, _ string) *polite.Client {
+	t.delay = delay
+	return polite.New(t.s.w.HTTP, t.s.turns, delay)
+}
+
+func (t *sliceTurn) Validators(context.Context, crawl.Item) (string, string) {
+	return t.it.etag, t.it.lastModified
+}
+
+// Mark keeps nothing: the URL a page redirected to is ended with it in
+// its commit.
+func (t *sliceTurn) Mark(string, crawl.Item) bool { return false }
+
+// Unchanged reads the stored page's links, to follow as the page's would
+// be.
+func (t *sliceTurn) Unchanged(ctx context.Context, _ crawl.Item) ([]string, string, error) {
+	var links []string
+	if err := t.s.w.Pool.QueryRow(ctx, `SELECT links FROM heed_snapshot WHERE url = $1 AND source = $2`, t.it.url, t.it.c.o.Source).Scan(&links); err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return nil, "", &heed.Error{Kind: heed.Transient, Op: "read the stored page's links", Err: err}
+	}
+	return links, "", nil
+}
+
+// Render renders the page where it needs it. While it renders, its
+// host's lease is let go: each of its requests takes its host's turn in
+// the database, this host too, so that a page of another host being
+// rendered meanwhile that needs this host is not kept waiting, nor this
+// one by it.
+func (t *sliceTurn) Render(ctx context.Context, it crawl.Item, resp *fetch.Response, p *crawl.Page) (*crawl.Page, bool, error) {
+	s, o := t.s, t.it.c.o
+	requests := s.pageRequests(t.it, t.delay)
+	u, _ := url.Parse(t.it.url)
+	requests.outcomes[u.Scheme+"://"+u.Host] = t.out
 	lent := false
 	if s.w.Browser != nil && p.Kind == extract.KindHTML && p.Skip == "" && render.Wants(o.Render, resp.Body, p.Doc.Markdown) {
-		// While the page renders, its host's lease is let go: each of
-		// its requests takes its host's turn in the database, this host
-		// too, so that a page of another host being rendered meanwhile
-		// that needs this host is not kept waiting, nor this one by it.
 		if err := s.lend(ctx); err != nil {
-			return &result{kind: crawl.Failed, reason: heed.Transient.String(), detail: "let the host go while its page renders: " + err.Error()}
+			return nil, false, &heed.Error{Kind: heed.Transient, Op: "let the host go while its page renders", Err: err}
 		}
 		lent = true
 	}
-	p, rendered, err := crawl.Render(ctx, s.w.Browser, o.Render, resp, p, crawl.Item{URL: it.url, Depth: it.depth}, agent, o.IgnoreSignals, requests.Get)
+	p, rendered, err := crawl.Render(ctx, s.w.Browser, o.Render, resp, p, it, s.w.Agent, o.IgnoreSignals, requests.Get)
 	if lent {
 		if err := s.retake(ctx); err != nil {
-			return &result{lost: true}
+			return nil, false, errLost
 		}
 	}
 	if err != nil {
-		return &result{kind: crawl.Failed, reason: heed.KindOf(err).String(), detail: err.Error()}
+		return nil, false, err
 	}
 	if n := requests.busy.Load(); n > 0 {
 		p.Notes = append(p.Notes, fmt.Sprintf("rendered without %d of its requests: their hosts were held by other workers' crawls for longer than %v", n, renderPatience))
 	}
-	res.rendered = rendered
-	res.links = s.links(it, p.Follow, it.depth+1)
-	if p.Skip != "" {
-		res.kind, res.reason, res.detail = crawl.Skipped, p.Skip, p.Detail
-		return res
-	}
-	notes := p.Notes
-	if sig := out.ContentSignals(agent); !o.NoRobots && sig.Denies(robots.SignalAIInput) {
-		if !o.IgnoreSignals {
-			res.kind, res.reason, res.detail = crawl.Skipped, crawl.ReasonSignal, "robots.txt says Content-Signal: "+sig.String()
-			return res
-		}
-		notes = append(notes, "content signal: "+sig.String())
-	}
-	doc, via := p.Doc, p.Via
-	if doc.Canonical != "" {
-		if cn, err := crawl.Normalize(doc.Canonical); err == nil && cn != final && cn != it.url && len(cn) <= MaxURLLength {
-			res.canonical = cn
-		}
-	}
-	if p.Kind == extract.KindHTML && doc.MarkdownAlternate != "" && !o.NoAlternates {
-		// The page's Markdown alternate, in its place: one more request
-		// to the host, on its turn, counted against max_pages.
-		if md := s.alternate(ctx, it, final, doc, delay, func(raw string) bool { _, ok := allowed(raw); return ok }); md != nil {
-			doc, via = md, append(via, crawl.ViaMarkdownAlternate)
-		}
-	}
-	res.kind = crawl.Stored
-	res.snap = &heed.Snapshot{
-		Source: o.Source, URL: final, Title: doc.Title, Description: doc.Description,
-		FetchedAt: time.Now().UTC(), Tags: o.Tags, ETag: resp.ETag(), LastModified: resp.LastModified(),
-		Notes: notes, Via: via, Markdown: doc.Markdown, Links: p.Links, Rendered: rendered,
-	}
-	if rendered {
-		// The shell's validators say nothing of what its scripts fetched.
-		res.snap.ETag, res.snap.LastModified = "", ""
-	}
-	return res
+	return p, rendered, nil
 }
 
-// alternate reads a page's Markdown alternate (crawl.Alternate) on the
-// host's turn, the lease renewed and the request counted for it, when
-// robots.txt allows it; nil when it may not be read, or is not Markdown.
-func (s *slice) alternate(ctx context.Context, it item, final string, doc *extract.Document, delay time.Duration, allowed func(string) bool) *extract.Document {
-	if !allowed(doc.MarkdownAlternate) {
-		return nil
-	}
-	rctx, cancel, counted, err := s.claimFor(ctx, it.c.id, false)
-	if err != nil {
-		return nil
-	}
-	defer cancel()
-	if !counted {
-		return nil
-	}
-	return crawl.Alternate(rctx, polite.New(s.w.HTTP, s.turns, delay), final, doc, allowed)
-}
+// Began does nothing: a team's crawl reads its seeds (sitemaps,
+// llms.txt) in a job of their own.
+func (t *sliceTurn) Began(string) {}
 
 // links are a page's links as the frontier takes them: those out of the
 // crawl's scope or past its depth are ended as skipped, with why, and
@@ -458,7 +379,7 @@ func (s *slice) links(it item, links []string, depth int) []queued {
 // errWanted ends a slice before its next request: a request beside it
 // (a rendered page's on another host, heed mcp --db's) waits for its
 // host, and has it first. The job comes back on the host's next turn.
-var errWanted = errors.New("the host is wanted by a request beside its job")
+var errWanted = fmt.Errorf("the host is wanted by a request beside its job: %w", crawl.ErrTurnOver)
 
 // errUnread ends a slice, after its batch of URLs, where an origin's
 // robots.txt could not be read for now, for a cause that may pass (no
@@ -477,17 +398,19 @@ const wantedFor = 2 * time.Second
 var errFull = errors.New("the crawl's max_pages are spent")
 
 // claim waits for the host's turn, then renews the lease for a request
-// and counts it against the crawl's max_pages (when crawlID is not 0):
-// counted is false when the crawl has none left. The context it returns
-// ends before the lease would run out, a margin early; it fails with
-// errLost when another worker holds the host now.
-func (s *slice) claim(ctx context.Context, crawlID int64) (rctx context.Context, cancel context.CancelFunc, counted bool, err error) {
-	return s.claimFor(ctx, crawlID, true)
+// (claimFor), counting none.
+func (s *slice) claim(ctx context.Context) (rctx context.Context, cancel context.CancelFunc, counted bool, err error) {
+	return s.claimFor(ctx, 0, true)
 }
 
-// claimFor is claim; a request that is part of a page begun (its Markdown
-// alternate) does not yield the host to a request beside the job (yield
-// false), which has it after the page.
+// claimFor waits for the host's turn, then renews the lease for a
+// request and counts it against the crawl's max_pages (when crawlID is
+// not 0): counted is false when the crawl has none left. The context it
+// returns ends before the lease would run out, a margin early; it fails
+// with errLost when another worker holds the host now. A request that is
+// part of a page begun (a redirect's hop, its Markdown alternate) does
+// not yield the host to a request beside the job (yield false), which
+// has it after the page.
 func (s *slice) claimFor(ctx context.Context, crawlID int64, yield bool) (rctx context.Context, cancel context.CancelFunc, counted bool, err error) {
 	if err := s.turns.wait(ctx); err != nil {
 		return nil, nil, false, err
@@ -564,7 +487,7 @@ func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Dura
 	// fetched, each hop on its host's turn in the database, as a
 	// rendered page's requests are: a hop to another host waits for
 	// that host's turn, and holds this host meanwhile for no one.
-	_, cancel, _, err := s.claim(ctx, 0)
+	_, cancel, _, err := s.claim(ctx)
 	if err != nil {
 		return robots.Outcome{}, err
 	}

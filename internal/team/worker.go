@@ -75,6 +75,7 @@ type crawlInfo struct {
 	created time.Time // by the database's clock
 	o       Options
 	scope   crawl.Scope
+	eng     *crawl.Engine // decides what each URL comes to
 }
 
 func (w *Worker) fill() {
@@ -216,7 +217,7 @@ func (h *hostWorker) Work(ctx context.Context, job *river.Job[HostArgs]) error {
 // errLost is the end of a slice whose lease another worker took: the
 // lease ran out (this worker was cut off from the database for longer
 // than its TTL), and the host is the other's now.
-var errLost = errors.New("the host's lease was lost")
+var errLost = fmt.Errorf("the host's lease was lost: %w", crawl.ErrTurnOver)
 
 // work is one host's job: take its lease, fetch its queued URLs for a
 // slice, and let it go. Each run has a lease owner of its own: a job
@@ -324,6 +325,9 @@ func (w *Worker) crawl(ctx context.Context, id int64) (*crawlInfo, error) {
 		return nil, fmt.Errorf("crawl %d: %w", id, err)
 	}
 	if c.scope, err = c.o.scope(su); err != nil {
+		return nil, fmt.Errorf("crawl %d: %w", id, err)
+	}
+	if c.eng, err = crawl.NewEngine(c.o.crawl(), w.Agent); err != nil {
 		return nil, fmt.Errorf("crawl %d: %w", id, err)
 	}
 	w.mu.Lock()
