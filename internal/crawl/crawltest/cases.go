@@ -1,0 +1,375 @@
+package crawltest
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/heedhq/heed/internal/crawl"
+)
+
+// html is an HTML page of words of its own (its title, and a paragraph
+// that says enough to be kept), what its head holds beside, and links.
+func html(title, head string, links ...string) Page {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<html><head><title>%s</title>%s</head><body><main><h1>%s</h1>", title, head, title)
+	fmt.Fprintf(&b, "<p>The page %s says what it has to say at length, in words of its own, so that it is kept as a page.</p>", title)
+	for _, l := range links {
+		fmt.Fprintf(&b, `<p><a href="%s">%s</a></p>`, l, l)
+	}
+	b.WriteString("</main></body></html>")
+	return Page{Body: b.String()}
+}
+
+// with is p with a header set.
+func (p Page) with(key, value string) Page {
+	h := map[string]string{key: value}
+	for k, v := range p.Header {
+		h[k] = v
+	}
+	p.Header = h
+	return p
+}
+
+// redirect answers with a 302 to where.
+func redirect(where string) Page { return Page{Status: http.StatusFound, Location: where} }
+
+// stored is the event of a page stored at u.
+func stored(u string) Event { return Event{Kind: crawl.Stored, URL: u} }
+
+// skipped is the event of u skipped for reason, its detail saying detail.
+func skipped(u, reason, detail string) Event {
+	return Event{Kind: crawl.Skipped, URL: u, Reason: reason, Detail: detail}
+}
+
+// titled is a snapshot of title, with nothing more asked of it.
+func titled(title string) Stored { return Stored{Title: title} }
+
+// Cases are the suite's cases, each a few pages of a loopback site.
+func Cases() []Case {
+	// A page long enough to be taken for a duplicate of its twin.
+	long := html("Tides", "", "/index.html")
+	long.Body = strings.Replace(long.Body, "</h1>", "</h1><p>"+strings.Repeat("The harbour's tide tables, and what they say of the moon. ", 5)+"</p>", 1)
+
+	return []Case{{
+		// robots.txt's Disallow keeps a page from being asked for; a
+		// longer Allow lets one of its pages be.
+		Name: "robots",
+		Site: Site{
+			"/robots.txt":   {Body: "User-agent: *\nDisallow: /private/\nAllow: /private/open\n", Type: "text/plain"},
+			"/":             html("Home", "", "/a", "/private/x", "/private/open"),
+			"/a":            html("A", ""),
+			"/private/x":    html("Private", ""),
+			"/private/open": html("Open", ""),
+		},
+		Events: []Event{stored("/"), stored("/a"), stored("/private/open"),
+			skipped("/private/x", crawl.ReasonRobots, "Disallow: /private/")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/a": titled("A"), "/private/open": titled("Open")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/a": 1, "/private/open": 1},
+	}, {
+		// A page that says noindex, in its meta tag or its X-Robots-Tag
+		// header, is not stored; its links are followed all the same.
+		Name: "noindex",
+		Site: Site{
+			"/":            html("Home", "", "/meta", "/header"),
+			"/meta":        html("Meta", `<meta name="robots" content="noindex">`, "/from-meta"),
+			"/header":      html("Header", "", "/from-header").with("X-Robots-Tag", "noindex"),
+			"/from-meta":   html("From meta", ""),
+			"/from-header": html("From header", ""),
+		},
+		Events: []Event{stored("/"), stored("/from-meta"), stored("/from-header"),
+			skipped("/meta", crawl.ReasonNoindex, "noindex"), skipped("/header", crawl.ReasonNoindex, "noindex")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/from-meta": titled("From meta"), "/from-header": titled("From header")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/meta": 1, "/header": 1, "/from-meta": 1, "/from-header": 1},
+	}, {
+		// A page that says nofollow is stored, and its links are not
+		// followed: not asked for, and not told of.
+		Name: "nofollow",
+		Site: Site{
+			"/":           html("Home", "", "/meta", "/header"),
+			"/meta":       html("Meta", `<meta name="robots" content="nofollow">`, "/hidden"),
+			"/header":     html("Header", "", "/hidden-too").with("X-Robots-Tag", "nofollow"),
+			"/hidden":     html("Hidden", ""),
+			"/hidden-too": html("Hidden too", ""),
+		},
+		Events:   []Event{stored("/"), stored("/meta"), stored("/header")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/meta": titled("Meta"), "/header": titled("Header")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/meta": 1, "/header": 1},
+	}, {
+		// A site whose robots.txt says Content-Signal: ai-input=no keeps
+		// its pages from agents: not one is asked for.
+		Name: "content-signal",
+		Site: Site{
+			"/robots.txt": {Body: "User-agent: *\nContent-Signal: ai-input=no\nAllow: /\n", Type: "text/plain"},
+			"/":           html("Home", "", "/a"),
+			"/a":          html("A", ""),
+		},
+		Events:   []Event{skipped("/", crawl.ReasonSignal, "ai-input=no")},
+		Requests: map[string]int{"/robots.txt": 1},
+	}, {
+		// A crawl keeps to its start URL's directory: a link out of it
+		// is skipped for its scope, and not asked for.
+		Name:  "scope-directory",
+		Start: "/docs/",
+		Site: Site{
+			"/docs/":  html("Docs", "", "/docs/a", "/blog/b", "/"),
+			"/docs/a": html("Docs A", ""),
+			"/blog/b": html("Blog B", ""),
+			"/":       html("Home", ""),
+		},
+		Events: []Event{stored("/docs/"), stored("/docs/a"),
+			skipped("/blog/b", crawl.ReasonScope, "outside /docs/, the start URL's directory"), skipped("/", crawl.ReasonScope, "outside /docs/, the start URL's directory")},
+		Stored:   map[string]Stored{"/docs/": titled("Docs"), "/docs/a": titled("Docs A")},
+		Requests: map[string]int{"/robots.txt": 1, "/docs/": 1, "/docs/a": 1},
+	}, {
+		// Include and exclude globs narrow the whole site: what they do
+		// not include, or exclude, is skipped for its scope.
+		Name:    "scope-globs",
+		Start:   "/docs/",
+		Options: crawl.Options{WholeSite: true, Include: []string{"/docs/**", "/guide/*"}, Exclude: []string{"/docs/old/**"}},
+		Site: Site{
+			"/docs/":      html("Docs", "", "/docs/a", "/docs/old/b", "/guide/g", "/blog/c"),
+			"/docs/a":     html("Docs A", ""),
+			"/docs/old/b": html("Old B", ""),
+			"/guide/g":    html("Guide", ""),
+			"/blog/c":     html("Blog C", ""),
+		},
+		Events: []Event{stored("/docs/"), stored("/docs/a"), stored("/guide/g"),
+			skipped("/docs/old/b", crawl.ReasonScope, "/docs/old/**"), skipped("/blog/c", crawl.ReasonScope, "")},
+		Stored:   map[string]Stored{"/docs/": titled("Docs"), "/docs/a": titled("Docs A"), "/guide/g": titled("Guide")},
+		Requests: map[string]int{"/robots.txt": 1, "/docs/": 1, "/docs/a": 1, "/guide/g": 1},
+	}, {
+		// A link deeper than max_depth is skipped for the limit.
+		Name:    "max-depth",
+		Options: crawl.Options{MaxDepth: 1},
+		Site: Site{
+			"/":  html("Home", "", "/a"),
+			"/a": html("A", "", "/b"),
+			"/b": html("B", ""),
+		},
+		Events:   []Event{stored("/"), stored("/a"), skipped("/b", crawl.ReasonLimit, "deeper than max_depth 1")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/a": titled("A")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/a": 1},
+	}, {
+		// max_pages requests, and no more: the pages past them are
+		// skipped for the limit, in the order they were found.
+		Name:    "max-pages",
+		Options: crawl.Options{MaxPages: 2},
+		Site: Site{
+			"/":  html("Home", "", "/a", "/b", "/c"),
+			"/a": html("A", ""),
+			"/b": html("B", ""),
+			"/c": html("C", ""),
+		},
+		Events: []Event{stored("/"), stored("/a"),
+			skipped("/b", crawl.ReasonLimit, "max_pages 2 reached"), skipped("/c", crawl.ReasonLimit, "max_pages 2 reached")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/a": titled("A")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/a": 1},
+	}, {
+		// Every request counts against max_pages, a redirect's hop on
+		// its own origin too (docs/safety.md): with max_pages 2, the
+		// home page and /r are the two, and /r's hop to /t is not made.
+		Name:    "max-pages-redirect-hop",
+		Options: crawl.Options{MaxPages: 2},
+		Site: Site{
+			"/":  html("Home", "", "/r", "/c"),
+			"/r": redirect("/t"),
+			"/t": html("T", ""),
+			"/c": html("C", ""),
+		},
+		Events: []Event{stored("/"),
+			skipped("/r", crawl.ReasonLimit, "redirected to {site}/t: max_pages 2 reached"),
+			skipped("/c", crawl.ReasonLimit, "max_pages 2 reached")},
+		Stored:   map[string]Stored{"/": titled("Home")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/r": 1},
+	}, {
+		// A redirect on the origin is followed: the page is stored at,
+		// and told of by, the URL it came from at last.
+		Name: "redirect-same-origin",
+		Site: Site{
+			"/":    html("Home", "", "/old"),
+			"/old": {Status: http.StatusMovedPermanently, Location: "/new"},
+			"/new": html("New", ""),
+		},
+		Events:   []Event{stored("/"), stored("/new")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/new": titled("New")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/old": 1, "/new": 1},
+	}, {
+		// A redirect to a page the crawl has seen already: the page is
+		// one, stored once; the redirect is a duplicate of it.
+		Name: "redirect-to-a-page-seen",
+		Site: Site{
+			"/":    html("Home", "", "/old", "/new"),
+			"/old": {Status: http.StatusMovedPermanently, Location: "/new"},
+			"/new": html("New", ""),
+		},
+		Events:   []Event{stored("/"), stored("/new"), skipped("/old", crawl.ReasonDup, "redirected to {site}/new, already crawled")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/new": titled("New")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/old": 1, "/new": 2},
+	}, {
+		// A redirect to another origin is not followed on this origin's
+		// turn: it is skipped, saying so, and its target queued, which
+		// is crawled on its own origin's turn, its robots.txt asked.
+		Name:       "redirect-other-origin",
+		AllowOther: true,
+		Site: Site{
+			"/":     html("Home", "", "/away"),
+			"/away": redirect("{other}/page"),
+		},
+		Other: Site{"/page": html("Elsewhere", "")},
+		Events: []Event{stored("/"), stored("{other}/page"),
+			skipped("/away", crawl.ReasonRedirect, "redirected to {other}/page: another origin; queued")},
+		Stored:   map[string]Stored{"/": titled("Home"), "{other}/page": titled("Elsewhere")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/away": 1, "{other}/robots.txt": 1, "{other}/page": 1},
+	}, {
+		// A redirect out of the crawl's scope is not followed.
+		Name:  "redirect-out-of-scope",
+		Start: "/docs/",
+		Site: Site{
+			"/docs/":      html("Docs", "", "/docs/moved"),
+			"/docs/moved": redirect("/blog/x"),
+			"/blog/x":     html("Blog X", ""),
+		},
+		Events:   []Event{stored("/docs/"), skipped("/docs/moved", crawl.ReasonScope, "redirected to {site}/blog/x")},
+		Stored:   map[string]Stored{"/docs/": titled("Docs")},
+		Requests: map[string]int{"/robots.txt": 1, "/docs/": 1, "/docs/moved": 1},
+	}, {
+		// A redirect to a page robots.txt disallows is not followed.
+		Name: "redirect-disallowed",
+		Site: Site{
+			"/robots.txt": {Body: "User-agent: *\nDisallow: /private/\n", Type: "text/plain"},
+			"/":           html("Home", "", "/go"),
+			"/go":         redirect("/private/p"),
+			"/private/p":  html("Private", ""),
+		},
+		Events:   []Event{stored("/"), skipped("/go", crawl.ReasonRobots, "redirected to {site}/private/p")},
+		Stored:   map[string]Stored{"/": titled("Home")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/go": 1},
+	}, {
+		// A page whose canonical URL the crawl stored is that page
+		// again: skipped as a duplicate.
+		Name: "canonical-duplicate",
+		Site: Site{
+			"/":  html("Home", "", "/c"),
+			"/c": html("C", "", "/z"),
+			"/z": html("Z", `<link rel="canonical" href="{site}/c">`),
+		},
+		Events:   []Event{stored("/"), stored("/c"), skipped("/z", crawl.ReasonDup, "its canonical URL {site}/c is stored already")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/c": titled("C")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/c": 1, "/z": 1},
+	}, {
+		// A page whose canonical URL the crawl has not stored is no
+		// duplicate: it is stored, at its own URL, and it stands for its
+		// canonical URL, which is not asked for then (nor told of).
+		Name: "canonical-claimed",
+		Site: Site{
+			"/":  html("Home", "", "/z"),
+			"/z": html("Z", `<link rel="canonical" href="{site}/c">`, "/c"),
+			"/c": html("C", ""),
+		},
+		Events:   []Event{stored("/"), stored("/z")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/z": titled("Z")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/z": 1},
+	}, {
+		// / and /index.html of the same content are one page: the
+		// first stored, the second a duplicate of it.
+		Name: "content-duplicate",
+		Site: Site{
+			"/":           long,
+			"/index.html": long,
+		},
+		Events:   []Event{stored("/"), skipped("/index.html", crawl.ReasonDup, "the same content as {site}/")},
+		Stored:   map[string]Stored{"/": {Title: "Tides", Has: "tide tables"}},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/index.html": 1},
+	}, {
+		// What is neither HTML nor Markdown is skipped, saying its type.
+		Name: "not-html",
+		Site: Site{
+			"/":          html("Home", "", "/file.pdf", "/data.json"),
+			"/file.pdf":  {Type: "application/pdf", Body: "%PDF-1.4"},
+			"/data.json": {Type: "application/json", Body: `{"a": 1}`},
+		},
+		Events: []Event{stored("/"),
+			skipped("/file.pdf", crawl.ReasonType, "Content-Type application/pdf"),
+			skipped("/data.json", crawl.ReasonType, "Content-Type application/json")},
+		Stored:   map[string]Stored{"/": titled("Home")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/file.pdf": 1, "/data.json": 1},
+	}, {
+		// A page that answers 404 failed, as not found, asked once.
+		Name: "status-404",
+		Site: Site{
+			"/": html("Home", "", "/gone"),
+		},
+		Events:   []Event{stored("/"), {Kind: crawl.Failed, URL: "/gone", Reason: "not found", Detail: "HTTP 404"}},
+		Stored:   map[string]Stored{"/": titled("Home")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/gone": 1},
+	}, {
+		// A page that answers 500 failed, for a cause that may pass,
+		// asked once: the crawl does not ask again at once.
+		Name: "status-500",
+		Site: Site{
+			"/":       html("Home", "", "/broken"),
+			"/broken": {Status: http.StatusInternalServerError, Body: "broken"},
+		},
+		Events:   []Event{stored("/"), {Kind: crawl.Failed, URL: "/broken", Reason: "transient", Detail: "HTTP 500"}},
+		Stored:   map[string]Stored{"/": titled("Home")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/broken": 1},
+	}, {
+		// A page that names a Markdown alternate is read from it, one
+		// request more; the alternate is no page of its own.
+		Name: "markdown-alternate",
+		Site: Site{
+			"/":       html("Home", "", "/doc"),
+			"/doc":    html("Doc", `<link rel="alternate" type="text/markdown" href="/doc.md">`),
+			"/doc.md": {Type: "text/markdown", Body: "# Doc in Markdown\n\nRead from the page's Markdown alternate, not from its HTML.\n"},
+		},
+		Events: []Event{stored("/"), stored("/doc")},
+		Stored: map[string]Stored{"/": titled("Home"),
+			"/doc": {Title: "Doc in Markdown", Has: "Read from the page's Markdown alternate"}},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/doc": 1, "/doc.md": 1},
+	}, {
+		// The sitemaps robots.txt names, and /sitemap.xml, seed the
+		// crawl with the pages they list in its scope, one link from the
+		// start; those out of it are left quietly.
+		Name:     "sitemaps",
+		Sitemaps: true,
+		Site: Site{
+			"/robots.txt": {Body: "User-agent: *\nAllow: /\nSitemap: {site}/maps/pages.xml\n", Type: "text/plain"},
+			"/maps/pages.xml": {Type: "application/xml", Body: `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` +
+				`<url><loc>{site}/s1</loc></url><url><loc>{site}/s2</loc></url><url><loc>http://elsewhere.test/x</loc></url></urlset>`},
+			"/":   html("Home", ""),
+			"/s1": html("S1", ""),
+			"/s2": html("S2", ""),
+		},
+		Events:   []Event{stored("/"), stored("/s1"), stored("/s2")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/s1": titled("S1"), "/s2": titled("S2")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/maps/pages.xml": 1, "/sitemap.xml": 1, "/s1": 1, "/s2": 1},
+	}, {
+		// The site's /llms.txt, read once the start page was kept, seeds
+		// the crawl with the pages it lists.
+		Name:    "llms-txt",
+		LLMsTxt: true,
+		Site: Site{
+			"/llms.txt": {Type: "text/markdown", Body: "# The site\n\n- [One]({site}/l1): the first\n- [Two](/l2): the second\n"},
+			"/":         html("Home", ""),
+			"/l1":       html("L1", ""),
+			"/l2":       html("L2", ""),
+		},
+		Events:   []Event{stored("/"), stored("/l1"), stored("/l2")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/l1": titled("L1"), "/l2": titled("L2")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/llms.txt": 1, "/l1": 1, "/l2": 1},
+	}, {
+		// The pages llms.txt lists are Markdown: one served as plain
+		// text is read as Markdown, not skipped for its type.
+		Name:    "llms-txt-plain-text",
+		LLMsTxt: true,
+		Site: Site{
+			"/llms.txt": {Type: "text/markdown", Body: "# The site\n\n- [Notes](/notes): the notes\n"},
+			"/":         html("Home", ""),
+			"/notes":    {Type: "text/plain; charset=utf-8", Body: "# Notes\n\nThe notes, written in Markdown and served as plain text.\n"},
+		},
+		Events:   []Event{stored("/"), stored("/notes")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/notes": {Title: "Notes", Has: "served as plain text"}},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/llms.txt": 1, "/notes": 1},
+	}}
+}

@@ -1,0 +1,303 @@
+package crawltest
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/testutil"
+)
+
+// Backend is a crawl engine as its tests drive it.
+type Backend struct {
+	// Crawl crawls with o to its end, on a machine of its own (a new
+	// stash, a new database), and says what came of it. o.Start is on a
+	// loopback site of the suite's; o's Delay is 0.
+	Crawl func(t *testing.T, o crawl.Options) Result
+	// KnownDrift are the cases the backend is known to fail, by name,
+	// each with how it differs: Run skips them, saying so. An entry is
+	// removed once the backend conforms; one that names no case fails.
+	KnownDrift map[string]string
+}
+
+// Result is what came of a crawl.
+type Result struct {
+	// Events are what the crawl told of each URL it ended: stored,
+	// unchanged, skipped or failed, with the reason. Events of other
+	// kinds (the scope, a wait) are not compared, nor their timing.
+	Events []crawl.Event
+	// Snapshots are the pages the crawl stored, by URL.
+	Snapshots map[string]Snapshot
+}
+
+// Snapshot is what the suite compares of a stored page.
+type Snapshot struct {
+	Title, Markdown string
+}
+
+// Page is what a site answers at a path. Its Body and Location may
+// name the case's sites as {site} and {other}, their base URLs
+// (http://127.0.0.1:port).
+type Page struct {
+	Status   int               // 0 is 200
+	Type     string            // the Content-Type; "" is text/html; charset=utf-8
+	Header   map[string]string // more headers: X-Robots-Tag
+	Body     string
+	Location string // where a redirect (Status 3xx) goes
+}
+
+// Site is a loopback site's pages by path; a path it lacks is a 404, its
+// robots.txt too.
+type Site map[string]Page
+
+// Event is an event a case expects. Its URL is a path of the case's
+// site ("/a"), or of its other site ("{other}/a"); Detail, if set, is a
+// fragment the event's detail must hold ({site} and {other} expanded).
+type Event struct {
+	Kind   crawl.Kind
+	URL    string
+	Reason string
+	Detail string
+}
+
+// Stored is a snapshot a case expects: its title, and a fragment its
+// Markdown must hold, if set.
+type Stored struct {
+	Title, Has string
+}
+
+// Case is a site, the options of its crawl, and what must come of it,
+// whatever the backend.
+type Case struct {
+	Name string
+	// Site is the site crawled; Other, if set, a second origin beside it
+	// (another port of loopback).
+	Site, Other Site
+	// Start is the start URL's path; "" is "/".
+	Start string
+	// Options are the crawl's, but for its Start, its Delay (0) and its
+	// Deadline (30 s unless set); the sitemaps and llms.txt are read only
+	// where Sitemaps and LLMsTxt say so.
+	Options           crawl.Options
+	Sitemaps, LLMsTxt bool
+	// AllowOther puts the other site's host in Options.AllowHosts.
+	AllowOther bool
+
+	// Events are every event the crawl must tell, and no more: each URL
+	// it ended, by kind, URL and reason.
+	Events []Event
+	// Stored are the snapshots the crawl must store, and no more, by URL
+	// as Events name them.
+	Stored map[string]Stored
+	// Requests are the requests the sites must serve, by path as Events
+	// name URLs, robots.txt's included: how max_pages was spent.
+	Requests map[string]int
+}
+
+// Run runs every case against b, each a subtest by the case's name.
+func Run(t *testing.T, b Backend) {
+	cases := Cases()
+	names := map[string]bool{}
+	for _, c := range cases {
+		names[c.Name] = true
+	}
+	for _, name := range slices.Sorted(maps.Keys(b.KnownDrift)) {
+		if !names[name] {
+			t.Errorf("known drift %q names no case", name)
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			if why, ok := b.KnownDrift[c.Name]; ok {
+				t.Skip("known drift: " + why)
+			}
+			c.run(t, b)
+		})
+	}
+}
+
+// server is one of a case's sites, serving.
+type server struct {
+	*testutil.Arrivals
+	pages Site
+	// expand names the case's sites in a page.
+	expand func(string) string
+}
+
+func serve(t *testing.T, pages Site) *server {
+	s := &server{pages: pages}
+	s.Arrivals = testutil.NewArrivals(t, 0, s.serve)
+	return s
+}
+
+func (s *server) serve(w http.ResponseWriter, r *http.Request) {
+	p, ok := s.pages[r.URL.RequestURI()]
+	if !ok {
+		p, ok = s.pages[r.URL.Path]
+	}
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	for k, v := range p.Header {
+		w.Header().Set(k, v)
+	}
+	if p.Location != "" {
+		w.Header().Set("Location", s.expand(p.Location))
+	}
+	ct := p.Type
+	if ct == "" {
+		ct = "text/html; charset=utf-8"
+	}
+	w.Header().Set("Content-Type", ct)
+	if p.Status != 0 {
+		w.WriteHeader(p.Status)
+	}
+	fmt.Fprint(w, s.expand(p.Body))
+}
+
+func (c Case) run(t *testing.T, b Backend) {
+	site := serve(t, c.Site)
+	var other *server
+	names := []string{"{site}", site.URL}
+	if c.Other != nil {
+		other = serve(t, c.Other)
+		names = append(names, "{other}", other.URL)
+	}
+	expand := strings.NewReplacer(names...).Replace
+	site.expand = expand
+	if other != nil {
+		other.expand = expand
+	}
+	// A URL as the case names it: a path of the site, or {other}'s.
+	full := func(u string) string {
+		if strings.HasPrefix(u, "{") {
+			return expand(u)
+		}
+		return site.URL + u
+	}
+	short := func(u string) string {
+		if other != nil && strings.HasPrefix(u, other.URL) {
+			return "{other}" + strings.TrimPrefix(u, other.URL)
+		}
+		return strings.TrimPrefix(u, site.URL)
+	}
+
+	o := c.Options
+	o.Start = site.URL + cmp.Or(c.Start, "/")
+	o.Delay = 0
+	o.Deadline = cmp.Or(o.Deadline, 30*time.Second)
+	o.NoSitemaps, o.NoLLMsTxt = !c.Sitemaps, !c.LLMsTxt
+	if c.AllowOther && other != nil {
+		o.AllowHosts = append(slices.Clone(o.AllowHosts), strings.TrimPrefix(other.URL, "http://"))
+	}
+	res := b.Crawl(t, o)
+
+	// The events: every URL ended as the case says, and none beside.
+	var got, want []string
+	details := map[string][]string{}
+	for _, e := range res.Events {
+		switch e.Kind {
+		case crawl.Stored, crawl.Unchanged, crawl.Skipped, crawl.Failed:
+			k := eventKey(e.Kind, short(e.URL), e.Reason)
+			got = append(got, k)
+			details[k] = append(details[k], e.Detail)
+		}
+	}
+	for _, e := range c.Events {
+		want = append(want, eventKey(e.Kind, short(full(e.URL)), e.Reason))
+	}
+	if missing, extra := diff(want, got); len(missing)+len(extra) > 0 {
+		t.Errorf("events differ:\n  missing: %s\n  unexpected: %s\n  all: %s", list(missing), list(extra), list(sorted(got)))
+	}
+	for _, e := range c.Events {
+		if e.Detail == "" {
+			continue
+		}
+		k := eventKey(e.Kind, short(full(e.URL)), e.Reason)
+		for _, d := range details[k] {
+			if !strings.Contains(d, expand(e.Detail)) {
+				t.Errorf("%s: detail %q, want it to say %q", k, d, expand(e.Detail))
+			}
+		}
+	}
+
+	// The snapshots: those the case names, with their titles and words.
+	var gotURLs, wantURLs []string
+	for u := range res.Snapshots {
+		gotURLs = append(gotURLs, short(u))
+	}
+	for u, s := range c.Stored {
+		wantURLs = append(wantURLs, short(full(u)))
+		snap, ok := res.Snapshots[full(u)]
+		if !ok {
+			continue
+		}
+		if snap.Title != s.Title {
+			t.Errorf("snapshot %s: title %q, want %q", u, snap.Title, s.Title)
+		}
+		if s.Has != "" && !strings.Contains(snap.Markdown, s.Has) {
+			t.Errorf("snapshot %s: want its Markdown to hold %q:\n%s", u, s.Has, snap.Markdown)
+		}
+	}
+	if missing, extra := diff(wantURLs, gotURLs); len(missing)+len(extra) > 0 {
+		t.Errorf("snapshots differ:\n  missing: %s\n  unexpected: %s", list(missing), list(extra))
+	}
+
+	// The requests the sites served, robots.txt's included.
+	asked := map[string]int{}
+	for _, a := range site.Log() {
+		asked[a.Path]++
+	}
+	if other != nil {
+		for _, a := range other.Log() {
+			asked["{other}"+a.Path]++
+		}
+	}
+	if !maps.Equal(asked, c.Requests) {
+		t.Errorf("requests served %v, want %v", asked, c.Requests)
+	}
+}
+
+func eventKey(kind crawl.Kind, u, reason string) string {
+	if reason == "" {
+		return fmt.Sprintf("%s %s", kind, u)
+	}
+	return fmt.Sprintf("%s %s (%s)", kind, u, reason)
+}
+
+// diff is what want holds and got lacks, and what got holds beside,
+// each as many times as it is over.
+func diff(want, got []string) (missing, extra []string) {
+	n := map[string]int{}
+	for _, w := range want {
+		n[w]++
+	}
+	for _, g := range got {
+		n[g]--
+	}
+	for _, k := range slices.Sorted(maps.Keys(n)) {
+		for ; n[k] > 0; n[k]-- {
+			missing = append(missing, k)
+		}
+		for ; n[k] < 0; n[k]++ {
+			extra = append(extra, k)
+		}
+	}
+	return missing, extra
+}
+
+func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
+
+func list(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return strings.Join(s, "; ")
+}
