@@ -168,20 +168,36 @@ func Cases() []Case {
 	}, {
 		// Every request counts against max_pages, a redirect's hop on
 		// its own origin too (docs/safety.md): with max_pages 2, the
-		// home page and /r are the two, and /r's hop to /t is not made.
+		// home page and /hop are the two, and /hop's hop to /target is
+		// not made.
 		Name:    "max-pages-redirect-hop",
 		Options: crawl.Options{MaxPages: 2},
 		Site: Site{
-			"/":  html("Home", "", "/r", "/c"),
-			"/r": redirect("/t"),
-			"/t": html("T", ""),
-			"/c": html("C", ""),
+			"/":       html("Home", "", "/hop", "/next"),
+			"/hop":    redirect("/target"),
+			"/target": html("Target", ""),
+			"/next":   html("Next", ""),
 		},
 		Events: []Event{stored("/"),
-			skipped("/r", crawl.ReasonLimit, "redirected to {site}/t: max_pages 2 reached"),
-			skipped("/c", crawl.ReasonLimit, "max_pages 2 reached")},
+			skipped("/hop", crawl.ReasonLimit, "redirected to {site}/target: max_pages 2 reached"),
+			skipped("/next", crawl.ReasonLimit, "max_pages 2 reached")},
 		Stored:   map[string]Stored{"/": titled("Home")},
-		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/r": 1},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/hop": 1},
+	}, {
+		// A page's links are crawled in the order the page gives them:
+		// max_pages keeps the first, whatever their names.
+		Name:    "max-pages-link-order",
+		Options: crawl.Options{MaxPages: 2},
+		Site: Site{
+			"/":  html("Home", "", "/c", "/b", "/a"),
+			"/a": html("A", ""),
+			"/b": html("B", ""),
+			"/c": html("C", ""),
+		},
+		Events: []Event{stored("/"), stored("/c"),
+			skipped("/b", crawl.ReasonLimit, "max_pages 2 reached"), skipped("/a", crawl.ReasonLimit, "max_pages 2 reached")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/c": titled("C")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/c": 1},
 	}, {
 		// A redirect on the origin is followed: the page is stored at,
 		// and told of by, the URL it came from at last.
@@ -195,17 +211,18 @@ func Cases() []Case {
 		Stored:   map[string]Stored{"/": titled("Home"), "/new": titled("New")},
 		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/old": 1, "/new": 1},
 	}, {
-		// A redirect to a page the crawl has seen already: the page is
-		// one, stored once; the redirect is a duplicate of it.
+		// A redirect to a page the crawl has seen already (queued, not
+		// yet asked for): the redirect is skipped as a duplicate, and
+		// the page stored once, when its own turn comes.
 		Name: "redirect-to-a-page-seen",
 		Site: Site{
-			"/":    html("Home", "", "/old", "/new"),
-			"/old": {Status: http.StatusMovedPermanently, Location: "/new"},
-			"/new": html("New", ""),
+			"/":      html("Home", "", "/moved", "/page"),
+			"/moved": {Status: http.StatusMovedPermanently, Location: "/page"},
+			"/page":  html("Page", ""),
 		},
-		Events:   []Event{stored("/"), stored("/new"), skipped("/old", crawl.ReasonDup, "redirected to {site}/new, already crawled")},
-		Stored:   map[string]Stored{"/": titled("Home"), "/new": titled("New")},
-		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/old": 1, "/new": 2},
+		Events:   []Event{stored("/"), stored("/page"), skipped("/moved", crawl.ReasonDup, "redirected to {site}/page, already crawled")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/page": titled("Page")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/moved": 1, "/page": 2},
 	}, {
 		// A redirect to another origin is not followed on this origin's
 		// turn: it is skipped, saying so, and its target queued, which
