@@ -1,0 +1,89 @@
+package team
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawl/crawltest"
+)
+
+// knownDrift are the conformance cases in which the team's crawl does
+// not do what the crawl on one machine does, each with how it differs:
+// they are skipped, saying so, until the team's crawl is made to
+// conform and its entry removed.
+var knownDrift = map[string]string{
+	// A link the crawl will not fetch is ended in the frontier as it is
+	// queued, with the reason one machine gives, and no Event says so.
+	"robots":          "a link robots.txt disallows, on an origin whose robots.txt the slice holds, is ended as skipped (robots) when it is queued, and the worker's Event is not told of it",
+	"scope-directory": "a link out of scope is ended as skipped (scope) when it is queued, and the worker's Event is not told of it",
+	"scope-globs":     "a link out of scope is ended as skipped (scope) when it is queued, and the worker's Event is not told of it",
+	"max-depth":       "a link deeper than max_depth is ended as skipped (limit) when it is queued, and the worker's Event is not told of it",
+
+	"max-pages-redirect-hop":  "a redirect's hop on its origin is not counted against max_pages: /hop's hop to /target is made (3 requests under max_pages 2), /target stored and told as stored /hop",
+	"max-pages-link-order":    "a page's links are queued in the order of their URLs, not the page's: max_pages 2 keeps /a, and skips /c and /b",
+	"redirect-same-origin":    "a page stored after a redirect is told of by the URL asked for (stored /old), not the URL stored (/new)",
+	"redirect-to-a-page-seen": "a redirect to a page queued is stored (told as stored /moved) rather than skipped as a duplicate, and the page is asked again on its turn and told unchanged",
+	"canonical-claimed":       "a page does not stand for its canonical URL not yet stored: /c is asked for and stored beside /z",
+	"status-500":              "a URL that failed for a cause that may pass is asked again, 3 requests in all, before it is failed",
+	"llms-txt-plain-text":     "llms.txt's pages are seeded without saying they are llms.txt's: one served as text/plain is skipped (not-html), not read as Markdown",
+}
+
+// TestConformance runs the conformance suite against the team's crawl:
+// a database of its own and a worker a case.
+func TestConformance(t *testing.T) {
+	crawltest.Run(t, crawltest.Backend{Crawl: crawlTeam, KnownDrift: knownDrift})
+}
+
+// crawlTeam starts a crawl with o in a new database, works it with one
+// worker to its end, and says what came of it: the events the worker
+// told, and the snapshots in the database.
+func crawlTeam(t *testing.T, o crawl.Options) crawltest.Result {
+	pool := database(t)
+	var mu sync.Mutex
+	var res crawltest.Result
+	w := &Worker{Pool: pool, HTTP: loopbackClient(), Hosts: 8, Slice: 2 * time.Second, LeaseTTL: 5 * time.Second,
+		Event: func(e crawl.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			res.Events = append(res.Events, e)
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- w.Run(ctx) }()
+	// The worker is stopped before the events are read: it tells of a
+	// URL once its commit is done, a moment after the crawl is seen
+	// done.
+	stop := sync.OnceValue(func() error { cancel(); return <-ran })
+	t.Cleanup(func() { stop() })
+	id, err := Start(context.Background(), pool, FromCrawl(o))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, pool, id, time.Minute)
+	if err := stop(); err != nil {
+		t.Fatalf("worker: %v", err)
+	}
+	rows, err := pool.Query(context.Background(), `SELECT url, title, markdown FROM heed_snapshot`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	res.Snapshots = map[string]crawltest.Snapshot{}
+	for rows.Next() {
+		var u string
+		var s crawltest.Snapshot
+		if err := rows.Scan(&u, &s.Title, &s.Markdown); err != nil {
+			t.Fatal(err)
+		}
+		res.Snapshots[u] = s
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return res
+}
