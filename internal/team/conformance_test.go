@@ -15,17 +15,8 @@ import (
 // they are skipped, saying so, until the team's crawl is made to
 // conform and its entry removed.
 var knownDrift = map[string]string{
-	// A link the crawl will not fetch is ended in the frontier as it is
-	// queued, with the reason one machine gives, and no Event says so.
-	"robots":          "a link robots.txt disallows, on an origin whose robots.txt the slice holds, is ended as skipped (robots) when it is queued, and the worker's Event is not told of it",
-	"scope-directory": "a link out of scope is ended as skipped (scope) when it is queued, and the worker's Event is not told of it",
-	"scope-globs":     "a link out of scope is ended as skipped (scope) when it is queued, and the worker's Event is not told of it",
-	"max-depth":       "a link deeper than max_depth is ended as skipped (limit) when it is queued, and the worker's Event is not told of it",
-
-	"max-pages-redirect-hop":  "a redirect's hop on its origin is not counted against max_pages: /hop's hop to /target is made (3 requests under max_pages 2), /target stored and told as stored /hop",
-	"max-pages-link-order":    "a page's links are queued in the order of their URLs, not the page's: max_pages 2 keeps /a, and skips /c and /b",
-	"redirect-same-origin":    "a page stored after a redirect is told of by the URL asked for (stored /old), not the URL stored (/new)",
 	"redirect-to-a-page-seen": "a redirect to a page queued is stored (told as stored /moved) rather than skipped as a duplicate, and the page is asked again on its turn and told unchanged",
+	"max-pages-link-order":    "a page's links are queued in the order of their URLs, not the page's: max_pages 2 keeps /a, and skips /c and /b",
 	"canonical-claimed":       "a page does not stand for its canonical URL not yet stored: /c is asked for and stored beside /z",
 	"status-500":              "a URL that failed for a cause that may pass is asked again, 3 requests in all, before it is failed",
 	"llms-txt-plain-text":     "llms.txt's pages are seeded without saying they are llms.txt's: one served as text/plain is skipped (not-html), not read as Markdown",

@@ -163,7 +163,7 @@ func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 				OR heed_frontier.url <> $10 AND heed_frontier.crawl < EXCLUDED.crawl AND (
 					heed_frontier.state = 'queued' AND EXCLUDED.state = 'queued'
 					OR heed_frontier.state <> 'queued' AND heed_frontier.updated_at < $11)
-			RETURNING host, state
+			RETURNING url, host, state, reason, detail, depth
 		), due AS (
 			SELECT DISTINCT host FROM ins WHERE state = 'queued'
 		), locked AS (
@@ -171,23 +171,32 @@ func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 			ON CONFLICT (host) DO UPDATE SET host = EXCLUDED.host
 			RETURNING host, awake
 		)
-		SELECT host, awake, host IN (SELECT host FROM due) FROM locked`,
+		SELECT host, awake, host IN (SELECT host FROM due), '', '', '', 0 FROM locked
+		UNION ALL
+		SELECT '', true, false, url, reason, detail, depth FROM ins WHERE state = 'skipped' AND url <> $10`,
 		c.id, urls, hosts, depths, states, reasons, details, also, attempts, own, c.created)
 }
 
 // readLocked reads queueLinks's statement: the hosts given a queued URL,
-// and those of the hosts locked without a job.
-func readLocked(br pgx.BatchResults) (due, asleep []string, err error) {
+// those of the hosts locked without a job, and the URLs it ended as
+// skipped (out of scope, too deep, disallowed), new to the crawl, the
+// URL the commit ends aside.
+func readLocked(br pgx.BatchResults) (due, asleep []string, skips []crawl.Event, err error) {
 	rows, err := br.Query()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var h string
+		var h, u, reason, detail string
 		var awake, isDue bool
-		if err := rows.Scan(&h, &awake, &isDue); err != nil {
-			return nil, nil, err
+		var depth int
+		if err := rows.Scan(&h, &awake, &isDue, &u, &reason, &detail, &depth); err != nil {
+			return nil, nil, nil, err
+		}
+		if u != "" {
+			skips = append(skips, crawl.Event{Kind: crawl.Skipped, URL: u, Reason: reason, Detail: detail, Depth: depth})
+			continue
 		}
 		if isDue {
 			due = append(due, h)
@@ -196,7 +205,7 @@ func readLocked(br pgx.BatchResults) (due, asleep []string, err error) {
 			asleep = append(asleep, h)
 		}
 	}
-	return due, asleep, rows.Err()
+	return due, asleep, skips, rows.Err()
 }
 
 // lockHosts makes the hosts' rows if missing and locks them, in order,
@@ -307,7 +316,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o Options) (int64, error) {
 		host := polite.HostKey(su)
 		queueLinks(b, c, []queued{{url: start, host: host, state: "queued"}}, host)
 		br := tx.SendBatch(ctx, b)
-		due, asleep, err := readLocked(br)
+		due, asleep, _, err := readLocked(br)
 		if err := errors.Join(err, br.Close()); err != nil {
 			return err
 		}

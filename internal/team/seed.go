@@ -218,7 +218,7 @@ func (w *Worker) queueSeeds(ctx context.Context, c *crawlInfo, s *slice, it item
 		b := &pgx.Batch{}
 		queueLinks(b, c, qs, host)
 		br := tx.SendBatch(ctx, b)
-		due, asleep, err := readLocked(br)
+		due, asleep, _, err := readLocked(br) // a seed out of scope is counted, not told (as on one machine)
 		if err := errors.Join(err, br.Close()); err != nil {
 			return err
 		}

@@ -584,6 +584,7 @@ func (s *slice) commit(ctx context.Context, it item, res *result, delay time.Dur
 func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.Duration) error {
 	var kind crawl.Kind
 	var reason, detail string
+	var skips []crawl.Event
 	requeued := false
 	err := inTx(ctx, s.w.Pool, func(tx pgx.Tx) error {
 		kind, reason, detail = res.kind, res.reason, res.detail
@@ -651,7 +652,9 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		queueLinks(b, it.c, rows, s.host)
 		b.Queue(releaseSQL, s.host, s.owner, delay.Seconds(), delay.Milliseconds(), s.w.LeaseTTL.Seconds())
 		br := tx.SendBatch(ctx, b)
-		due, asleep, err := readLocked(br)
+		var due, asleep []string
+		var err error
+		due, asleep, skips, err = readLocked(br)
 		if err != nil {
 			br.Close()
 			return err
@@ -666,7 +669,19 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		return wake(ctx, tx, s.w.inserter, due, asleep)
 	})
 	if err == nil && s.w.Event != nil && !requeued {
-		s.w.Event(crawl.Event{Kind: kind, URL: it.url, Reason: reason, Detail: detail, Depth: it.depth, Delay: delay.String(), Rendered: res.rendered})
+		// A page is told of by the URL it was stored under, as a crawl on
+		// one machine tells it: where its URL redirected to.
+		u := it.url
+		if res.snap != nil && (kind == crawl.Stored || kind == crawl.Unchanged) {
+			u = res.snap.URL
+		}
+		s.w.Event(crawl.Event{Kind: kind, URL: u, Reason: reason, Detail: detail, Depth: it.depth, Delay: delay.String(), Rendered: res.rendered})
+	}
+	if err == nil && s.w.Event != nil {
+		// The links it ended as they were queued, each once.
+		for _, e := range skips {
+			s.w.Event(e)
+		}
 	}
 	return err
 }
