@@ -15,11 +15,10 @@ import (
 // they are skipped, saying so, until the team's crawl is made to
 // conform and its entry removed.
 var knownDrift = map[string]string{
-	"redirect-to-a-page-seen": "a redirect to a page queued is stored (told as stored /moved) rather than skipped as a duplicate, and the page is asked again on its turn and told unchanged",
-	"max-pages-link-order":    "a page's links are queued in the order of their URLs, not the page's: max_pages 2 keeps /a, and skips /c and /b",
-	"canonical-claimed":       "a page does not stand for its canonical URL not yet stored: /c is asked for and stored beside /z",
-	"status-500":              "a URL that failed for a cause that may pass is asked again, 3 requests in all, before it is failed",
-	"llms-txt-plain-text":     "llms.txt's pages are seeded without saying they are llms.txt's: one served as text/plain is skipped (not-html), not read as Markdown",
+	"max-pages-link-order": "a page's links are queued in the order of their URLs, not the page's: max_pages 2 keeps /a, and skips /c and /b",
+	"canonical-claimed":    "a page does not stand for its canonical URL not yet stored: /c is asked for and stored beside /z",
+	"status-500":           "a URL that failed for a cause that may pass is asked again, 3 requests in all, before it is failed",
+	"llms-txt-plain-text":  "llms.txt's pages are seeded without saying they are llms.txt's: one served as text/plain is skipped (not-html), not read as Markdown",
 }
 
 // TestConformance runs the conformance suite against the team's crawl:

@@ -293,9 +293,15 @@ func (t *sliceTurn) Validators(context.Context, crawl.Item) (string, string) {
 	return t.it.etag, t.it.lastModified
 }
 
-// Mark keeps nothing: the URL a page redirected to is ended with it in
-// its commit.
-func (t *sliceTurn) Mark(string, crawl.Item) bool { return false }
+// Mark reports whether the crawl has the URL in its frontier already
+// (queued or ended): a redirect to it is a duplicate, and its Markdown
+// is not fetched as an alternate. The URL a page redirected to is ended
+// with it in its commit.
+func (t *sliceTurn) Mark(rawURL string, _ crawl.Item) bool {
+	var seen bool
+	err := t.s.w.Pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM heed_frontier WHERE url = $1 AND crawl = $2)`, pgstore.Clean(rawURL), t.it.c.id).Scan(&seen)
+	return err == nil && seen
+}
 
 // Unchanged reads the stored page's links, to follow as the page's would
 // be.
