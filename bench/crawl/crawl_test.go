@@ -264,7 +264,7 @@ func crawlHeed(b *testing.B, site string, n int) {
 	loopback := []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	for b.Loop() {
 		st := newStash(b)
-		c := &crawl.Crawler{Client: polite.New(fetch.New(fetch.Config{AllowNets: loopback}), polite.NewSchedule(), 0), Store: st, Agent: "heed"}
+		c := &crawl.Crawler{Client: polite.New(fetch.New(fetch.Config{AllowNets: loopback}), polite.NewSchedule(), 0), Store: st, Agent: "heed", Ledger: st}
 		stop := peak()
 		cpu := testutil.CPUTime()
 		start := time.Now()
