@@ -513,15 +513,22 @@ func (r *run) offer(it Item, quiet bool) {
 		r.skip(it, ReasonLimit, fmt.Sprintf("deeper than max_depth %d", max(r.o.MaxDepth, 0)))
 		return
 	}
-	r.frontier.Push(u.Host, it)
+	r.push(u.Host, it)
+	r.mu.Unlock()
+}
+
+// push queues an item behind the others of its host, in the frontier
+// and the ledger, and starts the host's worker if it has none; r.mu is
+// held.
+func (r *run) push(host string, it Item) {
+	r.frontier.Push(host, it)
 	r.note(ledger.Entry{URL: it.URL, Fate: ledger.Queued, Depth: it.Depth, LastMod: it.LastMod, Via: it.Via})
 	r.queued++
-	if !r.active[u.Host] {
-		r.active[u.Host] = true
+	if !r.active[host] {
+		r.active[host] = true
 		r.wg.Add(1)
-		go r.worker(u.Host)
+		go r.worker(host)
 	}
-	r.mu.Unlock()
 }
 
 // hostSlot takes one of the Options.Hosts places that requests to
@@ -716,6 +723,17 @@ func (r *run) commit(it Item, res *Result, extracted func()) {
 	})
 	switch res.Kind {
 	case Failed:
+		if Retry(res.Err, it.Attempts) {
+			// Asked again on a later turn of its host, behind the URLs
+			// queued: it does not end now.
+			it.Attempts++
+			if u, err := url.Parse(it.URL); err == nil {
+				r.mu.Lock()
+				r.push(u.Host, it)
+				r.mu.Unlock()
+				return
+			}
+		}
 		r.fail(it, res.Err)
 		return
 	case Skipped:

@@ -43,6 +43,18 @@ func NewEngine(o Options, agent string) (*Engine, error) {
 // by another request): the URL stays queued.
 var ErrTurnOver = errors.New("the host's turn is over")
 
+// MaxAttempts is how often a URL is fetched when each time fails for a
+// cause that may pass (a timeout, a network cut, a 5xx or a 429), each on
+// a later turn of its host, before it is taken for failed: a crawl cut
+// off from a site for a moment loses no page.
+const MaxAttempts = 3
+
+// Retry reports whether a URL that failed for err on its attempts-th
+// try (from 0) is queued again for a later turn, rather than ended.
+func Retry(err error, attempts int) bool {
+	return heed.KindOf(err) == heed.Transient && attempts+1 < MaxAttempts
+}
+
 // ErrFull is a Turn's error when the crawl has made its max_pages
 // requests: the URL is skipped for the limit.
 var ErrFull = errors.New("the crawl's max_pages are spent")

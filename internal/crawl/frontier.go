@@ -9,6 +9,8 @@ type Item struct {
 	LastMod string // what a sitemap said of it
 	// Via says how it was found, where not by a link: ViaLLMsTxt.
 	Via []string
+	// Attempts are the times it failed for a cause that may pass (Retry).
+	Attempts int
 }
 
 // Frontier holds a crawl's URLs: the set of those seen, and those

@@ -131,6 +131,7 @@ func (r *run) requeue() {
 			go r.worker(u.Host)
 		}
 	}
+	// (Not push: they are in the ledger as they are.)
 	r.resumed = nil
 }
 

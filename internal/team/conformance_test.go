@@ -17,7 +17,6 @@ import (
 var knownDrift = map[string]string{
 	"max-pages-link-order": "a page's links are queued in the order of their URLs, not the page's: max_pages 2 keeps /a, and skips /c and /b",
 	"canonical-claimed":    "a page does not stand for its canonical URL not yet stored: /c is asked for and stored beside /z",
-	"status-500":           "a URL that failed for a cause that may pass is asked again, 3 requests in all, before it is failed",
 	"llms-txt-plain-text":  "llms.txt's pages are seeded without saying they are llms.txt's: one served as text/plain is skipped (not-html), not read as Markdown",
 }
 

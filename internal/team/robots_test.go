@@ -216,10 +216,10 @@ func TestWorkersRobotsRedirectToAHeldHost(t *testing.T) {
 }
 
 // A robots.txt that never answers (the connection closed at once): the
-// host's queued URLs are not each tried maxAttempts times, each time
+// host's queued URLs are not each tried crawl.MaxAttempts times, each time
 // after a request for robots.txt of its own; a slice asks for it once,
 // and every URL of the origin it holds fails that attempt. The crawl
-// ends with them failed, robots.txt asked maxAttempts times at most.
+// ends with them failed, robots.txt asked crawl.MaxAttempts times at most.
 func TestWorkersSilentRobotsAskedOnceASlice(t *testing.T) {
 	pool := database(t)
 	const n = 10
@@ -264,8 +264,8 @@ func TestWorkersSilentRobotsAskedOnceASlice(t *testing.T) {
 			asked++
 		}
 	}
-	if asked > maxAttempts {
-		t.Errorf("c's robots.txt asked %d times for its %d pages; want %d at most", asked, n, maxAttempts)
+	if asked > crawl.MaxAttempts {
+		t.Errorf("c's robots.txt asked %d times for its %d pages; want %d at most", asked, n, crawl.MaxAttempts)
 	}
 }
 

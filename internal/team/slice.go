@@ -116,12 +116,6 @@ type item struct {
 	etag, lastModified string
 }
 
-// maxAttempts is how often a URL is fetched when each time fails for a
-// cause that may pass (a timeout, a network cut, a 5xx or a 429) before
-// it is taken for failed: a worker cut off from the site for a while
-// loses no URL.
-const maxAttempts = 3
-
 // MaxURLLength is the longest URL a team's frontier keeps (its primary
 // key's index takes no more): a longer link is not followed.
 const MaxURLLength = 2000
@@ -203,6 +197,7 @@ type result struct {
 	links          []queued
 	rendered       bool   // the page was rendered in the browser
 	canonical      string // the page's canonical URL, normalized, when it names another
+	err            error  // why it failed
 }
 
 // visit decides what one URL comes to (crawl.Engine.Visit), on the
@@ -221,7 +216,7 @@ func (s *slice) visit(ctx context.Context, it item) error {
 		}
 		return res.Stop
 	}
-	out := &result{kind: res.Kind, reason: res.Reason, detail: res.Detail, snap: res.Snapshot, rendered: res.Rendered}
+	out := &result{kind: res.Kind, reason: res.Reason, detail: res.Detail, snap: res.Snapshot, rendered: res.Rendered, err: res.Err}
 	if len(res.Final) <= MaxURLLength {
 		out.final = res.Final
 	}
@@ -641,7 +636,7 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 			state = "done"
 		case kind == crawl.Unchanged:
 			state, why = "done", reasonUnchanged
-		case kind == crawl.Failed && reason == heed.Transient.String() && it.attempts+1 < maxAttempts:
+		case kind == crawl.Failed && res.err != nil && crawl.Retry(res.err, it.attempts):
 			// Queued again, for its host's next turn.
 			state, attempts = "queued", it.attempts+1
 		}

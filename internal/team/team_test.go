@@ -204,7 +204,7 @@ func TestWorkersRobots(t *testing.T) {
 }
 
 // A URL that fails for a cause that may pass (a 503 here; a timeout or a
-// network cut alike) is queued again, at most maxAttempts requests in
+// network cut alike) is queued again, at most crawl.MaxAttempts requests in
 // all: a page that answers the second time is stored, one that never
 // does is failed after the last.
 func TestWorkersTryAgain(t *testing.T) {
@@ -236,7 +236,7 @@ func TestWorkersTryAgain(t *testing.T) {
 	p := waitDone(t, pool, id, time.Minute)
 	mu.Lock()
 	defer mu.Unlock()
-	if p.Stored != 2 || p.Failed["transient"] != 1 || asked["/flaky"] != 2 || asked["/dead"] != maxAttempts {
+	if p.Stored != 2 || p.Failed["transient"] != 1 || asked["/flaky"] != 2 || asked["/dead"] != crawl.MaxAttempts {
 		t.Errorf("progress %+v; /flaky asked %d times, /dead %d", p, asked["/flaky"], asked["/dead"])
 	}
 	log := site.Log()

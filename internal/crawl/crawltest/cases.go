@@ -330,7 +330,9 @@ func Cases() []Case {
 		},
 		Events:   []Event{stored("/"), {Kind: crawl.Failed, URL: "/broken", Reason: "transient", Detail: "HTTP 500"}},
 		Stored:   map[string]Stored{"/": titled("Home")},
-		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/broken": 1},
+		// A cause that may pass is tried again on later turns of its host:
+		// crawl.MaxAttempts requests in all.
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/broken": crawl.MaxAttempts},
 	}, {
 		// A page that names a Markdown alternate is read from it, one
 		// request more; the alternate is no page of its own.
