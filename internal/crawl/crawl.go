@@ -633,6 +633,11 @@ func (r *run) count(kind Kind, reason string) {
 // content if it was kept.
 func (r *run) report(it Item, e Event, hash string) {
 	r.ended(it, e, hash)
+	r.tell(e)
+}
+
+// tell counts an event and says it.
+func (r *run) tell(e Event) {
 	r.count(e.Kind, e.Reason)
 	r.mu.Lock()
 	e.Queued = r.queued
@@ -657,7 +662,15 @@ func (r *run) fail(it Item, err error) {
 		r.startErr = err
 	}
 	r.mu.Unlock()
-	r.report(it, Event{Kind: Failed, URL: it.URL, Depth: it.Depth, Reason: heed.KindOf(err).String(), Detail: err.Error()}, "")
+	e := Event{Kind: Failed, URL: it.URL, Depth: it.Depth, Reason: heed.KindOf(err).String(), Detail: err.Error()}
+	if errors.Is(err, heed.ErrUnwritable) || errors.Is(err, heed.ErrBusy) {
+		// The stash's failure, not the page's: the URL stays queued in
+		// the ledger, for the crawl taken up once the stash can be
+		// written.
+		r.tell(e)
+		return
+	}
+	r.report(it, e, "")
 }
 
 // visit decides what one URL comes to (Engine.Visit): its request on
