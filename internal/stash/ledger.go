@@ -90,7 +90,10 @@ func (s *Stash) ledgerDB(ctx context.Context) (*sql.DB, error) {
 			l.db, l.err = sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
 			return
 		}
-		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+		// The ledger's writes are many and small (a few pages each): its
+		// log is put back into the database every 64 pages and kept to
+		// 256 KB, so that it takes no room a full disk would miss.
+		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=wal_autocheckpoint(64)&_pragma=journal_size_limit(262144)&_txlock=immediate")
 		if err == nil {
 			db.SetMaxOpenConns(1)
 			_, err = db.ExecContext(ctx, ledgerSchema)
