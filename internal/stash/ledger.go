@@ -238,36 +238,22 @@ func (s *Stash) Write(ctx context.Context, id int64, entries []ledger.Entry, cou
 	}
 	defer tx.Rollback()
 	seq := l.seq
-	if len(entries) > 0 {
-		st, err := tx.PrepareContext(ctx, `
-			INSERT INTO frontier (crawl, url, fate, depth, lastmod, via, hash, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (crawl, url) DO UPDATE SET fate = excluded.fate, depth = excluded.depth, lastmod = excluded.lastmod,
-				via = excluded.via, hash = excluded.hash,
-				seq = CASE WHEN excluded.fate = 'queued' THEN excluded.seq ELSE frontier.seq END`)
-		if err != nil {
-			return err
-		}
-		for _, e := range entries {
+	err = execEach(ctx, tx, `
+		INSERT INTO frontier (crawl, url, fate, depth, lastmod, via, hash, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (crawl, url) DO UPDATE SET fate = excluded.fate, depth = excluded.depth, lastmod = excluded.lastmod,
+			via = excluded.via, hash = excluded.hash,
+			seq = CASE WHEN excluded.fate = 'queued' THEN excluded.seq ELSE frontier.seq END`,
+		len(entries), func(i int) []any {
+			e := entries[i]
 			seq++
-			if _, err := st.ExecContext(ctx, id, e.URL, e.Fate, e.Depth, e.LastMod, strings.Join(e.Via, "\n"), e.Hash, seq); err != nil {
-				st.Close()
-				return fmt.Errorf("stash: the crawls' ledger: %w", err)
-			}
-		}
-		st.Close()
+			return []any{id, e.URL, e.Fate, e.Depth, e.LastMod, strings.Join(e.Via, "\n"), e.Hash, seq}
+		})
+	if err == nil {
+		err = execEach(ctx, tx, `INSERT INTO turns (host, at) VALUES (?, ?) ON CONFLICT (host) DO UPDATE SET at = max(at, excluded.at)`,
+			len(turns), func(i int) []any { return []any{turns[i].Host, turns[i].At.UnixNano()} })
 	}
-	if len(turns) > 0 {
-		st, err := tx.PrepareContext(ctx, `INSERT INTO turns (host, at) VALUES (?, ?) ON CONFLICT (host) DO UPDATE SET at = max(at, excluded.at)`)
-		if err != nil {
-			return err
-		}
-		for _, t := range turns {
-			if _, err := st.ExecContext(ctx, t.Host, t.At.UnixNano()); err != nil {
-				st.Close()
-				return fmt.Errorf("stash: the crawls' ledger: %w", err)
-			}
-		}
-		st.Close()
+	if err != nil {
+		return fmt.Errorf("stash: the crawls' ledger: %w", err)
 	}
 	if _, err = tx.ExecContext(ctx, `UPDATE crawls SET counts = ? WHERE id = ? AND state = ?`, string(cj), id, ledger.Running); err != nil {
 		return fmt.Errorf("stash: the crawls' ledger: %w", err)
@@ -276,6 +262,24 @@ func (s *Stash) Write(ctx context.Context, id int64, entries []ledger.Entry, cou
 		return fmt.Errorf("stash: the crawls' ledger: %w", err)
 	}
 	l.seq = seq
+	return nil
+}
+
+// execEach runs query in tx n times, with the arguments args gives each.
+func execEach(ctx context.Context, tx *sql.Tx, query string, n int, args func(i int) []any) error {
+	if n == 0 {
+		return nil
+	}
+	st, err := tx.PrepareContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for i := range n {
+		if _, err := st.ExecContext(ctx, args(i)...); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

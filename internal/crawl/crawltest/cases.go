@@ -328,8 +328,8 @@ func Cases() []Case {
 			"/":       html("Home", "", "/broken"),
 			"/broken": {Status: http.StatusInternalServerError, Body: "broken"},
 		},
-		Events:   []Event{stored("/"), {Kind: crawl.Failed, URL: "/broken", Reason: "transient", Detail: "HTTP 500"}},
-		Stored:   map[string]Stored{"/": titled("Home")},
+		Events: []Event{stored("/"), {Kind: crawl.Failed, URL: "/broken", Reason: "transient", Detail: "HTTP 500"}},
+		Stored: map[string]Stored{"/": titled("Home")},
 		// A cause that may pass is tried again on later turns of its host:
 		// crawl.MaxAttempts requests in all.
 		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/broken": crawl.MaxAttempts},
