@@ -225,40 +225,50 @@ func (s *Service) crawlInto(ctx context.Context, st Store, o crawl.Options, req 
 // Crawls are the store's last limit crawls, newest first: what each
 // crawled, where it stands and what it came to.
 func (s *Service) Crawls(ctx context.Context, limit int) ([]ledger.Crawl, error) {
-	st, done, err := s.use(ctx, toRead)
-	if err != nil {
-		return nil, err
+	var crawls []ledger.Crawl
+	err := s.withLedger(ctx, func(l ledger.Ledger) (err error) {
+		crawls, err = l.Crawls(ctx, limit)
+		return err
+	})
+	var he *heed.Error
+	if err != nil && !errors.As(err, &he) {
+		err = &heed.Error{Kind: heed.Internal, Op: "read the crawls", Err: err}
 	}
-	defer done()
-	l, ok := st.(ledger.Ledger)
-	if !ok {
-		return nil, nil
-	}
-	crawls, err := l.Crawls(ctx, limit)
-	if err != nil {
-		return nil, &heed.Error{Kind: heed.Internal, Op: "read the crawls", Err: err}
-	}
-	return crawls, nil
+	return crawls, err
 }
 
 // CrawlRecord is the record of the store's crawl of an ID: a NotFound
 // error wrapping ledger.ErrNoCrawl when there is none.
 func (s *Service) CrawlRecord(ctx context.Context, id int64) (*ledger.Crawl, error) {
-	st, done, err := s.use(ctx, toRead)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	l, ok := st.(ledger.Ledger)
-	if !ok {
-		return nil, &heed.Error{Kind: heed.NotFound, Op: "read a crawl", Err: fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)}
-	}
-	c, err := l.Crawl(ctx, id)
+	c := ledger.Crawl{ID: id}
+	err := s.withLedger(ctx, func(l ledger.Ledger) (err error) {
+		c, err = l.Crawl(ctx, id)
+		return err
+	})
+	var he *heed.Error
 	switch {
+	case errors.As(err, &he):
+		return nil, err // the stash could not be opened
+	case err == nil && c.Start == "":
+		return nil, &heed.Error{Kind: heed.NotFound, Op: "read a crawl", Err: fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)}
 	case errors.Is(err, ledger.ErrNoCrawl):
 		return nil, &heed.Error{Kind: heed.NotFound, Op: "read a crawl", Err: err}
 	case err != nil:
 		return nil, &heed.Error{Kind: heed.Internal, Op: "read a crawl", Err: err}
 	}
 	return &c, nil
+}
+
+// withLedger calls f with the store's ledger, opened to read; a store
+// without one (a team's database) has no crawls of its own to read.
+func (s *Service) withLedger(ctx context.Context, f func(ledger.Ledger) error) error {
+	st, done, err := s.use(ctx, toRead)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if l, ok := st.(ledger.Ledger); ok {
+		return f(l)
+	}
+	return nil
 }

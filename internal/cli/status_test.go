@@ -1,0 +1,69 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestStashStatus: heed status lists the stash's crawls with their
+// state and counts, and shows one by ID; heed crawl --resume takes up
+// only a crawl that may be, and says why not.
+func TestStashStatus(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" {
+			http.NotFound(w, r)
+			return
+		}
+		fmt.Fprintf(w, `<html><head><title>Page %s</title></head><body><main><p>The page %s, with words enough to be content.</p><a href="/a">a</a> <a href="/b">b</a></main></body></html>`, r.URL.Path, r.URL.Path)
+	}))
+	t.Cleanup(s.Close)
+	stash := t.TempDir()
+	flags := []string{"--stash", stash, "--allow-net", "127.0.0.1/32"}
+	code, out, stderr := run(t, "", append([]string{"status"}, flags[:2]...)...)
+	if code != 2 || !strings.Contains(stderr, "no stash at") {
+		t.Errorf("status of no stash: exit %d, %q, %q", code, out, stderr)
+	}
+	code, out, stderr = run(t, "", append([]string{"crawl", s.URL + "/", "--delay", "0s"}, flags...)...)
+	if code != 0 || !strings.HasPrefix(stderr, "heed: crawl 1: crawling ") {
+		t.Fatalf("crawl: exit %d, %q, %q", code, out, stderr)
+	}
+	code, out, stderr = run(t, "", "status", "--stash", stash)
+	if code != 0 || !strings.Contains(out, "crawl 1  ") || !strings.Contains(out, s.URL+"/") || !strings.Contains(out, "done · 3 stored · 0 unchanged · 0 failed · 3 requests") {
+		t.Errorf("status: exit %d, %q, %q", code, out, stderr)
+	}
+	code, out, stderr = run(t, "", "status", "1", "--json", "--stash", stash)
+	var got struct {
+		Crawls []struct {
+			ID     int64  `json:"id"`
+			State  string `json:"state"`
+			Start  string `json:"start"`
+			Counts struct {
+				Stored   int `json:"stored"`
+				Requests int `json:"requests"`
+			} `json:"counts"`
+		} `json:"crawls"`
+	}
+	if err := json.Unmarshal([]byte(out), &got); code != 0 || err != nil || len(got.Crawls) != 1 || got.Crawls[0].State != "done" || got.Crawls[0].Counts.Stored != 3 || got.Crawls[0].Start != s.URL+"/" {
+		t.Errorf("status 1 --json: exit %d, %q, %q, %v", code, out, stderr, err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"status", "9"}, ExitFailed, "crawl 9: no such crawl"},
+		{[]string{"status", "nine"}, 2, `"nine" is no crawl ID`},
+		{[]string{"crawl", "--resume", "9"}, ExitFailed, "crawl 9: no such crawl"},
+		{[]string{"crawl", "--resume", "1"}, 2, "crawl 1 is done"},
+		{[]string{"crawl", s.URL + "/", "--resume", "1"}, 2, "give a URL or --resume ID, not both"},
+	} {
+		code, out, stderr := run(t, "", append(c.args, flags...)...)
+		if code != c.code || !strings.Contains(stderr, c.says) {
+			t.Errorf("%s: exit %d, %q, %q; want exit %d saying %q", strings.Join(c.args, " "), code, out, stderr, c.code, c.says)
+		}
+	}
+}
