@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -19,70 +18,56 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/render"
 )
 
-// Options are a team crawl's, as a crawl on one machine takes them
-// (crawl.Options), kept with the crawl for every worker.
-type Options struct {
-	Start         string        `json:"start"`
-	Source        string        `json:"source"`
-	Tags          []string      `json:"tags,omitempty"`
-	MaxPages      int           `json:"max_pages"`
-	MaxDepth      int           `json:"max_depth"`
-	Deadline      time.Duration `json:"deadline"`
-	Include       []string      `json:"include,omitempty"`
-	Exclude       []string      `json:"exclude,omitempty"`
-	AllowHosts    []string      `json:"allow_hosts,omitempty"`
-	WholeSite     bool          `json:"whole_site,omitempty"`
-	Delay         time.Duration `json:"delay"`
-	MaxCrawlDelay time.Duration `json:"max_crawl_delay"`
-	NoRobots      bool          `json:"no_robots,omitempty"`
-	IgnoreSignals bool          `json:"ignore_signals,omitempty"`
-	Render        render.Mode   `json:"render,omitempty"`
-	NoSitemaps    bool          `json:"no_sitemaps,omitempty"`
-	NoLLMsTxt     bool          `json:"no_llms_txt,omitempty"`
-	NoAlternates  bool          `json:"no_alternates,omitempty"`
-}
-
-// FromCrawl is a team crawl's options from a crawl's, defaults filled.
-func FromCrawl(o crawl.Options) Options {
-	t := Options{
+// FromCrawl is a team crawl's options from a crawl's, defaults filled
+// where a crawl's options take them.
+func FromCrawl(o crawl.Options) crawlopt.Options {
+	def := crawlopt.Defaults()
+	t := crawlopt.Options{
 		Start: o.Start, Source: o.Source, Tags: o.Tags, MaxPages: o.MaxPages, MaxDepth: o.MaxDepth,
 		Deadline: o.Deadline, Include: o.Include, Exclude: o.Exclude, AllowHosts: o.AllowHosts, WholeSite: o.WholeSite,
 		Delay: o.Delay, MaxCrawlDelay: o.MaxCrawlDelay, NoRobots: o.NoRobots, IgnoreSignals: o.IgnoreSignals,
-		Render: o.Render, NoSitemaps: o.NoSitemaps, NoLLMsTxt: o.NoLLMsTxt, NoAlternates: o.NoAlternates,
+		Hosts: def.Hosts, Render: string(o.Render), NoSitemaps: o.NoSitemaps, NoLLMsTxt: o.NoLLMsTxt, NoAlternates: o.NoAlternates,
 	}
 	if t.MaxPages == 0 {
-		t.MaxPages = crawl.DefaultMaxPages
+		t.MaxPages = def.MaxPages
 	}
-	if t.MaxDepth == 0 {
-		t.MaxDepth = crawl.DefaultMaxDepth
+	switch {
+	case t.MaxDepth == 0:
+		t.MaxDepth = def.MaxDepth
+	case t.MaxDepth < 0:
+		t.MaxDepth = 0 // a crawl's options: negative is the start URL only
 	}
 	if t.Deadline == 0 {
-		t.Deadline = crawl.DefaultDeadline
+		t.Deadline = def.Deadline
 	}
 	if t.MaxCrawlDelay == 0 {
-		t.MaxCrawlDelay = crawl.DefaultMaxCrawlDelay
+		t.MaxCrawlDelay = def.MaxCrawlDelay
+	}
+	if t.Render == "" {
+		t.Render = def.Render
 	}
 	return t
 }
 
-// crawl are the options as a crawl on one machine has them.
-func (o Options) crawl() crawl.Options {
+// crawlOptions are the options as a crawl on one machine has them.
+func crawlOptions(o crawlopt.Options) crawl.Options {
 	return crawl.Options{
 		Start: o.Start, Source: o.Source, Tags: o.Tags, MaxPages: o.MaxPages, MaxDepth: o.MaxDepth,
 		Deadline: o.Deadline, Include: o.Include, Exclude: o.Exclude, AllowHosts: o.AllowHosts, WholeSite: o.WholeSite,
 		Delay: o.Delay, MaxCrawlDelay: o.MaxCrawlDelay, NoRobots: o.NoRobots, IgnoreSignals: o.IgnoreSignals,
-		Render: o.Render, NoSitemaps: o.NoSitemaps, NoLLMsTxt: o.NoLLMsTxt, NoAlternates: o.NoAlternates,
+		Render: render.Mode(o.Render), NoSitemaps: o.NoSitemaps, NoLLMsTxt: o.NoLLMsTxt, NoAlternates: o.NoAlternates,
 	}
 }
 
 // scope is the crawl's scope, from its start URL su, as a crawl on one
 // machine has it.
-func (o Options) scope(su *url.URL) (crawl.Scope, error) {
+func scope(o crawlopt.Options, su *url.URL) (crawl.Scope, error) {
 	return crawl.NewScope(su, crawl.Options{AllowHosts: o.AllowHosts, Include: o.Include, Exclude: o.Exclude, WholeSite: o.WholeSite})
 }
 
@@ -273,8 +258,12 @@ var ErrNoCrawl = errors.New("no such crawl")
 
 // Start records a crawl and queues its start URL with its host's job, in
 // one transaction: any worker may take it from there. It returns the
-// crawl's ID.
-func Start(ctx context.Context, pool *pgxpool.Pool, o Options) (int64, error) {
+// crawl's ID. The crawl's row keeps its options as JSON (readOptions
+// reads them).
+func Start(ctx context.Context, pool *pgxpool.Pool, o crawlopt.Options) (int64, error) {
+	if err := o.Validate(); err != nil {
+		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(o.Start), Err: err}
+	}
 	if err := fetch.CheckURL(o.Start); err != nil {
 		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(o.Start), Err: err}
 	}
@@ -283,7 +272,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o Options) (int64, error) {
 		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(o.Start), Err: err}
 	}
 	su, _ := url.Parse(start)
-	if _, err := o.scope(su); err != nil {
+	if _, err := scope(o, su); err != nil {
 		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: start, Err: err}
 	}
 	if len(start) > MaxURLLength {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/testutil"
 )
 
@@ -43,7 +43,10 @@ func TestWorkersHostileMarkdown(t *testing.T) {
 	startWorkers(t, pool, 1, nil)
 	crawlAllocates := func(source string) uint64 {
 		return testutil.Allocated(func() {
-			id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + "/", Source: source, MaxPages: 10, MaxDepth: 2}))
+			o := crawlopt.Defaults()
+			o.Start, o.Source, o.Delay = site.URL+"/", source, 0
+			o.MaxPages, o.MaxDepth = 10, 2
+			id, err := Start(context.Background(), pool, o)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/internal/render/rendertest"
 	"github.com/heedhq/heed/internal/testutil"
@@ -79,9 +79,11 @@ func TestWorkersRender(t *testing.T) {
 	startWorkers(t, pool, 2, func(w *Worker) { w.Browser = b; w.LeaseTTL = 30 * time.Second })
 	delay := 150 * time.Millisecond
 	app := "http://app.team.test:" + port
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{
-		Start: app + "/", Source: "app", Delay: delay, MaxPages: 20, MaxDepth: 2, AllowHosts: []string{"app.team.test:" + port},
-	}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = app+"/", "app", delay
+	o.MaxPages, o.MaxDepth = 20, 2
+	o.AllowHosts = []string{"app.team.test:" + port}
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,10 +161,12 @@ func TestWorkersRenderEachOther(t *testing.T) {
 	port = site.URL[strings.LastIndexByte(site.URL, ':')+1:]
 	startWorkers(t, pool, 2, func(w *Worker) { w.Browser = b; w.LeaseTTL = 30 * time.Second; w.Slice = 20 * time.Second })
 	delay := 100 * time.Millisecond
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{
-		Start: "http://a.team.test:" + port + "/p0", Source: "ab", Delay: delay, MaxPages: 8, MaxDepth: 3, Render: render.Always,
-		AllowHosts: []string{"a.team.test:" + port, "b.team.test:" + port},
-	}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = "http://a.team.test:"+port+"/p0", "ab", delay
+	o.MaxPages, o.MaxDepth = 8, 3
+	o.AllowHosts = []string{"a.team.test:" + port, "b.team.test:" + port}
+	o.Render = "always"
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +222,10 @@ func TestWorkersRenderOwnHostQueue(t *testing.T) {
 	})
 	startWorkers(t, pool, 1, func(w *Worker) { w.Browser = b; w.LeaseTTL = 30 * time.Second })
 	// Six requests 1.2 s apart: the last waits longer than renderPatience.
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + "/", Source: "queue", Delay: 1200 * time.Millisecond, MaxPages: 5, MaxDepth: 0}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = site.URL+"/", "queue", 1200*time.Millisecond
+	o.MaxPages = 5
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}

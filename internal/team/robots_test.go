@@ -11,6 +11,7 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/testutil"
 )
 
@@ -74,7 +75,10 @@ func TestWorkersRobotsRedirectTakesTheOtherHostsTurn(t *testing.T) {
 	})
 	startWorkers(t, pool, 2, nil)
 	const delay, crawlDelay = 100 * time.Millisecond, 400 * time.Millisecond
-	bid, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: "http://b.team.test:" + port + "/p0", Source: "b", Delay: delay, MaxPages: 20, MaxDepth: 20}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = "http://b.team.test:"+port+"/p0", "b", delay
+	o.MaxPages, o.MaxDepth = 20, 20
+	bid, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +86,10 @@ func TestWorkersRobotsRedirectTakesTheOtherHostsTurn(t *testing.T) {
 	for asked := 0; asked < 2; time.Sleep(20 * time.Millisecond) {
 		asked = len(site.Log())
 	}
-	aid, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: "http://a.team.test:" + port + "/p0", Source: "a", Delay: delay, MaxPages: 20, MaxDepth: 20}))
+	o = crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = "http://a.team.test:"+port+"/p0", "a", delay
+	o.MaxPages, o.MaxDepth = 20, 20
+	aid, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +150,10 @@ func TestWorkersRobotsRedirectToEachOther(t *testing.T) {
 	const delay = 200 * time.Millisecond
 	var ids []int64
 	for _, host := range []string{"a.team.test", "b.team.test"} {
-		id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: "http://" + host + ":" + port + "/p0", Source: host, Delay: delay, MaxPages: 20, MaxDepth: 20}))
+		o := crawlopt.Defaults()
+		o.Start, o.Source, o.Delay = "http://"+host+":"+port+"/p0", host, delay
+		o.MaxPages, o.MaxDepth = 20, 20
+		id, err := Start(context.Background(), pool, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -193,7 +203,10 @@ func TestWorkersRobotsRedirectToAHeldHost(t *testing.T) {
 		t.Fatalf("hold host b: %v, %v", ok, err)
 	}
 	startWorkers(t, pool, 1, func(w *Worker) { w.Slice = 30 * time.Second })
-	id, err := Start(ctx, pool, FromCrawl(crawl.Options{Start: "http://a.team.test:" + port + "/p0", Source: "a", Delay: 50 * time.Millisecond, MaxPages: 5}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = "http://a.team.test:"+port+"/p0", "a", 50*time.Millisecond
+	o.MaxPages = 5
+	id, err := Start(ctx, pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,10 +257,12 @@ func TestWorkersSilentRobotsAskedOnceASlice(t *testing.T) {
 		return true
 	})
 	startWorkers(t, pool, 1, nil)
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{
-		Start: "http://a.team.test:" + port + "/p0", Source: "a", Delay: 10 * time.Millisecond, MaxPages: 50, MaxDepth: 2,
-		AllowHosts: []string{"a.team.test:" + port, "c.team.test:" + port}, WholeSite: true, NoSitemaps: true, NoLLMsTxt: true,
-	}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = "http://a.team.test:"+port+"/p0", "a", 10*time.Millisecond
+	o.MaxPages, o.MaxDepth = 50, 2
+	o.AllowHosts, o.WholeSite = []string{"a.team.test:" + port, "c.team.test:" + port}, true
+	o.NoSitemaps, o.NoLLMsTxt = true, true
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +336,10 @@ func TestWorkersRobotsRedirectWaitsTheHoldersDelay(t *testing.T) {
 		}
 	}()
 	startWorkers(t, pool, 1, nil)
-	id, err := Start(ctx, pool, FromCrawl(crawl.Options{Start: "http://a.team.test:" + port + "/p0", Source: "a", Delay: 50 * time.Millisecond, MaxPages: 5}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = "http://a.team.test:"+port+"/p0", "a", 50*time.Millisecond
+	o.MaxPages = 5
+	id, err := Start(ctx, pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/testutil"
 )
 
@@ -36,7 +36,10 @@ func TestWorkersStayInTheDirectory(t *testing.T) {
 	})
 	base = site.URL
 	startWorkers(t, pool, 2, nil)
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: base + "/py/library/", Source: "py", Delay: 10 * time.Millisecond, MaxPages: 50, MaxDepth: 3}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = base+"/py/library/", "py", 10*time.Millisecond
+	o.MaxPages, o.MaxDepth = 50, 3
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +53,11 @@ func TestWorkersStayInTheDirectory(t *testing.T) {
 			t.Errorf("a team's crawl of /py/library/ asked for %s", p)
 		}
 	}
-	id, err = Start(context.Background(), pool, FromCrawl(crawl.Options{Start: base + "/py/library/", Source: "site", Delay: 10 * time.Millisecond, MaxPages: 50, MaxDepth: 3, WholeSite: true}))
+	o = crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = base+"/py/library/", "site", 10*time.Millisecond
+	o.MaxPages, o.MaxDepth = 50, 3
+	o.WholeSite = true
+	id, err = Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -319,13 +319,13 @@ func (t *sliceTurn) Render(ctx context.Context, it crawl.Item, resp *fetch.Respo
 	u, _ := url.Parse(t.it.url)
 	requests.outcomes[u.Scheme+"://"+u.Host] = t.out
 	lent := false
-	if s.w.Browser != nil && p.Kind == extract.KindHTML && p.Skip == "" && render.Wants(o.Render, resp.Body, p.Doc.Markdown) {
+	if s.w.Browser != nil && p.Kind == extract.KindHTML && p.Skip == "" && render.Wants(render.Mode(o.Render), resp.Body, p.Doc.Markdown) {
 		if err := s.lend(ctx); err != nil {
 			return nil, false, &heed.Error{Kind: heed.Transient, Op: "let the host go while its page renders", Err: err}
 		}
 		lent = true
 	}
-	p, rendered, err := crawl.Render(ctx, s.w.Browser, o.Render, resp, p, it, s.w.Agent, o.IgnoreSignals, requests.Get)
+	p, rendered, err := crawl.Render(ctx, s.w.Browser, render.Mode(o.Render), resp, p, it, s.w.Agent, o.IgnoreSignals, requests.Get)
 	if lent {
 		if err := s.retake(ctx); err != nil {
 			return nil, false, errLost

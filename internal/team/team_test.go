@@ -19,6 +19,7 @@ import (
 
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/pgtest"
 	"github.com/heedhq/heed/internal/team/teamtest"
@@ -110,9 +111,11 @@ func TestWorkersCrawl(t *testing.T) {
 	site := teamtest.Start(t, 300, 10, 2*time.Millisecond)
 	startWorkers(t, pool, 2, nil)
 	delay := 30 * time.Millisecond
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{
-		Start: site.PageURL(0), Source: "team", Delay: delay, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(), WholeSite: true,
-	}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = site.PageURL(0), "team", delay
+	o.MaxPages, o.MaxDepth = 1000, 20
+	o.AllowHosts, o.WholeSite = site.HostPorts(), true
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,9 +160,11 @@ func TestWorkersRobots(t *testing.T) {
 	}
 	startWorkers(t, pool, 3, nil)
 	delay := 20 * time.Millisecond
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{
-		Start: site.PageURL(0), Source: "team", Delay: delay, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(), WholeSite: true,
-	}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = site.PageURL(0), "team", delay
+	o.MaxPages, o.MaxDepth = 1000, 20
+	o.AllowHosts, o.WholeSite = site.HostPorts(), true
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +234,10 @@ func TestWorkersTryAgain(t *testing.T) {
 	})
 	startWorkers(t, pool, 2, nil)
 	delay := 30 * time.Millisecond
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + "/", Source: "flaky", Delay: delay, MaxPages: 100}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = site.URL+"/", "flaky", delay
+	o.MaxPages = 100
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +273,10 @@ func TestWorkersLongLink(t *testing.T) {
 		}
 	})
 	startWorkers(t, pool, 1, nil)
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + "/", Source: "long", Delay: 20 * time.Millisecond, MaxPages: 20}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = site.URL+"/", "long", 20*time.Millisecond
+	o.MaxPages = 20
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -277,7 +288,9 @@ func TestWorkersLongLink(t *testing.T) {
 	if p.Stored != 2 || asked["/"] != 1 || asked[long] != 0 {
 		t.Errorf("progress %+v; asked %v", p, asked)
 	}
-	if _, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + long})); err == nil {
+	o = crawlopt.Defaults()
+	o.Start, o.Delay = site.URL+long, 0
+	if _, err := Start(context.Background(), pool, o); err == nil {
 		t.Error("a start URL longer than the frontier keeps was taken")
 	}
 }
@@ -290,7 +303,10 @@ func TestWorkersCrawlDelayOverLease(t *testing.T) {
 	site := teamtest.Start(t, 3, 1, 0)
 	site.Robots = func(string) string { return "User-agent: *\nCrawl-delay: 1.2\n" }
 	startWorkers(t, pool, 1, func(w *Worker) { w.LeaseTTL = time.Second })
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.PageURL(0), Source: "slow", Delay: 10 * time.Millisecond, MaxPages: 20}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = site.PageURL(0), "slow", 10*time.Millisecond
+	o.MaxPages = 20
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -309,14 +325,18 @@ func TestCrawlsShareURLs(t *testing.T) {
 	pool := database(t)
 	site := teamtest.Start(t, 200, 4, time.Millisecond)
 	// No sitemaps: a crawl is done here when its URLs are.
-	opts := crawl.Options{Start: site.PageURL(0), Source: "shared", Delay: 10 * time.Millisecond, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(), WholeSite: true, NoSitemaps: true, NoLLMsTxt: true}
-	first, err := Start(context.Background(), pool, FromCrawl(opts))
+	opts := crawlopt.Defaults()
+	opts.Start, opts.Source, opts.Delay = site.PageURL(0), "shared", 10*time.Millisecond
+	opts.MaxPages, opts.MaxDepth = 1000, 20
+	opts.AllowHosts, opts.WholeSite = site.HostPorts(), true
+	opts.NoSitemaps, opts.NoLLMsTxt = true, true
+	first, err := Start(context.Background(), pool, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// No worker yet: the start URL waits, and a crawl of it again takes
 	// it over.
-	second, err := Start(context.Background(), pool, FromCrawl(opts))
+	second, err := Start(context.Background(), pool, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +359,7 @@ func TestCrawlsShareURLs(t *testing.T) {
 	}
 	// A third beside the second, as it runs: it fetches again what was
 	// fetched before it began, and nothing fetched since.
-	third, err := Start(context.Background(), pool, FromCrawl(opts))
+	third, err := Start(context.Background(), pool, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -436,7 +456,10 @@ func TestWorkersConditional(t *testing.T) {
 	})
 	startWorkers(t, pool, 2, nil)
 	crawlOnce := func() *Progress {
-		id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + "/", Source: "cond", Delay: 10 * time.Millisecond, MaxPages: 100}))
+		o := crawlopt.Defaults()
+		o.Start, o.Source, o.Delay = site.URL+"/", "cond", 10*time.Millisecond
+		o.MaxPages = 100
+		id, err := Start(context.Background(), pool, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -476,7 +499,10 @@ func TestTurnsWantedHost(t *testing.T) {
 		fmt.Fprintf(w, `<html><title>Page %d</title><main><h1>Page %d</h1><p>A page of a long chain, each linking to the next.</p><a href="/p%d">next</a></main></html>`, i, i, i+1)
 	})
 	startWorkers(t, pool, 1, func(w *Worker) { w.Slice = time.Minute })
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: site.URL + "/p0", Source: "chain", Delay: 50 * time.Millisecond, MaxPages: 100, MaxDepth: 200}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = site.URL+"/p0", "chain", 50*time.Millisecond
+	o.MaxPages, o.MaxDepth = 100, 200
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -547,7 +573,10 @@ func TestWorkersSeeds(t *testing.T) {
 	base = site.URL
 	startWorkers(t, pool, 2, nil)
 	delay := 20 * time.Millisecond
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: base + "/", Source: "seeds", Delay: delay, MaxPages: 50, MaxDepth: 2}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = base+"/", "seeds", delay
+	o.MaxPages, o.MaxDepth = 50, 2
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -580,7 +609,11 @@ func TestWorkersSeeds(t *testing.T) {
 	}
 
 	// Without sitemaps and llms.txt, the start page alone.
-	id, err = Start(context.Background(), pool, FromCrawl(crawl.Options{Start: base + "/", Source: "bare", Delay: delay, MaxPages: 50, MaxDepth: 2, NoSitemaps: true, NoLLMsTxt: true}))
+	o = crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = base+"/", "bare", delay
+	o.MaxPages, o.MaxDepth = 50, 2
+	o.NoSitemaps, o.NoLLMsTxt = true, true
+	id, err = Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -612,7 +645,11 @@ func TestWorkersCanonical(t *testing.T) {
 	})
 	base = site.URL
 	startWorkers(t, pool, 1, nil)
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: base + "/", Source: "canon", Delay: 10 * time.Millisecond, MaxPages: 20, NoSitemaps: true, NoLLMsTxt: true}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = base+"/", "canon", 10*time.Millisecond
+	o.MaxPages = 20
+	o.NoSitemaps, o.NoLLMsTxt = true, true
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -657,7 +694,11 @@ func TestWorkersSeedsResume(t *testing.T) {
 	// A run has 1 s + 2 × 1 s + 10 s, less a quarter (under 10 s): 12
 	// requests 1 s apart take longer.
 	startWorkers(t, pool, 1, func(w *Worker) { w.Slice = time.Second; w.LeaseTTL = time.Second })
-	id, err := Start(context.Background(), pool, FromCrawl(crawl.Options{Start: base + "/", Source: "resume", Delay: 100 * time.Millisecond, MaxPages: 100, MaxDepth: 2, NoLLMsTxt: true}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = base+"/", "resume", 100*time.Millisecond
+	o.MaxPages, o.MaxDepth = 100, 2
+	o.NoLLMsTxt = true
+	id, err := Start(context.Background(), pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -738,9 +779,11 @@ func TestWorkersIgnoreNotifications(t *testing.T) {
 	}()
 	site := teamtest.Start(t, 200, 5, time.Millisecond)
 	startWorkers(t, pool, 2, nil)
-	id, err := Start(ctx, pool, FromCrawl(crawl.Options{
-		Start: site.PageURL(0), Source: "team", Delay: 10 * time.Millisecond, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(),
-	}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = site.PageURL(0), "team", 10*time.Millisecond
+	o.MaxPages, o.MaxDepth = 1000, 20
+	o.AllowHosts = site.HostPorts()
+	id, err := Start(ctx, pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -798,9 +841,11 @@ func TestWorkersIgnoreInsertNoise(t *testing.T) {
 	}()
 	site := teamtest.Start(t, 50, 2, time.Millisecond)
 	startWorkers(t, pool, 1, func(w *Worker) { w.Logger = logger })
-	id, err := Start(ctx, pool, FromCrawl(crawl.Options{
-		Start: site.PageURL(0), Source: "team", Delay: 10 * time.Millisecond, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(),
-	}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = site.PageURL(0), "team", 10*time.Millisecond
+	o.MaxPages, o.MaxDepth = 1000, 20
+	o.AllowHosts = site.HostPorts()
+	id, err := Start(ctx, pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -843,9 +888,11 @@ func TestWorkersSendNoNotifications(t *testing.T) {
 	}
 	site := teamtest.Start(t, 20, 2, time.Millisecond)
 	startWorkers(t, pool, 1, nil)
-	id, err := Start(ctx, pool, FromCrawl(crawl.Options{
-		Start: site.PageURL(0), Source: "team", Delay: 10 * time.Millisecond, MaxPages: 1000, MaxDepth: 20, AllowHosts: site.HostPorts(),
-	}))
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay = site.PageURL(0), "team", 10*time.Millisecond
+	o.MaxPages, o.MaxDepth = 1000, 20
+	o.AllowHosts = site.HostPorts()
+	id, err := Start(ctx, pool, o)
 	if err != nil {
 		t.Fatal(err)
 	}

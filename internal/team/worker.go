@@ -19,6 +19,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/robots"
 )
@@ -73,7 +74,7 @@ type Worker struct {
 type crawlInfo struct {
 	id      int64
 	created time.Time // by the database's clock
-	o       Options
+	o       crawlopt.Options
 	scope   crawl.Scope
 	eng     *crawl.Engine // decides what each URL comes to
 }
@@ -304,6 +305,21 @@ func (s *slice) finish(ctx context.Context, job *river.Job[HostArgs]) error {
 	return river.JobSnooze(snooze)
 }
 
+// readOptions reads a crawl's options as its row keeps them (Start
+// writes them), over crawlopt.Defaults: a setting the row does not name
+// takes the default. A row written by an older heed reads as it was
+// meant: its durations are nanoseconds, as they still are, and a
+// max_depth of -1 (the start URL only, as the crawler took it then) is
+// 0.
+func readOptions(raw []byte) (crawlopt.Options, error) {
+	o := crawlopt.Defaults()
+	if err := json.Unmarshal(raw, &o); err != nil {
+		return crawlopt.Options{}, err
+	}
+	o.MaxDepth = max(o.MaxDepth, 0)
+	return o, nil
+}
+
 // crawl is a crawl's options, read once a worker.
 func (w *Worker) crawl(ctx context.Context, id int64) (*crawlInfo, error) {
 	w.mu.Lock()
@@ -317,17 +333,19 @@ func (w *Worker) crawl(ctx context.Context, id int64) (*crawlInfo, error) {
 	if err := w.Pool.QueryRow(ctx, `SELECT options, created_at FROM heed_crawl WHERE id = $1`, id).Scan(&raw, &c.created); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(raw, &c.o); err != nil {
+	o, err := readOptions(raw)
+	if err != nil {
 		return nil, fmt.Errorf("crawl %d: %w", id, err)
 	}
+	c.o = o
 	su, err := url.Parse(c.o.Start)
 	if err != nil {
 		return nil, fmt.Errorf("crawl %d: %w", id, err)
 	}
-	if c.scope, err = c.o.scope(su); err != nil {
+	if c.scope, err = scope(c.o, su); err != nil {
 		return nil, fmt.Errorf("crawl %d: %w", id, err)
 	}
-	if c.eng, err = crawl.NewEngine(c.o.crawl(), w.Agent); err != nil {
+	if c.eng, err = crawl.NewEngine(crawlOptions(c.o), w.Agent); err != nil {
 		return nil, fmt.Errorf("crawl %d: %w", id, err)
 	}
 	w.mu.Lock()
