@@ -30,6 +30,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/extractdev"
 	"github.com/heedhq/heed/internal/heapfloor"
 	"github.com/heedhq/heed/internal/polite"
@@ -268,7 +269,10 @@ func crawlHeed(b *testing.B, site string, n int) {
 		stop := peak()
 		cpu := testutil.CPUTime()
 		start := time.Now()
-		sum, err := c.Crawl(b.Context(), crawl.Options{Start: site + "/p/0", MaxPages: n, MaxDepth: 100, NoSitemaps: true, Hosts: 1}, nil)
+		o := crawl.Options{Options: crawlopt.Defaults()}
+		o.Start, o.Delay = site+"/p/0", 0
+		o.MaxPages, o.MaxDepth, o.NoSitemaps, o.Hosts = n, 100, true, 1
+		sum, err := c.Crawl(b.Context(), o, nil)
 		elapsed, used := time.Since(start), cpu()
 		heap, rss := stop()
 		st.Close()

@@ -24,6 +24,7 @@ import (
 
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/memstore"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/render"
@@ -114,8 +115,10 @@ func crawlSite(b *testing.B, url string, mode render.Mode, br *render.Browser) i
 	b.Helper()
 	client := polite.New(fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}, Retries: -1}), polite.NewSchedule(), 0)
 	c := &crawl.Crawler{Client: client, Store: &memstore.Store{}, Agent: "heed/0.1", Browser: br}
-	sum, err := c.Crawl(context.Background(), crawl.Options{Start: url + "/p/0", MaxPages: 1000, MaxDepth: 20, Render: mode,
-		NoSitemaps: true, NoLLMsTxt: true}, nil)
+	o := crawl.Options{Options: crawlopt.Defaults()}
+	o.Start, o.Delay, o.Render = url+"/p/0", 0, string(mode)
+	o.MaxPages, o.MaxDepth, o.NoSitemaps, o.NoLLMsTxt = 1000, 20, true, true
+	sum, err := c.Crawl(context.Background(), o, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -24,7 +24,7 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
-	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/pgtest"
 	"github.com/heedhq/heed/internal/team"
@@ -83,9 +83,10 @@ func BenchmarkTeamCrawl(b *testing.B) {
 					wg.Go(func() { w.Run(ctx) })
 				}
 				began := time.Now()
-				id, err := team.Start(ctx, pool, team.FromCrawl(crawl.Options{
-					Start: site.PageURL(0), Source: "bench", Delay: delay, MaxPages: 2 * site.N, MaxDepth: 30, AllowHosts: site.HostPorts(), WholeSite: true,
-				}))
+				o := crawlopt.Defaults()
+				o.Start, o.Source, o.Delay = site.PageURL(0), "bench", delay
+				o.MaxPages, o.MaxDepth, o.AllowHosts, o.WholeSite = 2*site.N, 30, site.HostPorts(), true
+				id, err := team.Start(ctx, pool, o)
 				if err != nil {
 					b.Fatal(err)
 				}

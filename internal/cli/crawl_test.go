@@ -19,6 +19,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/polite"
 )
 
@@ -184,7 +185,9 @@ func TestProgressOnATerminal(t *testing.T) {
 	var stderr strings.Builder
 	p := &progress{e: &env{stdout: io.Discard, stderr: &stderr}, terminal: true, verbose: true, counts: map[crawl.Kind]int{}, reasons: map[reasonKey]int{}}
 	c := &crawl.Crawler{Client: polite.New(fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}), polite.NewSchedule(), 0), Agent: "heed"}
-	if _, err := c.Crawl(t.Context(), crawl.Options{Start: s.URL + "/", Delay: 20 * time.Millisecond, NoSitemaps: true}, p.event); err != nil {
+	o := crawl.Options{Options: crawlopt.Defaults()}
+	o.Start, o.Delay, o.NoSitemaps = s.URL+"/", 20*time.Millisecond, true
+	if _, err := c.Crawl(t.Context(), o, p.event); err != nil {
 		t.Fatal(err)
 	}
 	p.done()

@@ -13,62 +13,18 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/robots"
 )
 
-// Defaults of Options.
-const (
-	DefaultMaxPages      = 500
-	DefaultMaxDepth      = 5
-	DefaultDeadline      = 10 * time.Minute
-	DefaultMaxCrawlDelay = 10 * time.Second
-	DefaultHosts         = 4
-)
-
-// Options say what to crawl and how. Zero values take the defaults.
+// Options say what to crawl and how: a crawl's options, made by
+// crawlopt.Defaults and the door that asked, and what only a crawl in
+// this process is given.
 type Options struct {
-	Start  string // the start URL
-	Source string // the stash source the pages go to
-	Tags   []string
-
-	MaxPages int           // pages fetched at most; 0 means DefaultMaxPages
-	MaxDepth int           // links followed from the start; 0 means DefaultMaxDepth, negative means only the start
-	Deadline time.Duration // the whole crawl; 0 means DefaultDeadline
-
-	Include, Exclude []string // path globs; see the README
-	AllowHosts       []string // hosts beyond the start URL's
-	// WholeSite widens the crawl from the start URL's directory (its
-	// path up to its last "/") to its whole origin.
-	WholeSite bool
-
-	// Delay is the least time between two requests to one host. A
-	// robots.txt Crawl-delay may raise it, never lower it.
-	Delay time.Duration
-	// MaxCrawlDelay caps a robots.txt Crawl-delay; 0 means
-	// DefaultMaxCrawlDelay.
-	MaxCrawlDelay time.Duration
-	// NoRobots turns robots.txt off: no robots.txt request is made at all.
-	NoRobots bool
-	// IgnoreSignals stores pages whatever their noindex directives and the
-	// site's content signals say, and follows nofollow pages' links.
-	IgnoreSignals bool
-	// Hosts is how many hosts are crawled at once; 0 means DefaultHosts.
-	Hosts int
-	// NoSitemaps leaves robots.txt's Sitemap lines and /sitemap.xml unread.
-	// (With NoRobots, /sitemap.xml is still read; robots.txt is not.)
-	NoSitemaps bool
-	// NoLLMsTxt leaves the site's /llms.txt unread. Read, it seeds the
-	// crawl with the pages it lists (in scope), one link from the start.
-	NoLLMsTxt bool
-	// NoAlternates reads each page from its HTML, though it names a
-	// Markdown alternate.
-	NoAlternates bool
-	// Render says when a page is rendered in the Crawler's Browser: Auto
-	// (""), when its static HTML holds next to nothing; Always; Never.
-	Render render.Mode
+	crawlopt.Options
 	// Page, if set, is called with every page the crawl keeps (one that
 	// its robots directives and the site's content signals let it store),
 	// before it is stored; with a nil Crawler.Store, instead of storing it.
@@ -78,24 +34,6 @@ type Options struct {
 	// again; 0 takes up the last crawl of the same start, source and scope
 	// that was cut short, if there is one, and else begins a new crawl.
 	Resume int64
-}
-
-func (o *Options) fill() {
-	if o.MaxPages == 0 {
-		o.MaxPages = DefaultMaxPages
-	}
-	if o.MaxDepth == 0 {
-		o.MaxDepth = DefaultMaxDepth
-	}
-	if o.Deadline == 0 {
-		o.Deadline = DefaultDeadline
-	}
-	if o.MaxCrawlDelay == 0 {
-		o.MaxCrawlDelay = DefaultMaxCrawlDelay
-	}
-	if o.Hosts <= 0 {
-		o.Hosts = DefaultHosts
-	}
 }
 
 // Crawler holds what crawls share: the polite client (and with it the
@@ -315,13 +253,15 @@ const stashBatch = 64
 var ErrStash = errors.New("the stash could not be written")
 
 // Crawl crawls from o.Start and reports every URL's fate to emit (which may
-// be nil). It fails when the crawl cannot start: a bad start URL, or a
-// start URL that robots.txt refuses (ErrStartRefused, with the rule or the
+// be nil). It fails when the crawl cannot start: options no crawl can run
+// with (a *crawlopt.Error), a bad start URL, or a start URL that robots.txt refuses (ErrStartRefused, with the rule or the
 // cause); when the stash cannot be written (ErrStash); and when the start
 // URL failed and nothing was stored (ErrStartFailed), with the summary of
 // what was done until then.
 func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summary, error) {
-	o.fill()
+	if err := o.Validate(); err != nil {
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(o.Start), Err: err}
+	}
 	begin := time.Now()
 	if err := fetch.CheckURL(o.Start); err != nil {
 		return nil, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(o.Start), Err: err}

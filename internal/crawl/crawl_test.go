@@ -24,6 +24,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/memstore"
 	"github.com/heedhq/heed/internal/pgstore"
@@ -33,6 +34,15 @@ import (
 	"github.com/heedhq/heed/internal/testutil"
 	"github.com/heedhq/heed/robots"
 )
+
+// options are a test's crawl from start: crawlopt.Defaults, but for no
+// delay between two requests to a host, which the tests that wait on
+// one set.
+func options(start string) Options {
+	o := Options{Options: crawlopt.Defaults()}
+	o.Start, o.Delay = start, 0
+	return o
+}
 
 // site is a loopback web site that records every request it serves.
 type site struct {
@@ -259,7 +269,9 @@ func TestCrawlHeedsRobots(t *testing.T) {
 
 	c, st := crawler(t)
 	var ev events
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "site", NoSitemaps: true}, ev.add)
+	o := options(s.URL + "/")
+	o.Source, o.NoSitemaps = "site", true
+	sum, err := c.Crawl(t.Context(), o, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +308,7 @@ func TestCrawlStartRefused(t *testing.T) {
 	s.robots = "User-agent: *\nDisallow: /\n"
 	s.set("/", page{body: html("Home")})
 	c, _ := crawler(t)
-	_, err := c.Crawl(t.Context(), Options{Start: s.URL + "/"}, nil)
+	_, err := c.Crawl(t.Context(), options(s.URL+"/"), nil)
 	var d *Disallowed
 	if !errors.As(err, &d) || d.Decision.Allowed || d.Decision.Rule == nil || d.Decision.Rule.Line != 2 ||
 		!strings.Contains(err.Error(), s.URL+"/") || !strings.Contains(err.Error(), "line 2") || strings.Contains(err.Error(), "--") {
@@ -304,7 +316,7 @@ func TestCrawlStartRefused(t *testing.T) {
 	}
 	s.robots = "503"
 	c, _ = crawler(t)
-	_, err = c.Crawl(t.Context(), Options{Start: s.URL + "/"}, nil)
+	_, err = c.Crawl(t.Context(), options(s.URL+"/"), nil)
 	if !errors.Is(err, ErrStartRefused) || !strings.Contains(err.Error(), "503") || !strings.Contains(err.Error(), "RFC 9309") {
 		t.Errorf("unreachable robots.txt: %v", err)
 	}
@@ -322,7 +334,9 @@ func TestCrawlNoRobots(t *testing.T) {
 	s.set("/a", page{body: html("A")})
 	c, _ := crawler(t)
 	var ev events
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoRobots: true}, ev.add)
+	o := options(s.URL + "/")
+	o.NoRobots = true
+	sum, err := c.Crawl(t.Context(), o, ev.add)
 	if err != nil || sum.Stored != 2 {
 		t.Fatalf("crawl without robots: %+v, %v", sum, err)
 	}
@@ -341,7 +355,9 @@ func TestCrawlDelaySpacing(t *testing.T) {
 		s.set(p, page{body: html(p)})
 	}
 	c, _ := crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Delay: 100 * time.Millisecond, NoSitemaps: true}, nil); err != nil {
+	o := options(s.URL + "/")
+	o.Delay, o.NoSitemaps = 100*time.Millisecond, true
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	var pages []hit
@@ -373,7 +389,11 @@ func TestCrawlDelayNeverPastDeadline(t *testing.T) {
 	c, _ := crawler(t)
 	var ev events
 	begin := time.Now()
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Delay: 5 * time.Second, NoRobots: true, Deadline: 500 * time.Millisecond, NoSitemaps: true, NoLLMsTxt: true}, ev.add)
+	o := options(s.URL + "/")
+	o.Delay = 5 * time.Second
+	o.Deadline = 500 * time.Millisecond
+	o.NoRobots, o.NoSitemaps, o.NoLLMsTxt = true, true, true
+	sum, err := c.Crawl(t.Context(), o, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +415,9 @@ func TestCrawlPageSignals(t *testing.T) {
 	s.set("/header-noindex", page{body: html("Header"), header: map[string]string{"X-Robots-Tag": "heed: noindex"}})
 	c, _ := crawler(t)
 	var ev events
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add); err != nil {
+	o := options(s.URL + "/")
+	o.NoSitemaps = true
+	if _, err := c.Crawl(t.Context(), o, ev.add); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ev.urls(Stored), []string{s.URL + "/", s.URL + "/from-noindex", s.URL + "/nofollow"}; !slices.Equal(got, want) {
@@ -411,7 +433,9 @@ func TestCrawlPageSignals(t *testing.T) {
 	}
 	// --ignore-signals stores and follows them all.
 	c2, _ := crawler(t)
-	sum, err := c2.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true, IgnoreSignals: true}, nil)
+	o = options(s.URL + "/")
+	o.IgnoreSignals, o.NoSitemaps = true, true
+	sum, err := c2.Crawl(t.Context(), o, nil)
 	if err != nil || sum.Stored != 6 {
 		t.Errorf("ignoring signals: %+v, %v", sum, err)
 	}
@@ -423,7 +447,9 @@ func TestCrawlContentSignal(t *testing.T) {
 	s.set("/", page{body: html("Home", "/a", "/b")})
 	c, st := crawler(t)
 	var ev events
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add)
+	o := options(s.URL + "/")
+	o.NoSitemaps = true
+	sum, err := c.Crawl(t.Context(), o, ev.add)
 	if !errors.Is(err, ErrNothingKept) || !strings.Contains(err.Error(), "the start URL was skipped: signal") || sum.Stored != 0 || sum.Skipped[ReasonSignal] != 1 {
 		t.Errorf("content signal: %+v, %v; want nothing kept, saying why", sum, err)
 	}
@@ -458,7 +484,9 @@ func TestCrawlSitemaps(t *testing.T) {
 	s.set("/sitemap.xml", page{body: `<urlset><url><loc>` + s.URL + `/orphan</loc></url></urlset>`})
 	c, st := crawler(t)
 	var ev events
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Include: []string{"/", "/orphan", "/gz-orphan"}}, ev.add); err != nil {
+	o := options(s.URL + "/")
+	o.Include = []string{"/", "/orphan", "/gz-orphan"}
+	if _, err := c.Crawl(t.Context(), o, ev.add); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := ev.urls(Stored), []string{s.URL + "/", s.URL + "/gz-orphan", s.URL + "/orphan"}; !slices.Equal(got, want) {
@@ -477,7 +505,9 @@ func TestCrawlIncremental(t *testing.T) {
 	s.set("/", page{body: html("Home", "/a"), etag: `"h1"`})
 	s.set("/a", page{body: html("A"), etag: `"a1"`})
 	c, st := crawler(t)
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil)
+	o := options(s.URL + "/")
+	o.NoSitemaps = true
+	sum, err := c.Crawl(t.Context(), o, nil)
 	if err != nil || sum.Stored != 2 {
 		t.Fatalf("first crawl: %+v, %v", sum, err)
 	}
@@ -498,7 +528,9 @@ func TestCrawlIncremental(t *testing.T) {
 	s.set("/a", page{body: html("A, revised"), etag: `"a2"`})
 	before := len(s.requests())
 	var ev events
-	sum, err = c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add)
+	o = options(s.URL + "/")
+	o.NoSitemaps = true
+	sum, err = c.Crawl(t.Context(), o, ev.add)
 	if err != nil || sum.Unchanged != 1 || sum.Stored != 1 {
 		t.Fatalf("second crawl: %+v, %v", sum, err)
 	}
@@ -530,7 +562,9 @@ func TestCrawlLimitsAndCanonical(t *testing.T) {
 	s.set("/dup?utm=x", page{body: strings.Replace(html("Dup"), "<head>", `<head><link rel="canonical" href="/">`, 1)})
 	c, _ := crawler(t)
 	var ev events
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxDepth: 1, NoSitemaps: true}, ev.add)
+	o := options(s.URL + "/")
+	o.MaxDepth, o.NoSitemaps = 1, true
+	sum, err := c.Crawl(t.Context(), o, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,7 +572,9 @@ func TestCrawlLimitsAndCanonical(t *testing.T) {
 		t.Errorf("depth 1: %+v", sum)
 	}
 	c2, _ := crawler(t)
-	sum, err = c2.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 3, NoSitemaps: true}, nil)
+	o = options(s.URL + "/")
+	o.MaxPages, o.NoSitemaps = 3, true
+	sum, err = c2.Crawl(t.Context(), o, nil)
 	if err != nil || sum.Stored != 3 || sum.Skipped[ReasonLimit] == 0 {
 		t.Errorf("max 3 pages: %+v, %v", sum, err)
 	}
@@ -579,7 +615,9 @@ func TestLinkQueryWithSpaces(t *testing.T) {
 	s.set("/p?x=a%20b&y=%3Cc%3E", page{body: html("Found")})
 	c, _ := crawler(t)
 	var ev events
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add); err != nil {
+	o := options(s.URL + "/")
+	o.NoSitemaps = true
+	if _, err := c.Crawl(t.Context(), o, ev.add); err != nil {
 		t.Fatal(err)
 	}
 	if e := ev.find(Stored, "/p?x=a%20b&y=%3Cc%3E"); e == nil {
@@ -606,7 +644,7 @@ func TestScopeGlobs(t *testing.T) {
 	}
 	// A URL excluded says by which glob, as the user wrote it.
 	start, _ := url.Parse("https://e.com/")
-	sc, err := newScope(start, Options{Exclude: []string{"/private/**"}})
+	sc, err := newScope(start, Options{Options: crawlopt.Options{Exclude: []string{"/private/**"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -626,7 +664,9 @@ func TestCrawlReviewFindings(t *testing.T) {
 		s.set("/secret/x.html", page{body: html("Secret")})
 		c, _ := crawler(t)
 		var ev events
-		c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add)
+		o := options(s.URL + "/")
+		o.NoSitemaps = true
+		c.Crawl(t.Context(), o, ev.add)
 		for _, p := range s.paths() {
 			if strings.Contains(p, "secret") || strings.Contains(p, "%2") {
 				t.Errorf("%s was fetched", p)
@@ -643,7 +683,9 @@ func TestCrawlReviewFindings(t *testing.T) {
 		s.set("/blog/b", page{body: html("B")})
 		c, _ := crawler(t)
 		var ev events
-		sum, _ := c.Crawl(t.Context(), Options{Start: s.URL + "/", Include: []string{"/guide/**"}, NoSitemaps: true}, ev.add)
+		o := options(s.URL + "/")
+		o.Include, o.NoSitemaps = []string{"/guide/**"}, true
+		sum, _ := c.Crawl(t.Context(), o, ev.add)
 		if got, want := ev.urls(Stored), []string{s.URL + "/", s.URL + "/guide/a"}; !slices.Equal(got, want) {
 			t.Errorf("stored %v, want %v (%+v)", got, want, sum)
 		}
@@ -654,7 +696,9 @@ func TestCrawlReviewFindings(t *testing.T) {
 		s.set("/", page{body: html("Home", "/x1", "/x2", "/x3", "/a")})
 		s.set("/a", page{body: html("A")})
 		c, _ := crawler(t)
-		sum, _ := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 2, NoSitemaps: true}, nil)
+		o := options(s.URL + "/")
+		o.MaxPages, o.NoSitemaps = 2, true
+		sum, _ := c.Crawl(t.Context(), o, nil)
 		if sum.Stored != 2 || sum.Skipped[ReasonRobots] != 3 {
 			t.Errorf("summary %+v, want 2 stored and 3 skipped by robots", sum)
 		}
@@ -674,7 +718,9 @@ func TestCrawlReviewFindings(t *testing.T) {
 		c, _ := crawler(t)
 		bu := strings.TrimPrefix(b.URL, "http://")
 		var ev events
-		sum, err := c.Crawl(t.Context(), Options{Start: a.URL + "/", AllowHosts: []string{bu}, NoSitemaps: true}, ev.add)
+		o := options(a.URL + "/")
+		o.AllowHosts, o.NoSitemaps = []string{bu}, true
+		sum, err := c.Crawl(t.Context(), o, ev.add)
 		if err != nil || sum.Stored != 4 {
 			t.Fatalf("summary %+v, %v", sum, err)
 		}
@@ -696,7 +742,9 @@ func TestCrawlReviewFindings(t *testing.T) {
 		s.set("/flaky", page{status: http.StatusServiceUnavailable, body: "busy"})
 		c, _ := crawler(t)
 		c.Client = polite.New(fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}), polite.NewSchedule(), 0) // retries on by default
-		c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil)
+		o := options(s.URL + "/")
+		o.NoSitemaps = true
+		c.Crawl(t.Context(), o, nil)
 		n := 0
 		for _, p := range s.paths() {
 			if p == "/flaky" {
@@ -715,7 +763,7 @@ func TestCrawlReviewFindings(t *testing.T) {
 		s.set("/", page{body: html("Home")})
 		s.set("/sitemap.xml", page{body: `<urlset><url><loc>/</loc></url></urlset>`})
 		c, _ := crawler(t)
-		c.Crawl(t.Context(), Options{Start: s.URL + "/"}, nil)
+		c.Crawl(t.Context(), options(s.URL+"/"), nil)
 		var hits []hit
 		for _, h := range s.requests() {
 			if h.path != "/robots.txt" {
@@ -733,7 +781,9 @@ func TestCrawlReviewFindings(t *testing.T) {
 		s.set("/", page{body: html("Home", "/a")})
 		s.set("/a", page{body: strings.Replace(html("A"), "<head>", `<head><link rel="canonical" href="https://elsewhere.example/a">`, 1)})
 		c, _ := crawler(t)
-		sum, _ := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil)
+		o := options(s.URL + "/")
+		o.NoSitemaps = true
+		sum, _ := c.Crawl(t.Context(), o, nil)
 		if sum.Stored != 2 {
 			t.Errorf("summary %+v, want both pages stored", sum)
 		}
@@ -743,9 +793,13 @@ func TestCrawlReviewFindings(t *testing.T) {
 		s.set("/", page{body: strings.Replace(html("Home", "/hidden"), "<head>", `<head><meta name="robots" content="nofollow">`, 1), etag: `"h"`})
 		s.set("/hidden", page{body: html("Hidden")})
 		c, _ := crawler(t)
-		c.Crawl(t.Context(), Options{Start: s.URL + "/", IgnoreSignals: true, NoSitemaps: true}, nil)
+		o := options(s.URL + "/")
+		o.IgnoreSignals, o.NoSitemaps = true, true
+		c.Crawl(t.Context(), o, nil)
 		before := len(s.requests())
-		c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil)
+		o = options(s.URL + "/")
+		o.NoSitemaps = true
+		c.Crawl(t.Context(), o, nil)
 		for _, h := range s.requests()[before:] {
 			if h.path == "/hidden" {
 				t.Errorf("the polite re-crawl followed a nofollow page's link")
@@ -776,7 +830,9 @@ func TestCrawlReviewFindings(t *testing.T) {
 		c, _ := crawler(t) // its client's turns are shared by its crawls
 		var wg sync.WaitGroup
 		for range 2 {
-			wg.Go(func() { c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil) })
+			o := options(s.URL + "/")
+			o.NoSitemaps = true
+			wg.Go(func() { c.Crawl(t.Context(), o, nil) })
 		}
 		wg.Wait()
 		if m := most.Load(); m > 1 {
@@ -790,8 +846,12 @@ func TestCrawlUnderANewSourceName(t *testing.T) {
 	s.set("/", page{body: html("Home", "/a"), etag: `"h"`})
 	s.set("/a", page{body: html("A"), etag: `"a"`})
 	c, st := crawler(t)
-	c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "first", NoSitemaps: true}, nil)
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "second", NoSitemaps: true}, nil)
+	o := options(s.URL + "/")
+	o.Source, o.NoSitemaps = "first", true
+	c.Crawl(t.Context(), o, nil)
+	o = options(s.URL + "/")
+	o.Source, o.NoSitemaps = "second", true
+	sum, err := c.Crawl(t.Context(), o, nil)
 	if err != nil || sum.Stored != 2 {
 		t.Errorf("second source: %+v, %v; want both pages stored under it", sum, err)
 	}
@@ -811,11 +871,14 @@ func TestCrawlPageHook(t *testing.T) {
 	c.Store = nil
 	var mu sync.Mutex
 	seen := map[string]string{}
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true, Page: func(u string, doc *extract.Document) {
+	o := options(s.URL + "/")
+	o.NoSitemaps = true
+	o.Page = func(u string, doc *extract.Document) {
 		mu.Lock()
 		defer mu.Unlock()
 		seen[u] = doc.Title
-	}}, nil)
+	}
+	sum, err := c.Crawl(t.Context(), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -856,7 +919,9 @@ func TestOnePageThatCannotBeStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ev events
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add)
+	o := options(s.URL + "/")
+	o.NoSitemaps = true
+	sum, err := c.Crawl(t.Context(), o, ev.add)
 	if err != nil {
 		t.Fatalf("crawl: %v", err)
 	}
@@ -894,7 +959,7 @@ func TestSitemapLimits(t *testing.T) {
 
 	c, _ := crawler(t)
 	var ev events
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/"}, ev.add); err != nil {
+	if _, err := c.Crawl(t.Context(), options(s.URL+"/"), ev.add); err != nil {
 		t.Fatal(err)
 	}
 	if ev.find(Stored, "/orphan") == nil {
@@ -903,7 +968,9 @@ func TestSitemapLimits(t *testing.T) {
 
 	before := len(s.requests())
 	c, _ = crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxDepth: -1}, nil); err != nil {
+	o := options(s.URL + "/")
+	o.MaxDepth = 0
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, h := range s.requests()[before:] {
@@ -914,7 +981,9 @@ func TestSitemapLimits(t *testing.T) {
 
 	before = len(s.requests())
 	c, _ = crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 2}, nil); err != nil {
+	o = options(s.URL + "/")
+	o.MaxPages = 2
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	read := 0
@@ -942,7 +1011,11 @@ func TestRedirectToAnotherSchemeOnTheSameHost(t *testing.T) {
 	var ev events
 	// The host is allowed, so its https origin is in scope too.
 	host := strings.TrimPrefix(s.URL, "http://")
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 3, AllowHosts: []string{host}, NoSitemaps: true, Deadline: 10 * time.Second}, ev.add)
+	o := options(s.URL + "/")
+	o.MaxPages, o.Deadline = 3, 10*time.Second
+	o.AllowHosts = []string{host}
+	o.NoSitemaps = true
+	sum, err := c.Crawl(t.Context(), o, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -974,7 +1047,9 @@ func TestQueuedRedirectCounts(t *testing.T) {
 	b.set("/page", page{body: html("Page")})
 	c, _ := crawler(t)
 	var ev events
-	sum, err := c.Crawl(t.Context(), Options{Start: a.URL + "/", MaxPages: 3, AllowHosts: []string{strings.TrimPrefix(b.URL, "http://")}, NoSitemaps: true}, ev.add)
+	o := options(a.URL + "/")
+	o.MaxPages, o.AllowHosts, o.NoSitemaps = 3, []string{strings.TrimPrefix(b.URL, "http://")}, true
+	sum, err := c.Crawl(t.Context(), o, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -983,7 +1058,9 @@ func TestQueuedRedirectCounts(t *testing.T) {
 	}
 	c, _ = crawler(t)
 	ev = events{}
-	sum, err = c.Crawl(t.Context(), Options{Start: a.URL + "/", MaxPages: 2, AllowHosts: []string{strings.TrimPrefix(b.URL, "http://")}, NoSitemaps: true}, ev.add)
+	o = options(a.URL + "/")
+	o.MaxPages, o.AllowHosts, o.NoSitemaps = 2, []string{strings.TrimPrefix(b.URL, "http://")}, true
+	sum, err = c.Crawl(t.Context(), o, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1006,7 +1083,9 @@ func TestRedirectWhileRobotsExpire(t *testing.T) {
 	clock := func() time.Time { return time.Unix(0, 0).Add(time.Duration(hours.Add(25)) * time.Hour) } // every copy is stale when next asked
 	c.Robots = robots.NewCache(c.Client.LoadRobots, robots.CacheConfig{Now: clock})
 	var ev events
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 10, NoSitemaps: true, Deadline: 10 * time.Second}, ev.add)
+	o := options(s.URL + "/")
+	o.MaxPages, o.Deadline, o.NoSitemaps = 10, 10*time.Second, true
+	sum, err := c.Crawl(t.Context(), o, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1056,7 +1135,9 @@ func TestHostsCrawledAtOnce(t *testing.T) {
 			}
 			sites[0].set("/", page{body: html("Home", links...)})
 			c, _ := crawler(t)
-			sum, err := c.Crawl(t.Context(), Options{Start: sites[0].URL + "/", AllowHosts: allow, Hosts: hosts, NoSitemaps: true}, nil)
+			o := options(sites[0].URL + "/")
+			o.AllowHosts, o.Hosts, o.NoSitemaps = allow, hosts, true
+			sum, err := c.Crawl(t.Context(), o, nil)
 			if err != nil || sum.Stored != 10 {
 				t.Fatalf("summary %+v, %v", sum, err)
 			}
@@ -1089,7 +1170,11 @@ func TestCrawlDelayRule(t *testing.T) {
 			s.set("/b", page{body: html("B")})
 			c, _ := crawler(t)
 			start := time.Now()
-			if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Delay: tc.delay, MaxCrawlDelay: tc.max, NoSitemaps: true, Deadline: 5 * time.Second}, nil); err != nil {
+			o := options(s.URL + "/")
+			o.Delay = tc.delay
+			o.Deadline = 5 * time.Second
+			o.MaxCrawlDelay, o.NoSitemaps = tc.max, true
+			if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 				t.Fatal(err)
 			}
 			all := s.requests()
@@ -1171,7 +1256,9 @@ func TestCrawlHostileSitemap(t *testing.T) {
 	c, _ := crawler(t)
 	var ev events
 	alloc := testutil.Allocated(func() {
-		if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Deadline: time.Minute}, ev.add); err != nil {
+		o := options(s.URL + "/")
+		o.Deadline = time.Minute
+		if _, err := c.Crawl(t.Context(), o, ev.add); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -1215,7 +1302,9 @@ func TestSitemapsReadNoMoreThanNeeded(t *testing.T) {
 
 	c, _ := crawler(t)
 	var ev events
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 5}, ev.add)
+	o := options(s.URL + "/")
+	o.MaxPages = 5
+	sum, err := c.Crawl(t.Context(), o, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1240,7 +1329,9 @@ func TestSitemapsReadNoMoreThanNeeded(t *testing.T) {
 	s.mu.Unlock()
 	c, _ = crawler(t)
 	ev = events{}
-	sum, err = c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 5}, ev.add)
+	o = options(s.URL + "/")
+	o.MaxPages = 5
+	sum, err = c.Crawl(t.Context(), o, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1270,8 +1361,9 @@ func TestRedirectsCountAgainstMaxPages(t *testing.T) {
 	b = httptest.NewServer(bounce(&a))
 	defer b.Close()
 	c, _ := crawler(t)
-	sum, err := c.Crawl(t.Context(), Options{Start: a.URL + "/", MaxPages: 5, Deadline: 5 * time.Second,
-		AllowHosts: []string{strings.TrimPrefix(b.URL, "http://")}}, nil)
+	o := options(a.URL + "/")
+	o.MaxPages, o.Deadline, o.AllowHosts = 5, 5*time.Second, []string{strings.TrimPrefix(b.URL, "http://")}
+	sum, err := c.Crawl(t.Context(), o, nil)
 	if !errors.Is(err, ErrNothingKept) { // a chain of redirects keeps no page
 		t.Fatal(err)
 	}
@@ -1291,7 +1383,9 @@ func TestRedirectsCountAgainstMaxPages(t *testing.T) {
 	}))
 	defer same.Close()
 	c, _ = crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: same.URL + "/", MaxPages: 3, Deadline: 5 * time.Second}, nil); !errors.Is(err, ErrNothingKept) {
+	o = options(same.URL + "/")
+	o.MaxPages, o.Deadline = 3, 5*time.Second
+	if _, err := c.Crawl(t.Context(), o, nil); !errors.Is(err, ErrNothingKept) {
 		t.Fatal(err)
 	}
 	if n := requests.Load(); n > 3 {
@@ -1346,7 +1440,8 @@ func TestStopReasons(t *testing.T) {
 			defer cancel()
 			c2, _ := crawler(t)
 			var ev events
-			o := Options{Start: s.URL + "/", NoSitemaps: true, Delay: 300 * time.Millisecond}
+			o := options(s.URL + "/")
+			o.Delay, o.NoSitemaps = 300*time.Millisecond, true
 			if c.reason == ReasonDeadline {
 				o.Deadline = 500 * time.Millisecond
 			}
@@ -1385,7 +1480,9 @@ func TestOnePageOneSnapshot(t *testing.T) {
 	s.set("/other", page{body: html("Other")})
 	c, st := crawler(t)
 	var ev events
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, ev.add)
+	o := options(s.URL + "/")
+	o.NoSitemaps = true
+	sum, err := c.Crawl(t.Context(), o, ev.add)
 	if err != nil || sum.Stored != 2 || sum.Skipped[ReasonDup] != 1 {
 		t.Fatalf("a crawl of / and /index.html: %+v, %v", sum, err)
 	}
@@ -1398,8 +1495,12 @@ func TestOnePageOneSnapshot(t *testing.T) {
 	// Crawled again, the first copy answers "not modified": its twin is
 	// still a duplicate.
 	s.set("/", page{body: home, etag: `"h"`})
-	c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil) // stores the validator
-	sum, err = c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil)
+	o = options(s.URL + "/")
+	o.NoSitemaps = true
+	c.Crawl(t.Context(), o, nil) // stores the validator
+	o = options(s.URL + "/")
+	o.NoSitemaps = true
+	sum, err = c.Crawl(t.Context(), o, nil)
 	if err != nil || sum.Unchanged < 1 || sum.Skipped[ReasonDup] != 1 {
 		t.Errorf("a re-crawl whose first copy is not modified: %+v, %v", sum, err)
 	}
@@ -1419,7 +1520,9 @@ func TestShellsAreNotDuplicates(t *testing.T) {
 	s.set("/app/a", page{body: shell("A")})
 	s.set("/app/b", page{body: shell("B")})
 	c, _ := crawler(t)
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", NoSitemaps: true}, nil)
+	o := options(s.URL + "/")
+	o.NoSitemaps = true
+	sum, err := c.Crawl(t.Context(), o, nil)
 	if err != nil || sum.Skipped[ReasonDup] != 0 || sum.Stored != 3 {
 		t.Errorf("a crawl of shells: %+v, %v; want them stored apart", sum, err)
 	}

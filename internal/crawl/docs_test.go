@@ -32,14 +32,16 @@ func TestCrawlPostgreSQLDocs(t *testing.T) {
 	pages := map[string]string{}
 	c, _ := crawler(t)
 	c.Store = nil
-	sum, err := c.Crawl(context.Background(), Options{
-		Start: srv.URL + "/index.html", Source: "pg", MaxPages: 3000, MaxDepth: 20, NoSitemaps: true, NoLLMsTxt: true,
-		Page: func(u string, doc *extract.Document) {
-			mu.Lock()
-			pages[u] = doc.Markdown
-			mu.Unlock()
-		},
-	}, nil)
+	o := options(srv.URL + "/index.html")
+	o.Source = "pg"
+	o.MaxPages, o.MaxDepth = 3000, 20
+	o.NoSitemaps, o.NoLLMsTxt = true, true
+	o.Page = func(u string, doc *extract.Document) {
+		mu.Lock()
+		pages[u] = doc.Markdown
+		mu.Unlock()
+	}
+	sum, err := c.Crawl(context.Background(), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

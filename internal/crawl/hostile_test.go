@@ -27,7 +27,8 @@ func TestCrawlLLMsTxtRepeatedKeys(t *testing.T) {
 	s := newMDSite(t)
 	s.html["/docs/"] = html("Docs")
 	s.files["/docs/a.md"] = [2]string{"text/markdown", "# A\n\nA page.\n"}
-	opts := Options{Start: s.URL + "/docs/", Source: "llms", NoSitemaps: true}
+	opts := options(s.URL + "/docs/")
+	opts.Source, opts.NoSitemaps = "llms", true
 	s.files["/llms.txt"] = [2]string{"text/plain", list}
 	plain := crawlAllocates(t, opts)
 	s.files["/llms.txt"] = [2]string{"text/plain", "---\n" + strings.Repeat("k:\n", 4<<10/3) + "---\n" + list}
@@ -53,8 +54,12 @@ func TestCrawlMarkdownLinkBudget(t *testing.T) {
 	dir := "/" + strings.Repeat("d", 6<<10) + "/"
 	s.files[dir+"page.md"] = [2]string{"text/markdown", b.String()}
 	s.files[dir+"small.md"] = [2]string{"text/markdown", "[a](x0)"}
-	small := crawlAllocates(t, Options{Start: s.URL + dir + "small.md", Source: "md", NoSitemaps: true, MaxDepth: -1})
-	large := crawlAllocates(t, Options{Start: s.URL + dir + "page.md", Source: "md", NoSitemaps: true, MaxDepth: -1})
+	o := options(s.URL + dir + "small.md")
+	o.Source, o.MaxDepth, o.NoSitemaps = "md", 0, true
+	small := crawlAllocates(t, o)
+	o = options(s.URL + dir + "page.md")
+	o.Source, o.MaxDepth, o.NoSitemaps = "md", 0, true
+	large := crawlAllocates(t, o)
 	t.Logf("a crawl of a page of one link at a 6 KB URL allocates %d bytes; of %d bytes of links, %d", small, b.Len(), large)
 	if large > small+uint64(64*b.Len()) {
 		t.Errorf("%d bytes of links at a 6 KB URL cost the crawl %d bytes more", b.Len(), large-small)
@@ -81,7 +86,9 @@ func TestCrawlStoresSafeMarkdown(t *testing.T) {
 	}
 	s.html["/"] = home.String() + "</main></body></html>"
 	c, st := crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "safe", NoSitemaps: true}, nil); err != nil {
+	o := options(s.URL + "/")
+	o.Source, o.NoSitemaps = "safe", true
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	for i := range routes {

@@ -29,7 +29,9 @@ func TestSitemapRequestsCount(t *testing.T) {
 	idx.WriteString("</sitemapindex>")
 	s.set("/sitemap.xml", page{body: idx.String()})
 	c, _ := crawler(t)
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 5}, nil)
+	o := options(s.URL + "/")
+	o.MaxPages = 5
+	sum, err := c.Crawl(t.Context(), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +57,9 @@ func TestSitemapRedirectHeedsRobots(t *testing.T) {
 	s.robots = "User-agent: *\nDisallow: /private/\n"
 	s.mu.Unlock()
 	c, _ := crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 5}, nil); err != nil {
+	o := options(s.URL + "/")
+	o.MaxPages = 5
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range s.paths() {
@@ -78,7 +82,9 @@ func TestSitemapCutIsReported(t *testing.T) {
 	zw.Close()
 	s.set("/sitemap.xml", page{body: gz.String()})
 	c, _ := crawler(t)
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 5}, nil)
+	o := options(s.URL + "/")
+	o.MaxPages = 5
+	sum, err := c.Crawl(t.Context(), o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +111,11 @@ func TestNoRequestsPastLimit(t *testing.T) {
 	s := newSite(t)
 	s.set("/", page{body: html("Home", links...)})
 	c, _ := crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 2, AllowHosts: allow, NoSitemaps: true, NoLLMsTxt: true}, nil); err != nil {
+	o := options(s.URL + "/")
+	o.MaxPages = 2
+	o.AllowHosts = allow
+	o.NoSitemaps, o.NoLLMsTxt = true, true
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	pages, robots := 0, 0
@@ -118,7 +128,7 @@ func TestNoRequestsPastLimit(t *testing.T) {
 			}
 		}
 	}
-	if pages > 2 || robots > 1+DefaultHosts {
+	if pages > 2 || robots > 1+o.Hosts {
 		t.Errorf("%d page and %d robots.txt requests for max_pages 2", pages, robots)
 	}
 }
@@ -134,7 +144,9 @@ func TestSitemapRedirectKeepsToItsOrigin(t *testing.T) {
 	other.robots = "User-agent: *\nDisallow: /\n"
 	other.mu.Unlock()
 	c, _ := crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxPages: 5}, nil); err != nil {
+	o := options(s.URL + "/")
+	o.MaxPages = 5
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	if p := other.paths(); len(p) > 0 {
@@ -165,7 +177,7 @@ func TestBarrenSitemapsLeftUnread(t *testing.T) {
 	s.set("/docs/listed", page{body: html("Listed")})
 	c, _ := crawler(t)
 	var ev events
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/docs/"}, ev.add)
+	sum, err := c.Crawl(t.Context(), options(s.URL+"/docs/"), ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}

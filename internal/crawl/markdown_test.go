@@ -91,7 +91,9 @@ func TestCrawlNegotiatesMarkdown(t *testing.T) {
 	s.md["/"] = "---\ntitle: The home\n---\n# Home\n\nSee the [guide](/guide) and [this](javascript:alert(1)).\n\n<script>steal()</script>\n\n<img src=x onerror=alert(2)>\n"
 	s.html["/guide"] = html("Guide")
 	c, st := crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "md", NoSitemaps: true}, nil); err != nil {
+	o := options(s.URL + "/")
+	o.Source, o.NoSitemaps = "md", true
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	if a := s.accept("/"); !strings.HasPrefix(a, "text/markdown") || !strings.Contains(a, "text/html;q=0.9") {
@@ -120,7 +122,9 @@ func TestCrawlMarkdownTypeLie(t *testing.T) {
 	s := newMDSite(t)
 	s.files["/"] = [2]string{"text/markdown", "<!DOCTYPE html><html><head><title>Lie</title><script>steal()</script></head><body><main><h1>Lie</h1><p>Words of a page that said it was Markdown and was not, at some length.</p></main></body></html>"}
 	c, st := crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "lie", NoSitemaps: true}, nil); err != nil {
+	o := options(s.URL + "/")
+	o.Source, o.NoSitemaps = "lie", true
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := st.Get(t.Context(), s.URL+"/")
@@ -151,7 +155,10 @@ func TestCrawlMarkdownAlternate(t *testing.T) {
 	s.html["/c"] = alt("C", other.URL+"/x.md")
 	c, st := crawler(t)
 	const delay = 150 * time.Millisecond
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "alt", NoSitemaps: true, NoLLMsTxt: true, Delay: delay}, nil); err != nil {
+	o := options(s.URL + "/")
+	o.Source, o.Delay = "alt", delay
+	o.NoSitemaps, o.NoLLMsTxt = true, true
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	home, err := st.Get(t.Context(), s.URL+"/")
@@ -196,7 +203,9 @@ func TestCrawlLLMsTxt(t *testing.T) {
 	s.files["/docs/hidden.md"] = [2]string{"text/plain", "# Hidden\n\nOnly llms.txt lists this page.\n"}
 	s.html["/blog/post"] = html("Post")
 	c, st := crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/docs/", Source: "llms", NoSitemaps: true, Exclude: []string{"/blog/**"}}, nil); err != nil {
+	o := options(s.URL + "/docs/")
+	o.Source, o.Exclude, o.NoSitemaps = "llms", []string{"/blog/**"}, true
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := st.Get(t.Context(), s.URL+"/docs/hidden.md")
@@ -214,7 +223,9 @@ func TestCrawlLLMsTxt(t *testing.T) {
 	plain.html["/"] = html("Home", "/a")
 	plain.html["/a"] = html("A")
 	c, _ = crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: plain.URL + "/", Source: "plain", NoSitemaps: true}, nil); err != nil {
+	o = options(plain.URL + "/")
+	o.Source, o.NoSitemaps = "plain", true
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := plain.paths(), []string{"/robots.txt", "/", "/llms.txt", "/a"}; !slices.Equal(got, want) && !slices.Equal(got, []string{"/robots.txt", "/", "/a", "/llms.txt"}) {
@@ -229,7 +240,9 @@ func TestCrawlLLMsFullTxt(t *testing.T) {
 	s.files["/llms-full.txt"] = [2]string{"text/plain; charset=utf-8", "# Site\n\n## Guide\n\nAll of the guide, see [a page](/a).\n\n```sh\nsite --help\n```\n"}
 	s.html["/a"] = html("A")
 	c, st := crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/llms-full.txt", Source: "full", NoSitemaps: true}, nil); err != nil {
+	o := options(s.URL + "/llms-full.txt")
+	o.Source, o.NoSitemaps = "full", true
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	snap, err := st.Get(t.Context(), s.URL+"/llms-full.txt")
@@ -259,7 +272,9 @@ func TestCrawlAlternateRedirectAndOnce(t *testing.T) {
 	s.files["/llms.txt"] = [2]string{"text/plain", "# Site\n\n- [B](/b.md)\n"}
 	s.redirects["/moved.md"] = "/private/home.md"
 	c, st := crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "alt", NoSitemaps: true}, nil); err != nil {
+	o := options(s.URL + "/")
+	o.Source, o.NoSitemaps = "alt", true
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := s.count("/private/home.md"); n != 0 {
@@ -283,7 +298,9 @@ func TestCrawlLLMsTxtRules(t *testing.T) {
 	s.files["/llms.txt"] = [2]string{"text/plain", "- [A](/a.md)\n"}
 	s.files["/a.md"] = [2]string{"text/markdown", "# A\n"}
 	c, _ := crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Source: "r", NoSitemaps: true}, nil); err != nil {
+	o := options(s.URL + "/")
+	o.Source, o.NoSitemaps = "r", true
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	if s.count("/llms.txt")+s.count("/a.md") != 0 {
@@ -295,7 +312,9 @@ func TestCrawlLLMsTxtRules(t *testing.T) {
 	h.files["/llms.txt"] = [2]string{"text/html", "<!DOCTYPE html><html><body><a href=\"/a.md\">A</a></body></html>"}
 	h.files["/a.md"] = [2]string{"text/markdown", "# A\n"}
 	c, _ = crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: h.URL + "/", Source: "h", NoSitemaps: true}, nil); err != nil {
+	o = options(h.URL + "/")
+	o.Source, o.NoSitemaps = "h", true
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	if h.count("/a.md") != 0 {
@@ -308,7 +327,9 @@ func TestCrawlLLMsTxtRules(t *testing.T) {
 	d.files["/a.md"] = [2]string{"text/markdown", "# A\n\nSee [deeper](/deeper).\n"}
 	d.html["/deeper"] = html("Deeper")
 	c, _ = crawler(t)
-	if _, err := c.Crawl(t.Context(), Options{Start: d.URL + "/", Source: "d", NoSitemaps: true, MaxDepth: 1}, nil); err != nil {
+	o = options(d.URL + "/")
+	o.Source, o.MaxDepth, o.NoSitemaps = "d", 1, true
+	if _, err := c.Crawl(t.Context(), o, nil); err != nil {
 		t.Fatal(err)
 	}
 	if d.count("/a.md") != 1 || d.count("/deeper") != 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawlopt"
 )
 
 // Scope says which URLs a crawl may fetch: those under its start URL's
@@ -17,13 +18,13 @@ type Scope struct{ s *scope }
 
 // NewScope is the scope of a crawl from start, normalized, as o says it
 // (its AllowHosts, Include, Exclude and WholeSite).
-func NewScope(start *url.URL, o Options) (Scope, error) {
-	s, err := newScope(start, o)
+func NewScope(start *url.URL, o crawlopt.Options) (Scope, error) {
+	s, err := newScope(start, Options{Options: o})
 	return Scope{s}, err
 }
 
 // ScopeOf is the scope of a crawl with o, from o.Start.
-func ScopeOf(o Options) (Scope, error) {
+func ScopeOf(o crawlopt.Options) (Scope, error) {
 	start, err := Normalize(o.Start)
 	if err != nil {
 		return Scope{}, err

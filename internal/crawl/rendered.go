@@ -19,7 +19,7 @@ const ViaRendered = "rendered"
 // requests are the crawl's: each on its host's turn, spaced by the
 // host's delay, and only where the resource's robots.txt allows it.
 func (r *run) render(it Item, resp *fetch.Response, p *Page) (*Page, bool, error) {
-	return Render(r.ctx, r.c.Browser, r.o.Render, resp, p, it, r.c.Agent, r.o.IgnoreSignals, r.browserGet)
+	return Render(r.ctx, r.c.Browser, render.Mode(r.o.Render), resp, p, it, r.c.Agent, r.o.IgnoreSignals, r.browserGet)
 }
 
 // Render renders the page p read from resp when mode says so

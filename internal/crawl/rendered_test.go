@@ -51,7 +51,9 @@ func TestCrawlRenders(t *testing.T) {
 	c.Browser = b
 	var ev events
 	const delay = 100 * time.Millisecond
-	sum, err := c.Crawl(t.Context(), Options{Start: site.URL + "/", Delay: delay, MaxPages: 10}, ev.add)
+	o := options(site.URL + "/")
+	o.MaxPages, o.Delay = 10, delay
+	sum, err := c.Crawl(t.Context(), o, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}

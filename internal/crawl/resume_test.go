@@ -46,7 +46,8 @@ func byPath(s *site) map[string]int {
 func TestCrawlResumesWhereItStopped(t *testing.T) {
 	c, st := crawler(t)
 	s, pages := bookSite(t, 10, 20)
-	o := Options{Start: s.URL + "/", MaxPages: 1000, Source: "book"}
+	o := options(s.URL + "/")
+	o.Source, o.MaxPages = "book", 1000
 
 	// The first run is stopped (Ctrl-C) once a third of the pages are
 	// stored.
@@ -159,7 +160,8 @@ func TestCrawlResumesWhereItStopped(t *testing.T) {
 func TestCrawlResumeByID(t *testing.T) {
 	c, _ := crawler(t)
 	s, _ := bookSite(t, 2, 3)
-	o := Options{Start: s.URL + "/", Source: "book"}
+	o := options(s.URL + "/")
+	o.Source = "book"
 	var ev events
 	if _, err := c.Crawl(t.Context(), o, ev.add); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/heedhq/heed/internal/config"
+	"github.com/heedhq/heed/internal/crawlopt"
 )
 
 func TestGlobBounds(t *testing.T) {
@@ -96,7 +97,7 @@ func TestCrawlStaysInStartDirectory(t *testing.T) {
 
 	c, _ := crawler(t)
 	var ev events
-	sum, err := c.Crawl(t.Context(), Options{Start: s.URL + "/py/library/"}, ev.add)
+	sum, err := c.Crawl(t.Context(), options(s.URL+"/py/library/"), ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +124,9 @@ func TestCrawlStaysInStartDirectory(t *testing.T) {
 
 	c, _ = crawler(t)
 	ev = events{}
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/py/library/", WholeSite: true}, ev.add); err != nil {
+	o := options(s.URL + "/py/library/")
+	o.WholeSite = true
+	if _, err := c.Crawl(t.Context(), o, ev.add); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"/py/other.html", "/pg/x", "/pg/y", "/pg/moved", "/"} {
@@ -147,7 +150,9 @@ func TestFirstRequestAfterRobotsWaits(t *testing.T) {
 	const capped = 1500 * time.Millisecond
 	c, _ := crawler(t)
 	var ev events
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", Delay: 100 * time.Millisecond, MaxCrawlDelay: capped, NoLLMsTxt: true}, ev.add); err != nil {
+	o := options(s.URL + "/")
+	o.Delay, o.MaxCrawlDelay, o.NoLLMsTxt = 100*time.Millisecond, capped, true
+	if _, err := c.Crawl(t.Context(), o, ev.add); err != nil {
 		t.Fatal(err)
 	}
 	hits := s.requests()
@@ -205,7 +210,9 @@ func TestWaitSaidOncePerHost(t *testing.T) {
 	}
 	c, _ := crawler(t)
 	var ev events
-	if _, err := c.Crawl(t.Context(), Options{Start: s.URL + "/", MaxCrawlDelay: 1200 * time.Millisecond, NoLLMsTxt: true, NoSitemaps: true}, ev.add); err != nil {
+	o := options(s.URL + "/")
+	o.MaxCrawlDelay, o.NoSitemaps, o.NoLLMsTxt = 1200*time.Millisecond, true, true
+	if _, err := c.Crawl(t.Context(), o, ev.add); err != nil {
 		t.Fatal(err)
 	}
 	if got := len(ev.urls(Stored)); got != 4 {
@@ -243,7 +250,7 @@ func TestScopeByThePathAsSent(t *testing.T) {
 		{"https://e.com/a%2Fb.html", "https://e.com/c.html", true},
 		{"https://e.com/~user/", "https://e.com/%7euser/x", true},
 	} {
-		sc, err := ScopeOf(Options{Start: c.start})
+		sc, err := ScopeOf(crawlopt.Options{Start: c.start})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,7 +278,7 @@ func TestScopeSaysTheSlash(t *testing.T) {
 		"https://go.dev/doc/intro":      "https://go.dev/doc/ and below",
 		"https://go.dev/doc/index.html": "https://go.dev/doc/ and below",
 	} {
-		sc, err := ScopeOf(Options{Start: start})
+		sc, err := ScopeOf(crawlopt.Options{Start: start})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -279,7 +286,7 @@ func TestScopeSaysTheSlash(t *testing.T) {
 			t.Errorf("scope of %s: %q, want %q", start, got, want)
 		}
 	}
-	sc, _ := ScopeOf(Options{Start: "https://go.dev/doc", WholeSite: true})
+	sc, _ := ScopeOf(crawlopt.Options{Start: "https://go.dev/doc", WholeSite: true})
 	if got := sc.String(); got != "all of https://go.dev" {
 		t.Errorf("scope of the whole site from /doc: %q", got)
 	}
@@ -301,7 +308,7 @@ func TestScopeSaysAnIncludeOutsideItsDirectory(t *testing.T) {
 		{[]string{"api/**", "/docs/x"}, false, "https://e.com/docs/ and below; paths api/** /docs/x (nothing under /docs/ matches api/**)"},
 		{[]string{"/api/**"}, true, "all of https://e.com; paths /api/**"},
 	} {
-		sc, err := ScopeOf(Options{Start: "https://e.com/docs/", Include: c.include, WholeSite: c.whole})
+		sc, err := ScopeOf(crawlopt.Options{Start: "https://e.com/docs/", Include: c.include, WholeSite: c.whole})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -320,7 +327,9 @@ func TestStartRedirectedOutOfItsDirectory(t *testing.T) {
 	s.set("/py/library/", page{status: http.StatusMovedPermanently, header: map[string]string{"Location": "/3/library/"}})
 	s.set("/3/library/", page{body: html("Library")})
 	c, _ := crawler(t)
-	_, err := c.Crawl(t.Context(), Options{Start: s.URL + "/py/library/", NoLLMsTxt: true, NoSitemaps: true}, nil)
+	o := options(s.URL + "/py/library/")
+	o.NoSitemaps, o.NoLLMsTxt = true, true
+	_, err := c.Crawl(t.Context(), o, nil)
 	if err == nil || !strings.Contains(err.Error(), "crawl from "+s.URL+"/3/library/ to crawl there") {
 		t.Errorf("crawl of a start URL moved out of its directory: %v, want it to say where to start", err)
 	}
@@ -338,7 +347,9 @@ func TestStartRedirectedToAnotherOrigin(t *testing.T) {
 	a.set("/docs/", page{status: http.StatusMovedPermanently, header: map[string]string{"Location": b.URL + "/docs/"}})
 	b.set("/docs/", page{body: html("Docs")})
 	c, _ := crawler(t)
-	_, err := c.Crawl(t.Context(), Options{Start: a.URL + "/docs/", NoLLMsTxt: true, NoSitemaps: true}, nil)
+	o := options(a.URL + "/docs/")
+	o.NoSitemaps, o.NoLLMsTxt = true, true
+	_, err := c.Crawl(t.Context(), o, nil)
 	if err == nil || !strings.Contains(err.Error(), "crawl from "+b.URL+"/docs/ to crawl there") {
 		t.Errorf("crawl of a start URL moved to another origin: %v, want it to say where to start", err)
 	}
@@ -368,7 +379,9 @@ func TestInterruptedWhileRobotsLoads(t *testing.T) {
 		cancel()
 	}()
 	var ev events
-	sum, err := c.Crawl(ctx, Options{Start: a.URL + "/", AllowHosts: []string{strings.TrimPrefix(b.URL, "http://")}, NoSitemaps: true, NoLLMsTxt: true}, ev.add)
+	o := options(a.URL + "/")
+	o.AllowHosts, o.NoSitemaps, o.NoLLMsTxt = []string{strings.TrimPrefix(b.URL, "http://")}, true, true
+	sum, err := c.Crawl(ctx, o, ev.add)
 	if err != nil {
 		t.Fatal(err)
 	}

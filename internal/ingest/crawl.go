@@ -12,6 +12,7 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/render"
 )
@@ -61,7 +62,8 @@ type CrawlRequest struct {
 // DefaultCrawl is a crawl request with heed's default limits, as the
 // command line has them.
 func DefaultCrawl(start string) CrawlRequest {
-	return CrawlRequest{Start: start, MaxPages: crawl.DefaultMaxPages, MaxDepth: crawl.DefaultMaxDepth, Deadline: crawl.DefaultDeadline, Delay: DefaultDelay}
+	def := crawlopt.Defaults()
+	return CrawlRequest{Start: start, MaxPages: def.MaxPages, MaxDepth: def.MaxDepth, Deadline: def.Deadline, Delay: DefaultDelay}
 }
 
 // CrawlResult is what a crawl came to.
@@ -124,18 +126,13 @@ func (s *Service) options(req CrawlRequest) (crawl.Options, error) {
 		return crawl.Options{}, bad("render", "auto, always or never")
 	}
 	req.Render = mode
-	o := crawl.Options{
-		Start: req.Start, Source: req.Source, Tags: req.Tags,
-		MaxPages: req.MaxPages, MaxDepth: req.MaxDepth, Deadline: req.Deadline,
-		Include: req.Include, Exclude: req.Exclude, AllowHosts: req.AllowHosts, WholeSite: req.WholeSite,
-		Delay: req.Delay, MaxCrawlDelay: s.cfg.MaxCrawlDelay,
-		NoRobots: req.NoRobots, IgnoreSignals: req.IgnoreSignals, Page: req.Page, Render: req.Render,
-		Resume: req.Resume,
-	}
-	if o.MaxDepth == 0 {
-		o.MaxDepth = -1 // crawl.Options: negative is the start URL only
-	}
-	return o, nil
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Tags = req.Start, req.Source, req.Tags
+	o.MaxPages, o.MaxDepth, o.Deadline = req.MaxPages, req.MaxDepth, req.Deadline
+	o.Include, o.Exclude, o.AllowHosts, o.WholeSite = req.Include, req.Exclude, req.AllowHosts, req.WholeSite
+	o.Delay, o.MaxCrawlDelay = req.Delay, s.cfg.MaxCrawlDelay
+	o.NoRobots, o.IgnoreSignals, o.Render = req.NoRobots, req.IgnoreSignals, string(req.Render)
+	return crawl.Options{Options: o, Page: req.Page, Resume: req.Resume}, nil
 }
 
 // Crawl crawls politely into the store (or, with NoStore, into nothing),

@@ -203,7 +203,7 @@ func TestCrawlRequestOfRender(t *testing.T) {
 		t.Errorf("render: never gave %q", got)
 	}
 	req := CrawlRequestOf("docs", &config.Source{URL: "https://docs.example.com/"})
-	if o, err := New(Config{}).options(req); err != nil || o.Render != render.Auto {
+	if o, err := New(Config{}).options(req); err != nil || o.Render != string(render.Auto) {
 		t.Errorf("no render: %q, %v", o.Render, err)
 	}
 	req.Render = "sometimes"

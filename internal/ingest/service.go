@@ -10,6 +10,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
@@ -57,8 +58,8 @@ type Config struct {
 	// every request the service makes; a crawl may ask for more. 0 means
 	// DefaultDelay; negative means none.
 	Delay time.Duration
-	// MaxCrawlDelay caps a robots.txt Crawl-delay; 0 means the crawler's
-	// default.
+	// MaxCrawlDelay caps a robots.txt Crawl-delay, for every crawl; 0
+	// means the default of a crawl's options (crawlopt.Defaults).
 	MaxCrawlDelay time.Duration
 	// StashDir is the stash's directory.
 	StashDir string
@@ -114,6 +115,9 @@ func New(cfg Config) *Service {
 		cfg.Delay = DefaultDelay
 	case cfg.Delay < 0:
 		cfg.Delay = 0
+	}
+	if cfg.MaxCrawlDelay == 0 {
+		cfg.MaxCrawlDelay = crawlopt.Defaults().MaxCrawlDelay
 	}
 	if cfg.HTTP == nil {
 		cfg.HTTP = fetch.New(fetch.Config{UserAgent: cfg.Agent})

@@ -12,6 +12,7 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/internal/source"
@@ -314,7 +315,7 @@ func began(req CrawlRequest) (ev crawl.Event, ok bool) {
 	if err != nil {
 		return crawl.Event{}, false
 	}
-	sc, err := crawl.ScopeOf(crawl.Options{Start: start, Include: req.Include, Exclude: req.Exclude, AllowHosts: req.AllowHosts, WholeSite: req.WholeSite})
+	sc, err := crawl.ScopeOf(crawlopt.Options{Start: start, Include: req.Include, Exclude: req.Exclude, AllowHosts: req.AllowHosts, WholeSite: req.WholeSite})
 	if err != nil {
 		return crawl.Event{}, false
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/internal/team"
@@ -118,7 +119,7 @@ func (s *Service) teamRobots(ctx context.Context, robotsURL string) (robots.Outc
 	if err != nil {
 		return robots.Outcome{}, err
 	}
-	return team.RobotsLoader(db.Pool(), s.cfg.HTTP, s.turns, s.cfg.Agent, s.cfg.Delay, crawl.DefaultMaxCrawlDelay)(ctx, robotsURL)
+	return team.RobotsLoader(db.Pool(), s.cfg.HTTP, s.turns, s.cfg.Agent, s.cfg.Delay, crawlopt.Defaults().MaxCrawlDelay)(ctx, robotsURL)
 }
 
 // teamTurns are the team database's turns, opened when first asked.
@@ -146,7 +147,7 @@ func (s *Service) StartTeamCrawl(ctx context.Context, req CrawlRequest) (int64, 
 	if err != nil {
 		return 0, err
 	}
-	id, err := team.Start(ctx, db.Pool(), team.FromCrawl(o))
+	id, err := team.Start(ctx, db.Pool(), o.Options)
 	return id, pgstore.Redact(s.cfg.DB, err)
 }
 

@@ -47,7 +47,7 @@ func crawlTeam(t *testing.T, o crawl.Options) crawltest.Result {
 	// done.
 	stop := sync.OnceValue(func() error { cancel(); return <-ran })
 	t.Cleanup(func() { stop() })
-	id, err := Start(context.Background(), pool, FromCrawl(o))
+	id, err := Start(context.Background(), pool, o.Options)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,55 +21,7 @@ import (
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
-	"github.com/heedhq/heed/internal/render"
 )
-
-// FromCrawl is a team crawl's options from a crawl's, defaults filled
-// where a crawl's options take them.
-func FromCrawl(o crawl.Options) crawlopt.Options {
-	def := crawlopt.Defaults()
-	t := crawlopt.Options{
-		Start: o.Start, Source: o.Source, Tags: o.Tags, MaxPages: o.MaxPages, MaxDepth: o.MaxDepth,
-		Deadline: o.Deadline, Include: o.Include, Exclude: o.Exclude, AllowHosts: o.AllowHosts, WholeSite: o.WholeSite,
-		Delay: o.Delay, MaxCrawlDelay: o.MaxCrawlDelay, NoRobots: o.NoRobots, IgnoreSignals: o.IgnoreSignals,
-		Hosts: def.Hosts, Render: string(o.Render), NoSitemaps: o.NoSitemaps, NoLLMsTxt: o.NoLLMsTxt, NoAlternates: o.NoAlternates,
-	}
-	if t.MaxPages == 0 {
-		t.MaxPages = def.MaxPages
-	}
-	switch {
-	case t.MaxDepth == 0:
-		t.MaxDepth = def.MaxDepth
-	case t.MaxDepth < 0:
-		t.MaxDepth = 0 // a crawl's options: negative is the start URL only
-	}
-	if t.Deadline == 0 {
-		t.Deadline = def.Deadline
-	}
-	if t.MaxCrawlDelay == 0 {
-		t.MaxCrawlDelay = def.MaxCrawlDelay
-	}
-	if t.Render == "" {
-		t.Render = def.Render
-	}
-	return t
-}
-
-// crawlOptions are the options as a crawl on one machine has them.
-func crawlOptions(o crawlopt.Options) crawl.Options {
-	return crawl.Options{
-		Start: o.Start, Source: o.Source, Tags: o.Tags, MaxPages: o.MaxPages, MaxDepth: o.MaxDepth,
-		Deadline: o.Deadline, Include: o.Include, Exclude: o.Exclude, AllowHosts: o.AllowHosts, WholeSite: o.WholeSite,
-		Delay: o.Delay, MaxCrawlDelay: o.MaxCrawlDelay, NoRobots: o.NoRobots, IgnoreSignals: o.IgnoreSignals,
-		Render: render.Mode(o.Render), NoSitemaps: o.NoSitemaps, NoLLMsTxt: o.NoLLMsTxt, NoAlternates: o.NoAlternates,
-	}
-}
-
-// scope is the crawl's scope, from its start URL su, as a crawl on one
-// machine has it.
-func scope(o crawlopt.Options, su *url.URL) (crawl.Scope, error) {
-	return crawl.NewScope(su, crawl.Options{AllowHosts: o.AllowHosts, Include: o.Include, Exclude: o.Exclude, WholeSite: o.WholeSite})
-}
 
 // HostArgs is the River job of one host: it fetches the host's queued
 // URLs. There is one job per host among those not completed.
@@ -272,7 +224,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o crawlopt.Options) (int64, 
 		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(o.Start), Err: err}
 	}
 	su, _ := url.Parse(start)
-	if _, err := scope(o, su); err != nil {
+	if _, err := crawl.NewScope(su, o); err != nil {
 		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: start, Err: err}
 	}
 	if len(start) > MaxURLLength {

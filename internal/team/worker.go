@@ -342,10 +342,10 @@ func (w *Worker) crawl(ctx context.Context, id int64) (*crawlInfo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("crawl %d: %w", id, err)
 	}
-	if c.scope, err = scope(c.o, su); err != nil {
+	if c.scope, err = crawl.NewScope(su, c.o); err != nil {
 		return nil, fmt.Errorf("crawl %d: %w", id, err)
 	}
-	if c.eng, err = crawl.NewEngine(crawlOptions(c.o), w.Agent); err != nil {
+	if c.eng, err = crawl.NewEngine(crawl.Options{Options: c.o}, w.Agent); err != nil {
 		return nil, fmt.Errorf("crawl %d: %w", id, err)
 	}
 	w.mu.Lock()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 )
 
 // html is an HTML page of words of its own (its title, and a paragraph
@@ -124,9 +125,11 @@ func Cases() []Case {
 	}, {
 		// Include and exclude globs narrow the whole site: what they do
 		// not include, or exclude, is skipped for its scope.
-		Name:    "scope-globs",
-		Start:   "/docs/",
-		Options: crawl.Options{WholeSite: true, Include: []string{"/docs/**", "/guide/*"}, Exclude: []string{"/docs/old/**"}},
+		Name:  "scope-globs",
+		Start: "/docs/",
+		Set: func(o *crawlopt.Options) {
+			o.WholeSite, o.Include, o.Exclude = true, []string{"/docs/**", "/guide/*"}, []string{"/docs/old/**"}
+		},
 		Site: Site{
 			"/docs/":      html("Docs", "", "/docs/a", "/docs/old/b", "/guide/g", "/blog/c"),
 			"/docs/a":     html("Docs A", ""),
@@ -140,8 +143,8 @@ func Cases() []Case {
 		Requests: map[string]int{"/robots.txt": 1, "/docs/": 1, "/docs/a": 1, "/guide/g": 1},
 	}, {
 		// A link deeper than max_depth is skipped for the limit.
-		Name:    "max-depth",
-		Options: crawl.Options{MaxDepth: 1},
+		Name: "max-depth",
+		Set:  func(o *crawlopt.Options) { o.MaxDepth = 1 },
 		Site: Site{
 			"/":  html("Home", "", "/a"),
 			"/a": html("A", "", "/b"),
@@ -153,8 +156,8 @@ func Cases() []Case {
 	}, {
 		// max_pages requests, and no more: the pages past them are
 		// skipped for the limit, in the order they were found.
-		Name:    "max-pages",
-		Options: crawl.Options{MaxPages: 2},
+		Name: "max-pages",
+		Set:  func(o *crawlopt.Options) { o.MaxPages = 2 },
 		Site: Site{
 			"/":  html("Home", "", "/a", "/b", "/c"),
 			"/a": html("A", ""),
@@ -170,8 +173,8 @@ func Cases() []Case {
 		// its own origin too (docs/safety.md): with max_pages 2, the
 		// home page and /hop are the two, and /hop's hop to /target is
 		// not made.
-		Name:    "max-pages-redirect-hop",
-		Options: crawl.Options{MaxPages: 2},
+		Name: "max-pages-redirect-hop",
+		Set:  func(o *crawlopt.Options) { o.MaxPages = 2 },
 		Site: Site{
 			"/":       html("Home", "", "/hop", "/next"),
 			"/hop":    redirect("/target"),
@@ -186,8 +189,8 @@ func Cases() []Case {
 	}, {
 		// A page's links are crawled in the order the page gives them:
 		// max_pages keeps the first, whatever their names.
-		Name:    "max-pages-link-order",
-		Options: crawl.Options{MaxPages: 2},
+		Name: "max-pages-link-order",
+		Set:  func(o *crawlopt.Options) { o.MaxPages = 2 },
 		Site: Site{
 			"/":  html("Home", "", "/c", "/b", "/a"),
 			"/a": html("A", ""),

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/testutil"
 )
 
@@ -81,10 +82,11 @@ type Case struct {
 	Site, Other Site
 	// Start is the start URL's path; "" is "/".
 	Start string
-	// Options are the crawl's, but for its Start, its Delay (0) and its
-	// Deadline (30 s unless set); the sitemaps and llms.txt are read only
-	// where Sitemaps and LLMsTxt say so.
-	Options           crawl.Options
+	// Set, if set, changes the crawl's options from crawlopt.Defaults
+	// with no Delay and a Deadline of 30 s; the Start is the site's, and
+	// the sitemaps and llms.txt are read only where Sitemaps and LLMsTxt
+	// say so.
+	Set               func(o *crawlopt.Options)
 	Sitemaps, LLMsTxt bool
 	// AllowOther puts the other site's host in Options.AllowHosts.
 	AllowOther bool
@@ -189,10 +191,12 @@ func (c Case) run(t *testing.T, b Backend) {
 		return strings.TrimPrefix(u, site.URL)
 	}
 
-	o := c.Options
+	o := crawl.Options{Options: crawlopt.Defaults()}
+	o.Delay, o.Deadline = 0, 30*time.Second
+	if c.Set != nil {
+		c.Set(&o.Options)
+	}
 	o.Start = site.URL + cmp.Or(c.Start, "/")
-	o.Delay = 0
-	o.Deadline = cmp.Or(o.Deadline, 30*time.Second)
 	o.NoSitemaps, o.NoLLMsTxt = !c.Sitemaps, !c.LLMsTxt
 	if c.AllowOther && other != nil {
 		o.AllowHosts = append(slices.Clone(o.AllowHosts), strings.TrimPrefix(other.URL, "http://"))
