@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
 )
@@ -60,22 +61,25 @@ type crawlFlags struct {
 	detach  bool // a team's crawl: queue it and return
 }
 
+// register binds the crawl's flags to the request's options, each
+// flag's default the option's in crawlopt.Defaults.
 func (cf *crawlFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
-	def := ingest.DefaultCrawl("")
-	f.StringVar(&cf.req.Source, "name", "", "the source's name in the stash (default: the start URL's host)")
-	f.IntVar(&cf.req.MaxPages, "max-pages", def.MaxPages, "fetch at most this many pages")
-	f.IntVar(&cf.req.MaxDepth, "max-depth", def.MaxDepth, "follow links at most this deep from the start URL")
-	f.DurationVar(&cf.req.Deadline, "deadline", def.Deadline, "stop the crawl after this long")
-	f.StringArrayVar(&cf.req.Include, "include", nil, "crawl only paths matching this glob (repeatable; * within a segment, ** across)")
-	f.StringArrayVar(&cf.req.Exclude, "exclude", nil, "skip paths matching this glob (repeatable)")
-	f.StringArrayVar(&cf.req.AllowHosts, "allow-host", nil, "also crawl this host (repeatable)")
-	f.BoolVar(&cf.req.WholeSite, "whole-site", false, "crawl the start URL's whole origin, not only its directory (the path up to its last /)")
-	f.DurationVar(&cf.req.Delay, "delay", def.Delay, "least time between two requests to one host (robots.txt may ask for more)")
-	f.BoolVar(&cf.req.NoRobots, "no-robots", false, "do not consult robots.txt (no robots.txt request is made)")
-	f.BoolVar(&cf.req.IgnoreSignals, "ignore-signals", false, "store pages whatever their noindex, nofollow and content signals say")
-	f.StringArrayVar(&cf.req.Tags, "tag", nil, "tag the snapshots (repeatable)")
-	f.StringVar((*string)(&cf.req.Render), "render", "auto", "render pages in the browser: auto (a page whose static HTML holds next to nothing but scripts), always, never")
+	o := &cf.req.Options
+	*o = crawlopt.Defaults()
+	f.StringVar(&o.Source, "name", o.Source, "the source's name in the stash (default: the start URL's host)")
+	f.IntVar(&o.MaxPages, "max-pages", o.MaxPages, "fetch at most this many pages")
+	f.IntVar(&o.MaxDepth, "max-depth", o.MaxDepth, "follow links at most this deep from the start URL (0: the start URL only)")
+	f.DurationVar(&o.Deadline, "deadline", o.Deadline, "stop the crawl after this long")
+	f.StringArrayVar(&o.Include, "include", o.Include, "crawl only paths matching this glob (repeatable; * within a segment, ** across)")
+	f.StringArrayVar(&o.Exclude, "exclude", o.Exclude, "skip paths matching this glob (repeatable)")
+	f.StringArrayVar(&o.AllowHosts, "allow-host", o.AllowHosts, "also crawl this host (repeatable)")
+	f.BoolVar(&o.WholeSite, "whole-site", o.WholeSite, "crawl the start URL's whole origin, not only its directory (the path up to its last /)")
+	f.DurationVar(&o.Delay, "delay", o.Delay, "least time between two requests to one host (robots.txt may ask for more)")
+	f.BoolVar(&o.NoRobots, "no-robots", o.NoRobots, "do not consult robots.txt (no robots.txt request is made)")
+	f.BoolVar(&o.IgnoreSignals, "ignore-signals", o.IgnoreSignals, "store pages whatever their noindex, nofollow and content signals say")
+	f.StringArrayVar(&o.Tags, "tag", o.Tags, "tag the snapshots (repeatable)")
+	f.StringVar(&o.Render, "render", o.Render, "render pages in the browser: auto (a page whose static HTML holds next to nothing but scripts), always, never")
 	f.BoolVar(&cf.jsonOut, "json", false, "print a JSON line per URL and one for the summary")
 	f.BoolVarP(&cf.verbose, "verbose", "v", false, "print a line per URL skipped or failed (else one per reason)")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ingest"
 )
 
@@ -41,7 +42,7 @@ func failure(err error) error {
 	if errors.As(err, &ns) {
 		return &exitError{code: ExitFailed, err: fmt.Errorf("%v; 'heed ls' lists the sources", ns)}
 	}
-	var oe *ingest.OptionError
+	var oe *crawlopt.Error
 	if errors.As(err, &oe) {
 		return &exitError{code: ExitUsage, err: fmt.Errorf("%s must be %s", flagOf(oe.Name), oe.Want)}
 	}

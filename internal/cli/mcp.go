@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heedhq/heed/internal/config"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/mcp"
 	"github.com/heedhq/heed/internal/render"
@@ -83,7 +84,7 @@ so that all of a team's MCP servers and workers keep one schedule per host.`,
 				}
 			}
 			var l mcp.Limits
-			cfg.Delay = ingest.DefaultDelay
+			cfg.Delay = crawlopt.Defaults().Delay
 			if m := conf.MCP; m != nil {
 				l.MaxPages, l.MaxDepth, l.Deadline, l.MaxChars = m.MaxPages, m.MaxDepth, time.Duration(m.Deadline), m.MaxChars
 				l.Render = render.Mode(m.Render)
@@ -143,7 +144,7 @@ so that all of a team's MCP servers and workers keep one schedule per host.`,
 	f.IntVar(&limits.MaxDepth, "max-depth", mcp.DefaultMaxDepth, "the deepest one web_crawl or web_grep follows links")
 	f.DurationVar(&limits.Deadline, "deadline", mcp.DefaultDeadline, "the longest one web_crawl or web_grep runs")
 	f.IntVar(&limits.MaxChars, "max-chars", mcp.DefaultMaxChars, "the most characters one web_fetch or stash_read returns at a time")
-	f.DurationVar(&delay, "delay", ingest.DefaultDelay, "least time between two requests to one host, across every tool call (robots.txt may ask for more)")
+	f.DurationVar(&delay, "delay", crawlopt.Defaults().Delay, "least time between two requests to one host, across every tool call (robots.txt may ask for more)")
 	return cmd
 }
 

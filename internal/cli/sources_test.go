@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/heedhq/heed/internal/ingest"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/source/kinds"
 )
 
@@ -410,8 +410,8 @@ func TestAddSpacesItsRequests(t *testing.T) {
 		t.Fatalf("requests %v: want robots.txt, the page probed, then the crawl's", paths)
 	}
 	for i := 1; i < len(at); i++ {
-		if gap := at[i].Sub(at[i-1]); gap < ingest.DefaultDelay*9/10 {
-			t.Errorf("%s came %v after %s, want the delay (%v) between", paths[i], gap, paths[i-1], ingest.DefaultDelay)
+		if gap := at[i].Sub(at[i-1]); gap < crawlopt.Defaults().Delay*9/10 {
+			t.Errorf("%s came %v after %s, want the delay (%v) between", paths[i], gap, paths[i-1], crawlopt.Defaults().Delay)
 		}
 	}
 }

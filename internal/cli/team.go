@@ -13,7 +13,6 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/crawl"
-	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/printable"
@@ -284,7 +283,7 @@ func (e *env) runTeamCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut,
 	if err != nil {
 		return failure(err)
 	}
-	if sc, err := crawl.ScopeOf(crawlopt.Options{Start: req.Start, Include: req.Include, Exclude: req.Exclude, AllowHosts: req.AllowHosts, WholeSite: req.WholeSite}); err == nil && !e.quiet {
+	if sc, err := crawl.ScopeOf(req.Options); err == nil && !e.quiet {
 		fmt.Fprintln(e.stderr, scopeLine(fmt.Sprintf("team crawl %d: ", id), sc.String(), sc.Narrow(), flagOf))
 	}
 	if detach {

@@ -17,35 +17,12 @@ import (
 	"github.com/heedhq/heed/internal/render"
 )
 
-// CrawlRequest asks for a polite crawl. Its limits have no defaults of
-// their own: each door fills them with the user's (a zero MaxPages is an
-// error, not "the default").
+// CrawlRequest asks for a polite crawl: its options, made by
+// crawlopt.Defaults and the door that asked, and what the service does
+// with its pages. Its MaxCrawlDelay is the service's
+// (Config.MaxCrawlDelay), for every crawl alike.
 type CrawlRequest struct {
-	Start string
-	// Source is the store's name for the pages; "" names it after the
-	// start URL's host (crawl.SourceName).
-	Source string
-	Tags   []string
-	// MaxPages is how many requests the crawl makes at most, 1 or more;
-	// MaxDepth how many links deep it follows from the start URL: 0
-	// crawls the start URL only.
-	MaxPages, MaxDepth int
-	// Deadline bounds the crawl.
-	Deadline         time.Duration
-	Include, Exclude []string
-	AllowHosts       []string
-	// WholeSite widens the crawl from the start URL's directory to its
-	// whole origin.
-	WholeSite bool
-	// Delay is the least time between two requests to one host; 0 is
-	// none. robots.txt's Crawl-delay may ask for more.
-	Delay         time.Duration
-	NoRobots      bool
-	IgnoreSignals bool
-	// Render says when a page is rendered in the service's browser:
-	// render.Auto ("") when its static HTML holds next to nothing,
-	// render.Always, render.Never.
-	Render render.Mode
+	crawlopt.Options
 	// NoStore crawls without storing anything: Page sees every page the
 	// crawl would have stored (a grep of a live site).
 	NoStore bool
@@ -57,13 +34,6 @@ type CrawlRequest struct {
 	// Without it, a crawl cut short is taken up again by the same
 	// request.
 	Resume int64
-}
-
-// DefaultCrawl is a crawl request with heed's default limits, as the
-// command line has them.
-func DefaultCrawl(start string) CrawlRequest {
-	def := crawlopt.Defaults()
-	return CrawlRequest{Start: start, MaxPages: def.MaxPages, MaxDepth: def.MaxDepth, Deadline: def.Deadline, Delay: DefaultDelay}
 }
 
 // CrawlResult is what a crawl came to.
@@ -87,21 +57,10 @@ type CrawlResult struct {
 	Detached  bool
 }
 
-// OptionError is the cause of a request with a setting no work can be
-// done with. Name is the setting's name as the config file spells it
-// (max_pages); each door says it in its own words (--max-pages).
-type OptionError struct {
-	Name string
-	Want string // what it must be, such as "1 or more"
-}
-
-func (e *OptionError) Error() string { return e.Name + " must be " + e.Want }
-
-// options checks a request and turns it into the crawler's options.
+// options checks a request and turns it into the crawler's options. A
+// setting no crawl can run with is an Invalid error whose cause is a
+// *crawlopt.Error, which each door says in its own words.
 func (s *Service) options(req CrawlRequest) (crawl.Options, error) {
-	bad := func(name, want string) error {
-		return &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(req.Start), Err: &OptionError{Name: name, Want: want}}
-	}
 	if err := fetch.CheckURL(req.Start); err != nil {
 		return crawl.Options{}, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(req.Start), Err: err}
 	}
@@ -109,30 +68,19 @@ func (s *Service) options(req CrawlRequest) (crawl.Options, error) {
 	if !given {
 		req.Source = crawl.SourceName(req.Start) // a valid name, whatever the host
 	}
-	switch {
-	case given && !req.NoStore && !config.ValidName(req.Source):
-		return crawl.Options{}, bad("name", "a source name (letters, digits, '.', '_' and '-')")
-	case req.MaxPages < 1:
-		return crawl.Options{}, bad("max_pages", "1 or more")
-	case req.MaxDepth < 0:
-		return crawl.Options{}, bad("max_depth", "0 (the start URL only) or more")
-	case req.Deadline <= 0:
-		return crawl.Options{}, bad("deadline", "longer than 0")
-	case req.Delay < 0:
-		return crawl.Options{}, bad("delay", "0 or more")
+	// A mode as a person may type it (Always, " never") is the mode.
+	if m, err := render.ParseMode(req.Render); req.Render != "" && err == nil {
+		req.Render = string(m)
 	}
-	mode, err := render.ParseMode(string(req.Render))
+	req.MaxCrawlDelay = s.cfg.MaxCrawlDelay
+	err := req.Validate()
+	if given && !req.NoStore && !config.ValidName(req.Source) {
+		err = &crawlopt.Error{Name: "name", Want: "a source name (letters, digits, '.', '_' and '-')"}
+	}
 	if err != nil {
-		return crawl.Options{}, bad("render", "auto, always or never")
+		return crawl.Options{}, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(req.Start), Err: err}
 	}
-	req.Render = mode
-	o := crawlopt.Defaults()
-	o.Start, o.Source, o.Tags = req.Start, req.Source, req.Tags
-	o.MaxPages, o.MaxDepth, o.Deadline = req.MaxPages, req.MaxDepth, req.Deadline
-	o.Include, o.Exclude, o.AllowHosts, o.WholeSite = req.Include, req.Exclude, req.AllowHosts, req.WholeSite
-	o.Delay, o.MaxCrawlDelay = req.Delay, s.cfg.MaxCrawlDelay
-	o.NoRobots, o.IgnoreSignals, o.Render = req.NoRobots, req.IgnoreSignals, string(req.Render)
-	return crawl.Options{Options: o, Page: req.Page, Resume: req.Resume}, nil
+	return crawl.Options{Options: req.Options, Page: req.Page, Resume: req.Resume}, nil
 }
 
 // Crawl crawls politely into the store (or, with NoStore, into nothing),

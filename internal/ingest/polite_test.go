@@ -14,6 +14,7 @@ import (
 
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/internal/source/kinds"
 	"github.com/heedhq/heed/internal/testutil"
@@ -174,17 +175,19 @@ func TestCrawlOfAUnicodeHost(t *testing.T) {
 	svc := New(Config{HTTP: fetch.New(fetch.Config{Retries: -1, Resolver: nowhere{}}), StashDir: t.TempDir()})
 	t.Cleanup(func() { svc.Close() })
 	for _, noStore := range []bool{false, true} {
-		req := DefaultCrawl("http://bücher.example/")
+		req := CrawlRequest{Options: crawlopt.Defaults()}
+		req.Start = "http://bücher.example/"
 		req.NoStore = noStore
 		_, err := svc.Crawl(t.Context(), req, nil)
-		var oe *OptionError
+		var oe *crawlopt.Error
 		if err == nil || errors.As(err, &oe) || strings.Contains(err.Error(), "name") && !strings.Contains(err.Error(), "bücher") && !strings.Contains(err.Error(), "xn--") {
 			t.Errorf("a crawl of a Unicode host (no store %v): %v; want it to reach the host, not refuse a name", noStore, err)
 		}
 	}
-	req := DefaultCrawl("http://example.com/")
+	req := CrawlRequest{Options: crawlopt.Defaults()}
+	req.Start = "http://example.com/"
 	req.Source = "../etc"
-	if _, err := svc.Crawl(t.Context(), req, nil); !errors.As(err, new(*OptionError)) {
+	if _, err := svc.Crawl(t.Context(), req, nil); !errors.As(err, new(*crawlopt.Error)) {
 		t.Errorf("a name given that no source may have: %v", err)
 	}
 }
@@ -199,7 +202,7 @@ func (nowhere) LookupNetIP(context.Context, string, string) ([]netip.Addr, error
 
 // A recorded source's render: goes with its crawl; none is auto.
 func TestCrawlRequestOfRender(t *testing.T) {
-	if got := CrawlRequestOf("docs", &config.Source{URL: "https://docs.example.com/", Render: "never"}).Render; got != render.Never {
+	if got := CrawlRequestOf("docs", &config.Source{URL: "https://docs.example.com/", Render: "never"}).Render; got != string(render.Never) {
 		t.Errorf("render: never gave %q", got)
 	}
 	req := CrawlRequestOf("docs", &config.Source{URL: "https://docs.example.com/"})

@@ -21,10 +21,6 @@ import (
 	"github.com/heedhq/heed/robots"
 )
 
-// DefaultDelay is the least time between two requests to one host when
-// Config.Delay is 0.
-const DefaultDelay = 500 * time.Millisecond
-
 // Store is what the service asks of where snapshots are kept: what the
 // crawler and the sources write, and what the doors read. The stash of
 // files and SQLite is one.
@@ -56,7 +52,8 @@ type Config struct {
 	Agent string
 	// Delay is the least time between two requests to one host, for
 	// every request the service makes; a crawl may ask for more. 0 means
-	// DefaultDelay; negative means none.
+	// the default of a crawl's options (crawlopt.Defaults); negative
+	// means none.
 	Delay time.Duration
 	// MaxCrawlDelay caps a robots.txt Crawl-delay, for every crawl; 0
 	// means the default of a crawl's options (crawlopt.Defaults).
@@ -112,7 +109,7 @@ func New(cfg Config) *Service {
 	}
 	switch {
 	case cfg.Delay == 0:
-		cfg.Delay = DefaultDelay
+		cfg.Delay = crawlopt.Defaults().Delay
 	case cfg.Delay < 0:
 		cfg.Delay = 0
 	}

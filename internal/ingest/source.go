@@ -14,7 +14,6 @@ import (
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/polite"
-	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/internal/source"
 	"github.com/heedhq/heed/internal/source/bluesky"
 	"github.com/heedhq/heed/internal/source/feed"
@@ -65,8 +64,8 @@ type SourceResult struct {
 // CrawlRequestOf is the crawl a website source asks for: its recorded
 // settings, the defaults where it names none.
 func CrawlRequestOf(name string, s *config.Source) CrawlRequest {
-	req := DefaultCrawl(s.URL)
-	req.Source, req.Tags = name, s.Tags
+	req := CrawlRequest{Options: crawlopt.Defaults()}
+	req.Start, req.Source, req.Tags = s.URL, name, s.Tags
 	req.Include, req.Exclude, req.AllowHosts, req.WholeSite = s.Include, s.Exclude, s.AllowHosts, s.WholeSite
 	req.NoRobots, req.IgnoreSignals = !s.Robots(), s.IgnoreSignals
 	if s.MaxPages != 0 {
@@ -81,7 +80,9 @@ func CrawlRequestOf(name string, s *config.Source) CrawlRequest {
 	if s.Delay != nil {
 		req.Delay = time.Duration(*s.Delay)
 	}
-	req.Render = render.Mode(s.Render)
+	if s.Render != "" {
+		req.Render = s.Render
+	}
 	return req
 }
 
@@ -96,7 +97,7 @@ func CrawlRequestOf(name string, s *config.Source) CrawlRequest {
 // failed part way (a crawl whose store could not be written).
 func (s *Service) Ingest(ctx context.Context, req SourceRequest) (*SourceResult, error) {
 	if !config.ValidName(req.Name) {
-		return nil, &heed.Error{Kind: heed.Invalid, Op: "add", Err: &OptionError{Name: "name", Want: "a source name (letters, digits, '.', '_' and '-')"}}
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "add", Err: &crawlopt.Error{Name: "name", Want: "a source name (letters, digits, '.', '_' and '-')"}}
 	}
 	if err := fetch.CheckURL(req.Source.URL); err != nil {
 		return nil, &heed.Error{Kind: heed.Invalid, Op: "add", URL: fetch.Redact(req.Source.URL), Err: err}
@@ -315,7 +316,7 @@ func began(req CrawlRequest) (ev crawl.Event, ok bool) {
 	if err != nil {
 		return crawl.Event{}, false
 	}
-	sc, err := crawl.ScopeOf(crawlopt.Options{Start: start, Include: req.Include, Exclude: req.Exclude, AllowHosts: req.AllowHosts, WholeSite: req.WholeSite})
+	sc, err := crawl.ScopeOf(req.Options)
 	if err != nil {
 		return crawl.Event{}, false
 	}

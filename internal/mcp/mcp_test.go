@@ -24,6 +24,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/robots/directives"
@@ -1018,7 +1019,7 @@ func TestErrorsWithoutInternalDetail(t *testing.T) {
 	// A name that does not resolve: said so, without the resolver's
 	// address. (The resolver answers as the system's does, and asks no
 	// one.)
-	dns := testServer(t, fetch.Config{Retries: -1, Resolver: noSuchHost{}}, ingest.DefaultDelay, Limits{}, nil)
+	dns := testServer(t, fetch.Config{Retries: -1, Resolver: noSuchHost{}}, crawlopt.Defaults().Delay, Limits{}, nil)
 	text, isErr := call(t, connect(t, dns, nil), "web_fetch", map[string]any{"url": "http://nowhere.invalid/"}, nil)
 	if !isErr || strings.Contains(text, "10.255.255.53") || !strings.Contains(text, "the name nowhere.invalid does not resolve. Check the host name") {
 		t.Errorf("web_fetch of a name that does not resolve: %v %q", isErr, text)

@@ -21,6 +21,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/robots"
@@ -294,7 +295,7 @@ func (s *Server) toolError(err error) error {
 	if err == nil {
 		return nil
 	}
-	var oe *ingest.OptionError
+	var oe *crawlopt.Error
 	if errors.As(err, &oe) {
 		return fmt.Errorf("%s must be %s. Check the arguments", oe.Name, oe.Want)
 	}

@@ -8,6 +8,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/render"
 )
@@ -61,10 +62,10 @@ func (s *Server) defaultRender() render.Mode {
 // crawlRequest is a crawl within the user's limits, rendering pages as
 // defaultRender says.
 func (s *Server) crawlRequest(start string, maxPages, maxDepth int) ingest.CrawlRequest {
-	return ingest.CrawlRequest{
-		Start: start, MaxPages: maxPages, MaxDepth: maxDepth,
-		Deadline: s.cfg.Limits.Deadline, Delay: s.svc.Delay(), Render: s.defaultRender(),
-	}
+	o := crawlopt.Defaults()
+	o.Start, o.MaxPages, o.MaxDepth = start, maxPages, maxDepth
+	o.Deadline, o.Delay, o.Render = s.cfg.Limits.Deadline, s.svc.Delay(), string(s.defaultRender())
+	return ingest.CrawlRequest{Options: o}
 }
 
 const maxSkipsShown = 20
@@ -89,7 +90,7 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	}
 	cr := s.crawlRequest(in.URL, maxPages, maxDepth)
 	cr.Source = crawl.SourceName(in.URL)
-	cr.Render = mode
+	cr.Render = string(mode)
 	cr.Include, cr.Exclude, cr.WholeSite = in.Include, in.Exclude, in.WholeSite
 
 	prog := s.newProgress(ctx, req, maxPages)
