@@ -114,8 +114,9 @@ A website is crawled politely. ` + crawlLong,
 					name = ingest.DefaultName(args[0], "feed")
 				}
 			}
-			src := sourceFromFlags(cmd, args[0], cf.req)
-			src.Kind = kind
+			// The source is recorded with the crawl options the flags
+			// give; the file keeps those that are not the defaults.
+			src := &config.Source{URL: args[0], Kind: kind, Options: cf.req.Options}
 			if cmd.Flags().Changed("limit") {
 				src.Limit = limit
 			}
@@ -169,39 +170,6 @@ func crawlFlagsGiven(cmd *cobra.Command) []string {
 		}
 	}
 	return out
-}
-
-// sourceFromFlags records the crawl flags that were given.
-func sourceFromFlags(cmd *cobra.Command, start string, o ingest.CrawlRequest) *config.Source {
-	s := &config.Source{URL: start, Include: o.Include, Exclude: o.Exclude, AllowHosts: o.AllowHosts, Tags: o.Tags}
-	f := cmd.Flags()
-	if f.Changed("no-robots") {
-		respect := !o.NoRobots
-		s.RespectRobots = &respect
-	}
-	if f.Changed("ignore-signals") {
-		s.IgnoreSignals = o.IgnoreSignals
-	}
-	if f.Changed("whole-site") {
-		s.WholeSite = o.WholeSite
-	}
-	if f.Changed("max-pages") {
-		s.MaxPages = o.MaxPages
-	}
-	if f.Changed("max-depth") {
-		s.MaxDepth = o.MaxDepth
-	}
-	if f.Changed("deadline") {
-		s.Deadline = config.Duration(o.Deadline)
-	}
-	if f.Changed("delay") {
-		d := config.Duration(o.Delay)
-		s.Delay = &d
-	}
-	if f.Changed("render") {
-		s.Render = string(o.Render)
-	}
-	return s
 }
 
 // noteNets says, after heed add, which of the networks --allow-net gave

@@ -56,6 +56,28 @@ func TestAddAndSync(t *testing.T) {
 	}
 }
 
+// TestAddMaxDepthZero: heed add --max-depth 0 crawls the start URL only,
+// and records max_depth: 0, so that heed sync crawls it alone too, not
+// as deep as the default.
+func TestAddMaxDepthZero(t *testing.T) {
+	t.Setenv("HEED_STASH", "") // the config names the stash
+	s, _ := exampleSite(t)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
+	code, out, stderr := run(t, "", "add", s.URL+"/", "--name", "front", "--max-depth", "0", "--delay", "0", "--config", conf)
+	if code != 0 || !strings.HasPrefix(out, "1 stored, 0 unchanged") {
+		t.Fatalf("add --max-depth 0: exit %d\n%s\n%s", code, out, stderr)
+	}
+	if data, _ := os.ReadFile(conf); !strings.Contains(string(data), "    max_depth: 0\n") {
+		t.Errorf("the source recorded:\n%s", data)
+	}
+	code, out, stderr = run(t, "", "sync", "front", "--config", conf)
+	if code != 0 || !strings.Contains(out, "front:\n0 stored, 1 unchanged") {
+		t.Errorf("sync of max_depth: 0: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
 func TestConfigErrorsExit78(t *testing.T) {
 	conf := filepath.Join(t.TempDir(), "config.yaml")
 	os.WriteFile(conf, []byte("sources:\n  docs:\n    url: https://docs.example.com/\n    respect_robots: \"no\"\n"), 0o644)

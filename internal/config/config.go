@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"sort"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/atomicfile"
+	"github.com/heedhq/heed/internal/crawlopt"
 )
 
 // Config is heed's configuration.
@@ -55,23 +57,68 @@ type Config struct {
 	prefix []byte
 }
 
-// Source is one named source and how to ingest it.
+// Source is one named source and how to ingest it. Its crawl options
+// start from crawlopt.Defaults: an entry read from the file is decoded
+// over them, and one written holds those that differ from them.
 type Source struct {
-	URL           string    `yaml:"url" json:"url" doc:"Where the source is: a site's start URL, a feed, a Bluesky or an X profile." required:"true"`
-	Kind          string    `yaml:"kind,omitempty" json:"kind,omitempty" enum:"kinds" doc:"What kind of source it is. Empty means found from the URL, as heed add does."`
-	Limit         int       `yaml:"limit,omitempty" json:"limit,omitempty" minimum:"1" doc:"For feeds, Bluesky and X: take at most this many items or posts a sync (default 50)."`
-	RespectRobots *bool     `yaml:"respect_robots,omitempty" json:"respect_robots,omitempty" doc:"Whether robots.txt is heeded (default true). false makes no robots.txt request at all."`
-	IgnoreSignals bool      `yaml:"ignore_signals,omitempty" json:"ignore_signals,omitempty" doc:"Store pages whatever their noindex, nofollow and content signals say."`
-	MaxPages      int       `yaml:"max_pages,omitempty" json:"max_pages,omitempty" minimum:"1" doc:"Fetch at most this many pages (default 500)."`
-	MaxDepth      int       `yaml:"max_depth,omitempty" json:"max_depth,omitempty" minimum:"1" doc:"Follow links at most this deep from the start URL (default 5)."`
-	Deadline      Duration  `yaml:"deadline,omitempty" json:"deadline,omitempty" doc:"Stop a crawl after this long, such as 10m (the default)."`
-	Delay         *Duration `yaml:"delay,omitempty" json:"delay,omitempty" doc:"Least time between two requests to one host, such as 500ms (the default); 0s for none. robots.txt may ask for more."`
-	Include       []string  `yaml:"include,omitempty" json:"include,omitempty" doc:"Crawl only paths matching these globs (* within a segment, ** across)."`
-	Exclude       []string  `yaml:"exclude,omitempty" json:"exclude,omitempty" doc:"Skip paths matching these globs."`
-	AllowHosts    []string  `yaml:"allow_hosts,omitempty" json:"allow_hosts,omitempty" doc:"Hosts to crawl beside the start URL's."`
-	WholeSite     bool      `yaml:"whole_site,omitempty" json:"whole_site,omitempty" doc:"Crawl the start URL's whole origin, not only its directory (the path up to its last /)."`
-	Tags          []string  `yaml:"tags,omitempty" json:"tags,omitempty" doc:"Tags given to the source's snapshots."`
-	Render        string    `yaml:"render,omitempty" json:"render,omitempty" enum:"auto,always,never" doc:"When a website's pages are rendered in the browser: auto (the default: a page whose static HTML holds next to nothing but scripts), always, never."`
+	URL   string `yaml:"url" json:"url" doc:"Where the source is: a site's start URL, a feed, a Bluesky or an X profile." required:"true"`
+	Kind  string `yaml:"kind,omitempty" json:"kind,omitempty" enum:"kinds" doc:"What kind of source it is. Empty means found from the URL, as heed add does."`
+	Limit int    `yaml:"limit,omitempty" json:"limit,omitempty" minimum:"1" doc:"For feeds, Bluesky and X: take at most this many items or posts a sync (default 50)."`
+	// Options are a website's crawl settings, by their keys (Tags and
+	// Delay are every kind's). Their Start and Source are the entry's url
+	// and name, which the crawl of it sets; NoRobots is respect_robots
+	// the other way round.
+	crawlopt.Options `yaml:",inline"`
+}
+
+// respectRobots is the key the file spells NoRobots by, the other way
+// round: respect_robots: false is NoRobots. It is the one key of a
+// source that no field's name gives.
+const (
+	respectRobots    = "respect_robots"
+	respectRobotsDoc = "Whether robots.txt is heeded (default true). false makes no robots.txt request at all."
+)
+
+// MarshalYAML writes a source as the file keeps it: its url, kind and
+// limit, and each crawl option that is not the default, so that an entry
+// says what its source asks beyond heed's defaults.
+func (s Source) MarshalYAML() (any, error) {
+	type entry Source // the fields, without this method
+	var n yaml.Node
+	if err := n.Encode(entry(s)); err != nil {
+		return nil, err
+	}
+	isDefault := map[string]bool{}
+	o, def := reflect.ValueOf(s.Options), reflect.ValueOf(crawlopt.Defaults())
+	for i := range o.NumField() {
+		if key := yamlName(o.Type().Field(i)); key != "" {
+			isDefault[key] = reflect.DeepEqual(o.Field(i).Interface(), def.Field(i).Interface())
+		}
+	}
+	kept := n.Content[:0]
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if !isDefault[n.Content[i].Value] {
+			kept = append(kept, n.Content[i], n.Content[i+1])
+		}
+	}
+	n.Content = kept
+	if s.NoRobots {
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: respectRobots}, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "false"})
+	}
+	return &n, nil
+}
+
+// yamlName is the key a field is written under, or "" for one the file
+// does not hold.
+func yamlName(f reflect.StructField) string {
+	name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+	if !f.IsExported() || name == "-" || f.Anonymous {
+		return ""
+	}
+	if name == "" {
+		return strings.ToLower(f.Name)
+	}
+	return name
 }
 
 // MCP is what the user allows agents that use heed through MCP. Zero
@@ -127,7 +174,7 @@ func knownKind(kinds []string, k string) bool {
 
 // Validate checks a source the way Load checks one read from the file, so
 // that what heed writes it can read back; kinds are the kinds of source
-// heed knows.
+// heed knows. A crawl option no crawl can run with is a *crawlopt.Error.
 func (s *Source) Validate(kinds []string) error {
 	if err := validURL(s.URL); err != nil {
 		return fmt.Errorf("url: %w", err)
@@ -137,12 +184,9 @@ func (s *Source) Validate(kinds []string) error {
 		return fmt.Errorf("kind: %q is not a kind of source heed knows (%s)", s.Kind, strings.Join(kinds, ", "))
 	case s.Limit < 0:
 		return errors.New("limit: must be a whole number above 0")
-	case s.MaxPages < 0:
-		return errors.New("max_pages: must be a whole number above 0")
-	case s.MaxDepth < 0:
-		return errors.New("max_depth: must be a whole number above 0")
-	case s.Deadline < 0, s.Delay != nil && *s.Delay < 0:
-		return errors.New("durations cannot be negative")
+	}
+	if err := s.Options.Validate(); err != nil {
+		return err
 	}
 	for _, g := range append(append([]string{}, s.Include...), s.Exclude...) {
 		if !globRE().MatchString(g) {
@@ -156,9 +200,6 @@ func (s *Source) Validate(kinds []string) error {
 	}
 	return nil
 }
-
-// Robots reports whether robots.txt is heeded for the source.
-func (s *Source) Robots() bool { return s.RespectRobots == nil || *s.RespectRobots }
 
 // Duration is a time.Duration written as "500ms", "2s" or "10m".
 type Duration time.Duration

@@ -4,14 +4,20 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/heedhq/heed/internal/crawlopt"
 )
 
 // testKinds are the kinds of source the tests read config files with
 // (the kinds package holds heed's own list).
 var testKinds = []string{"bluesky", "x", "feed", "website"}
+
+// source is a source of a URL, with the default crawl options.
+func source(url string) *Source { return &Source{URL: url, Options: crawlopt.Defaults()} }
 
 func write(t *testing.T, content string) string {
 	t.Helper()
@@ -82,15 +88,88 @@ sources:
 		t.Errorf("Nets: %v, %v", nets, err)
 	}
 	d := c.Sources["docs"]
-	if d == nil || d.Robots() || d.MaxPages != 200 || d.MaxDepth != 3 || d.Delay == nil || time.Duration(*d.Delay) != 2*time.Second ||
-		time.Duration(d.Deadline) != 90*time.Second || d.Include[0] != "/guide/**" || d.Tags[1] != "example" || d.Render != "always" {
+	if d == nil || !d.NoRobots || d.MaxPages != 200 || d.MaxDepth != 3 || d.Delay != 2*time.Second ||
+		d.Deadline != 90*time.Second || d.Include[0] != "/guide/**" || d.Tags[1] != "example" || d.Render != "always" {
 		t.Errorf("docs: %+v", d)
 	}
-	if b := c.Sources["blog"]; b == nil || !b.Robots() {
+	if b := c.Sources["blog"]; b == nil || b.NoRobots {
 		t.Errorf("blog: %+v", b)
 	}
 	if strings.Join(c.Names(), ",") != "blog,docs" {
 		t.Errorf("Names: %v", c.Names())
+	}
+}
+
+// TestSourceDefaults: a source's crawl options come from
+// crawlopt.Defaults, and a key its entry omits keeps the default's value.
+func TestSourceDefaults(t *testing.T) {
+	c, err := Load(write(t, "sources:\n  blog:\n    url: https://blog.example.com/\n  docs:\n    url: https://docs.example.com/\n    max_pages: 20\n    tags: [docs]\n"), testKinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Sources["blog"].Options; !reflect.DeepEqual(got, crawlopt.Defaults()) {
+		t.Errorf("a source of a url only: %+v, want crawlopt.Defaults()", got)
+	}
+	want := crawlopt.Defaults()
+	want.MaxPages, want.Tags = 20, []string{"docs"}
+	if got := c.Sources["docs"].Options; !reflect.DeepEqual(got, want) {
+		t.Errorf("a source of max_pages and tags: %+v, want the defaults but those", got)
+	}
+}
+
+// TestSourceZeroIsZero: max_depth: 0 is a crawl of the start URL only and
+// delay: 0s none, not the defaults; written back, they stay.
+func TestSourceZeroIsZero(t *testing.T) {
+	p := write(t, "sources:\n  one:\n    url: https://one.example/\n    max_depth: 0\n    delay: 0s\n")
+	c, err := Load(p, testKinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := c.Sources["one"]; s.MaxDepth != 0 || s.Delay != 0 {
+		t.Errorf("max_depth: 0, delay: 0s read as %d, %v", s.MaxDepth, s.Delay)
+	}
+	s := source("https://two.example/")
+	s.MaxDepth, s.Delay = 0, 0
+	if err := c.AddSource("two", s); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	if !strings.Contains(string(data), "two:\n    url: https://two.example/\n    max_depth: 0\n    delay: 0s\n") {
+		t.Errorf("the source written:\n%s", data)
+	}
+	back, err := Load(p, testKinds)
+	if err != nil || back.Sources["two"].MaxDepth != 0 || back.Sources["two"].Delay != 0 {
+		t.Errorf("read back: %+v, %v", back.Sources["two"], err)
+	}
+}
+
+// TestAddSourceWritesWhatDiffers: a source is written with the crawl
+// options that are not the defaults, and only them.
+func TestAddSourceWritesWhatDiffers(t *testing.T) {
+	p := write(t, "")
+	c, err := Load(p, testKinds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := source("https://plain.example/")
+	plain.Kind = "website"
+	odd := source("https://odd.example/")
+	odd.MaxPages, odd.Deadline, odd.WholeSite, odd.NoRobots, odd.Render = 20, 90*time.Second, true, true, "never"
+	if err := c.AddSource("plain", plain); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.AddSource("odd", odd); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	want := "sources:\n  plain:\n    url: https://plain.example/\n    kind: website\n" +
+		"  odd:\n    url: https://odd.example/\n    max_pages: 20\n    deadline: 1m30s\n    whole_site: true\n    render: never\n    respect_robots: false\n"
+	if string(data) != want {
+		t.Errorf("written:\n%s\nwant:\n%s", data, want)
+	}
+	back, err := Load(p, testKinds)
+	if err != nil || !reflect.DeepEqual(back.Sources["odd"], odd) || !reflect.DeepEqual(back.Sources["plain"], plain) {
+		t.Errorf("read back: %+v, %+v, %v", back.Sources["odd"], back.Sources["plain"], err)
 	}
 }
 
@@ -156,6 +235,9 @@ func TestLoadErrors(t *testing.T) {
 		{"missing url", "sources:\n  docs:\n    max_pages: 3\n", 3, "sources.docs.url", "is missing"},
 		{"bad url", "sources:\n  docs:\n    url: ftp://e.com/\n", 3, "sources.docs.url", "not an http(s) URL"},
 		{"negative pages", "sources:\n  docs:\n    url: https://e.com/\n    max_pages: -1\n", 4, "sources.docs.max_pages", "above 0"},
+		{"pages not a number", "sources:\n  docs:\n    url: https://e.com/\n    max_pages: many\n", 4, "sources.docs.max_pages", "must be a whole number"},
+		{"negative depth", "sources:\n  docs:\n    url: https://e.com/\n    max_depth: -1\n", 4, "sources.docs.max_depth", "must be 0 (the start URL only) or more"},
+		{"no deadline", "sources:\n  docs:\n    url: https://e.com/\n    deadline: 0s\n", 4, "sources.docs.deadline", "must be longer than 0"},
 		{"bad duration", "sources:\n  docs:\n    url: https://e.com/\n    delay: soon\n", 4, "sources.docs.delay", "must be a duration"},
 		{"bad network", "allow_net: [intranet]\n", 1, "allow_net", "not a CIDR prefix"},
 		{"list for a string", "agent: [a, b]\n", 1, "agent", "must be a string, not a list"},
@@ -199,9 +281,9 @@ func TestAddSourceKeepsComments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	no := false
-	two := Duration(2 * time.Second)
-	if err := c.AddSource("new", &Source{URL: "https://new.example/", RespectRobots: &no, Delay: &two, Include: []string{"/docs/**"}}); err != nil {
+	s := source("https://new.example/")
+	s.NoRobots, s.Delay, s.Include = true, 2*time.Second, []string{"/docs/**"}
+	if err := c.AddSource("new", s); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(p)
@@ -211,17 +293,19 @@ func TestAddSourceKeepsComments(t *testing.T) {
 		}
 	}
 	again, err := Load(p, testKinds)
-	if err != nil || again.Sources["new"] == nil || again.Sources["new"].Robots() || time.Duration(*again.Sources["new"].Delay) != 2*time.Second {
+	if err != nil || again.Sources["new"] == nil || !again.Sources["new"].NoRobots || again.Sources["new"].Delay != 2*time.Second {
 		t.Errorf("read back: %+v, %v", again, err)
 	}
-	if err := again.AddSource("new", &Source{URL: "https://x.example/"}); !errors.Is(err, ErrSourceExists) {
+	if err := again.AddSource("new", source("https://x.example/")); !errors.Is(err, ErrSourceExists) {
 		t.Errorf("adding a name twice: %v", err)
 	}
-	if err := again.AddSource("bad/name", &Source{URL: "https://x.example/"}); err == nil {
+	if err := again.AddSource("bad/name", source("https://x.example/")); err == nil {
 		t.Errorf("a bad name was added")
 	}
 	// What heed would not read back, it does not write.
-	for _, bad := range []*Source{{URL: "notaurl"}, {URL: "https://x.example/", MaxPages: -3}, {URL: "https://x.example/", Include: []string{"/a b"}}} {
+	noURL, noPages, badGlob := source("notaurl"), source("https://x.example/"), source("https://x.example/")
+	noPages.MaxPages, badGlob.Include = -3, []string{"/a b"}
+	for _, bad := range []*Source{noURL, noPages, badGlob} {
 		if err := again.AddSource("bad", bad); err == nil {
 			t.Errorf("AddSource(%+v) wrote a source Load refuses", bad)
 		}
@@ -236,7 +320,7 @@ func TestAddSourceKeepsComments(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", content, err)
 		}
-		if err := c.AddSource("s", &Source{URL: "https://s.example/"}); err != nil {
+		if err := c.AddSource("s", source("https://s.example/")); err != nil {
 			t.Fatalf("%q: %v", content, err)
 		}
 		back, err := Load(p, testKinds)
@@ -250,7 +334,7 @@ func TestAddSourceKeepsComments(t *testing.T) {
 	}
 	// A config that does not exist yet is created.
 	fresh, _ := Load(filepath.Join(t.TempDir(), "sub", "config.yaml"), testKinds)
-	if err := fresh.AddSource("first", &Source{URL: "https://first.example/"}); err != nil {
+	if err := fresh.AddSource("first", source("https://first.example/")); err != nil {
 		t.Fatal(err)
 	}
 	if back, err := Load(fresh.Path(), testKinds); err != nil || back.Sources["first"] == nil {
@@ -322,7 +406,7 @@ func TestWriteKeepsALink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.AddSource("new", &Source{URL: "https://new.example/"}); err != nil {
+	if err := c.AddSource("new", source("https://new.example/")); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := c.RemoveSource("old"); !ok || err != nil {

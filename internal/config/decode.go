@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawlopt"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -192,7 +193,7 @@ func (d *decoder) sources(n *yaml.Node, c *Config) error {
 		if !validName(name) {
 			return true, d.errAt(v, key, "%q is not a source name (letters, digits, '.', '_' and '-')", name)
 		}
-		s := &Source{}
+		s := &Source{Options: crawlopt.Defaults()}
 		if err := d.source(v, key, s); err != nil {
 			return true, err
 		}
@@ -204,9 +205,15 @@ func (d *decoder) sources(n *yaml.Node, c *Config) error {
 	})
 }
 
+// source reads a source's entry over what s holds (its crawl options'
+// defaults): a key the entry does not name keeps its value. The crawl
+// options' values are checked by their Validate, named by the line of
+// their key.
 func (d *decoder) source(n *yaml.Node, path string, s *Source) error {
-	return d.fields(n, path, func(key string, v *yaml.Node) (bool, error) {
+	keys := map[string]*yaml.Node{}
+	err := d.fields(n, path, func(key string, v *yaml.Node) (bool, error) {
 		k := path + "." + key
+		keys[key] = v
 		var err error
 		switch key {
 		case "url":
@@ -221,26 +228,28 @@ func (d *decoder) source(n *yaml.Node, path string, s *Source) error {
 			}
 		case "limit":
 			s.Limit, err = d.positive(v, k)
-		case "respect_robots":
+		case respectRobots:
 			var b bool
 			b, err = d.boolean(v, k)
-			s.RespectRobots = &b
+			s.NoRobots = !b
 		case "ignore_signals":
 			s.IgnoreSignals, err = d.boolean(v, k)
 		case "whole_site":
 			s.WholeSite, err = d.boolean(v, k)
 		case "max_pages":
-			s.MaxPages, err = d.positive(v, k)
+			s.MaxPages, err = d.integer(v, k)
 		case "max_depth":
-			s.MaxDepth, err = d.positive(v, k)
+			s.MaxDepth, err = d.integer(v, k)
 		case "deadline":
-			s.Deadline, err = d.duration(v, k)
+			var dur Duration
+			dur, err = d.duration(v, k)
+			s.Deadline = time.Duration(dur)
 		case "delay":
 			var dur Duration
 			dur, err = d.duration(v, k)
-			s.Delay = &dur
+			s.Delay = time.Duration(dur)
 		case "render":
-			s.Render, err = d.renderMode(v, k)
+			s.Render, err = d.str(v, k)
 		case "include":
 			s.Include, err = d.globs(v, k)
 		case "exclude":
@@ -261,6 +270,18 @@ func (d *decoder) source(n *yaml.Node, path string, s *Source) error {
 		}
 		return true, err
 	})
+	if err != nil {
+		return err
+	}
+	var oe *crawlopt.Error
+	if errors.As(s.Options.Validate(), &oe) {
+		at := n
+		if v := keys[oe.Name]; v != nil {
+			at = v
+		}
+		return d.errAt(at, path+"."+oe.Name, "must be %s", oe.Want)
+	}
+	return nil
 }
 
 // baseURL reads a service's base URL.
@@ -321,6 +342,17 @@ func (d *decoder) boolean(n *yaml.Node, key string) (bool, error) {
 		}
 	}
 	return false, d.errAt(n, key, "must be true or false, not %s", describe(n))
+}
+
+// integer reads a whole number; what range it must be in is its
+// reader's to say.
+func (d *decoder) integer(n *yaml.Node, key string) (int, error) {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!int" {
+		if v, err := strconv.Atoi(n.Value); err == nil {
+			return v, nil
+		}
+	}
+	return 0, d.errAt(n, key, "must be a whole number, not %s", describe(n))
 }
 
 func (d *decoder) positive(n *yaml.Node, key string) (int, error) {

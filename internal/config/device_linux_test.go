@@ -20,7 +20,7 @@ func TestWriteNoDevice(t *testing.T) {
 	if err != nil || len(c.Sources) != 0 {
 		t.Fatalf("Load(a null device) = %+v, %v; want an empty config", c, err)
 	}
-	err = c.AddSource("new", &Source{URL: "https://new.example/"})
+	err = c.AddSource("new", source("https://new.example/"))
 	if err == nil {
 		t.Error("a source was recorded in a device")
 	}

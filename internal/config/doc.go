@@ -7,6 +7,11 @@
 // Writing it edits the document in place, so that a person's comments and
 // order survive heed add.
 //
+// A source's crawl settings are a crawlopt.Options: an entry is read over
+// crawlopt.Defaults, so a key it omits has the default's value and a zero
+// it gives is a zero, and an entry written holds the settings that differ
+// from the defaults.
+//
 // It may not import internal/crawl, internal/source, internal/stash,
 // internal/ingest, internal/cli or internal/mcp.
 package config

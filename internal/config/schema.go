@@ -3,17 +3,23 @@ package config
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Schema returns the JSON Schema of the config file, generated from the Go
-// types (their json names, and doc, enum, minimum and required tags; an
-// enum tag of "kinds" is the kinds of source given). The repository keeps
-// it in schema/config.schema.json; a test fails when that file is stale.
+// types (their yaml names, the fields of an inline struct among them, and
+// doc, enum, minimum and required tags; an enum tag of "kinds" is the
+// kinds of source given). The repository keeps it in
+// schema/config.schema.json; a test fails when that file is stale.
 func Schema(kinds []string) ([]byte, error) {
 	defs := map[string]any{}
 	root := objectSchema(reflect.TypeFor[Config](), defs, kinds)
+	// The one key of a source no field names.
+	source := defs["source"].(map[string]any)["properties"].(map[string]any)
+	source[respectRobots] = map[string]any{"type": "boolean", "description": respectRobotsDoc}
 	root["$schema"] = "https://json-schema.org/draft/2020-12/schema"
 	root["$id"] = "https://github.com/heedhq/heed/schema/config.schema.json"
 	root["title"] = "heed configuration"
@@ -25,15 +31,30 @@ func Schema(kinds []string) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-var durationType = reflect.TypeFor[Duration]()
+var durationTypes = []reflect.Type{reflect.TypeFor[Duration](), reflect.TypeFor[time.Duration]()}
 
 func objectSchema(t reflect.Type, defs map[string]any, kinds []string) map[string]any {
 	props := map[string]any{}
 	var required []string
+	fields(t, defs, kinds, props, &required)
+	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		out["required"] = required
+	}
+	return out
+}
+
+// fields adds the properties of t's fields to props, and those of an
+// inline struct's as its own.
+func fields(t reflect.Type, defs map[string]any, kinds []string, props map[string]any, required *[]string) {
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if !f.IsExported() || name == "" || name == "-" {
+		if _, opts, _ := strings.Cut(f.Tag.Get("yaml"), ","); f.Anonymous && opts == "inline" {
+			fields(f.Type, defs, kinds, props, required)
+			continue
+		}
+		name := yamlName(f)
+		if name == "" {
 			continue
 		}
 		s := typeSchema(f.Type, defs, kinds)
@@ -55,19 +76,14 @@ func objectSchema(t reflect.Type, defs map[string]any, kinds []string) map[strin
 			s["minimum"] = n
 		}
 		if f.Tag.Get("required") == "true" {
-			required = append(required, name)
+			*required = append(*required, name)
 		}
 		props[name] = s
 	}
-	out := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
-		out["required"] = required
-	}
-	return out
 }
 
 func typeSchema(t reflect.Type, defs map[string]any, kinds []string) map[string]any {
-	if t == durationType {
+	if slices.Contains(durationTypes, t) {
 		return map[string]any{"oneOf": []any{
 			map[string]any{"type": "string", "pattern": `^([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`},
 			map[string]any{"type": "number", "minimum": 0, "description": "seconds"},

@@ -108,12 +108,16 @@ func TestEverySourceTakesItsTurn(t *testing.T) {
 				StashDir: t.TempDir(), Delay: delay, Kinds: made,
 			})
 			t.Cleanup(func() { svc.Close() })
-			d, sd := config.Duration(delay), config.Duration(siteDelay)
+			source := func(url, kind string, delay time.Duration) config.Source {
+				s := config.Source{URL: url, Kind: kind, Options: crawlopt.Defaults()}
+				s.Delay = delay
+				return s
+			}
 			sources := []SourceRequest{
-				{Name: "site", Source: config.Source{URL: h.URL + "/site/", Kind: "website", Delay: &sd}},
-				{Name: "blog", Source: config.Source{URL: h.URL + "/blog/", Kind: "feed", Delay: &d}}, // a page naming its feed
-				{Name: "alice", Source: config.Source{URL: "https://bsky.app/profile/alice.example.com", Delay: &d}},
-				{Name: "tide", Source: config.Source{URL: "https://x.com/tidewatch", Delay: &d}},
+				{Name: "site", Source: source(h.URL+"/site/", "website", siteDelay)},
+				{Name: "blog", Source: source(h.URL+"/blog/", "feed", delay)}, // a page naming its feed
+				{Name: "alice", Source: source("https://bsky.app/profile/alice.example.com", "", delay)},
+				{Name: "tide", Source: source("https://x.com/tidewatch", "", delay)},
 			}
 			var wg sync.WaitGroup
 			for _, req := range sources {
@@ -202,10 +206,12 @@ func (nowhere) LookupNetIP(context.Context, string, string) ([]netip.Addr, error
 
 // A recorded source's render: goes with its crawl; none is auto.
 func TestCrawlRequestOfRender(t *testing.T) {
-	if got := CrawlRequestOf("docs", &config.Source{URL: "https://docs.example.com/", Render: "never"}).Render; got != string(render.Never) {
+	never := &config.Source{URL: "https://docs.example.com/", Options: crawlopt.Defaults()}
+	never.Render = "never"
+	if got := CrawlRequestOf("docs", never).Render; got != string(render.Never) {
 		t.Errorf("render: never gave %q", got)
 	}
-	req := CrawlRequestOf("docs", &config.Source{URL: "https://docs.example.com/"})
+	req := CrawlRequestOf("docs", &config.Source{URL: "https://docs.example.com/", Options: crawlopt.Defaults()})
 	if o, err := New(Config{}).options(req); err != nil || o.Render != string(render.Auto) {
 		t.Errorf("no render: %q, %v", o.Render, err)
 	}

@@ -62,27 +62,10 @@ type SourceResult struct {
 }
 
 // CrawlRequestOf is the crawl a website source asks for: its recorded
-// settings, the defaults where it names none.
+// options, from its URL, under its name.
 func CrawlRequestOf(name string, s *config.Source) CrawlRequest {
-	req := CrawlRequest{Options: crawlopt.Defaults()}
-	req.Start, req.Source, req.Tags = s.URL, name, s.Tags
-	req.Include, req.Exclude, req.AllowHosts, req.WholeSite = s.Include, s.Exclude, s.AllowHosts, s.WholeSite
-	req.NoRobots, req.IgnoreSignals = !s.Robots(), s.IgnoreSignals
-	if s.MaxPages != 0 {
-		req.MaxPages = s.MaxPages
-	}
-	if s.MaxDepth != 0 {
-		req.MaxDepth = s.MaxDepth
-	}
-	if s.Deadline != 0 {
-		req.Deadline = time.Duration(s.Deadline)
-	}
-	if s.Delay != nil {
-		req.Delay = time.Duration(*s.Delay)
-	}
-	if s.Render != "" {
-		req.Render = s.Render
-	}
+	req := CrawlRequest{Options: s.Options}
+	req.Start, req.Source = s.URL, name
 	return req
 }
 
@@ -113,7 +96,7 @@ func (s *Service) Ingest(ctx context.Context, req SourceRequest) (*SourceResult,
 	crawlReq := CrawlRequestOf(req.Name, &req.Source)
 	ctx = polite.WithDelay(ctx, max(crawlReq.Delay, 0))
 	env := &source.Env{Client: s.client.Spaced(max(crawlReq.Delay, 0)), Store: st, Warn: s.cfg.Warn, ChooseFeed: req.ChooseFeed}
-	if req.Source.Robots() {
+	if !req.Source.NoRobots {
 		env.Allowed = source.RobotsAllowed(s.robots, s.cfg.Agent)
 	}
 	var crawled *CrawlResult
@@ -275,7 +258,8 @@ func (s *Service) Add(ctx context.Context, conf *config.Config, req SourceReques
 	rec.Kind, rec.URL = res.Kind, res.URL
 	if res.Kind != website.Name {
 		// A crawl's settings mean nothing to the other kinds.
-		rec = config.Source{URL: res.URL, Kind: res.Kind, Limit: req.Source.Limit, Tags: req.Source.Tags}
+		rec = config.Source{URL: res.URL, Kind: res.Kind, Limit: req.Source.Limit, Options: crawlopt.Defaults()}
+		rec.Tags = req.Source.Tags
 	}
 	if err := conf.AddSource(req.Name, &rec); err != nil {
 		if errors.Is(err, config.ErrSourceExists) {
