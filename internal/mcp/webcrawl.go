@@ -13,24 +13,35 @@ import (
 	"github.com/heedhq/heed/internal/render"
 )
 
-// crawlLimits settles a crawl's limits: the user's when the agent gives
-// none, and never more.
-func (s *Server) crawlLimits(pages int, depth *int, notes *[]string) (maxPages, maxDepth int) {
+// crawlOptions clamps what an agent asks of a crawl from start into a
+// crawl's options: heed's defaults, with the user's deadline and delay;
+// max_pages and max_depth as asked, never more than the user's limits,
+// and the limits themselves where the agent asks none (pages of 0, no
+// depth); render as renderMode settles it. Each setting lowered is
+// noted.
+func (s *Server) crawlOptions(start string, pages int, depth *int, render string, notes *[]string) (crawlopt.Options, error) {
 	l := s.cfg.Limits
-	maxPages, maxDepth = l.MaxPages, l.MaxDepth
+	o := crawlopt.Defaults()
+	o.Start, o.Deadline, o.Delay = start, l.Deadline, s.svc.Delay()
+	o.MaxPages, o.MaxDepth = l.MaxPages, l.MaxDepth
 	if pages > l.MaxPages {
 		*notes = append(*notes, fmt.Sprintf("max_pages %d was lowered to %d, the limit the user set", pages, l.MaxPages))
 	} else if pages > 0 {
-		maxPages = pages
+		o.MaxPages = pages
 	}
 	if depth != nil {
 		if *depth > l.MaxDepth {
 			*notes = append(*notes, fmt.Sprintf("max_depth %d was lowered to %d, the limit the user set", *depth, l.MaxDepth))
 		} else {
-			maxDepth = *depth
+			o.MaxDepth = *depth
 		}
 	}
-	return maxPages, maxDepth
+	mode, err := s.renderMode(render, notes)
+	if err != nil {
+		return crawlopt.Options{}, err
+	}
+	o.Render = string(mode)
+	return o, nil
 }
 
 // renderRank orders the modes by what they ask of the browser.
@@ -59,15 +70,6 @@ func (s *Server) defaultRender() render.Mode {
 	return m
 }
 
-// crawlRequest is a crawl within the user's limits, rendering pages as
-// defaultRender says.
-func (s *Server) crawlRequest(start string, maxPages, maxDepth int) ingest.CrawlRequest {
-	o := crawlopt.Defaults()
-	o.Start, o.MaxPages, o.MaxDepth = start, maxPages, maxDepth
-	o.Deadline, o.Delay, o.Render = s.cfg.Limits.Deadline, s.svc.Delay(), string(s.defaultRender())
-	return ingest.CrawlRequest{Options: o}
-}
-
 const maxSkipsShown = 20
 
 func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in CrawlInput) (*sdk.CallToolResult, CrawlOutput, error) {
@@ -83,21 +85,19 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	if _, err := crawl.Normalize(in.URL); err != nil {
 		return nil, out, fmt.Errorf("%q is not a URL heed can crawl: give an absolute http or https URL, such as https://docs.example.com/", in.URL)
 	}
-	maxPages, maxDepth := s.crawlLimits(in.MaxPages, in.MaxDepth, &out.Notes)
-	mode, err := s.renderMode(in.Render, &out.Notes)
+	o, err := s.crawlOptions(in.URL, in.MaxPages, in.MaxDepth, in.Render, &out.Notes)
 	if err != nil {
 		return nil, out, err
 	}
-	cr := s.crawlRequest(in.URL, maxPages, maxDepth)
-	cr.Source = crawl.SourceName(in.URL)
-	cr.Render = string(mode)
-	cr.Include, cr.Exclude, cr.WholeSite = in.Include, in.Exclude, in.WholeSite
+	o.Source = crawl.SourceName(in.URL)
+	o.Include, o.Exclude, o.WholeSite = in.Include, in.Exclude, in.WholeSite
+	maxPages := o.MaxPages
 
 	prog := s.newProgress(ctx, req, maxPages)
 	var mu sync.Mutex
 	counts := map[crawl.Kind]int{}
 	pages := 0
-	res, err := s.svc.Crawl(ctx, cr, func(ev crawl.Event) {
+	res, err := s.svc.Crawl(ctx, ingest.CrawlRequest{Options: o}, func(ev crawl.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if ev.Kind == crawl.Began {
@@ -129,7 +129,7 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	out.Source, out.Start = res.Source, in.URL
 	out.Stored, out.Unchanged, out.Failed, out.Skipped = sum.Stored, sum.Unchanged, sum.Failed, sum.Skipped
 	out.Robots, out.Seconds, out.Left = sum.Robots, sum.Seconds, sum.Left
-	out.Limits = Limit{MaxPages: maxPages, MaxDepth: maxDepth}
+	out.Limits = Limit{MaxPages: o.MaxPages, MaxDepth: o.MaxDepth}
 	for _, ev := range res.Skips[:min(len(res.Skips), maxSkipsShown)] {
 		out.Skips = append(out.Skips, Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: s.skipDetail(ev)})
 	}

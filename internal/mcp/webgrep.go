@@ -16,6 +16,7 @@ import (
 
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/ingest"
 )
 
 // maxPatternLen bounds a web_grep pattern.
@@ -176,12 +177,14 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 		if _, err := crawl.Normalize(in.URL); err != nil {
 			return nil, out, fmt.Errorf("%q is not a URL heed can crawl: give an absolute http or https URL, such as https://docs.example.com/", in.URL)
 		}
-		maxPages, maxDepth := s.crawlLimits(0, &in.Depth, &out.Notes)
-		cr := s.crawlRequest(in.URL, maxPages, maxDepth)
-		cr.Page = func(url string, doc *extract.Document) { g.page(url, doc.Markdown) }
-		cr.WholeSite = in.WholeSite
+		o, err := s.crawlOptions(in.URL, 0, &in.Depth, "", &out.Notes)
+		if err != nil {
+			return nil, out, err
+		}
+		o.WholeSite = in.WholeSite
 		// No stash: a grep reads pages, and stores none of them.
-		cr.NoStore = true
+		cr := ingest.CrawlRequest{Options: o, NoStore: true, Page: func(url string, doc *extract.Document) { g.page(url, doc.Markdown) }}
+		maxPages := o.MaxPages
 		prog := s.newProgress(ctx, req, maxPages)
 		var mu sync.Mutex
 		pages := 0
