@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/polite"
 )
@@ -40,15 +41,15 @@ func key(o Options) string {
 	return string(k)
 }
 
-// FromKey sets the settings a crawl's key (ledger.Crawl.Key) records:
-// those of the crawl to resume.
-func FromKey(k string, start, source *string, include, exclude, allowHosts *[]string, wholeSite, noRobots, ignoreSignals *bool) error {
+// FromKey sets in o the settings a crawl's key (ledger.Crawl.Key)
+// records: those of the crawl to resume.
+func FromKey(k string, o *crawlopt.Options) error {
 	var kd keyed
 	if err := json.Unmarshal([]byte(k), &kd); err != nil {
 		return fmt.Errorf("the crawl's recorded settings: %w", err)
 	}
-	*start, *source, *include, *exclude, *allowHosts = kd.Start, kd.Source, kd.Include, kd.Exclude, kd.AllowHosts
-	*wholeSite, *noRobots, *ignoreSignals = kd.WholeSite, kd.NoRobots, kd.IgnoreSignals
+	o.Start, o.Source, o.Include, o.Exclude, o.AllowHosts = kd.Start, kd.Source, kd.Include, kd.Exclude, kd.AllowHosts
+	o.WholeSite, o.NoRobots, o.IgnoreSignals = kd.WholeSite, kd.NoRobots, kd.IgnoreSignals
 	return nil
 }
 

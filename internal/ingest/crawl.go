@@ -99,7 +99,7 @@ func (s *Service) Crawl(ctx context.Context, req CrawlRequest, events func(crawl
 		if err != nil {
 			return nil, err
 		}
-		if err := crawl.FromKey(rec.Key, &req.Start, &req.Source, &req.Include, &req.Exclude, &req.AllowHosts, &req.WholeSite, &req.NoRobots, &req.IgnoreSignals); err != nil {
+		if err := crawl.FromKey(rec.Key, &req.Options); err != nil {
 			return nil, &heed.Error{Kind: heed.Internal, Op: "resume", Err: err}
 		}
 	}
