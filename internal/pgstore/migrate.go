@@ -134,6 +134,33 @@ var migrations = []string{
 	`ALTER TABLE heed_host ADD COLUMN wanted_at timestamptz;
 	ALTER TABLE heed_crawl ADD COLUMN seeded boolean NOT NULL DEFAULT true,
 		ADD COLUMN seed_done text[] NOT NULL DEFAULT '{}';`,
+	// 6: a crawl is a record: its state (running until it is seeded and
+	// no URL of it waits, then done), when it ended, and what its URLs
+	// came to (stored, unchanged, skipped and failed by reason), counted
+	// in its row as each URL ends and frozen when it ends, so that a
+	// later crawl that takes its URLs over leaves its counts as they
+	// were. The crawls of a database before this version are counted
+	// from the frontier as it stands, and those that ended are done.
+	`ALTER TABLE heed_crawl
+		ADD COLUMN state     text NOT NULL DEFAULT 'running' CHECK (state IN ('running', 'interrupted', 'done', 'failed')),
+		ADD COLUMN ended_at  timestamptz,
+		ADD COLUMN stored    integer NOT NULL DEFAULT 0,
+		ADD COLUMN unchanged integer NOT NULL DEFAULT 0,
+		ADD COLUMN skipped   jsonb NOT NULL DEFAULT '{}',
+		ADD COLUMN failed    jsonb NOT NULL DEFAULT '{}';
+	UPDATE heed_crawl c SET stored = n.stored, unchanged = n.unchanged, skipped = n.skipped, failed = n.failed
+	FROM (
+		SELECT crawl,
+			coalesce(sum(n) FILTER (WHERE state = 'done' AND reason <> 'unchanged'), 0) AS stored,
+			coalesce(sum(n) FILTER (WHERE state = 'done' AND reason = 'unchanged'), 0) AS unchanged,
+			coalesce(jsonb_object_agg(reason, n) FILTER (WHERE state = 'skipped'), '{}') AS skipped,
+			coalesce(jsonb_object_agg(reason, n) FILTER (WHERE state = 'failed'), '{}') AS failed
+		FROM (SELECT crawl, state, reason, count(*) AS n FROM heed_frontier WHERE state <> 'queued' GROUP BY 1, 2, 3) g
+		GROUP BY crawl
+	) n WHERE c.id = n.crawl;
+	UPDATE heed_crawl c SET state = 'done',
+		ended_at = coalesce((SELECT max(f.updated_at) FROM heed_frontier f WHERE f.crawl = c.id), c.created_at)
+	WHERE c.seeded AND NOT EXISTS (SELECT 1 FROM heed_frontier f WHERE f.crawl = c.id AND f.state = 'queued');`,
 }
 
 // Version is the heed schema version this build knows.

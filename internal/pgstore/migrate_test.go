@@ -262,3 +262,74 @@ func TestRefusePublicCreate(t *testing.T) {
 	}
 	st.Close()
 }
+
+// A database of version 5 migrated forward: its crawls are records, each
+// counted from the frontier as it stands; one seeded with no URL queued
+// is done, ended when its last URL did; the others run on.
+func TestMigrateCrawlRecords(t *testing.T) {
+	url := database(t)
+	ctx := context.Background()
+	Version = 5
+	_, err := Migrate(ctx, url)
+	Version = len(migrations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `
+		INSERT INTO heed_crawl (id, source, start_url, seeded) VALUES (1, 'a', 'https://a.test/', true), (2, 'b', 'https://b.test/', true), (3, 'c', 'https://c.test/', false);
+		INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, updated_at) VALUES
+			('https://a.test/', 1, 'a.test', 0, 'done', '', '2026-01-01 10:00:00+00'),
+			('https://a.test/u', 1, 'a.test', 1, 'done', 'unchanged', '2026-01-01 10:00:01+00'),
+			('https://a.test/r1', 1, 'a.test', 1, 'skipped', 'robots', '2026-01-01 10:00:02+00'),
+			('https://a.test/r2', 1, 'a.test', 1, 'skipped', 'robots', '2026-01-01 10:00:03+00'),
+			('https://a.test/f', 1, 'a.test', 1, 'failed', 'transient', '2026-01-01 10:00:04+00'),
+			('https://b.test/', 2, 'b.test', 0, 'done', '', '2026-01-01 10:00:00+00'),
+			('https://b.test/q', 2, 'b.test', 1, 'queued', '', '2026-01-01 10:00:00+00')`); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Migrate(ctx, url)
+	if err != nil || res.From != 5 || res.To != Version {
+		t.Fatalf("migrated forward: %+v, %v", res, err)
+	}
+	type record struct {
+		state             string
+		ended             *time.Time
+		stored, unchanged int
+		skipped, failed   map[string]int
+	}
+	got := map[int64]record{}
+	rows, err := conn.Query(ctx, `SELECT id, state, ended_at, stored, unchanged, skipped, failed FROM heed_crawl`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		var r record
+		if err := rows.Scan(&id, &r.state, &r.ended, &r.stored, &r.unchanged, &r.skipped, &r.failed); err != nil {
+			t.Fatal(err)
+		}
+		got[id] = r
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	ended := time.Date(2026, 1, 1, 10, 0, 4, 0, time.UTC)
+	if r := got[1]; r.state != "done" || r.ended == nil || !r.ended.Equal(ended) || r.stored != 1 || r.unchanged != 1 ||
+		fmt.Sprint(r.skipped) != "map[robots:2]" || fmt.Sprint(r.failed) != "map[transient:1]" {
+		t.Errorf("the crawl that ended: %+v", r)
+	}
+	if r := got[2]; r.state != "running" || r.ended != nil || r.stored != 1 || len(r.skipped) != 0 || len(r.failed) != 0 {
+		t.Errorf("the crawl with a URL queued: %+v", r)
+	}
+	if r := got[3]; r.state != "running" || r.ended != nil || r.stored != 0 {
+		t.Errorf("the crawl not seeded: %+v", r)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE heed_crawl SET state = 'paused' WHERE id = 3`); err == nil {
+		t.Error("a crawl took a state heed does not know")
+	}
+}
