@@ -225,7 +225,7 @@ func (s *Service) FollowCrawl(ctx context.Context, id int64, progress func(*team
 }
 
 func sameProgress(a, b *team.Progress) bool {
-	return a.Queued == b.Queued && a.Stored == b.Stored && a.Unchanged == b.Unchanged && a.Fetched == b.Fetched && maps.Equal(a.Skipped, b.Skipped) && maps.Equal(a.Failed, b.Failed)
+	return a.State == b.State && a.Queued == b.Queued && a.Stored == b.Stored && a.Unchanged == b.Unchanged && a.Fetched == b.Fetched && maps.Equal(a.Skipped, b.Skipped) && maps.Equal(a.Failed, b.Failed)
 }
 
 // teamSummary is a team crawl's progress as a crawl's summary.

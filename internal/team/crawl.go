@@ -70,9 +70,13 @@ type queued struct {
 // this crawl began (it is crawled again); a URL that a crawl running
 // beside this one fetched is not fetched again. A URL marked own takes
 // its state as given, the URL a commit ends, whichever crawl took it
-// over while it was fetched: it was fetched once, for both. URLs are
-// inserted in order, and the hosts locked after them in order, so that
-// two transactions never wait on each other.
+// over while it was fetched: it was fetched once, for both, and its
+// links go to the crawl that holds it now (the one that lost it may have
+// ended, and gets no URL after its end). URLs are inserted in order, and
+// the hosts locked after them in order, so that two transactions never
+// wait on each other. What the statement ended is counted for the crawl
+// whose row it is (countEnds): the own URL, and the links skipped at
+// queue time; a crawl it took a queued URL from may have ended.
 func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 	qs = slices.Clone(qs) // a transaction run again queues them again
 	slices.SortStableFunc(qs, func(a, b queued) int { return strings.Compare(a.url, b.url) })
@@ -87,9 +91,15 @@ func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 		}
 	}
 	b.Queue(`
-		WITH ins AS (
+		WITH cr AS (
+			SELECT id, created_at FROM heed_crawl
+			WHERE id = coalesce((SELECT crawl FROM heed_frontier WHERE url = $10 AND state = 'queued'), $1)
+		), prev AS (
+			SELECT DISTINCT f.crawl FROM heed_frontier f, cr
+			WHERE f.url = ANY($2::text[]) AND f.url <> $10 AND f.state = 'queued' AND f.crawl < cr.id
+		), ins AS (
 			INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, detail, attempts)
-			SELECT u, $1, h, d, s, r, t, a FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $9::int[]) AS x(u, h, d, s, r, t, a)
+			SELECT u, cr.id, h, d, s, r, t, a FROM cr, unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $9::int[]) AS x(u, h, d, s, r, t, a)
 			ORDER BY u
 			ON CONFLICT (url) DO UPDATE SET
 				crawl = CASE WHEN heed_frontier.url = $10 THEN heed_frontier.crawl ELSE EXCLUDED.crawl END,
@@ -99,8 +109,8 @@ func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 			WHERE heed_frontier.url = $10 AND (heed_frontier.crawl = EXCLUDED.crawl OR heed_frontier.state = 'queued')
 				OR heed_frontier.url <> $10 AND heed_frontier.crawl < EXCLUDED.crawl AND (
 					heed_frontier.state = 'queued' AND EXCLUDED.state = 'queued'
-					OR heed_frontier.state <> 'queued' AND heed_frontier.updated_at < $11)
-			RETURNING url, host, state, reason, detail, depth
+					OR heed_frontier.state <> 'queued' AND heed_frontier.updated_at < (SELECT created_at FROM cr))
+			RETURNING url, crawl, host, state, reason, detail, depth
 		), due AS (
 			SELECT DISTINCT host FROM ins WHERE state = 'queued'
 		), locked AS (
@@ -108,31 +118,44 @@ func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 			ON CONFLICT (host) DO UPDATE SET host = EXCLUDED.host
 			RETURNING host, awake
 		)
-		SELECT host, awake, host IN (SELECT host FROM due), '', '', '', 0 FROM locked
+		SELECT host, awake, host IN (SELECT host FROM due), 0::bigint, ''::text, ''::text, 0, ''::text, ''::text FROM locked
 		UNION ALL
-		SELECT '', true, false, url, reason, detail, depth FROM ins WHERE state = 'skipped' AND url <> $10`,
-		c.id, urls, hosts, depths, states, reasons, details, also, attempts, own, c.created)
+		SELECT '', false, false, crawl, state, reason, count(*)::int, '', '' FROM ins
+		WHERE CASE WHEN url = $10 THEN state <> 'queued' ELSE state = 'skipped' END
+		GROUP BY crawl, state, reason
+		UNION ALL
+		SELECT '', false, false, crawl, 'queued', '', 0, '', '' FROM prev
+		UNION ALL
+		SELECT '', false, false, 0, 'skipped', reason, depth, url, detail FROM ins WHERE state = 'skipped' AND url <> $10`,
+		c.id, urls, hosts, depths, states, reasons, details, also, attempts, own)
 }
 
 // readLocked reads queueLinks's statement: the hosts given a queued URL,
-// those of the hosts locked without a job, and the URLs it ended as
-// skipped (out of scope, too deep, disallowed), new to the crawl, the
-// URL the commit ends aside.
-func readLocked(br pgx.BatchResults) (due, asleep []string, skips []crawl.Event, err error) {
+// those of the hosts locked without a job, what it ended, by crawl, to
+// count (countEnds), and the links it ended as skipped (out of scope,
+// too deep, disallowed), new to the crawl, to tell, the URL the commit
+// ends aside.
+func readLocked(br pgx.BatchResults) (due, asleep []string, ended tally, skips []crawl.Event, err error) {
 	rows, err := br.Query()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	defer rows.Close()
+	ended = tally{}
 	for rows.Next() {
-		var h, u, reason, detail string
+		var h, state, reason, u, detail string
 		var awake, isDue bool
-		var depth int
-		if err := rows.Scan(&h, &awake, &isDue, &u, &reason, &detail, &depth); err != nil {
-			return nil, nil, nil, err
+		var id int64
+		var n int
+		if err := rows.Scan(&h, &awake, &isDue, &id, &state, &reason, &n, &u, &detail); err != nil {
+			return nil, nil, nil, nil, err
 		}
 		if u != "" {
-			skips = append(skips, crawl.Event{Kind: crawl.Skipped, URL: u, Reason: reason, Detail: detail, Depth: depth})
+			skips = append(skips, crawl.Event{Kind: crawl.Skipped, URL: u, Reason: reason, Detail: detail, Depth: n})
+			continue
+		}
+		if id != 0 {
+			ended.add(id, state, reason, n)
 			continue
 		}
 		if isDue {
@@ -142,7 +165,7 @@ func readLocked(br pgx.BatchResults) (due, asleep []string, skips []crawl.Event,
 			asleep = append(asleep, h)
 		}
 	}
-	return due, asleep, skips, rows.Err()
+	return due, asleep, ended, skips, rows.Err()
 }
 
 // lockHosts makes the hosts' rows if missing and locks them, in order,
@@ -257,11 +280,15 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o crawlopt.Options) (int64, 
 		host := polite.HostKey(su)
 		queueLinks(b, c, []queued{{url: start, host: host, state: "queued"}}, host)
 		br := tx.SendBatch(ctx, b)
-		due, asleep, _, err := readLocked(br)
+		due, asleep, ended, _, err := readLocked(br)
 		if err := errors.Join(err, br.Close()); err != nil {
 			return err
 		}
 		if err := wake(ctx, tx, inserter, due, asleep); err != nil {
+			return err
+		}
+		// A crawl whose start URL waited is taken over, and done.
+		if err := countEnds(ctx, tx, ended); err != nil {
 			return err
 		}
 		if seeds {

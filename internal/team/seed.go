@@ -46,8 +46,7 @@ func (sw *seedWorker) Work(ctx context.Context, job *river.Job[SeedArgs]) error 
 		// The last try: the crawl goes on, done once its pages are,
 		// without what its sitemaps list.
 		sw.w.Logger.Warn("heed: a crawl's sitemaps and llms.txt", "crawl", job.Args.Crawl, "error", err)
-		_, err2 := sw.w.Pool.Exec(context.WithoutCancel(ctx), `UPDATE heed_crawl SET seeded = true WHERE id = $1`, job.Args.Crawl)
-		return errors.Join(err, err2)
+		return errors.Join(err, sw.w.seeded(context.WithoutCancel(ctx), job.Args.Crawl))
 	}
 	return err
 }
@@ -198,30 +197,42 @@ const seedBatch = 1000
 // queueSeeds queues pages a crawl's sitemaps or llms.txt listed, one link
 // from the start, with their hosts' jobs, and notes the sitemaps read to
 // their end (read), in one transaction; the last batch marks the crawl
-// seeded.
+// seeded, and ends it when no URL of it waits. The crawl's row is
+// changed after the frontier's and the hosts' rows, as a commit's is
+// (countEnds), so that the two never wait on each other.
 func (w *Worker) queueSeeds(ctx context.Context, c *crawlInfo, s *slice, it item, host string, urls, read []string, last bool) error {
 	qs := s.links(it, urls, 1)
 	return inTx(ctx, w.Pool, func(tx pgx.Tx) error {
+		ended := tally{}
+		if len(qs) > 0 {
+			b := &pgx.Batch{}
+			queueLinks(b, c, qs, host)
+			br := tx.SendBatch(ctx, b)
+			due, asleep, t, _, err := readLocked(br) // a seed out of scope is counted, not told (as on one machine)
+			if err := errors.Join(err, br.Close()); err != nil {
+				return err
+			}
+			if err := wake(ctx, tx, w.inserter, due, asleep); err != nil {
+				return err
+			}
+			ended = t
+		}
+		ended.add(c.id, "queued", "", 0)
+		if err := countEnds(ctx, tx, ended); err != nil {
+			return err
+		}
 		if len(read) > 0 {
 			if _, err := tx.Exec(ctx, `UPDATE heed_crawl SET seed_done = seed_done || $2::text[] WHERE id = $1`, c.id, read); err != nil {
 				return err
 			}
 		}
-		if last {
-			if _, err := tx.Exec(ctx, `UPDATE heed_crawl SET seeded = true WHERE id = $1`, c.id); err != nil {
-				return err
-			}
-		}
-		if len(qs) == 0 {
+		if !last {
 			return nil
 		}
-		b := &pgx.Batch{}
-		queueLinks(b, c, qs, host)
-		br := tx.SendBatch(ctx, b)
-		due, asleep, _, err := readLocked(br) // a seed out of scope is counted, not told (as on one machine)
-		if err := errors.Join(err, br.Close()); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE heed_crawl SET seeded = true WHERE id = $1`, c.id); err != nil {
 			return err
 		}
-		return wake(ctx, tx, w.inserter, due, asleep)
+		_, err := tx.Exec(ctx, endSQL, []int64{c.id})
+		return err
 	})
 }

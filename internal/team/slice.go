@@ -142,12 +142,9 @@ func (s *slice) run(ctx context.Context) error {
 }
 
 // next is the host's next queued URLs, in the order they came; those of
-// crawls past their deadline are ended first.
+// crawls past their deadline are ended first (endPastDeadline).
 func (s *slice) next(ctx context.Context) ([]item, error) {
-	if _, err := s.w.Pool.Exec(ctx, `
-		UPDATE heed_frontier f SET state = 'skipped', reason = $2, detail = $3, updated_at = now()
-		FROM heed_crawl c WHERE f.crawl = c.id AND f.host = $1 AND f.state = 'queued' AND c.deadline_at < now()`,
-		s.host, crawl.ReasonDeadline, "the crawl's deadline came first"); err != nil {
+	if err := s.endPastDeadline(ctx); err != nil {
 		return nil, err
 	}
 	// The queued URLs first, then each one's validators by its key: a
@@ -406,9 +403,11 @@ func (s *slice) claim(ctx context.Context) (rctx context.Context, cancel context
 
 // claimFor waits for the host's turn, then renews the lease for a
 // request and counts it against the crawl's max_pages (when crawlID is
-// not 0): counted is false when the crawl has none left. The context it
-// returns ends before the lease would run out, a margin early; it fails
-// with errLost when another worker holds the host now. A request that is
+// not 0): counted is false when the crawl has none left. A crawl that
+// ended (a newer one took this URL over, and the rest of its own) does
+// not count it: its record is frozen. The context it returns ends before
+// the lease would run out, a margin early; it fails with errLost when
+// another worker holds the host now. A request that is
 // part of a page begun (a redirect's hop, its Markdown alternate) does
 // not yield the host to a request beside the job (yield false), which
 // has it after the page.
@@ -426,7 +425,7 @@ func (s *slice) claimFor(ctx context.Context, crawlID int64, yield bool) (rctx c
 			UPDATE heed_host SET lease_until = now() + make_interval(secs => $3)
 			WHERE host = $1 AND lease_owner = $2 RETURNING lease_until
 		), c AS (
-			UPDATE heed_crawl SET fetched = fetched + 1
+			UPDATE heed_crawl SET fetched = fetched + (state = 'running')::int
 			WHERE id = $4 AND fetched < max_pages AND EXISTS (SELECT 1 FROM h) AND NOT coalesce((SELECT wanted FROM w), false)
 			RETURNING 1
 		)
@@ -654,8 +653,9 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		b.Queue(releaseSQL, s.host, s.owner, delay.Seconds(), delay.Milliseconds(), s.w.LeaseTTL.Seconds())
 		br := tx.SendBatch(ctx, b)
 		var due, asleep []string
+		var ended tally
 		var err error
-		due, asleep, skips, err = readLocked(br)
+		due, asleep, ended, skips, err = readLocked(br)
 		if err != nil {
 			br.Close()
 			return err
@@ -667,7 +667,12 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		if tag.RowsAffected() == 0 {
 			return errLost
 		}
-		return wake(ctx, tx, s.w.inserter, due, asleep)
+		if err := wake(ctx, tx, s.w.inserter, due, asleep); err != nil {
+			return err
+		}
+		// The URL's end is counted in its crawl's row, which ends with
+		// its last URL.
+		return countEnds(ctx, tx, ended)
 	})
 	if err == nil && s.w.Event != nil && !requeued {
 		// A page is told of by the URL it was stored under, as a crawl on

@@ -10,69 +10,56 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Progress is where a team crawl stands: its URLs by state, the skipped
-// and failed by reason.
+// Progress is where a team crawl stands: its state, its URLs by state,
+// the skipped and failed by reason. A running crawl's are as they are
+// now; an ended crawl's are its record, frozen when it ended, whatever
+// later crawls did with its URLs.
 type Progress struct {
 	ID      int64     `json:"id"`
 	Source  string    `json:"source"`
 	Start   string    `json:"start"`
 	Created time.Time `json:"created_at"`
-	Queued  int       `json:"queued"`
-	Stored  int       `json:"stored"`
+	// State is "running" until the crawl is seeded and no URL of it
+	// waits (its own ended, or taken over by a newer crawl, or skipped
+	// at its deadline), then "done".
+	State  string     `json:"state"`
+	Ended  *time.Time `json:"ended_at,omitempty"`
+	Queued int        `json:"queued"`
+	Stored int        `json:"stored"`
 	// Unchanged are the pages fetched whose content was as stored (a
 	// 304 to a conditional request, or the same Markdown).
 	Unchanged int            `json:"unchanged"`
 	Skipped   map[string]int `json:"skipped"`  // by reason
 	Failed    map[string]int `json:"failed"`   // by reason
 	Fetched   int            `json:"requests"` // requests counted against max_pages
-	Done      bool           `json:"done"`     // no URL of it waits
+	Done      bool           `json:"done"`     // it ended: no URL of it waits
 	// StartEnd is what became of the start URL, when it was not stored:
 	// "skipped (robots): disallowed by line 2 ...", "failed (...): ...".
 	StartEnd string `json:"start_end,omitempty"`
 }
 
-// CrawlProgress is where crawl id stands.
+// CrawlProgress is where crawl id stands: its row's state and counts,
+// and, while it runs, its URLs queued. A crawl seeded with no URL queued
+// has ended, though no transaction marked its row yet (the workers'
+// sweep does): no URL comes to it again, so that its counts are final.
 func CrawlProgress(ctx context.Context, pool *pgxpool.Pool, id int64) (*Progress, error) {
-	p := &Progress{ID: id, Skipped: map[string]int{}, Failed: map[string]int{}}
+	p := &Progress{ID: id}
 	var seeded bool
-	err := pool.QueryRow(ctx, `SELECT source, start_url, created_at, fetched, seeded FROM heed_crawl WHERE id = $1`, id).
-		Scan(&p.Source, &p.Start, &p.Created, &p.Fetched, &seeded)
+	err := pool.QueryRow(ctx, `
+		SELECT source, start_url, created_at, fetched, seeded, state, ended_at, stored, unchanged, skipped, failed,
+			CASE WHEN state = 'running' THEN (SELECT count(*) FROM heed_frontier WHERE crawl = c.id AND state = 'queued') ELSE 0 END
+		FROM heed_crawl c WHERE id = $1`, id).
+		Scan(&p.Source, &p.Start, &p.Created, &p.Fetched, &seeded, &p.State, &p.Ended, &p.Stored, &p.Unchanged, &p.Skipped, &p.Failed, &p.Queued)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %d", ErrNoCrawl, id)
 	}
 	if err != nil {
 		return nil, err
 	}
-	rows, err := pool.Query(ctx, `SELECT state, reason, count(*) FROM heed_frontier WHERE crawl = $1 GROUP BY 1, 2`, id)
-	if err != nil {
-		return nil, err
+	if p.State == "running" && seeded && p.Queued == 0 {
+		p.State = "done"
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var state, reason string
-		var n int
-		if err := rows.Scan(&state, &reason, &n); err != nil {
-			return nil, err
-		}
-		switch state {
-		case "queued":
-			p.Queued += n
-		case "done":
-			if reason == reasonUnchanged {
-				p.Unchanged += n
-			} else {
-				p.Stored += n
-			}
-		case "skipped":
-			p.Skipped[reason] += n
-		case "failed":
-			p.Failed[reason] += n
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	p.Done = p.Queued == 0 && seeded
+	p.Done = p.State != "running"
 	var state, reason, detail string
 	err = pool.QueryRow(ctx, `SELECT state, reason, detail FROM heed_frontier WHERE url = $1 AND crawl = $2`, p.Start, id).Scan(&state, &reason, &detail)
 	switch {

@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 }
 
 // database is a new migrated database's pool.
-func database(t *testing.T) *pgxpool.Pool {
+func database(t testing.TB) *pgxpool.Pool {
 	t.Helper()
 	once.Do(func() { cluster = pgtest.Start(t) })
 	if cluster == nil {
@@ -342,6 +342,9 @@ func TestCrawlsShareURLs(t *testing.T) {
 	}
 	if p, err := CrawlProgress(context.Background(), pool, first); err != nil || !p.Done {
 		t.Errorf("the first crawl, its start URL taken: %+v, %v", p, err)
+	}
+	if state, end := ended(t, pool, first); state != "done" || !end {
+		t.Errorf("the first crawl's row, its start URL taken: %s, ended %v", state, end)
 	}
 	if p, err := CrawlProgress(context.Background(), pool, second); err != nil || p.Queued != 1 {
 		t.Errorf("the second crawl: %+v, %v", p, err)

@@ -167,9 +167,10 @@ func (w *Worker) sweep(ctx context.Context) {
 }
 
 // sweepOnce gives a job to each host that has queued URLs and no lease
-// (River's uniqueness keeps a host with a job from getting another), and
+// (River's uniqueness keeps a host with a job from getting another),
 // takes a crawl whose seed job is gone (discarded, cancelled by hand, or
-// never worked by a worker that knew it) for seeded, so that it ends.
+// never worked by a worker that knew it) for seeded, and ends the crawls
+// seeded with no URL queued that no transaction ended (sweepEndSQL).
 func (w *Worker) sweepOnce(ctx context.Context) error {
 	if _, err := w.Pool.Exec(ctx, `
 		UPDATE heed_crawl c SET seeded = true
@@ -177,6 +178,9 @@ func (w *Worker) sweepOnce(ctx context.Context) error {
 			SELECT 1 FROM river_job j WHERE j.kind = 'heed_seed' AND j.args->>'crawl' = c.id::text
 				AND j.state NOT IN ('completed', 'discarded', 'cancelled'))`); err != nil && ctx.Err() == nil {
 		w.Logger.Warn("heed: sweep the crawls' seeds", "error", err) // the hosts are swept all the same
+	}
+	if _, err := w.Pool.Exec(ctx, sweepEndSQL); err != nil && ctx.Err() == nil {
+		w.Logger.Warn("heed: sweep the crawls' ends", "error", err)
 	}
 	rows, err := w.Pool.Query(ctx, `
 		SELECT h.host FROM heed_host h

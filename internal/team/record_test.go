@@ -1,0 +1,194 @@
+package team
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/crawlopt"
+	"github.com/heedhq/heed/internal/team/teamtest"
+)
+
+// sameCounts reports whether two reports of a crawl say the same of its
+// URLs.
+func sameCounts(a, b *Progress) bool {
+	return a.Stored == b.Stored && a.Unchanged == b.Unchanged && a.Queued == b.Queued && a.Fetched == b.Fetched &&
+		maps.Equal(a.Skipped, b.Skipped) && maps.Equal(a.Failed, b.Failed) && a.Done == b.Done && a.State == b.State
+}
+
+// ended reads a crawl's row: its state, and whether it has its end.
+func ended(t *testing.T, pool *pgxpool.Pool, id int64) (string, bool) {
+	t.Helper()
+	var state string
+	var end bool
+	if err := pool.QueryRow(context.Background(), `SELECT state, ended_at IS NOT NULL FROM heed_crawl WHERE id = $1`, id).Scan(&state, &end); err != nil {
+		t.Fatal(err)
+	}
+	return state, end
+}
+
+// A crawl's record is frozen when it ends: a later crawl of the same
+// site, which takes every URL of it over (each ended before it began, so
+// each is fetched again), leaves the first crawl's counts as they were,
+// in its progress and in the team's status.
+func TestCrawlRecordKeepsItsCounts(t *testing.T) {
+	pool := database(t)
+	site := teamtest.Start(t, 20, 2, 0)
+	startWorkers(t, pool, 2, nil)
+	opts := crawlopt.Defaults()
+	opts.Start, opts.Source, opts.Delay, opts.MaxPages, opts.MaxDepth = site.PageURL(0), "record", 5*time.Millisecond, 100, 20
+	opts.AllowHosts, opts.WholeSite, opts.NoSitemaps, opts.NoLLMsTxt = site.HostPorts(), true, true, true
+	first, err := Start(context.Background(), pool, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1 := waitDone(t, pool, first, time.Minute)
+	if p1.Stored != site.N || p1.Skipped[crawl.ReasonRobots] != site.N || p1.Fetched != site.N || p1.State != "done" || p1.Ended == nil {
+		t.Fatalf("the first crawl: %+v", p1)
+	}
+	// The transaction that ended its last URL ended it.
+	if state, end := ended(t, pool, first); state != "done" || !end {
+		t.Errorf("the first crawl's row: %s, ended %v", state, end)
+	}
+	second, err := Start(context.Background(), pool, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p2 := waitDone(t, pool, second, time.Minute); p2.Unchanged != site.N || p2.Stored != 0 || p2.Skipped[crawl.ReasonRobots] != site.N {
+		t.Errorf("the second crawl: %+v", p2)
+	}
+	again, err := CrawlProgress(context.Background(), pool, first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameCounts(p1, again) {
+		t.Errorf("the first crawl's counts changed after it ended:\nat its end  %+v\nafter       %+v", p1, again)
+	}
+	st, err := TeamStatus(context.Background(), pool, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Crawls) != 2 || st.Crawls[1].ID != first || !sameCounts(p1, st.Crawls[1]) {
+		t.Errorf("the team's status of the first crawl: %+v", st.Crawls)
+	}
+}
+
+// A crawl past its deadline is done: each host's URLs left are skipped
+// (deadline) as its job comes to them, counted in the crawl's row, and
+// the last of them ends it; nothing of it may go on. Its record is then
+// frozen like any other's.
+func TestCrawlPastItsDeadlineIsDone(t *testing.T) {
+	pool := database(t)
+	site := teamtest.Start(t, 120, 3, 0)
+	startWorkers(t, pool, 2, nil)
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay, o.MaxPages, o.MaxDepth = site.PageURL(0), "late", 20*time.Millisecond, 1000, 20
+	o.AllowHosts, o.WholeSite, o.NoSitemaps, o.NoLLMsTxt = site.HostPorts(), true, true, true
+	id, err := Start(context.Background(), pool, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		p, err := CrawlProgress(context.Background(), pool, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Done {
+			t.Fatalf("the crawl ended before its deadline came: %+v", p)
+		}
+		if p.Stored >= 6 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := pool.Exec(context.Background(), `UPDATE heed_crawl SET deadline_at = now() WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	p := waitDone(t, pool, id, time.Minute)
+	if p.State != "done" || p.Skipped[crawl.ReasonDeadline] == 0 || p.Stored == 0 || p.Stored+p.Skipped[crawl.ReasonDeadline] > site.N || p.Queued != 0 {
+		t.Errorf("the crawl past its deadline: %+v", p)
+	}
+	if state, end := ended(t, pool, id); state != "done" || !end {
+		t.Errorf("its row: %s, ended %v", state, end)
+	}
+	var left int
+	if err := pool.QueryRow(context.Background(), `SELECT count(*) FROM heed_frontier WHERE crawl = $1 AND state = 'queued'`, id).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d URLs of it queued (%v)", left, err)
+	}
+	again, err := CrawlProgress(context.Background(), pool, id)
+	if err != nil || !sameCounts(p, again) {
+		t.Errorf("read again: %+v, %v", again, err)
+	}
+}
+
+// BenchmarkCommit ends a URL in one transaction as a worker's commit
+// does: its snapshot stored, its three links queued (one skipped at
+// queue time), its host's next turn set, and the URL counted in its
+// crawl's row, which stays running (its start URL waits).
+func BenchmarkCommit(b *testing.B) {
+	ctx := context.Background()
+	pool := database(b)
+	w := &Worker{Pool: pool, HTTP: loopbackClient()}
+	w.fill()
+	var err error
+	if w.inserter, err = NewInserter(pool); err != nil {
+		b.Fatal(err)
+	}
+	const host = "bench.test"
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.MaxPages, o.NoSitemaps, o.NoLLMsTxt = "http://"+host+"/", "bench", 1<<30, true, true
+	id, err := Start(ctx, pool, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := w.crawl(ctx, id)
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := &slice{w: w, host: host, owner: "bench", turns: newHeld(host)}
+	if _, ok, err := takeLease(ctx, pool, host, s.owner, time.Hour); err != nil || !ok {
+		b.Fatalf("the host's lease: %v, %v", ok, err)
+	}
+	for i := 0; b.Loop(); i++ {
+		u := fmt.Sprintf("http://%s/p/%d", host, i)
+		res := &result{kind: crawl.Stored, snap: &heed.Snapshot{
+			Source: "bench", URL: u, Title: "Page", FetchedAt: time.Now(), Markdown: fmt.Sprintf("# Page %d\n\nA page of the benchmark.", i),
+		}, links: []queued{
+			{url: u + "/a", host: host, depth: 1, state: "queued"},
+			{url: u + "/b", host: host, depth: 1, state: "queued"},
+			{url: u + "/private", host: host, depth: 1, state: "skipped", reason: crawl.ReasonRobots, detail: "disallowed"},
+		}}
+		if err := s.commitTx(ctx, item{url: u, c: c}, res, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCrawlProgress reads where a crawl of 50,000 URLs stands, one
+// of them queued: its row, and its URLs queued.
+func BenchmarkCrawlProgress(b *testing.B) {
+	ctx := context.Background()
+	pool := database(b)
+	if _, err := pool.Exec(ctx, `
+		INSERT INTO heed_crawl (id, source, start_url, stored, skipped) VALUES (1, 'bench', 'http://bench.test/p/0', 40000, '{"robots": 9999}');
+		INSERT INTO heed_frontier (url, crawl, host, depth, state, reason)
+		SELECT 'http://bench.test/p/' || i, 1, 'bench.test', 1,
+			CASE WHEN i = 0 THEN 'queued' WHEN i <= 40000 THEN 'done' ELSE 'skipped' END,
+			CASE WHEN i > 40000 THEN 'robots' ELSE '' END
+		FROM generate_series(0, 49999) AS i;
+		ANALYZE heed_frontier`); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		p, err := CrawlProgress(ctx, pool, 1)
+		if err != nil || p.Queued != 1 || p.Stored != 40000 {
+			b.Fatalf("%+v, %v", p, err)
+		}
+	}
+}
