@@ -211,8 +211,10 @@ func (e *env) statusCommand() *cobra.Command {
 ID, that crawl. A crawl interrupted or failed is resumed by the same
 command again, or by heed crawl --resume ID.
 
-With --db (or HEED_DB), it shows a team database's crawls, the hosts in
-flight and the URLs queued.`,
+With --db (or HEED_DB), it shows a team database's crawls, each one's
+state (running, or done once no URL of it waits or its deadline came)
+and what its URLs came to, frozen when it ends; the hosts in flight and
+the URLs queued.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if e.db == "" {
@@ -248,12 +250,12 @@ flight and the URLs queued.`,
 	return cmd
 }
 
-// progressLine says where a team crawl stands, skips and failures by
-// reason.
+// progressLine says where a team crawl stands: its state, skips and
+// failures by reason.
 func progressLine(p *team.Progress) string {
-	state := "running"
-	if p.Done {
-		state = "done"
+	state := p.State
+	if state == "" {
+		state = "running"
 	}
 	line := fmt.Sprintf("%s · %d stored · %d unchanged · %d queued · %d requests", state, p.Stored, p.Unchanged, p.Queued, p.Fetched)
 	for _, kind := range []struct {

@@ -217,6 +217,7 @@ func TestTeamCommands(t *testing.T) {
 	var st struct {
 		Crawls []struct {
 			ID        int64
+			State     string
 			Done      bool
 			Stored    int
 			Unchanged int
@@ -236,8 +237,13 @@ func TestTeamCommands(t *testing.T) {
 	// The last crawl first; the first crawl's URLs were taken up by the
 	// add's crawl of the same site, and then by the sync's, which found
 	// its pages as the add stored them.
-	if len(st.Crawls) != 5 || !st.Crawls[0].Done || st.Crawls[0].Unchanged != 2 || st.Crawls[0].Stored != 0 || st.Crawls[0].Skipped["robots"] != 1 {
+	if len(st.Crawls) != 5 || !st.Crawls[0].Done || st.Crawls[0].State != "done" || st.Crawls[0].Unchanged != 2 || st.Crawls[0].Stored != 0 || st.Crawls[0].Skipped["robots"] != 1 {
 		t.Errorf("status --json: %+v", st.Crawls)
+	}
+	// The first crawl keeps what its URLs came to, though the add's and
+	// the sync's crawls took them over since.
+	if len(st.Crawls) == 5 && (st.Crawls[4].State != "done" || st.Crawls[4].Stored != 2 || st.Crawls[4].Skipped["robots"] != 1) {
+		t.Errorf("status --json of the first crawl: %+v", st.Crawls[4])
 	}
 
 	bad := strings.Replace(db, secret, secret+"x", 1)
