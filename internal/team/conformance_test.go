@@ -16,7 +16,6 @@ import (
 // conform and its entry removed.
 var knownDrift = map[string]string{
 	"max-pages-link-order": "a page's links are queued in the order of their URLs, not the page's: max_pages 2 keeps /a, and skips /c and /b",
-	"canonical-claimed":    "a page does not stand for its canonical URL not yet stored: /c is asked for and stored beside /z",
 	"llms-txt-plain-text":  "llms.txt's pages are seeded without saying they are llms.txt's: one served as text/plain is skipped (not-html), not read as Markdown",
 }
 

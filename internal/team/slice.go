@@ -560,6 +560,10 @@ const releaseSQL = `
 // reasonUnchanged is the reason of a URL done whose page was as stored.
 const reasonUnchanged = "unchanged"
 
+// reasonClaimed is the reason of a URL done that a page of the crawl
+// names as its canonical URL: the page stands for it.
+const reasonClaimed = "claimed"
+
 // minDupBytes is the least Markdown a page must have to be taken for a
 // twin of another of its source.
 const minDupBytes = 200
@@ -588,18 +592,24 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 	requeued := false
 	err := inTx(ctx, s.w.Pool, func(tx pgx.Tx) error {
 		kind, reason, detail = res.kind, res.reason, res.detail
+		var claim []queued
 		if res.snap != nil && res.canonical != "" {
-			// A page whose canonical URL this crawl stored is that page
-			// again.
+			// A page whose canonical URL this crawl stored, or a page of
+			// it stands for, is that page again.
 			var stored bool
 			if err := tx.QueryRow(ctx, `
-				SELECT EXISTS (SELECT 1 FROM heed_frontier f JOIN heed_snapshot s ON s.url = f.url AND s.source = $3
-					WHERE f.url = $1 AND f.state = 'done' AND f.updated_at >= $2)`,
-				res.canonical, it.c.created, res.snap.Source).Scan(&stored); err != nil {
+				SELECT EXISTS (SELECT 1 FROM heed_frontier f
+					WHERE f.url = $1 AND f.state = 'done' AND f.updated_at >= $2 AND (f.reason = $4
+						OR EXISTS (SELECT 1 FROM heed_snapshot s WHERE s.url = f.url AND s.source = $3)))`,
+				res.canonical, it.c.created, res.snap.Source, reasonClaimed).Scan(&stored); err != nil {
 				return err
 			}
 			if stored {
 				kind, reason, detail = crawl.Skipped, crawl.ReasonDup, "its canonical URL "+res.canonical+" is stored already"
+			} else if cu, err := url.Parse(res.canonical); err == nil {
+				// The page stands for its canonical URL, which is not
+				// asked for: ended with the page, as claimed.
+				claim = []queued{{url: res.canonical, host: polite.HostKey(cu), depth: it.depth, state: "done", reason: reasonClaimed}}
 			}
 		}
 		if res.snap != nil && kind == crawl.Stored {
@@ -643,11 +653,14 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		// The URL's end and its links go in one statement, in order (a
 		// URL the page links to may be another's own, in its commit);
 		// their hosts are locked after them, in order, with this one.
-		rows := append([]queued{{url: it.url, host: s.host, depth: it.depth, state: state, reason: why, detail: detail, attempts: attempts, own: true}}, res.links...)
+		// A canonical URL claimed goes before the links: a page that
+		// links to the URL it stands for does not queue it.
+		rows := append(append([]queued{{url: it.url, host: s.host, depth: it.depth, state: state, reason: why, detail: detail, attempts: attempts, own: true}}, claim...), res.links...)
 		if res.final != "" {
 			lu, _ := url.Parse(res.final)
 			rows = append(rows, queued{url: res.final, host: polite.HostKey(lu), depth: it.depth, state: "done"})
 		}
+
 		b := &pgx.Batch{}
 		queueLinks(b, it.c, rows, s.host)
 		b.Queue(releaseSQL, s.host, s.owner, delay.Seconds(), delay.Milliseconds(), s.w.LeaseTTL.Seconds())
