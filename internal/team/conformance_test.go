@@ -15,8 +15,7 @@ import (
 // they are skipped, saying so, until the team's crawl is made to
 // conform and its entry removed.
 var knownDrift = map[string]string{
-	"max-pages-link-order": "a page's links are queued in the order of their URLs, not the page's: max_pages 2 keeps /a, and skips /c and /b",
-	"llms-txt-plain-text":  "llms.txt's pages are seeded without saying they are llms.txt's: one served as text/plain is skipped (not-html), not read as Markdown",
+	"llms-txt-plain-text": "llms.txt's pages are seeded without saying they are llms.txt's: one served as text/plain is skipped (not-html), not read as Markdown",
 }
 
 // TestConformance runs the conformance suite against the team's crawl:

@@ -78,14 +78,23 @@ type queued struct {
 // whose row it is (countEnds): the own URL, and the links skipped at
 // queue time; a crawl it took a queued URL from may have ended.
 func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
-	qs = slices.Clone(qs) // a transaction run again queues them again
-	slices.SortStableFunc(qs, func(a, b queued) int { return strings.Compare(a.url, b.url) })
-	qs = slices.CompactFunc(qs, func(a, b queued) bool { return a.url == b.url })
-	n := len(qs)
-	urls, hosts, depths, states, reasons, details, attempts := make([]string, n), make([]string, n), make([]int32, n), make([]string, n), make([]string, n), make([]string, n), make([]int32, n)
-	own := ""
+	// Each in the order given: a page's links are queued (seq) in the
+	// page's order, as a crawl on one machine queues them.
+	type ordered struct {
+		queued
+		ord int
+	}
+	list := make([]ordered, len(qs)) // a transaction run again queues them again
 	for i, q := range qs {
-		urls[i], hosts[i], depths[i], states[i], reasons[i], details[i], attempts[i] = pgstore.Clean(q.url), pgstore.Clean(q.host), int32(q.depth), q.state, q.reason, pgstore.Clean(heed.Clip(q.detail, 1000)), int32(q.attempts)
+		list[i] = ordered{q, i}
+	}
+	slices.SortStableFunc(list, func(a, b ordered) int { return strings.Compare(a.url, b.url) })
+	list = slices.CompactFunc(list, func(a, b ordered) bool { return a.url == b.url })
+	n := len(list)
+	urls, hosts, depths, states, reasons, details, attempts, ords := make([]string, n), make([]string, n), make([]int32, n), make([]string, n), make([]string, n), make([]string, n), make([]int32, n), make([]int32, n)
+	own := ""
+	for i, q := range list {
+		urls[i], hosts[i], depths[i], states[i], reasons[i], details[i], attempts[i], ords[i] = pgstore.Clean(q.url), pgstore.Clean(q.host), int32(q.depth), q.state, q.reason, pgstore.Clean(heed.Clip(q.detail, 1000)), int32(q.attempts), int32(q.ord)
 		if q.own {
 			own = urls[i]
 		}
@@ -97,9 +106,13 @@ func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 		), prev AS (
 			SELECT DISTINCT f.crawl FROM heed_frontier f, cr
 			WHERE f.url = ANY($2::text[]) AND f.url <> $10 AND f.state = 'queued' AND f.crawl < cr.id
+		), numbered AS (
+			SELECT x.*, nextval(pg_get_serial_sequence('heed_frontier', 'seq')) AS q FROM (
+				SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $9::int[], $11::int[]) AS x(u, h, d, s, r, t, a, o)
+				ORDER BY o) AS x
 		), ins AS (
-			INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, detail, attempts)
-			SELECT u, cr.id, h, d, s, r, t, a FROM cr, unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $9::int[]) AS x(u, h, d, s, r, t, a)
+			INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, detail, attempts, seq) OVERRIDING SYSTEM VALUE
+			SELECT u, cr.id, h, d, s, r, t, a, q FROM cr, numbered
 			ORDER BY u
 			ON CONFLICT (url) DO UPDATE SET
 				crawl = CASE WHEN heed_frontier.url = $10 THEN heed_frontier.crawl ELSE EXCLUDED.crawl END,
@@ -127,7 +140,7 @@ func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 		SELECT '', false, false, crawl, 'queued', '', 0, '', '' FROM prev
 		UNION ALL
 		SELECT '', false, false, 0, 'skipped', reason, depth, url, detail FROM ins WHERE state = 'skipped' AND url <> $10`,
-		c.id, urls, hosts, depths, states, reasons, details, also, attempts, own)
+		c.id, urls, hosts, depths, states, reasons, details, also, attempts, own, ords)
 }
 
 // readLocked reads queueLinks's statement: the hosts given a queued URL,
