@@ -301,14 +301,14 @@ func (e *Engine) request(ctx context.Context, t Turn, it Item) (*fetched, *Resul
 // page (rendered where it needs it, or its Markdown alternate in its
 // place), heeds its signals, and gives its snapshot and its links.
 func (e *Engine) read(ctx context.Context, t Turn, it Item, f *fetched) *Result {
-	res := e.readPage(ctx, t, it, f)
+	res := e.page(ctx, t, it, f)
 	if res.Stop == nil {
 		res.Requested, res.Delay = true, f.delay
 	}
 	return res
 }
 
-func (e *Engine) readPage(ctx context.Context, t Turn, it Item, f *fetched) *Result {
+func (e *Engine) page(ctx context.Context, t Turn, it Item, f *fetched) *Result {
 	resp, out := f.resp, f.out
 	final := resp.URL
 	res := &Result{}
@@ -338,7 +338,7 @@ func (e *Engine) readPage(ctx context.Context, t Turn, it Item, f *fetched) *Res
 	if resp.Status < 200 || resp.Status > 299 {
 		return failed(&fetch.StatusError{Status: resp.Status})
 	}
-	p, err := ReadPage(resp, it, e.agent, e.o.IgnoreSignals)
+	p, err := readPage(resp, it, e.agent, e.o.IgnoreSignals)
 	if err != nil {
 		return failed(err)
 	}

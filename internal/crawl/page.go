@@ -65,11 +65,11 @@ type Page struct {
 // maxTypeChars is the most bytes of a Content-Type a skip quotes.
 const maxTypeChars = 100
 
-// ReadPage reads a page fetched with a 2xx status for item it, as agent:
+// readPage reads a page fetched with a 2xx status for item it, as agent:
 // Markdown where it is Markdown (by its type, or plain text where its
 // path or how it was found says so), HTML else; anything else is skipped.
 // Its noindex directive skips it unless ignoreSignals.
-func ReadPage(resp *fetch.Response, it Item, agent string, ignoreSignals bool) (*Page, error) {
+func readPage(resp *fetch.Response, it Item, agent string, ignoreSignals bool) (*Page, error) {
 	final := resp.URL
 	ct := resp.Header.Get("Content-Type")
 	full := isLLMsFull(final)
