@@ -161,6 +161,10 @@ var migrations = []string{
 	UPDATE heed_crawl c SET state = 'done',
 		ended_at = coalesce((SELECT max(f.updated_at) FROM heed_frontier f WHERE f.crawl = c.id), c.created_at)
 	WHERE c.seeded AND NOT EXISTS (SELECT 1 FROM heed_frontier f WHERE f.crawl = c.id AND f.state = 'queued');`,
+	// 7: how a queued URL was found, where not by a link (crawl.Item's
+	// Via, newline-separated): a page llms.txt lists is read as the
+	// Markdown llms.txt says it is, though served as plain text.
+	`ALTER TABLE heed_frontier ADD COLUMN via text NOT NULL DEFAULT '';`,
 }
 
 // Version is the heed schema version this build knows.

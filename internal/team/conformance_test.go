@@ -14,9 +14,7 @@ import (
 // not do what the crawl on one machine does, each with how it differs:
 // they are skipped, saying so, until the team's crawl is made to
 // conform and its entry removed.
-var knownDrift = map[string]string{
-	"llms-txt-plain-text": "llms.txt's pages are seeded without saying they are llms.txt's: one served as text/plain is skipped (not-html), not read as Markdown",
-}
+var knownDrift = map[string]string{}
 
 // TestConformance runs the conformance suite against the team's crawl:
 // a database of its own and a worker a case.

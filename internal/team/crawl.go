@@ -56,6 +56,7 @@ type queued struct {
 	reason    string
 	detail    string
 	attempts  int
+	via       []string // how it was found, where not by a link (crawl.ViaLLMsTxt)
 	// own is the URL a commit ends (at most one a statement): its row,
 	// the crawl's or that of a crawl that took it over while it was
 	// fetched, takes the state given.
@@ -91,10 +92,11 @@ func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 	slices.SortStableFunc(list, func(a, b ordered) int { return strings.Compare(a.url, b.url) })
 	list = slices.CompactFunc(list, func(a, b ordered) bool { return a.url == b.url })
 	n := len(list)
-	urls, hosts, depths, states, reasons, details, attempts, ords := make([]string, n), make([]string, n), make([]int32, n), make([]string, n), make([]string, n), make([]string, n), make([]int32, n), make([]int32, n)
+	urls, hosts, depths, states, reasons, details, attempts, ords, vias := make([]string, n), make([]string, n), make([]int32, n), make([]string, n), make([]string, n), make([]string, n), make([]int32, n), make([]int32, n), make([]string, n)
 	own := ""
 	for i, q := range list {
 		urls[i], hosts[i], depths[i], states[i], reasons[i], details[i], attempts[i], ords[i] = pgstore.Clean(q.url), pgstore.Clean(q.host), int32(q.depth), q.state, q.reason, pgstore.Clean(heed.Clip(q.detail, 1000)), int32(q.attempts), int32(q.ord)
+		vias[i] = pgstore.Clean(strings.Join(q.via, "\n"))
 		if q.own {
 			own = urls[i]
 		}
@@ -108,15 +110,16 @@ func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 			WHERE f.url = ANY($2::text[]) AND f.url <> $10 AND f.state = 'queued' AND f.crawl < cr.id
 		), numbered AS (
 			SELECT x.*, nextval(pg_get_serial_sequence('heed_frontier', 'seq')) AS q FROM (
-				SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $9::int[], $11::int[]) AS x(u, h, d, s, r, t, a, o)
+				SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::text[], $6::text[], $7::text[], $9::int[], $11::int[], $12::text[]) AS x(u, h, d, s, r, t, a, o, v)
 				ORDER BY o) AS x
 		), ins AS (
-			INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, detail, attempts, seq) OVERRIDING SYSTEM VALUE
-			SELECT u, cr.id, h, d, s, r, t, a, q FROM cr, numbered
+			INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, detail, attempts, seq, via) OVERRIDING SYSTEM VALUE
+			SELECT u, cr.id, h, d, s, r, t, a, q, v FROM cr, numbered
 			ORDER BY u
 			ON CONFLICT (url) DO UPDATE SET
 				crawl = CASE WHEN heed_frontier.url = $10 THEN heed_frontier.crawl ELSE EXCLUDED.crawl END,
 				depth = CASE WHEN heed_frontier.url = $10 THEN heed_frontier.depth ELSE EXCLUDED.depth END,
+				via = CASE WHEN heed_frontier.url = $10 THEN heed_frontier.via ELSE EXCLUDED.via END,
 				state = EXCLUDED.state, reason = EXCLUDED.reason, detail = EXCLUDED.detail,
 				attempts = EXCLUDED.attempts, updated_at = now()
 			WHERE heed_frontier.url = $10 AND (heed_frontier.crawl = EXCLUDED.crawl OR heed_frontier.state = 'queued')
@@ -140,7 +143,7 @@ func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 		SELECT '', false, false, crawl, 'queued', '', 0, '', '' FROM prev
 		UNION ALL
 		SELECT '', false, false, 0, 'skipped', reason, depth, url, detail FROM ins WHERE state = 'skipped' AND url <> $10`,
-		c.id, urls, hosts, depths, states, reasons, details, also, attempts, own, ords)
+		c.id, urls, hosts, depths, states, reasons, details, also, attempts, own, ords, vias)
 }
 
 // readLocked reads queueLinks's statement: the hosts given a queued URL,

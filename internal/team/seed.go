@@ -125,6 +125,7 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 	// a site's every page, and those out of scope are not the crawl's.
 	// They are queued a batch at a time as they are read, so that a job
 	// that runs out of time has queued what it read.
+	llmsTxt := map[string]bool{} // the pages llms.txt lists, read as Markdown
 	var pending []string
 	var failed error
 	seen := map[string]bool{o.Start: true}
@@ -133,7 +134,7 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 		if failed != nil || len(pending) == 0 && len(read) == 0 && !last {
 			return
 		}
-		failed = w.queueSeeds(context.WithoutCancel(ctx), c, s, it, host, pending, read, last)
+		failed = w.queueSeeds(context.WithoutCancel(ctx), c, s, it, host, pending, llmsTxt, read, last)
 		pending, read = pending[:0], read[:0]
 	}
 	offer := func(raw string) {
@@ -151,6 +152,7 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 	const llms = "/llms.txt"
 	if !o.NoLLMsTxt && start == "done" && !done[llms] {
 		for _, l := range crawl.ReadLLMsTxt(rctx, client(o.Start), o.Start, allowed) {
+			llmsTxt[l] = true
 			offer(l)
 		}
 		if rctx.Err() == nil {
@@ -200,8 +202,13 @@ const seedBatch = 1000
 // seeded, and ends it when no URL of it waits. The crawl's row is
 // changed after the frontier's and the hosts' rows, as a commit's is
 // (countEnds), so that the two never wait on each other.
-func (w *Worker) queueSeeds(ctx context.Context, c *crawlInfo, s *slice, it item, host string, urls, read []string, last bool) error {
+func (w *Worker) queueSeeds(ctx context.Context, c *crawlInfo, s *slice, it item, host string, urls []string, llmsTxt map[string]bool, read []string, last bool) error {
 	qs := s.links(it, urls, 1)
+	for i := range qs {
+		if llmsTxt[qs[i].url] {
+			qs[i].via = []string{crawl.ViaLLMsTxt}
+		}
+	}
 	return inTx(ctx, w.Pool, func(tx pgx.Tx) error {
 		ended := tally{}
 		if len(qs) > 0 {

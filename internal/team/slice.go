@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -114,6 +115,7 @@ type item struct {
 	// The validators its source's snapshot of it was stored with: the
 	// request is conditional.
 	etag, lastModified string
+	via                []string // how it was found, where not by a link
 }
 
 // MaxURLLength is the longest URL a team's frontier keeps (its primary
@@ -150,8 +152,8 @@ func (s *slice) next(ctx context.Context) ([]item, error) {
 	// The queued URLs first, then each one's validators by its key: a
 	// join the planner may take for a scan of every snapshot.
 	rows, err := s.w.Pool.Query(ctx, `
-		SELECT f.url, f.depth, f.attempts, f.crawl, coalesce(v.etag, ''), coalesce(v.last_modified, '')
-		FROM (SELECT url, depth, attempts, crawl, seq FROM heed_frontier WHERE host = $1 AND state = 'queued' ORDER BY seq LIMIT 32) f
+		SELECT f.url, f.depth, f.attempts, f.crawl, coalesce(v.etag, ''), coalesce(v.last_modified, ''), f.via
+		FROM (SELECT url, depth, attempts, crawl, seq, via FROM heed_frontier WHERE host = $1 AND state = 'queued' ORDER BY seq LIMIT 32) f
 		LEFT JOIN LATERAL (
 			SELECT s.etag, s.last_modified FROM heed_snapshot s
 			WHERE s.url = f.url AND s.source = (SELECT c.source FROM heed_crawl c WHERE c.id = f.crawl)
@@ -165,9 +167,13 @@ func (s *slice) next(ctx context.Context) ([]item, error) {
 	for rows.Next() {
 		var it item
 		var id int64
-		if err := rows.Scan(&it.url, &it.depth, &it.attempts, &id, &it.etag, &it.lastModified); err != nil {
+		var via string
+		if err := rows.Scan(&it.url, &it.depth, &it.attempts, &id, &it.etag, &it.lastModified, &via); err != nil {
 			rows.Close()
 			return nil, err
+		}
+		if via != "" {
+			it.via = strings.Split(via, "\n")
 		}
 		items = append(items, it)
 		ids = append(ids, id)
@@ -206,7 +212,7 @@ func (s *slice) visit(ctx context.Context, it item) error {
 		return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonScope, detail: err.Error()}, 0)
 	}
 	t := &sliceTurn{s: s, it: it}
-	res := it.c.eng.Visit(ctx, t, crawl.Item{URL: it.url, Depth: it.depth})
+	res := it.c.eng.Visit(ctx, t, crawl.Item{URL: it.url, Depth: it.depth, Via: it.via, Attempts: it.attempts})
 	if res.Stop != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
