@@ -517,3 +517,35 @@ func (e *teamEnv) busiest(t *testing.T, workers []*exec.Cmd) (*exec.Cmd, string,
 	t.Fatalf("no worker holds %s's hosts", owner)
 	return nil, "", 0
 }
+
+// TestTeamResumesAfterEveryWorkerDies: a team's crawl of 1,200 pages on
+// 4 hosts whose every worker is killed (SIGKILL) at about half goes on
+// when the same worker command runs again: every page is stored once,
+// robots.txt asked once per host in its lifetime, and no page asked
+// again but those in flight at the kill (one a host at most).
+func TestTeamResumesAfterEveryWorkerDies(t *testing.T) {
+	e := newTeam(t, 1200, 4)
+	args := []string{"--hosts", "4", "--slice", "2s", "--lease", "3s", "--rescue-after", "8s"}
+	first := []*exec.Cmd{e.worker(t, args...), e.worker(t, args...)}
+	const delay = 5 * time.Millisecond
+	id := e.crawl(t, delay)
+	for e.progress(t, id).Stored < e.site.N/2 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, w := range first {
+		w.Process.Kill()
+		w.Wait()
+	}
+	at := e.progress(t, id)
+	if at.State != "running" || at.Stored >= e.site.N {
+		t.Fatalf("at the kill: %+v; want a crawl half done", at)
+	}
+	e.worker(t, args...)
+	e.worker(t, args...)
+	p := e.wait(t, id, 3*time.Minute)
+	t.Logf("killed at %d stored; done with %d stored, state %s", at.Stored, p.Stored, p.State)
+	if p.State != "done" {
+		t.Errorf("the crawl after its workers came back: %s", p.State)
+	}
+	e.check(t, id, delay, 4)
+}
