@@ -273,10 +273,16 @@ func (t *sliceTurn) Robots(ctx context.Context, _ crawl.Item) (robots.Outcome, e
 // Take waits for the host's turn, renews the lease for the request and
 // counts it against the crawl's max_pages (claim); a redirect's hop and
 // a page's alternate, parts of a page begun, do not yield the host to a
-// request beside the job.
+// request beside the job. A turn the slice could not have (the lease
+// lost or wanted, the host's next turn past the job's time, the
+// database out of reach) ends the slice's turn, not the URL: it stays
+// queued.
 func (t *sliceTurn) Take(ctx context.Context, part crawl.Part) (context.Context, func(), bool, error) {
 	rctx, cancel, counted, err := t.s.claimFor(ctx, t.it.c.id, part == crawl.PartURL)
 	if err != nil {
+		if !errors.Is(err, crawl.ErrTurnOver) {
+			err = fmt.Errorf("%w: %w", crawl.ErrTurnOver, err)
+		}
 		return nil, nil, false, err
 	}
 	return rctx, cancel, counted, nil

@@ -255,6 +255,76 @@ func TestWorkersTryAgain(t *testing.T) {
 	}
 }
 
+// A host that answers 503 with a Retry-After of a minute keeps its next
+// turn past the job's time: the URLs after it are not failed for it, nor
+// the one that answered 503 tried again on a turn it cannot have; they
+// stay queued, and the job lets the host go until its turn.
+func TestWorkersRetryAfterPastTheJob(t *testing.T) {
+	pool := database(t)
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.NotFound(w, r)
+		case "/":
+			fmt.Fprint(w, `<html><title>Home</title><main><h1>Home</h1><p>The home page links to a busy page and another.</p><a href="/busy">busy</a> <a href="/next">next</a></main></html>`)
+		case "/busy":
+			w.Header().Set("Retry-After", "60")
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+		default:
+			fmt.Fprint(w, `<html><title>Next</title><main><h1>Next</h1><p>The page after the busy one.</p></main></html>`)
+		}
+	})
+	// A job's time (its slice and two leases, and 10 s) is well below the
+	// minute the host asks for.
+	startWorkers(t, pool, 1, nil)
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay, o.MaxPages = site.URL+"/", "busy", 0, 20
+	id, err := Start(context.Background(), pool, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(site.URL, "http://")
+	end := time.Now().Add(time.Minute)
+	for {
+		// The job has asked for /busy once and let the host go.
+		var tried, free bool
+		if err := pool.QueryRow(context.Background(), `
+			SELECT EXISTS (SELECT 1 FROM heed_frontier WHERE url = $1 AND (attempts > 0 OR state <> 'queued')),
+				EXISTS (SELECT 1 FROM heed_host WHERE host = $2 AND lease_owner IS NULL)`,
+			site.URL+"/busy", host).Scan(&tried, &free); err != nil {
+			t.Fatal(err)
+		}
+		if tried && free {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatal("the job did not let the host go after /busy")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	rows, err := pool.Query(context.Background(), `SELECT url, state, attempts, detail FROM heed_frontier WHERE crawl = $1 AND url <> $2 ORDER BY url`, id, site.URL+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		URL, State string
+		Attempts   int
+		Detail     string
+	}
+	got, err := pgx.CollectRows(rows, pgx.RowToStructByPos[row])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []row{{site.URL + "/busy", "queued", 1, ""}, {site.URL + "/next", "queued", 0, ""}}
+	if len(got) != len(want) || got[0].URL != want[0].URL || got[0].State != want[0].State || got[0].Attempts != want[0].Attempts ||
+		got[1].URL != want[1].URL || got[1].State != want[1].State || got[1].Attempts != want[1].Attempts {
+		t.Errorf("the frontier: %+v, want /busy queued again once and /next queued", got)
+	}
+	if p, err := CrawlProgress(context.Background(), pool, id); err != nil || p.Done || len(p.Failed) > 0 {
+		t.Errorf("the crawl: %+v, %v", p, err)
+	}
+}
+
 // A page with a link longer than a team's frontier keeps: the link is
 // not followed, the page is stored, and its URL is asked for once.
 func TestWorkersLongLink(t *testing.T) {
