@@ -329,6 +329,9 @@ func (e *Engine) page(ctx context.Context, t Turn, it Item, f *fetched) *Result 
 	}
 	if resp.NotModified {
 		links, hash, err := t.Unchanged(ctx, it)
+		if err != nil && stopped(ctx, err) {
+			return stop(err)
+		}
 		if err != nil {
 			return failed(err)
 		}
@@ -343,7 +346,9 @@ func (e *Engine) page(ctx context.Context, t Turn, it Item, f *fetched) *Result 
 		return failed(err)
 	}
 	p, rendered, err := t.Render(ctx, it, resp, p)
-	if err != nil && errors.Is(err, ErrTurnOver) {
+	if err != nil && stopped(ctx, err) {
+		// The crawl stopped while the page rendered (or its turn was
+		// over): the page did not fail, and is asked again.
 		return stop(err)
 	}
 	if err != nil {

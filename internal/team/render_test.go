@@ -12,6 +12,7 @@ import (
 	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/internal/render/rendertest"
 	"github.com/heedhq/heed/internal/testutil"
+	"github.com/heedhq/heed/robots"
 )
 
 // aBrowser is a browser for the test, or skips it (fails it with
@@ -238,5 +239,69 @@ func TestWorkersRenderOwnHostQueue(t *testing.T) {
 	// heed did not make.)
 	if strings.Contains(md, "MISSING") || !strings.Contains(md, "got/d5") || strings.Contains(notes, "rendered without") {
 		t.Errorf("the page lost requests (notes %s):\n%s", notes, md)
+	}
+}
+
+// A job stopped while its page renders (its context ended) leaves the
+// page's URL queued, as it left it before the one engine: the page did
+// not fail, the job stopped, and the URL is asked again on the host's
+// next turn.
+func TestSliceStoppedWhileRendering(t *testing.T) {
+	b := aBrowser(t)
+	pool := database(t)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			http.NotFound(w, r)
+		case "/":
+			fmt.Fprint(w, `<!doctype html><html><head><title>App</title></head><body><div id="root"></div><script>
+				fetch("/slow.json").then(r => r.json()).then(j => { document.getElementById("root").innerHTML = "<article><h1>App</h1><p>" + j.text + "</p></article>"; });
+			</script></body></html>`)
+		case "/slow.json":
+			// The job stops while the page waits for its data.
+			stop()
+			select {
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	w := &Worker{Pool: pool, HTTP: loopbackClient(), Browser: b, LeaseTTL: 30 * time.Second}
+	w.fill()
+	var err error
+	if w.inserter, err = NewInserter(pool); err != nil {
+		t.Fatal(err)
+	}
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay, o.Render = site.URL+"/", "stopped", 0, "always"
+	o.NoSitemaps, o.NoLLMsTxt = true, true
+	id, err := Start(context.Background(), pool, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := strings.TrimPrefix(site.URL, "http://")
+	s := &slice{w: w, host: host, owner: ownerName("test"), end: time.Now().Add(time.Minute), turns: newHeld(host),
+		outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
+	if _, ok, err := takeLease(context.Background(), pool, host, s.owner, w.LeaseTTL); err != nil || !ok {
+		t.Fatalf("the host's lease: %v, %v", ok, err)
+	}
+	items, err := s.next(context.Background())
+	if err != nil || len(items) != 1 || items[0].c.id != id {
+		t.Fatalf("the host's queue: %+v, %v", items, err)
+	}
+	if err := s.visit(ctx, items[0]); err == nil {
+		t.Error("the visit of a job stopped while its page rendered went on")
+	}
+	var state, detail string
+	var attempts int
+	if err := pool.QueryRow(context.Background(), `SELECT state, attempts, detail FROM heed_frontier WHERE url = $1`, o.Start).Scan(&state, &attempts, &detail); err != nil {
+		t.Fatal(err)
+	}
+	if state != "queued" || attempts != 0 {
+		t.Errorf("the page's URL: %s after %d attempts (%s), want it queued", state, attempts, detail)
 	}
 }
