@@ -665,13 +665,16 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		// The URL's end and its links go in one statement, in order (a
 		// URL the page links to may be another's own, in its commit);
 		// their hosts are locked after them, in order, with this one.
-		// A canonical URL claimed goes before the links: a page that
-		// links to the URL it stands for does not queue it.
-		rows := append(append([]queued{{url: it.url, host: s.host, depth: it.depth, state: state, reason: why, detail: detail, attempts: attempts, own: true}}, claim...), res.links...)
+		// A canonical URL claimed, and the URL the page redirected to,
+		// go before the links (the first of a URL is the one queued): a
+		// page that links to the URL it stands for, or to where it was
+		// fetched from at last, does not queue it.
+		rows := append([]queued{{url: it.url, host: s.host, depth: it.depth, state: state, reason: why, detail: detail, attempts: attempts, own: true}}, claim...)
 		if res.final != "" {
 			lu, _ := url.Parse(res.final)
 			rows = append(rows, queued{url: res.final, host: polite.HostKey(lu), depth: it.depth, state: "done"})
 		}
+		rows = append(rows, res.links...)
 
 		b := &pgx.Batch{}
 		queueLinks(b, it.c, rows, s.host)

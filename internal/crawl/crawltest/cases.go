@@ -203,12 +203,13 @@ func Cases() []Case {
 		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/c": 1},
 	}, {
 		// A redirect on the origin is followed: the page is stored at,
-		// and told of by, the URL it came from at last.
+		// and told of by, the URL it came from at last, which is the
+		// crawl's then: its link to itself is not followed.
 		Name: "redirect-same-origin",
 		Site: Site{
 			"/":    html("Home", "", "/old"),
 			"/old": {Status: http.StatusMovedPermanently, Location: "/new"},
-			"/new": html("New", ""),
+			"/new": html("New", "", "/new"),
 		},
 		Events:   []Event{stored("/"), stored("/new")},
 		Stored:   map[string]Stored{"/": titled("Home"), "/new": titled("New")},
