@@ -116,6 +116,10 @@ type Result struct {
 	Delay     time.Duration
 	// Final is the URL fetched at last, when it redirected on its origin.
 	Final string
+	// Alternate is the page's Markdown alternate, normalized, when the
+	// page made it the crawl's (Turn.Mark), read or not: no page of its
+	// own, and not asked for again.
+	Alternate string
 	// Moved is the URL on another origin it redirected to, normalized:
 	// queued at the URL's depth, for that origin's turn.
 	Moved string
@@ -371,9 +375,11 @@ func (e *Engine) page(ctx context.Context, t Turn, it Item, f *fetched) *Result 
 		t.Began(final)
 	}
 	if p.Kind == extract.KindHTML && doc.MarkdownAlternate != "" && !e.o.NoAlternates {
-		if md := e.alternate(ctx, t, it, final, doc, out, f.delay); md != nil {
+		md, alt := e.alternate(ctx, t, it, final, doc, out, f.delay)
+		if md != nil {
 			doc, via = md, append(via, ViaMarkdownAlternate)
 		}
+		res.Alternate = alt
 	}
 	if doc.Canonical != "" {
 		if cn, err := Normalize(doc.Canonical); err == nil && cn != final && cn != it.URL {
@@ -398,23 +404,24 @@ func (e *Engine) page(ctx context.Context, t Turn, it Item, f *fetched) *Result 
 // (Alternate), when it is on the page's origin, robots.txt allows it,
 // the crawl has not read it (a page that names it and the llms.txt that
 // lists it do not fetch it twice) and max_pages has room for the request,
-// on the host's turn and after its delay, as any page's.
-func (e *Engine) alternate(ctx context.Context, t Turn, it Item, final string, doc *extract.Document, out robots.Outcome, delay time.Duration) *extract.Document {
+// on the host's turn and after its delay, as any page's. marked is the
+// alternate's URL when this page made it the crawl's (Turn.Mark).
+func (e *Engine) alternate(ctx context.Context, t Turn, it Item, final string, doc *extract.Document, out robots.Outcome, delay time.Duration) (md *extract.Document, marked string) {
 	if !sameOrigin(final, doc.MarkdownAlternate) {
-		return nil
+		return nil, ""
 	}
 	allowed := func(raw string) bool { return out.Allowed(e.agent, raw).Allowed }
 	if !allowed(doc.MarkdownAlternate) {
-		return nil
+		return nil, ""
 	}
 	alt, err := Normalize(doc.MarkdownAlternate)
 	if err != nil || t.Mark(alt, it) {
-		return nil
+		return nil, ""
 	}
 	rctx, done, ok, err := t.Take(ctx, PartAlternate)
 	if err != nil || !ok {
-		return nil
+		return nil, alt
 	}
 	defer done()
-	return Alternate(rctx, t.Client(delay, ""), final, doc, allowed)
+	return Alternate(rctx, t.Client(delay, ""), final, doc, allowed), alt
 }

@@ -200,6 +200,7 @@ type result struct {
 	links          []queued
 	rendered       bool   // the page was rendered in the browser
 	canonical      string // the page's canonical URL, normalized, when it names another
+	alternate      string // the page's Markdown alternate, normalized, when the page made it the crawl's
 	err            error  // why it failed
 }
 
@@ -225,6 +226,9 @@ func (s *slice) visit(ctx context.Context, it item) error {
 	}
 	if len(res.Canonical) <= MaxURLLength {
 		out.canonical = res.Canonical
+	}
+	if len(res.Alternate) <= MaxURLLength {
+		out.alternate = res.Alternate
 	}
 	out.links = s.links(it, res.Follow, it.depth+1)
 	if res.Moved != "" {
@@ -299,8 +303,8 @@ func (t *sliceTurn) Validators(context.Context, crawl.Item) (string, string) {
 
 // Mark reports whether the crawl has the URL in its frontier already
 // (queued or ended): a redirect to it is a duplicate, and its Markdown
-// is not fetched as an alternate. The URL a page redirected to is ended
-// with it in its commit.
+// is not fetched as an alternate. The URL a page redirected to, and its
+// Markdown alternate, are ended with it in its commit.
 func (t *sliceTurn) Mark(rawURL string, _ crawl.Item) bool {
 	var seen bool
 	err := t.s.w.Pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM heed_frontier WHERE url = $1 AND crawl = $2)`, pgstore.Clean(rawURL), t.it.c.id).Scan(&seen)
@@ -665,14 +669,17 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		// The URL's end and its links go in one statement, in order (a
 		// URL the page links to may be another's own, in its commit);
 		// their hosts are locked after them, in order, with this one.
-		// A canonical URL claimed, and the URL the page redirected to,
-		// go before the links (the first of a URL is the one queued): a
-		// page that links to the URL it stands for, or to where it was
-		// fetched from at last, does not queue it.
+		// A canonical URL claimed, the URL the page redirected to and
+		// its Markdown alternate go before the links (the first of a URL
+		// is the one queued): a page that links to the URL it stands
+		// for, to where it was fetched from at last, or to its Markdown,
+		// does not queue it.
 		rows := append([]queued{{url: it.url, host: s.host, depth: it.depth, state: state, reason: why, detail: detail, attempts: attempts, own: true}}, claim...)
-		if res.final != "" {
-			lu, _ := url.Parse(res.final)
-			rows = append(rows, queued{url: res.final, host: polite.HostKey(lu), depth: it.depth, state: "done"})
+		for _, done := range []string{res.final, res.alternate} {
+			if done != "" {
+				lu, _ := url.Parse(done)
+				rows = append(rows, queued{url: done, host: polite.HostKey(lu), depth: it.depth, state: "done"})
+			}
 		}
 		rows = append(rows, res.links...)
 

@@ -351,6 +351,20 @@ func Cases() []Case {
 			"/doc": {Title: "Doc in Markdown", Has: "Read from the page's Markdown alternate"}},
 		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/doc": 1, "/doc.md": 1},
 	}, {
+		// A Markdown alternate read in its page's place is the crawl's:
+		// a link to it, from the page itself, is not followed, and it is
+		// asked for once.
+		Name: "markdown-alternate-linked",
+		Site: Site{
+			"/":       html("Home", "", "/doc"),
+			"/doc":    html("Doc", `<link rel="alternate" type="text/markdown" href="/doc.md">`, "/doc.md"),
+			"/doc.md": {Type: "text/markdown", Body: "# Doc in Markdown\n\nRead from the page's Markdown alternate, not from its HTML.\n"},
+		},
+		Events: []Event{stored("/"), stored("/doc")},
+		Stored: map[string]Stored{"/": titled("Home"),
+			"/doc": {Title: "Doc in Markdown", Has: "Read from the page's Markdown alternate"}},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/doc": 1, "/doc.md": 1},
+	}, {
 		// The sitemaps robots.txt names, and /sitemap.xml, seed the
 		// crawl with the pages they list in its scope, one link from the
 		// start; those out of it are left quietly.
