@@ -326,6 +326,14 @@ func (e *Engine) page(ctx context.Context, t Turn, it Item, f *fetched) *Result 
 		if d := out.Allowed(e.agent, final); !d.Allowed {
 			return skipped(ReasonRobots, "redirected to "+final+": "+d.String())
 		}
+		if !resp.NotModified && (resp.Status < 200 || resp.Status > 299) {
+			// Where it redirected to failed for a cause that may pass:
+			// it is not the crawl's yet, and the URL is asked again,
+			// redirect and all.
+			if err := (&fetch.StatusError{Status: resp.Status}); Retry(err, it.Attempts) {
+				return failed(err)
+			}
+		}
 		if t.Mark(final, it) {
 			return skipped(ReasonDup, "redirected to "+final+", already crawled")
 		}

@@ -215,6 +215,19 @@ func Cases() []Case {
 		Stored:   map[string]Stored{"/": titled("Home"), "/new": titled("New")},
 		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/old": 1, "/new": 1},
 	}, {
+		// A redirect on the origin to a page that answers 503, a cause
+		// that may pass, is tried again, the redirect and its target: the
+		// target is not the crawl's until it answered.
+		Name: "redirect-target-busy",
+		Site: Site{
+			"/":    html("Home", "", "/old"),
+			"/old": {Status: http.StatusMovedPermanently, Location: "/new"},
+			"/new": func() Page { p := html("New", ""); p.Fails = 1; return p }(),
+		},
+		Events:   []Event{stored("/"), stored("/new")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/new": titled("New")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/old": 2, "/new": 2},
+	}, {
 		// A redirect to a page the crawl has seen already (queued, not
 		// yet asked for): the redirect is skipped as a duplicate, and
 		// the page stored once, when its own turn comes.

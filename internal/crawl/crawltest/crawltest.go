@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,6 +52,9 @@ type Page struct {
 	Header   map[string]string // more headers: X-Robots-Tag
 	Body     string
 	Location string // where a redirect (Status 3xx) goes
+	// Fails is how many of its first requests it answers 503 to, a
+	// cause that may pass, before it answers as the rest says.
+	Fails int
 }
 
 // Site is a loopback site's pages by path; a path it lacks is a 404, its
@@ -128,23 +132,35 @@ func Run(t *testing.T, b Backend) {
 type server struct {
 	*testutil.Arrivals
 	pages Site
+	mu    sync.Mutex
+	asked map[string]int // by path as pages has it
 	// expand names the case's sites in a page.
 	expand func(string) string
 }
 
 func serve(t *testing.T, pages Site) *server {
-	s := &server{pages: pages}
+	s := &server{pages: pages, asked: map[string]int{}}
 	s.Arrivals = testutil.NewArrivals(t, 0, s.serve)
 	return s
 }
 
 func (s *server) serve(w http.ResponseWriter, r *http.Request) {
-	p, ok := s.pages[r.URL.RequestURI()]
+	key := r.URL.RequestURI()
+	p, ok := s.pages[key]
 	if !ok {
-		p, ok = s.pages[r.URL.Path]
+		key = r.URL.Path
+		p, ok = s.pages[key]
 	}
 	if !ok {
 		http.NotFound(w, r)
+		return
+	}
+	s.mu.Lock()
+	s.asked[key]++
+	n := s.asked[key]
+	s.mu.Unlock()
+	if n <= p.Fails {
+		http.Error(w, "busy", http.StatusServiceUnavailable)
 		return
 	}
 	for k, v := range p.Header {
