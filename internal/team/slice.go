@@ -686,6 +686,11 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		b := &pgx.Batch{}
 		queueLinks(b, it.c, rows, s.host)
 		b.Queue(releaseSQL, s.host, s.owner, delay.Seconds(), delay.Milliseconds(), s.w.LeaseTTL.Seconds())
+		if requeued {
+			// Asked again behind the URLs its host has queued, as on one
+			// machine: max_pages goes to those first.
+			b.Queue(`UPDATE heed_frontier SET seq = DEFAULT WHERE url = $1 AND state = 'queued'`, pgstore.Clean(it.url))
+		}
 		br := tx.SendBatch(ctx, b)
 		var due, asleep []string
 		var ended tally
@@ -696,6 +701,9 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 			return err
 		}
 		tag, err := br.Exec()
+		if err == nil && requeued {
+			_, err = br.Exec()
+		}
 		if err := errors.Join(err, br.Close()); err != nil {
 			return err
 		}

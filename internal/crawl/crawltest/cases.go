@@ -52,6 +52,26 @@ func Cases() []Case {
 	long := html("Tides", "", "/index.html")
 	long.Body = strings.Replace(long.Body, "</h1>", "</h1><p>"+strings.Repeat("The harbour's tide tables, and what they say of the moon. ", 5)+"</p>", 1)
 
+	// A home page that links to a page that answers 503 once, and to
+	// many pages after it.
+	var manyLinks []string
+	for i := range 40 {
+		manyLinks = append(manyLinks, fmt.Sprintf("/p%d", i))
+	}
+	busy := html("Busy", "")
+	busy.Fails = 1
+	manySite := Site{"/": html("Home", "", append([]string{"/busy"}, manyLinks...)...), "/busy": busy}
+	manyEvents := []Event{stored("/"), skipped("/busy", crawl.ReasonLimit, "max_pages")}
+	manyStored := map[string]Stored{"/": titled("Home")}
+	manyRequests := map[string]int{"/robots.txt": 1, "/": 1, "/busy": 1}
+	for i, l := range manyLinks {
+		title := fmt.Sprintf("P%d", i)
+		manySite[l] = html(title, "")
+		manyEvents = append(manyEvents, stored(l))
+		manyStored[l] = titled(title)
+		manyRequests[l] = 1
+	}
+
 	return []Case{{
 		// robots.txt's Disallow keeps a page from being asked for; a
 		// longer Allow lets one of its pages be.
@@ -350,6 +370,17 @@ func Cases() []Case {
 		// A cause that may pass is tried again on later turns of its host:
 		// crawl.MaxAttempts requests in all.
 		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/broken": crawl.MaxAttempts},
+	}, {
+		// A page that failed for a cause that may pass is asked again
+		// behind the URLs its host has queued: max_pages goes to those
+		// first. (More than a team's worker takes from its host's queue
+		// at once wait behind it.)
+		Name:     "retry-behind-the-queue",
+		Set:      func(o *crawlopt.Options) { o.MaxPages = 2 + len(manyLinks) },
+		Site:     manySite,
+		Events:   manyEvents,
+		Stored:   manyStored,
+		Requests: manyRequests,
 	}, {
 		// A page that names a Markdown alternate is read from it, one
 		// request more; the alternate is no page of its own.
