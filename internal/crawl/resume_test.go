@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/ledger"
@@ -176,5 +177,43 @@ func TestCrawlResumeByID(t *testing.T) {
 	_, err = c.Crawl(t.Context(), o, nil)
 	if !errors.Is(err, ledger.ErrNoCrawl) || heed.KindOf(err) != heed.NotFound {
 		t.Errorf("resuming a crawl that is not: %v; want not found", err)
+	}
+}
+
+// A crawl interrupted while a request waits for its host's turn records
+// the requests it made, not the one it never made: taken up again, it
+// has the rest of its max_pages for the pages it had queued.
+func TestCrawlInterruptedCountsTheRequestsMade(t *testing.T) {
+	c, _ := crawler(t)
+	s := newSite(t)
+	s.set("/", page{body: html("Home", "/a", "/b")})
+	s.set("/a", page{body: html("A")})
+	s.set("/b", page{body: html("B")})
+	o := options(s.URL + "/")
+	o.Source, o.MaxPages, o.NoRobots, o.NoSitemaps, o.NoLLMsTxt = "waits", 3, true, true, true
+	// The home page is asked at once; /a waits an hour for its turn, and
+	// the crawl is interrupted then.
+	o.Delay, o.Deadline = time.Hour, 2*time.Hour
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var ev events
+	if _, err := c.Crawl(ctx, o, func(e Event) {
+		ev.add(e)
+		if e.Kind == Waiting {
+			cancel()
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	began := ev.find(Began, "/")
+	if began == nil || ev.find(Waiting, "") == nil {
+		t.Fatalf("the crawl did not wait for a turn: %+v", ev.all)
+	}
+	rec, err := c.Ledger.Crawl(t.Context(), began.Crawl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if made := len(s.requests()); rec.State != ledger.Interrupted || rec.Counts.Requests != made {
+		t.Errorf("crawl %d: %s, %d requests counted against max_pages; the site served %d", began.Crawl, rec.State, rec.Counts.Requests, made)
 	}
 }
