@@ -235,11 +235,17 @@ func (r *run) finish() {
 	state := ledger.Done
 	r.mu.Lock()
 	failed := r.stashErr != nil
+	left := false // URLs skipped because the crawl stopped, left queued
+	for reason, n := range r.sum.Skipped {
+		left = left || stopReason(reason) && n > 0
+	}
 	r.mu.Unlock()
 	switch {
 	case failed:
 		state = ledger.CrawlFailed
-	case errors.Is(cause, context.Canceled), errors.Is(cause, context.DeadlineExceeded):
+	case errors.Is(cause, context.Canceled), errors.Is(cause, context.DeadlineExceeded), left:
+		// Its URLs left are queued, to be taken up again: those of a host
+		// whose next turn came after the deadline too, before it came.
 		state = ledger.Interrupted
 	}
 	r.mu.Lock()

@@ -217,3 +217,32 @@ func TestCrawlInterruptedCountsTheRequestsMade(t *testing.T) {
 		t.Errorf("crawl %d: %s, %d requests counted against max_pages; the site served %d", began.Crawl, rec.State, rec.Counts.Requests, made)
 	}
 }
+
+// A crawl whose host's next turn comes after its deadline leaves the
+// URLs it had queued there as a crawl at its deadline does: queued, to
+// be taken up again, the crawl cut short (interrupted), not done.
+func TestCrawlTurnAfterTheDeadlineIsCutShort(t *testing.T) {
+	c, _ := crawler(t)
+	s := newSite(t)
+	s.set("/", page{body: html("Home", "/a", "/b")})
+	s.set("/a", page{body: html("A")})
+	s.set("/b", page{body: html("B")})
+	o := options(s.URL + "/")
+	o.Source, o.NoRobots, o.NoSitemaps, o.NoLLMsTxt = "late", true, true, true
+	o.Delay, o.Deadline = time.Hour, 30*time.Minute
+	var ev events
+	sum, err := c.Crawl(t.Context(), o, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stored != 1 || sum.Skipped[ReasonDeadline] != 2 {
+		t.Fatalf("the crawl: %+v", sum)
+	}
+	rec, err := c.Ledger.Crawl(t.Context(), ev.find(Began, "/").Crawl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.State != ledger.Interrupted {
+		t.Errorf("the crawl's record: %s, its URLs left queued; want it interrupted, to be taken up again", rec.State)
+	}
+}
