@@ -16,21 +16,24 @@ func TestConformance(t *testing.T) {
 	crawltest.Run(t, crawltest.Backend{Crawl: crawlOne})
 }
 
-// crawlOne crawls with o into a store of its own, and says what came of
-// it.
-func crawlOne(t *testing.T, o crawl.Options) crawltest.Result {
+// crawlOne crawls with o into a store of its own, runs times, and says
+// what came of the last.
+func crawlOne(t *testing.T, o crawl.Options, runs int) crawltest.Result {
 	c, st := crawl.NewTestCrawler(t)
 	var mu sync.Mutex
 	var res crawltest.Result
-	_, err := c.Crawl(t.Context(), o, func(e crawl.Event) {
-		mu.Lock()
-		defer mu.Unlock()
-		res.Events = append(res.Events, e)
-	})
-	// A crawl that kept nothing, or whose start URL failed, says so; its
-	// events say why, and they are what the suite compares.
-	if err != nil && !errors.Is(err, crawl.ErrNothingKept) && !errors.Is(err, crawl.ErrStartFailed) {
-		t.Fatalf("crawl: %v", err)
+	for range runs {
+		res.Events = nil
+		_, err := c.Crawl(t.Context(), o, func(e crawl.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			res.Events = append(res.Events, e)
+		})
+		// A crawl that kept nothing, or whose start URL failed, says so;
+		// its events say why, and they are what the suite compares.
+		if err != nil && !errors.Is(err, crawl.ErrNothingKept) && !errors.Is(err, crawl.ErrStartFailed) {
+			t.Fatalf("crawl: %v", err)
+		}
 	}
 	entries, err := st.List(t.Context(), "")
 	if err != nil {

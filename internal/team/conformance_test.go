@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawl/crawltest"
 )
@@ -24,32 +26,14 @@ func TestConformance(t *testing.T) {
 
 // crawlTeam starts a crawl with o in a new database, works it with one
 // worker to its end, and says what came of it: the events the worker
-// told, and the snapshots in the database.
-func crawlTeam(t *testing.T, o crawl.Options) crawltest.Result {
+// told, and the snapshots in the database. With runs above 1 it does so
+// again in the same database, each crawl with a worker of its own, and
+// says what came of the last.
+func crawlTeam(t *testing.T, o crawl.Options, runs int) crawltest.Result {
 	pool := database(t)
-	var mu sync.Mutex
 	var res crawltest.Result
-	w := &Worker{Pool: pool, HTTP: loopbackClient(), Hosts: 8, Slice: 2 * time.Second, LeaseTTL: 5 * time.Second,
-		Event: func(e crawl.Event) {
-			mu.Lock()
-			defer mu.Unlock()
-			res.Events = append(res.Events, e)
-		}}
-	ctx, cancel := context.WithCancel(context.Background())
-	ran := make(chan error, 1)
-	go func() { ran <- w.Run(ctx) }()
-	// The worker is stopped before the events are read: it tells of a
-	// URL once its commit is done, a moment after the crawl is seen
-	// done.
-	stop := sync.OnceValue(func() error { cancel(); return <-ran })
-	t.Cleanup(func() { stop() })
-	id, err := Start(context.Background(), pool, o.Options)
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitDone(t, pool, id, time.Minute)
-	if err := stop(); err != nil {
-		t.Fatalf("worker: %v", err)
+	for range runs {
+		res.Events = crawlTeamOnce(t, pool, o)
 	}
 	rows, err := pool.Query(context.Background(), `SELECT url, title, markdown FROM heed_snapshot`)
 	if err != nil {
@@ -68,7 +52,37 @@ func crawlTeam(t *testing.T, o crawl.Options) crawltest.Result {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
+	return res
+}
+
+// crawlTeamOnce starts a crawl with o in pool and works it with a worker
+// of its own to its end: the events are those the worker told.
+func crawlTeamOnce(t *testing.T, pool *pgxpool.Pool, o crawl.Options) []crawl.Event {
+	var mu sync.Mutex
+	var events []crawl.Event
+	w := &Worker{Pool: pool, HTTP: loopbackClient(), Hosts: 8, Slice: 2 * time.Second, LeaseTTL: 5 * time.Second,
+		Event: func(e crawl.Event) {
+			mu.Lock()
+			defer mu.Unlock()
+			events = append(events, e)
+		}}
+	ctx, cancel := context.WithCancel(context.Background())
+	ran := make(chan error, 1)
+	go func() { ran <- w.Run(ctx) }()
+	// The worker is stopped before the events are read: it tells of a
+	// URL once its commit is done, a moment after the crawl is seen
+	// done.
+	stop := sync.OnceValue(func() error { cancel(); return <-ran })
+	t.Cleanup(func() { stop() })
+	id, err := Start(context.Background(), pool, o.Options)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, pool, id, time.Minute)
+	if err := stop(); err != nil {
+		t.Fatalf("worker: %v", err)
+	}
 	mu.Lock()
 	defer mu.Unlock()
-	return res
+	return events
 }

@@ -336,6 +336,23 @@ func Cases() []Case {
 		Stored:   map[string]Stored{"/": {Title: "Tides", Has: "tide tables"}},
 		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/index.html": 1},
 	}, {
+		// A site crawled again: a page stored with a validator is asked
+		// for with it, and answers not modified; a page without one is
+		// fetched whole, and found as stored. Each is unchanged, and the
+		// links of the page not modified are followed as they were.
+		Name:  "not-modified",
+		Again: true,
+		Site: Site{
+			"/":  html("Home", "", "/a", "/b").with("ETag", `"home"`),
+			"/a": html("A", "").with("ETag", `"a"`),
+			"/b": html("B", ""),
+		},
+		Events: []Event{{Kind: crawl.Unchanged, URL: "/"}, {Kind: crawl.Unchanged, URL: "/a"}, {Kind: crawl.Unchanged, URL: "/b"}},
+		Stored: map[string]Stored{"/": titled("Home"), "/a": titled("A"), "/b": titled("B")},
+		// robots.txt is kept for its lifetime.
+		Requests:    map[string]int{"/robots.txt": 1, "/": 2, "/a": 2, "/b": 2},
+		NotModified: map[string]int{"/": 1, "/a": 1},
+	}, {
 		// What is neither HTML nor Markdown is skipped, saying its type.
 		Name: "not-html",
 		Site: Site{

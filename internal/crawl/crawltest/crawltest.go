@@ -20,8 +20,11 @@ import (
 type Backend struct {
 	// Crawl crawls with o to its end, on a machine of its own (a new
 	// stash, a new database), and says what came of it. o.Start is on a
-	// loopback site of the suite's; o's Delay is 0.
-	Crawl func(t *testing.T, o crawl.Options) Result
+	// loopback site of the suite's; o's Delay is 0. With runs above 1,
+	// it crawls with o again on the same machine, each crawl after the
+	// last ended, and says what came of the last: its events, and the
+	// snapshots the machine holds then.
+	Crawl func(t *testing.T, o crawl.Options, runs int) Result
 	// KnownDrift are the cases the backend is known to fail, by name,
 	// each with how it differs: Run skips them, saying so. An entry is
 	// removed once the backend conforms; one that names no case fails.
@@ -49,7 +52,7 @@ type Snapshot struct {
 type Page struct {
 	Status   int               // 0 is 200
 	Type     string            // the Content-Type; "" is text/html; charset=utf-8
-	Header   map[string]string // more headers: X-Robots-Tag
+	Header   map[string]string // more headers: X-Robots-Tag; an ETag answers 304 to a request that names it
 	Body     string
 	Location string // where a redirect (Status 3xx) goes
 	// Fails is how many of its first requests it answers 503 to, a
@@ -94,6 +97,10 @@ type Case struct {
 	Sitemaps, LLMsTxt bool
 	// AllowOther puts the other site's host in Options.AllowHosts.
 	AllowOther bool
+	// Again crawls the site a second time on the same machine, once the
+	// first crawl ended: Events are the second crawl's, Stored what the
+	// machine holds after it, Requests both crawls'.
+	Again bool
 
 	// Events are every event the crawl must tell, and no more: each URL
 	// it ended, by kind, URL and reason.
@@ -104,6 +111,9 @@ type Case struct {
 	// Requests are the requests the sites must serve, by path as Events
 	// name URLs, robots.txt's included: how max_pages was spent.
 	Requests map[string]int
+	// NotModified are those of the Requests answered 304 (not modified)
+	// to a conditional request: the site's validators were sent.
+	NotModified map[string]int
 }
 
 // Run runs every case against b, each a subtest by the case's name.
@@ -131,15 +141,16 @@ func Run(t *testing.T, b Backend) {
 // server is one of a case's sites, serving.
 type server struct {
 	*testutil.Arrivals
-	pages Site
-	mu    sync.Mutex
-	asked map[string]int // by path as pages has it
+	pages       Site
+	mu          sync.Mutex
+	asked       map[string]int // by path as pages has it
+	notModified map[string]int // requests answered 304, by path as requested
 	// expand names the case's sites in a page.
 	expand func(string) string
 }
 
 func serve(t *testing.T, pages Site) *server {
-	s := &server{pages: pages, asked: map[string]int{}}
+	s := &server{pages: pages, asked: map[string]int{}, notModified: map[string]int{}}
 	s.Arrivals = testutil.NewArrivals(t, 0, s.serve)
 	return s
 }
@@ -161,6 +172,15 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if n <= p.Fails {
 		http.Error(w, "busy", http.StatusServiceUnavailable)
+		return
+	}
+	if etag := p.Header["ETag"]; etag != "" && r.Header.Get("If-None-Match") == etag {
+		// A conditional request of a page as it was.
+		s.mu.Lock()
+		s.notModified[r.URL.Path]++
+		s.mu.Unlock()
+		w.Header().Set("ETag", etag)
+		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	for k, v := range p.Header {
@@ -217,7 +237,11 @@ func (c Case) run(t *testing.T, b Backend) {
 	if c.AllowOther && other != nil {
 		o.AllowHosts = append(slices.Clone(o.AllowHosts), strings.TrimPrefix(other.URL, "http://"))
 	}
-	res := b.Crawl(t, o)
+	runs := 1
+	if c.Again {
+		runs = 2
+	}
+	res := b.Crawl(t, o, runs)
 
 	// The events: every URL ended as the case says, and none beside.
 	var got, want []string
@@ -282,6 +306,11 @@ func (c Case) run(t *testing.T, b Backend) {
 	}
 	if !maps.Equal(asked, c.Requests) {
 		t.Errorf("requests served %v, want %v", asked, c.Requests)
+	}
+	site.mu.Lock()
+	defer site.mu.Unlock()
+	if !maps.Equal(site.notModified, c.NotModified) {
+		t.Errorf("requests answered not modified %v, want %v", site.notModified, c.NotModified)
 	}
 }
 
