@@ -142,15 +142,24 @@ func queueLinks(b *pgx.Batch, c *crawlInfo, qs []queued, also string) {
 		UNION ALL
 		SELECT '', false, false, crawl, 'queued', '', 0, '', '' FROM prev
 		UNION ALL
-		SELECT '', false, false, 0, 'skipped', reason, depth, url, detail FROM ins WHERE state = 'skipped' AND url <> $10`,
+		SELECT '', false, false, 0, 'skipped', reason, depth, url, detail FROM ins WHERE state = 'skipped' AND url <> $10
+		UNION ALL
+		SELECT '', false, false, crawl, 'taken', '', 0, '', '' FROM ins WHERE url = $10 AND crawl <> (SELECT id FROM cr)`,
 		c.id, urls, hosts, depths, states, reasons, details, also, attempts, own, ords, vias)
 }
+
+// errTakenOver ends a transaction whose statement queued a page's links
+// for the crawl that held the page as the statement began, while a newer
+// crawl took the page over (and the one that lost it may have ended):
+// run again, it queues them for the newer one.
+var errTakenOver = errors.New("the URL was taken over by a newer crawl as it was ended")
 
 // readLocked reads queueLinks's statement: the hosts given a queued URL,
 // those of the hosts locked without a job, what it ended, by crawl, to
 // count (countEnds), and the links it ended as skipped (out of scope,
 // too deep, disallowed), new to the crawl, to tell, the URL the commit
-// ends aside.
+// ends aside. It fails with errTakenOver when the URL the commit ends
+// was another crawl's by the time it was ended.
 func readLocked(br pgx.BatchResults) (due, asleep []string, ended tally, skips []crawl.Event, err error) {
 	rows, err := br.Query()
 	if err != nil {
@@ -170,6 +179,10 @@ func readLocked(br pgx.BatchResults) (due, asleep []string, ended tally, skips [
 			skips = append(skips, crawl.Event{Kind: crawl.Skipped, URL: u, Reason: reason, Detail: detail, Depth: n})
 			continue
 		}
+		if state == "taken" {
+			err = errTakenOver
+			continue
+		}
 		if id != 0 {
 			ended.add(id, state, reason, n)
 			continue
@@ -181,7 +194,7 @@ func readLocked(br pgx.BatchResults) (due, asleep []string, ended tally, skips [
 			asleep = append(asleep, h)
 		}
 	}
-	return due, asleep, ended, skips, rows.Err()
+	return due, asleep, ended, skips, errors.Join(err, rows.Err())
 }
 
 // lockHosts makes the hosts' rows if missing and locks them, in order,
@@ -319,11 +332,12 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o crawlopt.Options) (int64, 
 }
 
 // inTx runs f in a transaction, again when Postgres ended it for a
-// deadlock or a serialization failure (every write is idempotent).
+// deadlock or a serialization failure, or when a URL it ended was taken
+// over meanwhile (errTakenOver): every write is idempotent.
 func inTx(ctx context.Context, pool *pgxpool.Pool, f func(tx pgx.Tx) error) error {
 	for try := 0; ; try++ {
 		err := pgx.BeginFunc(ctx, pool, f)
-		if err == nil || try == 10 || !retryable(err) {
+		if err == nil || try == 10 || !retryable(err) && !errors.Is(err, errTakenOver) {
 			return err
 		}
 	}

@@ -192,3 +192,90 @@ func BenchmarkCrawlProgress(b *testing.B) {
 		}
 	}
 }
+
+// A URL taken over by a newer crawl while it is fetched (the newer
+// crawl's transaction done while the page's commit begins) is ended for
+// the newer crawl, and so are its links queued: the crawl that lost it
+// may have ended, and gets no URL after its end.
+func TestCommitOfAURLTakenOverAsItCommits(t *testing.T) {
+	ctx := context.Background()
+	pool := database(t)
+	w := &Worker{Pool: pool, HTTP: loopbackClient()}
+	w.fill()
+	var err error
+	if w.inserter, err = NewInserter(pool); err != nil {
+		t.Fatal(err)
+	}
+	const host = "taken.test"
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.NoSitemaps, o.NoLLMsTxt = "http://"+host+"/", "taken", true, true
+	first, err := Start(ctx, pool, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &slice{w: w, host: host, owner: ownerName("test"), turns: newHeld(host)}
+	if _, ok, err := takeLease(ctx, pool, host, s.owner, time.Hour); err != nil || !ok {
+		t.Fatalf("the host's lease: %v, %v", ok, err)
+	}
+	items, err := s.next(ctx)
+	if err != nil || len(items) != 1 || items[0].c.id != first {
+		t.Fatalf("the host's queue: %+v, %v", items, err)
+	}
+	// A newer crawl takes the start URL over, and the first crawl, with
+	// no URL left, ends, in a transaction that is done only once the
+	// page's commit has begun.
+	var second int64
+	if err := pool.QueryRow(ctx, `INSERT INTO heed_crawl (source, start_url, options, max_pages) VALUES ('taken', $1, '{}', 500) RETURNING id`, o.Start).Scan(&second); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `UPDATE heed_frontier SET crawl = $2 WHERE url = $1`, o.Start, second); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE heed_crawl SET state = 'done', ended_at = now() WHERE id = $1`, first); err != nil {
+		t.Fatal(err)
+	}
+	link := "http://" + host + "/next"
+	committed := make(chan error, 1)
+	go func() {
+		committed <- s.commit(ctx, items[0], &result{kind: crawl.Stored, snap: &heed.Snapshot{
+			Source: "taken", URL: o.Start, Title: "Home", FetchedAt: time.Now(), Markdown: "# Home\n\nThe home page.",
+		}, links: []queued{{url: link, host: host, depth: 1, state: "queued"}}}, 0)
+	}()
+	// The commit waits for the start URL's row.
+	for {
+		var waiting bool
+		if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%heed_frontier%')`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		select {
+		case err := <-committed:
+			t.Fatalf("the commit did not wait for the newer crawl's transaction: %v", err)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-committed; err != nil {
+		t.Fatal(err)
+	}
+	var owner int64
+	if err := pool.QueryRow(ctx, `SELECT crawl FROM heed_frontier WHERE url = $1`, link).Scan(&owner); err != nil {
+		t.Fatal(err)
+	}
+	if owner != second {
+		t.Errorf("the page's link was queued for crawl %d, want %d, the crawl that holds the page (crawl %d ended)", owner, second, first)
+	}
+	p, err := CrawlProgress(ctx, pool, second)
+	if err != nil || p.Stored != 1 {
+		t.Errorf("the newer crawl: %+v, %v", p, err)
+	}
+}
