@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
@@ -391,9 +392,12 @@ func Cases() []Case {
 		// A page that failed for a cause that may pass is asked again
 		// behind the URLs its host has queued: max_pages goes to those
 		// first. (More than a team's worker takes from its host's queue
-		// at once wait behind it.)
-		Name:     "retry-behind-the-queue",
-		Set:      func(o *crawlopt.Options) { o.MaxPages = 2 + len(manyLinks) },
+		// at once wait behind it. The delay lets the home page's links
+		// be queued, on one machine, before the busy page's answer.)
+		Name: "retry-behind-the-queue",
+		Set: func(o *crawlopt.Options) {
+			o.MaxPages, o.Delay = 2+len(manyLinks), 10*time.Millisecond
+		},
 		Site:     manySite,
 		Events:   manyEvents,
 		Stored:   manyStored,
