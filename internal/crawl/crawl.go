@@ -225,6 +225,8 @@ type run struct {
 	ldone   chan struct{}
 	resumed []Item
 	base    ledger.Counts // what the crawl had done before this run
+	// seeded says the crawl taken up had queued its start URL.
+	seeded bool
 }
 
 // fatal ends the crawl for a stash that cannot be written.
@@ -354,7 +356,10 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		// were read then.
 		r.llmsOnce.Do(func() {})
 		r.requeue()
-	} else {
+	}
+	if !r.seeded {
+		// A new crawl, or one cut short before its start URL was queued
+		// (at its door): it begins at the start.
 		r.add(Item{URL: start, Depth: 0})
 		if !o.NoSitemaps && o.MaxDepth >= 1 { // sitemaps' pages are one link from the start
 			r.sitemaps(su)

@@ -98,6 +98,9 @@ func (r *run) begin(ctx context.Context) (*Resumption, error) {
 	var queued []Item
 	for _, e := range entries {
 		r.frontier.Mark(e.URL)
+		if e.URL == r.start {
+			r.seeded = true
+		}
 		switch e.Fate {
 		case ledger.Queued:
 			queued = append(queued, Item{URL: e.URL, Depth: e.Depth, LastMod: e.LastMod, Via: e.Via})

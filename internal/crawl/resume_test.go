@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -244,5 +246,46 @@ func TestCrawlTurnAfterTheDeadlineIsCutShort(t *testing.T) {
 	}
 	if rec.State != ledger.Interrupted {
 		t.Errorf("the crawl's record: %s, its URLs left queued; want it interrupted, to be taken up again", rec.State)
+	}
+}
+
+// TestCrawlCutShortAtItsDoor: a crawl stopped before its start URL was
+// queued (Ctrl-C while its robots.txt was asked for) has nothing in its
+// ledger to take up; the same crawl again crawls the site from its start
+// URL, as the crawl it resumes would have.
+func TestCrawlCutShortAtItsDoor(t *testing.T) {
+	c, _ := crawler(t)
+	s, pages := bookSite(t, 2, 3)
+	ctx, cancel := context.WithCancel(t.Context())
+	var once sync.Once
+	door := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/robots.txt" && ctx.Err() == nil {
+			once.Do(cancel)
+			<-r.Context().Done()
+			return
+		}
+		s.serve(w, r)
+	}))
+	t.Cleanup(door.Close)
+	o := options(door.URL + "/")
+	o.Source = "book"
+	var first events
+	if _, err := c.Crawl(ctx, o, first.add); err == nil {
+		t.Fatal("a crawl stopped at its door did not fail")
+	}
+	id := first.find(Began, "/").Crawl
+	if rec, err := c.Ledger.Crawl(t.Context(), id); err != nil || rec.State != ledger.Interrupted {
+		t.Fatalf("crawl %d stopped at its door: %+v, %v; want interrupted", id, rec, err)
+	}
+	var second events
+	sum, err := c.Crawl(t.Context(), o, second.add)
+	if err != nil {
+		t.Fatalf("the crawl again: %v", err)
+	}
+	if b := second.find(Began, "/"); b == nil || b.Crawl != id {
+		t.Errorf("the crawl again began as %+v: want crawl %d taken up", b, id)
+	}
+	if sum.Stored != pages {
+		t.Errorf("the crawl again stored %d pages, want the site's %d", sum.Stored, pages)
 	}
 }
