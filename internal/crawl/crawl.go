@@ -379,9 +379,10 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	if r.stashErr != nil {
 		return &r.sum, r.stashErr
 	}
-	if r.sum.Stored == 0 && r.sum.Unchanged == 0 && !errors.Is(context.Cause(ctx), context.Canceled) {
-		// Nothing was kept, and the crawl was not stopped: it failed, and
-		// says why, by what became of the start URL.
+	if r.sum.Stored+r.base.Stored == 0 && r.sum.Unchanged+r.base.Unchanged == 0 && !errors.Is(context.Cause(ctx), context.Canceled) {
+		// Nothing was kept, in this run or (of a crawl taken up again) an
+		// earlier one, and the crawl was not stopped: it failed, and says
+		// why, by what became of the start URL.
 		switch {
 		case r.startErr != nil:
 			return &r.sum, &heed.Error{Kind: heed.KindOf(r.startErr), Op: "crawl", URL: start, Err: fmt.Errorf("%w: %w", ErrStartFailed, r.startErr)}

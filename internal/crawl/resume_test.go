@@ -289,3 +289,35 @@ func TestCrawlCutShortAtItsDoor(t *testing.T) {
 		t.Errorf("the crawl again stored %d pages, want the site's %d", sum.Stored, pages)
 	}
 }
+
+// TestCrawlResumedKeepsNothingNew: a crawl taken up again whose last
+// queued URL fails kept pages in its earlier run: it does not fail as a
+// crawl that kept nothing.
+func TestCrawlResumedKeepsNothingNew(t *testing.T) {
+	c, _ := crawler(t)
+	s, _ := bookSite(t, 1, 1)
+	o := options(s.URL + "/")
+	o.Source = "book"
+	start, _ := Normalize(o.Start)
+	rec, _, err := c.Ledger.Begin(t.Context(), ledger.Crawl{Key: key(o), Start: start, Source: o.Source}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := ledger.Counts{Requests: 1, Stored: 1}
+	if err := c.Ledger.Write(t.Context(), rec.ID, []ledger.Entry{{URL: start, Fate: ledger.Stored}, {URL: s.URL + "/gone", Fate: ledger.Queued, Depth: 1}}, counts, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Ledger.Finish(t.Context(), rec.ID, ledger.Interrupted, counts); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Crawl(t.Context(), o, nil)
+	if err != nil {
+		t.Fatalf("the crawl taken up: %v; want no error: its first run kept a page", err)
+	}
+	if sum.Failed != 1 {
+		t.Errorf("the crawl taken up: %+v; want /gone failed", sum)
+	}
+	if got, err := c.Ledger.Crawl(t.Context(), rec.ID); err != nil || got.State != ledger.Done || got.Counts.Stored != 1 || got.Counts.Failed != 1 {
+		t.Errorf("the crawl's record: %+v, %v", got, err)
+	}
+}
