@@ -225,8 +225,9 @@ type run struct {
 	ldone   chan struct{}
 	resumed []Item
 	base    ledger.Counts // what the crawl had done before this run
-	// seeded says the crawl taken up had queued its start URL.
-	seeded bool
+	// seeded says the crawl taken up had queued its start URL; refused
+	// that robots.txt refused the start URL, or could not be read.
+	seeded, refused bool
 }
 
 // fatal ends the crawl for a stash that cannot be written.
@@ -337,6 +338,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	// The start URL must be allowed: a crawl refused at its door fails,
 	// and says why.
 	d, err := r.policy.Allowed(ctx, c.Agent, start)
+	r.refused = err != nil || !d.Allowed
 	if err != nil {
 		return nil, &heed.Error{Kind: heed.Blocked, Op: "crawl", URL: start, Err: fmt.Errorf("%w: robots.txt: %w", ErrStartRefused, err)}
 	}

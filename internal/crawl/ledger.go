@@ -250,6 +250,10 @@ func (r *run) finish() {
 		// Its URLs left are queued, to be taken up again: those of a host
 		// whose next turn came after the deadline too, before it came.
 		state = ledger.Interrupted
+	case r.refused:
+		// Refused at its door, the crawl is not done: what it had queued
+		// is crawled once the site lets it.
+		state = ledger.CrawlFailed
 	}
 	r.mu.Lock()
 	counts := r.counts()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -319,5 +320,62 @@ func TestCrawlResumedKeepsNothingNew(t *testing.T) {
 	}
 	if got, err := c.Ledger.Crawl(t.Context(), rec.ID); err != nil || got.State != ledger.Done || got.Counts.Stored != 1 || got.Counts.Failed != 1 {
 		t.Errorf("the crawl's record: %+v, %v", got, err)
+	}
+}
+
+// TestCrawlResumedRefusedAtItsDoor: a crawl taken up again whose start
+// URL its robots.txt refuses for now (a 503) is not done: what it had
+// queued is kept, and crawled when the site lets it.
+func TestCrawlResumedRefusedAtItsDoor(t *testing.T) {
+	c, _ := crawler(t)
+	s, pages := bookSite(t, 2, 3)
+	o := options(s.URL + "/")
+	o.Source = "book"
+	ctx, cancel := context.WithCancel(t.Context())
+	var first events
+	sum, err := c.Crawl(ctx, o, func(ev Event) {
+		first.add(ev)
+		if ev.Kind == Stored {
+			cancel()
+		}
+	})
+	cancel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := first.find(Began, "/").Crawl
+	// Its robots.txt, kept in the ledger, expires; the site answers 503.
+	u, _ := url.Parse(s.URL)
+	expire := func() {
+		t.Helper()
+		if err := c.Ledger.PutRobots(t.Context(), ledger.Robots{Origin: "http://" + u.Host, Status: "parsed", HTTPStatus: 200, Until: time.Now().Add(-time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expire()
+	s.mu.Lock()
+	s.robots = "503"
+	s.mu.Unlock()
+	if _, err := c.Crawl(t.Context(), o, nil); !errors.Is(err, ErrStartRefused) {
+		t.Fatalf("the crawl taken up, robots.txt a 503: %v; want it refused", err)
+	}
+	if rec, err := c.Ledger.Crawl(t.Context(), id); err != nil || !rec.State.Resumable() {
+		t.Fatalf("crawl %d refused at its door: %+v, %v; want it kept to resume", id, rec, err)
+	}
+	// The 503 is kept for its hour; past it, robots.txt answers.
+	expire()
+	s.mu.Lock()
+	s.robots = "User-agent: *\nAllow: /\n"
+	s.mu.Unlock()
+	var third events
+	sum3, err := c.Crawl(t.Context(), o, third.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := third.find(Began, "/"); b == nil || b.Crawl != id || b.Resumed == nil {
+		t.Errorf("the crawl once robots.txt answers began as %+v: want crawl %d taken up", b, id)
+	}
+	if sum.Stored+sum3.Stored != pages {
+		t.Errorf("stored %d then %d pages, want %d in all", sum.Stored, sum3.Stored, pages)
 	}
 }

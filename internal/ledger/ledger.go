@@ -13,7 +13,8 @@ type State string
 // Interrupted when it stopped before its end (Ctrl-C, a signal, its
 // deadline, or a process that died), and may be resumed; Done when it ran
 // to its end; CrawlFailed when it stopped because its pages could not be
-// stored, and may be resumed once they can.
+// stored, or its start URL could not be crawled (robots.txt refused it,
+// or could not be read), and may be resumed once they can.
 const (
 	Running     State = "running"
 	Interrupted State = "interrupted"
