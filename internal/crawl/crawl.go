@@ -200,6 +200,7 @@ type run struct {
 	paces      map[string]string // why each host is asked as seldom as it is, by HostKey
 	said       map[string]string // the why of each host's wait said last (waiting)
 	fetched    int
+	asking     int // requests of fetched whose URLs have not ended
 	queued     int
 	sum        Summary
 	wg         sync.WaitGroup
@@ -537,6 +538,7 @@ func (r *run) take() bool {
 		return false
 	}
 	r.fetched++
+	r.asking++
 	return true
 }
 
@@ -630,7 +632,7 @@ func (r *run) visit(it Item) {
 	t := &turn{r: r, it: it, extracted: func() {}}
 	f, res := r.eng.request(r.ctx, t, it)
 	if res != nil {
-		r.commit(it, res, t.extracted)
+		r.commit(t.it, res, t.extracted)
 		return
 	}
 	r.procs <- struct{}{}
@@ -640,7 +642,8 @@ func (r *run) visit(it Item) {
 		extracted := sync.OnceFunc(func() { <-r.procs })
 		defer extracted()
 		t.extracted = extracted
-		r.commit(it, r.eng.read(r.ctx, t, it, f), extracted)
+		res := r.eng.read(r.ctx, t, it, f)
+		r.commit(t.it, res, extracted) // t.it counts the requests read made
 	}()
 }
 
@@ -697,6 +700,8 @@ func (r *run) commit(it Item, res *Result, extracted func()) {
 			it.Attempts++
 			if u, err := url.Parse(it.URL); err == nil {
 				r.mu.Lock()
+				r.asking -= it.requests // made, and recorded with its queuing again
+				it.requests = 0
 				r.push(u.Host, it)
 				r.mu.Unlock()
 				return

@@ -11,6 +11,10 @@ type Item struct {
 	Via []string
 	// Attempts are the times it failed for a cause that may pass (Retry).
 	Attempts int
+	// requests are those of it counted against max_pages on its turn,
+	// which its crawl's ledger counts once it ends (run.ended) or is
+	// queued again.
+	requests int
 }
 
 // Frontier holds a crawl's URLs: the set of those seen, and those

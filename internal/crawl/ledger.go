@@ -162,21 +162,27 @@ func (r *run) noteTurn(u *url.URL, delay time.Duration) {
 }
 
 // ended notes what a URL came to, with its content's hash if it was
-// kept; a URL skipped because the crawl stopped stays queued.
+// kept, and the requests it made with it. A URL skipped because the
+// crawl stopped stays queued, and is asked again when the crawl is taken
+// up: its requests, cut short, do not count against the crawl's
+// max_pages.
 func (r *run) ended(it Item, e Event, hash string) {
-	if r.c.Ledger == nil || e.Kind == Skipped && stopReason(e.Reason) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.asking -= it.requests
+	if e.Kind == Skipped && stopReason(e.Reason) {
+		r.fetched -= it.requests
 		return
 	}
-	fate := ledger.Fate(e.Kind)
-	r.mu.Lock()
-	r.note(ledger.Entry{URL: it.URL, Fate: fate, Depth: it.Depth, Hash: hash})
-	r.mu.Unlock()
+	r.note(ledger.Entry{URL: it.URL, Fate: ledger.Fate(e.Kind), Depth: it.Depth, Hash: hash})
 }
 
 // counts are the crawl's counts so far, over its runs; r.mu is held.
 func (r *run) counts() ledger.Counts {
 	c := ledger.Counts{
-		Requests: r.fetched, Stored: r.base.Stored + r.sum.Stored, Unchanged: r.base.Unchanged + r.sum.Unchanged,
+		// The requests of the URLs that ended: those of a URL asked for
+		// now count with its end, as a crawl taken up asks it again.
+		Requests: r.fetched - r.asking, Stored: r.base.Stored + r.sum.Stored, Unchanged: r.base.Unchanged + r.sum.Unchanged,
 		Failed: r.base.Failed + r.sum.Failed, Skipped: maps.Clone(r.base.Skipped),
 	}
 	if c.Skipped == nil {

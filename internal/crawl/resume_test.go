@@ -379,3 +379,40 @@ func TestCrawlResumedRefusedAtItsDoor(t *testing.T) {
 		t.Errorf("stored %d then %d pages, want %d in all", sum.Stored, sum3.Stored, pages)
 	}
 }
+
+// TestCrawlResumedCountsARequestOnce: a request the crawl stopped in the
+// middle of (Ctrl-C) is made again when the crawl is taken up; it counts
+// once against max_pages, so that a crawl of as many pages as the site
+// has stores all of them over its two runs.
+func TestCrawlResumedCountsARequestOnce(t *testing.T) {
+	c, _ := crawler(t)
+	s, pages := bookSite(t, 1, 8)
+	ctx, cancel := context.WithCancel(t.Context())
+	cut := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/s0/p4" && ctx.Err() == nil {
+			cancel() // Ctrl-C while the page is asked for
+			<-r.Context().Done()
+			return
+		}
+		s.serve(w, r)
+	}))
+	t.Cleanup(cut.Close)
+	o := options(cut.URL + "/")
+	o.Source, o.MaxPages, o.NoSitemaps = "book", pages, true
+	sum, err := c.Crawl(ctx, o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev events
+	sum2, err := c.Crawl(t.Context(), o, ev.add)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stored+sum2.Stored != pages || sum2.Skipped[ReasonLimit] != 0 {
+		t.Errorf("stored %d, then %d (%+v); want the site's %d pages in all, none past max_pages", sum.Stored, sum2.Stored, sum2.Skipped, pages)
+	}
+	id := ev.find(Began, "/").Crawl
+	if rec, err := c.Ledger.Crawl(t.Context(), id); err != nil || rec.Counts.Requests != pages {
+		t.Errorf("crawl %d's record: %+v, %v; want %d requests, one a page", id, rec, err, pages)
+	}
+}

@@ -44,6 +44,7 @@ func (t *turn) Take(ctx context.Context, part Part) (context.Context, func(), bo
 	if !t.r.take() {
 		return ctx, func() {}, false, nil
 	}
+	t.it.requests++
 	if part != PartAlternate {
 		return ctx, func() {}, true, nil
 	}
