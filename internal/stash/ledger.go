@@ -87,7 +87,15 @@ func (s *Stash) ledgerDB(ctx context.Context) (*sql.DB, error) {
 			if _, err := s.root.Stat(ledgerFile); errors.Is(err, os.ErrNotExist) {
 				return
 			}
-			l.db, l.err = sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+			if l.db, l.err = openLedgerRead(ctx, path, ""); l.err != nil {
+				// As the index (OpenRead): a ledger in WAL mode is read with
+				// its shared-memory file, which a reader cannot make on a
+				// read-only file system or a full disk; it is then read as
+				// it is on disk.
+				if db, err := openLedgerRead(ctx, path, "&immutable=1"); err == nil {
+					l.db, l.err = db, nil
+				}
+			}
 			return
 		}
 		// The ledger's writes are many and small (a few pages each): its
@@ -114,6 +122,21 @@ func (s *Stash) ledgerDB(ctx context.Context) (*sql.DB, error) {
 		l.db, l.active = db, map[int64]bool{}
 	})
 	return l.db, l.err
+}
+
+// openLedgerRead opens the ledger's database at path read-only, and
+// reads its crawls' table.
+func openLedgerRead(ctx context.Context, path, extra string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)"+extra)
+	if err != nil {
+		return nil, err
+	}
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM crawls WHERE id = 0`).Scan(&n); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("stash: the crawls' ledger: %w", err)
+	}
+	return db, nil
 }
 
 // writableLedger is the ledger's database, to write.

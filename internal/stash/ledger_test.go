@@ -59,3 +59,35 @@ func TestLedgerAfterADeath(t *testing.T) {
 		t.Errorf("the next writer's crawl of the key: %+v, %v; want crawl %d taken up", got, err, rec.ID)
 	}
 }
+
+// TestLedgerReadOnly: the crawls' ledger is read, as the index is, from
+// a stash on a read-only file system (heed status on a mounted copy).
+func TestLedgerReadOnly(t *testing.T) {
+	dir, remount := smallDisk(t, 4<<20)
+	w, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _, err := w.Begin(t.Context(), ledger.Crawl{Key: "k", Start: "https://a.example/"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Finish(t.Context(), rec.ID, ledger.Done, ledger.Counts{Stored: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	remount("ro")
+	r, err := OpenRead(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if list, err := r.Crawls(t.Context(), 5); err != nil || len(list) != 1 || list[0].Counts.Stored != 3 {
+		t.Errorf("the crawls on a read-only file system: %+v, %v", list, err)
+	}
+	if c, err := r.Crawl(t.Context(), rec.ID); err != nil || c.State != ledger.Done {
+		t.Errorf("crawl %d on a read-only file system: %+v, %v", rec.ID, c, err)
+	}
+}
