@@ -78,6 +78,9 @@ var _ ledger.Ledger = (*Stash)(nil)
 func (s *Stash) ledgerDB(ctx context.Context) (*sql.DB, error) {
 	l := &s.crawls
 	l.once.Do(func() {
+		// Opened once for the Stash's life, not for the call that came
+		// first: a call cancelled does not leave it unopened.
+		ctx := context.WithoutCancel(ctx)
 		if err := notLinked(s.root, ledgerFile); err != nil {
 			l.err = err
 			return

@@ -1,6 +1,7 @@
 package stash
 
 import (
+	"context"
 	"testing"
 
 	"github.com/heedhq/heed/internal/ledger"
@@ -89,5 +90,22 @@ func TestLedgerReadOnly(t *testing.T) {
 	}
 	if c, err := r.Crawl(t.Context(), rec.ID); err != nil || c.State != ledger.Done {
 		t.Errorf("crawl %d on a read-only file system: %+v, %v", rec.ID, c, err)
+	}
+}
+
+// TestLedgerAfterACancelledCall: a call whose context was cancelled
+// (an agent's crawl called off at once) fails alone; the ledger it
+// would have opened opens for the next, in a process that runs on.
+func TestLedgerAfterACancelledCall(t *testing.T) {
+	s, err := Open(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	s.Begin(ctx, ledger.Crawl{Key: "k", Start: "https://a.example/"}, 0)
+	if _, _, err := s.Begin(t.Context(), ledger.Crawl{Key: "k", Start: "https://a.example/"}, 0); err != nil {
+		t.Errorf("a crawl after one called off: %v", err)
 	}
 }
