@@ -79,7 +79,14 @@ func (r *run) begin(ctx context.Context) (*Resumption, error) {
 	}
 	if h, ok := r.c.Client.Turns.(interface{ Hold(string, time.Time) }); ok {
 		if turns, err := l.Turns(ctx); err == nil {
+			// A turn is at most the crawl's longest pace ahead: one further
+			// (the clock was set back since, the ledger written by hand)
+			// is held no longer.
+			latest := time.Now().Add(max(r.o.Delay, r.o.MaxCrawlDelay))
 			for _, t := range turns {
+				if t.At.After(latest) {
+					t.At = latest
+				}
 				h.Hold(t.Host, t.At)
 			}
 		}

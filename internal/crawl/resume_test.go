@@ -14,6 +14,7 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/ledger"
+	"github.com/heedhq/heed/internal/polite"
 )
 
 // bookSite is a site of 1 + sections + sections×pages pages without
@@ -414,5 +415,38 @@ func TestCrawlResumedCountsARequestOnce(t *testing.T) {
 	id := ev.find(Began, "/").Crawl
 	if rec, err := c.Ledger.Crawl(t.Context(), id); err != nil || rec.Counts.Requests != pages {
 		t.Errorf("crawl %d's record: %+v, %v; want %d requests, one a page", id, rec, err, pages)
+	}
+}
+
+// TestCrawlResumedHoldsTurnsItCouldHaveKept: a host's next turn in the
+// ledger further ahead than any pace of the crawl (the clock was set back
+// since it was written, or the ledger was written by hand) is held no
+// longer than the crawl's own pace: the crawl taken up crawls the host,
+// rather than skip its URLs for the deadline.
+func TestCrawlResumedHoldsTurnsItCouldHaveKept(t *testing.T) {
+	c, _ := crawler(t)
+	s, _ := bookSite(t, 1, 1)
+	o := options(s.URL + "/")
+	o.Source, o.MaxCrawlDelay = "book", 0
+	start, _ := Normalize(o.Start)
+	rec, _, err := c.Ledger.Begin(t.Context(), ledger.Crawl{Key: key(o), Start: start, Source: o.Source}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, _ := url.Parse(start)
+	counts := ledger.Counts{Requests: 1, Stored: 1}
+	if err := c.Ledger.Write(t.Context(), rec.ID, []ledger.Entry{{URL: start, Fate: ledger.Stored}, {URL: s.URL + "/s0/", Fate: ledger.Queued, Depth: 1}},
+		counts, []ledger.Turn{{Host: polite.HostKey(u), At: time.Now().Add(24 * time.Hour)}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Ledger.Finish(t.Context(), rec.ID, ledger.Interrupted, counts); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := c.Crawl(t.Context(), o, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Stored != 2 || sum.Skipped[ReasonDeadline] != 0 {
+		t.Errorf("the crawl taken up: %+v; want /s0/ and its page stored, none skipped for the deadline", sum)
 	}
 }
