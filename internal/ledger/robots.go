@@ -12,12 +12,16 @@ import (
 // with load and keeps it there for its lifetime: a crawl taken up again,
 // or the next crawl of the site, does not ask for it again. An outcome
 // that is no answer at all (a timeout, the network down) is not the
-// site's word, and is not kept.
+// site's word, and is not kept. A copy that says it lives longer than
+// its kind may be kept (the clock was set back since it was read, the
+// ledger written by hand) is loaded again.
 func RobotsLoader(l Ledger, load func(ctx context.Context, robotsURL string) (robots.Outcome, []byte, error)) robots.Loader {
 	return func(ctx context.Context, robotsURL string) (robots.Outcome, error) {
 		origin, oerr := robots.Origin(robotsURL)
 		if kept, ok, err := l.Robots(ctx, origin); oerr == nil && err == nil && ok {
-			return outcomeOf(kept), nil
+			if o := outcomeOf(kept); o.Lifetime <= lifetime(o.Status) {
+				return o, nil
+			}
 		}
 		o, body, err := load(ctx, robotsURL)
 		if oerr != nil || err != nil || o.Status == robots.Unreachable && o.HTTPStatus == 0 {
@@ -45,4 +49,16 @@ func outcomeOf(r Robots) robots.Outcome {
 	}
 	o.Lifetime = max(time.Until(r.Until), 0)
 	return o
+}
+
+// lifetime is how long an outcome of a status may be kept
+// (robots.OutcomeOf).
+func lifetime(s robots.Status) time.Duration {
+	switch s {
+	case robots.Parsed:
+		return robots.ParsedLifetime
+	case robots.Unavailable:
+		return robots.UnavailableLifetime
+	}
+	return robots.UnreachableLifetime
 }
