@@ -104,7 +104,9 @@ func (r *run) begin(ctx context.Context) (*Resumption, error) {
 	}
 	var queued []Item
 	for _, e := range entries {
-		r.frontier.Mark(e.URL)
+		if e.Fate.Ended() {
+			r.frontier.Mark(e.URL) // those queued are marked as they are queued again
+		}
 		if e.URL == r.start {
 			r.seeded = true
 		}
@@ -125,24 +127,14 @@ func (r *run) begin(ctx context.Context) (*Resumption, error) {
 	return res, nil
 }
 
-// requeue queues again what the crawl taken up had queued, in order.
+// requeue queues again what the crawl taken up had queued, in order, as
+// it queues a link: a URL its scope or its bounds leave out now (a
+// ledger written by hand, a crawl of other settings taken up by its ID)
+// is skipped, not asked.
 func (r *run) requeue() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	for _, it := range r.resumed {
-		u, err := url.Parse(it.URL)
-		if err != nil {
-			continue
-		}
-		r.frontier.Push(u.Host, it)
-		r.queued++
-		if !r.active[u.Host] {
-			r.active[u.Host] = true
-			r.wg.Add(1)
-			go r.worker(u.Host)
-		}
+		r.add(it)
 	}
-	// (Not push: they are in the ledger as they are.)
 	r.resumed = nil
 }
 

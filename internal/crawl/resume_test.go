@@ -450,3 +450,53 @@ func TestCrawlResumedHoldsTurnsItCouldHaveKept(t *testing.T) {
 		t.Errorf("the crawl taken up: %+v; want /s0/ and its page stored, none skipped for the deadline", sum)
 	}
 }
+
+// TestCrawlResumedKeepsToItsScope: what a crawl taken up had queued is
+// queued again as a link found now would be: a URL out of its scope (a
+// ledger written by hand, or by a crawl of other settings taken up by
+// its ID), or deeper than its max_depth, is skipped, not asked.
+func TestCrawlResumedKeepsToItsScope(t *testing.T) {
+	c, _ := crawler(t)
+	s := newSite(t)
+	s.robots = "User-agent: *\nAllow: /\n"
+	for _, p := range []string{"/docs/", "/docs/a", "/docs/a/deep", "/private"} {
+		s.set(p, page{body: html("Page " + p)})
+	}
+	o := options(s.URL + "/docs/")
+	o.Source, o.MaxDepth = "docs", 1
+	start, _ := Normalize(o.Start)
+	rec, _, err := c.Ledger.Begin(t.Context(), ledger.Crawl{Key: key(o), Start: start, Source: o.Source}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := ledger.Counts{Requests: 1, Stored: 1}
+	if err := c.Ledger.Write(t.Context(), rec.ID, []ledger.Entry{
+		{URL: start, Fate: ledger.Stored},
+		{URL: s.URL + "/docs/a", Fate: ledger.Queued, Depth: 1},
+		{URL: s.URL + "/private", Fate: ledger.Queued, Depth: 1},
+		{URL: s.URL + "/docs/a/deep", Fate: ledger.Queued, Depth: 2},
+		{URL: "http://127.0.0.2/", Fate: ledger.Queued, Depth: 1},
+	}, counts, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Ledger.Finish(t.Context(), rec.ID, ledger.Interrupted, counts); err != nil {
+		t.Fatal(err)
+	}
+	var ev events
+	if _, err := c.Crawl(t.Context(), o, ev.add); err != nil {
+		t.Fatal(err)
+	}
+	hits := byPath(s)
+	if hits["/docs/a"] != 1 || hits["/private"] != 0 || hits["/docs/a/deep"] != 0 {
+		t.Errorf("asked %v: want /docs/a alone", hits)
+	}
+	if e := ev.find(Skipped, "/private"); e == nil || e.Reason != ReasonScope {
+		t.Errorf("/private: %+v; want it skipped, out of scope", e)
+	}
+	if e := ev.find(Skipped, "/docs/a/deep"); e == nil || e.Reason != ReasonLimit {
+		t.Errorf("/docs/a/deep: %+v; want it skipped, past max_depth", e)
+	}
+	if e := ev.find(Skipped, "127.0.0.2/"); e == nil || e.Reason != ReasonScope {
+		t.Errorf("another origin: %+v; want it skipped, out of scope", e)
+	}
+}
