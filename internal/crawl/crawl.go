@@ -226,9 +226,10 @@ type run struct {
 	ldone   chan struct{}
 	resumed []Item
 	base    ledger.Counts // what the crawl had done before this run
-	// seeded says the crawl taken up had queued its start URL; refused
-	// that robots.txt refused the start URL, or could not be read.
-	seeded, refused bool
+	// seeded says the crawl taken up had queued its start URL, and
+	// startEnded that it had ended; refused that robots.txt refused the
+	// start URL, or could not be read.
+	seeded, startEnded, refused bool
 }
 
 // fatal ends the crawl for a stash that cannot be written.
@@ -355,9 +356,11 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		batcher.SetBatch(stashBatch)
 	}
 	if began.Resumed != nil {
-		// The crawl goes on where it stopped: its sitemaps and llms.txt
-		// were read then.
-		r.llmsOnce.Do(func() {})
+		// The crawl goes on where it stopped: its llms.txt was read on
+		// its start page's turn, if that ended.
+		if r.startEnded {
+			r.llmsOnce.Do(func() {})
+		}
 		r.requeue()
 	}
 	if !r.seeded {

@@ -108,7 +108,7 @@ func (r *run) begin(ctx context.Context) (*Resumption, error) {
 			r.frontier.Mark(e.URL) // those queued are marked as they are queued again
 		}
 		if e.URL == r.start {
-			r.seeded = true
+			r.seeded, r.startEnded = true, e.Fate.Ended()
 		}
 		switch e.Fate {
 		case ledger.Queued:

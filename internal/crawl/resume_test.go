@@ -500,3 +500,45 @@ func TestCrawlResumedKeepsToItsScope(t *testing.T) {
 		t.Errorf("another origin: %+v; want it skipped, out of scope", e)
 	}
 }
+
+// cutAt is s behind a server that stops the crawl of ctx (cancel, as
+// Ctrl-C does) the first time path is asked for, while it is asked.
+func cutAt(t *testing.T, s *site, ctx context.Context, cancel context.CancelFunc, path string) *httptest.Server {
+	cut := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == path && ctx.Err() == nil {
+			cancel()
+			<-r.Context().Done()
+			return
+		}
+		s.serve(w, r)
+	}))
+	t.Cleanup(cut.Close)
+	return cut
+}
+
+// TestCrawlResumedReadsItsLLMsTxt: a crawl stopped while its start page
+// was asked for had not read its llms.txt, which is read on the start
+// page's turn: taken up, the crawl reads it then, and crawls the pages
+// it lists.
+func TestCrawlResumedReadsItsLLMsTxt(t *testing.T) {
+	c, _ := crawler(t)
+	s := newSite(t)
+	s.robots = "User-agent: *\nAllow: /\n"
+	s.set("/", page{body: html("Home", "/a")})
+	s.set("/a", page{body: html("A")})
+	s.set("/listed", page{body: html("Listed in llms.txt alone")})
+	s.set("/llms.txt", page{body: "# Site\n\n- [Listed](/listed)\n", header: map[string]string{"Content-Type": "text/plain"}})
+	ctx, cancel := context.WithCancel(t.Context())
+	o := options(cutAt(t, s, ctx, cancel, "/").URL + "/")
+	o.Source, o.NoSitemaps = "site", true
+	if _, err := c.Crawl(ctx, o, nil); err != nil {
+		t.Fatal(err)
+	}
+	var ev events
+	if _, err := c.Crawl(t.Context(), o, ev.add); err != nil {
+		t.Fatal(err)
+	}
+	if ev.find(Stored, "/listed") == nil {
+		t.Errorf("the crawl taken up stored %q: want /listed, which llms.txt lists", ev.urls(Stored))
+	}
+}
