@@ -230,6 +230,7 @@ type run struct {
 	// startEnded that it had ended; refused that robots.txt refused the
 	// start URL, or could not be read.
 	seeded, startEnded, refused bool
+	sitemapsRead                bool // the crawl taken up had read its sitemaps (sitemapsMark)
 }
 
 // fatal ends the crawl for a stash that cannot be written.
@@ -367,9 +368,12 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		// A new crawl, or one cut short before its start URL was queued
 		// (at its door): it begins at the start.
 		r.add(Item{URL: start, Depth: 0})
-		if !o.NoSitemaps && o.MaxDepth >= 1 { // sitemaps' pages are one link from the start
-			r.sitemaps(su)
-		}
+	}
+	if !r.sitemapsRead && !o.NoSitemaps && o.MaxDepth >= 1 { // sitemaps' pages are one link from the start
+		// A new crawl, or one cut short before it read its sitemaps to
+		// their end: the pages they list that it had queued are not
+		// queued again.
+		r.sitemaps(su)
 	}
 	r.wg.Wait()
 	if batcher != nil {
@@ -907,7 +911,7 @@ func (r *run) sitemaps(start *url.URL) {
 			listed = o.Robots.Sitemaps
 		}
 	}
-	unread, _ := ReadSitemaps(r.ctx, Sitemaps{
+	unread, err := ReadSitemaps(r.ctx, Sitemaps{
 		Client:      func(loc string) *polite.Client { return r.c.Client.Spaced(r.delayFor(loc)) },
 		MaxRequests: r.o.MaxPages,
 		InScope:     func(u *url.URL) bool { return r.scope.check(u) == "" },
@@ -922,5 +926,15 @@ func (r *run) sitemaps(start *url.URL) {
 	}, start, listed)
 	r.mu.Lock()
 	r.sum.Left.Sitemaps += unread
+	if err == nil {
+		r.note(ledger.Entry{URL: sitemapsMark(start), Fate: ledger.Seen})
+	}
 	r.mu.Unlock()
+}
+
+// sitemapsMark is the entry of a crawl's ledger that says it read its
+// sitemaps (to their end, or to its bounds): its origin's /sitemap.xml
+// with a fragment, which no URL the crawl queues has.
+func sitemapsMark(start *url.URL) string {
+	return start.Scheme + "://" + start.Host + "/sitemap.xml#read"
 }

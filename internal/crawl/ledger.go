@@ -103,7 +103,12 @@ func (r *run) begin(ctx context.Context) (*Resumption, error) {
 		}
 	}
 	var queued []Item
+	su, _ := url.Parse(r.start)
 	for _, e := range entries {
+		if e.URL == sitemapsMark(su) {
+			r.sitemapsRead = true
+			continue
+		}
 		if e.Fate.Ended() {
 			r.frontier.Mark(e.URL) // those queued are marked as they are queued again
 		}

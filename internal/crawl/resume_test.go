@@ -542,3 +542,30 @@ func TestCrawlResumedReadsItsLLMsTxt(t *testing.T) {
 		t.Errorf("the crawl taken up stored %q: want /listed, which llms.txt lists", ev.urls(Stored))
 	}
 }
+
+// TestCrawlResumedReadsItsSitemaps: a crawl stopped while it read its
+// sitemaps reads them when it is taken up, and crawls the pages they
+// list.
+func TestCrawlResumedReadsItsSitemaps(t *testing.T) {
+	c, _ := crawler(t)
+	s := newSite(t)
+	s.robots = "User-agent: *\nAllow: /\n"
+	s.set("/", page{body: html("Home", "/a")})
+	s.set("/a", page{body: html("A")})
+	s.set("/listed", page{body: html("Listed in the sitemap alone")})
+	ctx, cancel := context.WithCancel(t.Context())
+	cut := cutAt(t, s, ctx, cancel, "/sitemap.xml")
+	s.set("/sitemap.xml", page{body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>` + cut.URL + `/listed</loc></url></urlset>`, header: map[string]string{"Content-Type": "application/xml"}})
+	o := options(cut.URL + "/")
+	o.Source, o.NoLLMsTxt = "site", true
+	if _, err := c.Crawl(ctx, o, nil); err != nil {
+		t.Fatal(err)
+	}
+	var ev events
+	if _, err := c.Crawl(t.Context(), o, ev.add); err != nil {
+		t.Fatal(err)
+	}
+	if ev.find(Stored, "/listed") == nil {
+		t.Errorf("the crawl taken up stored %q: want /listed, which the sitemap lists", ev.urls(Stored))
+	}
+}
