@@ -170,7 +170,7 @@ later, use 'heed add'.
 	e.progressFlags(cmd)
 	e.dbFlagFor(cmd, "queue the crawl in a team's database at this PostgreSQL URL (default $HEED_DB), for its workers (heed worker), and follow it")
 	cmd.Flags().BoolVar(&cf.detach, "detach", false, "with --db: queue the crawl and return at once")
-	cmd.Flags().Int64Var(&cf.req.Resume, "resume", 0, "take up crawl ID of the stash again (heed status lists them), where it stopped; without it, a crawl cut short is taken up by the same command")
+	cmd.Flags().Int64Var(&cf.req.Resume, "resume", 0, "take up crawl ID of the stash again (heed status lists them), where it stopped, with the options it ran with; without it, a crawl cut short is taken up by the same command")
 	return cmd
 }
 

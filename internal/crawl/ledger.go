@@ -66,7 +66,8 @@ func stopReason(reason string) bool {
 // duplicates), its counts, the hosts' next turns, and its queue.
 func (r *run) begin(ctx context.Context) (*Resumption, error) {
 	l := r.c.Ledger
-	rec, entries, err := l.Begin(ctx, ledger.Crawl{Key: key(r.o), Start: r.start, Source: r.o.Source}, r.o.Resume)
+	options, _ := json.Marshal(r.o.Options)
+	rec, entries, err := l.Begin(ctx, ledger.Crawl{Key: key(r.o), Start: r.start, Source: r.o.Source, Options: string(options)}, r.o.Resume)
 	if err != nil {
 		return nil, err
 	}

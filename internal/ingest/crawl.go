@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -101,6 +102,13 @@ func (s *Service) Crawl(ctx context.Context, req CrawlRequest, events func(crawl
 		}
 		if err := crawl.FromKey(rec.Key, &req.Options); err != nil {
 			return nil, &heed.Error{Kind: heed.Internal, Op: "resume", Err: err}
+		}
+		if rec.Options != "" {
+			// Its options as it ran: its max_depth and delay too, not
+			// heed's defaults.
+			if err := json.Unmarshal([]byte(rec.Options), &req.Options); err != nil {
+				return nil, &heed.Error{Kind: heed.Internal, Op: "resume", Err: fmt.Errorf("the crawl's recorded options: %w", err)}
+			}
 		}
 	}
 	o, err := s.options(req) // before the store is opened

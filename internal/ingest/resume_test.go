@@ -1,10 +1,12 @@
 package ingest
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"sync"
 	"testing"
 
 	"github.com/heedhq/heed/fetch"
@@ -56,5 +58,45 @@ func TestResumeByID(t *testing.T) {
 	got, err := svc.CrawlRecord(t.Context(), rec.ID)
 	if err != nil || got.State != ledger.Done || got.Counts.Stored != 2 {
 		t.Errorf("the record after: %+v, %v", got, err)
+	}
+}
+
+// TestResumeByIDKeepsItsOptions: a crawl taken up by its ID alone runs
+// with the options it ran with (its max_depth, its delay), not heed's
+// defaults.
+func TestResumeByIDKeepsItsOptions(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	var mu sync.Mutex
+	asked := map[string]int{}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked[r.URL.Path]++
+		mu.Unlock()
+		if r.URL.Path == "/a" && ctx.Err() == nil {
+			cancel() // Ctrl-C while /a is asked for
+			<-r.Context().Done()
+			return
+		}
+		next := map[string]string{"/": "/a", "/a": "/a/deep"}[r.URL.Path]
+		fmt.Fprintf(w, `<html><head><title>Page %s</title></head><body><main><p>The page %s, with words enough to be content.</p><a href="%s">next</a></main></body></html>`, r.URL.Path, r.URL.Path, next)
+	}))
+	t.Cleanup(s.Close)
+	svc := New(Config{HTTP: fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}}), StashDir: t.TempDir()})
+	t.Cleanup(func() { svc.Close() })
+	req := CrawlRequest{Options: crawlopt.Defaults()}
+	req.Start, req.Source, req.MaxDepth, req.Delay, req.NoSitemaps, req.NoLLMsTxt = s.URL+"/", "site", 1, 0, true, true
+	first, err := svc.Crawl(ctx, req, nil)
+	if err != nil || first.Crawl == 0 {
+		t.Fatalf("the first run: %+v, %v", first, err)
+	}
+	again := CrawlRequest{Options: crawlopt.Defaults(), Resume: first.Crawl}
+	res, err := svc.Crawl(t.Context(), again, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if res.Crawl != first.Crawl || asked["/a"] != 2 || asked["/a/deep"] != 0 || res.MaxDepth != 1 || res.Skipped["limit"] != 1 {
+		t.Errorf("resumed by ID: crawl %d, max_depth %d, %+v, asked %v; want crawl %d, /a asked again, /a/deep past its max_depth of 1", res.Crawl, res.MaxDepth, res.Skipped, asked, first.Crawl)
 	}
 }

@@ -34,7 +34,11 @@ type Crawl struct {
 	// the settings that decide what each URL comes to (the scope, the
 	// robots policy), as JSON. Running the same command again resumes
 	// the last crawl of its key that did not end.
-	Key     string    `json:"-"`
+	Key string `json:"-"`
+	// Options are the crawl's options as it last ran, as JSON
+	// (crawlopt.Options): a crawl taken up by its ID alone runs with them.
+	// A crawl taken up with none given keeps those it had.
+	Options string    `json:"-"`
 	State   State     `json:"state"`
 	Began   time.Time `json:"began"`
 	Ended   time.Time `json:"ended,omitzero"`

@@ -60,6 +60,9 @@ func (m *Memory) Begin(_ context.Context, c Crawl, resume int64) (Crawl, []Entry
 	}
 	m.crawls[i].State = Running
 	m.crawls[i].Resumed++
+	if c.Options != "" {
+		m.crawls[i].Options = c.Options
+	}
 	m.active[m.crawls[i].ID] = true
 	f := m.urls[m.crawls[i].ID]
 	entries := make([]Entry, 0, len(f.order))

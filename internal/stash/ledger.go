@@ -31,7 +31,8 @@ CREATE TABLE IF NOT EXISTS crawls (
 	began INTEGER NOT NULL, -- Unix nanoseconds
 	ended INTEGER NOT NULL DEFAULT 0,
 	counts TEXT NOT NULL DEFAULT '{}',
-	resumed INTEGER NOT NULL DEFAULT 0
+	resumed INTEGER NOT NULL DEFAULT 0,
+	options TEXT NOT NULL DEFAULT '' -- as JSON, as the crawl last ran
 );
 CREATE INDEX IF NOT EXISTS crawls_key ON crawls(key, id);
 CREATE TABLE IF NOT EXISTS frontier (
@@ -108,6 +109,13 @@ func (s *Stash) ledgerDB(ctx context.Context) (*sql.DB, error) {
 		if err == nil {
 			db.SetMaxOpenConns(1)
 			_, err = db.ExecContext(ctx, ledgerSchema)
+		}
+		if err == nil {
+			// A ledger made before crawls kept their options.
+			var has bool
+			if err = db.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('crawls') WHERE name = 'options'`).Scan(&has); err == nil && !has {
+				_, err = db.ExecContext(ctx, `ALTER TABLE crawls ADD COLUMN options TEXT NOT NULL DEFAULT ''`)
+			}
 		}
 		if err == nil {
 			_, err = db.ExecContext(ctx, `UPDATE crawls SET state = ? WHERE state = ?`, ledger.Interrupted, ledger.Running)
@@ -194,8 +202,8 @@ func (s *Stash) Begin(ctx context.Context, c ledger.Crawl, resume int64) (ledger
 	if found == nil {
 		c.State, c.Began, c.Ended, c.Resumed = ledger.Running, time.Now().UTC(), time.Time{}, 0
 		counts, _ := json.Marshal(c.Counts)
-		res, err := db.ExecContext(ctx, `INSERT INTO crawls (key, start, source, state, began, counts) VALUES (?, ?, ?, ?, ?, ?)`,
-			c.Key, c.Start, c.Source, c.State, c.Began.UnixNano(), string(counts))
+		res, err := db.ExecContext(ctx, `INSERT INTO crawls (key, start, source, state, began, counts, options) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+			c.Key, c.Start, c.Source, c.State, c.Began.UnixNano(), string(counts), c.Options)
 		if err != nil {
 			return ledger.Crawl{}, nil, fmt.Errorf("stash: record a crawl: %w", err)
 		}
@@ -205,8 +213,12 @@ func (s *Stash) Begin(ctx context.Context, c ledger.Crawl, resume int64) (ledger
 		l.active[c.ID] = true
 		return c, nil, nil
 	}
+	options := c.Options
 	c = *found
-	if _, err := db.ExecContext(ctx, `UPDATE crawls SET state = ?, resumed = resumed + 1 WHERE id = ?`, ledger.Running, c.ID); err != nil {
+	if options != "" {
+		c.Options = options
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE crawls SET state = ?, resumed = resumed + 1, options = ? WHERE id = ?`, ledger.Running, c.Options, c.ID); err != nil {
 		return ledger.Crawl{}, nil, err
 	}
 	c.State = ledger.Running
@@ -340,7 +352,7 @@ func (s *Stash) Finish(ctx context.Context, id int64, state ledger.State, counts
 	return nil
 }
 
-const crawlColumns = `id, key, start, source, state, began, ended, counts, resumed`
+const crawlColumns = `id, key, start, source, state, began, ended, counts, resumed, options`
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -348,7 +360,7 @@ func scanCrawl(r scanner) (ledger.Crawl, error) {
 	var c ledger.Crawl
 	var began, ended int64
 	var counts string
-	if err := r.Scan(&c.ID, &c.Key, &c.Start, &c.Source, &c.State, &began, &ended, &counts, &c.Resumed); err != nil {
+	if err := r.Scan(&c.ID, &c.Key, &c.Start, &c.Source, &c.State, &began, &ended, &counts, &c.Resumed, &c.Options); err != nil {
 		return ledger.Crawl{}, err
 	}
 	c.Began = time.Unix(0, began).UTC()

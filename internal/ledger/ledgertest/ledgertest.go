@@ -131,7 +131,7 @@ func frozen(t *testing.T, l ledger.Ledger) {
 // byID: a crawl is taken up by its ID whatever its key, if it may be.
 func byID(t *testing.T, l ledger.Ledger) {
 	ctx := t.Context()
-	rec, _, err := l.Begin(ctx, ledger.Crawl{Key: "k1", Start: "https://c.example/"}, 0)
+	rec, _, err := l.Begin(ctx, ledger.Crawl{Key: "k1", Start: "https://c.example/", Options: `{"max_depth":1}`}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,8 +140,16 @@ func byID(t *testing.T, l ledger.Ledger) {
 	}
 	l.Finish(ctx, rec.ID, ledger.CrawlFailed, ledger.Counts{})
 	got, _, err := l.Begin(ctx, ledger.Crawl{Key: "other"}, rec.ID)
-	if err != nil || got.ID != rec.ID || got.Start != "https://c.example/" {
-		t.Errorf("taking up crawl %d by its ID: %+v, %v", rec.ID, got, err)
+	if err != nil || got.ID != rec.ID || got.Start != "https://c.example/" || got.Options != `{"max_depth":1}` {
+		t.Errorf("taking up crawl %d by its ID: %+v, %v; want its start and options", rec.ID, got, err)
+	}
+	// Taken up with options, it keeps them, as it runs with them now.
+	l.Finish(ctx, rec.ID, ledger.Interrupted, ledger.Counts{})
+	if _, _, err := l.Begin(ctx, ledger.Crawl{Options: `{"max_depth":2}`}, rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.Crawl(ctx, rec.ID); err != nil || got.Options != `{"max_depth":2}` {
+		t.Errorf("crawl %d taken up with new options: %+v, %v", rec.ID, got, err)
 	}
 	l.Finish(ctx, rec.ID, ledger.Done, ledger.Counts{})
 	if _, _, err := l.Begin(ctx, ledger.Crawl{}, rec.ID); !errors.Is(err, ledger.ErrNotResumable) {
