@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -65,5 +67,32 @@ func TestStashStatus(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.says) {
 			t.Errorf("%s: exit %d, %q, %q; want exit %d saying %q", strings.Join(c.args, " "), code, out, stderr, c.code, c.says)
 		}
+	}
+}
+
+// TestStashStatusOfAHostileLedger: what heed status prints of a crawls'
+// ledger written by hand (a stash handed over) is made printable: no
+// control sequence in a state or a reason reaches the terminal.
+func TestStashStatusOfAHostileLedger(t *testing.T) {
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<html><head><title>Page</title></head><body><main><p>The page, with words enough to be content.</p></main></body></html>`)
+	}))
+	t.Cleanup(s.Close)
+	stash := t.TempDir()
+	if code, out, stderr := run(t, "", "crawl", s.URL+"/", "--delay", "0s", "--stash", stash, "--allow-net", "127.0.0.1/32"); code != 0 {
+		t.Fatalf("crawl: exit %d, %q, %q", code, out, stderr)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(stash, ".heed", "crawls.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`UPDATE crawls SET state = 'done' || char(27) || ']0;title' || char(7), counts = '{"skipped":{"robots` + "\\u001b[2J" + `":1}}'`)
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, "", "status", "--stash", stash)
+	if code != 0 || strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, "crawl 1  ") {
+		t.Errorf("status of a ledger written by hand: exit %d, %q, %q; want it listed, printable", code, out, stderr)
 	}
 }

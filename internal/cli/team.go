@@ -447,14 +447,16 @@ func (e *env) stashStatus(cmd *cobra.Command, args []string, jsonOut bool, limit
 // recordLine says where a crawl of the stash stands, and what its URLs
 // came to.
 func recordLine(c ledger.Crawl) string {
-	line := fmt.Sprintf("%s · %d stored · %d unchanged · %d failed · %d requests", c.State, c.Counts.Stored, c.Counts.Unchanged, c.Counts.Failed, c.Counts.Requests)
+	// The record is the stash's, which anyone may have written: what it
+	// says is made printable.
+	line := fmt.Sprintf("%s · %d stored · %d unchanged · %d failed · %d requests", printable.Line(string(c.State)), c.Counts.Stored, c.Counts.Unchanged, c.Counts.Failed, c.Counts.Requests)
 	reasons := make([]string, 0, len(c.Counts.Skipped))
 	for r := range c.Counts.Skipped {
 		reasons = append(reasons, r)
 	}
 	sort.Strings(reasons)
 	for _, r := range reasons {
-		line += fmt.Sprintf(" · %d skipped (%s)", c.Counts.Skipped[r], r)
+		line += fmt.Sprintf(" · %d skipped (%s)", c.Counts.Skipped[r], printable.Line(r))
 	}
 	if c.State.Resumable() {
 		line += fmt.Sprintf("\n  resume it: the same command again, or heed crawl --resume %d", c.ID)
