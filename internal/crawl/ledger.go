@@ -180,6 +180,11 @@ func (r *run) ended(it Item, e Event, hash string) {
 		return
 	}
 	r.note(ledger.Entry{URL: it.URL, Fate: ledger.Fate(e.Kind), Depth: it.Depth, Hash: hash})
+	if (e.Kind == Stored || e.Kind == Unchanged) && e.URL != it.URL {
+		// The page is the URL it redirected to, which a twin of it names
+		// as its canonical URL after a resume as before.
+		r.note(ledger.Entry{URL: e.URL, Fate: ledger.Claimed, Depth: it.Depth})
+	}
 }
 
 // counts are the crawl's counts so far, over its runs; r.mu is held.

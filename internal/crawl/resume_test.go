@@ -569,3 +569,34 @@ func TestCrawlResumedReadsItsSitemaps(t *testing.T) {
 		t.Errorf("the crawl taken up stored %q: want /listed, which the sitemap lists", ev.urls(Stored))
 	}
 }
+
+// TestCrawlResumedKnowsWhereItsPagesMoved: a page stored under the URL
+// it redirected to is that URL's in the crawl taken up too: a page
+// found after the resume that names it as its canonical URL is a
+// duplicate, as it would have been in one run.
+func TestCrawlResumedKnowsWhereItsPagesMoved(t *testing.T) {
+	c, _ := crawler(t)
+	s := newSite(t)
+	s.robots = "User-agent: *\nAllow: /\n"
+	s.set("/", page{body: html("Home", "/a", "/c")})
+	s.set("/a", page{status: http.StatusMovedPermanently, header: map[string]string{"Location": "/b"}})
+	s.set("/b", page{body: html("B")})
+	s.set("/c", page{body: `<html><head><title>C</title><link rel="canonical" href="/b"></head><body><main><p>The page C names the page B as its canonical URL, in words enough to be content.</p></main></body></html>`})
+	ctx, cancel := context.WithCancel(t.Context())
+	o := options(cutAt(t, s, ctx, cancel, "/c").URL + "/")
+	o.Source, o.NoSitemaps, o.NoLLMsTxt = "site", true, true
+	var first events
+	if _, err := c.Crawl(ctx, o, first.add); err != nil {
+		t.Fatal(err)
+	}
+	if first.find(Stored, "/b") == nil {
+		t.Fatalf("the first run stored %q: want /b, where /a moved", first.urls(Stored))
+	}
+	var second events
+	if _, err := c.Crawl(t.Context(), o, second.add); err != nil {
+		t.Fatal(err)
+	}
+	if e := second.find(Skipped, "/c"); e == nil || e.Reason != ReasonDup {
+		t.Errorf("/c after the resume: %+v, stored %q; want it a duplicate of /b", e, second.urls(Stored))
+	}
+}
