@@ -92,6 +92,13 @@ func (m *manual) pages() (pages, twice int, others map[string]int) {
 	return pages, twice, others
 }
 
+// maxInFlight bounds the requests a crawl has made and not recorded
+// as ended: the pages it holds fetched and not stored (a batch), the
+// requests and extractions under way, and the ledger's last write, with
+// room to spare on a busy machine; half the requests of the test's
+// first run.
+const maxInFlight = 256
+
 var resumedLine = regexp.MustCompile(`heed: resuming crawl (\d+) \((\d+) of (\d+) URLs ended, (\d+) queued\)`)
 
 // TestCrawlResumes: a crawl of a 1,021-page manual stopped at about half
@@ -160,6 +167,14 @@ func TestCrawlResumes(t *testing.T) {
 				stop.name, asked, ended, inFlight, total, manualPages, twice)
 			if total-manualPages > inFlight || inFlight < 0 {
 				t.Errorf("%d page requests for %d pages: more than the %d in flight at the stop", total, manualPages, inFlight)
+			}
+			// What was in flight is what the crawl holds between a request
+			// and its record: a request, the pages waiting to be
+			// extracted and stored (a batch of 64), and the ledger's
+			// last write. A crawl that recorded its frontier only at its
+			// end would have all it asked in flight.
+			if inFlight > maxInFlight {
+				t.Errorf("%d of %d page requests were in flight at the stop: the ledger lags more than the %d a crawl holds unrecorded", inFlight, asked, maxInFlight)
 			}
 			if stop.sig == syscall.SIGINT && total-manualPages > 1 {
 				t.Errorf("after Ctrl-C, %d pages were asked again: the pages fetched are stored, so at most the one request in the air is", total-manualPages)
