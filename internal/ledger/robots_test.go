@@ -2,6 +2,7 @@ package ledger_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -41,5 +42,38 @@ func TestRobotsKeptNoLongerThanItsLifetime(t *testing.T) {
 	loads = 0
 	if o, err := load(t.Context(), "https://c.example/robots.txt"); err != nil || loads != 0 || o.Allowed("heed", "https://c.example/page").Allowed {
 		t.Errorf("a 503 kept a minute: %+v, %v, loaded %d times; want it kept", o, err, loads)
+	}
+}
+
+// TestRobotsKeptWhenTheSiteAnswered: robots.txt's outcome is kept for
+// the next crawl when the site gave it (a file, a 404, a 503), not when
+// there was no answer at all (the network down), which is asked again.
+func TestRobotsKeptWhenTheSiteAnswered(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		status int
+		body   string
+		err    error
+		kept   bool
+	}{
+		{"a file", 200, "User-agent: *\nDisallow: /x\n", nil, true},
+		{"a 404", 404, "", nil, true},
+		{"a 503", 503, "", nil, true},
+		{"no answer", 0, "", errors.New("connection refused"), false},
+	} {
+		l := &ledger.Memory{}
+		loads := 0
+		load := ledger.RobotsLoader(l, func(ctx context.Context, robotsURL string) (robots.Outcome, []byte, error) {
+			loads++
+			return robots.OutcomeOf(c.status, []byte(c.body), c.err), []byte(c.body), nil
+		})
+		first, err := load(t.Context(), "https://a.example/robots.txt")
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := load(t.Context(), "https://a.example/robots.txt")
+		if err != nil || c.kept != (loads == 1) || again.Status != first.Status || again.Allowed("heed", "https://a.example/x").Allowed != first.Allowed("heed", "https://a.example/x").Allowed {
+			t.Errorf("%s: loaded %d times, %v then %v (%v); want it kept: %v", c.name, loads, first, again, err, c.kept)
+		}
 	}
 }

@@ -43,6 +43,18 @@ func resume(t *testing.T, l ledger.Ledger) {
 	if err := l.Finish(ctx, other.ID, ledger.Done, ledger.Counts{}); err != nil {
 		t.Fatal(err)
 	}
+	// A crawl's entries are its own: the crawl taken up below has none
+	// of another's, cut short too.
+	another, _, err := l.Begin(ctx, ledger.Crawl{Key: "another", Start: "https://a.example/other/"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Write(ctx, another.ID, []ledger.Entry{{URL: "https://a.example/other/x", Fate: ledger.Queued}}, ledger.Counts{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Finish(ctx, another.ID, ledger.Interrupted, ledger.Counts{}); err != nil {
+		t.Fatal(err)
+	}
 	q := func(u string) ledger.Entry {
 		return ledger.Entry{URL: u, Fate: ledger.Queued, Depth: 1, Via: []string{"llms.txt"}, LastMod: "2026-01-02"}
 	}
@@ -171,6 +183,11 @@ func politeness(t *testing.T, l ledger.Ledger) {
 	ahead := time.Now().Add(time.Hour).Truncate(time.Millisecond)
 	turns := []ledger.Turn{{Host: "a.example", At: ahead}, {Host: "b.example", At: time.Now().Add(-time.Hour)}}
 	if err := l.Write(ctx, rec.ID, nil, ledger.Counts{}, turns); err != nil {
+		t.Fatal(err)
+	}
+	// A turn written later but sooner (by a crawl of a shorter delay)
+	// does not bring the host's turn forward.
+	if err := l.Write(ctx, rec.ID, nil, ledger.Counts{}, []ledger.Turn{{Host: "a.example", At: time.Now().Add(time.Minute)}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := l.Turns(ctx)
