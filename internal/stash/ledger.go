@@ -174,12 +174,12 @@ func (s *Stash) Begin(ctx context.Context, c ledger.Crawl, resume int64) (ledger
 		if err != nil {
 			return ledger.Crawl{}, nil, err
 		}
-		if !got.State.Resumable() || l.active[got.ID] {
-			return ledger.Crawl{}, nil, fmt.Errorf("crawl %d is %s: %w", resume, stateOf(got, l.active), ledger.ErrNotResumable)
+		if state := stateOf(got, l.active); !state.Resumable() {
+			return ledger.Crawl{}, nil, fmt.Errorf("crawl %d is %s: %w", resume, state, ledger.ErrNotResumable)
 		}
 		found = &got
 	} else {
-		rows, err := db.QueryContext(ctx, `SELECT `+crawlColumns+` FROM crawls WHERE key = ? AND state IN (?, ?) ORDER BY id DESC`, c.Key, ledger.Interrupted, ledger.CrawlFailed)
+		rows, err := db.QueryContext(ctx, `SELECT `+crawlColumns+` FROM crawls WHERE key = ? AND state IN (?, ?, ?) ORDER BY id DESC`, c.Key, ledger.Interrupted, ledger.CrawlFailed, ledger.Running)
 		if err != nil {
 			return ledger.Crawl{}, nil, err
 		}
@@ -189,7 +189,7 @@ func (s *Stash) Begin(ctx context.Context, c ledger.Crawl, resume int64) (ledger
 				rows.Close()
 				return ledger.Crawl{}, nil, err
 			}
-			if !l.active[got.ID] {
+			if stateOf(got, l.active).Resumable() {
 				found = &got
 				break
 			}
@@ -249,11 +249,17 @@ func (s *Stash) Begin(ctx context.Context, c ledger.Crawl, resume int64) (ledger
 	return c, entries, nil
 }
 
-// stateOf is a crawl's state as this Stash knows it: one it runs is
-// running, whatever the row says.
+// stateOf is a crawl's state as this Stash, the stash's writer, knows
+// it: one it runs is running, whatever the row says; one the row says is
+// running that it does not run is interrupted, as no other process can
+// run it (the writer lock is this one's): its end could not be recorded
+// (a full disk).
 func stateOf(c ledger.Crawl, active map[int64]bool) ledger.State {
-	if active[c.ID] {
+	switch {
+	case active[c.ID]:
 		return ledger.Running
+	case c.State == ledger.Running:
+		return ledger.Interrupted
 	}
 	return c.State
 }
@@ -333,6 +339,8 @@ func (s *Stash) Finish(ctx context.Context, id int64, state ledger.State, counts
 	if err != nil {
 		return err
 	}
+	// The crawl runs no more, whether its end is recorded or not.
+	delete(l.active, id)
 	res, err := db.ExecContext(ctx, `UPDATE crawls SET state = ?, ended = ?, counts = ? WHERE id = ? AND state = ?`,
 		state, time.Now().UnixNano(), string(cj), id, ledger.Running)
 	if err != nil {
@@ -341,7 +349,6 @@ func (s *Stash) Finish(ctx context.Context, id int64, state ledger.State, counts
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)
 	}
-	delete(l.active, id)
 	if state == ledger.Done {
 		// A crawl done is not resumed: its frontier is not kept, only its
 		// record.
@@ -397,9 +404,16 @@ func (s *Stash) Crawls(ctx context.Context, limit int) ([]ledger.Crawl, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, s.seen(c))
+		out = append(out, c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows.Close() // seen waits on a write, which waits for the writer's one connection
+	for i := range out {
+		out[i] = s.seen(out[i])
+	}
+	return out, nil
 }
 
 func (s *Stash) Crawl(ctx context.Context, id int64) (ledger.Crawl, error) {
@@ -417,10 +431,17 @@ func (s *Stash) Crawl(ctx context.Context, id int64) (ledger.Crawl, error) {
 	return s.seen(c), nil
 }
 
-// seen is a crawl as a reader sees it: one recorded as running while no
-// process writes the stash was left by a process that died.
+// seen is a crawl as this Stash sees it: to the writer, as it knows it
+// (stateOf); to a reader, one recorded as running while no process
+// writes the stash was left by a process that died.
 func (s *Stash) seen(c ledger.Crawl) ledger.Crawl {
-	if c.State == ledger.Running && !s.writer && !s.writerAlive() {
+	switch {
+	case c.State != ledger.Running:
+	case s.writer:
+		s.crawls.mu.Lock()
+		c.State = stateOf(c, s.crawls.active)
+		s.crawls.mu.Unlock()
+	case !s.writerAlive():
 		c.State = ledger.Interrupted
 	}
 	return c

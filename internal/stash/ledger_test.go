@@ -141,3 +141,42 @@ func TestLedgerBeforeOptions(t *testing.T) {
 		t.Errorf("the crawl of a ledger made before options, taken up: %+v, %v", got, err)
 	}
 }
+
+// TestLedgerAfterAFailedFinish: a crawl whose end could not be recorded
+// (a full disk) is not left running in the process that ran it (heed
+// mcp runs on): it is interrupted, to its list and to the next crawl of
+// its key, which takes it up.
+func TestLedgerAfterAFailedFinish(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rec, _, err := s.Begin(t.Context(), ledger.Crawl{Key: "k", Start: "https://a.example/"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The ledger refuses the crawl's end, as a full disk does.
+	db, err := sql.Open("sqlite", filepath.Join(dir, ledgerFile)+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TRIGGER full BEFORE UPDATE OF state ON crawls BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Finish(t.Context(), rec.ID, ledger.Interrupted, ledger.Counts{Stored: 1}); err == nil {
+		t.Fatal("the ledger took the crawl's end")
+	}
+	if _, err := db.Exec(`DROP TRIGGER full`); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.Crawl(t.Context(), rec.ID); err != nil || c.State != ledger.Interrupted {
+		t.Errorf("crawl %d after its end failed to be recorded: %+v, %v; want interrupted", rec.ID, c, err)
+	}
+	got, _, err := s.Begin(t.Context(), ledger.Crawl{Key: "k"}, 0)
+	if err != nil || got.ID != rec.ID {
+		t.Errorf("the next crawl of its key: %+v, %v; want crawl %d taken up", got, err, rec.ID)
+	}
+}
