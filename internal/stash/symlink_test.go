@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/ledger"
 )
 
 // TestLinksOutOfTheStash plants symbolic links in a stash that lead out
@@ -186,5 +187,44 @@ func TestHeedFolderLinked(t *testing.T) {
 				t.Errorf("opening a stash whose %s links out of it: %v; want an error naming the link", name, err)
 			}
 		})
+	}
+}
+
+// TestLedgerLinked: the crawls' ledger as a link out of the stash is
+// neither written nor read, in words that say so; the file it leads to
+// is left as it was.
+func TestLedgerLinked(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	s := open(t, dir)
+	if _, _, err := s.Begin(t.Context(), ledger.Crawl{Key: "k"}, 0); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	moved := filepath.Join(outside, "moved")
+	if err := os.Rename(filepath.Join(dir, ledgerFile), moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(moved, filepath.Join(dir, ledgerFile)); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(moved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := open(t, dir)
+	if _, _, err := w.Begin(t.Context(), ledger.Crawl{Key: "k"}, 0); err == nil || !strings.Contains(err.Error(), ledgerFile+" is a symbolic link") {
+		t.Errorf("a crawl of a stash whose ledger links out of it: %v; want an error naming the link", err)
+	}
+	w.Close()
+	r, err := OpenRead(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Crawls(t.Context(), 5); err == nil || !strings.Contains(err.Error(), ledgerFile+" is a symbolic link") {
+		t.Errorf("the crawls of a stash whose ledger links out of it: %v; want an error naming the link", err)
+	}
+	r.Close()
+	if after, err := os.ReadFile(moved); err != nil || string(after) != string(before) {
+		t.Errorf("the file the ledger's link leads to changed: %v", err)
 	}
 }
