@@ -660,13 +660,8 @@ func (r *run) visit(it Item) {
 // to be stored: a batch of them at most, Markdown and links only.
 func (r *run) commit(it Item, res *Result, extracted func()) {
 	if res.Stop != nil {
-		if res.Unmade {
-			// Its max_pages are the crawl's over its runs: a request not
-			// made is not spent.
-			r.mu.Lock()
-			r.fetched--
-			r.mu.Unlock()
-		}
+		// (The URL's requests, made or not, are given back as it stays
+		// queued: ended.)
 		why := res.Stop
 		if cause := context.Cause(r.ctx); cause != nil {
 			why = cause

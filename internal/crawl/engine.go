@@ -109,11 +109,8 @@ type Result struct {
 	Kind           Kind
 	Reason, Detail string
 	// Stop, when set, is why the URL was left before its end (the crawl
-	// stopped, the host's turn was over): it stays queued. Unmade says
-	// a request counted against max_pages (Turn.Take) was not made then:
-	// the crawl stopped while it waited for its host's turn.
-	Stop   error
-	Unmade bool
+	// stopped, the host's turn was over): it stays queued.
+	Stop error
 	// Requested says a request was made, Delay is the host's delay after it.
 	Requested bool
 	Delay     time.Duration
@@ -283,10 +280,8 @@ func (e *Engine) request(ctx context.Context, t Turn, it Item) (*fetched, *Resul
 	resp, err := t.Client(delay, why).Get(rctx, req)
 	if errors.Is(err, polite.ErrNoTurn) {
 		// The crawl ended while the request (or its redirect's next hop)
-		// waited for its host's turn: the one counted last was not made.
-		res := stop(err)
-		res.Unmade = true
-		return nil, res
+		// waited for its host's turn.
+		return nil, stop(err)
 	}
 	if refused != nil {
 		// A redirect to be followed on another turn was a request: it
