@@ -67,7 +67,11 @@ func stopReason(reason string) bool {
 func (r *run) begin(ctx context.Context) (*Resumption, error) {
 	l := r.c.Ledger
 	options, _ := json.Marshal(r.o.Options)
-	rec, entries, err := l.Begin(ctx, ledger.Crawl{Key: key(r.o), Start: r.start, Source: r.o.Source, Options: string(options)}, r.o.Resume)
+	// The crawl's key names its start as normalized: HTTP://Example.com
+	// and http://example.com/ are one crawl.
+	ko := r.o
+	ko.Start = r.start
+	rec, entries, err := l.Begin(ctx, ledger.Crawl{Key: key(ko), Start: r.start, Source: r.o.Source, Options: string(options)}, r.o.Resume)
 	if err != nil {
 		return nil, err
 	}

@@ -600,3 +600,31 @@ func TestCrawlResumedKnowsWhereItsPagesMoved(t *testing.T) {
 		t.Errorf("/c after the resume: %+v, stored %q; want it a duplicate of /b", e, second.urls(Stored))
 	}
 }
+
+// TestCrawlResumeKeyIsNormalized: a crawl cut short is taken up by the
+// same start URL however it is written (the scheme and host in capitals,
+// the path left out).
+func TestCrawlResumeKeyIsNormalized(t *testing.T) {
+	c, _ := crawler(t)
+	s, _ := bookSite(t, 3, 5)
+	o := options(s.URL + "/")
+	o.Source = "book"
+	ctx, cancel := context.WithCancel(t.Context())
+	var first events
+	c.Crawl(ctx, o, func(e Event) {
+		first.add(e)
+		if e.Kind == Stored {
+			cancel()
+		}
+	})
+	cancel()
+	id := first.find(Began, "/").Crawl
+	o.Start = strings.Replace(strings.ToUpper(s.URL), "HTTP://", "HTTP://", 1)
+	var second events
+	if _, err := c.Crawl(t.Context(), o, second.add); err != nil {
+		t.Fatal(err)
+	}
+	if b := second.find(Began, "/"); b == nil || b.Crawl != id || b.Resumed == nil {
+		t.Errorf("%s after %s/ was cut short began as %+v; want crawl %d taken up", o.Start, s.URL, b, id)
+	}
+}
