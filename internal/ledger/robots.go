@@ -10,9 +10,11 @@ import (
 // RobotsLoader is a robots.txt loader that reads an origin's robots.txt
 // from the ledger while the copy kept there lives, and else loads it
 // with load and keeps it there for its lifetime: a crawl taken up again,
-// or the next crawl of the site, does not ask for it again. An outcome
-// that is no answer at all (a timeout, the network down) is not the
-// site's word, and is not kept. A copy that says it lives longer than
+// or the next crawl of the site, does not ask for it again. An
+// unreachable robots.txt (a 5xx, a 429, no answer at all) is not kept
+// beyond the process that met it: a command's own cache disallows the
+// site for the outcome's hour, but one passing failure of the server's
+// does not lock the user's next command out of the site for as long. A copy that says it lives longer than
 // its kind may be kept (the clock was set back since it was read, the
 // ledger written by hand) is loaded again.
 func RobotsLoader(l Ledger, load func(ctx context.Context, robotsURL string) (robots.Outcome, []byte, error)) robots.Loader {
@@ -24,7 +26,7 @@ func RobotsLoader(l Ledger, load func(ctx context.Context, robotsURL string) (ro
 			}
 		}
 		o, body, err := load(ctx, robotsURL)
-		if oerr != nil || err != nil || o.Status == robots.Unreachable && o.HTTPStatus == 0 {
+		if oerr != nil || err != nil || o.Status == robots.Unreachable {
 			return o, err
 		}
 		kept := Robots{Origin: origin, Status: o.Status.String(), HTTPStatus: o.HTTPStatus, Cause: o.Cause, Until: time.Now().Add(o.Lifetime)}

@@ -58,7 +58,7 @@ func TestRobotsKeptWhenTheSiteAnswered(t *testing.T) {
 	}{
 		{"a file", 200, "User-agent: *\nDisallow: /x\n", nil, true},
 		{"a 404", 404, "", nil, true},
-		{"a 503", 503, "", nil, true},
+		{"a 503", 503, "", nil, false},
 		{"no answer", 0, "", errors.New("connection refused"), false},
 	} {
 		l := &ledger.Memory{}
