@@ -631,8 +631,12 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		if res.snap != nil && kind == crawl.Stored {
 			if len(res.snap.Markdown) >= minDupBytes {
 				var twin string
-				err := tx.QueryRow(ctx, `SELECT url FROM heed_snapshot WHERE source = $1 AND hash = $2 AND url <> $3 LIMIT 1`,
-					res.snap.Source, heed.HashOf(res.snap.Markdown), res.snap.URL).Scan(&twin)
+				// A twin only of a page kept in this crawl: a snapshot an
+				// earlier crawl left (a page that has moved since) is not.
+				err := tx.QueryRow(ctx, `
+					SELECT s.url FROM heed_snapshot s JOIN heed_frontier f ON f.url = s.url
+					WHERE s.source = $1 AND s.hash = $2 AND s.url <> $3 AND f.state = 'done' AND f.updated_at >= $4 LIMIT 1`,
+					res.snap.Source, heed.HashOf(res.snap.Markdown), res.snap.URL, it.c.created).Scan(&twin)
 				if err == nil {
 					kind, reason, detail = crawl.Skipped, crawl.ReasonDup, "the same content as "+twin+", kept already"
 				} else if !errors.Is(err, pgx.ErrNoRows) {
