@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"maps"
 	"net/url"
 	"time"
 
-	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/polite"
 )
@@ -39,18 +37,6 @@ type keyed struct {
 func key(o Options) string {
 	k, _ := json.Marshal(keyed{o.Start, o.Source, o.Include, o.Exclude, o.AllowHosts, o.WholeSite, o.NoRobots, o.IgnoreSignals})
 	return string(k)
-}
-
-// FromKey sets in o the settings a crawl's key (ledger.Crawl.Key)
-// records: those of the crawl to resume.
-func FromKey(k string, o *crawlopt.Options) error {
-	var kd keyed
-	if err := json.Unmarshal([]byte(k), &kd); err != nil {
-		return fmt.Errorf("the crawl's recorded settings: %w", err)
-	}
-	o.Start, o.Source, o.Include, o.Exclude, o.AllowHosts = kd.Start, kd.Source, kd.Include, kd.Exclude, kd.AllowHosts
-	o.WholeSite, o.NoRobots, o.IgnoreSignals = kd.WholeSite, kd.NoRobots, kd.IgnoreSignals
-	return nil
 }
 
 // stopReasons are the reasons of URLs a crawl skipped because it

@@ -100,15 +100,10 @@ func (s *Service) Crawl(ctx context.Context, req CrawlRequest, events func(crawl
 		if err != nil {
 			return nil, err
 		}
-		if err := crawl.FromKey(rec.Key, &req.Options); err != nil {
-			return nil, &heed.Error{Kind: heed.Internal, Op: "resume", Err: err}
-		}
-		if rec.Options != "" {
-			// Its options as it ran: its max_depth and delay too, not
-			// heed's defaults.
-			if err := json.Unmarshal([]byte(rec.Options), &req.Options); err != nil {
-				return nil, &heed.Error{Kind: heed.Internal, Op: "resume", Err: fmt.Errorf("the crawl's recorded options: %w", err)}
-			}
+		// Its options as it ran: its start, source and scope, and its
+		// max_depth and delay too, not heed's defaults.
+		if err := json.Unmarshal([]byte(rec.Options), &req.Options); err != nil {
+			return nil, &heed.Error{Kind: heed.Internal, Op: "resume", Err: fmt.Errorf("the crawl's recorded options: %w", err)}
 		}
 	}
 	o, err := s.options(req) // before the store is opened

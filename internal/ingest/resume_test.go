@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -33,7 +34,9 @@ func TestResumeByID(t *testing.T) {
 	}
 	o := crawlopt.Defaults()
 	o.Start, o.Source = s.URL+"/docs/a", "docs"
-	rec, _, err := st.Begin(t.Context(), ledger.Crawl{Key: `{"start":"` + o.Start + `","source":"docs"}`, Start: o.Start, Source: "docs"}, 0)
+	o.Delay = 0
+	recorded, _ := json.Marshal(o) // as a crawl records its options
+	rec, _, err := st.Begin(t.Context(), ledger.Crawl{Key: `{"start":"` + o.Start + `","source":"docs"}`, Start: o.Start, Source: "docs", Options: string(recorded)}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

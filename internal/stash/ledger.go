@@ -111,13 +111,6 @@ func (s *Stash) ledgerDB(ctx context.Context) (*sql.DB, error) {
 			_, err = db.ExecContext(ctx, ledgerSchema)
 		}
 		if err == nil {
-			// A ledger made before crawls kept their options.
-			var has bool
-			if err = db.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('crawls') WHERE name = 'options'`).Scan(&has); err == nil && !has {
-				_, err = db.ExecContext(ctx, `ALTER TABLE crawls ADD COLUMN options TEXT NOT NULL DEFAULT ''`)
-			}
-		}
-		if err == nil {
 			_, err = db.ExecContext(ctx, `UPDATE crawls SET state = ? WHERE state = ?`, ledger.Interrupted, ledger.Running)
 		}
 		if err == nil {

@@ -3,7 +3,6 @@ package stash
 import (
 	"context"
 	"database/sql"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -110,35 +109,6 @@ func TestLedgerAfterACancelledCall(t *testing.T) {
 	s.Begin(ctx, ledger.Crawl{Key: "k", Start: "https://a.example/"}, 0)
 	if _, _, err := s.Begin(t.Context(), ledger.Crawl{Key: "k", Start: "https://a.example/"}, 0); err != nil {
 		t.Errorf("a crawl after one called off: %v", err)
-	}
-}
-
-// TestLedgerBeforeOptions: a ledger made before crawls kept their
-// options is opened, and its crawls are read and taken up.
-func TestLedgerBeforeOptions(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, ".heed"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	db, err := sql.Open("sqlite", filepath.Join(dir, ledgerFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = db.Exec(`CREATE TABLE crawls (id INTEGER PRIMARY KEY, key TEXT NOT NULL, start TEXT NOT NULL, source TEXT NOT NULL,
-		state TEXT NOT NULL, began INTEGER NOT NULL, ended INTEGER NOT NULL DEFAULT 0, counts TEXT NOT NULL DEFAULT '{}', resumed INTEGER NOT NULL DEFAULT 0);
-		INSERT INTO crawls (key, start, source, state, began) VALUES ('k', 'https://a.example/', 'a', 'interrupted', 1)`)
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(t.Context(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	got, _, err := s.Begin(t.Context(), ledger.Crawl{Key: "k", Options: `{"max_depth":1}`}, 0)
-	if err != nil || got.ID != 1 || got.Options != `{"max_depth":1}` {
-		t.Errorf("the crawl of a ledger made before options, taken up: %+v, %v", got, err)
 	}
 }
 
