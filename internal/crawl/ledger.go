@@ -88,11 +88,6 @@ func (r *run) begin(ctx context.Context) (*Resumption, error) {
 	r.fetched = rec.Counts.Requests
 	r.base = rec.Counts
 	r.base.Requests = 0
-	for reason := range r.base.Skipped {
-		if stopReason(reason) {
-			delete(r.base.Skipped, reason)
-		}
-	}
 	var queued []Item
 	su, _ := url.Parse(r.start)
 	for _, e := range entries {
@@ -178,6 +173,8 @@ func (r *run) ended(it Item, e Event, hash string) {
 }
 
 // counts are the crawl's counts so far, over its runs; r.mu is held.
+// The URLs skipped because the crawl stopped are not counted: they stay
+// queued, and a crawl taken up crawls them.
 func (r *run) counts() ledger.Counts {
 	c := ledger.Counts{
 		// The requests of the URLs that ended: those of a URL asked for
@@ -189,7 +186,9 @@ func (r *run) counts() ledger.Counts {
 		c.Skipped = map[string]int{}
 	}
 	for reason, n := range r.sum.Skipped {
-		c.Skipped[reason] += n
+		if !stopReason(reason) {
+			c.Skipped[reason] += n
+		}
 	}
 	return c
 }
@@ -248,6 +247,7 @@ func (r *run) finish() {
 	for reason, n := range r.sum.Skipped {
 		left = left || stopReason(reason) && n > 0
 	}
+	counts := r.counts()
 	r.mu.Unlock()
 	switch {
 	case failed:
@@ -260,15 +260,6 @@ func (r *run) finish() {
 		// Refused at its door, the crawl is not done: what it had queued
 		// is crawled once the site lets it.
 		state = ledger.CrawlFailed
-	}
-	r.mu.Lock()
-	counts := r.counts()
-	r.mu.Unlock()
-	for reason := range counts.Skipped {
-		if stopReason(reason) {
-			// The URLs stayed queued: a resumed crawl crawls them.
-			delete(counts.Skipped, reason)
-		}
 	}
 	_ = r.c.Ledger.Finish(context.WithoutCancel(r.ctx), r.id, state, counts)
 }
