@@ -442,31 +442,21 @@ func (r *run) offer(it Item, quiet bool) {
 		r.mu.Unlock()
 		return
 	}
-	why := r.scope.check(u)
-	if why != "" && quiet {
+	reason, why := r.eng.Admit(u, it.Depth)
+	if reason == ReasonScope && quiet {
 		r.sum.Skipped[ReasonScope]++
 		r.mu.Unlock()
 		return
 	}
-	if why == "" && it.Depth <= max(r.o.MaxDepth, 0) && r.fetched+r.queued >= maxWaiting(r.o.MaxPages) || !r.frontier.Room() {
+	if reason == "" && r.fetched+r.queued >= maxWaiting(r.o.MaxPages) || !r.frontier.Room() {
 		r.sum.Left.URLs++
 		r.mu.Unlock()
 		return
 	}
 	r.frontier.Mark(it.URL)
-	if why != "" {
-		if it.Depth == 0 {
-			// Only where the start URL redirected is out of scope at
-			// depth 0: the start URL itself never is.
-			why += StartMoved(it.URL)
-		}
+	if reason != "" {
 		r.mu.Unlock()
-		r.skip(it, ReasonScope, why)
-		return
-	}
-	if it.Depth > max(r.o.MaxDepth, 0) {
-		r.mu.Unlock()
-		r.skip(it, ReasonLimit, fmt.Sprintf("deeper than max_depth %d", max(r.o.MaxDepth, 0)))
+		r.skip(it, reason, why)
 		return
 	}
 	r.push(u.Host, it)
@@ -843,10 +833,10 @@ func (r *run) waiting(host string, wait time.Duration) {
 	r.emit(Event{Kind: Waiting, URL: host, Detail: fmt.Sprintf("waiting %s for %s: %s", wait.Round(100*time.Millisecond), host, why)})
 }
 
-// StartMoved is what a start URL's redirect out of the crawl's scope
+// startMoved is what a start URL's redirect out of the crawl's scope
 // adds to why: the crawl keeps nothing, and the user is told where to
 // start instead (/py/library/ moved to /3/library/).
-func StartMoved(next string) string {
+func startMoved(next string) string {
 	return "; crawl from " + fetch.Redact(next) + " to crawl there"
 }
 

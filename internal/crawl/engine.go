@@ -166,6 +166,26 @@ func (e *Engine) Visit(ctx context.Context, t Turn, it Item) *Result {
 	return e.read(ctx, t, it, f)
 }
 
+// Admit says why a URL found at depth is not queued, with the reason
+// it is skipped for: out of the crawl's scope (at depth 0, where the
+// start URL redirected: the user is told where to start instead), or
+// deeper than max_depth. It says "" for a URL the crawl queues.
+func (e *Engine) Admit(u *url.URL, depth int) (reason, detail string) {
+	if why := e.scope.check(u); why != "" {
+		if depth == 0 {
+			why += startMoved(u.String())
+		}
+		return ReasonScope, why
+	}
+	if depth > max(e.o.MaxDepth, 0) {
+		return ReasonLimit, fmt.Sprintf("deeper than max_depth %d", max(e.o.MaxDepth, 0))
+	}
+	return "", ""
+}
+
+// spent says the crawl has made its max_pages requests.
+func (e *Engine) spent() string { return fmt.Sprintf("max_pages %d reached", e.o.MaxPages) }
+
 // stop is the result of a URL left before its end.
 func stop(err error) *Result { return &Result{Stop: err} }
 
@@ -206,7 +226,7 @@ func (e *Engine) request(ctx context.Context, t Turn, it Item) (*fetched, *Resul
 	out, err := e.robots(ctx, t, it)
 	switch {
 	case errors.Is(err, ErrFull):
-		return nil, skipped(ReasonLimit, fmt.Sprintf("max_pages %d reached", e.o.MaxPages))
+		return nil, skipped(ReasonLimit, e.spent())
 	case err != nil && stopped(ctx, err):
 		return nil, stop(err)
 	case err != nil:
@@ -228,7 +248,7 @@ func (e *Engine) request(ctx context.Context, t Turn, it Item) (*fetched, *Resul
 	case err != nil:
 		return nil, failed(err)
 	case !ok:
-		return nil, skipped(ReasonLimit, fmt.Sprintf("max_pages %d reached", e.o.MaxPages))
+		return nil, skipped(ReasonLimit, e.spent())
 	}
 	defer done()
 	u, _ := url.Parse(it.URL)
@@ -255,7 +275,7 @@ func (e *Engine) request(ctx context.Context, t Turn, it Item) (*fetched, *Resul
 		}
 		if why := e.scope.check(nu); why != "" {
 			if it.Depth == 0 {
-				why += StartMoved(next)
+				why += startMoved(next)
 			}
 			refused = skipped(ReasonScope, "redirected to "+next+": "+why)
 			return errors.New(refused.Detail)
@@ -271,7 +291,7 @@ func (e *Engine) request(ctx context.Context, t Turn, it Item) (*fetched, *Resul
 		}
 		hopDone()
 		if !ok {
-			refused = skipped(ReasonLimit, "redirected to "+next+": "+fmt.Sprintf("max_pages %d reached", e.o.MaxPages))
+			refused = skipped(ReasonLimit, "redirected to "+next+": "+e.spent())
 			return errors.New(refused.Detail)
 		}
 		return nil

@@ -373,13 +373,8 @@ func (s *slice) links(it item, links []string, depth int) []queued {
 		}
 		q := queued{url: l, host: polite.HostKey(lu), depth: depth, state: "queued"}
 		out, known := s.outcomes[lu.Scheme+"://"+lu.Host]
-		if why := it.c.scope.Check(lu); why != "" {
-			if depth == 0 {
-				why += crawl.StartMoved(l) // where the start URL redirected
-			}
-			q.state, q.reason, q.detail = "skipped", crawl.ReasonScope, why
-		} else if depth > max(it.c.o.MaxDepth, 0) {
-			q.state, q.reason, q.detail = "skipped", crawl.ReasonLimit, fmt.Sprintf("deeper than max_depth %d", max(it.c.o.MaxDepth, 0))
+		if reason, why := it.c.eng.Admit(lu, depth); reason != "" {
+			q.state, q.reason, q.detail = "skipped", reason, why
 		} else if known && !it.c.o.NoRobots {
 			if d := out.Allowed(s.w.Agent, l); !d.Allowed {
 				q.state, q.reason, q.detail = "skipped", crawl.ReasonRobots, d.String()
