@@ -187,7 +187,6 @@ type run struct {
 	eng      *Engine
 	c        *Crawler
 	o        Options
-	scope    *scope
 	policy   robots.Policy
 	client   *polite.Client // spaced by o.Delay
 	emit     func(Event)
@@ -289,7 +288,7 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 	}
 	r := &run{
 		eng: &Engine{agent: c.Agent, o: o, scope: sc},
-		c:   c, o: o, scope: sc, emit: emit, start: start,
+		c:   c, o: o, emit: emit, start: start,
 		frontier: c.frontier(o.MaxPages), stored: map[string]bool{}, contents: map[string]string{}, active: map[string]bool{}, paces: map[string]string{}, said: map[string]string{},
 		tokens: make(chan struct{}, o.Hosts),
 		procs:  make(chan struct{}, runtime.GOMAXPROCS(0)),
@@ -899,7 +898,7 @@ func (r *run) sitemaps(start *url.URL) {
 	unread, err := ReadSitemaps(r.ctx, Sitemaps{
 		Client:      func(loc string) *polite.Client { return r.c.Client.Spaced(r.delayFor(loc)) },
 		MaxRequests: r.o.MaxPages,
-		InScope:     func(u *url.URL) bool { return r.scope.check(u) == "" },
+		InScope:     func(u *url.URL) bool { return r.eng.scope.check(u) == "" },
 		Allowed: func(raw string) bool {
 			d, err := r.policy.Allowed(r.ctx, r.c.Agent, raw)
 			return err == nil && d.Allowed
