@@ -90,7 +90,7 @@ type Turn interface {
 	// Mark marks a URL that a request of it fetched (where it redirected
 	// to, its Markdown alternate) as the crawl's: seen is true when the
 	// crawl had it already.
-	Mark(rawURL string, it Item) (seen bool)
+	Mark(ctx context.Context, rawURL string, it Item) (seen bool)
 	// Unchanged reads what the page was stored with, as it answered "not
 	// modified": its links, to follow, and its content's hash.
 	Unchanged(ctx context.Context, it Item) (links []string, hash string, err error)
@@ -355,7 +355,7 @@ func (e *Engine) page(ctx context.Context, t Turn, it Item, f *fetched) *Result 
 				return failed(err)
 			}
 		}
-		if t.Mark(final, it) {
+		if t.Mark(ctx, final, it) {
 			return skipped(ReasonDup, "redirected to "+final+", already crawled")
 		}
 		res.Final = final
@@ -444,7 +444,7 @@ func (e *Engine) alternate(ctx context.Context, t Turn, it Item, final string, d
 		return nil, ""
 	}
 	alt, err := Normalize(doc.MarkdownAlternate)
-	if err != nil || t.Mark(alt, it) {
+	if err != nil || t.Mark(ctx, alt, it) {
 		return nil, ""
 	}
 	rctx, done, ok, err := t.Take(ctx, PartAlternate)

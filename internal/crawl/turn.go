@@ -68,7 +68,7 @@ func (t *turn) Validators(ctx context.Context, it Item) (string, string) {
 	return etag, lastModified
 }
 
-func (t *turn) Mark(rawURL string, it Item) bool {
+func (t *turn) Mark(_ context.Context, rawURL string, it Item) bool {
 	r := t.r
 	r.mu.Lock()
 	defer r.mu.Unlock()

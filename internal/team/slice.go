@@ -305,9 +305,11 @@ func (t *sliceTurn) Validators(context.Context, crawl.Item) (string, string) {
 // (queued or ended): a redirect to it is a duplicate, and its Markdown
 // is not fetched as an alternate. The URL a page redirected to, and its
 // Markdown alternate, are ended with it in its commit.
-func (t *sliceTurn) Mark(rawURL string, _ crawl.Item) bool {
+func (t *sliceTurn) Mark(ctx context.Context, rawURL string, _ crawl.Item) bool {
+	// Asked though the job's time ran out meanwhile: a page fetched is
+	// decided whole, and committed.
 	var seen bool
-	err := t.s.w.Pool.QueryRow(context.Background(), `SELECT EXISTS (SELECT 1 FROM heed_frontier WHERE url = $1 AND crawl = $2)`, pgstore.Clean(rawURL), t.it.c.id).Scan(&seen)
+	err := t.s.w.Pool.QueryRow(context.WithoutCancel(ctx), `SELECT EXISTS (SELECT 1 FROM heed_frontier WHERE url = $1 AND crawl = $2)`, pgstore.Clean(rawURL), t.it.c.id).Scan(&seen)
 	return err == nil && seen
 }
 
