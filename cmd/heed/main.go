@@ -3,15 +3,13 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/heedhq/heed/internal/cli"
 )
 
+// main runs heed. The commands that listen for Ctrl-C and SIGTERM start
+// listening themselves (cli's stoppable), so that the quick ones do not
+// pay for it.
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(cli.Run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }

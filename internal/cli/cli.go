@@ -7,8 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,6 +75,7 @@ type env struct {
 	svc  *ingest.Service // made on first use
 
 	undoFloor func() // puts the collector's default rule back (heapfloor)
+	unlisten  func() // stops listening for Ctrl-C and SIGTERM
 }
 
 // config loads the config file (--config, HEED_CONFIG, or the default
@@ -207,6 +210,7 @@ var resolver fetch.Resolver
 
 // Run runs heed with the given arguments (without the program name) and
 // returns its exit code. Results go to stdout, diagnostics to stderr.
+// Ctrl-C (SIGINT) and SIGTERM cancel the context of a stoppable command.
 func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := e.rootCommand(args...)
@@ -223,6 +227,9 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if e.undoFloor != nil {
 		e.undoFloor()
 	}
+	if e.unlisten != nil {
+		e.unlisten()
+	}
 	if err == nil {
 		return ExitOK
 	}
@@ -236,6 +243,22 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	// Errors from cobra itself are about flags and arguments.
 	fmt.Fprintf(stderr, "heed: %s\nRun 'heed help' for usage.\n", printable.Text(err.Error()))
 	return ExitUsage
+}
+
+// stoppable reports whether a command listens for Ctrl-C (SIGINT) and
+// SIGTERM, to stop its work, keep what it did and say so. The few that
+// only read a local file and print (robots fmt and lint, robots check
+// --file, paths) are ended by the signal's default action instead, which
+// loses nothing: listening starts a thread and a goroutine, a tenth of
+// such a command's run.
+func stoppable(cmd *cobra.Command) bool {
+	switch cmd.CommandPath() {
+	case "heed robots fmt", "heed robots lint", "heed paths":
+		return false
+	case "heed robots check":
+		return !cmd.Flags().Changed("file")
+	}
+	return true
 }
 
 // rootCommand makes heed's command tree. Given the command line, it makes
@@ -263,6 +286,11 @@ func (e *env) rootCommand(args ...string) *cobra.Command {
 	root.PersistentFlags().StringVar(&e.configPath, "config", "", "the config file (default $HEED_CONFIG, or heed/config.yaml in the user's config directory; 'heed paths' shows it)")
 	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
 		e.agentSet = cmd.Flags().Changed("agent")
+		if stoppable(cmd) {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			cmd.SetContext(ctx)
+			e.unlisten = stop
+		}
 		switch cmd.Name() {
 		case "crawl", "add", "sync", "reindex", "mcp":
 			// These make garbage by the page while keeping little (the

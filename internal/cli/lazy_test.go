@@ -201,3 +201,41 @@ func TestHeapFloorWhereCommandsCrawl(t *testing.T) {
 		t.Errorf("a reserve of %d bytes is left after the commands", r)
 	}
 }
+
+// TestStoppable: a command that sends a request or writes listens for
+// Ctrl-C and SIGTERM, to stop and keep what it did; only those that read
+// a local file and print are left to the signal's default action.
+func TestStoppable(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"robots", "check", "--file", "robots.txt", "/x"}, false},
+		{[]string{"robots", "lint", "robots.txt"}, false},
+		{[]string{"robots", "fmt", "robots.txt"}, false},
+		{[]string{"paths"}, false},
+		{[]string{"robots", "check", "https://example.com/x"}, true},
+		{[]string{"crawl", "https://example.com/"}, true},
+		{[]string{"fetch", "https://example.com/"}, true},
+		{[]string{"sync"}, true},
+		{[]string{"add", "https://example.com/"}, true},
+		{[]string{"mcp"}, true},
+		{[]string{"worker"}, true},
+		{[]string{"reindex"}, true},
+		{[]string{"export", "dir"}, true},
+		{[]string{"rm", "x"}, true},
+	} {
+		e := &env{}
+		root := e.rootCommand(c.args...)
+		cmd, rest, err := root.Find(c.args)
+		if err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if err := cmd.ParseFlags(rest); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if got := stoppable(cmd); got != c.want {
+			t.Errorf("stoppable(%v) = %v, want %v", c.args, got, c.want)
+		}
+	}
+}
