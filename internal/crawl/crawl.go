@@ -183,7 +183,7 @@ func (e *Disallowed) HostUnreachable() bool {
 func (e *Disallowed) Unwrap() error { return ErrStartRefused }
 
 type run struct {
-	llmsOnce sync.Once // the site's llms.txt is read once, after the start page
+	seedOnce sync.Once // the crawl's seeds are read once a run (Engine.Seed)
 	eng      *Engine
 	c        *Crawler
 	o        Options
@@ -229,7 +229,13 @@ type run struct {
 	// startEnded that it had ended; refused that robots.txt refused the
 	// start URL, or could not be read.
 	seeded, startEnded, refused bool
-	sitemapsRead                bool // the crawl taken up had read its sitemaps (sitemapsMark)
+	// seedsRead says the crawl taken up had read its seeds (seedsMark),
+	// seedFiles which seed files it had read to their end (seedMark), and
+	// kept the URL of its start page, when it had kept one. seedFrom is
+	// where this run fetched its start page from, once kept.
+	seedsRead      bool
+	seedFiles      map[string]bool
+	kept, seedFrom string
 }
 
 // fatal ends the crawl for a stash that cannot be written.
@@ -356,25 +362,25 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		batcher.SetBatch(stashBatch)
 	}
 	if began.Resumed != nil {
-		// The crawl goes on where it stopped: its llms.txt was read on
-		// its start page's turn, if that ended.
-		if r.startEnded {
-			r.llmsOnce.Do(func() {})
-		}
 		r.requeue()
+		if r.kept != "" {
+			// The crawl goes on where it stopped: its start page was
+			// kept, and its seeds are read now, but for those read to
+			// their end.
+			r.seedAfter(r.kept)
+		}
 	}
 	if !r.seeded {
 		// A new crawl, or one cut short before its start URL was queued
 		// (at its door): it begins at the start.
 		r.add(Item{URL: start, Depth: 0})
 	}
-	if !r.sitemapsRead && !o.NoSitemaps && o.MaxDepth >= 1 { // sitemaps' pages are one link from the start
-		// A new crawl, or one cut short before it read its sitemaps to
-		// their end: the pages they list that it had queued are not
-		// queued again.
-		r.sitemaps(su)
-	}
 	r.wg.Wait()
+	if r.seedAfter("") {
+		// The start URL ended without a page kept: the seeds that do
+		// not wait for one (its sitemaps) are read now.
+		r.wg.Wait()
+	}
 	if batcher != nil {
 		// The last batch's index entries: the crawl is done when they are.
 		if err := batcher.Flush(context.WithoutCancel(ctx)); err != nil {
@@ -640,6 +646,15 @@ func (r *run) visit(it Item) {
 		t.extracted = extracted
 		res := r.eng.read(r.ctx, t, it, f)
 		r.commit(t.it, res, extracted) // t.it counts the requests read made
+		if it.Depth == 0 {
+			r.mu.Lock()
+			from := r.seedFrom
+			r.mu.Unlock()
+			if from != "" {
+				// The start page is kept: the crawl's seeds are read.
+				r.seedAfter(from)
+			}
+		}
 	}()
 }
 
@@ -883,42 +898,71 @@ func isHTML(contentType string) bool {
 	return ct == "" || strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "application/xhtml+xml")
 }
 
-// sitemaps seeds the crawl from robots.txt's Sitemap lines and
-// /sitemap.xml (ReadSitemaps), within scope, at depth 1. It reads no more
-// than the crawl can use: it stops once the queue holds as many URLs as
-// max_pages allows. What it leaves unread is counted in
-// Summary.Left.Sitemaps.
-func (r *run) sitemaps(start *url.URL) {
+// seedAfter reads the crawl's seeds (Engine.Seed), once a run, from
+// where its start page was fetched (from), or, with from "", without
+// the seeds that wait for one; a crawl that had read them does not read
+// them again. It reads them in a goroutine of the crawl's, and reports
+// whether it started to; the pages they list are queued as links are.
+// What it leaves unread is counted in Summary.Left.Sitemaps.
+func (r *run) seedAfter(from string) (started bool) {
+	if r.seedsRead || r.ctx.Err() != nil {
+		return false
+	}
+	r.seedOnce.Do(func() {
+		started = true
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.seed(from)
+		}()
+	})
+	return started
+}
+
+func (r *run) seed(from string) {
+	su, err := url.Parse(r.eng.o.Start)
+	if err != nil {
+		return
+	}
 	var listed []string
 	if c, ok := r.policy.(*robots.Cache); ok {
-		if o, err := c.Outcome(r.ctx, start.Scheme+"://"+start.Host+"/"); err == nil && o.Robots != nil {
+		if o, err := c.Outcome(r.ctx, su.Scheme+"://"+su.Host+"/"); err == nil && o.Robots != nil {
 			listed = o.Robots.Sitemaps
 		}
 	}
-	unread, err := ReadSitemaps(r.ctx, Sitemaps{
-		Client:      func(loc string) *polite.Client { return r.c.Client.Spaced(r.delayFor(loc)) },
-		MaxRequests: r.o.MaxPages,
-		InScope:     func(u *url.URL) bool { return r.eng.scope.check(u) == "" },
+	unread, err := r.eng.Seed(r.ctx, Seeding{
+		From:   from,
+		Listed: listed,
+		Client: func(loc string) *polite.Client { return r.c.Client.Spaced(r.delayFor(loc)) },
 		Allowed: func(raw string) bool {
 			d, err := r.policy.Allowed(r.ctx, r.c.Agent, raw)
 			return err == nil && d.Allowed
 		},
-		Full: r.full,
-		Offer: func(u, lastMod string) {
-			r.offer(Item{URL: u, Depth: 1, LastMod: lastMod}, true)
+		Full:  r.full,
+		Offer: func(it Item) { r.offer(it, true) },
+		Done:  func(file string) bool { return r.seedFiles[file] },
+		Read: func(file string) {
+			r.mu.Lock()
+			r.note(ledger.Entry{URL: seedMark(file), Fate: ledger.Seen})
+			r.mu.Unlock()
 		},
-	}, start, listed)
+	})
 	r.mu.Lock()
 	r.sum.Left.Sitemaps += unread
 	if err == nil {
-		r.note(ledger.Entry{URL: sitemapsMark(start), Fate: ledger.Seen})
+		r.note(ledger.Entry{URL: seedsMark(su), Fate: ledger.Seen})
 	}
 	r.mu.Unlock()
 }
 
-// sitemapsMark is the entry of a crawl's ledger that says it read its
-// sitemaps (to their end, or to its bounds): its origin's /sitemap.xml
-// with a fragment, which no URL the crawl queues has.
-func sitemapsMark(start *url.URL) string {
+// seedMark is the entry of a crawl's ledger that says it read a seed
+// file to its end: the file's URL with a fragment, which no URL the
+// crawl queues has.
+func seedMark(file string) string { return file + "#seeded" }
+
+// seedsMark is the entry of a crawl's ledger that says it read its
+// seeds (to their end, or to its bounds): its origin's /sitemap.xml with
+// a fragment, which no URL the crawl queues has.
+func seedsMark(start *url.URL) string {
 	return start.Scheme + "://" + start.Host + "/sitemap.xml#read"
 }

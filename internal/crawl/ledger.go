@@ -6,6 +6,7 @@ import (
 	"errors"
 	"maps"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/heedhq/heed/internal/ledger"
@@ -91,8 +92,15 @@ func (r *run) begin(ctx context.Context) (*Resumption, error) {
 	var queued []Item
 	su, _ := url.Parse(r.start)
 	for _, e := range entries {
-		if e.URL == sitemapsMark(su) {
-			r.sitemapsRead = true
+		if e.URL == seedsMark(su) {
+			r.seedsRead = true
+			continue
+		}
+		if file, ok := strings.CutSuffix(e.URL, "#seeded"); ok {
+			if r.seedFiles == nil {
+				r.seedFiles = map[string]bool{}
+			}
+			r.seedFiles[file] = true
 			continue
 		}
 		if e.Fate.Ended() {
@@ -106,6 +114,9 @@ func (r *run) begin(ctx context.Context) (*Resumption, error) {
 			queued = append(queued, Item{URL: e.URL, Depth: e.Depth, LastMod: e.LastMod, Via: e.Via})
 			continue
 		case ledger.Stored, ledger.Unchanged, ledger.Claimed:
+			if e.Depth == 0 && r.kept == "" {
+				r.kept = e.URL // the start page, or where it redirected to
+			}
 			r.stored[e.URL] = true
 			if _, ok := r.contents[e.Hash]; e.Hash != "" && !ok {
 				r.contents[e.Hash] = e.URL

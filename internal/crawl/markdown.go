@@ -99,33 +99,11 @@ func sameOrigin(a, b string) bool {
 // maxLLMsTxtBytes is the most of a site's /llms.txt that is read.
 const maxLLMsTxtBytes = 1 << 20
 
-// llmsTxt seeds the crawl with the pages the site's /llms.txt lists
-// (ReadLLMsTxt), in scope, one link from the start, marked ViaLLMsTxt:
-// one request, on the host's turn, once the start page was fetched and
-// can be kept.
-func (r *run) llmsTxt(start string, extracted func()) {
-	allowed := func(raw string) bool {
-		d, err := r.policy.Allowed(r.ctx, r.c.Agent, raw)
-		return err == nil && d.Allowed
-	}
-	if su, err := url.Parse(start); err != nil || !allowed(su.Scheme+"://"+su.Host+"/llms.txt") {
-		return
-	}
-	release, ok := r.hostSlot(extracted)
-	if !ok {
-		return
-	}
-	defer release()
-	for _, l := range ReadLLMsTxt(r.ctx, r.c.Client.Spaced(r.delayFor(start)), start, allowed) {
-		r.offer(Item{URL: l, Depth: 1, Via: []string{ViaLLMsTxt}}, true)
-	}
-}
-
-// ReadLLMsTxt reads the /llms.txt (llmstxt.org) of start's origin with
+// readLLMsTxt reads the /llms.txt (llmstxt.org) of start's origin with
 // client, when allowed (robots.txt) allows it and every redirect hop, on
 // that origin only, and returns the links it lists, normalized. A site
 // without one (any answer but 2xx, or HTML) lists none.
-func ReadLLMsTxt(ctx context.Context, client *polite.Client, start string, allowed func(string) bool) []string {
+func readLLMsTxt(ctx context.Context, client *polite.Client, start string, allowed func(string) bool) []string {
 	su, err := url.Parse(start)
 	if err != nil {
 		return nil

@@ -570,6 +570,45 @@ func TestCrawlResumedReadsItsSitemaps(t *testing.T) {
 	}
 }
 
+// TestCrawlResumedReadsNoSeedFileTwice: a crawl stopped while it read
+// its second sitemap had read its llms.txt and its first sitemap to
+// their end: taken up, it reads the second alone, and crawls the pages
+// all three list.
+func TestCrawlResumedReadsNoSeedFileTwice(t *testing.T) {
+	c, _ := crawler(t)
+	s := newSite(t)
+	s.set("/", page{body: html("Home")})
+	for _, p := range []string{"/fromllms", "/froma", "/fromb"} {
+		s.set(p, page{body: html("Listed at " + p)})
+	}
+	s.set("/llms.txt", page{body: "# Site\n\n- [Listed](/fromllms)\n", header: map[string]string{"Content-Type": "text/plain"}})
+	ctx, cancel := context.WithCancel(t.Context())
+	cut := cutAt(t, s, ctx, cancel, "/b.xml")
+	s.robots = "User-agent: *\nAllow: /\nSitemap: " + cut.URL + "/a.xml\nSitemap: " + cut.URL + "/b.xml\n"
+	for name, p := range map[string]string{"/a.xml": "/froma", "/b.xml": "/fromb"} {
+		s.set(name, page{body: `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>` + cut.URL + p + `</loc></url></urlset>`, header: map[string]string{"Content-Type": "application/xml"}})
+	}
+	o := options(cut.URL + "/")
+	o.Source = "site"
+	if _, err := c.Crawl(ctx, o, nil); err != nil {
+		t.Fatal(err)
+	}
+	var ev events
+	if _, err := c.Crawl(t.Context(), o, ev.add); err != nil {
+		t.Fatal(err)
+	}
+	hits := byPath(s)
+	// (The request cut is not served: b.xml is served once, taken up.)
+	if hits["/llms.txt"] != 1 || hits["/a.xml"] != 1 || hits["/b.xml"] != 1 {
+		t.Errorf("served llms.txt %d times, a.xml %d, b.xml %d: want each once", hits["/llms.txt"], hits["/a.xml"], hits["/b.xml"])
+	}
+	for _, p := range []string{"/fromllms", "/froma", "/fromb"} {
+		if hits[p] != 1 {
+			t.Errorf("asked %s %d times: want once, in one run or the other", p, hits[p])
+		}
+	}
+}
+
 // TestCrawlResumedKnowsWhereItsPagesMoved: a page stored under the URL
 // it redirected to is that URL's in the crawl taken up too: a page
 // found after the resume that names it as its canonical URL is a

@@ -34,8 +34,8 @@ const (
 	maxBarrenSitemaps = 3
 )
 
-// Sitemaps says how a crawl reads a site's sitemaps (ReadSitemaps).
-type Sitemaps struct {
+// sitemaps says how a crawl reads a site's sitemaps (readSitemaps).
+type sitemaps struct {
 	// Client is the client of a sitemap's request: on its host's turn,
 	// spaced by its host's delay.
 	Client func(rawURL string) *polite.Client
@@ -64,11 +64,11 @@ type Sitemaps struct {
 	Read func(loc string)
 }
 
-// ErrSitemapsCut is ReadSitemaps' error when it stopped before it was
+// ErrSitemapsCut is Engine.Seed's error when it stopped before it was
 // done for lack of time or of a turn: what is left may be read later.
 var ErrSitemapsCut = errors.New("the sitemaps' reading was cut short")
 
-// ReadSitemaps reads the sitemaps that robots.txt lists (listed) and
+// readSitemaps reads the sitemaps that robots.txt lists (listed) and
 // /sitemap.xml of the start URL's origin, following sitemap indexes, and
 // offers the pages they list. It reads within the sitemap bounds (50
 // files, each up to 50,000 entries and 50 MB) and stops once the crawl is
@@ -76,7 +76,7 @@ var ErrSitemapsCut = errors.New("the sitemaps' reading was cut short")
 // in its scope; it returns how many sitemap files it left unread, or did
 // not read to their end, and ErrSitemapsCut when the context ended or a
 // host's turn did not come first.
-func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []string) (unread int, err error) {
+func readSitemaps(ctx context.Context, sm sitemaps, start *url.URL, listed []string) (unread int, err error) {
 	origin := start.Scheme + "://" + start.Host
 	lists := append(slices.Clone(listed), origin+"/sitemap.xml")
 	done := map[string]bool{}

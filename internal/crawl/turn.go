@@ -106,10 +106,12 @@ func (t *turn) Render(ctx context.Context, it Item, resp *fetch.Response, p *Pag
 	return t.r.render(it, resp, p)
 }
 
-// Began reads the site's llms.txt once, after the start page: the pages
-// it lists are one link from it.
+// Began notes where the start page was fetched from: the crawl's seeds
+// are read from there once the page is committed (seedAfter).
 func (t *turn) Began(final string) {
-	if !t.r.o.NoLLMsTxt {
-		t.r.llmsOnce.Do(func() { t.r.llmsTxt(final, t.extracted) })
+	t.r.mu.Lock()
+	if t.r.seedFrom == "" {
+		t.r.seedFrom = final
 	}
+	t.r.mu.Unlock()
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,8 +53,9 @@ func (sw *seedWorker) Work(ctx context.Context, job *river.Job[SeedArgs]) error 
 	return err
 }
 
-// seed reads the crawl's sitemaps and llms.txt and queues the pages they
-// list with their hosts' jobs, in one transaction: within the crawl's
+// seed reads the crawl's seeds (llms.txt, then sitemaps: the engine's
+// Seed, once the start URL and where it redirected have ended) and
+// queues the pages they list with their hosts' jobs, in one transaction: within the crawl's
 // scope and robots.txt, as many as its max_pages at most. Every request
 // takes its host's turn in the database (the start host's job lets the
 // host go for it), is spaced by its host's delay, and is made only where
@@ -67,21 +70,24 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 	if err != nil {
 		return err
 	}
-	// The start page first: llms.txt is read for a site whose start page
-	// was kept, as on one machine; a job run again after its seeds were
-	// queued has nothing to do.
-	var seeded bool
-	var start string
+	// The start URL first, and where it redirected to: llms.txt is read
+	// from the start page kept, as on one machine; a job run again after
+	// its seeds were queued has nothing to do.
+	var seeded, waiting bool
+	var from string
 	var doneList []string
 	if err := w.Pool.QueryRow(ctx, `
-		SELECT c.seeded, coalesce((SELECT f.state FROM heed_frontier f WHERE f.url = c.start_url AND f.crawl = c.id), ''), c.seed_done
-		FROM heed_crawl c WHERE c.id = $1`, id).Scan(&seeded, &start, &doneList); err != nil {
+		SELECT c.seeded,
+			EXISTS (SELECT 1 FROM heed_frontier f WHERE f.crawl = c.id AND f.depth = 0 AND f.state = 'queued'),
+			coalesce((SELECT f.url FROM heed_frontier f WHERE f.crawl = c.id AND f.depth = 0 AND f.state = 'done' ORDER BY f.seq LIMIT 1), ''),
+			c.seed_done
+		FROM heed_crawl c WHERE c.id = $1`, id).Scan(&seeded, &waiting, &from, &doneList); err != nil {
 		return err
 	}
 	switch {
 	case seeded:
 		return nil
-	case start == "queued":
+	case waiting:
 		return river.JobSnooze(2 * time.Second)
 	}
 	// What a run before this one read to its end (the job is resumed
@@ -149,33 +155,26 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 			flush(false)
 		}
 	}
-	const llms = "/llms.txt"
-	if !o.NoLLMsTxt && start == "done" && !done[llms] {
-		for _, l := range crawl.ReadLLMsTxt(rctx, client(o.Start), o.Start, allowed) {
-			llmsTxt[l] = true
-			offer(l)
-		}
-		if rctx.Err() == nil {
-			read = append(read, llms)
-			progressed = true
-		}
-	}
-	var cut error
-	if !o.NoSitemaps && rctx.Err() == nil {
-		_, cut = crawl.ReadSitemaps(rctx, crawl.Sitemaps{
-			Client:      client,
-			MaxRequests: o.MaxPages,
-			InScope:     func(u *url.URL) bool { return c.scope.Check(u) == "" },
-			Allowed:     allowed,
-			Full:        func() bool { return len(seen) > o.MaxPages || failed != nil },
-			Offer:       func(u, _ string) { offer(u) },
-			Done:        func(loc string) bool { return done[loc] },
-			Read: func(loc string) {
-				read, progressed = append(read, loc), true
-				flush(false)
-			},
-		}, su, listed)
-	}
+	_, cut := c.eng.Seed(rctx, crawl.Seeding{
+		From:    from,
+		Listed:  listed,
+		Client:  client,
+		Allowed: allowed,
+		Full:    func() bool { return len(seen) > o.MaxPages || failed != nil },
+		Offer: func(it crawl.Item) {
+			if slices.Contains(it.Via, crawl.ViaLLMsTxt) {
+				llmsTxt[it.URL] = true
+			}
+			offer(it.URL)
+		},
+		// (A crawl queued by an earlier heed noted its llms.txt as
+		// "/llms.txt".)
+		Done: func(file string) bool { return done[file] || strings.HasSuffix(file, "/llms.txt") && done["/llms.txt"] },
+		Read: func(file string) {
+			read, progressed = append(read, file), true
+			flush(false)
+		},
+	})
 	if cut != nil || rctx.Err() != nil {
 		flush(false)
 		if failed == nil && progressed && ctx.Err() == nil {

@@ -473,5 +473,37 @@ func Cases() []Case {
 		Events:   []Event{stored("/"), stored("/notes")},
 		Stored:   map[string]Stored{"/": titled("Home"), "/notes": {Title: "Notes", Has: "served as plain text"}},
 		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/llms.txt": 1, "/notes": 1},
+	}, {
+		// A start URL that redirects to another origin starts the crawl
+		// there: llms.txt is read from the origin the start page was
+		// kept on, not from the one first asked.
+		Name:       "llms-txt-where-the-start-moved",
+		LLMsTxt:    true,
+		AllowOther: true,
+		Site:       Site{"/": redirect("{other}/")},
+		Other: Site{
+			"/":         html("Elsewhere", ""),
+			"/llms.txt": {Type: "text/markdown", Body: "# The site\n\n- [One]({other}/l1): the first\n"},
+			"/l1":       html("L1", ""),
+		},
+		Events: []Event{skipped("/", crawl.ReasonRedirect, "redirected to {other}/: another origin; queued"),
+			stored("{other}/"), stored("{other}/l1")},
+		Stored: map[string]Stored{"{other}/": titled("Elsewhere"), "{other}/l1": titled("L1")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1,
+			"{other}/robots.txt": 1, "{other}/": 1, "{other}/llms.txt": 1, "{other}/l1": 1},
+	}, {
+		// A start page that is not there still lets the sitemaps seed
+		// the crawl; llms.txt, read for a start page kept, is not asked.
+		Name:     "sitemaps-after-a-start-not-found",
+		Sitemaps: true,
+		LLMsTxt:  true,
+		Site: Site{
+			"/sitemap.xml": {Type: "application/xml", Body: `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` +
+				`<url><loc>{site}/s1</loc></url></urlset>`},
+			"/s1": html("S1", ""),
+		},
+		Events:   []Event{{Kind: crawl.Failed, URL: "/", Reason: "not found", Detail: "HTTP 404"}, stored("/s1")},
+		Stored:   map[string]Stored{"/s1": titled("S1")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/sitemap.xml": 1, "/s1": 1},
 	}}
 }
