@@ -456,6 +456,8 @@ func (p *progress) why(k reasonKey, res *ingest.CrawlResult) string {
 		return "deadline: the crawl's deadline came first (" + p.setting("deadline") + " gives it longer)"
 	case crawl.ReasonInterrupted:
 		return "interrupted: the crawl was stopped before their turn"
+	case crawl.ReasonCancelled:
+		return "cancelled: the crawl was cancelled before their turn"
 	case crawl.ReasonRobots:
 		return "robots: robots.txt disallows them"
 	case crawl.ReasonNoindex:

@@ -34,6 +34,8 @@ type Options struct {
 	// again; 0 takes up the last crawl of the same start, source and scope
 	// that was cut short, if there is one, and else begins a new crawl.
 	Resume int64
+	// By is who starts the crawl, recorded with it (ledger.Crawl.By).
+	By string
 }
 
 // Crawler holds what crawls share: the polite client (and with it the
@@ -117,13 +119,16 @@ const (
 	ReasonScope    = "scope"    // out of the crawl's scope
 	ReasonLimit    = "limit"    // max_pages or max_depth reached
 	ReasonDeadline = "deadline" // the crawl's deadline came first
-	// ReasonInterrupted: the crawl was cancelled (Ctrl-C, a cancelled
+	// ReasonInterrupted: the crawl was interrupted (Ctrl-C, a cancelled
 	// tool call) before the URL's turn.
 	ReasonInterrupted = "interrupted"
-	ReasonStopped     = "stopped" // the crawl stopped for a failure (ErrStash)
-	ReasonDup         = "duplicate"
-	ReasonType        = "not-html"
-	ReasonRedirect    = "redirect" // redirected to another origin, whose turn takes the target
+	// ReasonCancelled: the crawl was cancelled on purpose
+	// (ledger.ErrCancelled) before the URL's turn.
+	ReasonCancelled = "cancelled"
+	ReasonStopped   = "stopped" // the crawl stopped for a failure (ErrStash)
+	ReasonDup       = "duplicate"
+	ReasonType      = "not-html"
+	ReasonRedirect  = "redirect" // redirected to another origin, whose turn takes the target
 )
 
 // Summary is what a crawl came to.
@@ -559,6 +564,8 @@ func (r *run) stopReason() string {
 	switch cause := context.Cause(r.ctx); {
 	case errors.Is(cause, ErrStash):
 		return ReasonStopped
+	case errors.Is(cause, ledger.ErrCancelled):
+		return ReasonCancelled
 	case errors.Is(cause, context.Canceled):
 		return ReasonInterrupted
 	}

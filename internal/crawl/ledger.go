@@ -44,7 +44,7 @@ func key(o Options) string {
 // stopped: they stay queued in its ledger, to be crawled when it is
 // resumed.
 func stopReason(reason string) bool {
-	return reason == ReasonInterrupted || reason == ReasonStopped || reason == ReasonDeadline
+	return reason == ReasonInterrupted || reason == ReasonStopped || reason == ReasonDeadline || reason == ReasonCancelled
 }
 
 // begin records the crawl in the ledger, or takes up the one to resume
@@ -58,7 +58,7 @@ func (r *run) begin(ctx context.Context) (*Resumption, error) {
 	// and http://example.com/ are one crawl.
 	ko := r.o
 	ko.Start = r.start
-	rec, entries, err := l.Begin(ctx, ledger.Crawl{Key: key(ko), Start: r.start, Source: r.o.Source, Options: string(options)}, r.o.Resume)
+	rec, entries, err := l.Begin(ctx, ledger.Crawl{Key: key(ko), Start: r.start, Source: r.o.Source, Options: string(options), By: r.o.By}, r.o.Resume)
 	if err != nil {
 		return nil, err
 	}
@@ -263,6 +263,8 @@ func (r *run) finish() {
 	switch {
 	case failed:
 		state = ledger.CrawlFailed
+	case errors.Is(cause, ledger.ErrCancelled):
+		state = ledger.Cancelled
 	case errors.Is(cause, context.Canceled), errors.Is(cause, context.DeadlineExceeded), left:
 		// Its URLs left are queued, to be taken up again: those of a host
 		// whose next turn came after the deadline too, before it came.

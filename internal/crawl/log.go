@@ -102,7 +102,7 @@ func (e Event) Logged() bool {
 		return true
 	}
 	switch e.Reason {
-	case ReasonScope, ReasonLimit, ReasonDeadline, ReasonInterrupted, ReasonStopped:
+	case ReasonScope, ReasonLimit, ReasonDeadline, ReasonInterrupted, ReasonStopped, ReasonCancelled:
 		return false
 	}
 	return e.Kind == Skipped

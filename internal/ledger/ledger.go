@@ -20,7 +20,14 @@ const (
 	Interrupted State = "interrupted"
 	Done        State = "done"
 	CrawlFailed State = "failed"
+	// Cancelled is a crawl stopped on purpose by whoever started it (an
+	// agent's cancel): it is not taken up again.
+	Cancelled State = "cancelled"
 )
+
+// ErrCancelled is the cause a crawl's context is cancelled with when the
+// crawl is cancelled on purpose: it ends Cancelled, not Interrupted.
+var ErrCancelled = errors.New("the crawl was cancelled")
 
 // Resumable reports whether a crawl in this state is taken up again.
 func (s State) Resumable() bool { return s == Interrupted || s == CrawlFailed }
@@ -44,6 +51,21 @@ type Crawl struct {
 	Ended   time.Time `json:"ended,omitzero"`
 	Counts  Counts    `json:"counts"`
 	Resumed int       `json:"resumed,omitempty"` // how many times it was taken up again
+	// By is who started the crawl: ByAgent for an agent's (heed mcp
+	// takes those left running up again when it starts), "" for a
+	// person's at the command line.
+	By string `json:"by,omitempty"`
+}
+
+// ByAgent is Crawl.By of a crawl an agent started.
+const ByAgent = "agent"
+
+// Kept is a page a crawl kept: stored, or found unchanged. Seq is its
+// place in the order the crawl kept its pages, a cursor for the next.
+type Kept struct {
+	URL  string `json:"url"`
+	Fate Fate   `json:"fate"`
+	Seq  int64  `json:"-"`
 }
 
 // Counts are what a crawl's URLs came to, over all its runs.
@@ -133,6 +155,9 @@ type Ledger interface {
 	// (ErrNoCrawl when there is none).
 	Crawls(ctx context.Context, limit int) ([]Crawl, error)
 	Crawl(ctx context.Context, id int64) (Crawl, error)
+	// Kept are the pages the crawl of id kept after the one of Seq after
+	// (0 for the first), in the order it kept them, limit at most.
+	Kept(ctx context.Context, id, after int64, limit int) ([]Kept, error)
 	// Turns are the hosts' next turns still ahead.
 	Turns(ctx context.Context) ([]Turn, error)
 	// Robots is an origin's robots.txt as read, while it lives; ok is

@@ -27,6 +27,7 @@ type frontier struct {
 	last  map[string]Entry
 	seq   map[string]int // when each URL was last queued
 	n     int
+	kept  []Kept // the pages kept, in the order they were
 }
 
 var _ Ledger = (*Memory)(nil)
@@ -91,9 +92,14 @@ func (m *Memory) Write(_ context.Context, id int64, entries []Entry, counts Coun
 		if _, ok := f.last[e.URL]; !ok {
 			f.order = append(f.order, e.URL)
 		}
-		if e.Fate == Queued {
+		switch e.Fate {
+		case Queued:
 			f.n++
 			f.seq[e.URL] = f.n
+		case Stored, Unchanged:
+			if old, ok := f.last[e.URL]; !ok || (old.Fate != Stored && old.Fate != Unchanged) {
+				f.kept = append(f.kept, Kept{URL: e.URL, Fate: e.Fate, Seq: int64(len(f.kept) + 1)})
+			}
 		}
 		e.Via = slices.Clone(e.Via)
 		f.last[e.URL] = e
@@ -170,6 +176,22 @@ func (m *Memory) Crawl(_ context.Context, id int64) (Crawl, error) {
 		return m.crawls[i], nil
 	}
 	return Crawl{}, fmt.Errorf("crawl %d: %w", id, ErrNoCrawl)
+}
+
+func (m *Memory) Kept(_ context.Context, id, after int64, limit int) ([]Kept, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	f := m.urls[id]
+	if f == nil {
+		if m.index(id) < 0 {
+			return nil, fmt.Errorf("crawl %d: %w", id, ErrNoCrawl)
+		}
+		return nil, nil
+	}
+	if after < 0 || after > int64(len(f.kept)) {
+		after = int64(len(f.kept))
+	}
+	return slices.Clone(f.kept[after:min(int64(len(f.kept)), after+int64(max(limit, 0)))]), nil
 }
 
 func (m *Memory) Turns(context.Context) ([]Turn, error) {

@@ -32,7 +32,8 @@ CREATE TABLE IF NOT EXISTS crawls (
 	ended INTEGER NOT NULL DEFAULT 0,
 	counts TEXT NOT NULL DEFAULT '{}',
 	resumed INTEGER NOT NULL DEFAULT 0,
-	options TEXT NOT NULL DEFAULT '' -- as JSON, as the crawl last ran
+	options TEXT NOT NULL DEFAULT '', -- as JSON, as the crawl last ran
+	started_by TEXT NOT NULL DEFAULT '' -- ledger.Crawl.By
 );
 CREATE INDEX IF NOT EXISTS crawls_key ON crawls(key, id);
 CREATE TABLE IF NOT EXISTS frontier (
@@ -43,9 +44,10 @@ CREATE TABLE IF NOT EXISTS frontier (
 	lastmod TEXT NOT NULL DEFAULT '',
 	via TEXT NOT NULL DEFAULT '',
 	hash TEXT NOT NULL DEFAULT '',
-	seq INTEGER NOT NULL, -- when the URL was met, or last queued
+	seq INTEGER NOT NULL, -- when the URL was met, last queued, or kept
 	PRIMARY KEY (crawl, url)
 ) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS frontier_seq ON frontier(crawl, seq);
 CREATE TABLE IF NOT EXISTS turns (
 	host TEXT PRIMARY KEY,
 	at INTEGER NOT NULL
@@ -68,6 +70,7 @@ type crawlsDB struct {
 	mu     sync.Mutex     // serializes writes, and guards what follows
 	seq    int64          // the last entry's
 	active map[int64]bool // the crawls this Stash runs
+	noBy   bool           // read-only, made without the started_by column
 }
 
 var _ ledger.Ledger = (*Stash)(nil)
@@ -91,6 +94,12 @@ func (s *Stash) ledgerDB(ctx context.Context) (*sql.DB, error) {
 			if _, err := s.root.Stat(ledgerFile); errors.Is(err, os.ErrNotExist) {
 				return
 			}
+			defer func() {
+				if l.db != nil {
+					_, err := l.db.ExecContext(ctx, `SELECT started_by FROM crawls LIMIT 0`)
+					l.noBy = err != nil
+				}
+			}()
 			if l.db, l.err = openLedgerRead(ctx, path, ""); l.err != nil {
 				// As the index (OpenRead): a ledger in WAL mode is read with
 				// its shared-memory file, which a reader cannot make on a
@@ -111,6 +120,9 @@ func (s *Stash) ledgerDB(ctx context.Context) (*sql.DB, error) {
 			_, err = db.ExecContext(ctx, ledgerSchema)
 		}
 		if err == nil {
+			err = addStartedBy(ctx, db)
+		}
+		if err == nil {
 			_, err = db.ExecContext(ctx, `UPDATE crawls SET state = ? WHERE state = ?`, ledger.Interrupted, ledger.Running)
 		}
 		if err == nil {
@@ -126,6 +138,17 @@ func (s *Stash) ledgerDB(ctx context.Context) (*sql.DB, error) {
 		l.db, l.active = db, map[int64]bool{}
 	})
 	return l.db, l.err
+}
+
+// addStartedBy adds the started_by column to a ledger an earlier heed
+// made without it.
+func addStartedBy(ctx context.Context, db *sql.DB) error {
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM pragma_table_info('crawls') WHERE name = 'started_by'`).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	_, err := db.ExecContext(ctx, `ALTER TABLE crawls ADD COLUMN started_by TEXT NOT NULL DEFAULT ''`)
+	return err
 }
 
 // openLedgerRead opens the ledger's database at path read-only, and
@@ -163,7 +186,7 @@ func (s *Stash) Begin(ctx context.Context, c ledger.Crawl, resume int64) (ledger
 	defer l.mu.Unlock()
 	var found *ledger.Crawl
 	if resume != 0 {
-		got, err := s.crawlRow(ctx, db, `SELECT `+crawlColumns+` FROM crawls WHERE id = ?`, resume)
+		got, err := s.crawlRow(ctx, db, `SELECT `+s.crawlColumns()+` FROM crawls WHERE id = ?`, resume)
 		if err != nil {
 			return ledger.Crawl{}, nil, err
 		}
@@ -172,7 +195,7 @@ func (s *Stash) Begin(ctx context.Context, c ledger.Crawl, resume int64) (ledger
 		}
 		found = &got
 	} else {
-		rows, err := db.QueryContext(ctx, `SELECT `+crawlColumns+` FROM crawls WHERE key = ? AND state IN (?, ?, ?) ORDER BY id DESC`, c.Key, ledger.Interrupted, ledger.CrawlFailed, ledger.Running)
+		rows, err := db.QueryContext(ctx, `SELECT `+s.crawlColumns()+` FROM crawls WHERE key = ? AND state IN (?, ?, ?) ORDER BY id DESC`, c.Key, ledger.Interrupted, ledger.CrawlFailed, ledger.Running)
 		if err != nil {
 			return ledger.Crawl{}, nil, err
 		}
@@ -195,8 +218,8 @@ func (s *Stash) Begin(ctx context.Context, c ledger.Crawl, resume int64) (ledger
 	if found == nil {
 		c.State, c.Began, c.Ended, c.Resumed = ledger.Running, time.Now().UTC(), time.Time{}, 0
 		counts, _ := json.Marshal(c.Counts)
-		res, err := db.ExecContext(ctx, `INSERT INTO crawls (key, start, source, state, began, counts, options) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-			c.Key, c.Start, c.Source, c.State, c.Began.UnixNano(), string(counts), c.Options)
+		res, err := db.ExecContext(ctx, `INSERT INTO crawls (key, start, source, state, began, counts, options, started_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			c.Key, c.Start, c.Source, c.State, c.Began.UnixNano(), string(counts), c.Options, c.By)
 		if err != nil {
 			return ledger.Crawl{}, nil, fmt.Errorf("stash: record a crawl: %w", err)
 		}
@@ -279,7 +302,8 @@ func (s *Stash) Write(ctx context.Context, id int64, entries []ledger.Entry, cou
 		INSERT INTO frontier (crawl, url, fate, depth, lastmod, via, hash, seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (crawl, url) DO UPDATE SET fate = excluded.fate, depth = excluded.depth, lastmod = excluded.lastmod,
 			via = excluded.via, hash = excluded.hash,
-			seq = CASE WHEN excluded.fate = 'queued' THEN excluded.seq ELSE frontier.seq END`,
+			seq = CASE WHEN excluded.fate = 'queued' OR excluded.fate IN ('stored', 'unchanged') AND frontier.fate NOT IN ('stored', 'unchanged')
+				THEN excluded.seq ELSE frontier.seq END`,
 		len(entries), func(i int) []any {
 			e := entries[i]
 			seq++
@@ -342,17 +366,35 @@ func (s *Stash) Finish(ctx context.Context, id int64, state ledger.State, counts
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)
 	}
-	if state == ledger.Done {
-		// A crawl done is not resumed: its frontier is not kept, only its
-		// record.
-		if _, err := db.ExecContext(ctx, `DELETE FROM frontier WHERE crawl = ?`, id); err != nil {
+	if !state.Resumable() {
+		// A crawl that ended is not resumed: of its frontier, only the
+		// pages it kept are (ledger.Kept), and only for the last
+		// keptCrawls crawls that ended.
+		if _, err := db.ExecContext(ctx, `DELETE FROM frontier WHERE crawl = ? AND fate NOT IN ('stored', 'unchanged')`, id); err != nil {
+			return fmt.Errorf("stash: the crawls' ledger: %w", err)
+		}
+		if _, err := db.ExecContext(ctx, `DELETE FROM frontier WHERE crawl IN (
+			SELECT id FROM crawls WHERE state IN (?, ?) ORDER BY id DESC LIMIT -1 OFFSET ?)`, ledger.Done, ledger.Cancelled, keptCrawls); err != nil {
 			return fmt.Errorf("stash: the crawls' ledger: %w", err)
 		}
 	}
 	return nil
 }
 
-const crawlColumns = `id, key, start, source, state, began, ended, counts, resumed, options`
+// keptCrawls is how many of the crawls that ended keep the list of the
+// pages they kept: a crawl of 1,000 pages keeps some 100 KB.
+const keptCrawls = 50
+
+// crawlColumns are the columns scanCrawl reads. A ledger an earlier heed
+// made, read by a reader before any writer added started_by to it, has
+// none: its crawls were all started at the command line.
+func (s *Stash) crawlColumns() string {
+	by := "started_by"
+	if s.crawls.noBy {
+		by = "''"
+	}
+	return `id, key, start, source, state, began, ended, counts, resumed, options, ` + by
+}
 
 type scanner interface{ Scan(dest ...any) error }
 
@@ -360,7 +402,7 @@ func scanCrawl(r scanner) (ledger.Crawl, error) {
 	var c ledger.Crawl
 	var began, ended int64
 	var counts string
-	if err := r.Scan(&c.ID, &c.Key, &c.Start, &c.Source, &c.State, &began, &ended, &counts, &c.Resumed, &c.Options); err != nil {
+	if err := r.Scan(&c.ID, &c.Key, &c.Start, &c.Source, &c.State, &began, &ended, &counts, &c.Resumed, &c.Options, &c.By); err != nil {
 		return ledger.Crawl{}, err
 	}
 	c.Began = time.Unix(0, began).UTC()
@@ -386,7 +428,7 @@ func (s *Stash) Crawls(ctx context.Context, limit int) ([]ledger.Crawl, error) {
 	if err != nil || db == nil {
 		return nil, err
 	}
-	rows, err := db.QueryContext(ctx, `SELECT `+crawlColumns+` FROM crawls ORDER BY id DESC LIMIT ?`, limit)
+	rows, err := db.QueryContext(ctx, `SELECT `+s.crawlColumns()+` FROM crawls ORDER BY id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("stash: the crawls' ledger: %w", err)
 	}
@@ -417,7 +459,7 @@ func (s *Stash) Crawl(ctx context.Context, id int64) (ledger.Crawl, error) {
 	if db == nil {
 		return ledger.Crawl{}, fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)
 	}
-	c, err := s.crawlRow(ctx, db, `SELECT `+crawlColumns+` FROM crawls WHERE id = ?`, id)
+	c, err := s.crawlRow(ctx, db, `SELECT `+s.crawlColumns()+` FROM crawls WHERE id = ?`, id)
 	if err != nil {
 		return ledger.Crawl{}, err
 	}
@@ -448,6 +490,33 @@ func (s *Stash) writerAlive() bool {
 	}
 	defer f.Close() // closing the file lets go of a lock taken here
 	return !lockFile(f)
+}
+
+func (s *Stash) Kept(ctx context.Context, id, after int64, limit int) ([]ledger.Kept, error) {
+	db, err := s.ledgerDB(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if db == nil {
+		return nil, fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)
+	}
+	if _, err := s.crawlRow(ctx, db, `SELECT `+s.crawlColumns()+` FROM crawls WHERE id = ?`, id); err != nil {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT url, fate, seq FROM frontier WHERE crawl = ? AND seq > ? AND fate IN ('stored', 'unchanged') ORDER BY seq LIMIT ?`, id, after, max(limit, 0))
+	if err != nil {
+		return nil, fmt.Errorf("stash: the crawls' ledger: %w", err)
+	}
+	defer rows.Close()
+	var out []ledger.Kept
+	for rows.Next() {
+		var k ledger.Kept
+		if err := rows.Scan(&k.URL, &k.Fate, &k.Seq); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
 }
 
 func (s *Stash) Turns(ctx context.Context) ([]ledger.Turn, error) {

@@ -15,6 +15,90 @@ func Run(t *testing.T, open func(t *testing.T) ledger.Ledger) {
 	t.Run("frozen", func(t *testing.T) { frozen(t, open(t)) })
 	t.Run("byID", func(t *testing.T) { byID(t, open(t)) })
 	t.Run("politeness", func(t *testing.T) { politeness(t, open(t)) })
+	t.Run("kept", func(t *testing.T) { kept(t, open(t)) })
+	t.Run("cancelled", func(t *testing.T) { cancelled(t, open(t)) })
+}
+
+// kept: a crawl's pages kept are listed in the order they were kept (not
+// queued), each once, paged by the Seq of the last one given, after its
+// end too; a page found kept again (a later write) keeps its place.
+func kept(t *testing.T, l ledger.Ledger) {
+	ctx := t.Context()
+	rec, _, err := l.Begin(ctx, ledger.Crawl{Key: "k", Start: "https://a.example/", By: ledger.ByAgent}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.By != ledger.ByAgent {
+		t.Errorf("By = %q, want %q", rec.By, ledger.ByAgent)
+	}
+	q := func(u string) ledger.Entry { return ledger.Entry{URL: "https://a.example/" + u, Fate: ledger.Queued} }
+	end := func(u string, f ledger.Fate) ledger.Entry {
+		return ledger.Entry{URL: "https://a.example/" + u, Fate: f}
+	}
+	for _, batch := range [][]ledger.Entry{
+		{q("a"), q("b"), q("c"), q("d")},
+		{end("c", ledger.Stored), end("a", ledger.Failed)},
+		{end("b", ledger.Unchanged), end("d", ledger.Stored)},
+		{end("c", ledger.Stored)}, // written again: keeps its place
+	} {
+		if err := l.Write(ctx, rec.ID, batch, ledger.Counts{}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A crawl that ended still lists what it kept.
+	if err := l.Finish(ctx, rec.ID, ledger.Done, ledger.Counts{}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var after int64
+	for range 10 {
+		page, err := l.Kept(ctx, rec.ID, after, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		if len(page) > 2 {
+			t.Fatalf("a page of %d, limit 2", len(page))
+		}
+		for _, k := range page {
+			got = append(got, k.URL[len("https://a.example/"):]+" "+string(k.Fate))
+		}
+		after = page[len(page)-1].Seq
+	}
+	if want := []string{"c stored", "b unchanged", "d stored"}; !slices.Equal(got, want) {
+		t.Errorf("kept %q, want %q", got, want)
+	}
+	if got, _ := l.Crawl(ctx, rec.ID); got.By != ledger.ByAgent {
+		t.Errorf("read back, By = %q, want %q", got.By, ledger.ByAgent)
+	}
+	if _, err := l.Kept(ctx, rec.ID+100, 0, 10); !errors.Is(err, ledger.ErrNoCrawl) {
+		t.Errorf("Kept of no crawl: %v, want ErrNoCrawl", err)
+	}
+}
+
+// cancelled: a crawl cancelled is not taken up again by its key, nor by
+// its ID.
+func cancelled(t *testing.T, l ledger.Ledger) {
+	ctx := t.Context()
+	c := ledger.Crawl{Key: "k", Start: "https://a.example/"}
+	rec, _, err := l.Begin(ctx, c, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Write(ctx, rec.ID, []ledger.Entry{{URL: "https://a.example/x", Fate: ledger.Queued}}, ledger.Counts{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Finish(ctx, rec.ID, ledger.Cancelled, ledger.Counts{}); err != nil {
+		t.Fatal(err)
+	}
+	if again, _, err := l.Begin(ctx, c, 0); err != nil || again.ID == rec.ID {
+		t.Errorf("the same key after a cancel: %+v, %v; want a crawl of its own", again, err)
+	}
+	if _, _, err := l.Begin(ctx, c, rec.ID); !errors.Is(err, ledger.ErrNotResumable) {
+		t.Errorf("resuming a crawl cancelled: %v, want ErrNotResumable", err)
+	}
 }
 
 func urls(es []ledger.Entry) []string {
