@@ -35,6 +35,8 @@ type CrawlRequest struct {
 	// Without it, a crawl cut short is taken up again by the same
 	// request.
 	Resume int64
+	// By is who starts the crawl (ledger.Crawl.By).
+	By string
 }
 
 // CrawlResult is what a crawl came to.
@@ -81,7 +83,7 @@ func (s *Service) options(req CrawlRequest) (crawl.Options, error) {
 	if err != nil {
 		return crawl.Options{}, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(req.Start), Err: err}
 	}
-	return crawl.Options{Options: req.Options, Page: req.Page, Resume: req.Resume}, nil
+	return crawl.Options{Options: req.Options, Page: req.Page, Resume: req.Resume, By: req.By}, nil
 }
 
 // Crawl crawls politely into the store (or, with NoStore, into nothing),

@@ -100,6 +100,8 @@ type Service struct {
 	teamMu sync.Mutex
 	team   *pgstore.Store // the team's database, for crawl work (Config.DB)
 	turns  *team.Turns
+
+	jobs jobs // the crawls started by StartCrawl
 }
 
 // New returns a Service.
@@ -120,6 +122,8 @@ func New(cfg Config) *Service {
 		cfg.HTTP = fetch.New(fetch.Config{UserAgent: cfg.Agent})
 	}
 	s := &Service{cfg: cfg}
+	s.jobs.ctx, s.jobs.stop = context.WithCancel(context.Background())
+	s.jobs.running = map[int64]*job{}
 	var turns polite.Turns = polite.NewSchedule()
 	if cfg.DB != "" {
 		if cfg.Open == nil {
@@ -294,6 +298,9 @@ func unsettled(n int) string {
 
 // Close lets go of the store, if no call uses it; calls after Close fail.
 func (s *Service) Close() error {
+	// The crawl jobs stop first, interrupted (ResumeCrawls takes them up
+	// again), and record their ends while the store is open.
+	s.jobs.close()
 	if s.cfg.Browser != nil {
 		s.cfg.Browser.Close()
 	}
