@@ -908,7 +908,8 @@ func isHTML(contentType string) bool {
 // seedAfter reads the crawl's seeds (Engine.Seed), once a run, from
 // where its start page was fetched (from), or, with from "", without
 // the seeds that wait for one; a crawl that had read them does not read
-// them again. It reads them in a goroutine of the crawl's, and reports
+// them again. It reads them in a goroutine of the crawl's, on one of
+// the places of Options.Hosts, and reports
 // whether it started to; the pages they list are queued as links are.
 // What it leaves unread is counted in Summary.Left.Sitemaps.
 func (r *run) seedAfter(from string) (started bool) {
@@ -920,6 +921,13 @@ func (r *run) seedAfter(from string) (started bool) {
 		r.wg.Add(1)
 		go func() {
 			defer r.wg.Done()
+			// Its requests take one of the places of Options.Hosts, as
+			// a host's worker does (hostSlot).
+			release, ok := r.hostSlot(func() {})
+			if !ok {
+				return
+			}
+			defer release()
 			r.seed(from)
 		}()
 	})
