@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -11,6 +13,8 @@ import (
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ledger"
+	"github.com/heedhq/heed/internal/pgstore"
+	"github.com/heedhq/heed/internal/team"
 )
 
 // A crawl job is a crawl that runs in the service beside the call that
@@ -54,6 +58,11 @@ var ErrNotRunning = errors.New("no crawl of that ID runs here")
 func (s *Service) StartCrawl(ctx context.Context, req CrawlRequest) (int64, error) {
 	if req.NoStore || req.Page != nil {
 		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", Err: errors.New("a crawl job stores its pages")}
+	}
+	if s.cfg.DB != "" {
+		// A team's crawl is queued for its workers, who run it; it goes
+		// on whatever becomes of this service.
+		return s.StartTeamCrawl(ctx, req)
 	}
 	if req.Resume == 0 || req.Start != "" {
 		if _, err := s.options(req); err != nil {
@@ -111,20 +120,57 @@ func (s *Service) StartCrawl(ctx context.Context, req CrawlRequest) (int64, erro
 	}
 }
 
-// CrawlStatus is where a crawl of the store stands: its record.
+// CrawlStatus is where a crawl of the store stands: its record, in the
+// stash's ledger or the team's database.
 func (s *Service) CrawlStatus(ctx context.Context, id int64) (*ledger.Crawl, error) {
-	return s.CrawlRecord(ctx, id)
+	if s.cfg.DB == "" {
+		return s.CrawlRecord(ctx, id)
+	}
+	p, err := s.CrawlProgress(ctx, id)
+	if errors.Is(err, team.ErrNoCrawl) {
+		return nil, &heed.Error{Kind: heed.NotFound, Op: "read a crawl", Err: fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)}
+	}
+	if err != nil {
+		return nil, &heed.Error{Kind: heed.Internal, Op: "read a crawl", Err: err}
+	}
+	c := &ledger.Crawl{ID: p.ID, Start: p.Start, Source: p.Source, State: ledger.State(p.State), Began: p.Created,
+		Counts: ledger.Counts{Requests: p.Fetched, Stored: p.Stored, Unchanged: p.Unchanged, Skipped: p.Skipped}}
+	if p.Ended != nil {
+		c.Ended = *p.Ended
+	}
+	for _, n := range p.Failed {
+		c.Counts.Failed += n
+	}
+	return c, nil
 }
 
 // WaitCrawl waits until the crawl of id, a job of this service, has
 // ended, or wait has passed, or ctx ended, and returns where it stands.
 func (s *Service) WaitCrawl(ctx context.Context, id int64, wait time.Duration) (*ledger.Crawl, error) {
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	if s.cfg.DB != "" {
+		// A team's crawl is asked how it stands, as FollowCrawl does.
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			c, err := s.CrawlStatus(context.WithoutCancel(ctx), id)
+			if err != nil || c.State != ledger.Running {
+				return c, err
+			}
+			select {
+			case <-tick.C:
+			case <-t.C:
+				return c, nil
+			case <-ctx.Done():
+				return c, nil
+			}
+		}
+	}
 	s.jobs.mu.Lock()
 	j := s.jobs.running[id]
 	s.jobs.mu.Unlock()
 	if j != nil {
-		t := time.NewTimer(wait)
-		defer t.Stop()
 		select {
 		case <-j.done:
 		case <-t.C:
@@ -139,6 +185,21 @@ func (s *Service) WaitCrawl(ctx context.Context, id int64, wait time.Duration) (
 // not asked, and it ends cancelled, not to be taken up again. It
 // returns once the crawl has recorded its end.
 func (s *Service) CancelCrawl(ctx context.Context, id int64) error {
+	if s.cfg.DB != "" {
+		db, err := s.teamDB(ctx)
+		if err != nil {
+			return err
+		}
+		switch err := team.Cancel(ctx, db.Pool(), id); {
+		case errors.Is(err, team.ErrNoCrawl):
+			return &heed.Error{Kind: heed.NotFound, Op: "cancel a crawl", Err: fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)}
+		case errors.Is(err, team.ErrNotRunning):
+			return &heed.Error{Kind: heed.Invalid, Op: "cancel a crawl", Err: fmt.Errorf("crawl %d: %w", id, ErrNotRunning)}
+		case err != nil:
+			return &heed.Error{Kind: heed.Internal, Op: "cancel a crawl", Err: pgstore.Redact(s.cfg.DB, err)}
+		}
+		return nil
+	}
 	s.jobs.mu.Lock()
 	j := s.jobs.running[id]
 	s.jobs.mu.Unlock()
@@ -180,27 +241,40 @@ type KeptPage struct {
 // MaxKeptPage is the most pages CrawlKept gives at a time.
 const MaxKeptPage = 100
 
-// CrawlKept are the pages the crawl of id kept after the cursor after
-// (0 for the first), in the order it kept them, limit at most (no more
-// than MaxKeptPage), each with its snapshot's ID and title; next is the
-// cursor of the page after the last given, 0 when none was given.
-func (s *Service) CrawlKept(ctx context.Context, id, after int64, limit int) (pages []KeptPage, next int64, err error) {
+// errCursor is the cause of a cursor CrawlKept did not give.
+var errCursor = errors.New("the cursor is not one a list of this crawl gave: start again without it")
+
+// CrawlKept are the pages the crawl of id kept after the cursor (""
+// for the first), in the order it kept them, limit at most (no more than
+// MaxKeptPage), each with its snapshot's ID and title; next is the
+// cursor of the page after the last given, "" when none was given.
+func (s *Service) CrawlKept(ctx context.Context, id int64, cursor string, limit int) (pages []KeptPage, next string, err error) {
 	limit = min(max(limit, 1), MaxKeptPage)
+	if s.cfg.DB != "" {
+		return s.teamKept(ctx, id, cursor, limit)
+	}
+	var after int64
+	if cursor != "" {
+		n, ok := strings.CutPrefix(cursor, "s")
+		if after, err = strconv.ParseInt(n, 10, 64); !ok || err != nil || after < 0 {
+			return nil, "", &heed.Error{Kind: heed.Invalid, Op: "list a crawl's pages", Err: errCursor}
+		}
+	}
 	st, done, err := s.use(ctx, toRead)
 	if err != nil {
-		return nil, 0, err
+		return nil, "", err
 	}
 	defer done()
 	l, ok := st.(ledger.Ledger)
 	if !ok {
-		return nil, 0, &heed.Error{Kind: heed.NotFound, Op: "read a crawl", Err: fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)}
+		return nil, "", &heed.Error{Kind: heed.NotFound, Op: "read a crawl", Err: fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)}
 	}
-	kept, err := l.Kept(ctx, id, max(after, 0), limit)
+	kept, err := l.Kept(ctx, id, after, limit)
 	switch {
 	case errors.Is(err, ledger.ErrNoCrawl):
-		return nil, 0, &heed.Error{Kind: heed.NotFound, Op: "read a crawl", Err: err}
+		return nil, "", &heed.Error{Kind: heed.NotFound, Op: "read a crawl", Err: err}
 	case err != nil:
-		return nil, 0, &heed.Error{Kind: heed.Internal, Op: "read a crawl", Err: err}
+		return nil, "", &heed.Error{Kind: heed.Internal, Op: "read a crawl", Err: err}
 	}
 	for _, k := range kept {
 		p := KeptPage{URL: k.URL, Fate: k.Fate}
@@ -208,15 +282,56 @@ func (s *Service) CrawlKept(ctx context.Context, id, after int64, limit int) (pa
 			p.ID, p.Title, p.FetchedAt = snap.ID, snap.Title, snap.FetchedAt
 		}
 		pages = append(pages, p)
-		next = k.Seq
+		next = "s" + strconv.FormatInt(k.Seq, 10)
+	}
+	return pages, next, nil
+}
+
+// teamKept is CrawlKept of a team's crawl: its cursor is the time and
+// sequence of the last page given.
+func (s *Service) teamKept(ctx context.Context, id int64, cursor string, limit int) (pages []KeptPage, next string, err error) {
+	var at time.Time
+	var seq int64
+	if cursor != "" {
+		rest, ok := strings.CutPrefix(cursor, "t")
+		ns, sq, ok2 := strings.Cut(rest, ".")
+		n, err1 := strconv.ParseInt(ns, 10, 64)
+		q, err2 := strconv.ParseInt(sq, 10, 64)
+		if !ok || !ok2 || err1 != nil || err2 != nil || n < 0 || q < 0 {
+			return nil, "", &heed.Error{Kind: heed.Invalid, Op: "list a crawl's pages", Err: errCursor}
+		}
+		at, seq = time.Unix(0, n*1000).UTC(), q
+	}
+	db, err := s.teamDB(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	kept, err := team.Kept(ctx, db.Pool(), id, at, seq, limit)
+	switch {
+	case errors.Is(err, team.ErrNoCrawl):
+		return nil, "", &heed.Error{Kind: heed.NotFound, Op: "read a crawl", Err: fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)}
+	case err != nil:
+		return nil, "", &heed.Error{Kind: heed.Internal, Op: "read a crawl", Err: pgstore.Redact(s.cfg.DB, err)}
+	}
+	for _, k := range kept {
+		p := KeptPage{URL: k.URL, ID: k.ID, Title: k.Title, FetchedAt: k.FetchedAt, Fate: ledger.Stored}
+		if k.Unchanged {
+			p.Fate = ledger.Unchanged
+		}
+		pages = append(pages, p)
+		next = fmt.Sprintf("t%d.%d", k.At.UnixMicro(), k.Seq)
 	}
 	return pages, next, nil
 }
 
 // ResumeCrawls takes up again, as jobs, the crawls by who (ledger.By)
 // that were left interrupted: by a service closed, a process that
-// died. It returns their IDs.
+// died. It returns their IDs. A team's crawls need none: its workers
+// go on with them.
 func (s *Service) ResumeCrawls(ctx context.Context, by string) ([]int64, error) {
+	if s.cfg.DB != "" {
+		return nil, nil
+	}
 	crawls, err := s.Crawls(ctx, 100)
 	if err != nil {
 		var nostash *NoStashError

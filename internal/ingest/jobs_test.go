@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -74,7 +75,7 @@ func jobRequest(start string) CrawlRequest {
 func allKept(t *testing.T, svc *Service, id int64, limit int) []string {
 	t.Helper()
 	var urls []string
-	var after int64
+	after := ""
 	for range 100 {
 		pages, next, err := svc.CrawlKept(t.Context(), id, after, limit)
 		if err != nil {
@@ -128,8 +129,13 @@ func TestCrawlJob(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("kept %q, want %q", got, want)
 	}
-	if _, _, err := svc.CrawlKept(t.Context(), id+99, 0, 10); err == nil {
+	if _, _, err := svc.CrawlKept(t.Context(), id+99, "", 10); err == nil {
 		t.Error("CrawlKept of no crawl: no error")
+	}
+	for _, bad := range []string{"x", "s-1", "s", "t1.2", "s99999999999999999999", "s1e3"} {
+		if _, _, err := svc.CrawlKept(t.Context(), id, bad, 10); err == nil {
+			t.Errorf("CrawlKept after cursor %q: no error", bad)
+		}
 	}
 }
 
@@ -205,5 +211,73 @@ func TestCrawlJobResumedAfterClose(t *testing.T) {
 	}
 	if got := allKept(t, again, id, 100); len(got) != 7 {
 		t.Errorf("kept %d pages over both runs, want 7: %q", len(got), got)
+	}
+}
+
+// TestTeamCrawlJob: with a team's database, a crawl job is queued for
+// the team's workers, followed by its ID to its end, lists what it kept,
+// and one cancelled stops and ends cancelled.
+func TestTeamCrawlJob(t *testing.T) {
+	db := teamDatabase(t)
+	client := fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	svc := New(Config{HTTP: client, DB: db, Delay: -1})
+	t.Cleanup(func() { svc.Close() })
+	worker := New(Config{HTTP: client, DB: db, Delay: -1})
+	wctx, stop := context.WithCancel(t.Context())
+	worked := make(chan error, 1)
+	go func() { worked <- worker.Work(wctx, WorkerConfig{}) }()
+	t.Cleanup(func() {
+		stop()
+		<-worked
+		worker.Close()
+	})
+
+	js := newJobSite(t, 6, 3)
+	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-js.held
+	if st, err := svc.WaitCrawl(t.Context(), id, time.Millisecond); err != nil || st.State != ledger.Running {
+		t.Fatalf("while a page is held: %+v, %v; want it running", st, err)
+	}
+	close(js.release)
+	st, err := svc.WaitCrawl(t.Context(), id, time.Minute)
+	if err != nil || st.State != ledger.Done || st.Counts.Stored != 7 {
+		t.Fatalf("at its end: %+v, %v; want it done, 7 pages stored", st, err)
+	}
+	if got := allKept(t, svc, id, 3); len(got) != 7 || len(slices.Compact(slices.Sorted(slices.Values(got)))) != 7 {
+		t.Errorf("kept %q: want the 7 pages, each once", got)
+	}
+	for _, bad := range []string{"s1", "t", "t1", "t-1.2", "t1.x"} {
+		if _, _, err := svc.CrawlKept(t.Context(), id, bad, 10); err == nil {
+			t.Errorf("CrawlKept after cursor %q: no error", bad)
+		}
+	}
+
+	js2 := newJobSite(t, 6, 2)
+	id2, err := svc.StartCrawl(t.Context(), jobRequest(js2.URL+"/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-js2.held
+	if err := svc.CancelCrawl(t.Context(), id2); err != nil {
+		t.Fatal(err)
+	}
+	close(js2.release)
+	st, err = svc.WaitCrawl(t.Context(), id2, time.Minute)
+	if err != nil || st.State != ledger.Cancelled || st.Counts.Skipped["cancelled"] == 0 {
+		t.Fatalf("cancelled: %+v, %v; want it cancelled, its URLs left skipped as cancelled", st, err)
+	}
+	for i := 3; i < 6; i++ {
+		if n := js2.count(fmt.Sprintf("/p%d", i)); n != 0 {
+			t.Errorf("/p%d asked %d times after the cancel", i, n)
+		}
+	}
+	if err := svc.CancelCrawl(t.Context(), id2); err == nil {
+		t.Error("cancelling a crawl that ended: no error")
+	}
+	if err := svc.CancelCrawl(t.Context(), id2+100); err == nil {
+		t.Error("cancelling no crawl: no error")
 	}
 }

@@ -165,6 +165,12 @@ var migrations = []string{
 	// Via, newline-separated): a page llms.txt lists is read as the
 	// Markdown llms.txt says it is, though served as plain text.
 	`ALTER TABLE heed_frontier ADD COLUMN via text NOT NULL DEFAULT '';`,
+	// 8: a crawl cancelled on purpose (team.Cancel): it ends as one past
+	// its deadline does, its URLs left skipped as cancelled, and its
+	// state says so.
+	`ALTER TABLE heed_crawl ADD COLUMN cancelled boolean NOT NULL DEFAULT false;
+	ALTER TABLE heed_crawl DROP CONSTRAINT IF EXISTS heed_crawl_state_check;
+	ALTER TABLE heed_crawl ADD CONSTRAINT heed_crawl_state_check CHECK (state IN ('running', 'interrupted', 'done', 'failed', 'cancelled'));`,
 }
 
 // Version is the heed schema version this build knows.

@@ -3,9 +3,11 @@ package team
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/heedhq/heed/internal/crawl"
 )
@@ -53,7 +55,7 @@ const countSQL = `
 // endSQL ends the crawls given ($1) that are seeded and have no URL
 // queued: they are done, their rows frozen.
 const endSQL = `
-	UPDATE heed_crawl c SET state = 'done', ended_at = now()
+	UPDATE heed_crawl c SET state = CASE WHEN c.cancelled THEN 'cancelled' ELSE 'done' END, ended_at = now()
 	WHERE c.id = ANY($1) AND c.state = 'running' AND c.seeded
 		AND NOT EXISTS (SELECT 1 FROM heed_frontier f WHERE f.crawl = c.id AND f.state = 'queued')`
 
@@ -65,7 +67,7 @@ const endSQL = `
 // the crawl that holds the URL a commit ends, or for a crawl seeding),
 // so that it is safe to end it without its lock.
 const sweepEndSQL = `
-	UPDATE heed_crawl c SET state = 'done', ended_at = now()
+	UPDATE heed_crawl c SET state = CASE WHEN c.cancelled THEN 'cancelled' ELSE 'done' END, ended_at = now()
 	WHERE c.state = 'running' AND c.seeded
 		AND NOT EXISTS (SELECT 1 FROM heed_frontier f WHERE f.crawl = c.id AND f.state = 'queued')`
 
@@ -142,30 +144,89 @@ func (s *slice) endPastDeadline(ctx context.Context) error {
 		return err
 	}
 	return inTx(ctx, s.w.Pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `
+		return endLate(ctx, tx, `f.host = $1`, s.host)
+	})
+}
+
+// endLate skips, in tx, the queued URLs that where (a condition on the
+// frontier's row f, of its argument $1) picks of crawls past their
+// deadline, or cancelled, counts them in their crawls' rows and ends
+// those crawls with no URL left.
+func endLate(ctx context.Context, tx pgx.Tx, where string, arg any) error {
+	rows, err := tx.Query(ctx, `
+		WITH s AS (
+			UPDATE heed_frontier f SET updated_at = now(), state = 'skipped',
+				reason = CASE WHEN c.cancelled THEN $2 ELSE $3 END,
+				detail = CASE WHEN c.cancelled THEN $4 ELSE $5 END
+			FROM heed_crawl c WHERE f.crawl = c.id AND `+where+` AND f.state = 'queued' AND c.deadline_at < now()
+			RETURNING f.crawl, f.reason
+		)
+		SELECT crawl, reason, count(*)::int FROM s GROUP BY crawl, reason`,
+		arg, crawl.ReasonCancelled, crawl.ReasonDeadline, "the crawl was cancelled", "the crawl's deadline came first")
+	if err != nil {
+		return err
+	}
+	t := tally{}
+	for rows.Next() {
+		var id int64
+		var reason string
+		var n int
+		if err := rows.Scan(&id, &reason, &n); err != nil {
+			rows.Close()
+			return err
+		}
+		t.add(id, "skipped", reason, n)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	return countEnds(ctx, tx, t)
+}
+
+// ErrNotRunning is Cancel's error for a crawl that has ended.
+var ErrNotRunning = errors.New("the crawl has ended")
+
+// Cancel cancels a running crawl: it is past its deadline from now on,
+// its URLs queued are skipped as cancelled at once (and any queued after,
+// by a page in flight or its seed job, at its host's next turn), counted
+// in its row, and it ends cancelled once none is left; a URL in flight
+// on a worker ends as it would.
+func Cancel(ctx context.Context, pool *pgxpool.Pool, id int64) error {
+	return inTx(ctx, pool, func(tx pgx.Tx) error {
+		var state string
+		err := tx.QueryRow(ctx, `SELECT state FROM heed_crawl WHERE id = $1`, id).Scan(&state)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return fmt.Errorf("%w: %d", ErrNoCrawl, id)
+		case err != nil:
+			return err
+		case state != "running":
+			return fmt.Errorf("crawl %d is %s: %w", id, state, ErrNotRunning)
+		}
+		// The frontier's rows first, then the crawl's, as a commit
+		// changes them (countEnds).
+		var n int
+		if err := tx.QueryRow(ctx, `
 			WITH s AS (
-				UPDATE heed_frontier f SET state = 'skipped', reason = $2, detail = $3, updated_at = now()
-				FROM heed_crawl c WHERE f.crawl = c.id AND f.host = $1 AND f.state = 'queued' AND c.deadline_at < now()
-				RETURNING f.crawl
+				UPDATE heed_frontier SET state = 'skipped', reason = $2, detail = $3, updated_at = now()
+				WHERE crawl = $1 AND state = 'queued' RETURNING 1
 			)
-			SELECT crawl, count(*)::int FROM s GROUP BY crawl`,
-			s.host, crawl.ReasonDeadline, "the crawl's deadline came first")
+			SELECT count(*)::int FROM s`, id, crawl.ReasonCancelled, "the crawl was cancelled").Scan(&n); err != nil {
+			return err
+		}
+		// Past its deadline, any URL queued for it later is skipped at
+		// its host's next turn (endLate); seeded, it may end.
+		tag, err := tx.Exec(ctx, `
+			UPDATE heed_crawl SET cancelled = true, seeded = true, deadline_at = least(deadline_at, now())
+			WHERE id = $1 AND state = 'running'`, id)
 		if err != nil {
 			return err
 		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("crawl %d: %w", id, ErrNotRunning)
+		}
 		t := tally{}
-		for rows.Next() {
-			var id int64
-			var n int
-			if err := rows.Scan(&id, &n); err != nil {
-				rows.Close()
-				return err
-			}
-			t.add(id, "skipped", crawl.ReasonDeadline, n)
-		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
+		t.add(id, "skipped", crawl.ReasonCancelled, n)
 		return countEnds(ctx, tx, t)
 	})
 }

@@ -113,3 +113,65 @@ func TeamStatus(ctx context.Context, pool *pgxpool.Pool, limit int) (*Status, er
 	}
 	return st, nil
 }
+
+// KeptPage is a page a team's crawl kept: stored, or found unchanged.
+type KeptPage struct {
+	URL       string
+	Unchanged bool
+	ID, Title string // its snapshot's
+	FetchedAt time.Time
+	// At and Seq place it in the order the crawl kept its pages: the
+	// cursor of the next.
+	At  time.Time
+	Seq int64
+}
+
+// keptSettle is how long a running crawl's page is kept before it is
+// listed: the order of pages kept is their transactions' time, and a
+// transaction begun earlier may commit later than one already listed.
+// A commit's transaction lasts milliseconds.
+const keptSettle = 2 * time.Second
+
+// Kept are the pages crawl id kept after the one at (at, seq) (zero
+// values for the first), in the order it kept them, limit at most.
+func Kept(ctx context.Context, pool *pgxpool.Pool, id int64, at time.Time, seq int64, limit int) ([]KeptPage, error) {
+	var state string
+	err := pool.QueryRow(ctx, `SELECT state FROM heed_crawl WHERE id = $1`, id).Scan(&state)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%w: %d", ErrNoCrawl, id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	settled := time.Time{} // a crawl that ended lists every page
+	if state == "running" {
+		settled = time.Now().Add(-keptSettle)
+	}
+	rows, err := pool.Query(ctx, `
+		SELECT f.url, f.reason = $2, coalesce(s.id, ''), coalesce(s.title, ''), coalesce(s.fetched_at, 'epoch'), f.updated_at, f.seq
+		FROM heed_frontier f LEFT JOIN heed_snapshot s ON s.url = f.url
+		WHERE f.crawl = $1 AND f.state = 'done' AND f.reason <> $3
+			AND (f.updated_at, f.seq) > ($4, $5) AND ($6::timestamptz = 'epoch' OR f.updated_at < $6)
+		ORDER BY f.updated_at, f.seq LIMIT $7`,
+		id, reasonUnchanged, reasonClaimed, at, seq, settledOrEpoch(settled), max(limit, 0))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []KeptPage
+	for rows.Next() {
+		var k KeptPage
+		if err := rows.Scan(&k.URL, &k.Unchanged, &k.ID, &k.Title, &k.FetchedAt, &k.At, &k.Seq); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
+}
+
+func settledOrEpoch(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Unix(0, 0).UTC()
+	}
+	return t
+}
