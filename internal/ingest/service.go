@@ -29,6 +29,9 @@ type Store interface {
 	source.Store
 	Search(ctx context.Context, q heed.Query) ([]heed.Hit, error)
 	List(ctx context.Context, source string) ([]heed.Entry, error)
+	// ListAfter lists at most limit snapshots, of every source, whose IDs
+	// sort after the ID after ("" for the first), by ID.
+	ListAfter(ctx context.Context, after string, limit int) ([]heed.Entry, error)
 	Sources(ctx context.Context) (map[string]int, error)
 	Remove(ctx context.Context, source string) (int, error)
 	Reindex(ctx context.Context) (int, error)

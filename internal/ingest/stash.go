@@ -161,6 +161,50 @@ func (s *Service) List(ctx context.Context, source string) ([]heed.Entry, error)
 	return entries, nil
 }
 
+// MaxListPage is the most snapshots one ListPage lists.
+const MaxListPage = 1000
+
+// ErrCursor is the cause of a ListPage whose cursor is not one a
+// ListPage gave.
+var ErrCursor = errors.New("the cursor is not one heed gave")
+
+// ListPage is a page of the store's snapshots, of every source, by ID: at
+// most n (at most MaxListPage) from the one after cursor ("" for the
+// first page), and the cursor of the next page, "" when this page is the
+// last. A cursor is the ID of the last snapshot of its page, so a
+// listing stays in step whatever is stored or removed meanwhile: no
+// snapshot is listed twice, none stored throughout is left out, and one
+// stored while the pages are read is listed if its ID comes after the
+// page read then. A cursor that is not an ID is an Invalid error
+// wrapping ErrCursor.
+func (s *Service) ListPage(ctx context.Context, cursor string, n int) ([]heed.Entry, string, error) {
+	if cursor != "" && !ValidID(cursor) {
+		return nil, "", &heed.Error{Kind: heed.Invalid, Op: "list", Err: ErrCursor}
+	}
+	n = min(max(n, 1), MaxListPage)
+	st, done, err := s.use(ctx, toRead)
+	if err != nil {
+		return nil, "", err
+	}
+	defer done()
+	// One more than the page, to know whether another follows it.
+	entries, err := st.ListAfter(ctx, cursor, n+1)
+	if err != nil {
+		return nil, "", &heed.Error{Kind: heed.Internal, Op: "list the stash", Err: err}
+	}
+	if len(entries) <= n {
+		return entries, "", nil
+	}
+	entries = entries[:n]
+	return entries, entries[n-1].ID, nil
+}
+
+// ValidID reports whether s is a snapshot's ID as heed.IDOf makes it: 12
+// lower-case hex digits.
+func ValidID(s string) bool {
+	return len(s) == 12 && isIDPrefix(s)
+}
+
 // Remove forgets a source's snapshots, and says how many there were, in
 // the store's log too; a
 // NotFound error whose cause is a *NoSourceError if it had none.

@@ -262,6 +262,21 @@ func (s *Store) Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error)
 func (s *Store) List(ctx context.Context, source string) ([]heed.Entry, error) {
 	source = Clean(source)
 	rows, err := s.pool.Query(ctx, `SELECT id, source, url, title, fetched_at FROM heed_snapshot WHERE $1 = '' OR source = $1 ORDER BY url`, source)
+	return s.entries(rows, err)
+}
+
+// ListAfter lists at most limit snapshots, of every source, whose IDs
+// sort after the ID after ("" for the first), by ID: a page of a listing
+// that stays in step whatever is stored or removed before it meanwhile.
+// IDs are lower-case hex digits, which every collation sorts alike, so
+// the ID's own index serves the order.
+func (s *Store) ListAfter(ctx context.Context, after string, limit int) ([]heed.Entry, error) {
+	rows, err := s.pool.Query(ctx, `SELECT id, source, url, title, fetched_at FROM heed_snapshot WHERE id > $1 ORDER BY id LIMIT $2`, Clean(after), limit)
+	return s.entries(rows, err)
+}
+
+// entries reads the entries a query of List or ListAfter selected.
+func (s *Store) entries(rows pgx.Rows, err error) ([]heed.Entry, error) {
 	if err != nil {
 		return nil, s.fail(err)
 	}

@@ -128,6 +128,21 @@ func (s *Stash) Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error)
 func (s *Stash) List(ctx context.Context, source string) ([]heed.Entry, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT id, source, url, title, fetched_at, path FROM docs
 		WHERE state = 'ok' AND (? = '' OR source = ?) ORDER BY source, url`, source, source)
+	return entries(rows, err)
+}
+
+// ListAfter returns at most limit snapshots, of every source, whose IDs
+// sort after the ID after ("" for the first), by ID: a page of a listing
+// that stays in step whatever is stored or removed before it meanwhile.
+// A snapshot whose first write is under way is not listed yet.
+func (s *Stash) ListAfter(ctx context.Context, after string, limit int) ([]heed.Entry, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, source, url, title, fetched_at, path FROM docs
+		WHERE state = 'ok' AND id > ? ORDER BY id LIMIT ?`, after, limit)
+	return entries(rows, err)
+}
+
+// entries reads the entries a query of List or ListAfter selected.
+func entries(rows *sql.Rows, err error) ([]heed.Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stash: %w", err)
 	}
