@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/heedhq/heed"
@@ -139,9 +140,14 @@ func (s *Service) crawlInto(ctx context.Context, st Store, o crawl.Options, req 
 	var mu sync.Mutex
 	var skips []crawl.Event
 	var began crawl.Event
+	var stored atomic.Bool
 	sum, err := c.Crawl(ctx, o, func(ev crawl.Event) {
 		if ev.Kind == crawl.Began {
 			began = ev // before any other event, from one goroutine
+		}
+		if ev.Kind == crawl.Stored && st != nil {
+			stored.Store(true)
+			s.stored(o.Source, ev.URL)
 		}
 		if ev.Logged() {
 			mu.Lock()
@@ -154,6 +160,10 @@ func (s *Service) crawlInto(ctx context.Context, st Store, o crawl.Options, req 
 			events(ev)
 		}
 	})
+	if stored.Load() {
+		// The crawl has flushed what it stored: it is all listed now.
+		s.changed(Change{Source: o.Source, Ended: true})
+	}
 	if err != nil && sum == nil {
 		return nil, err
 	}

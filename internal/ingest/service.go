@@ -105,6 +105,10 @@ type Service struct {
 	turns  *team.Turns
 
 	jobs jobs // the crawls started by StartCrawl
+
+	watchMu  sync.Mutex
+	watchers map[int]func(Change) // by the number Watch gave each
+	watched  int                  // the watchers there have been
 }
 
 // New returns a Service.
