@@ -50,7 +50,10 @@ ADDR's own host.
 Tools: web_fetch (one page as Markdown; robots.txt is not consulted for a
 page asked for on purpose), web_crawl (a polite crawl into the stash, with
 progress notifications), web_grep (a regular expression over one page, or
-over a polite crawl), stash_search, stash_read and stash_sources.
+over a polite crawl), stash_search, stash_read and stash_sources. The
+stash's pages are resources too: heed://snapshot/{id} (whole, or in parts)
+and heed://sources, which a client may subscribe to, and is told when a
+crawl of this server stores a page.
 
 Every tool call shares one robots.txt cache and one per-host schedule, so
 agents crawling one host together do not add to its load. The limits below

@@ -98,6 +98,7 @@ type Server struct {
 	cfg   Config
 	svc   *ingest.Service
 	pages *pageCache
+	res   *resources
 	mcp   *sdk.Server
 	log   *slog.Logger
 
@@ -133,9 +134,13 @@ func New(cfg Config) *Server {
 	s.life, s.stop = context.WithCancel(context.Background())
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "heed", Title: "heed: the polite web for agents", Version: heed.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
-		Capabilities: &sdk.ServerCapabilities{}, // tools only; no logging capability
+		// Tools and resources, as added; no logging capability.
+		Capabilities:       &sdk.ServerCapabilities{},
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribe,
 	})
 	s.addTools()
+	s.addResources()
 	return s
 }
 
@@ -143,8 +148,10 @@ const instructions = `heed reads the web politely and keeps what it crawls in a 
 web_fetch reads one page on purpose (robots.txt is not consulted for a single page); web_crawl
 crawls a site into the stash, heeding robots.txt, Crawl-delay and each page's robots directives;
 web_grep finds a regular expression in one page, or in a site crawled politely. stash_search,
-stash_read and stash_sources read what was crawled. The user's limits (networks, pages, depth,
-delay) bind every call: arguments can narrow them, never widen them.` + "\n" + pageTextRule
+stash_read and stash_sources read what was crawled; the same pages are resources too,
+heed://snapshot/{id} (whole, or in parts as stash_read gives them) and heed://sources, which a
+client may subscribe to. The user's limits (networks, pages, depth, delay) bind every call:
+arguments can narrow them, never widen them.` + "\n" + pageTextRule
 
 // MCP returns the SDK server, to connect to any transport.
 func (s *Server) MCP() *sdk.Server { return s.mcp }

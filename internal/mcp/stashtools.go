@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -118,16 +117,7 @@ func (s *Server) stashSources(ctx context.Context, req *sdk.CallToolRequest, _ s
 	if err != nil {
 		return nil, out, s.failed(ctx, "list the stash's sources", err)
 	}
-	var b strings.Builder
-	for name, n := range srcs {
-		out.Sources = append(out.Sources, Source{Name: name, Snapshots: n})
-	}
-	sort.Slice(out.Sources, func(i, j int) bool { return out.Sources[i].Name < out.Sources[j].Name })
-	for _, src := range out.Sources {
-		fmt.Fprintf(&b, "%s: %d pages\n", src.Name, src.Snapshots)
-	}
-	if len(out.Sources) == 0 {
-		b.WriteString("The stash is empty. web_crawl crawls a site into it.\n")
-	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, out, nil
+	var text string
+	out.Sources, text = sourceList(srcs)
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 }
