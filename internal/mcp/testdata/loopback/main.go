@@ -1,6 +1,6 @@
-// Command loopback serves one page on a loopback address for CI's run of
-// the MCP Inspector against heed mcp. It prints its base URL, and serves
-// until it is killed.
+// Command loopback serves one page on a loopback address for CI's runs of
+// the MCP Inspector and the MCP conformance suite against heed mcp. It
+// prints its base URL, and serves until it is killed.
 package main
 
 import (
