@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/heedhq/heed/fetch"
@@ -52,15 +53,13 @@ func TestCrawlDetailWithoutAddresses(t *testing.T) {
 	}
 }
 
-// afterThree resolves every name to the loopback three times (for
-// robots.txt, the start page and /sitemap.xml, in whichever order their
-// turns come), and then times out as a system resolver does, naming its
-// own address. It asks no one.
-type afterThree struct{ n *int }
+// afterStart resolves every name to the loopback until the start page
+// has been served, and then times out as a system resolver does, naming
+// its own address. It asks no one.
+type afterStart struct{ served *atomic.Bool }
 
-func (f afterThree) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	*f.n++
-	if *f.n <= 3 {
+func (f afterStart) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if !f.served.Load() {
 		return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 	}
 	return nil, &net.DNSError{Err: "i/o timeout", Name: host, Server: "10.255.255.53:53", IsTimeout: true}
@@ -72,12 +71,15 @@ func TestCrawlDetailWithoutResolver(t *testing.T) {
 	site := newSite(t)
 	site.set("/", html("Start", []string{"The start page, with words enough to be the content."}, "/next"))
 	site.set("/next", html("Next", []string{"The next page, with words enough to be the content."}))
+	var served atomic.Bool
 	site.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Connection", "close") // every request looks the name up
 		site.serve(w, r)
+		if r.URL.Path == "/" {
+			served.Store(true)
+		}
 	})
-	n := 0
-	s := testServer(t, fetch.Config{Retries: -1, AllowNets: loopback, Resolver: afterThree{&n}}, 0, Limits{}, nil)
+	s := testServer(t, fetch.Config{Retries: -1, AllowNets: loopback, Resolver: afterStart{&served}}, 0, Limits{}, nil)
 	cs := connect(t, s, nil)
 	u := strings.Replace(site.URL, "127.0.0.1", "site.test", 1)
 	var out CrawlOutput
