@@ -309,7 +309,7 @@ func (e *env) rootCommand(args ...string) *cobra.Command {
 		{"ls", e.lsCommand}, {"rm", e.rmCommand}, {"reindex", e.reindexCommand},
 		{"add", e.addCommand}, {"sync", e.syncCommand}, {"mcp", e.mcpCommand},
 		{"migrate", e.migrateCommand}, {"export", e.exportCommand}, {"worker", e.workerCommand},
-		{"status", e.statusCommand}, {"paths", e.pathsCommand},
+		{"status", e.statusCommand}, {"paths", e.pathsCommand}, {"map", e.mapCommand},
 	}
 	switch {
 	case len(args) == 1 && (args[0] == "--version" || args[0] == "-v"):
@@ -336,6 +336,7 @@ var sharedFlags = sync.OnceValue(func() map[string][]string {
 		"heed robots lint":  nil,
 		"heed robots check": {"agent", "allow-net", "resolve", "config"},
 		"heed fetch":        {"agent", "allow-net", "resolve", "config"},
+		"heed map":          {"agent", "allow-net", "resolve", "config"},
 		"heed extract":      {"agent"},
 		"heed crawl":        {"agent", "allow-net", "resolve", "stash", "config"},
 		"heed add":          {"agent", "allow-net", "resolve", "stash", "config"},

@@ -224,6 +224,7 @@ func TestStoppable(t *testing.T) {
 		{[]string{"reindex"}, true},
 		{[]string{"export", "dir"}, true},
 		{[]string{"rm", "x"}, true},
+		{[]string{"map", "https://example.com/"}, true},
 	} {
 		e := &env{}
 		root := e.rootCommand(c.args...)

@@ -194,6 +194,13 @@ func stopped(ctx context.Context, err error) bool {
 	return ctx.Err() != nil || errors.Is(err, ErrTurnOver)
 }
 
+// Pace is the time to keep after a request to a host whose robots.txt
+// came to out, for requests beside a crawl's own (a site's map): pace's.
+func (e *Engine) Pace(out robots.Outcome) time.Duration {
+	d, _ := e.pace(out)
+	return d
+}
+
 // pace is the time to keep after a request to the host, and why: the
 // crawl's delay, or its robots.txt Crawl-delay, capped, when that is
 // longer (polite.Pace).
