@@ -9,6 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/heedhq/heed/internal/ledger"
+	"github.com/heedhq/heed/internal/stash"
 )
 
 // TestStashStatus: heed status lists the stash's crawls with their
@@ -94,5 +97,31 @@ func TestStashStatusOfAHostileLedger(t *testing.T) {
 	code, out, stderr := run(t, "", "status", "--stash", stash)
 	if code != 0 || strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, "crawl 1  ") {
 		t.Errorf("status of a ledger written by hand: exit %d, %q, %q; want it listed, printable", code, out, stderr)
+	}
+}
+
+// TestStatusOfAnAgentsCrawl: a crawl an agent started says so, and that
+// heed mcp takes it up again when it was cut short.
+func TestStatusOfAnAgentsCrawl(t *testing.T) {
+	dir := t.TempDir()
+	st, err := stash.Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, _, err := st.Begin(t.Context(), ledger.Crawl{Key: "k", Start: "https://docs.example/", Source: "docs", By: ledger.ByAgent}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Finish(t.Context(), rec.ID, ledger.Interrupted, ledger.Counts{Stored: 2}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	code, out, stderr := run(t, "", "status", "--stash", dir)
+	if code != 0 || !strings.Contains(out, "interrupted · 2 stored") || !strings.Contains(out, "started by an agent (heed mcp): heed mcp takes it up again when it starts") || strings.Contains(out, "--resume") {
+		t.Errorf("status: exit %d, %q, %q", code, out, stderr)
+	}
+	code, out, stderr = run(t, "", "status", "1", "--stash", dir)
+	if code != 0 || !strings.Contains(out, "started by an agent") {
+		t.Errorf("status 1: exit %d, %q, %q", code, out, stderr)
 	}
 }

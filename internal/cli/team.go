@@ -207,21 +207,21 @@ func (e *env) statusCommand() *cobra.Command {
 		Use:   "status [ID]",
 		Short: "Show the stash's crawls, or a team database's",
 		Long: `Status lists the stash's last crawls: each one's ID, start URL, state
-(running, interrupted, done or failed) and what its URLs came to; with an
-ID, that crawl. A crawl interrupted or failed is resumed by the same
-command again, or by heed crawl --resume ID.
+(running, interrupted, done, failed or cancelled), who started it, and
+what its URLs came to; with an ID, that crawl. A crawl interrupted or
+failed is resumed by the same command again, or by heed crawl --resume
+ID; one an agent started (heed mcp), by heed mcp when it starts.
 
 With --db (or HEED_DB), it shows a team database's crawls, each one's
-state (running, or done once no URL of it waits or its deadline came)
-and what its URLs came to, frozen when it ends; the hosts in flight and
-the URLs queued.`,
+state (running, or done once no URL of it waits or its deadline came,
+or cancelled) and what its URLs came to, frozen when it ends; the hosts
+in flight and the URLs queued; with an ID, that crawl.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if e.db == "" {
+			if e.db == "" || len(args) > 0 {
+				// A crawl by its ID is the service's to find, in the
+				// stash or the team's database.
 				return e.stashStatus(cmd, args, jsonOut, limit)
-			}
-			if len(args) > 0 {
-				return usageErrorf("status: a team's crawls are listed, not shown one by one: drop the ID")
 			}
 			svc, err := e.service(false)
 			if err != nil {
@@ -420,7 +420,7 @@ func (e *env) stashStatus(cmd *cobra.Command, args []string, jsonOut bool, limit
 		if perr != nil || id <= 0 {
 			return usageErrorf("status: %q is no crawl ID: give the number heed status lists", printable.Line(args[0]))
 		}
-		c, err := svc.CrawlRecord(cmd.Context(), id)
+		c, err := svc.CrawlStatus(cmd.Context(), id)
 		if err != nil {
 			return failure(err)
 		}
@@ -458,7 +458,12 @@ func recordLine(c ledger.Crawl) string {
 	for _, r := range reasons {
 		line += fmt.Sprintf(" · %d skipped (%s)", c.Counts.Skipped[r], printable.Line(r))
 	}
-	if c.State.Resumable() {
+	switch {
+	case c.By == ledger.ByAgent && c.State.Resumable():
+		line += "\n  started by an agent (heed mcp): heed mcp takes it up again when it starts"
+	case c.By == ledger.ByAgent:
+		line += "\n  started by an agent (heed mcp)"
+	case c.State.Resumable():
 		line += fmt.Sprintf("\n  resume it: the same command again, or heed crawl --resume %d", c.ID)
 	}
 	return line

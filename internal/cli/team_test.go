@@ -166,6 +166,11 @@ func TestTeamCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "crawl 1 ") || !strings.Contains(out, "running · 0 stored · 0 unchanged · 1 queued") {
 		t.Errorf("status before a worker, the database from the config file: exit %d, %q, %q", code, out, stderr)
 	}
+	// One crawl by its ID, from the team's database.
+	code, out, stderr = teamRun("status", "1")
+	if code != 0 || !strings.Contains(out, "crawl 1 ") || !strings.Contains(out, "running · 0 stored") {
+		t.Errorf("status 1 before a worker: exit %d, %q, %q", code, out, stderr)
+	}
 	code, _, stderr = teamRun("crawl", site.URL+"/", "--db", db, "--detach", "--max-pages", "0")
 	if code != ExitUsage && code != 2 {
 		t.Errorf("crawl --db --max-pages 0: exit %d, %q", code, stderr)
