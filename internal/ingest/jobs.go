@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +28,7 @@ type jobs struct {
 	ctx     context.Context // the service's life: cancelled by Close
 	stop    context.CancelFunc
 	running map[int64]*job
+	ended   map[int64]*job // the last jobs that ended, by ID (maxEnded)
 	wg      sync.WaitGroup
 	closed  bool // no job starts once the service closes
 }
@@ -44,7 +46,60 @@ func (j *jobs) close() {
 type job struct {
 	cancel context.CancelCauseFunc
 	done   chan struct{} // closed when the crawl has ended and recorded its end
-	err    error         // why it failed, once done
+
+	mu    sync.Mutex
+	scope string        // what the crawl's first line says of its scope
+	skips []crawl.Event // the URLs skipped (but for scope) or failed, the first crawl.MaxLogged
+	res   *CrawlResult  // what it came to, once done
+	err   error         // why it failed, once done
+}
+
+// event keeps what a job's crawl tells that JobInfo gives.
+func (j *job) event(ev crawl.Event) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case ev.Kind == crawl.Began:
+		j.scope = ev.Detail
+	case ev.Logged() && len(j.skips) < crawl.MaxLogged:
+		j.skips = append(j.skips, ev)
+	}
+}
+
+// JobInfo is what a crawl job of this service told as it ran: its
+// scope, the URLs it skipped or failed with why (the first
+// crawl.MaxLogged; those out of scope, past a limit or left by a stop
+// are counted only), and, once it ended (Ended), what it came to and why
+// it failed, if it did.
+type JobInfo struct {
+	Scope  string
+	Skips  []crawl.Event
+	Ended  bool
+	Result *CrawlResult
+	Err    error
+}
+
+// CrawlJob is what the crawl job of id told, if it is one of this
+// service's running or last ended jobs.
+func (s *Service) CrawlJob(id int64) (JobInfo, bool) {
+	s.jobs.mu.Lock()
+	j := s.jobs.running[id]
+	if j == nil {
+		j = s.jobs.ended[id]
+	}
+	s.jobs.mu.Unlock()
+	if j == nil {
+		return JobInfo{}, false
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	info := JobInfo{Scope: j.scope, Skips: slices.Clone(j.skips), Result: j.res, Err: j.err}
+	select {
+	case <-j.done:
+		info.Ended = true
+	default:
+	}
+	return info, true
 }
 
 // ErrNotRunning is the error of cancelling a crawl that no job of this
@@ -85,7 +140,8 @@ func (s *Service) StartCrawl(ctx context.Context, req CrawlRequest) (int64, erro
 		defer close(j.done)
 		defer cancel(nil)
 		var once sync.Once
-		_, err := s.Crawl(jctx, req, func(ev crawl.Event) {
+		res, err := s.Crawl(jctx, req, func(ev crawl.Event) {
+			j.event(ev)
 			if ev.Kind == crawl.Began {
 				once.Do(func() {
 					s.jobs.mu.Lock()
@@ -95,13 +151,17 @@ func (s *Service) StartCrawl(ctx context.Context, req CrawlRequest) (int64, erro
 				})
 			}
 		})
-		j.err = err
+		j.mu.Lock()
+		j.res, j.err = res, err
+		j.mu.Unlock()
 		once.Do(func() { began <- 0 })
 	}()
 	select {
 	case id := <-began:
 		if id == 0 {
 			<-j.done
+			j.mu.Lock()
+			defer j.mu.Unlock()
 			if j.err == nil {
 				j.err = &heed.Error{Kind: heed.Internal, Op: "crawl", Err: errors.New("the crawl ended before it was recorded")}
 			}
@@ -111,6 +171,16 @@ func (s *Service) StartCrawl(ctx context.Context, req CrawlRequest) (int64, erro
 			<-j.done
 			s.jobs.mu.Lock()
 			delete(s.jobs.running, id)
+			if s.jobs.ended == nil {
+				s.jobs.ended = map[int64]*job{}
+			}
+			if len(s.jobs.ended) >= maxEnded {
+				for old := range s.jobs.ended {
+					delete(s.jobs.ended, old)
+					break
+				}
+			}
+			s.jobs.ended[id] = j
 			s.jobs.mu.Unlock()
 		}()
 		return id, nil
@@ -217,6 +287,9 @@ func (s *Service) CancelCrawl(ctx context.Context, id int64) error {
 		return ctx.Err()
 	}
 }
+
+// maxEnded is how many jobs that ended a service keeps what they told.
+const maxEnded = 256
 
 // Running are the IDs of the crawl jobs this service runs.
 func (s *Service) Running() []int64 {

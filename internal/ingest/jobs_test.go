@@ -119,6 +119,12 @@ func TestCrawlJob(t *testing.T) {
 	if err != nil || st.State != ledger.Done || st.Counts.Stored != 7 {
 		t.Fatalf("at its end: %+v, %v; want it done, 7 pages stored", st, err)
 	}
+	if info, ok := svc.CrawlJob(id); !ok || !info.Ended || info.Err != nil || info.Result == nil || info.Result.Stored != 7 || info.Scope == "" {
+		t.Errorf("what the job told: %+v, %v; want it ended, 7 stored, its scope said", info, ok)
+	}
+	if _, ok := svc.CrawlJob(id + 99); ok {
+		t.Error("CrawlJob of no job: ok")
+	}
 	got := allKept(t, svc, id, 3)
 	slices.Sort(got)
 	want := []string{js.URL + "/"}
