@@ -109,8 +109,10 @@ var ErrNotRunning = errors.New("no crawl of that ID runs here")
 // StartCrawl starts the crawl req asks for as a job, and returns its ID
 // once it is recorded (its ledger's, or the team's database's): it runs
 // on when StartCrawl returns. A crawl that cannot begin (its options, a
-// stash another process writes) fails here.
-func (s *Service) StartCrawl(ctx context.Context, req CrawlRequest) (int64, error) {
+// stash another process writes) fails here. follow, if set, is told the
+// crawl's events, from several goroutines, as long as ctx lasts (the
+// caller listens): a team's crawl tells none.
+func (s *Service) StartCrawl(ctx context.Context, req CrawlRequest, follow func(crawl.Event)) (int64, error) {
 	if req.NoStore || req.Page != nil {
 		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", Err: errors.New("a crawl job stores its pages")}
 	}
@@ -142,6 +144,9 @@ func (s *Service) StartCrawl(ctx context.Context, req CrawlRequest) (int64, erro
 		var once sync.Once
 		res, err := s.Crawl(jctx, req, func(ev crawl.Event) {
 			j.event(ev)
+			if follow != nil && ctx.Err() == nil {
+				follow(ev)
+			}
 			if ev.Kind == crawl.Began {
 				once.Do(func() {
 					s.jobs.mu.Lock()
@@ -291,6 +296,26 @@ func (s *Service) CancelCrawl(ctx context.Context, id int64) error {
 // maxEnded is how many jobs that ended a service keeps what they told.
 const maxEnded = 256
 
+// StopCrawl stops the crawl job of id as Close stops them all:
+// interrupted, to be taken up again (ResumeCrawls). It returns once the
+// crawl has recorded its end; a crawl that is no job of this service
+// running is left as it is.
+func (s *Service) StopCrawl(ctx context.Context, id int64) error {
+	s.jobs.mu.Lock()
+	j := s.jobs.running[id]
+	s.jobs.mu.Unlock()
+	if j == nil {
+		return nil
+	}
+	j.cancel(context.Canceled)
+	select {
+	case <-j.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // Running are the IDs of the crawl jobs this service runs.
 func (s *Service) Running() []int64 {
 	s.jobs.mu.Lock()
@@ -419,7 +444,7 @@ func (s *Service) ResumeCrawls(ctx context.Context, by string) ([]int64, error) 
 		if c.By != by || c.State != ledger.Interrupted {
 			continue
 		}
-		id, err := s.StartCrawl(ctx, CrawlRequest{Options: crawlopt.Defaults(), Resume: c.ID, By: by})
+		id, err := s.StartCrawl(ctx, CrawlRequest{Options: crawlopt.Defaults(), Resume: c.ID, By: by}, nil)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("crawl %d: %w", c.ID, err))
 			continue

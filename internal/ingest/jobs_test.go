@@ -105,7 +105,7 @@ func allKept(t *testing.T, svc *Service, id int64, limit int) []string {
 func TestCrawlJob(t *testing.T) {
 	js := newJobSite(t, 6, 3)
 	svc := jobService(t, t.TempDir())
-	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"))
+	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestCrawlJobCancelled(t *testing.T) {
 	js := newJobSite(t, 6, 2)
 	dir := t.TempDir()
 	svc := jobService(t, dir)
-	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"))
+	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestCrawlJobResumedAfterClose(t *testing.T) {
 	js := newJobSite(t, 6, 2)
 	dir := t.TempDir()
 	svc := jobService(t, dir)
-	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"))
+	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestTeamCrawlJob(t *testing.T) {
 	})
 
 	js := newJobSite(t, 6, 3)
-	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"))
+	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestTeamCrawlJob(t *testing.T) {
 	}
 
 	js2 := newJobSite(t, 6, 2)
-	id2, err := svc.StartCrawl(t.Context(), jobRequest(js2.URL+"/"))
+	id2, err := svc.StartCrawl(t.Context(), jobRequest(js2.URL+"/"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
