@@ -336,14 +336,15 @@ func TestWebFetch(t *testing.T) {
 	s := newServer(t, Limits{MaxChars: 1500}, loopback)
 	cs := connect(t, s, nil)
 
-	// The whole page, in one part as large as the limit allows; asking for
-	// more than the limit is lowered to it, and says so.
+	// The first part, as large as the limit allows, ending at a paragraph
+	// break; asking for more than the limit is lowered to it, and says so.
 	var whole FetchOutput
 	text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/long", "max_chars": 1_000_000}, &whole)
 	if isErr {
 		t.Fatalf("web_fetch: %s", text)
 	}
-	if whole.Title != "Tide tables" || whole.Chars != 1500 || whole.TotalChars <= 3000 || !strings.HasPrefix(whole.Markdown, "# Tide tables\n\nParagraph 0") {
+	if whole.Title != "Tide tables" || whole.Chars < 1000 || whole.Chars > 1500 || whole.NextStart != whole.Chars || whole.TotalChars <= 3000 ||
+		!strings.HasPrefix(whole.Markdown, "# Tide tables\n\nParagraph 0") || !strings.HasSuffix(whole.Markdown, "at length.\n\n") {
 		t.Errorf("web_fetch: %+v", whole)
 	}
 	if len(whole.Notes) != 1 || !strings.Contains(whole.Notes[0], "max_chars 1000000 was lowered to 1500, the limit the user set") || !strings.Contains(text, "lowered to 1500") {
@@ -356,8 +357,9 @@ func TestWebFetch(t *testing.T) {
 		t.Errorf("web_fetch asked for robots.txt %d times; a page read on purpose does not", n)
 	}
 
-	// Paging: parts of 700 characters, following next_start_index, make
-	// up the page, and each says what remains and how to ask for it.
+	// Paging: parts of at most 700 characters, each ending at a paragraph
+	// break, following next_start_index, make up the page, and each says
+	// what remains and how to ask for it.
 	var got strings.Builder
 	start, parts, total, version := 0, 0, 0, ""
 	for {
@@ -388,8 +390,8 @@ func TestWebFetch(t *testing.T) {
 			}
 			break
 		}
-		want := fmt.Sprintf("%d characters remain. For the next part, call web_fetch with url %q, version %q and start_index %d.", p.Remaining, site.URL+"/long", version, start+700)
-		if p.Chars != 700 || p.NextStart != start+700 || !strings.Contains(text, want) {
+		want := fmt.Sprintf("%d characters remain. For the next part, call web_fetch with url %q, version %q and start_index %d.", p.Remaining, site.URL+"/long", version, start+p.Chars)
+		if p.Chars > 700 || p.Chars < 300 || p.NextStart != start+p.Chars || !strings.HasSuffix(p.Markdown, ".\n\n") || !strings.Contains(text, want) {
 			t.Errorf("part at %d: %+v; text lacks %q", start, p.Part, want)
 		}
 		start = p.NextStart
@@ -397,8 +399,8 @@ func TestWebFetch(t *testing.T) {
 			t.Fatal("paging does not end")
 		}
 	}
-	if wantParts := (total + 699) / 700; parts != wantParts || len([]rune(got.String())) != total || !strings.HasPrefix(got.String(), whole.Markdown) {
-		t.Errorf("%d parts of %d characters; want %d parts making up the page", parts, len([]rune(got.String())), wantParts)
+	if parts < 5 || len([]rune(got.String())) != total || !strings.HasPrefix(got.String(), whole.Markdown) {
+		t.Errorf("%d parts of %d characters; want parts making up the page of %d", parts, len([]rune(got.String())), total)
 	}
 	if !strings.HasSuffix(got.String(), "and so on at length.") {
 		t.Errorf("the parts end with %q", got.String()[max(0, got.Len()-40):])
@@ -672,13 +674,15 @@ func TestWebCrawlAndStash(t *testing.T) {
 	}
 	var first, second ReadOutput
 	text, isErr = call(t, cs, "stash_read", map[string]any{"url_or_id": spring.Hits[0].ID}, &first)
-	if isErr || first.URL != site.URL+"/spring" || first.Chars != 500 || first.NextStart != 500 || first.Remaining != first.TotalChars-500 ||
+	// A line longer than a part is cut within, and each part says so.
+	inLine := "this part ends within a line longer than max_chars allows; the next part goes on with it"
+	if isErr || first.URL != site.URL+"/spring" || first.Chars != 500 || first.NextStart != 500 || first.Remaining != first.TotalChars-500 || !slices.Equal(first.Notes, []string{inLine}) ||
 		first.Version == "" || !strings.Contains(text, fmt.Sprintf("call stash_read with url_or_id %q, version %q and start_index 500", spring.Hits[0].ID, first.Version)) {
 		t.Errorf("stash_read: %s %+v", text, first)
 	}
 	if _, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": site.URL + "/spring", "start_index": 500, "max_chars": 100_000, "version": first.Version}, &second); isErr ||
 		second.Version != first.Version || second.StartIndex != 500 || second.Chars != 500 || second.NextStart != 1000 ||
-		!slices.Equal(second.Notes, []string{"max_chars 100000 was lowered to 500, the limit the user set"}) {
+		!slices.Equal(second.Notes, []string{"max_chars 100000 was lowered to 500, the limit the user set", inLine}) {
 		t.Errorf("stash_read, second part: %+v", second)
 	}
 	whole := first.Markdown + second.Markdown
@@ -1171,7 +1175,7 @@ func TestPartsOfOneCopy(t *testing.T) {
 	// Without a version: the copy read last (A's), said so in a note.
 	var p3 FetchOutput
 	if text, isErr := call(t, a, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": 50, "start_index": 50}, &p3); isErr ||
-		p3.Markdown != strings.Repeat("A", 50) || p3.Version != p1.Version || len(p3.Notes) != 1 || !strings.Contains(p3.Notes[0], "no version was given") {
+		p3.Markdown != strings.Repeat("A", 50) || p3.Version != p1.Version || len(p3.Notes) == 0 || !strings.Contains(p3.Notes[0], "no version was given") {
 		t.Errorf("a later part without its version: %v %q %+v", isErr, text, p3)
 	}
 	if n := site.count("/news.txt"); n != 2 {
@@ -1328,7 +1332,7 @@ func TestStashReadPartsOfOneCopy(t *testing.T) {
 	// Without a version: the copy the stash holds now, said so.
 	var pv ReadOutput
 	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": p1.ID, "max_chars": 100, "start_index": p1.NextStart}, &pv); isErr ||
-		!strings.Contains(pv.Markdown, "Omega") || len(pv.Notes) != 1 || !strings.Contains(pv.Notes[0], "no version was given") {
+		!strings.Contains(pv.Markdown, "Omega") || len(pv.Notes) == 0 || !strings.Contains(pv.Notes[0], "no version was given") {
 		t.Errorf("stash_read without a version: %v %q", isErr, text)
 	}
 	// From the start, the new copy, with its own version.

@@ -91,6 +91,7 @@ func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in Rea
 		return nil, out, err
 	}
 	out.ID, out.URL, out.Title, out.Source, out.FetchedAt, out.Part, out.Version = snap.ID, snap.URL, snap.Title, snap.Source, snap.FetchedAt, pt, v
+	out.Notes = append(out.Notes, partNotes(pt)...)
 	bound := newBoundary(pt.Markdown, snap.Title)
 	text := partText("stash_read", fmt.Sprintf("url_or_id %q, version %q", snap.ID, v), pt, bound)
 	if in.StartIndex == 0 {

@@ -19,14 +19,24 @@ type FetchInput struct {
 	Render     string `json:"render,omitempty" jsonschema:"When to render the page in a browser, its scripts run: auto (the default: when its HTML holds next to nothing but scripts), always, never. Never more than the user allows."`
 }
 
-// Part is a part of a long text, and where the rest of it is.
+// Part is a part of a long text, and where the rest of it is. Its
+// Markdown is FenceReopen, then the text's characters StartIndex to
+// StartIndex+Chars, then FenceClose (see part).
 type Part struct {
-	Markdown   string `json:"markdown" jsonschema:"This part of the page's main content, as Markdown: the page's own words, not heed's (the text content marks them so)."`
-	StartIndex int    `json:"start_index" jsonschema:"The character this part starts at."`
-	Chars      int    `json:"chars" jsonschema:"The characters in this part."`
-	TotalChars int    `json:"total_chars" jsonschema:"The characters in the whole text."`
-	Remaining  int    `json:"remaining_chars" jsonschema:"The characters after this part; 0 when this part is the last."`
-	NextStart  int    `json:"next_start_index,omitempty" jsonschema:"Where the next part starts: call again with this start_index. Absent when this part is the last."`
+	Markdown    string `json:"markdown" jsonschema:"This part of the page's main content, as Markdown: the page's own words, not heed's (the text content marks them so). It is fence_reopen, then the text's characters start_index to start_index+chars, then fence_close; it ends at a paragraph or line break, unless one line is longer than a part can hold."`
+	StartIndex  int    `json:"start_index" jsonschema:"The character of the whole text this part starts at (characters are Unicode code points, and fence lines heed added are not counted)."`
+	Chars       int    `json:"chars" jsonschema:"The characters of the text in this part, not counting fence_reopen and fence_close."`
+	TotalChars  int    `json:"total_chars" jsonschema:"The characters in the whole text."`
+	Remaining   int    `json:"remaining_chars" jsonschema:"The characters after this part; 0 when this part is the last."`
+	NextStart   int    `json:"next_start_index,omitempty" jsonschema:"Where the next part starts, start_index + chars: call again with this start_index. Absent when this part is the last."`
+	FenceReopen string `json:"fence_reopen,omitempty" jsonschema:"A line heed added before the text, with its line break: this part starts inside a fenced code block, and the line opens it again, with the marks and info string of its first line, in the block quotes and list items it is in (and, if the part starts within a line, the indentation that line has there). Not in the page: drop it to join the parts into the whole text."`
+	FenceClose  string `json:"fence_close,omitempty" jsonschema:"A line heed added after the text (after a line break, if the text ends within a line): this part ends inside a fenced code block, and the line closes it; the next part opens it again. Not in the page: drop it to join the parts into the whole text."`
+
+	// inLine: the part ends within a line longer than a part can hold.
+	inLine bool
+	// fenceLeftOpen: the part ends inside a fenced code block whose
+	// marks are too long to repeat within the part.
+	fenceLeftOpen bool
 }
 
 // FetchOutput is web_fetch's result.
@@ -39,7 +49,7 @@ type FetchOutput struct {
 	Robots   string   `json:"robots,omitempty" jsonschema:"What the page's own robots directives (meta robots, X-Robots-Tag) say to heed. Reported, not enforced: a page asked for on purpose is not a crawl."`
 	Via      string   `json:"via,omitempty" jsonschema:"Where the Markdown came from when not from the page's HTML: markdown (the site answered with Markdown) or markdown-alternate (the page's own Markdown version)."`
 	Rendered bool     `json:"rendered,omitempty" jsonschema:"The page was rendered in a browser, its scripts run."`
-	Notes    []string `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_chars lowered to the user's limit."`
+	Notes    []string `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_chars lowered to the user's limit, and how it cut the part."`
 }
 
 // CrawlInput is web_crawl's arguments.
@@ -219,7 +229,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_fetch",
 		Title: "Read one web page",
-		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page whose HTML holds next to nothing but scripts is rendered in a browser first (render), as far as the user allows. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call web_fetch again with the same url, start_index set to next_start_index and the version the first part gave: every part then comes from the one copy of the page (for 10 minutes after the last part read; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown. Pages are read as served, not rendered: content a page builds with JavaScript is not seen. `+pageTextRule,
+		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page whose HTML holds next to nothing but scripts is rendered in a browser first (render), as far as the user allows. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of at most max_chars characters (default %d, at most %d), each ending at a paragraph or line break; a part that ends inside a code block closes it (fence_close), and the next part opens it again (fence_reopen). When remaining_chars is above 0, call web_fetch again with the same url, start_index set to next_start_index and the version the first part gave: every part then comes from the one copy of the page (for 10 minutes after the last part read; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown. Pages are read as served, not rendered: content a page builds with JavaScript is not seen. `+pageTextRule,
 			min(DefaultChars, l.MaxChars), l.MaxChars),
 		InputSchema:  schemaFor[FetchInput](map[string]float64{"max_chars": 1, "start_index": 0}),
 		OutputSchema: schemaFor[FetchOutput](nil),
@@ -254,7 +264,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "stash_read",
 		Title: "Read a page from the stash",
-		Description: fmt.Sprintf(`Read a stored page's Markdown by its URL or ID (as stash_search gives). Long pages come in parts of max_chars characters (default %d, at most %d): when remaining_chars is above 0, call again with the same url_or_id, start_index set to next_start_index and the version the first part gave. If a crawl stored a new copy of the page meanwhile, the call says so, and the page is read again from start_index 0. Makes no network request. `+pageTextRule,
+		Description: fmt.Sprintf(`Read a stored page's Markdown by its URL or ID (as stash_search gives). Long pages come in parts as web_fetch gives them, of at most max_chars characters (default %d, at most %d): when remaining_chars is above 0, call again with the same url_or_id, start_index set to next_start_index and the version the first part gave. If a crawl stored a new copy of the page meanwhile, the call says so, and the page is read again from start_index 0. Makes no network request. `+pageTextRule,
 			min(DefaultChars, l.MaxChars), l.MaxChars),
 		InputSchema:  schemaFor[ReadInput](map[string]float64{"max_chars": 1, "start_index": 0}),
 		OutputSchema: schemaFor[ReadOutput](nil),

@@ -25,20 +25,6 @@ func (s *Server) chars(asked int, notes *[]string) int {
 	return asked
 }
 
-// part cuts a text into the part asked for.
-func part(text string, start, n int) (Part, error) {
-	w, total := window(text, start, n)
-	if start > 0 && start >= total {
-		return Part{}, fmt.Errorf("start_index %d is past the end of the text, which has %d characters; start_index 0 reads it from the start", start, total)
-	}
-	p := Part{Markdown: w, StartIndex: start, Chars: len([]rune(w)), TotalChars: total}
-	p.Remaining = total - start - p.Chars
-	if p.Remaining > 0 {
-		p.NextStart = start + p.Chars
-	}
-	return p, nil
-}
-
 // partText is what an agent reads of a part: the Markdown, marked as
 // the page's by bound, and where the rest is.
 func partText(tool, ref string, p Part, bound boundary) string {
@@ -52,6 +38,25 @@ func partText(tool, ref string, p Part, bound boundary) string {
 		fmt.Fprintf(&b, "Characters %d to %d of %d: the end.\n", p.StartIndex, p.StartIndex+p.Chars, p.TotalChars)
 	}
 	return b.String()
+}
+
+// partNotes says how a part was cut, where it was not at a paragraph or
+// line break between blocks.
+func partNotes(p Part) []string {
+	var notes []string
+	if p.FenceReopen != "" {
+		notes = append(notes, "this part starts inside a code block, which heed opens again with fence_reopen, a line not in the page")
+	}
+	if p.FenceClose != "" {
+		notes = append(notes, "this part ends inside a code block, which heed closes with fence_close, a line not in the page; the next part opens it again")
+	}
+	if p.fenceLeftOpen {
+		notes = append(notes, "this part ends inside a code block whose fence is too long to close within max_chars")
+	}
+	if p.inLine {
+		notes = append(notes, "this part ends within a line longer than max_chars allows; the next part goes on with it")
+	}
+	return notes
 }
 
 // inputURL refuses a URL argument that no door of heed takes
@@ -114,6 +119,7 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 	if p.note != "" {
 		out.Notes = append(out.Notes, p.note)
 	}
+	out.Notes = append(out.Notes, partNotes(pt)...)
 	bound := newBoundary(pt.Markdown, out.Title)
 	text := partText("web_fetch", fmt.Sprintf("url %q, version %q", in.URL, p.version), pt, bound)
 	if in.StartIndex == 0 {
