@@ -115,8 +115,8 @@ so that all of a team's MCP servers and workers keep one schedule per host.`,
 				return usageErrorf("--max-pages must be 1 or more")
 			case l.MaxDepth < 0 || f.Changed("max-depth") && l.MaxDepth == 0:
 				return usageErrorf("--max-depth must be 1 or more")
-			case l.MaxChars < 0 || f.Changed("max-chars") && l.MaxChars == 0:
-				return usageErrorf("--max-chars must be 1 or more")
+			case l.MaxChars < 0 || f.Changed("max-chars") && l.MaxChars == 0 || l.MaxChars > 0 && l.MaxChars < mcp.MinChars:
+				return usageErrorf("--max-chars (or max_chars in the config file's mcp section) must be at least %d: a result holds heed's own words besides what it quotes", mcp.MinChars)
 			case l.Deadline < 0 || f.Changed("deadline") && l.Deadline == 0:
 				return usageErrorf("--deadline must be longer than 0")
 			case cfg.Delay < 0:
@@ -146,7 +146,7 @@ so that all of a team's MCP servers and workers keep one schedule per host.`,
 	f.IntVar(&limits.MaxPages, "max-pages", mcp.DefaultMaxPages, "the most pages one web_crawl or web_grep fetches")
 	f.IntVar(&limits.MaxDepth, "max-depth", mcp.DefaultMaxDepth, "the deepest one web_crawl or web_grep follows links")
 	f.DurationVar(&limits.Deadline, "deadline", mcp.DefaultDeadline, "the longest one web_crawl or web_grep runs")
-	f.IntVar(&limits.MaxChars, "max-chars", mcp.DefaultMaxChars, "the most characters one web_fetch or stash_read returns at a time")
+	f.IntVar(&limits.MaxChars, "max-chars", mcp.DefaultMaxChars, "the most characters one tool's result takes, as JSON")
 	f.DurationVar(&delay, "delay", crawlopt.Defaults().Delay, "least time between two requests to one host, across every tool call (robots.txt may ask for more)")
 	return cmd
 }

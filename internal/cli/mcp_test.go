@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed/internal/config"
+	"github.com/heedhq/heed/internal/mcp"
 	"github.com/heedhq/heed/internal/testutil"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -25,9 +27,9 @@ import (
 // flags (the flags win); then stops it as a signal would.
 func TestMCPHTTP(t *testing.T) {
 	s, _ := exampleSite(t)
-	cfg := writeFile(t, "config.yaml", "allow_net: [127.0.0.1/32]\nmcp:\n  max_chars: 50\n  max_pages: 3\n")
+	cfg := writeFile(t, "config.yaml", "allow_net: [127.0.0.1/32]\nmcp:\n  max_chars: 5000\n  max_pages: 3\n")
 	ctx, stop := context.WithCancel(t.Context())
-	endpoint, stderr, done := startHTTP(t, ctx, "mcp", "--http", "127.0.0.1:0", "--config", cfg, "--stash", t.TempDir(), "--max-chars", "40")
+	endpoint, stderr, done := startHTTP(t, ctx, "mcp", "--http", "127.0.0.1:0", "--config", cfg, "--stash", t.TempDir(), "--max-chars", "4500")
 	if strings.Contains(stderr.String(), "Bearer") {
 		t.Errorf("heed mcp --http on loopback with no token set spoke of one: %s", stderr)
 	}
@@ -35,7 +37,7 @@ func TestMCPHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "web_fetch", Arguments: map[string]any{"url": s.URL + "/guide/tides.html", "max_chars": 1000}})
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "web_fetch", Arguments: map[string]any{"url": s.URL + "/guide/tides.html", "max_chars": 9000}})
 	if err != nil || res.IsError {
 		t.Fatalf("web_fetch: %v %+v", err, res)
 	}
@@ -45,8 +47,8 @@ func TestMCPHTTP(t *testing.T) {
 	}
 	data, _ := json.Marshal(res.StructuredContent)
 	json.Unmarshal(data, &out)
-	if out.Chars != 40 || len(out.Notes) != 1 || !strings.Contains(out.Notes[0], "lowered to 40") {
-		t.Errorf("web_fetch under --max-chars 40 (config 50): %s", data)
+	if out.Chars == 0 || len(out.Notes) != 1 || !strings.Contains(out.Notes[0], "max_chars 9000 was lowered to 4500") {
+		t.Errorf("web_fetch under --max-chars 4500 (config 5000): %s", data)
 	}
 	tools, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
@@ -61,6 +63,23 @@ func TestMCPHTTP(t *testing.T) {
 	stop()
 	if code := <-done; code != 0 {
 		t.Errorf("heed mcp --http exited %d after the signal: %s", code, stderr.String())
+	}
+}
+
+// TestMCPMaxCharsAtLeast: a limit too small for a result to hold heed's
+// own words is refused, saying the least.
+func TestMCPMaxCharsAtLeast(t *testing.T) {
+	code, _, stderr := run(t, "", "mcp", "--stash", t.TempDir(), "--max-chars", "500")
+	if code != 2 || !strings.Contains(stderr, fmt.Sprintf("must be at least %d", mcp.MinChars)) {
+		t.Errorf("heed mcp --max-chars 500: exit %d, %q", code, stderr)
+	}
+	// The config file's schema says the same least.
+	raw, err := config.Schema(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf(`"minimum": %d`, mcp.MinChars); !strings.Contains(string(raw), want) {
+		t.Errorf("the config file's schema lacks %s for max_chars", want)
 	}
 }
 

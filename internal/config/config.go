@@ -128,7 +128,7 @@ type MCP struct {
 	MaxDepth int       `yaml:"max_depth,omitempty" json:"max_depth,omitempty" minimum:"1" doc:"The deepest links one web_crawl or web_grep may follow from its start URL (default 3)."`
 	Delay    *Duration `yaml:"delay,omitempty" json:"delay,omitempty" doc:"Least time between two requests to one host, for every tool call together, such as 500ms (the default). robots.txt may ask for more during crawls."`
 	Deadline Duration  `yaml:"deadline,omitempty" json:"deadline,omitempty" doc:"The longest one web_crawl or web_grep may run, such as 5m (the default)."`
-	MaxChars int       `yaml:"max_chars,omitempty" json:"max_chars,omitempty" minimum:"1" doc:"The most characters of Markdown one web_fetch or stash_read returns at a time (default 100000)."`
+	MaxChars int       `yaml:"max_chars,omitempty" json:"max_chars,omitempty" minimum:"4000" doc:"The most characters one heed mcp tool's result may take, as JSON: its text and its structured content together (default 100000, at least 4000). An agent's max_chars is lowered to it; without one, a result takes at most 32000."`
 	// Token says where the bearer token of heed mcp --http is: "env:NAME"
 	// or "file:PATH", never the token itself.
 	Render string `yaml:"render,omitempty" json:"render,omitempty" enum:"auto,always,never" doc:"The most an agent's web_fetch and web_crawl may ask of the browser: never (no rendering), auto (the default: pages whose static HTML holds next to nothing), always."`

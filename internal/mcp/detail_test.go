@@ -39,7 +39,7 @@ func TestCrawlDetailWithoutAddresses(t *testing.T) {
 	s := newServer(t, Limits{}, loopback)
 	cs := connect(t, s, nil)
 	var out CrawlOutput
-	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, &out)
+	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "skipped_reason": "failed"}, &out)
 	if isErr || localAddress.MatchString(text) || len(out.Skips) != 1 {
 		t.Fatalf("web_crawl: error %v, %q", isErr, text)
 	}
@@ -83,7 +83,7 @@ func TestCrawlDetailWithoutResolver(t *testing.T) {
 	cs := connect(t, s, nil)
 	u := strings.Replace(site.URL, "127.0.0.1", "site.test", 1)
 	var out CrawlOutput
-	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": u + "/"}, &out)
+	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": u + "/", "skipped_reason": "failed"}, &out)
 	if isErr || strings.Contains(text, "10.255.255.53") || out.Failed != 1 || len(out.Skips) != 1 {
 		t.Fatalf("web_crawl: error %v, %q", isErr, text)
 	}

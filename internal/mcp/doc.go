@@ -12,6 +12,13 @@
 // per-host schedule, so two agents crawling one host do not double its
 // load; and every tool call that uses the stash shares one open stash.
 //
+// Every result is sized for a model's context: it takes at most
+// max_chars characters as JSON ([DefaultChars] unless the agent asks for
+// less, never more than the user's limit). What does not fit is cut where
+// Markdown allows (a part of a page ends at a paragraph or line break, and
+// never in a code block it leaves open) and comes on request, by
+// next_start_index or by a cursor into the list the result was cut from.
+//
 // What an agent may do is what the user configured, and no less polite:
 // no tool argument turns robots.txt off, reaches a network the guarded
 // client refuses, or goes past a limit of [Limits] (an argument above a

@@ -284,11 +284,11 @@ func TestToolsListed(t *testing.T) {
 	}
 	want := map[string][]string{
 		"web_fetch":     {"max_chars", "render", "start_index", "url", "version"},
-		"web_crawl":     {"exclude", "include", "max_depth", "max_pages", "render", "url", "whole_site"},
-		"web_grep":      {"depth", "pattern", "url", "whole_site"},
-		"stash_search":  {"limit", "query", "source"},
+		"web_crawl":     {"cursor", "exclude", "include", "max_chars", "max_depth", "max_pages", "render", "skipped_reason", "url", "whole_site"},
+		"web_grep":      {"cursor", "depth", "max_chars", "pattern", "url", "whole_site"},
+		"stash_search":  {"cursor", "limit", "max_chars", "query", "source"},
 		"stash_read":    {"max_chars", "start_index", "url_or_id", "version"},
-		"stash_sources": nil,
+		"stash_sources": {"cursor", "max_chars"},
 	}
 	if fmt.Sprint(props) != fmt.Sprint(want) {
 		t.Errorf("tools and their arguments:\n%v\nwant\n%v", props, want)
@@ -325,7 +325,7 @@ func TestWebFetch(t *testing.T) {
 	site := newSite(t)
 	site.robots = "User-agent: *\nDisallow: /\n"
 	var paras []string
-	for i := range 40 {
+	for i := range 60 {
 		paras = append(paras, fmt.Sprintf("Paragraph %d of the tide tables: ebb and flow, ĉiu tago, 潮の満ち引き, and so on at length.", i))
 	}
 	site.set("/long", strings.Replace(html("Tide tables", paras), "<head>", `<head><meta name="robots" content="noindex">`, 1))
@@ -333,7 +333,7 @@ func TestWebFetch(t *testing.T) {
 	site.types["/notes.txt"] = "text/plain; charset=utf-8"
 	site.set("/image.png", "\x89PNG")
 	site.types["/image.png"] = "image/png"
-	s := newServer(t, Limits{MaxChars: 1500}, loopback)
+	s := newServer(t, Limits{MaxChars: 6000}, loopback)
 	cs := connect(t, s, nil)
 
 	// The first part, as large as the limit allows, ending at a paragraph
@@ -343,11 +343,11 @@ func TestWebFetch(t *testing.T) {
 	if isErr {
 		t.Fatalf("web_fetch: %s", text)
 	}
-	if whole.Title != "Tide tables" || whole.Chars < 1000 || whole.Chars > 1500 || whole.NextStart != whole.Chars || whole.TotalChars <= 3000 ||
+	if whole.Title != "Tide tables" || whole.Chars < 500 || whole.NextStart != whole.Chars || whole.TotalChars <= 3000 ||
 		!strings.HasPrefix(whole.Markdown, "# Tide tables\n\nParagraph 0") || !strings.HasSuffix(whole.Markdown, "at length.\n\n") {
 		t.Errorf("web_fetch: %+v", whole)
 	}
-	if len(whole.Notes) != 1 || !strings.Contains(whole.Notes[0], "max_chars 1000000 was lowered to 1500, the limit the user set") || !strings.Contains(text, "lowered to 1500") {
+	if len(whole.Notes) != 1 || !strings.Contains(whole.Notes[0], "max_chars 1000000 was lowered to 6000, the limit the user set") || !strings.Contains(text, "lowered to 6000") {
 		t.Errorf("the lowered max_chars is not reported: %v\n%s", whole.Notes, text)
 	}
 	if whole.Robots != "noindex" {
@@ -357,14 +357,14 @@ func TestWebFetch(t *testing.T) {
 		t.Errorf("web_fetch asked for robots.txt %d times; a page read on purpose does not", n)
 	}
 
-	// Paging: parts of at most 700 characters, each ending at a paragraph
-	// break, following next_start_index, make up the page, and each says
-	// what remains and how to ask for it.
+	// Paging: parts of at most MinChars characters of result, each ending at
+	// a paragraph break, following next_start_index, make up the page,
+	// and each says what remains and how to ask for it.
 	var got strings.Builder
 	start, parts, total, version := 0, 0, 0, ""
 	for {
 		var p FetchOutput
-		args := map[string]any{"url": site.URL + "/long", "max_chars": 700, "start_index": start}
+		args := map[string]any{"url": site.URL + "/long", "max_chars": MinChars, "start_index": start}
 		if start > 0 {
 			args["version"] = version
 		}
@@ -390,8 +390,8 @@ func TestWebFetch(t *testing.T) {
 			}
 			break
 		}
-		want := fmt.Sprintf("%d characters remain. For the next part, call web_fetch with url %q, version %q and start_index %d.", p.Remaining, site.URL+"/long", version, start+p.Chars)
-		if p.Chars > 700 || p.Chars < 300 || p.NextStart != start+p.Chars || !strings.HasSuffix(p.Markdown, ".\n\n") || !strings.Contains(text, want) {
+		want := fmt.Sprintf("%d characters remain. For the next part, call web_fetch with the same url, version %q and start_index %d.", p.Remaining, version, start+p.Chars)
+		if p.Chars < 300 || p.NextStart != start+p.Chars || !strings.HasSuffix(p.Markdown, ".\n\n") || !strings.Contains(text, want) {
 			t.Errorf("part at %d: %+v; text lacks %q", start, p.Part, want)
 		}
 		start = p.NextStart
@@ -399,7 +399,7 @@ func TestWebFetch(t *testing.T) {
 			t.Fatal("paging does not end")
 		}
 	}
-	if parts < 5 || len([]rune(got.String())) != total || !strings.HasPrefix(got.String(), whole.Markdown) {
+	if parts < 3 || len([]rune(got.String())) != total || !strings.HasPrefix(got.String(), whole.Markdown) {
 		t.Errorf("%d parts of %d characters; want parts making up the page of %d", parts, len([]rune(got.String())), total)
 	}
 	if !strings.HasSuffix(got.String(), "and so on at length.") {
@@ -594,7 +594,7 @@ func TestWebCrawlAndStash(t *testing.T) {
 	site.set("/neap", html("Neap tides", []string{"Neap tides come at the quarter moons, when the pulls are at right angles."}))
 	site.set("/hidden", strings.Replace(html("Hidden", []string{"A page that asks not to be indexed."}), "<head>", `<head><meta name="robots" content="noindex">`, 1))
 	site.set("/private/log", html("Log", []string{"Private."}))
-	s := newServer(t, Limits{MaxChars: 500}, loopback)
+	s := newServer(t, Limits{MaxChars: 4500}, loopback)
 	s.progressEvery = 0 // a notification for every page
 	var progress progressLog
 	cs := connect(t, s, &progress)
@@ -615,9 +615,20 @@ func TestWebCrawlAndStash(t *testing.T) {
 	if out.Limits != (Limit{MaxPages: DefaultMaxPages, MaxDepth: DefaultMaxDepth}) || len(out.Notes) != 0 {
 		t.Errorf("limits %+v, notes %v; want the user's, unchanged", out.Limits, out.Notes)
 	}
+	// The skipped URLs are counted by reason, and listed for one reason
+	// on request, without crawling again.
+	if len(out.Skips) != 0 || out.SkippedCursor == "" || !strings.Contains(text, "noindex (1), robots (1)") {
+		t.Errorf("skips %+v, cursor %q; want counts only, and a cursor to list them", out.Skips, out.SkippedCursor)
+	}
 	var reasons []string
-	for _, sk := range out.Skips {
-		reasons = append(reasons, sk.Reason+" "+strings.TrimPrefix(sk.URL, site.URL))
+	for _, reason := range []string{"robots", "noindex"} {
+		var listed CrawlOutput
+		if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "cursor": out.SkippedCursor, "skipped_reason": reason}, &listed); isErr || listed.Stored != 3 {
+			t.Fatalf("web_crawl, the URLs skipped for %s: %s", reason, text)
+		}
+		for _, sk := range listed.Skips {
+			reasons = append(reasons, sk.Reason+" "+strings.TrimPrefix(sk.URL, site.URL))
+		}
 	}
 	sort.Strings(reasons)
 	if !slices.Equal(reasons, []string{"noindex /hidden", "robots /private/log"}) {
@@ -675,14 +686,14 @@ func TestWebCrawlAndStash(t *testing.T) {
 	var first, second ReadOutput
 	text, isErr = call(t, cs, "stash_read", map[string]any{"url_or_id": spring.Hits[0].ID}, &first)
 	// A line longer than a part is cut within, and each part says so.
-	inLine := "this part ends within a line longer than max_chars allows; the next part goes on with it"
-	if isErr || first.URL != site.URL+"/spring" || first.Chars != 500 || first.NextStart != 500 || first.Remaining != first.TotalChars-500 || !slices.Equal(first.Notes, []string{inLine}) ||
-		first.Version == "" || !strings.Contains(text, fmt.Sprintf("call stash_read with url_or_id %q, version %q and start_index 500", spring.Hits[0].ID, first.Version)) {
+	if isErr || first.URL != site.URL+"/spring" || !strings.HasPrefix(first.Markdown, "# Spring tides\n\nSpring tides come") || first.NextStart != first.Chars || first.Remaining != first.TotalChars-first.Chars ||
+		!slices.Equal(first.Notes, []string{"this part ends within a line longer than max_chars allows; the next part goes on with it"}) ||
+		first.Version == "" || !strings.Contains(text, fmt.Sprintf("call stash_read with url_or_id %q, version %q and start_index %d", spring.Hits[0].ID, first.Version, first.Chars)) {
 		t.Errorf("stash_read: %s %+v", text, first)
 	}
-	if _, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": site.URL + "/spring", "start_index": 500, "max_chars": 100_000, "version": first.Version}, &second); isErr ||
-		second.Version != first.Version || second.StartIndex != 500 || second.Chars != 500 || second.NextStart != 1000 ||
-		!slices.Equal(second.Notes, []string{"max_chars 100000 was lowered to 500, the limit the user set", inLine}) {
+	if _, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": site.URL + "/spring", "start_index": first.NextStart, "max_chars": 100_000, "version": first.Version}, &second); isErr ||
+		second.Version != first.Version || second.StartIndex != first.NextStart || second.NextStart != 0 && second.NextStart != first.NextStart+second.Chars ||
+		len(second.Notes) == 0 || second.Notes[0] != "max_chars 100000 was lowered to 4500, the limit the user set" {
 		t.Errorf("stash_read, second part: %+v", second)
 	}
 	whole := first.Markdown + second.Markdown
@@ -1056,7 +1067,7 @@ func TestCrawlFailureWithoutStashPath(t *testing.T) {
 	}
 	cs := connect(t, s, nil)
 	var out CrawlOutput
-	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, &out)
+	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "skipped_reason": "failed"}, &out)
 	if strings.Contains(text, s.svc.StashDir()) || strings.Contains(fmt.Sprint(out), s.svc.StashDir()) {
 		t.Errorf("the agent is shown the stash's path: %v %q %+v", isErr, text, out)
 	}
@@ -1147,19 +1158,19 @@ func heldSite(t *testing.T) (b *site, inSlow chan struct{}, overlap chan bool) {
 // last, with a note.
 func TestPartsOfOneCopy(t *testing.T) {
 	site := newSite(t)
-	site.set("/news.txt", strings.Repeat("A", 200))
+	site.set("/news.txt", strings.Repeat("A line of the first copy.\n", 400))
 	site.types["/news.txt"] = "text/plain"
 	s := newServer(t, Limits{}, loopback)
 	a, b := connect(t, s, nil), connect(t, s, nil)
 	var p1, other, p2 FetchOutput
-	call(t, a, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": 50}, &p1)
-	site.set("/news.txt", strings.Repeat("B", 300)) // the page changes
-	call(t, b, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": 50}, &other)
-	if other.Version == p1.Version || other.Markdown != strings.Repeat("B", 50) {
+	call(t, a, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": MinChars}, &p1)
+	site.set("/news.txt", strings.Repeat("B line of the second copy.\n", 500)) // the page changes
+	call(t, b, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": MinChars}, &other)
+	if other.Version == p1.Version || !strings.HasPrefix(other.Markdown, "B line") || p1.NextStart == 0 {
 		t.Errorf("the changed page: %+v; the first copy's version %q", other, p1.Version)
 	}
-	text, isErr := call(t, a, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": 50, "start_index": p1.NextStart, "version": p1.Version}, &p2)
-	if isErr || p2.Markdown != strings.Repeat("A", 50) || p2.TotalChars != p1.TotalChars || p2.Version != p1.Version {
+	text, isErr := call(t, a, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": MinChars, "start_index": p1.NextStart, "version": p1.Version}, &p2)
+	if isErr || !strings.HasPrefix(p2.Markdown, "A line") || strings.Contains(p2.Markdown, "B line") || p2.TotalChars != p1.TotalChars || p2.Version != p1.Version {
 		t.Errorf("agent A's second part does not continue its first: %v %q %+v", isErr, text, p2)
 	}
 	for _, c := range []struct {
@@ -1174,8 +1185,8 @@ func TestPartsOfOneCopy(t *testing.T) {
 	}
 	// Without a version: the copy read last (A's), said so in a note.
 	var p3 FetchOutput
-	if text, isErr := call(t, a, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": 50, "start_index": 50}, &p3); isErr ||
-		p3.Markdown != strings.Repeat("A", 50) || p3.Version != p1.Version || len(p3.Notes) == 0 || !strings.Contains(p3.Notes[0], "no version was given") {
+	if text, isErr := call(t, a, "web_fetch", map[string]any{"url": site.URL + "/news.txt", "max_chars": MinChars, "start_index": p1.NextStart}, &p3); isErr ||
+		!strings.HasPrefix(p3.Markdown, "A line") || p3.Version != p1.Version || len(p3.Notes) != 1 || !strings.Contains(p3.Notes[0], "no version was given") {
 		t.Errorf("a later part without its version: %v %q %+v", isErr, text, p3)
 	}
 	if n := site.count("/news.txt"); n != 2 {
@@ -1300,7 +1311,11 @@ func TestRobotsUnreachable(t *testing.T) {
 // new copy: the call says the page changed, and how to go on.
 func TestStashReadPartsOfOneCopy(t *testing.T) {
 	site := newSite(t)
-	site.set("/", html("News", []string{strings.Repeat("Alpha ", 60)}))
+	alpha := make([]string, 40)
+	for i := range alpha {
+		alpha[i] = fmt.Sprintf("Alpha paragraph %d, with words enough to make the page long.", i)
+	}
+	site.set("/", html("News", alpha))
 	s := newServer(t, Limits{}, loopback)
 	cs := connect(t, s, nil)
 	var c CrawlOutput
@@ -1308,14 +1323,14 @@ func TestStashReadPartsOfOneCopy(t *testing.T) {
 		t.Fatalf("web_crawl: %v %q", isErr, text)
 	}
 	var p1, p2 ReadOutput
-	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": site.URL + "/", "max_chars": 100}, &p1); isErr || p1.Version == "" || p1.NextStart != 100 {
+	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": site.URL + "/", "max_chars": MinChars}, &p1); isErr || p1.Version == "" || p1.NextStart == 0 {
 		t.Fatal(text)
 	}
 	// The second part of the same copy.
-	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": p1.ID, "max_chars": 100, "start_index": p1.NextStart, "version": p1.Version}, &p2); isErr || p2.Version != p1.Version || p2.TotalChars != p1.TotalChars {
+	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": p1.ID, "max_chars": MinChars, "start_index": p1.NextStart, "version": p1.Version}, &p2); isErr || p2.Version != p1.Version || p2.TotalChars != p1.TotalChars {
 		t.Fatalf("the second part of an unchanged page: %v %q", isErr, text)
 	}
-	site.set("/", html("News", []string{strings.Repeat("Omega ", 90)}))
+	site.set("/", html("News", []string{strings.Repeat("Omega ", 400)}))
 	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "max_depth": 0}, &c); isErr || c.Stored != 1 {
 		t.Fatalf("web_crawl again: %v %q", isErr, text)
 	}
@@ -1323,7 +1338,7 @@ func TestStashReadPartsOfOneCopy(t *testing.T) {
 		args map[string]any
 		want string
 	}{
-		{map[string]any{"url_or_id": p1.ID, "max_chars": 100, "start_index": p1.NextStart, "version": p1.Version}, "changed in the stash"},
+		{map[string]any{"url_or_id": p1.ID, "max_chars": MinChars, "start_index": p1.NextStart, "version": p1.Version}, "changed in the stash"},
 	} {
 		if text, isErr := call(t, cs, "stash_read", c.args, nil); !isErr || !strings.Contains(text, c.want) || !strings.Contains(text, "start_index 0") {
 			t.Errorf("stash_read %v: error %v, %q; want %q and a way on", c.args, isErr, text, c.want)
@@ -1331,13 +1346,13 @@ func TestStashReadPartsOfOneCopy(t *testing.T) {
 	}
 	// Without a version: the copy the stash holds now, said so.
 	var pv ReadOutput
-	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": p1.ID, "max_chars": 100, "start_index": p1.NextStart}, &pv); isErr ||
+	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": p1.ID, "max_chars": MinChars, "start_index": p1.NextStart}, &pv); isErr ||
 		!strings.Contains(pv.Markdown, "Omega") || len(pv.Notes) == 0 || !strings.Contains(pv.Notes[0], "no version was given") {
 		t.Errorf("stash_read without a version: %v %q", isErr, text)
 	}
 	// From the start, the new copy, with its own version.
 	var p3 ReadOutput
-	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": p1.ID, "max_chars": 100}, &p3); isErr || p3.Version == p1.Version || !strings.Contains(p3.Markdown, "Omega") {
+	if text, isErr := call(t, cs, "stash_read", map[string]any{"url_or_id": p1.ID, "max_chars": MinChars}, &p3); isErr || p3.Version == p1.Version || !strings.Contains(p3.Markdown, "Omega") {
 		t.Errorf("the new copy from the start: %v %q", isErr, text)
 	}
 }

@@ -225,7 +225,7 @@ func TestCrawlSkipTypeBounded(t *testing.T) {
 	s := newServer(t, Limits{}, loopback)
 	cs := connect(t, s, nil)
 	var c CrawlOutput
-	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, &c)
+	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "skipped_reason": "not-html"}, &c)
 	if isErr || len(c.Skips) != 1 {
 		t.Fatalf("web_crawl: %s", text)
 	}

@@ -54,8 +54,9 @@ func TestIntegerArgumentsBounded(t *testing.T) {
 			}
 		}
 	}
-	// max_chars and start_index twice, max_pages, max_depth, depth, limit.
-	if ints != 8 {
-		t.Errorf("%d integer arguments, want 8", ints)
+	// max_chars of each tool, start_index twice, max_pages, max_depth,
+	// depth, limit.
+	if ints != 12 {
+		t.Errorf("%d integer arguments, want 12", ints)
 	}
 }

@@ -33,9 +33,15 @@ const (
 	DefaultMaxDepth = 3
 	DefaultDeadline = 5 * time.Minute
 	DefaultMaxChars = 100_000
-	// DefaultChars is how many characters web_fetch and stash_read return
-	// when the agent does not say (or the user's MaxChars, if lower).
-	DefaultChars = 20_000
+	// DefaultChars is every tool's budget when the agent does not say
+	// (max_chars), or the user's MaxChars if lower: the most characters
+	// a result takes as JSON, its text and structured content together.
+	// At about four characters a token that is some 8,000 tokens, even
+	// for a client that hands the model both copies of what a result
+	// holds, and half that for one that hands it one: a few percent of a
+	// model's context, so that an agent can read many results before it
+	// must forget any.
+	DefaultChars = 32_000
 	// MaxSearchResults caps stash_search's limit.
 	MaxSearchResults = 50
 	// MaxMatches caps the matches web_grep returns.
@@ -54,8 +60,8 @@ type Limits struct {
 	MaxDepth int
 	// Deadline bounds one web_crawl, web_grep or web_fetch.
 	Deadline time.Duration
-	// MaxChars is the most characters of Markdown one web_fetch or
-	// stash_read returns at a time.
+	// MaxChars is the most characters one tool's result takes, as JSON
+	// (see DefaultChars); less than MinChars is MinChars.
 	MaxChars int
 	// Render is the most an agent may ask of the browser (render.Never,
 	// render.Auto, render.Always); "" means render.Auto.
@@ -75,6 +81,7 @@ func (l *Limits) fill() {
 	if l.MaxChars <= 0 {
 		l.MaxChars = DefaultMaxChars
 	}
+	l.MaxChars = max(l.MaxChars, MinChars)
 	if l.Render == "" {
 		l.Render = render.Auto
 	}
@@ -99,6 +106,7 @@ type Server struct {
 	svc   *ingest.Service
 	pages *pageCache
 	res   *resources
+	lists *listings
 	mcp   *sdk.Server
 	log   *slog.Logger
 
@@ -130,9 +138,9 @@ func New(cfg Config) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{cfg: cfg, svc: cfg.Service, pages: newPageCache(), log: log, progressEvery: DefaultProgressEvery}
+	s := &Server{cfg: cfg, svc: cfg.Service, pages: newPageCache(), lists: newListings(), log: log, progressEvery: DefaultProgressEvery}
 	s.life, s.stop = context.WithCancel(context.Background())
-	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "heed", Title: "heed: the polite web for agents", Version: heed.Version}, &sdk.ServerOptions{
+	s.mcp = sdk.NewServer(implementation, &sdk.ServerOptions{
 		Instructions: instructions,
 		// Tools and resources, as added; no logging capability.
 		Capabilities:       &sdk.ServerCapabilities{},
@@ -143,6 +151,10 @@ func New(cfg Config) *Server {
 	s.addResources()
 	return s
 }
+
+// implementation is what heed's MCP server says it is, in its
+// initialization and in every result's _meta.
+var implementation = &sdk.Implementation{Name: "heed", Title: "heed: the polite web for agents", Version: heed.Version}
 
 const instructions = `heed reads the web politely and keeps what it crawls in a local stash of Markdown.
 web_fetch reads one page on purpose (robots.txt is not consulted for a single page); web_crawl

@@ -13,8 +13,8 @@ import (
 // FetchInput is web_fetch's arguments.
 type FetchInput struct {
 	URL        string `json:"url" jsonschema:"The page to read: an absolute http or https URL."`
-	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"The most characters of Markdown to return in this call. Longer pages come in parts."`
-	StartIndex int    `json:"start_index,omitempty" jsonschema:"The character to start from: 0 (the default) for the first part; for the next part, the next_start_index of the previous call."`
+	MaxChars   int    `json:"max_chars,omitempty"` // its description is maxCharsDoc
+	StartIndex int    `json:"start_index,omitempty" jsonschema:"The character of the page's Markdown to start from: 0 (the default) for the first part; for the next part, the next_start_index of the previous call."`
 	Version    string `json:"version,omitempty" jsonschema:"With a start_index above 0: the version the first part gave, so that every part comes from the one copy of the page it was cut from (without it, the copy held now)."`
 	Render     string `json:"render,omitempty" jsonschema:"When to render the page in a browser, its scripts run: auto (the default: when its HTML holds next to nothing but scripts), always, never. Never more than the user allows."`
 }
@@ -54,13 +54,16 @@ type FetchOutput struct {
 
 // CrawlInput is web_crawl's arguments.
 type CrawlInput struct {
-	URL       string   `json:"url" jsonschema:"Where the crawl starts: an absolute http or https URL. The crawl stays within its directory, the path up to its last / (https://go.dev/doc/ stays under /doc/), unless whole_site."`
-	MaxPages  int      `json:"max_pages,omitempty" jsonschema:"The most pages to fetch. Defaults to, and is never more than, the user's limit."`
-	MaxDepth  *int     `json:"max_depth,omitempty" jsonschema:"How many links deep to follow from the start URL; 0 crawls the start URL only. Defaults to, and is never more than, the user's limit."`
-	Include   []string `json:"include,omitempty" jsonschema:"Crawl only paths matching these globs, such as /docs/** (* within a path segment, ** across). The start URL is always crawled."`
-	Exclude   []string `json:"exclude,omitempty" jsonschema:"Skip paths matching these globs, such as /blog/**."`
-	WholeSite bool     `json:"whole_site,omitempty" jsonschema:"Crawl the start URL's whole site (its origin), not only its directory."`
-	Render    string   `json:"render,omitempty" jsonschema:"When to render a page in a browser, its scripts run: auto (the default: when its HTML holds next to nothing but scripts), always, never. Never more than the user allows."`
+	URL           string   `json:"url" jsonschema:"Where the crawl starts: an absolute http or https URL. The crawl stays within its directory, the path up to its last / (https://go.dev/doc/ stays under /doc/), unless whole_site. With cursor: the url of the crawl that gave it."`
+	MaxPages      int      `json:"max_pages,omitempty" jsonschema:"The most pages to fetch. Defaults to, and is never more than, the user's limit."`
+	MaxDepth      *int     `json:"max_depth,omitempty" jsonschema:"How many links deep to follow from the start URL; 0 crawls the start URL only. Defaults to, and is never more than, the user's limit."`
+	Include       []string `json:"include,omitempty" jsonschema:"Crawl only paths matching these globs, such as /docs/** (* within a path segment, ** across). The start URL is always crawled."`
+	Exclude       []string `json:"exclude,omitempty" jsonschema:"Skip paths matching these globs, such as /blog/**."`
+	WholeSite     bool     `json:"whole_site,omitempty" jsonschema:"Crawl the start URL's whole site (its origin), not only its directory."`
+	Render        string   `json:"render,omitempty" jsonschema:"When to render a page in a browser, its scripts run: auto (the default: when its HTML holds next to nothing but scripts), always, never. Never more than the user allows."`
+	MaxChars      int      `json:"max_chars,omitempty"` // its description is maxCharsDoc
+	SkippedReason string   `json:"skipped_reason,omitempty" jsonschema:"List the URLs skipped for this reason (failed: the URLs that failed), with their details, as many as max_chars allows. Without cursor, of the crawl this call makes; with the skipped_cursor of a crawl's result, of that crawl, without crawling again."`
+	Cursor        string   `json:"cursor,omitempty" jsonschema:"The skipped_cursor or next_cursor a web_crawl result gave, with the same url: lists that crawl's skipped URLs (of skipped_reason, or of the reason the cursor goes on with), and crawls nothing."`
 }
 
 // Skip is a URL a crawl skipped or failed, and why.
@@ -79,19 +82,21 @@ type Limit struct {
 
 // CrawlOutput is web_crawl's result.
 type CrawlOutput struct {
-	Source    string         `json:"source" jsonschema:"The stash source the pages are stored under: pass it to stash_search to search only them."`
-	Start     string         `json:"start"`
-	Stored    int            `json:"stored" jsonschema:"Pages stored, new or changed."`
-	Unchanged int            `json:"unchanged" jsonschema:"Pages already in the stash as they are."`
-	Failed    int            `json:"failed"`
-	Skipped   map[string]int `json:"skipped" jsonschema:"URLs skipped, by reason: robots (robots.txt disallows), noindex, signal (Content-Signal ai-input=no), scope, limit, deadline, duplicate, not-html, redirect."`
-	Robots    string         `json:"robots" jsonschema:"What the robots.txt policy did."`
-	Left      crawl.Left     `json:"left" jsonschema:"What the crawl's bounds left alone: sitemaps not read to their end, URLs found and not kept. A larger max_pages reads more."`
-	Seconds   float64        `json:"elapsed_seconds"`
-	Limits    Limit          `json:"limits" jsonschema:"The limits the crawl ran under."`
-	Scope     string         `json:"scope" jsonschema:"What the crawl kept to: the start URL's directory and below, or all of its origin (whole_site)."`
-	Skips     []Skip         `json:"skips,omitempty" jsonschema:"The first URLs skipped (other than out of scope) or failed, with their reasons."`
-	Notes     []string       `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_pages lowered to the user's limit."`
+	Source        string         `json:"source" jsonschema:"The stash source the pages are stored under: pass it to stash_search to search only them."`
+	Start         string         `json:"start"`
+	Stored        int            `json:"stored" jsonschema:"Pages stored, new or changed."`
+	Unchanged     int            `json:"unchanged" jsonschema:"Pages already in the stash as they are."`
+	Failed        int            `json:"failed"`
+	Skipped       map[string]int `json:"skipped" jsonschema:"URLs skipped, by reason: robots (robots.txt disallows), noindex, signal (Content-Signal ai-input=no), scope, limit, deadline, duplicate, not-html, redirect."`
+	Robots        string         `json:"robots" jsonschema:"What the robots.txt policy did."`
+	Left          crawl.Left     `json:"left" jsonschema:"What the crawl's bounds left alone: sitemaps not read to their end, URLs found and not kept. A larger max_pages reads more."`
+	Seconds       float64        `json:"elapsed_seconds"`
+	Limits        Limit          `json:"limits" jsonschema:"The limits the crawl ran under."`
+	Scope         string         `json:"scope" jsonschema:"What the crawl kept to: the start URL's directory and below, or all of its origin (whole_site)."`
+	SkippedCursor string         `json:"skipped_cursor,omitempty" jsonschema:"Pass it as cursor, with the same url and a skipped_reason, to list the URLs skipped (or failed) for that reason, without crawling again."`
+	Skips         []Skip         `json:"skips,omitempty" jsonschema:"With skipped_reason: the URLs skipped (or failed) for it, in the order the crawl met them, as many as max_chars allows."`
+	NextCursor    string         `json:"next_cursor,omitempty" jsonschema:"When skips was cut to fit max_chars: pass it as cursor, with the same url, for the rest."`
+	Notes         []string       `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_pages lowered to the user's limit, and how it cut the result."`
 }
 
 // GrepInput is web_grep's arguments.
@@ -100,6 +105,8 @@ type GrepInput struct {
 	Pattern   string `json:"pattern" jsonschema:"An RE2 regular expression (Go syntax: no lookaround, no backreferences), matched against each line of the pages' Markdown. (?i) makes it case-insensitive."`
 	Depth     int    `json:"depth,omitempty" jsonschema:"0 (the default): the one page, read on purpose, without robots.txt. Above 0: a polite crawl this many links deep, heeding robots.txt, that stores nothing, within the URL's directory (the path up to its last /) unless whole_site."`
 	WholeSite bool   `json:"whole_site,omitempty" jsonschema:"With depth above 0: crawl the URL's whole site (its origin), not only its directory."`
+	MaxChars  int    `json:"max_chars,omitempty"` // its description is maxCharsDoc
+	Cursor    string `json:"cursor,omitempty" jsonschema:"The next_cursor a web_grep result gave, with the same url, pattern, depth and whole_site: the rest of the matches that call found, without searching again."`
 }
 
 // Match is one line that matched.
@@ -113,20 +120,23 @@ type Match struct {
 type GrepOutput struct {
 	Pattern       string         `json:"pattern"`
 	PagesSearched int            `json:"pages_searched"`
-	MatchCount    int            `json:"match_count" jsonschema:"Every match found; matches lists at most 200, the first by URL and line."`
-	Matches       []Match        `json:"matches" jsonschema:"Matches by URL and line."`
-	Truncated     bool           `json:"truncated,omitempty" jsonschema:"True when there were more matches than listed."`
+	MatchCount    int            `json:"match_count" jsonschema:"Every match found; heed keeps at most 200, the first by URL and line."`
+	Matches       []Match        `json:"matches" jsonschema:"Matches by URL and line, from the one next_cursor went on from, as many as max_chars allows."`
+	Truncated     bool           `json:"truncated,omitempty" jsonschema:"True when there were more matches than heed keeps."`
 	Skipped       map[string]int `json:"skipped,omitempty" jsonschema:"For a crawl: URLs skipped, by reason."`
 	Robots        string         `json:"robots" jsonschema:"Whether robots.txt was consulted."`
 	Scope         string         `json:"scope,omitempty" jsonschema:"For a crawl: what it kept to, the URL's directory and below or all of its origin (whole_site)."`
+	NextCursor    string         `json:"next_cursor,omitempty" jsonschema:"When matches was cut to fit max_chars: pass it as cursor, with the same arguments, for the rest."`
 	Notes         []string       `json:"notes,omitempty"`
 }
 
 // SearchInput is stash_search's arguments.
 type SearchInput struct {
-	Query  string `json:"query" jsonschema:"Words to find (all must match, in any form that stems alike), \"quoted phrases\", and a trailing * for a prefix."`
-	Limit  int    `json:"limit,omitempty" jsonschema:"The most results (default 10, at most 50)."`
-	Source string `json:"source,omitempty" jsonschema:"Only this source (as stash_sources lists them, or web_crawl named it)."`
+	Query    string `json:"query" jsonschema:"Words to find (all must match, in any form that stems alike), \"quoted phrases\", and a trailing * for a prefix."`
+	Limit    int    `json:"limit,omitempty" jsonschema:"The most results (default 10, at most 50)."`
+	Source   string `json:"source,omitempty" jsonschema:"Only this source (as stash_sources lists them, or web_crawl named it)."`
+	MaxChars int    `json:"max_chars,omitempty"` // its description is maxCharsDoc
+	Cursor   string `json:"cursor,omitempty" jsonschema:"The next_cursor a stash_search result gave, with the same query, limit and source: the rest of the hits that search found."`
 }
 
 // Hit is one search result.
@@ -141,15 +151,17 @@ type Hit struct {
 
 // SearchOutput is stash_search's result.
 type SearchOutput struct {
-	Hits  []Hit    `json:"hits" jsonschema:"Best first."`
-	Notes []string `json:"notes,omitempty"`
+	Hits       []Hit    `json:"hits" jsonschema:"Best first, from the one next_cursor went on from, as many as max_chars allows."`
+	Total      int      `json:"total" jsonschema:"How many hits the search found (at most limit)."`
+	NextCursor string   `json:"next_cursor,omitempty" jsonschema:"When hits was cut to fit max_chars: pass it as cursor, with the same arguments, for the rest."`
+	Notes      []string `json:"notes,omitempty"`
 }
 
 // ReadInput is stash_read's arguments.
 type ReadInput struct {
 	URLOrID    string `json:"url_or_id" jsonschema:"A snapshot's URL, or the ID stash_search gave."`
-	StartIndex int    `json:"start_index,omitempty" jsonschema:"The character to start from: 0 (the default) for the first part; for the next part, the next_start_index of the previous call."`
-	MaxChars   int    `json:"max_chars,omitempty" jsonschema:"The most characters of Markdown to return in this call."`
+	StartIndex int    `json:"start_index,omitempty" jsonschema:"The character of the page's Markdown to start from: 0 (the default) for the first part; for the next part, the next_start_index of the previous call."`
+	MaxChars   int    `json:"max_chars,omitempty"` // its description is maxCharsDoc
 	Version    string `json:"version,omitempty" jsonschema:"With a start_index above 0: the version the first part gave, so that every part comes from the one copy of the page it was cut from (without it, the copy held now)."`
 }
 
@@ -165,6 +177,12 @@ type ReadOutput struct {
 	Notes   []string `json:"notes,omitempty"`
 }
 
+// SourcesInput is stash_sources' arguments.
+type SourcesInput struct {
+	MaxChars int    `json:"max_chars,omitempty"` // its description is maxCharsDoc
+	Cursor   string `json:"cursor,omitempty" jsonschema:"The next_cursor a stash_sources result gave: the rest of the sources it listed."`
+}
+
 // Source is one source of the stash.
 type Source struct {
 	Name      string `json:"name" jsonschema:"The source's name: stash_search's source argument."`
@@ -173,8 +191,14 @@ type Source struct {
 
 // SourcesOutput is stash_sources' result.
 type SourcesOutput struct {
-	Sources []Source `json:"sources" jsonschema:"By name."`
+	Sources    []Source `json:"sources" jsonschema:"By name, from the one next_cursor went on from, as many as max_chars allows."`
+	Total      int      `json:"total" jsonschema:"How many sources the stash holds."`
+	NextCursor string   `json:"next_cursor,omitempty" jsonschema:"When sources was cut to fit max_chars: pass it as cursor for the rest."`
+	Notes      []string `json:"notes,omitempty"`
 }
+
+// maxCharsDoc is every tool's max_chars, described.
+var maxCharsDoc = fmt.Sprintf("The most characters this call's result may take, as JSON: its text and its structured content together. A longer page or list is cut to fit, and the result says so and where the rest is. Default %d (or the user's limit, if lower), at least %d, never more than the user's limit.", DefaultChars, MinChars)
 
 func ptr[T any](v T) *T { return &v }
 
@@ -193,6 +217,15 @@ func schemaFor[T any](minimums map[string]float64) *jsonschema.Schema {
 	singleTypes(s)
 	for name, m := range minimums {
 		s.Properties[name].Minimum = ptr(m)
+	}
+	// Every tool's budget, described and bounded in one place.
+	if p := s.Properties["max_chars"]; p != nil {
+		p.Description, p.Minimum = maxCharsDoc, ptr(float64(MinChars))
+	}
+	if p := s.Properties["skipped_reason"]; p != nil {
+		for _, r := range skipReasons {
+			p.Enum = append(p.Enum, r)
+		}
 	}
 	// Every integer has a greatest value too, so that a number too large
 	// for heed is refused by the schema, in its words, not by decoding.
@@ -226,56 +259,59 @@ func singleTypes(s *jsonschema.Schema) {
 func (s *Server) addTools() {
 	l := s.cfg.Limits
 	open := ptr(true)
+	budget := min(DefaultChars, l.MaxChars)
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_fetch",
 		Title: "Read one web page",
-		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. A page whose HTML holds next to nothing but scripts is rendered in a browser first (render), as far as the user allows. A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. Long pages come in parts of at most max_chars characters (default %d, at most %d), each ending at a paragraph or line break; a part that ends inside a code block closes it (fence_close), and the next part opens it again (fence_reopen). When remaining_chars is above 0, call web_fetch again with the same url, start_index set to next_start_index and the version the first part gave: every part then comes from the one copy of the page (for 10 minutes after the last part read; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Reads HTML, plain text and Markdown. Pages are read as served, not rendered: content a page builds with JavaScript is not seen. `+pageTextRule,
-			min(DefaultChars, l.MaxChars), l.MaxChars),
-		InputSchema:  schemaFor[FetchInput](map[string]float64{"max_chars": 1, "start_index": 0}),
+		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. Reads HTML, plain text and Markdown. A page whose HTML holds next to nothing but scripts is rendered in a browser first, its scripts run, as far as the user allows (`+"`render`"+`). A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. The result takes at most `+"`max_chars`"+` characters as JSON, its text and structured content together (default %d, at most %d), so a long page comes in parts, each ending at a paragraph or line break; a part that ends inside a code block closes it (`+"`fence_close`"+`), and the next part opens it again (`+"`fence_reopen`"+`). When `+"`remaining_chars`"+` is above 0, call web_fetch again with the same `+"`url`"+`, `+"`start_index`"+` set to `+"`next_start_index`"+` and the `+"`version`"+` the first part gave: every part then comes from the one copy of the page (for 10 minutes after the last part read; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. Pages are read as served, not rendered: content a page builds with JavaScript is not seen. `+pageTextRule,
+			budget, l.MaxChars),
+		InputSchema:  schemaFor[FetchInput](map[string]float64{"start_index": 0}),
 		OutputSchema: schemaFor[FetchOutput](nil),
 		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: open},
-	}, s.webFetch)
+	}, bounded(s, "web_fetch", s.webFetch))
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_crawl",
 		Title: "Crawl a site politely into the stash",
-		Description: fmt.Sprintf(`Crawl a site breadth-first from url, on its host, and store each page's main content as Markdown in heed's stash, where stash_search finds it. The crawl is polite and no argument changes that: robots.txt is heeded for every URL (a start URL it disallows fails the crawl), requests to a host go one at a time at least %s apart (longer if robots.txt's Crawl-delay asks), and pages marked noindex or a site's Content-Signal ai-input=no are not stored. The user's limits are %d pages, %d links deep and %s; larger max_pages or max_depth are lowered to them. Sends progress notifications when the request carries a progress token: pages fetched, of at most max_pages (at most one a page, and four a second). Cancelling the request stops the crawl and nothing more is sent for it; what was stored stays. Returns the summary: pages stored, unchanged, failed, and skipped by reason. Pages whose HTML holds next to nothing but scripts are rendered in a browser, if the user allows it (render).`,
-			s.svc.Delay(), l.MaxPages, l.MaxDepth, l.Deadline),
+		Description: fmt.Sprintf(`Crawl a site breadth-first from `+"`url`"+`, on its host, and store each page's main content as Markdown in heed's stash, where stash_search finds it. The crawl is polite and no argument changes that: robots.txt is heeded for every URL (a start URL it disallows fails the crawl), requests to a host go one at a time at least %s apart (longer if robots.txt's Crawl-delay asks), and pages marked noindex or a site's Content-Signal ai-input=no are not stored. The user's limits are %d pages, %d links deep and %s; larger `+"`max_pages`"+` or `+"`max_depth`"+` are lowered to them. Pages whose HTML holds next to nothing but scripts are rendered in a browser first, as far as the user allows (`+"`render`"+`). Sends progress notifications when the request carries a progress token: pages fetched, of at most `+"`max_pages`"+` (at most one a page, and four a second). Cancelling the request stops the crawl and nothing more is sent for it; what was stored stays. Returns the summary: pages stored, unchanged, failed, and skipped, counted by reason. The URLs of one reason come on request: `+"`skipped_reason`"+` lists them, of the crawl this call makes, or, with the `+"`skipped_cursor`"+` a crawl's result gave as `+"`cursor`"+` and the same `+"`url`"+`, of that crawl, without crawling again. The result takes at most `+"`max_chars`"+` characters as JSON (default %d, at most %d): a list cut to fit ends with a `+"`next_cursor`"+`, to pass as `+"`cursor`"+` for the rest.`,
+			s.svc.Delay(), l.MaxPages, l.MaxDepth, l.Deadline, budget, l.MaxChars),
 		InputSchema:  schemaFor[CrawlInput](map[string]float64{"max_pages": 1, "max_depth": 0}),
 		OutputSchema: schemaFor[CrawlOutput](nil),
 		Annotations:  &sdk.ToolAnnotations{OpenWorldHint: open, DestructiveHint: ptr(false), IdempotentHint: true},
-	}, s.webCrawl)
+	}, bounded(s, "web_crawl", s.webCrawl))
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_grep",
 		Title: "Find a pattern in a page or a site",
-		Description: fmt.Sprintf(`Find the lines of web pages' Markdown that match an RE2 regular expression, with their URL and line number. At depth 0 (the default) it reads the one page at url on purpose, as web_fetch does, without robots.txt. Above depth 0 it crawls from url as politely as web_crawl does (robots.txt heeded, one request at a time per host, noindex pages and Content-Signal ai-input=no sites not searched), at most %d pages and %d links deep (a larger depth is lowered), and stores nothing in the stash. Lists at most %d matches. Pages whose HTML holds next to nothing but scripts are rendered in a browser, if the user allows it (render). Sends progress notifications, pages fetched of at most how many, when the request carries a progress token. `+pageTextRule,
-			l.MaxPages, l.MaxDepth, MaxMatches),
+		Description: fmt.Sprintf(`Find the lines of web pages' Markdown that match an RE2 regular expression (`+"`pattern`"+`), with their URL and line number. At `+"`depth`"+` 0 (the default) it reads the one page at `+"`url`"+` on purpose, as web_fetch does, without robots.txt. Above depth 0 it crawls from `+"`url`"+` as politely as web_crawl does (robots.txt heeded, one request at a time per host, noindex pages and Content-Signal ai-input=no sites not searched), at most %d pages and %d links deep (a larger `+"`depth`"+` is lowered), and stores nothing in the stash. Pages whose HTML holds next to nothing but scripts are rendered in a browser, if the user allows it (render). Keeps at most %d matches. The result takes at most `+"`max_chars`"+` characters as JSON (default %d, at most %d): matches cut to fit end with a `+"`next_cursor`"+`; call again with the same arguments and `+"`cursor`"+` set to it for the rest of the matches found, without searching again. Sends progress notifications, pages fetched of at most how many, when the request carries a progress token. `+pageTextRule,
+			l.MaxPages, l.MaxDepth, MaxMatches, budget, l.MaxChars),
 		InputSchema:  schemaFor[GrepInput](map[string]float64{"depth": 0}),
 		OutputSchema: schemaFor[GrepOutput](nil),
 		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: open},
-	}, s.webGrep)
+	}, bounded(s, "web_grep", s.webGrep))
 	sdk.AddTool(s.mcp, &sdk.Tool{
-		Name:         "stash_search",
-		Title:        "Search the stash",
-		Description:  `Search the pages heed has crawled into its stash (web_crawl puts them there), ranked by BM25 with a title match weighing more. Returns each hit's ID, URL, title, source and a snippet; read a whole page with stash_read. ` + pageTextRule,
+		Name:  "stash_search",
+		Title: "Search the stash",
+		Description: fmt.Sprintf(`Search the pages heed has crawled into its stash (web_crawl puts them there), ranked by BM25 with a title match weighing more: at most `+"`limit`"+` hits (10 unless it says, at most %d), in one `+"`source`"+` if it names one. Returns each hit's ID, URL, title, source and a snippet; read a whole page with stash_read. The result takes at most `+"`max_chars`"+` characters as JSON (default %d, at most %d): hits cut to fit end with a `+"`next_cursor`"+`; call again with the same arguments and `+"`cursor`"+` set to it for the rest. `+pageTextRule,
+			MaxSearchResults, budget, l.MaxChars),
 		InputSchema:  schemaFor[SearchInput](map[string]float64{"limit": 1}),
 		OutputSchema: schemaFor[SearchOutput](nil),
 		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
-	}, s.stashSearch)
+	}, bounded(s, "stash_search", s.stashSearch))
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "stash_read",
 		Title: "Read a page from the stash",
-		Description: fmt.Sprintf(`Read a stored page's Markdown by its URL or ID (as stash_search gives). Long pages come in parts as web_fetch gives them, of at most max_chars characters (default %d, at most %d): when remaining_chars is above 0, call again with the same url_or_id, start_index set to next_start_index and the version the first part gave. If a crawl stored a new copy of the page meanwhile, the call says so, and the page is read again from start_index 0. Makes no network request. `+pageTextRule,
-			min(DefaultChars, l.MaxChars), l.MaxChars),
-		InputSchema:  schemaFor[ReadInput](map[string]float64{"max_chars": 1, "start_index": 0}),
+		Description: fmt.Sprintf(`Read a stored page's Markdown by its URL or ID (`+"`url_or_id`"+`, as stash_search gives). The result takes at most `+"`max_chars`"+` characters as JSON (default %d, at most %d), so a long page comes in parts as web_fetch gives them: when `+"`remaining_chars`"+` is above 0, call again with the same `+"`url_or_id`"+`, `+"`start_index`"+` set to `+"`next_start_index`"+` and the `+"`version`"+` the first part gave. If a crawl stored a new copy of the page meanwhile, the call says so, and the page is read again from start_index 0. Makes no network request. `+pageTextRule,
+			budget, l.MaxChars),
+		InputSchema:  schemaFor[ReadInput](map[string]float64{"start_index": 0}),
 		OutputSchema: schemaFor[ReadOutput](nil),
 		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
-	}, s.stashRead)
+	}, bounded(s, "stash_read", s.stashRead))
 	sdk.AddTool(s.mcp, &sdk.Tool{
-		Name:         "stash_sources",
-		Title:        "List the stash's sources",
-		Description:  `List the sources in heed's stash (each site web_crawl crawled, or the user added) and how many pages each holds. Pass a name to stash_search's source to search only it.`,
-		InputSchema:  schemaFor[struct{}](nil),
+		Name:  "stash_sources",
+		Title: "List the stash's sources",
+		Description: fmt.Sprintf(`List the sources in heed's stash (each site web_crawl crawled, or the user added) and how many pages each holds, by name. Pass a name to stash_search's `+"`source`"+` to search only it. The result takes at most `+"`max_chars`"+` characters as JSON (default %d, at most %d): sources cut to fit end with a `+"`next_cursor`"+`; call again with `+"`cursor`"+` set to it for the rest.`,
+			budget, l.MaxChars),
+		InputSchema:  schemaFor[SourcesInput](nil),
 		OutputSchema: schemaFor[SourcesOutput](nil),
 		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
-	}, s.stashSources)
+	}, bounded(s, "stash_sources", s.stashSources))
 }

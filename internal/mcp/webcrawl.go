@@ -1,8 +1,11 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -70,7 +73,67 @@ func (s *Server) defaultRender() render.Mode {
 	return m
 }
 
-const maxSkipsShown = 20
+// skipReasons are what web_crawl's skipped_reason may name: the reasons
+// a crawl skips a URL for, and failed.
+var skipReasons = []string{
+	crawl.ReasonRobots, crawl.ReasonNoindex, crawl.ReasonSignal, crawl.ReasonScope, crawl.ReasonLimit,
+	crawl.ReasonDeadline, crawl.ReasonInterrupted, crawl.ReasonStopped, crawl.ReasonDup, crawl.ReasonType,
+	crawl.ReasonRedirect, reasonFailed,
+}
+
+// reasonFailed is the group of the URLs a crawl failed.
+const reasonFailed = "failed"
+
+// maxDetailChars bounds what a skip says of why.
+const maxDetailChars = 500
+
+// skipLog keeps a crawl's skipped and failed URLs by reason, as many as a
+// listing holds; it counts them all.
+type skipLog struct {
+	groups map[string]*group
+	items  int
+	bytes  int
+}
+
+func (k *skipLog) add(sk Skip) {
+	name := sk.Reason
+	if sk.Event == string(crawl.Failed) {
+		name = reasonFailed
+	}
+	g := k.groups[name]
+	if g == nil {
+		g = &group{name: name, items: []Skip(nil)}
+		k.groups[name] = g
+	}
+	g.count++
+	size := len(sk.URL) + len(sk.Reason) + len(sk.Detail) + itemOverhead
+	if k.items >= maxListItems || k.bytes+size > maxListBytes {
+		return
+	}
+	g.items = append(g.items.([]Skip), sk)
+	g.kept++
+	k.items, k.bytes = k.items+1, k.bytes+size
+}
+
+// listing is the log as a listing of web_crawl's for a crawl from start,
+// its groups by name.
+func (k *skipLog) listing(start string, head CrawlOutput) *listing {
+	l := &listing{id: newListingID(), tool: "web_crawl", args: crawlArgs(start), head: head, bytes: k.bytes}
+	for _, g := range k.groups {
+		l.groups = append(l.groups, *g)
+	}
+	slices.SortFunc(l.groups, func(a, b group) int { return strings.Compare(a.name, b.name) })
+	return l
+}
+
+// crawlArgs is what a web_crawl cursor is given with: the url of the
+// crawl whose skipped URLs it lists, as its start URL normalized.
+func crawlArgs(url string) string {
+	if n, err := crawl.Normalize(url); err == nil {
+		return n
+	}
+	return url
+}
 
 func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in CrawlInput) (*sdk.CallToolResult, CrawlOutput, error) {
 	ctx, end, err := s.begin(ctx, "web_crawl")
@@ -79,6 +142,10 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	}
 	defer end()
 	var out CrawlOutput
+	budget := s.chars(in.MaxChars, &out.Notes)
+	if in.Cursor != "" {
+		return s.crawlSkips(in, budget, out.Notes)
+	}
 	if err := inputURL(in.URL, "crawl"); err != nil {
 		return nil, out, err
 	}
@@ -96,6 +163,7 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	prog := s.newProgress(ctx, req, maxPages)
 	var mu sync.Mutex
 	counts := map[crawl.Kind]int{}
+	skips := &skipLog{groups: map[string]*group{}}
 	pages := 0
 	res, err := s.svc.Crawl(ctx, ingest.CrawlRequest{Options: o}, func(ev crawl.Event) {
 		mu.Lock()
@@ -105,6 +173,9 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 			return
 		}
 		counts[ev.Kind]++
+		if ev.Kind == crawl.Skipped || ev.Kind == crawl.Failed {
+			skips.add(Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: cutTo(s.skipDetail(ev), maxDetailChars)})
+		}
 		if !fetched(ev) {
 			return
 		}
@@ -130,19 +201,154 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	out.Stored, out.Unchanged, out.Failed, out.Skipped = sum.Stored, sum.Unchanged, sum.Failed, sum.Skipped
 	out.Robots, out.Seconds, out.Left = sum.Robots, sum.Seconds, sum.Left
 	out.Limits = Limit{MaxPages: o.MaxPages, MaxDepth: o.MaxDepth}
-	for _, ev := range res.Skips[:min(len(res.Skips), maxSkipsShown)] {
-		out.Skips = append(out.Skips, Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: s.skipDetail(ev)})
+	if out.Skipped == nil {
+		out.Skipped = map[string]int{}
 	}
-	text := fmt.Sprintf("Crawled %s (%s) into the stash as source %q: %s", in.URL, out.Scope, res.Source, sum.Text())
-	if sum.Left != (crawl.Left{}) {
-		text += "A larger max_pages reads more.\n"
+	mu.Lock()
+	defer mu.Unlock()
+	var l *listing
+	if len(skips.groups) > 0 {
+		l = skips.listing(in.URL, out)
+		out.SkippedCursor = cursor{id: l.id, group: noGroup}.String()
+		l.head = out
+		s.lists.put(l, noGroup)
 	}
-	for _, sk := range out.Skips {
-		text += fmt.Sprintf("- %s %s: %s: %s\n", sk.Event, sk.URL, sk.Reason, sk.Detail)
+	return s.crawlPage(in, budget, out, l, cursor{group: noGroup})
+}
+
+// crawlSkips is web_crawl given a cursor: the skipped URLs of a crawl
+// made, of the reason asked for, and no crawl.
+func (s *Server) crawlSkips(in CrawlInput, budget int, notes []string) (*sdk.CallToolResult, CrawlOutput, error) {
+	var unused []string
+	for _, a := range []struct {
+		name string
+		set  bool
+	}{
+		{"max_pages", in.MaxPages != 0}, {"max_depth", in.MaxDepth != nil}, {"include", in.Include != nil}, {"exclude", in.Exclude != nil},
+		{"whole_site", in.WholeSite}, {"render", in.Render != ""},
+	} {
+		if a.set {
+			unused = append(unused, a.name)
+		}
 	}
-	for _, note := range out.Notes {
-		text += "Note: " + note + ".\n"
+	if len(unused) > 0 {
+		return nil, CrawlOutput{}, fmt.Errorf("with cursor, web_crawl lists the skipped URLs of a crawl made, and crawls nothing: leave out %s", strings.Join(unused, ", "))
 	}
-	text += fmt.Sprintf("Search these pages with stash_search and source %q.\n", res.Source)
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+	l, c, err := s.lists.open(in.Cursor, "web_crawl", crawlArgs(in.URL), "the url")
+	if err != nil {
+		return nil, CrawlOutput{}, err
+	}
+	out := l.head.(CrawlOutput)
+	out.Notes = append(slices.Clip(out.Notes), notes...)
+	if c.group == noGroup && in.SkippedReason == "" {
+		return nil, out, fmt.Errorf("give skipped_reason with this cursor: the crawl skipped or failed URLs for %s", reasonsOf(l))
+	}
+	if c.group != noGroup && in.SkippedReason != "" && in.SkippedReason != l.groups[c.group].name {
+		return nil, out, fmt.Errorf("cursor %q goes on with the URLs skipped for %s, not %s: leave out skipped_reason, or give the skipped_cursor of the crawl's result", in.Cursor, l.groups[c.group].name, in.SkippedReason)
+	}
+	return s.crawlPage(in, budget, out, l, c)
+}
+
+// reasonsOf says what a crawl's listing holds: each reason, and how many
+// URLs.
+func reasonsOf(l *listing) string {
+	var rs []string
+	for _, g := range l.groups {
+		rs = append(rs, fmt.Sprintf("%s (%d)", g.name, g.count))
+	}
+	return strings.Join(rs, ", ")
+}
+
+// crawlPage is web_crawl's result: the crawl's summary, and the URLs
+// skipped for skipped_reason (or the reason c goes on with) from c's
+// place, as many as fit its budget. l holds the crawl's skipped URLs, if
+// there were any.
+func (s *Server) crawlPage(in CrawlInput, budget int, out CrawlOutput, l *listing, c cursor) (*sdk.CallToolResult, CrawlOutput, error) {
+	var items []Skip
+	reason := in.SkippedReason
+	if c.group != noGroup {
+		reason = l.groups[c.group].name
+	}
+	var g *group
+	if reason != "" && l != nil {
+		for i := range l.groups {
+			if l.groups[i].name == reason {
+				g, c.group = &l.groups[i], i
+			}
+		}
+	}
+	if g != nil {
+		items = itemsOf[Skip](*g)
+	} else if reason != "" {
+		out.Notes = append(out.Notes, fmt.Sprintf("the crawl skipped no URL for %s", reason))
+	}
+	show := func(sk Skip, max int) (string, Skip) {
+		sk.URL, sk.Detail = cutTo(sk.URL, max), cutTo(sk.Detail, max)
+		return fmt.Sprintf("- %s %s: %s: %s\n", sk.Event, sk.URL, sk.Reason, sk.Detail), sk
+	}
+	render := func(p listPage[Skip], cut bool) (string, CrawlOutput) {
+		o := out
+		o.Skips, o.NextCursor, o.Notes = p.shown, p.next, slices.Clip(out.Notes)
+		if cut {
+			next := cmp.Or(p.next, widestCursor)
+			o.NextCursor = next
+			o.Notes = append(o.Notes, cutNote(budget, p.from, len(p.shown), len(items), "URLs skipped for "+reason, "web_crawl with the same url", next))
+		}
+		if g != nil && g.kept < g.count {
+			o.Notes = append(o.Notes, fmt.Sprintf("the crawl skipped %d URLs for %s; heed keeps the first %d", g.count, reason, g.kept))
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "Crawled %s (%s) into the stash as source %q: %d stored, %d unchanged, %d failed, %d skipped%s.\n",
+			o.Start, o.Scope, o.Source, o.Stored, o.Unchanged, o.Failed, total(o.Skipped), byReason(o.Skipped))
+		if t := o.Left.Text(); t != "" {
+			b.WriteString(t + " A larger max_pages reads more.\n")
+		}
+		b.WriteString(o.Robots + "\n")
+		if o.SkippedCursor != "" {
+			fmt.Fprintf(&b, "The URLs skipped or failed come on request, for one reason at a time: %s. Call web_crawl with the same url, cursor %q and skipped_reason set to the reason.\n", reasonsOf(l), o.SkippedCursor)
+		}
+		if reason != "" && g != nil {
+			fmt.Fprintf(&b, "URLs skipped for %s:\n", reason)
+			for _, line := range p.lines {
+				b.WriteString(line)
+			}
+		}
+		for _, note := range o.Notes {
+			b.WriteString("Note: " + note + ".\n")
+		}
+		fmt.Fprintf(&b, "Search these pages with stash_search and source %q.\n", o.Source)
+		return b.String(), o
+	}
+	// What heed says besides the URLs listed leaves them their room.
+	size := func() int { return resultChars(render(listPage[Skip]{from: c.offset}, true)) }
+	out.Notes = append(out.Notes, shrunk)
+	out.Notes = withNote(out.Notes, shrunk, fitEnvelope(budget, size, &out.Start, &out.Scope, &out.Robots))
+	p := pageOf(budget, items, c.offset, func(cut bool) int { return resultChars(render(listPage[Skip]{from: c.offset}, cut)) }, show, func(next int) cursor {
+		return cursor{id: l.id, group: c.group, offset: next}
+	})
+	text, o := render(p, p.next != "")
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, o, nil
+}
+
+// total is how many URLs a crawl skipped.
+func total(skipped map[string]int) int {
+	n := 0
+	for _, c := range skipped {
+		n += c
+	}
+	return n
+}
+
+// byReason says how many URLs a crawl skipped for each reason, as the
+// crawl's summary says it.
+func byReason(skipped map[string]int) string {
+	if len(skipped) == 0 {
+		return ""
+	}
+	var rs []string
+	for r, n := range skipped {
+		rs = append(rs, fmt.Sprintf("%d %s", n, r))
+	}
+	slices.Sort(rs)
+	return " (" + strings.Join(rs, ", ") + ")"
 }

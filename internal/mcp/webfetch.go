@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -11,29 +12,16 @@ import (
 	"github.com/heedhq/heed/internal/crawl"
 )
 
-// chars settles how many characters a call returns: the default when the
-// agent gives none, the user's limit when it asks for more.
-func (s *Server) chars(asked int, notes *[]string) int {
-	limit := s.cfg.Limits.MaxChars
-	switch {
-	case asked <= 0:
-		return min(DefaultChars, limit)
-	case asked > limit:
-		*notes = append(*notes, fmt.Sprintf("max_chars %d was lowered to %d, the limit the user set", asked, limit))
-		return limit
-	}
-	return asked
-}
-
 // partText is what an agent reads of a part: the Markdown, marked as
-// the page's by bound, and where the rest is.
-func partText(tool, ref string, p Part, bound boundary) string {
+// the page's by bound, and where the rest is; next says how to ask for
+// it.
+func partText(next string, p Part, bound boundary) string {
 	var b strings.Builder
 	b.WriteString(bound.block(p.Markdown))
 	b.WriteString("\n---\n")
 	if p.Remaining > 0 {
-		fmt.Fprintf(&b, "Characters %d to %d of %d; %d characters remain. For the next part, call %s with %s and start_index %d.\n",
-			p.StartIndex, p.StartIndex+p.Chars, p.TotalChars, p.Remaining, tool, ref, p.NextStart)
+		fmt.Fprintf(&b, "Characters %d to %d of %d; %d characters remain. For the next part, call %s and start_index %d.\n",
+			p.StartIndex, p.StartIndex+p.Chars, p.TotalChars, p.Remaining, next, p.NextStart)
 	} else {
 		fmt.Fprintf(&b, "Characters %d to %d of %d: the end.\n", p.StartIndex, p.StartIndex+p.Chars, p.TotalChars)
 	}
@@ -59,6 +47,15 @@ func partNotes(p Part) []string {
 	return notes
 }
 
+// withNote settles a note appended to notes to measure the result with
+// it: kept if on, and if notes did not hold it already.
+func withNote(notes []string, note string, on bool) []string {
+	if !on || slices.Index(notes, note) < len(notes)-1 {
+		return notes[:len(notes)-1]
+	}
+	return notes
+}
+
 // inputURL refuses a URL argument that no door of heed takes
 // (fetch.CheckURL), naming at most a bounded part of it and never its
 // credentials.
@@ -79,7 +76,7 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 	if err := inputURL(in.URL, "fetch"); err != nil {
 		return nil, out, err
 	}
-	n := s.chars(in.MaxChars, &out.Notes)
+	budget := s.chars(in.MaxChars, &out.Notes)
 	mode, err := s.renderMode(in.Render, &out.Notes)
 	if err != nil {
 		return nil, out, err
@@ -110,23 +107,37 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 			return nil, out, err
 		}
 	}
-	pt, err := part(p.markdown, in.StartIndex, n)
-	if err != nil {
-		return nil, out, err
-	}
-	out.URL, out.Title, out.Description, out.Part = p.url, p.title, p.description, pt
+	out.URL, out.Title, out.Description = p.url, p.title, p.description
 	out.Robots, out.Version, out.Via, out.Rendered = p.robots, p.version, p.via, p.rendered
 	if p.note != "" {
 		out.Notes = append(out.Notes, p.note)
 	}
-	out.Notes = append(out.Notes, partNotes(pt)...)
-	bound := newBoundary(pt.Markdown, out.Title)
-	text := partText("web_fetch", fmt.Sprintf("url %q, version %q", in.URL, p.version), pt, bound)
-	if in.StartIndex == 0 {
-		text = fmt.Sprintf("Page: %s\nURL: %s\n\n", bound.inline(out.Title), out.URL) + text
+	next := fmt.Sprintf("web_fetch with the same url, version %q", p.version)
+	render := func(pt Part) (string, any) {
+		o := out
+		o.Part, o.Notes = pt, append(slices.Clip(out.Notes), partNotes(pt)...)
+		bound := newBoundary(pt.Markdown, o.Title)
+		text := partText(next, pt, bound)
+		if in.StartIndex == 0 {
+			text = fmt.Sprintf("Page: %s\nURL: %s\n\n", bound.inline(o.Title), o.URL) + text
+		}
+		for _, note := range o.Notes {
+			text += "Note: " + note + ".\n"
+		}
+		return text, o
 	}
-	for _, note := range out.Notes {
-		text += "Note: " + note + ".\n"
+	// What the page wrote besides its Markdown (its title, description,
+	// the URL it redirected to) leaves the Markdown its room.
+	total := len(p.markdown) // as many characters at most
+	withoutPart := func() int {
+		return resultChars(render(Part{StartIndex: in.StartIndex, Chars: total, TotalChars: total, Remaining: total, NextStart: total}))
 	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
+	out.Notes = append(out.Notes, shrunk)
+	out.Notes = withNote(out.Notes, shrunk, fitEnvelope(budget, withoutPart, &out.Title, &out.Description, &out.URL, &out.Robots))
+	pt, err := fitPart(p.markdown, in.StartIndex, budget, render)
+	if err != nil {
+		return nil, out, err
+	}
+	text, o := render(pt)
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, o.(FetchOutput), nil
 }

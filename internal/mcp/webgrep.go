@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -149,6 +150,17 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 	}
 	defer end()
 	out := GrepOutput{Pattern: in.Pattern}
+	budget := s.chars(in.MaxChars, &out.Notes)
+	if in.Cursor != "" {
+		// The rest of the matches of a search made: none made anew.
+		l, c, err := s.lists.open(in.Cursor, "web_grep", grepArgs(in), "the url, pattern, depth and whole_site")
+		if err != nil {
+			return nil, out, err
+		}
+		head := l.head.(GrepOutput)
+		head.Notes = append(slices.Clip(head.Notes), out.Notes...)
+		return s.grepPage(in, budget, head, itemsOf[Match](l.groups[0]), c.offset, l)
+	}
 	if err := inputURL(in.URL, "read"); err != nil {
 		return nil, out, err
 	}
@@ -227,27 +239,71 @@ func (s *Server) webGrep(ctx context.Context, req *sdk.CallToolRequest, in GrepI
 		out.Notes = append(out.Notes, fmt.Sprintf("%d lines were longer than %d KB and were searched in their first %d KB only", g.cut, maxMatchBytes>>10, maxMatchBytes>>10))
 	}
 	out.PagesSearched, out.MatchCount = g.pages, g.count
-	out.Matches = append([]Match{}, g.matches...)
-	out.Truncated = g.count > len(out.Matches)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d matches of %q in %d pages", out.MatchCount, in.Pattern, out.PagesSearched)
-	if out.Scope != "" {
-		fmt.Fprintf(&b, " (%s)", out.Scope)
+	out.Truncated = g.count > len(g.matches)
+	return s.grepPage(in, budget, out, slices.Clone(g.matches), 0, nil)
+}
+
+// grepArgs is what a web_grep cursor is given with: the arguments of the
+// search whose matches it goes on with.
+func grepArgs(in GrepInput) string {
+	return fmt.Sprintf("%q %q %d %v", in.URL, in.Pattern, in.Depth, in.WholeSite)
+}
+
+// grepPage is web_grep's result: head, with the matches from offset that
+// fit its budget; the rest are held, in l if they are already.
+func (s *Server) grepPage(in GrepInput, budget int, head GrepOutput, matches []Match, offset int, l *listing) (*sdk.CallToolResult, GrepOutput, error) {
+	var quoted []string
+	for _, m := range matches[offset:] {
+		quoted = append(quoted, m.Text)
 	}
-	if out.Truncated {
-		fmt.Fprintf(&b, " (the first %d listed; %d more not listed)", len(out.Matches), out.MatchCount-len(out.Matches))
+	bound := newBoundary(quoted...)
+	show := func(m Match, max int) (string, Match) {
+		m.URL, m.Text = cutTo(m.URL, max), cutTo(m.Text, max)
+		return fmt.Sprintf("%s:%d: %s\n", m.URL, m.Line, bound.inline(m.Text)), m
 	}
-	b.WriteString(".\n")
-	var lines []string
-	for _, m := range out.Matches {
-		lines = append(lines, m.Text)
+	render := func(p listPage[Match], cut bool) (string, GrepOutput) {
+		out := head
+		out.Matches, out.NextCursor, out.Notes = p.shown, p.next, slices.Clip(head.Notes)
+		if out.Matches == nil {
+			out.Matches = []Match{}
+		}
+		if cut {
+			next := cmp.Or(p.next, widestCursor)
+			out.NextCursor = next
+			out.Notes = append(out.Notes, cutNote(budget, p.from, len(p.shown), len(matches), "matches", "web_grep with the same url, pattern, depth and whole_site", next))
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%d matches of %q in %d pages", out.MatchCount, out.Pattern, out.PagesSearched)
+		if out.Scope != "" {
+			fmt.Fprintf(&b, " (%s)", out.Scope)
+		}
+		if out.Truncated {
+			fmt.Fprintf(&b, " (the first %d kept; %d more not kept)", len(matches), out.MatchCount-len(matches))
+		}
+		b.WriteString(".\n")
+		for _, line := range p.lines {
+			b.WriteString(line)
+		}
+		for _, note := range out.Notes {
+			b.WriteString("Note: " + note + ".\n")
+		}
+		return b.String(), out
 	}
-	bound := newBoundary(lines...)
-	for _, m := range out.Matches {
-		fmt.Fprintf(&b, "%s:%d: %s\n", m.URL, m.Line, bound.inline(m.Text))
-	}
-	for _, note := range out.Notes {
-		b.WriteString("Note: " + note + ".\n")
-	}
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: b.String()}}}, out, nil
+	// What heed says besides the matches (the pattern, the scope) leaves
+	// them their room.
+	size := func() int { return resultChars(render(listPage[Match]{from: offset}, true)) }
+	head.Notes = append(head.Notes, shrunk)
+	head.Notes = withNote(head.Notes, shrunk, fitEnvelope(budget, size, &head.Pattern, &head.Scope))
+	p := pageOf(budget, matches, offset, func(cut bool) int { return resultChars(render(listPage[Match]{from: offset}, cut)) }, show, func(next int) cursor {
+		if l == nil {
+			l = &listing{id: newListingID(), tool: "web_grep", args: grepArgs(in), head: head, groups: []group{{items: matches, kept: len(matches), count: len(matches)}}}
+			for _, m := range matches {
+				l.bytes += len(m.URL) + len(m.Text) + itemOverhead
+			}
+			return s.lists.put(l, 0).at(next)
+		}
+		return cursor{id: l.id, group: 0, offset: next}
+	})
+	text, out := render(p, p.next != "")
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 }
