@@ -363,7 +363,7 @@ func (s *Server) readSnapshot(ctx context.Context, req *sdk.ReadResourceRequest)
 	case r.version == "" && r.start > 0:
 		notes = append(notes, "no version was given: this part is cut from the copy the stash holds now; pass the version the first part gave to be sure every part comes from one copy")
 	}
-	n := s.chars(r.chars, &notes)
+	n := s.partChars(r.chars, &notes)
 	pt, err := part(snap.Markdown, r.start, n)
 	if err != nil {
 		return nil, rpcError(jsonrpc.CodeInvalidParams, err.Error(), uri)
@@ -515,4 +515,21 @@ func (s *Server) notifyLoop() {
 			return
 		}
 	}
+}
+
+// partChars is how many characters of a page a part of its resource
+// holds: as asked (max_chars), and at most the user's limit; by default
+// DefaultChars or the limit. A resource is read, not a tool's result:
+// max_chars counts the page's own characters, and heed's framing is
+// beside them.
+func (s *Server) partChars(asked int, notes *[]string) int {
+	limit := s.cfg.Limits.MaxChars
+	switch {
+	case asked <= 0:
+		return min(DefaultChars, limit)
+	case asked > limit:
+		*notes = append(*notes, fmt.Sprintf("max_chars %d was lowered to %d, the limit the user set", asked, limit))
+		return limit
+	}
+	return asked
 }
