@@ -16,10 +16,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/config"
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/mcp"
+	"github.com/heedhq/heed/internal/printable"
 	"github.com/heedhq/heed/internal/render"
 )
 
@@ -90,6 +92,7 @@ so that all of a team's MCP servers and workers keep one schedule per host.`,
 			cfg.Delay = crawlopt.Defaults().Delay
 			if m := conf.MCP; m != nil {
 				l.MaxPages, l.MaxDepth, l.Deadline, l.MaxChars = m.MaxPages, m.MaxDepth, time.Duration(m.Deadline), m.MaxChars
+				l.MaxCrawls, l.MaxPagesInAll = m.MaxCrawls, m.MaxPagesInAll
 				l.Render = render.Mode(m.Render)
 				if m.Delay != nil {
 					cfg.Delay = time.Duration(*m.Delay)
@@ -104,6 +107,8 @@ so that all of a team's MCP servers and workers keep one schedule per host.`,
 				{"max-depth", func() { l.MaxDepth = limits.MaxDepth }},
 				{"deadline", func() { l.Deadline = limits.Deadline }},
 				{"max-chars", func() { l.MaxChars = limits.MaxChars }},
+				{"max-crawls", func() { l.MaxCrawls = limits.MaxCrawls }},
+				{"max-pages-in-all", func() { l.MaxPagesInAll = limits.MaxPagesInAll }},
 				{"delay", func() { cfg.Delay = delay }},
 			} {
 				if f.Changed(s.flag) {
@@ -117,6 +122,10 @@ so that all of a team's MCP servers and workers keep one schedule per host.`,
 				return usageErrorf("--max-depth must be 1 or more")
 			case l.MaxChars < 0 || f.Changed("max-chars") && l.MaxChars == 0 || l.MaxChars > 0 && l.MaxChars < mcp.MinChars:
 				return usageErrorf("--max-chars (or max_chars in the config file's mcp section) must be at least %d: a result holds heed's own words besides what it quotes", mcp.MinChars)
+			case l.MaxCrawls < 0 || f.Changed("max-crawls") && l.MaxCrawls == 0:
+				return usageErrorf("--max-crawls must be 1 or more")
+			case l.MaxPagesInAll < 0 || f.Changed("max-pages-in-all") && l.MaxPagesInAll == 0:
+				return usageErrorf("--max-pages-in-all must be 1 or more")
 			case l.Deadline < 0 || f.Changed("deadline") && l.Deadline == 0:
 				return usageErrorf("--deadline must be longer than 0")
 			case cfg.Delay < 0:
@@ -130,6 +139,13 @@ so that all of a team's MCP servers and workers keep one schedule per host.`,
 				Logger: slog.New(slog.NewTextHandler(e.stderr, nil)),
 			})
 			defer srv.Close()
+			// The crawls agents started, cut short when heed mcp last
+			// stopped, go on.
+			if ids, err := srv.ResumeCrawls(cmd.Context()); err != nil {
+				fmt.Fprintf(e.stderr, "heed: mcp: taking up the agents' crawls: %s\n", printable.Line(err.Error()))
+			} else if len(ids) > 0 {
+				fmt.Fprintf(e.stderr, "heed: mcp: taking up %s the agents started: %v\n", heed.Count(len(ids), "crawl"), ids)
+			}
 			if addr == "" {
 				if err := srv.ServeStdio(cmd.Context()); err != nil {
 					return &exitError{code: ExitFailed, err: fmt.Errorf("mcp: %w", err)}
@@ -147,6 +163,8 @@ so that all of a team's MCP servers and workers keep one schedule per host.`,
 	f.IntVar(&limits.MaxDepth, "max-depth", mcp.DefaultMaxDepth, "the deepest one web_crawl or web_grep follows links")
 	f.DurationVar(&limits.Deadline, "deadline", mcp.DefaultDeadline, "the longest one web_crawl or web_grep runs")
 	f.IntVar(&limits.MaxChars, "max-chars", mcp.DefaultMaxChars, "the most characters one tool's result takes, as JSON")
+	f.IntVar(&limits.MaxCrawls, "max-crawls", mcp.DefaultMaxCrawls, "the most crawls one client may have running at once")
+	f.IntVar(&limits.MaxPagesInAll, "max-pages-in-all", 0, "the most pages one client's running crawls may fetch together (default five times --max-pages)")
 	f.DurationVar(&delay, "delay", crawlopt.Defaults().Delay, "least time between two requests to one host, across every tool call (robots.txt may ask for more)")
 	return cmd
 }

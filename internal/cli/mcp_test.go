@@ -224,7 +224,7 @@ func TestMCPHTTPToken(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer cs.Close()
-		if tools, err := cs.ListTools(t.Context(), nil); err != nil || len(tools.Tools) != 6 {
+		if tools, err := cs.ListTools(t.Context(), nil); err != nil || len(tools.Tools) != 10 {
 			t.Errorf("tools/list with the token: %v %v", tools, err)
 		}
 	})
@@ -323,5 +323,15 @@ func TestMCPFlags(t *testing.T) {
 	cfg := writeFile(t, "config.yaml", "mcp:\n  max_pages: none\n")
 	if code, _, stderr := run(t, "", "mcp", "--config", cfg); code != ExitConfig || !strings.Contains(stderr, "mcp.max_pages") {
 		t.Errorf("a bad mcp section: exit %d, %s", code, stderr)
+	}
+}
+
+// TestMCPCrawlBoundsFlags: the crawl jobs' bounds must be 1 or more.
+func TestMCPCrawlBoundsFlags(t *testing.T) {
+	for _, flag := range []string{"--max-crawls", "--max-pages-in-all"} {
+		code, _, stderr := run(t, "", "mcp", "--stash", t.TempDir(), flag, "0")
+		if code != 2 || !strings.Contains(stderr, flag+" must be 1 or more") {
+			t.Errorf("heed mcp %s 0: exit %d, %q", flag, code, stderr)
+		}
 	}
 }

@@ -124,11 +124,13 @@ func yamlName(f reflect.StructField) string {
 // MCP is what the user allows agents that use heed through MCP. Zero
 // values take heed mcp's defaults.
 type MCP struct {
-	MaxPages int       `yaml:"max_pages,omitempty" json:"max_pages,omitempty" minimum:"1" doc:"The most pages one web_crawl or web_grep may fetch (default 100)."`
-	MaxDepth int       `yaml:"max_depth,omitempty" json:"max_depth,omitempty" minimum:"1" doc:"The deepest links one web_crawl or web_grep may follow from its start URL (default 3)."`
-	Delay    *Duration `yaml:"delay,omitempty" json:"delay,omitempty" doc:"Least time between two requests to one host, for every tool call together, such as 500ms (the default). robots.txt may ask for more during crawls."`
-	Deadline Duration  `yaml:"deadline,omitempty" json:"deadline,omitempty" doc:"The longest one web_crawl or web_grep may run, such as 5m (the default)."`
-	MaxChars int       `yaml:"max_chars,omitempty" json:"max_chars,omitempty" minimum:"4000" doc:"The most characters one heed mcp tool's result may take, as JSON: its text and its structured content together (default 100000, at least 4000). An agent's max_chars is lowered to it; without one, a result takes at most 32000."`
+	MaxPages      int       `yaml:"max_pages,omitempty" json:"max_pages,omitempty" minimum:"1" doc:"The most pages one web_crawl or web_grep may fetch (default 100)."`
+	MaxDepth      int       `yaml:"max_depth,omitempty" json:"max_depth,omitempty" minimum:"1" doc:"The deepest links one web_crawl or web_grep may follow from its start URL (default 3)."`
+	Delay         *Duration `yaml:"delay,omitempty" json:"delay,omitempty" doc:"Least time between two requests to one host, for every tool call together, such as 500ms (the default). robots.txt may ask for more during crawls."`
+	Deadline      Duration  `yaml:"deadline,omitempty" json:"deadline,omitempty" doc:"The longest one web_crawl or web_grep may run, such as 5m (the default)."`
+	MaxChars      int       `yaml:"max_chars,omitempty" json:"max_chars,omitempty" minimum:"4000" doc:"The most characters one heed mcp tool's result may take, as JSON: its text and its structured content together (default 100000, at least 4000). An agent's max_chars is lowered to it; without one, a result takes at most 32000."`
+	MaxCrawls     int       `yaml:"max_crawls,omitempty" json:"max_crawls,omitempty" minimum:"1" doc:"The most crawls one client of heed mcp may have running at once (default 3)."`
+	MaxPagesInAll int       `yaml:"max_pages_in_all,omitempty" json:"max_pages_in_all,omitempty" minimum:"1" doc:"The most pages one client's running crawls may fetch together, their max_pages summed (default five times max_pages)."`
 	// Token says where the bearer token of heed mcp --http is: "env:NAME"
 	// or "file:PATH", never the token itself.
 	Render string `yaml:"render,omitempty" json:"render,omitempty" enum:"auto,always,never" doc:"The most an agent's web_fetch and web_crawl may ask of the browser: never (no rendering), auto (the default: pages whose static HTML holds next to nothing), always."`

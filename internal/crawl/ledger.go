@@ -197,7 +197,9 @@ func (r *run) counts() ledger.Counts {
 		c.Skipped = map[string]int{}
 	}
 	for reason, n := range r.sum.Skipped {
-		if !stopReason(reason) {
+		// URLs left by a stop stay queued, to be taken up again, and are
+		// not counted; those of a crawl cancelled are not, and are.
+		if !stopReason(reason) || reason == ReasonCancelled {
 			c.Skipped[reason] += n
 		}
 	}

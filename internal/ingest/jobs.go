@@ -334,6 +334,8 @@ type KeptPage struct {
 	Title     string      `json:"title,omitempty"`
 	FetchedAt time.Time   `json:"fetched_at,omitzero"`
 	Fate      ledger.Fate `json:"fate"`
+	// Cursor is where the list goes on after this page.
+	Cursor string `json:"-"`
 }
 
 // MaxKeptPage is the most pages CrawlKept gives at a time.
@@ -375,12 +377,12 @@ func (s *Service) CrawlKept(ctx context.Context, id int64, cursor string, limit 
 		return nil, "", &heed.Error{Kind: heed.Internal, Op: "read a crawl", Err: err}
 	}
 	for _, k := range kept {
-		p := KeptPage{URL: k.URL, Fate: k.Fate}
+		next = "s" + strconv.FormatInt(k.Seq, 10)
+		p := KeptPage{URL: k.URL, Fate: k.Fate, Cursor: next}
 		if snap, err := st.Get(ctx, k.URL); err == nil {
 			p.ID, p.Title, p.FetchedAt = snap.ID, snap.Title, snap.FetchedAt
 		}
 		pages = append(pages, p)
-		next = "s" + strconv.FormatInt(k.Seq, 10)
 	}
 	return pages, next, nil
 }
@@ -412,12 +414,12 @@ func (s *Service) teamKept(ctx context.Context, id int64, cursor string, limit i
 		return nil, "", &heed.Error{Kind: heed.Internal, Op: "read a crawl", Err: pgstore.Redact(s.cfg.DB, err)}
 	}
 	for _, k := range kept {
-		p := KeptPage{URL: k.URL, ID: k.ID, Title: k.Title, FetchedAt: k.FetchedAt, Fate: ledger.Stored}
+		next = fmt.Sprintf("t%d.%d", k.At.UnixMicro(), k.Seq)
+		p := KeptPage{URL: k.URL, ID: k.ID, Title: k.Title, FetchedAt: k.FetchedAt, Fate: ledger.Stored, Cursor: next}
 		if k.Unchanged {
 			p.Fate = ledger.Unchanged
 		}
 		pages = append(pages, p)
-		next = fmt.Sprintf("t%d.%d", k.At.UnixMicro(), k.Seq)
 	}
 	return pages, next, nil
 }

@@ -284,7 +284,11 @@ func TestToolsListed(t *testing.T) {
 	}
 	want := map[string][]string{
 		"web_fetch":     {"max_chars", "render", "start_index", "url", "version"},
-		"web_crawl":     {"cursor", "exclude", "include", "max_chars", "max_depth", "max_pages", "render", "skipped_reason", "url", "whole_site"},
+		"web_crawl":     {"cursor", "exclude", "include", "max_chars", "max_depth", "max_pages", "render", "skipped_reason", "url", "wait_seconds", "whole_site"},
+		"web_map":       {"exclude", "include", "limit", "max_chars", "url", "whole_site"},
+		"crawl_status":  {"crawl", "max_chars", "skipped_reason", "wait_seconds"},
+		"crawl_pages":   {"crawl", "cursor", "limit", "max_chars"},
+		"crawl_cancel":  {"crawl", "max_chars"},
 		"web_grep":      {"cursor", "depth", "max_chars", "pattern", "url", "whole_site"},
 		"stash_search":  {"cursor", "limit", "max_chars", "query", "source"},
 		"stash_read":    {"max_chars", "start_index", "url_or_id", "version"},
@@ -774,8 +778,10 @@ func TestWebGrep(t *testing.T) {
 	}
 }
 
-// TestCancel: cancelling web_crawl stops the crawl; no request goes out
-// after it, and what was stored stays.
+// TestCancel: web_crawl returns while its crawl runs; cancelling a call
+// that follows it stops the waiting, not the crawl; crawl_cancel stops
+// the crawl: no request goes out after it, what was stored stays, and it
+// says so.
 func TestCancel(t *testing.T) {
 	site := newSite(t)
 	links := []string{"/p1", "/p2", "/p3", "/p4", "/p5", "/p6"}
@@ -795,25 +801,35 @@ func TestCancel(t *testing.T) {
 			}
 		}
 	}
-	// A delay, so that the pages fetched before /p3 are stored before the
-	// crawl waits on it.
-	s := testServer(t, fetch.Config{AllowNets: loopback, Retries: -1}, 50*time.Millisecond, Limits{}, nil)
-	called := waitCalled(s)
+	s := testServer(t, fetch.Config{AllowNets: loopback, Retries: -1}, 0, Limits{}, nil)
 	cs := connect(t, s, nil)
+	var started CrawlOutput
+	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "wait_seconds": 0}, &started); isErr || started.Crawl == 0 || started.State != "running" {
+		t.Fatalf("web_crawl, not waiting: %s %+v", text, started)
+	}
+	waitFor(t, held, "the crawl to ask for /p3")
+
+	// A call that waits for the crawl, cancelled: the crawl goes on.
 	ctx, cancel := context.WithCancel(t.Context())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "web_crawl", Arguments: map[string]any{"url": site.URL + "/"}})
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "crawl_status", Arguments: map[string]any{"crawl": started.Crawl, "wait_seconds": 30}})
 		errc <- err
 	}()
-	waitFor(t, held, "the crawl to ask for /p3")
-	before := len(site.hits())
 	cancel()
 	if err := waitFor(t, errc, "the cancelled call to return"); err == nil {
 		t.Errorf("the cancelled call returned no error")
 	}
-	if tool := waitFor(t, called, "web_crawl to stop after the cancellation"); tool != "web_crawl" {
-		t.Fatalf("called %s", tool)
+	var st CrawlOutput
+	if text, isErr := call(t, cs, "crawl_status", map[string]any{"crawl": started.Crawl}, &st); isErr || st.State != "running" {
+		t.Fatalf("after a call that followed it was cancelled: %s %+v; want the crawl running", text, st)
+	}
+
+	before := len(site.hits())
+	var cancelled CrawlOutput
+	text, isErr := call(t, cs, "crawl_cancel", map[string]any{"crawl": started.Crawl}, &cancelled)
+	if isErr || cancelled.State != "cancelled" || cancelled.Skipped["cancelled"] == 0 || cancelled.Stored < 2 {
+		t.Fatalf("crawl_cancel: %s %+v", text, cancelled)
 	}
 	after := site.hits()
 	// Only /p3 itself, cut off, may have been logged since.
@@ -829,6 +845,9 @@ func TestCancel(t *testing.T) {
 	call(t, cs, "stash_sources", nil, &srcs)
 	if len(srcs.Sources) != 1 || srcs.Sources[0].Snapshots < 2 || srcs.Sources[0].Snapshots > 3 {
 		t.Errorf("what was stored before the cancellation: %+v, want the start, /p1 and perhaps /p2", srcs)
+	}
+	if text, isErr := call(t, cs, "crawl_cancel", map[string]any{"crawl": started.Crawl}, nil); !isErr || !strings.Contains(text, "not running") {
+		t.Errorf("cancelling it again: %v %s", isErr, text)
 	}
 }
 

@@ -22,6 +22,10 @@ func TestIntegerArgumentsBounded(t *testing.T) {
 		"stash_search":  {"query": "x"},
 		"stash_read":    {"url_or_id": site.URL + "/"},
 		"stash_sources": {},
+		"web_map":       {"url": site.URL + "/"},
+		"crawl_status":  {"crawl": 1},
+		"crawl_pages":   {"crawl": 1},
+		"crawl_cancel":  {"crawl": 1},
 	}
 	res, err := cs.ListTools(t.Context(), nil)
 	if err != nil {
@@ -55,8 +59,8 @@ func TestIntegerArgumentsBounded(t *testing.T) {
 		}
 	}
 	// max_chars of each tool, start_index twice, max_pages, max_depth,
-	// depth, limit.
-	if ints != 12 {
-		t.Errorf("%d integer arguments, want 12", ints)
+	// depth, limit thrice, wait_seconds twice, crawl thrice: 23.
+	if ints != 23 {
+		t.Errorf("%d integer arguments, want 23", ints)
 	}
 }

@@ -66,6 +66,11 @@ type Limits struct {
 	// Render is the most an agent may ask of the browser (render.Never,
 	// render.Auto, render.Always); "" means render.Auto.
 	Render render.Mode
+	// MaxCrawls is how many crawls one client may have running at once;
+	// MaxPagesInAll the most pages they may fetch together (their
+	// max_pages summed).
+	MaxCrawls     int
+	MaxPagesInAll int
 }
 
 func (l *Limits) fill() {
@@ -84,6 +89,12 @@ func (l *Limits) fill() {
 	l.MaxChars = max(l.MaxChars, MinChars)
 	if l.Render == "" {
 		l.Render = render.Auto
+	}
+	if l.MaxCrawls <= 0 {
+		l.MaxCrawls = DefaultMaxCrawls
+	}
+	if l.MaxPagesInAll <= 0 {
+		l.MaxPagesInAll = DefaultPagesInAllTimes * l.MaxPages
 	}
 }
 
@@ -107,6 +118,7 @@ type Server struct {
 	pages *pageCache
 	res   *resources
 	lists *listings
+	sjobs sessionJobs // the crawls each session started
 	mcp   *sdk.Server
 	log   *slog.Logger
 
@@ -148,6 +160,7 @@ func New(cfg Config) *Server {
 		UnsubscribeHandler: s.unsubscribe,
 	})
 	s.addTools()
+	s.addJobTools()
 	s.addResources()
 	return s
 }
@@ -257,6 +270,13 @@ func (s *Server) Close() error {
 	returned := make(chan struct{})
 	go func() {
 		s.calls.Wait()
+		// The crawls its clients started stop too, interrupted: the
+		// next heed mcp takes them up again (ResumeCrawls).
+		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+		defer cancel()
+		for _, id := range s.startedCrawls() {
+			s.svc.StopCrawl(ctx, id)
+		}
 		close(returned)
 	}()
 	select {

@@ -64,6 +64,7 @@ type CrawlInput struct {
 	MaxChars      int      `json:"max_chars,omitempty"` // its description is maxCharsDoc
 	SkippedReason string   `json:"skipped_reason,omitempty" jsonschema:"List the URLs skipped for this reason (failed: the URLs that failed), with their details, as many as max_chars allows. Without cursor, of the crawl this call makes; with the skipped_cursor of a crawl's result, of that crawl, without crawling again."`
 	Cursor        string   `json:"cursor,omitempty" jsonschema:"The skipped_cursor or next_cursor a web_crawl result gave, with the same url: lists that crawl's skipped URLs (of skipped_reason, or of the reason the cursor goes on with), and crawls nothing."`
+	WaitSeconds   *int     `json:"wait_seconds,omitempty" jsonschema:"How long to wait for the crawl to end before returning where it stands (it goes on after): default 40, at most 50, 0 to return at once."`
 }
 
 // Skip is a URL a crawl skipped or failed, and why.
@@ -82,21 +83,26 @@ type Limit struct {
 
 // CrawlOutput is web_crawl's result.
 type CrawlOutput struct {
+	Crawl         int64          `json:"crawl" jsonschema:"The crawl's ID: crawl_status, crawl_pages and crawl_cancel take it."`
+	State         string         `json:"state" jsonschema:"running (it goes on), done, interrupted (heed takes it up again when it starts), failed, or cancelled."`
 	Source        string         `json:"source" jsonschema:"The stash source the pages are stored under: pass it to stash_search to search only them."`
 	Start         string         `json:"start"`
 	Stored        int            `json:"stored" jsonschema:"Pages stored, new or changed."`
 	Unchanged     int            `json:"unchanged" jsonschema:"Pages already in the stash as they are."`
 	Failed        int            `json:"failed"`
-	Skipped       map[string]int `json:"skipped" jsonschema:"URLs skipped, by reason: robots (robots.txt disallows), noindex, signal (Content-Signal ai-input=no), scope, limit, deadline, duplicate, not-html, redirect."`
-	Robots        string         `json:"robots" jsonschema:"What the robots.txt policy did."`
-	Left          crawl.Left     `json:"left" jsonschema:"What the crawl's bounds left alone: sitemaps not read to their end, URLs found and not kept. A larger max_pages reads more."`
-	Seconds       float64        `json:"elapsed_seconds"`
+	Requests      int            `json:"requests" jsonschema:"Requests made, counted against the crawl's page limit (limits)."`
+	Skipped       map[string]int `json:"skipped" jsonschema:"URLs skipped, by reason: robots (robots.txt disallows), noindex, signal (Content-Signal ai-input=no), scope, limit, deadline, duplicate, not-html, redirect, cancelled."`
+	Pages         []KeptPage     `json:"pages" jsonschema:"The first pages the crawl stored or found unchanged, in the order it kept them."`
+	PagesCursor   string         `json:"pages_cursor,omitempty" jsonschema:"Pass it as cursor to crawl_pages for the pages after these."`
+	Robots        string         `json:"robots,omitempty" jsonschema:"Once the crawl ended: what the robots.txt policy did."`
+	Left          crawl.Left     `json:"left" jsonschema:"Once the crawl ended: what its bounds left alone, sitemaps not read to their end and URLs found and not kept. A larger page limit reads more."`
+	Seconds       float64        `json:"elapsed_seconds,omitempty" jsonschema:"Once the crawl ended: how long it ran."`
 	Limits        Limit          `json:"limits" jsonschema:"The limits the crawl ran under."`
-	Scope         string         `json:"scope" jsonschema:"What the crawl kept to: the start URL's directory and below, or all of its origin (whole_site)."`
-	SkippedCursor string         `json:"skipped_cursor,omitempty" jsonschema:"Pass it as cursor, with the same url and a skipped_reason, to list the URLs skipped (or failed) for that reason, without crawling again."`
-	Skips         []Skip         `json:"skips,omitempty" jsonschema:"With skipped_reason: the URLs skipped (or failed) for it, in the order the crawl met them, as many as max_chars allows."`
-	NextCursor    string         `json:"next_cursor,omitempty" jsonschema:"When skips was cut to fit max_chars: pass it as cursor, with the same url, for the rest."`
-	Notes         []string       `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_pages lowered to the user's limit, and how it cut the result."`
+	Scope         string         `json:"scope" jsonschema:"What the crawl kept to: the start URL's directory and below, or all of its origin (web_crawl's whole_site)."`
+	SkippedCursor string         `json:"skipped_cursor,omitempty" jsonschema:"Pass it as web_crawl's cursor, with the crawl's start as web_crawl's url and a reason as web_crawl's skipped_reason, to list the URLs skipped (or failed) for that reason, without crawling again."`
+	Skips         []Skip         `json:"skips,omitempty" jsonschema:"For the reason asked for (web_crawl's skipped_reason, crawl_status's skipped_reason): the URLs skipped (or failed) for it, in the order the crawl met them, as many as max_chars allows."`
+	NextCursor    string         `json:"next_cursor,omitempty" jsonschema:"When skips was cut to fit max_chars: pass it as web_crawl's cursor, with the crawl's start as web_crawl's url, for the rest."`
+	Notes         []string       `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a page limit lowered to the user's, and how it cut the result."`
 }
 
 // GrepInput is web_grep's arguments.
@@ -272,9 +278,9 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_crawl",
 		Title: "Crawl a site politely into the stash",
-		Description: fmt.Sprintf(`Crawl a site breadth-first from `+"`url`"+`, on its host, and store each page's main content as Markdown in heed's stash, where stash_search finds it. The crawl is polite and no argument changes that: robots.txt is heeded for every URL (a start URL it disallows fails the crawl), requests to a host go one at a time at least %s apart (longer if robots.txt's Crawl-delay asks), and pages marked noindex or a site's Content-Signal ai-input=no are not stored. The user's limits are %d pages, %d links deep and %s; larger `+"`max_pages`"+` or `+"`max_depth`"+` are lowered to them. Pages whose HTML holds next to nothing but scripts are rendered in a browser first, as far as the user allows (`+"`render`"+`). Sends progress notifications when the request carries a progress token: pages fetched, of at most `+"`max_pages`"+` (at most one a page, and four a second). Cancelling the request stops the crawl and nothing more is sent for it; what was stored stays. Returns the summary: pages stored, unchanged, failed, and skipped, counted by reason. The URLs of one reason come on request: `+"`skipped_reason`"+` lists them, of the crawl this call makes, or, with the `+"`skipped_cursor`"+` a crawl's result gave as `+"`cursor`"+` and the same `+"`url`"+`, of that crawl, without crawling again. The result takes at most `+"`max_chars`"+` characters as JSON (default %d, at most %d): a list cut to fit ends with a `+"`next_cursor`"+`, to pass as `+"`cursor`"+` for the rest.`,
-			s.svc.Delay(), l.MaxPages, l.MaxDepth, l.Deadline, budget, l.MaxChars),
-		InputSchema:  schemaFor[CrawlInput](map[string]float64{"max_pages": 1, "max_depth": 0}),
+		Description: fmt.Sprintf(`Start a crawl of a site, breadth-first from `+"`url`"+` on its host, storing each page's main content as Markdown in heed's stash, where stash_search finds it. The crawl runs on after the call returns: the call waits for its end up to `+"`wait_seconds`"+` (default 40), then returns its `+"`crawl`"+` ID, its state, its counts (skipped URLs counted by reason) and the first pages it stored; crawl_status follows it, crawl_pages lists its pages, crawl_cancel stops it. Cancelling the call stops the waiting, not the crawl. The crawl is polite and no argument changes that: robots.txt is heeded for every URL (a start URL it disallows fails the call), requests to a host go one at a time at least %s apart (longer if robots.txt's Crawl-delay asks), and pages marked noindex or a site's Content-Signal ai-input=no are not stored. The user's limits are %d pages, %d links deep and %s a crawl; larger `+"`max_pages`"+` or `+"`max_depth`"+` are lowered to them; a client may have %d crawls running at once, of %d pages in all. Pages whose HTML holds next to nothing but scripts are rendered in a browser first, as far as the user allows (`+"`render`"+`). Sends progress notifications while it waits, when the request carries a progress token: pages fetched, of at most `+"`max_pages`"+`. The URLs of one reason come on request: `+"`skipped_reason`"+` lists them, or, with the `+"`skipped_cursor`"+` a crawl's result gave as `+"`cursor`"+` and the same `+"`url`"+`, of that crawl, without crawling again. The result takes at most `+"`max_chars`"+` characters as JSON (default %d, at most %d): a list cut to fit ends with a `+"`next_cursor`"+`, to pass as `+"`cursor`"+` for the rest.`,
+			s.svc.Delay(), l.MaxPages, l.MaxDepth, l.Deadline, l.MaxCrawls, l.MaxPagesInAll, budget, l.MaxChars),
+		InputSchema:  schemaFor[CrawlInput](map[string]float64{"max_pages": 1, "max_depth": 0, "wait_seconds": 0}),
 		OutputSchema: schemaFor[CrawlOutput](nil),
 		Annotations:  &sdk.ToolAnnotations{OpenWorldHint: open, DestructiveHint: ptr(false), IdempotentHint: true},
 	}, bounded(s, "web_crawl", s.webCrawl))

@@ -13,6 +13,7 @@ import (
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ingest"
+	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/render"
 )
 
@@ -160,22 +161,23 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	o.Include, o.Exclude, o.WholeSite = in.Include, in.Exclude, in.WholeSite
 	maxPages := o.MaxPages
 
+	if err := s.admit(req.Session, o.MaxPages); err != nil {
+		return nil, out, err
+	}
+	// The crawl is a job of the service: it goes on when this call
+	// returns, and is followed by its ID. While the call waits, its
+	// progress is told: pages fetched, of at most max_pages.
 	prog := s.newProgress(ctx, req, maxPages)
 	var mu sync.Mutex
 	counts := map[crawl.Kind]int{}
-	skips := &skipLog{groups: map[string]*group{}}
 	pages := 0
-	res, err := s.svc.Crawl(ctx, ingest.CrawlRequest{Options: o}, func(ev crawl.Event) {
+	id, err := s.svc.StartCrawl(ctx, ingest.CrawlRequest{Options: o, By: ledger.ByAgent}, func(ev crawl.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if ev.Kind == crawl.Began {
-			out.Scope = ev.Detail
 			return
 		}
 		counts[ev.Kind]++
-		if ev.Kind == crawl.Skipped || ev.Kind == crawl.Failed {
-			skips.add(Skip{URL: ev.URL, Event: string(ev.Kind), Reason: ev.Reason, Detail: cutTo(s.skipDetail(ev), maxDetailChars)})
-		}
 		if !fetched(ev) {
 			return
 		}
@@ -185,7 +187,6 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 				pages, maxPages, counts[crawl.Stored], counts[crawl.Unchanged], counts[crawl.Skipped], counts[crawl.Failed], ev.Queued, ev.Kind, ev.URL)
 		})
 	})
-	prog.flush()
 	if cut := s.cut(ctx); err != nil && cut != nil {
 		s.log.Debug("heed mcp: a crawl cut short", "error", err)
 		return nil, out, cut
@@ -193,27 +194,20 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	if err != nil {
 		return nil, out, s.crawlError(ctx, in.URL, err)
 	}
-	if cut := s.cut(ctx); cut != nil {
-		return nil, out, fmt.Errorf("%v. web_crawl of %s stopped after storing %d pages; they stay in the stash, and crawling again picks up where this left off", cut, in.URL, res.Stored)
+	s.started(req.Session, id, o.MaxPages)
+	notes := out.Notes
+	skips, err := s.standing(ctx, id, waitSeconds(in.WaitSeconds, DefaultWait), DefaultPagesShown, &out)
+	prog.flush()
+	if err != nil {
+		return nil, out, s.jobError(ctx, "read a crawl", err)
 	}
-	sum := res.Summary
-	out.Source, out.Start = res.Source, in.URL
-	out.Stored, out.Unchanged, out.Failed, out.Skipped = sum.Stored, sum.Unchanged, sum.Failed, sum.Skipped
-	out.Robots, out.Seconds, out.Left = sum.Robots, sum.Seconds, sum.Left
-	out.Limits = Limit{MaxPages: o.MaxPages, MaxDepth: o.MaxDepth}
-	if out.Skipped == nil {
-		out.Skipped = map[string]int{}
+	out.Notes = notes
+	if info, ok := s.svc.CrawlJob(id); ok && info.Err != nil && out.Stored+out.Unchanged == 0 {
+		// A crawl that failed within the wait, having kept nothing (its
+		// start URL refused, or gone), fails the call, saying why.
+		return nil, out, s.crawlError(ctx, in.URL, info.Err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	var l *listing
-	if len(skips.groups) > 0 {
-		l = skips.listing(in.URL, out)
-		out.SkippedCursor = cursor{id: l.id, group: noGroup}.String()
-		l.head = out
-		s.lists.put(l, noGroup)
-	}
-	return s.crawlPage(in, budget, out, l, cursor{group: noGroup})
+	return s.crawlResult(in, budget, out, skips)
 }
 
 // crawlSkips is web_crawl given a cursor: the skipped URLs of a crawl
@@ -298,12 +292,21 @@ func (s *Server) crawlPage(in CrawlInput, budget int, out CrawlOutput, l *listin
 			o.Notes = append(o.Notes, fmt.Sprintf("the crawl skipped %d URLs for %s; heed keeps the first %d", g.count, reason, g.kept))
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "Crawled %s (%s) into the stash as source %q: %d stored, %d unchanged, %d failed, %d skipped%s.\n",
-			o.Start, o.Scope, o.Source, o.Stored, o.Unchanged, o.Failed, total(o.Skipped), byReason(o.Skipped))
+		fmt.Fprintf(&b, "Crawl %d of %s (%s) into the stash as source %q: %s; %d stored, %d unchanged, %d failed, %d skipped%s; %d requests.\n",
+			o.Crawl, o.Start, o.Scope, o.Source, o.State, o.Stored, o.Unchanged, o.Failed, total(o.Skipped), byReason(o.Skipped), o.Requests)
+		switch ledger.State(o.State) {
+		case ledger.Running:
+			fmt.Fprintf(&b, "It goes on: crawl_status with crawl %d says how it stands (wait_seconds waits for its end), crawl_pages lists its pages, crawl_cancel stops it.\n", o.Crawl)
+		case ledger.Interrupted:
+			b.WriteString("It was cut short; heed takes it up again when it starts.\n")
+		}
 		if t := o.Left.Text(); t != "" {
 			b.WriteString(t + " A larger max_pages reads more.\n")
 		}
-		b.WriteString(o.Robots + "\n")
+		if o.Robots != "" {
+			b.WriteString(o.Robots + "\n")
+		}
+		pagesText(&b, o.Pages, o.PagesCursor, o.Crawl)
 		if o.SkippedCursor != "" {
 			fmt.Fprintf(&b, "The URLs skipped or failed come on request, for one reason at a time: %s. Call web_crawl with the same url, cursor %q and skipped_reason set to the reason.\n", reasonsOf(l), o.SkippedCursor)
 		}
