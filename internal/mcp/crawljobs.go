@@ -1,10 +1,12 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -385,6 +387,7 @@ type MapInput struct {
 	Exclude   []string `json:"exclude,omitempty" jsonschema:"Leave out paths matching these globs."`
 	Limit     int      `json:"limit,omitempty" jsonschema:"The most URLs to find (default 200, at most 1000)."`
 	MaxChars  int      `json:"max_chars,omitempty"` // its description is maxCharsDoc
+	Cursor    string   `json:"cursor,omitempty" jsonschema:"The next_cursor a web_map result gave, with the same url: the rest of the URLs that call found, without asking the site again."`
 }
 
 // MapOutput is web_map's result.
@@ -392,11 +395,12 @@ type MapOutput struct {
 	Start          string          `json:"start"`
 	Scope          string          `json:"scope"`
 	URLs           []ingest.MapURL `json:"urls" jsonschema:"The URLs, each with where it was found: start, link (of the start page), llms.txt, sitemap."`
-	Found          int             `json:"found" jsonschema:"The URLs found within limit; those listed may be fewer, to fit max_chars."`
+	Found          int             `json:"found" jsonschema:"The URLs found within limit; those listed may be fewer, to fit max_chars (next_cursor lists the rest)."`
 	Cut            bool            `json:"cut,omitempty" jsonschema:"The list was cut at limit: there are more."`
 	Disallowed     int             `json:"disallowed,omitempty" jsonschema:"URLs found that robots.txt disallows: not listed."`
 	OutOfScope     int             `json:"out_of_scope,omitempty" jsonschema:"URLs found outside the scope: not listed."`
 	SitemapsUnread int             `json:"sitemaps_unread,omitempty"`
+	NextCursor     string          `json:"next_cursor,omitempty" jsonschema:"When urls was cut to fit max_chars: pass it as cursor, with the same url, for the rest."`
 	Notes          []string        `json:"notes,omitempty"`
 }
 
@@ -414,6 +418,16 @@ func (s *Server) webMap(ctx context.Context, req *sdk.CallToolRequest, in MapInp
 	defer end()
 	var out MapOutput
 	budget := s.chars(in.MaxChars, &out.Notes)
+	if in.Cursor != "" {
+		// The rest of a map made: the site is not asked again.
+		l, c, err := s.lists.open(in.Cursor, "web_map", crawlArgs(in.URL), "the url")
+		if err != nil {
+			return nil, out, err
+		}
+		head := l.head.(MapOutput)
+		head.Notes = append(slices.Clip(head.Notes), out.Notes...)
+		return s.mapPage(budget, head, l, c.offset)
+	}
 	if err := inputURL(in.URL, "map"); err != nil {
 		return nil, out, err
 	}
@@ -434,23 +448,39 @@ func (s *Server) webMap(ctx context.Context, req *sdk.CallToolRequest, in MapInp
 		return nil, out, s.crawlError(ctx, in.URL, err)
 	}
 	out = MapOutput{Start: cutTo(m.Start, maxURLChars), Scope: cutTo(m.Scope, maxURLChars), Found: len(m.URLs), Cut: m.Cut, Disallowed: m.Disallowed, OutOfScope: m.OutOfScope, SitemapsUnread: m.SitemapsUnread, Notes: out.Notes}
-	render := func(n int) (string, MapOutput) {
-		o := out
-		o.URLs = []ingest.MapURL{}
-		for _, u := range m.URLs[:n] {
-			u.URL = cutTo(u.URL, maxURLChars)
-			o.URLs = append(o.URLs, u)
+	l := &listing{id: newListingID(), tool: "web_map", args: crawlArgs(in.URL), head: out, groups: []group{{items: m.URLs, kept: len(m.URLs), count: len(m.URLs)}}}
+	for _, u := range m.URLs {
+		l.bytes += len(u.URL) + itemOverhead
+	}
+	return s.mapPage(budget, out, l, 0)
+}
+
+// mapPage is web_map's result: head, with the URLs of l from offset that
+// fit its budget; l is held for the rest, if any.
+func (s *Server) mapPage(budget int, head MapOutput, l *listing, offset int) (*sdk.CallToolResult, MapOutput, error) {
+	urls := itemsOf[ingest.MapURL](l.groups[0])
+	show := func(u ingest.MapURL, max int) (string, ingest.MapURL) {
+		u.URL = cutTo(u.URL, max)
+		return fmt.Sprintf("- %s (%s)\n", u.URL, strings.Join(u.Via, ", ")), u
+	}
+	render := func(p listPage[ingest.MapURL], cut bool) (string, MapOutput) {
+		o := head
+		o.URLs, o.NextCursor, o.Notes = p.shown, p.next, slices.Clip(head.Notes)
+		if o.URLs == nil {
+			o.URLs = []ingest.MapURL{}
 		}
-		if n < len(m.URLs) {
-			o.Notes = append(o.Notes, fmt.Sprintf("%d of the %d URLs found are listed, as many as max_chars %d allows: a larger max_chars, or include and exclude, lists others", n, len(m.URLs), budget))
+		if cut {
+			next := cmp.Or(p.next, widestCursor)
+			o.NextCursor = next
+			o.Notes = append(o.Notes, cutNote(budget, p.from, len(p.shown), len(urls), "URLs", "web_map with the same url", next))
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%d URLs of %s (%s), each with where it was found:\n", len(o.URLs), o.Start, o.Scope)
-		for _, u := range o.URLs {
-			fmt.Fprintf(&b, "- %s (%s)\n", u.URL, strings.Join(u.Via, ", "))
+		fmt.Fprintf(&b, "%d URLs of %s (%s), each with where it was found:\n", len(urls), o.Start, o.Scope)
+		for _, line := range p.lines {
+			b.WriteString(line)
 		}
 		if o.Cut {
-			b.WriteString("The list was cut at its limit: a larger limit, or include and exclude, lists others.\n")
+			b.WriteString("The map was cut at its limit: a larger limit, or include and exclude, lists others.\n")
 		}
 		if o.Disallowed+o.OutOfScope > 0 {
 			fmt.Fprintf(&b, "Left out: %d disallowed by robots.txt, %d outside the scope.\n", o.Disallowed, o.OutOfScope)
@@ -461,23 +491,16 @@ func (s *Server) webMap(ctx context.Context, req *sdk.CallToolRequest, in MapInp
 		b.WriteString("web_crawl crawls them into the stash.\n")
 		return b.String(), o
 	}
-	// The most URLs that fit: a search, as a list of 1,000 long URLs
-	// would take long to cut one at a time.
-	fits := func(n int) bool { t, r := render(n); return resultChars(t, r) <= budget*7/8 }
-	n := len(m.URLs)
-	if !fits(n) {
-		lo, hi := 0, n
-		for lo < hi {
-			if mid := (lo + hi + 1) / 2; fits(mid) {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
+	held := false
+	p := pageOf(budget, urls, offset, func(cut bool) int { return resultChars(render(listPage[ingest.MapURL]{from: offset}, cut)) }, show, func(next int) cursor {
+		if !held {
+			held = true
+			s.lists.put(l, 0)
 		}
-		n = lo
-	}
-	text, res := render(n)
-	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, res, nil
+		return cursor{id: l.id, group: 0, offset: next}
+	})
+	text, out := render(p, p.next != "")
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 }
 
 // addJobTools adds the tools that follow crawl jobs, and web_map.
@@ -511,7 +534,7 @@ func (s *Server) addJobTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:         "web_map",
 		Title:        "List a site's URLs",
-		Description:  fmt.Sprintf(`List a site's URLs without storing anything, to decide what to crawl: the start `+"`url`"+`, the links of its page, and the pages its llms.txt and sitemaps list, within the scope a crawl would keep to (the start URL's directory unless `+"`whole_site`"+`; `+"`include`"+` and `+"`exclude`"+` globs) and allowed by robots.txt, each with where it was found. Finds at most `+"`limit`"+` URLs (default 200, at most 1000). Its requests are as polite as web_crawl's; pages are read as served (none is rendered in a browser). The result takes at most `+"`max_chars`"+` characters as JSON (default %d, at most %d).`, budget, s.cfg.Limits.MaxChars),
+		Description:  fmt.Sprintf(`List a site's URLs without storing anything, to decide what to crawl: the start `+"`url`"+`, the links of its page, and the pages its llms.txt and sitemaps list, within the scope a crawl would keep to (the start URL's directory unless `+"`whole_site`"+`; `+"`include`"+` and `+"`exclude`"+` globs) and allowed by robots.txt, each with where it was found. Finds at most `+"`limit`"+` URLs (default 200, at most 1000). Its requests are as polite as web_crawl's; pages are read as served (none is rendered in a browser). The result takes at most `+"`max_chars`"+` characters as JSON (default %d, at most %d): URLs cut to fit end with a `+"`next_cursor`"+`; call again with the same `+"`url`"+` and `+"`cursor`"+` set to it for the rest, without asking the site again.`, budget, s.cfg.Limits.MaxChars),
 		InputSchema:  schemaFor[MapInput](map[string]float64{"limit": 1}),
 		OutputSchema: schemaFor[MapOutput](nil),
 		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(true)},

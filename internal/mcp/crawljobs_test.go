@@ -181,3 +181,52 @@ func TestCrawlJobResumesAfterRestart(t *testing.T) {
 		t.Errorf("%d pages asked twice: only the one in flight at the close may be", twice)
 	}
 }
+
+// TestWebMap: web_map lists a site's URLs in the crawl's scope, allowed
+// by robots.txt, each once with where it was found, cut to fit max_chars
+// with a cursor that lists the rest without asking the site again.
+func TestWebMap(t *testing.T) {
+	site := newSite(t)
+	site.robots = "User-agent: *\nDisallow: /docs/private\n"
+	var links []string
+	for i := range 300 {
+		links = append(links, fmt.Sprintf("/docs/page-with-a-long-name-%03d", i))
+	}
+	links = append(links, "/docs/private", "/blog/")
+	site.set("/docs/", html("Docs", []string{"The docs' home."}, links...))
+	s := newServer(t, Limits{}, loopback)
+	cs := connect(t, s, nil)
+	var out MapOutput
+	text, isErr := call(t, cs, "web_map", map[string]any{"url": site.URL + "/docs/", "max_chars": 4000, "limit": 1000}, &out)
+	if isErr || out.Found != 301 || out.NextCursor == "" || len(out.URLs) >= 301 || out.Disallowed != 1 || out.OutOfScope < 1 {
+		t.Fatalf("web_map: %s %+v", text, out)
+	}
+	asked := len(site.hits())
+	seen := map[string]int{}
+	for _, u := range out.URLs {
+		seen[u.URL]++
+	}
+	for next := out.NextCursor; next != ""; next = out.NextCursor {
+		out = MapOutput{}
+		if text, isErr := call(t, cs, "web_map", map[string]any{"url": site.URL + "/docs/", "max_chars": 4000, "cursor": next}, &out); isErr {
+			t.Fatalf("web_map with a cursor: %s", text)
+		}
+		for _, u := range out.URLs {
+			seen[u.URL]++
+		}
+	}
+	if len(seen) != 301 || seen[site.URL+"/docs/"] != 1 {
+		t.Errorf("%d URLs listed over the pages, want 301 (the start and its links in scope, allowed)", len(seen))
+	}
+	for u, n := range seen {
+		if n != 1 {
+			t.Errorf("%s listed %d times", u, n)
+		}
+	}
+	if n := len(site.hits()); n != asked {
+		t.Errorf("paging asked the site %d more times", n-asked)
+	}
+	if text, isErr := call(t, cs, "web_map", map[string]any{"url": site.URL + "/other/", "cursor": "AQ"}, nil); !isErr || !strings.Contains(text, "cursor") {
+		t.Errorf("a forged cursor: %v %s", isErr, text)
+	}
+}

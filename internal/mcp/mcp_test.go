@@ -285,7 +285,7 @@ func TestToolsListed(t *testing.T) {
 	want := map[string][]string{
 		"web_fetch":     {"max_chars", "render", "start_index", "url", "version"},
 		"web_crawl":     {"cursor", "exclude", "include", "max_chars", "max_depth", "max_pages", "render", "skipped_reason", "url", "wait_seconds", "whole_site"},
-		"web_map":       {"exclude", "include", "limit", "max_chars", "url", "whole_site"},
+		"web_map":       {"cursor", "exclude", "include", "limit", "max_chars", "url", "whole_site"},
 		"crawl_status":  {"crawl", "max_chars", "skipped_reason", "wait_seconds"},
 		"crawl_pages":   {"crawl", "cursor", "limit", "max_chars"},
 		"crawl_cancel":  {"crawl", "max_chars"},
