@@ -316,6 +316,10 @@ func (s *Service) StopCrawl(ctx context.Context, id int64) error {
 	}
 }
 
+// Team reports whether the service's crawls run on a team's workers
+// (Config.DB), not as its own jobs.
+func (s *Service) Team() bool { return s.cfg.DB != "" }
+
 // Running are the IDs of the crawl jobs this service runs.
 func (s *Service) Running() []int64 {
 	s.jobs.mu.Lock()

@@ -90,25 +90,80 @@ func (in CancelInput) askedChars() int { return in.MaxChars }
 func (in MapInput) askedChars() int    { return in.MaxChars }
 
 // sessionJobs are the crawls each session started: the bounds of Limits
-// are counted over those that run.
+// are counted over those that run, and a session cancels only its own.
+// A session gone leaves its crawls to no client (the nil session), as
+// are the crawls taken up when the server starts.
 type sessionJobs struct {
-	mu   sync.Mutex
-	jobs map[*sdk.ServerSession]map[int64]int // by session, the max_pages of each crawl it started
+	mu       sync.Mutex
+	jobs     map[*sdk.ServerSession]map[int64]int // by session, the max_pages of each crawl it started (or reserved: below 0)
+	reserved int64                                // the last reservation's (negative) key
 }
 
-// admit counts a crawl of maxPages against what the session may have
-// running: an error saying the bound when it may not.
-func (s *Server) admit(session *sdk.ServerSession, maxPages int) error {
+// runs reports whether the crawl of id runs, on this server (running
+// are the service's jobs) or a team's workers.
+func (s *Server) runs(ctx context.Context, id int64, running map[int64]bool) bool {
+	if running[id] {
+		return true
+	}
+	if !s.svc.Team() {
+		return false
+	}
+	c, err := s.svc.CrawlStatus(ctx, id)
+	return err == nil && c.State == ledger.Running
+}
+
+// admit reserves a crawl of maxPages for the session, within what it
+// may have running, or says which bound it would pass. The caller
+// gives the reservation back with done: with the crawl's ID when it
+// started, 0 when it did not.
+func (s *Server) admit(ctx context.Context, session *sdk.ServerSession, maxPages int) (done func(id int64), err error) {
 	l := s.cfg.Limits
+	live := map[*sdk.ServerSession]bool{}
+	for ss := range s.mcp.Sessions() {
+		live[ss] = true
+	}
+	s.sjobs.mu.Lock()
+	var mine []int64
+	for id := range s.sjobs.jobs[session] {
+		if id > 0 {
+			mine = append(mine, id)
+		}
+	}
+	s.sjobs.mu.Unlock()
 	running := map[int64]bool{}
 	for _, id := range s.svc.Running() {
 		running[id] = true
 	}
+	ended := map[int64]bool{}
+	for _, id := range mine {
+		if !s.runs(ctx, id, running) {
+			ended[id] = true
+		}
+	}
+
 	s.sjobs.mu.Lock()
 	defer s.sjobs.mu.Unlock()
+	for ss, crawls := range s.sjobs.jobs {
+		if ss != nil && ss != session && !live[ss] {
+			// A session gone: its crawls are no client's now.
+			for id, p := range crawls {
+				if id > 0 {
+					s.sjobs.add(nil, id, p)
+				}
+			}
+			delete(s.sjobs.jobs, ss)
+		}
+	}
+	if !s.svc.Team() {
+		for id := range s.sjobs.jobs[nil] {
+			if !running[id] {
+				delete(s.sjobs.jobs[nil], id)
+			}
+		}
+	}
 	n, pages := 0, 0
 	for id, p := range s.sjobs.jobs[session] {
-		if !running[id] {
+		if ended[id] {
 			delete(s.sjobs.jobs[session], id)
 			continue
 		}
@@ -117,24 +172,43 @@ func (s *Server) admit(session *sdk.ServerSession, maxPages int) error {
 	}
 	switch {
 	case n >= l.MaxCrawls:
-		return fmt.Errorf("this client has %d crawls running, the most the user allows at once (%d): wait for one to end (crawl_status with wait_seconds), or cancel one (crawl_cancel)", n, l.MaxCrawls)
+		return nil, fmt.Errorf("this client has %d crawls running, the most the user allows at once (%d): wait for one to end (crawl_status with wait_seconds), or cancel one (crawl_cancel)", n, l.MaxCrawls)
 	case pages+maxPages > l.MaxPagesInAll:
-		return fmt.Errorf("this client's running crawls may fetch %d pages, and this one %d more: the user allows %d in all at once. Ask for a smaller max_pages, or wait for a crawl to end", pages, maxPages, l.MaxPagesInAll)
+		return nil, fmt.Errorf("this client's running crawls may fetch %d pages, and this one %d more: the user allows %d in all at once. Ask for a smaller max_pages, or wait for a crawl to end", pages, maxPages, l.MaxPagesInAll)
 	}
-	return nil
+	s.sjobs.reserved--
+	key := s.sjobs.reserved
+	s.sjobs.add(session, key, maxPages)
+	return func(id int64) {
+		s.sjobs.mu.Lock()
+		defer s.sjobs.mu.Unlock()
+		delete(s.sjobs.jobs[session], key)
+		if id != 0 {
+			s.sjobs.add(session, id, maxPages)
+		}
+	}, nil
 }
 
-// started notes a crawl a session started.
-func (s *Server) started(session *sdk.ServerSession, id int64, maxPages int) {
+// add notes a crawl of a session; mu is held.
+func (j *sessionJobs) add(session *sdk.ServerSession, id int64, maxPages int) {
+	if j.jobs == nil {
+		j.jobs = map[*sdk.ServerSession]map[int64]int{}
+	}
+	if j.jobs[session] == nil {
+		j.jobs[session] = map[int64]int{}
+	}
+	j.jobs[session][id] = maxPages
+}
+
+// owns reports whether a session may cancel the crawl of id: one it
+// started, or one no client has (taken up when the server started, or
+// left by a session gone).
+func (s *Server) owns(session *sdk.ServerSession, id int64) bool {
 	s.sjobs.mu.Lock()
 	defer s.sjobs.mu.Unlock()
-	if s.sjobs.jobs == nil {
-		s.sjobs.jobs = map[*sdk.ServerSession]map[int64]int{}
-	}
-	if s.sjobs.jobs[session] == nil {
-		s.sjobs.jobs[session] = map[int64]int{}
-	}
-	s.sjobs.jobs[session][id] = maxPages
+	_, mine := s.sjobs.jobs[session][id]
+	_, nobody := s.sjobs.jobs[nil][id]
+	return mine || nobody
 }
 
 // startedCrawls are the crawls the server's sessions started.
@@ -144,7 +218,9 @@ func (s *Server) startedCrawls() []int64 {
 	var ids []int64
 	for _, crawls := range s.sjobs.jobs {
 		for id := range crawls {
-			ids = append(ids, id)
+			if id > 0 {
+				ids = append(ids, id)
+			}
 		}
 	}
 	return ids
@@ -156,8 +232,10 @@ func (s *Server) startedCrawls() []int64 {
 // none.
 func (s *Server) ResumeCrawls(ctx context.Context) ([]int64, error) {
 	ids, err := s.svc.ResumeCrawls(ctx, ledger.ByAgent)
+	s.sjobs.mu.Lock()
+	defer s.sjobs.mu.Unlock()
 	for _, id := range ids {
-		s.started(nil, id, 0)
+		s.sjobs.add(nil, id, 0)
 	}
 	return ids, err
 }
@@ -369,6 +447,12 @@ func (s *Server) crawlCancel(ctx context.Context, req *sdk.CallToolRequest, in C
 	defer end()
 	var out CrawlOutput
 	budget := s.chars(in.MaxChars, &out.Notes)
+	if !s.owns(req.Session, in.Crawl) {
+		if _, err := s.svc.CrawlStatus(ctx, in.Crawl); err != nil {
+			return nil, out, s.jobError(ctx, "read a crawl", err)
+		}
+		return nil, out, errors.New("that crawl is not one this client started: a client cancels only its own crawls (or those heed took up again when it started)")
+	}
 	if err := s.svc.CancelCrawl(ctx, in.Crawl); err != nil {
 		return nil, out, s.jobError(ctx, "cancel a crawl", err)
 	}

@@ -161,7 +161,8 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	o.Include, o.Exclude, o.WholeSite = in.Include, in.Exclude, in.WholeSite
 	maxPages := o.MaxPages
 
-	if err := s.admit(req.Session, o.MaxPages); err != nil {
+	admitted, err := s.admit(ctx, req.Session, o.MaxPages)
+	if err != nil {
 		return nil, out, err
 	}
 	// The crawl is a job of the service: it goes on when this call
@@ -171,7 +172,9 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	var mu sync.Mutex
 	counts := map[crawl.Kind]int{}
 	pages := 0
-	id, err := s.svc.StartCrawl(ctx, ingest.CrawlRequest{Options: o, By: ledger.ByAgent}, func(ev crawl.Event) {
+	var id int64
+	defer func() { admitted(id) }()
+	id, err = s.svc.StartCrawl(ctx, ingest.CrawlRequest{Options: o, By: ledger.ByAgent}, func(ev crawl.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if ev.Kind == crawl.Began {
@@ -194,7 +197,6 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 	if err != nil {
 		return nil, out, s.crawlError(ctx, in.URL, err)
 	}
-	s.started(req.Session, id, o.MaxPages)
 	notes := out.Notes
 	skips, err := s.standing(ctx, id, waitSeconds(in.WaitSeconds, DefaultWait), DefaultPagesShown, &out)
 	prog.flush()
@@ -324,6 +326,17 @@ func (s *Server) crawlPage(in CrawlInput, budget int, out CrawlOutput, l *listin
 	}
 	// What heed says besides the URLs listed leaves them their room.
 	size := func() int { return resultChars(render(listPage[Skip]{from: c.offset}, true)) }
+	// The crawl's first pages take half the budget at most, the first
+	// of them kept; crawl_pages lists them all.
+	if n := len(out.Pages); n > 0 {
+		for len(out.Pages) > 0 && size() > budget/2 {
+			out.Pages = out.Pages[:len(out.Pages)-1]
+		}
+		if len(out.Pages) < n {
+			out.PagesCursor = "" // crawl_pages from the first
+			out.Notes = append(out.Notes, fmt.Sprintf("%d of the crawl's first %d pages are listed, as many as max_chars %d allows; crawl_pages lists them all", len(out.Pages), n, budget))
+		}
+	}
 	out.Notes = append(out.Notes, shrunk)
 	out.Notes = withNote(out.Notes, shrunk, fitEnvelope(budget, size, &out.Start, &out.Scope, &out.Robots))
 	p := pageOf(budget, items, c.offset, func(cut bool) int { return resultChars(render(listPage[Skip]{from: c.offset}, cut)) }, show, func(next int) cursor {

@@ -132,6 +132,16 @@ func (s *slice) run(ctx context.Context) error {
 			if !time.Now().Before(s.end) || s.w.stopped() {
 				return nil
 			}
+			// A URL read with the batch may have ended since: its crawl
+			// cancelled (team.Cancel), or the URL taken over. It is not
+			// asked for.
+			var queued bool
+			if err := s.w.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM heed_frontier WHERE url = $1 AND crawl = $2 AND state = 'queued')`, it.url, it.c.id).Scan(&queued); err != nil {
+				return err
+			}
+			if !queued {
+				continue
+			}
 			if err := s.visit(ctx, it); err != nil {
 				return err
 			}
