@@ -459,8 +459,10 @@ func recordLine(c ledger.Crawl) string {
 		line += fmt.Sprintf(" · %d skipped (%s)", c.Counts.Skipped[r], printable.Line(r))
 	}
 	switch {
-	case c.By == ledger.ByAgent && c.State.Resumable():
+	case c.By == ledger.ByAgent && c.State == ledger.Interrupted:
 		line += "\n  started by an agent (heed mcp): heed mcp takes it up again when it starts"
+	case c.By == ledger.ByAgent && c.State.Resumable():
+		line += fmt.Sprintf("\n  started by an agent (heed mcp); resume it: heed crawl --resume %d", c.ID)
 	case c.By == ledger.ByAgent:
 		line += "\n  started by an agent (heed mcp)"
 	case c.State.Resumable():

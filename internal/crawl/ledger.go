@@ -175,12 +175,16 @@ func (r *run) ended(it Item, e Event, hash string) {
 		r.fetched -= it.requests
 		return
 	}
-	r.note(ledger.Entry{URL: it.URL, Fate: ledger.Fate(e.Kind), Depth: it.Depth, Hash: hash})
 	if (e.Kind == Stored || e.Kind == Unchanged) && e.URL != it.URL {
-		// The page is the URL it redirected to, which a twin of it names
-		// as its canonical URL after a resume as before.
-		r.note(ledger.Entry{URL: e.URL, Fate: ledger.Claimed, Depth: it.Depth})
+		// The page is the URL it redirected to, kept under it (as
+		// ledger.Kept lists it); the URL asked for ends claimed, so that
+		// a twin naming either as its canonical URL is a duplicate after
+		// a resume as before.
+		r.note(ledger.Entry{URL: it.URL, Fate: ledger.Claimed, Depth: it.Depth})
+		r.note(ledger.Entry{URL: e.URL, Fate: ledger.Fate(e.Kind), Depth: it.Depth, Hash: hash})
+		return
 	}
+	r.note(ledger.Entry{URL: it.URL, Fate: ledger.Fate(e.Kind), Depth: it.Depth, Hash: hash})
 }
 
 // counts are the crawl's counts so far, over its runs; r.mu is held.

@@ -139,8 +139,7 @@ func (s *Service) StartCrawl(ctx context.Context, req CrawlRequest, follow func(
 	began := make(chan int64, 1)
 	go func() {
 		defer s.jobs.wg.Done()
-		defer close(j.done)
-		defer cancel(nil)
+		var id int64
 		var once sync.Once
 		res, err := s.Crawl(jctx, req, func(ev crawl.Event) {
 			j.event(ev)
@@ -149,16 +148,36 @@ func (s *Service) StartCrawl(ctx context.Context, req CrawlRequest, follow func(
 			}
 			if ev.Kind == crawl.Began {
 				once.Do(func() {
+					id = ev.Crawl
 					s.jobs.mu.Lock()
-					s.jobs.running[ev.Crawl] = j
+					s.jobs.running[id] = j
 					s.jobs.mu.Unlock()
-					began <- ev.Crawl
+					began <- id
 				})
 			}
 		})
+		cancel(nil)
 		j.mu.Lock()
 		j.res, j.err = res, err
 		j.mu.Unlock()
+		// The job ended: it is one of the last that ended, no more one
+		// that runs.
+		s.jobs.mu.Lock()
+		if id != 0 {
+			delete(s.jobs.running, id)
+			if s.jobs.ended == nil {
+				s.jobs.ended = map[int64]*job{}
+			}
+			if len(s.jobs.ended) >= maxEnded {
+				for old := range s.jobs.ended {
+					delete(s.jobs.ended, old)
+					break
+				}
+			}
+			s.jobs.ended[id] = j
+		}
+		s.jobs.mu.Unlock()
+		close(j.done)
 		once.Do(func() { began <- 0 })
 	}()
 	select {
@@ -172,25 +191,12 @@ func (s *Service) StartCrawl(ctx context.Context, req CrawlRequest, follow func(
 			}
 			return 0, j.err
 		}
-		go func() {
-			<-j.done
-			s.jobs.mu.Lock()
-			delete(s.jobs.running, id)
-			if s.jobs.ended == nil {
-				s.jobs.ended = map[int64]*job{}
-			}
-			if len(s.jobs.ended) >= maxEnded {
-				for old := range s.jobs.ended {
-					delete(s.jobs.ended, old)
-					break
-				}
-			}
-			s.jobs.ended[id] = j
-			s.jobs.mu.Unlock()
-		}()
 		return id, nil
 	case <-ctx.Done():
-		// The crawl goes on: the caller is gone before it began.
+		// The caller is gone before the crawl began, and will never know
+		// its ID: the crawl is cancelled, not left to run unseen.
+		cancel(ledger.ErrCancelled)
+		<-j.done
 		return 0, ctx.Err()
 	}
 }

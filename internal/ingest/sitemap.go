@@ -155,7 +155,22 @@ func (s *Service) Map(ctx context.Context, req MapRequest) (*SiteMap, error) {
 		return s.client.Spaced(eng.Pace(out))
 	}
 	from := ""
-	resp, err := client(start).Get(ctx, fetch.Request{URL: start, Accept: "text/html, text/markdown;q=0.9"})
+	// The start page's redirects are a crawl's: each hop in scope and
+	// allowed by robots.txt.
+	resp, err := client(start).Get(ctx, fetch.Request{URL: start, Accept: "text/html, text/markdown;q=0.9",
+		CheckRedirect: func(next string) error {
+			u, err := url.Parse(next)
+			if err != nil {
+				return err
+			}
+			if reason, why := eng.Admit(u, 0); reason != "" {
+				return fmt.Errorf("the start URL redirects to %s: %s", next, why)
+			}
+			if !allowed(next) {
+				return fmt.Errorf("the start URL redirects to %s, which robots.txt disallows", next)
+			}
+			return nil
+		}})
 	switch {
 	case err != nil:
 		m.StartError = err.Error()

@@ -51,9 +51,9 @@ type Crawl struct {
 	Ended   time.Time `json:"ended,omitzero"`
 	Counts  Counts    `json:"counts"`
 	Resumed int       `json:"resumed,omitempty"` // how many times it was taken up again
-	// By is who started the crawl: ByAgent for an agent's (heed mcp
-	// takes those left running up again when it starts), "" for a
-	// person's at the command line.
+	// By is who started the crawl, or took it up last: ByAgent for an
+	// agent's (heed mcp takes those left running up again when it
+	// starts), "" for a person's at the command line.
 	By string `json:"by,omitempty"`
 }
 

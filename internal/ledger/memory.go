@@ -61,6 +61,7 @@ func (m *Memory) Begin(_ context.Context, c Crawl, resume int64) (Crawl, []Entry
 	}
 	m.crawls[i].State = Running
 	m.crawls[i].Resumed++
+	m.crawls[i].By = c.By // whoever takes it up's now
 	if c.Options != "" {
 		m.crawls[i].Options = c.Options
 	}

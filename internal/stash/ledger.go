@@ -229,12 +229,15 @@ func (s *Stash) Begin(ctx context.Context, c ledger.Crawl, resume int64) (ledger
 		l.active[c.ID] = true
 		return c, nil, nil
 	}
-	options := c.Options
+	options, by := c.Options, c.By
 	c = *found
 	if options != "" {
 		c.Options = options
 	}
-	if _, err := db.ExecContext(ctx, `UPDATE crawls SET state = ?, resumed = resumed + 1, options = ? WHERE id = ?`, ledger.Running, c.Options, c.ID); err != nil {
+	// The crawl is whoever takes it up's now (an agent's crawl a person
+	// takes up is not taken up by heed mcp again, nor the reverse).
+	c.By = by
+	if _, err := db.ExecContext(ctx, `UPDATE crawls SET state = ?, resumed = resumed + 1, options = ?, started_by = ? WHERE id = ?`, ledger.Running, c.Options, c.By, c.ID); err != nil {
 		return ledger.Crawl{}, nil, err
 	}
 	c.State = ledger.Running

@@ -133,7 +133,10 @@ type KeptPage struct {
 const keptSettle = 2 * time.Second
 
 // Kept are the pages crawl id kept after the one at (at, seq) (zero
-// values for the first), in the order it kept them, limit at most.
+// values for the first), in the order it kept them, limit at most: its
+// URLs done that hold a snapshot (not a URL that redirected to the page,
+// nor the page's Markdown alternate). A later crawl of the same URLs
+// takes their rows over, and they are listed as its.
 func Kept(ctx context.Context, pool *pgxpool.Pool, id int64, at time.Time, seq int64, limit int) ([]KeptPage, error) {
 	var state string
 	err := pool.QueryRow(ctx, `SELECT state FROM heed_crawl WHERE id = $1`, id).Scan(&state)
@@ -148,8 +151,8 @@ func Kept(ctx context.Context, pool *pgxpool.Pool, id int64, at time.Time, seq i
 		settled = time.Now().Add(-keptSettle)
 	}
 	rows, err := pool.Query(ctx, `
-		SELECT f.url, f.reason = $2, coalesce(s.id, ''), coalesce(s.title, ''), coalesce(s.fetched_at, 'epoch'), f.updated_at, f.seq
-		FROM heed_frontier f LEFT JOIN heed_snapshot s ON s.url = f.url
+		SELECT f.url, f.reason = $2, s.id, s.title, s.fetched_at, f.updated_at, f.seq
+		FROM heed_frontier f JOIN heed_snapshot s ON s.url = f.url
 		WHERE f.crawl = $1 AND f.state = 'done' AND f.reason <> $3
 			AND (f.updated_at, f.seq) > ($4, $5) AND ($6::timestamptz = 'epoch' OR f.updated_at < $6)
 		ORDER BY f.updated_at, f.seq LIMIT $7`,
