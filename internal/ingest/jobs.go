@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -407,7 +408,7 @@ func (s *Service) teamKept(ctx context.Context, id int64, cursor string, limit i
 		ns, sq, ok2 := strings.Cut(rest, ".")
 		n, err1 := strconv.ParseInt(ns, 10, 64)
 		q, err2 := strconv.ParseInt(sq, 10, 64)
-		if !ok || !ok2 || err1 != nil || err2 != nil || n < 0 || q < 0 {
+		if !ok || !ok2 || err1 != nil || err2 != nil || n < 0 || q < 0 || n > math.MaxInt64/1000 {
 			return nil, "", &heed.Error{Kind: heed.Invalid, Op: "list a crawl's pages", Err: errCursor}
 		}
 		at, seq = time.Unix(0, n*1000).UTC(), q

@@ -255,7 +255,7 @@ func TestTeamCrawlJob(t *testing.T) {
 	if got := allKept(t, svc, id, 3); len(got) != 7 || len(slices.Compact(slices.Sorted(slices.Values(got)))) != 7 {
 		t.Errorf("kept %q: want the 7 pages, each once", got)
 	}
-	for _, bad := range []string{"s1", "t", "t1", "t-1.2", "t1.x"} {
+	for _, bad := range []string{"s1", "t", "t1", "t-1.2", "t1.x", "t9223372036854775807.0"} {
 		if _, _, err := svc.CrawlKept(t.Context(), id, bad, 10); err == nil {
 			t.Errorf("CrawlKept after cursor %q: no error", bad)
 		}

@@ -422,6 +422,9 @@ func (s *Server) crawlPages(ctx context.Context, req *sdk.CallToolRequest, in Pa
 		default:
 			o.Next = next
 		}
+		if len(kept) == 0 && in.Cursor == "" && c.State != ledger.Running && c.Counts.Stored+c.Counts.Unchanged > 0 {
+			o.Notes = append(o.Notes, "heed keeps the list of the pages of its last 50 crawls that ended, and this one is older: stash_search with its source finds its pages")
+		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d pages of crawl %d (%s):\n", len(o.Pages), in.Crawl, o.State)
 		pagesText(&b, o.Pages, o.Next, in.Crawl)
