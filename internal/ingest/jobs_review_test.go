@@ -74,19 +74,7 @@ func TestFailedAgentCrawlNotTakenUp(t *testing.T) {
 // in flight asks for no URL of the batch its worker read before the
 // cancel (it read up to 32): each is asked whether it still waits.
 func TestTeamCancelStopsTheWorker(t *testing.T) {
-	db := teamDatabase(t)
-	client := fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	svc := New(Config{HTTP: client, DB: db, Delay: -1})
-	t.Cleanup(func() { svc.Close() })
-	worker := New(Config{HTTP: client, DB: db, Delay: -1})
-	wctx, stop := context.WithCancel(t.Context())
-	worked := make(chan error, 1)
-	go func() { worked <- worker.Work(wctx, WorkerConfig{}) }()
-	t.Cleanup(func() {
-		stop()
-		<-worked
-		worker.Close()
-	})
+	svc := teamJobService(t)
 	js := newJobSite(t, 6, 2)
 	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"), nil)
 	if err != nil {
@@ -232,18 +220,6 @@ func TestKeptRedirect(t *testing.T) {
 // TestTeamKeptRedirect: on a team's database too, though a commit
 // marks done both the URL asked for and the one it redirected to.
 func TestTeamKeptRedirect(t *testing.T) {
-	db := teamDatabase(t)
-	client := fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	svc := New(Config{HTTP: client, DB: db, Delay: -1})
-	t.Cleanup(func() { svc.Close() })
-	worker := New(Config{HTTP: client, DB: db, Delay: -1})
-	wctx, stop := context.WithCancel(t.Context())
-	worked := make(chan error, 1)
-	go func() { worked <- worker.Work(wctx, WorkerConfig{}) }()
-	t.Cleanup(func() {
-		stop()
-		<-worked
-		worker.Close()
-	})
+	svc := teamJobService(t)
 	checkKeptRedirect(t, svc, redirectSite(t).URL+"/")
 }

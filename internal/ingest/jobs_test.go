@@ -224,19 +224,7 @@ func TestCrawlJobResumedAfterClose(t *testing.T) {
 // the team's workers, followed by its ID to its end, lists what it kept,
 // and one cancelled stops and ends cancelled.
 func TestTeamCrawlJob(t *testing.T) {
-	db := teamDatabase(t)
-	client := fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
-	svc := New(Config{HTTP: client, DB: db, Delay: -1})
-	t.Cleanup(func() { svc.Close() })
-	worker := New(Config{HTTP: client, DB: db, Delay: -1})
-	wctx, stop := context.WithCancel(t.Context())
-	worked := make(chan error, 1)
-	go func() { worked <- worker.Work(wctx, WorkerConfig{}) }()
-	t.Cleanup(func() {
-		stop()
-		<-worked
-		worker.Close()
-	})
+	svc := teamJobService(t)
 
 	js := newJobSite(t, 6, 3)
 	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"), nil)
@@ -286,4 +274,23 @@ func TestTeamCrawlJob(t *testing.T) {
 	if err := svc.CancelCrawl(t.Context(), id2+100); err == nil {
 		t.Error("cancelling no crawl: no error")
 	}
+}
+
+// teamJobService is a service onto a team's database of its own, with a
+// worker of the team's crawls running until the test ends.
+func teamJobService(t *testing.T) *Service {
+	db := teamDatabase(t)
+	client := fetch.New(fetch.Config{AllowNets: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}})
+	svc := New(Config{HTTP: client, DB: db, Delay: -1})
+	t.Cleanup(func() { svc.Close() })
+	worker := New(Config{HTTP: client, DB: db, Delay: -1})
+	wctx, stop := context.WithCancel(t.Context())
+	worked := make(chan error, 1)
+	go func() { worked <- worker.Work(wctx, WorkerConfig{}) }()
+	t.Cleanup(func() {
+		stop()
+		<-worked
+		worker.Close()
+	})
+	return svc
 }
