@@ -154,14 +154,15 @@ later, use 'heed add'.
 			if len(args) > 0 {
 				req.Start = args[0]
 			}
-			if e.db != "" {
-				if req.Resume != 0 {
-					return usageErrorf("--resume takes up a crawl of the stash; a team's crawl goes on by itself while workers run")
-				}
-				return e.runTeamCrawl(cmd, req, cf.jsonOut, cf.detach)
-			}
-			if cf.detach {
+			switch {
+			case e.db != "" && req.Resume != 0:
+				return usageErrorf("--resume takes up a crawl of the stash; a team's crawl goes on by itself while workers run")
+			case e.db == "" && cf.detach:
 				return usageErrorf("--detach queues a team's crawl: give --db URL too")
+			case e.db != "":
+				// The service runs it on the team's workers; this door
+				// shows it as a team's crawl.
+				return e.runTeamCrawl(cmd, req, cf.jsonOut, cf.detach)
 			}
 			return e.runCrawl(cmd, req, cf.jsonOut, cf.verbose)
 		},

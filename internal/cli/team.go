@@ -274,20 +274,32 @@ func progressLine(p *team.Progress) string {
 	return line
 }
 
-// runTeamCrawl queues a crawl in the team's database and, unless
-// detach, follows it until it is done.
+// runTeamCrawl shows a crawl the service runs on a team's workers: its
+// scope once queued, then, unless detach, its progress until it is done.
 func (e *env) runTeamCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut, detach bool) error {
 	svc, err := e.service(false)
 	if err != nil {
 		return err
 	}
-	id, err := svc.StartTeamCrawl(cmd.Context(), req)
-	if err != nil {
+	var show func(*team.Progress)
+	stop := func() {}
+	req.Detach = detach
+	req.Progress = func(p *team.Progress) {
+		if show == nil {
+			show, stop = e.teamProgress(jsonOut)
+		}
+		show(p)
+	}
+	res, err := svc.Crawl(cmd.Context(), req, func(ev crawl.Event) {
+		if ev.Kind == crawl.Began && !e.quiet {
+			fmt.Fprintln(e.stderr, scopeLine(fmt.Sprintf("team crawl %d: ", ev.Crawl), ev.Detail, ev.Narrow, flagOf))
+		}
+	})
+	stop()
+	if res == nil {
 		return failure(err)
 	}
-	if sc, err := crawl.ScopeOf(req.Options); err == nil && !e.quiet {
-		fmt.Fprintln(e.stderr, scopeLine(fmt.Sprintf("team crawl %d: ", id), sc.String(), sc.Narrow(), flagOf))
-	}
+	id, p := res.TeamCrawl, res.Team
 	if detach {
 		if jsonOut {
 			return writeJSON(e.stdout, map[string]any{"event": "queued", "crawl": id})
@@ -295,9 +307,6 @@ func (e *env) runTeamCrawl(cmd *cobra.Command, req ingest.CrawlRequest, jsonOut,
 		fmt.Fprintf(e.stdout, "crawl %d queued; heed status --db shows how it goes\n", id)
 		return nil
 	}
-	show, stop := e.teamProgress(jsonOut)
-	p, err := svc.FollowCrawl(cmd.Context(), id, show)
-	stop()
 	switch {
 	case cmd.Context().Err() != nil:
 		if p != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/render"
+	"github.com/heedhq/heed/internal/team"
 )
 
 // CrawlRequest asks for a polite crawl: its options, made by
@@ -38,6 +39,11 @@ type CrawlRequest struct {
 	Resume int64
 	// By is who starts the crawl (ledger.Crawl.By).
 	By string
+	// With a team's database (Config.DB), the crawl is queued for the
+	// team's workers: Detach returns once it is, else Progress (which
+	// may be nil) sees it until it is done.
+	Detach   bool
+	Progress func(*team.Progress)
 }
 
 // CrawlResult is what a crawl came to.
@@ -56,9 +62,11 @@ type CrawlResult struct {
 	Resumed *crawl.Resumption
 	// TeamCrawl is the crawl's ID in a team's database, when it was
 	// queued there for the team's workers; Detached when it was only
-	// queued, not followed (its summary is empty).
+	// queued, not followed (its summary is empty); Team where it stood
+	// last.
 	TeamCrawl int64
 	Detached  bool
+	Team      *team.Progress
 }
 
 // options checks a request and turns it into the crawler's options. A
@@ -97,6 +105,11 @@ func (s *Service) options(req CrawlRequest) (crawl.Options, error) {
 // stored with an error wrapping crawl.ErrStartFailed, each with the result
 // of what was done.
 func (s *Service) Crawl(ctx context.Context, req CrawlRequest, events func(crawl.Event)) (*CrawlResult, error) {
+	if s.cfg.DB != "" && !req.NoStore {
+		// The one decision of where a crawl runs: a team's crawl runs on
+		// its workers.
+		return s.teamCrawl(ctx, req, events)
+	}
 	if req.Resume != 0 && req.Start == "" && !req.NoStore {
 		// The crawl to resume says what it crawls.
 		rec, err := s.CrawlRecord(ctx, req.Resume)

@@ -103,26 +103,8 @@ func (s *Service) Ingest(ctx context.Context, req SourceRequest) (*SourceResult,
 	web := website.Kind{Crawl: func(ctx context.Context, env *source.Env, in source.Input) (*crawl.Summary, error) {
 		cr := crawlReq
 		cr.Start = in.URL
-		if s.cfg.DB != "" {
-			if req.Events != nil {
-				// A team's crawl says its scope first, as a crawl here
-				// does (its workers' events are not this process's).
-				if ev, ok := began(cr); ok {
-					req.Events(ev)
-				}
-			}
-			res, err := s.teamCrawl(ctx, cr, req.Detach, req.Progress)
-			if res == nil {
-				return nil, err
-			}
-			crawled = res
-			return res.Summary, err
-		}
-		o, err := s.options(cr)
-		if err != nil {
-			return nil, err
-		}
-		res, err := s.crawlInto(ctx, st, o, cr, req.Events)
+		cr.Detach, cr.Progress = req.Detach, req.Progress
+		res, err := s.Crawl(ctx, cr, req.Events) // here, or on a team's workers
 		if res == nil {
 			return nil, err
 		}

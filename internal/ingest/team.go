@@ -6,6 +6,7 @@ import (
 	"maps"
 	"time"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/pgstore"
@@ -242,18 +243,26 @@ func teamSummary(p *team.Progress) *crawl.Summary {
 	return sum
 }
 
-// teamCrawl is a website source's crawl in a team's database: queued,
-// and followed to its end unless detach.
-func (s *Service) teamCrawl(ctx context.Context, cr CrawlRequest, detach bool, progress func(*team.Progress)) (*CrawlResult, error) {
+// teamCrawl is a crawl in a team's database: queued, said to events as
+// its scope (a crawl here says it first; the workers' events are not
+// this process's), and followed to its end unless cr.Detach.
+func (s *Service) teamCrawl(ctx context.Context, cr CrawlRequest, events func(crawl.Event)) (*CrawlResult, error) {
+	if cr.Resume != 0 {
+		return nil, &heed.Error{Kind: heed.Invalid, Op: "crawl", Err: errors.New("a team's crawl is not taken up by its ID: it goes on by itself while workers run")}
+	}
 	id, err := s.StartTeamCrawl(ctx, cr)
 	if err != nil {
 		return nil, err
 	}
+	if ev, ok := began(cr); ok && events != nil {
+		ev.Crawl = id
+		events(ev)
+	}
 	p := &team.Progress{ID: id, Created: time.Now()}
-	if !detach {
-		if p, err = s.FollowCrawl(ctx, id, progress); p == nil {
+	if !cr.Detach {
+		if p, err = s.FollowCrawl(ctx, id, cr.Progress); p == nil {
 			return nil, err
 		}
 	}
-	return &CrawlResult{Source: cr.Source, Start: cr.Start, Summary: teamSummary(p), MaxPages: cr.MaxPages, MaxDepth: cr.MaxDepth, TeamCrawl: id, Detached: detach}, err
+	return &CrawlResult{Source: cr.Source, Start: cr.Start, Summary: teamSummary(p), MaxPages: cr.MaxPages, MaxDepth: cr.MaxDepth, TeamCrawl: id, Detached: cr.Detach, Team: p}, err
 }
