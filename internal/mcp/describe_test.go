@@ -170,3 +170,29 @@ func TestToolTable(t *testing.T) {
 		}
 	}
 }
+
+// TestReadmeNamesTheTools: the README's MCP section names every tool
+// heed registers, and no other.
+func TestReadmeNamesTheTools(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, newServer(t, Limits{}, loopback), nil)
+	res, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := map[string]bool{}
+	for _, tool := range res.Tools {
+		tools[tool.Name] = true
+		if !strings.Contains(string(readme), "`"+tool.Name+"`") {
+			t.Errorf("README.md does not name the tool %s", tool.Name)
+		}
+	}
+	for _, m := range regexp.MustCompile("`((?:web|stash|crawl)_[a-z_]+)`").FindAllStringSubmatch(string(readme), -1) {
+		if !tools[m[1]] {
+			t.Errorf("README.md names %s, which heed has no tool of", m[1])
+		}
+	}
+}
