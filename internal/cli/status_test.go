@@ -124,4 +124,23 @@ func TestStatusOfAnAgentsCrawl(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "started by an agent") {
 		t.Errorf("status 1: exit %d, %q, %q", code, out, stderr)
 	}
+
+	// One that failed is not taken up by heed mcp (its cause may not have
+	// passed): it says how to resume it.
+	st, err = stash.Open(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	failed, _, err := st.Begin(t.Context(), ledger.Crawl{Key: "k2", Start: "https://docs.example/b/", Source: "docs", By: ledger.ByAgent}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Finish(t.Context(), failed.ID, ledger.CrawlFailed, ledger.Counts{}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	code, out, stderr = run(t, "", "status", fmt.Sprint(failed.ID), "--stash", dir)
+	if code != 0 || !strings.Contains(out, fmt.Sprintf("started by an agent (heed mcp); resume it: heed crawl --resume %d", failed.ID)) || strings.Contains(out, "takes it up again") {
+		t.Errorf("status of an agent's crawl that failed: exit %d, %q, %q", code, out, stderr)
+	}
 }
