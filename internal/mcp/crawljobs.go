@@ -301,7 +301,7 @@ func (s *Server) keptPages(ctx context.Context, id int64, cursor string, limit i
 	}
 	pages := make([]KeptPage, 0, len(kept))
 	for _, k := range kept {
-		pages = append(pages, KeptPage{URL: cutTo(k.URL, maxURLChars), ID: k.ID, Title: cutTo(k.Title, maxTitleChars), FetchedAt: k.FetchedAt, Unchanged: k.Fate == ledger.Unchanged})
+		pages = append(pages, keptPage(k))
 	}
 	switch {
 	case len(kept) == 0 && running:
@@ -310,6 +310,12 @@ func (s *Server) keptPages(ctx context.Context, id int64, cursor string, limit i
 		next = ""
 	}
 	return pages, next, nil
+}
+
+// keptPage is a page a crawl kept as a result lists it: its URL and
+// title cut to their bounds.
+func keptPage(k ingest.KeptPage) KeptPage {
+	return KeptPage{URL: cutTo(k.URL, maxURLChars), ID: k.ID, Title: cutTo(k.Title, maxTitleChars), FetchedAt: k.FetchedAt, Unchanged: k.Fate == ledger.Unchanged}
 }
 
 // pagesText lists pages, and says where the rest are.
@@ -406,7 +412,7 @@ func (s *Server) crawlPages(ctx context.Context, req *sdk.CallToolRequest, in Pa
 		o := out
 		o.Pages = []KeptPage{}
 		for _, k := range kept[:n] {
-			o.Pages = append(o.Pages, KeptPage{URL: cutTo(k.URL, maxURLChars), ID: k.ID, Title: cutTo(k.Title, maxTitleChars), FetchedAt: k.FetchedAt, Unchanged: k.Fate == ledger.Unchanged})
+			o.Pages = append(o.Pages, keptPage(k))
 		}
 		switch {
 		case n < len(kept):
