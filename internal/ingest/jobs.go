@@ -122,11 +122,8 @@ func (s *Service) StartCrawl(ctx context.Context, req CrawlRequest, follow func(
 		// on whatever becomes of this service.
 		return s.StartTeamCrawl(ctx, req)
 	}
-	if req.Resume == 0 || req.Start != "" {
-		if _, err := s.options(req); err != nil {
-			return 0, err
-		}
-	}
+	// The options are Crawl's to check, first: a crawl that cannot begin
+	// ends before it is recorded, and its error is returned below.
 	s.jobs.mu.Lock()
 	if s.jobs.closed {
 		s.jobs.mu.Unlock()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ledger"
@@ -134,6 +135,11 @@ func TestCrawlJob(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("kept %q, want %q", got, want)
+	}
+	// A crawl that cannot begin fails StartCrawl, and leaves no job.
+	bad := jobRequest("ftp://example.com/")
+	if id, err := svc.StartCrawl(t.Context(), bad, nil); err == nil || heed.KindOf(err) != heed.Invalid || len(svc.Running()) != 0 {
+		t.Errorf("StartCrawl of an ftp URL: %d, %v; running %v", id, err, svc.Running())
 	}
 	if _, _, err := svc.CrawlKept(t.Context(), id+99, "", 10); err == nil {
 		t.Error("CrawlKept of no crawl: no error")
