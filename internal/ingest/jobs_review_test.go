@@ -76,11 +76,7 @@ func TestFailedAgentCrawlNotTakenUp(t *testing.T) {
 func TestTeamCancelStopsTheWorker(t *testing.T) {
 	svc := teamJobService(t)
 	js := newJobSite(t, 6, 2)
-	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-js.held
+	id := startHeld(t, svc, js)
 	if err := svc.CancelCrawl(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}

@@ -66,6 +66,18 @@ func jobService(t *testing.T, dir string) *Service {
 	return svc
 }
 
+// startHeld starts a crawl job of js, and returns its ID once the crawl
+// asks for js's held page.
+func startHeld(t *testing.T, svc *Service, js *jobSite) int64 {
+	t.Helper()
+	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-js.held
+	return id
+}
+
 func jobRequest(start string) CrawlRequest {
 	req := CrawlRequest{Options: crawlopt.Defaults(), By: ledger.ByAgent}
 	req.Start, req.Delay = start, 0
@@ -106,11 +118,7 @@ func allKept(t *testing.T, svc *Service, id int64, limit int) []string {
 func TestCrawlJob(t *testing.T) {
 	js := newJobSite(t, 6, 3)
 	svc := jobService(t, t.TempDir())
-	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-js.held
+	id := startHeld(t, svc, js)
 	st, err := svc.WaitCrawl(t.Context(), id, time.Millisecond)
 	if err != nil || st.State != ledger.Running || st.By != ledger.ByAgent {
 		t.Fatalf("while a page is held: %+v, %v; want it running, by an agent", st, err)
@@ -157,11 +165,7 @@ func TestCrawlJobCancelled(t *testing.T) {
 	js := newJobSite(t, 6, 2)
 	dir := t.TempDir()
 	svc := jobService(t, dir)
-	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-js.held
+	id := startHeld(t, svc, js)
 	if err := svc.CancelCrawl(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
@@ -192,11 +196,7 @@ func TestCrawlJobResumedAfterClose(t *testing.T) {
 	js := newJobSite(t, 6, 2)
 	dir := t.TempDir()
 	svc := jobService(t, dir)
-	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-js.held
+	id := startHeld(t, svc, js)
 	if err := svc.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -233,11 +233,7 @@ func TestTeamCrawlJob(t *testing.T) {
 	svc := teamJobService(t)
 
 	js := newJobSite(t, 6, 3)
-	id, err := svc.StartCrawl(t.Context(), jobRequest(js.URL+"/"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-js.held
+	id := startHeld(t, svc, js)
 	if st, err := svc.WaitCrawl(t.Context(), id, time.Millisecond); err != nil || st.State != ledger.Running {
 		t.Fatalf("while a page is held: %+v, %v; want it running", st, err)
 	}
@@ -256,11 +252,7 @@ func TestTeamCrawlJob(t *testing.T) {
 	}
 
 	js2 := newJobSite(t, 6, 2)
-	id2, err := svc.StartCrawl(t.Context(), jobRequest(js2.URL+"/"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	<-js2.held
+	id2 := startHeld(t, svc, js2)
 	if err := svc.CancelCrawl(t.Context(), id2); err != nil {
 		t.Fatal(err)
 	}
