@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -558,15 +557,7 @@ func (s *Server) mapPage(budget int, head MapOutput, l *listing, offset int) (*s
 	}
 	render := func(p listPage[ingest.MapURL], cut bool) (string, MapOutput) {
 		o := head
-		o.URLs, o.NextCursor, o.Notes = p.shown, p.next, slices.Clip(head.Notes)
-		if o.URLs == nil {
-			o.URLs = []ingest.MapURL{}
-		}
-		if cut {
-			next := cmp.Or(p.next, widestCursor)
-			o.NextCursor = next
-			o.Notes = append(o.Notes, cutNote(budget, p.from, len(p.shown), len(urls), "URLs", "web_map with the same url", next))
-		}
+		o.URLs, o.NextCursor, o.Notes = p.listed(cut, budget, len(urls), "URLs", "web_map with the same url", head.Notes)
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d URLs of %s (%s), each with where it was found:\n", len(urls), o.Start, o.Scope)
 		for _, line := range p.lines {

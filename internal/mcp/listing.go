@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/binary"
@@ -225,6 +226,23 @@ func pageOf[T any](budget int, items []T, offset int, base func(cut bool) int, s
 		p.next = keep(next).String()
 	}
 	return p
+}
+
+// listed is what a result holds of the page p of a list of of items,
+// after head's notes: the items shown (an empty list, never nil), the
+// cursor to the rest, and the notes. A result cut to its budget holds a
+// cursor (the widest one, when it is measured with none yet) and the
+// note that says which items it shows and how call gives the rest.
+func (p listPage[T]) listed(cut bool, budget, of int, what, call string, notes []string) (shown []T, next string, withNotes []string) {
+	shown, next, withNotes = p.shown, p.next, slices.Clip(notes)
+	if shown == nil {
+		shown = []T{}
+	}
+	if cut {
+		next = cmp.Or(p.next, widestCursor)
+		withNotes = append(withNotes, cutNote(budget, p.from, len(p.shown), of, what, call, next))
+	}
+	return shown, next, withNotes
 }
 
 // cutNote is the note of a list cut to its budget: which of its items it

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -77,15 +76,7 @@ func (s *Server) searchPage(args string, budget int, head SearchOutput, hits []H
 	}
 	render := func(p listPage[Hit], cut bool) (string, SearchOutput) {
 		out := head
-		out.Hits, out.NextCursor, out.Notes = p.shown, p.next, slices.Clip(head.Notes)
-		if out.Hits == nil {
-			out.Hits = []Hit{}
-		}
-		if cut {
-			next := cmp.Or(p.next, widestCursor)
-			out.NextCursor = next
-			out.Notes = append(out.Notes, cutNote(budget, p.from, len(p.shown), len(hits), "hits", "stash_search with the same query, limit and source", next))
-		}
+		out.Hits, out.NextCursor, out.Notes = p.listed(cut, budget, len(hits), "hits", "stash_search with the same query, limit and source", head.Notes)
 		var b strings.Builder
 		for _, line := range p.lines {
 			b.WriteString(line)
@@ -217,15 +208,7 @@ func (s *Server) sourcesPage(budget int, head SourcesOutput, srcs []Source, offs
 	}
 	render := func(p listPage[Source], cut bool) (string, SourcesOutput) {
 		out := head
-		out.Sources, out.NextCursor, out.Notes = p.shown, p.next, slices.Clip(head.Notes)
-		if out.Sources == nil {
-			out.Sources = []Source{}
-		}
-		if cut {
-			next := cmp.Or(p.next, widestCursor)
-			out.NextCursor = next
-			out.Notes = append(out.Notes, cutNote(budget, p.from, len(p.shown), len(srcs), "sources", "stash_sources", next))
-		}
+		out.Sources, out.NextCursor, out.Notes = p.listed(cut, budget, len(srcs), "sources", "stash_sources", head.Notes)
 		var b strings.Builder
 		for _, line := range p.lines {
 			b.WriteString(line)

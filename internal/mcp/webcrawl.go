@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -284,12 +283,7 @@ func (s *Server) crawlPage(in CrawlInput, budget int, out CrawlOutput, l *listin
 	}
 	render := func(p listPage[Skip], cut bool) (string, CrawlOutput) {
 		o := out
-		o.Skips, o.NextCursor, o.Notes = p.shown, p.next, slices.Clip(out.Notes)
-		if cut {
-			next := cmp.Or(p.next, widestCursor)
-			o.NextCursor = next
-			o.Notes = append(o.Notes, cutNote(budget, p.from, len(p.shown), len(items), "URLs skipped for "+reason, "web_crawl with the same url", next))
-		}
+		o.Skips, o.NextCursor, o.Notes = p.listed(cut, budget, len(items), "URLs skipped for "+reason, "web_crawl with the same url", out.Notes)
 		if g != nil && g.kept < g.count {
 			o.Notes = append(o.Notes, fmt.Sprintf("the crawl skipped %d URLs for %s; heed keeps the first %d", g.count, reason, g.kept))
 		}

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -263,15 +262,7 @@ func (s *Server) grepPage(in GrepInput, budget int, head GrepOutput, matches []M
 	}
 	render := func(p listPage[Match], cut bool) (string, GrepOutput) {
 		out := head
-		out.Matches, out.NextCursor, out.Notes = p.shown, p.next, slices.Clip(head.Notes)
-		if out.Matches == nil {
-			out.Matches = []Match{}
-		}
-		if cut {
-			next := cmp.Or(p.next, widestCursor)
-			out.NextCursor = next
-			out.Notes = append(out.Notes, cutNote(budget, p.from, len(p.shown), len(matches), "matches", "web_grep with the same url, pattern, depth and whole_site", next))
-		}
+		out.Matches, out.NextCursor, out.Notes = p.listed(cut, budget, len(matches), "matches", "web_grep with the same url, pattern, depth and whole_site", head.Notes)
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d matches of %q in %d pages", out.MatchCount, out.Pattern, out.PagesSearched)
 		if out.Scope != "" {
