@@ -101,8 +101,8 @@ func allKept(t *testing.T, svc *Service, id int64, limit int) []string {
 			return urls
 		}
 		for _, p := range pages {
-			if p.ID == "" || p.Title == "" {
-				t.Errorf("a page kept without its snapshot's ID and title: %+v", p)
+			if p.ID == "" || p.Title == "" || p.FetchedAt.IsZero() {
+				t.Errorf("a page kept without its snapshot's ID, title and time: %+v", p)
 			}
 			urls = append(urls, p.URL)
 		}

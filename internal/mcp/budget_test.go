@@ -215,6 +215,42 @@ func TestResultsWithinBudget(t *testing.T) {
 				t.Errorf("%d URLs skipped for robots listed; the crawl counted %d", skipped, crawled.Skipped["robots"])
 			}
 
+			// crawl_status with the skipped URLs of a reason, crawl_pages
+			// page by page, crawl_cancel of a crawl that ended, and
+			// web_map of the site.
+			if text, isErr := sized(t, cs, w, max, "crawl_status", args(map[string]any{"crawl": crawled.Crawl, "skipped_reason": "robots"}), nil); isErr {
+				t.Fatalf("crawl_status: %.300s", text)
+			}
+			kept := 0
+			for cursor, first := "", true; first || cursor != ""; first = false {
+				var page PagesOutput
+				a := args(map[string]any{"crawl": crawled.Crawl, "limit": 100})
+				if cursor != "" {
+					a["cursor"] = cursor
+				}
+				if text, isErr := sized(t, cs, w, max, "crawl_pages", a, &page); isErr {
+					t.Fatalf("crawl_pages, cursor %q: %.300s", cursor, text)
+				}
+				kept, cursor = kept+len(page.Pages), page.Next
+			}
+			if kept != crawled.Stored+crawled.Unchanged {
+				t.Errorf("crawl_pages listed %d pages; the crawl kept %d", kept, crawled.Stored+crawled.Unchanged)
+			}
+			if _, isErr := sized(t, cs, w, max, "crawl_cancel", args(map[string]any{"crawl": crawled.Crawl}), nil); !isErr {
+				t.Error("crawl_cancel of a crawl that ended: no error")
+			}
+			var mapped MapOutput
+			if text, isErr := sized(t, cs, w, max, "web_map", args(map[string]any{"url": site.URL + "/"}), &mapped); isErr {
+				t.Fatalf("web_map: %.300s", text)
+			}
+			for cursor := mapped.NextCursor; cursor != ""; {
+				var page MapOutput
+				if text, isErr := sized(t, cs, w, max, "web_map", args(map[string]any{"url": site.URL + "/", "cursor": cursor}), &page); isErr || len(page.URLs) == 0 {
+					t.Fatalf("web_map, cursor %s: %.300s", cursor, text)
+				}
+				cursor = page.NextCursor
+			}
+
 			// web_grep, and the rest of its matches.
 			var grep GrepOutput
 			if text, isErr := sized(t, cs, w, max, "web_grep", args(map[string]any{"url": site.URL + "/", "pattern": "harbour"}), &grep); isErr {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -228,5 +229,23 @@ func TestWebMap(t *testing.T) {
 	}
 	if text, isErr := call(t, cs, "web_map", map[string]any{"url": site.URL + "/other/", "cursor": "AQ"}, nil); !isErr || !strings.Contains(text, "cursor") {
 		t.Errorf("a forged cursor: %v %s", isErr, text)
+	}
+}
+
+// TestWaitFitsAClientTimeout: web_crawl waits 40 s unless asked, and no
+// call waits past 50 s, inside the 60 s an SDK client waits for a call
+// by default; an agent's wait is bounded, and 0 returns at once.
+func TestWaitFitsAClientTimeout(t *testing.T) {
+	const clientTimeout = 60 * time.Second
+	if DefaultWait >= clientTimeout || MaxWait >= clientTimeout {
+		t.Errorf("waits of %v (default) and %v (most): not inside a client's %v", DefaultWait, MaxWait, clientTimeout)
+	}
+	for _, c := range []struct {
+		asked *int
+		want  time.Duration
+	}{{nil, DefaultWait}, {ptr(0), 0}, {ptr(5), 5 * time.Second}, {ptr(1000), MaxWait}, {ptr(-3), 0}} {
+		if got := waitSeconds(c.asked, DefaultWait); got != c.want {
+			t.Errorf("waitSeconds(%v) = %v, want %v", c.asked, got, c.want)
+		}
 	}
 }
