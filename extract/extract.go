@@ -39,6 +39,9 @@ type Document struct {
 	Title       string `json:"title"`
 	Description string `json:"description,omitempty"`
 	Lang        string `json:"lang,omitempty"`
+	// Author is who the document names as its author, where it does (a
+	// PDF's document information, an EPUB's or DOCX's metadata).
+	Author string `json:"author,omitempty"`
 	// Canonical is the URL the page names as its canonical one, absolute.
 	Canonical string `json:"canonical,omitempty"`
 	// MarkdownAlternate is the http(s) URL of the page's own Markdown, as
