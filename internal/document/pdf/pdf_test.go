@@ -1,0 +1,162 @@
+package pdf
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/heedhq/heed/extract"
+)
+
+func read(t testing.TB, name string) []byte {
+	t.Helper()
+	raw, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// TestRead reads a PDF that groff made (testdata/make.sh) and checks
+// every part of its structure the package promises.
+func TestRead(t *testing.T) {
+	doc, err := Read(read(t, "tides.pdf"), extract.Options{URL: "https://tides.example.org/tides.pdf"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := doc.Markdown
+	if doc.Title != "Tide Tables of the North Sea" || doc.Author != "Ada Lovelace" || doc.Description != "When the water rises" {
+		t.Errorf("metadata: title %q, author %q, description %q", doc.Title, doc.Author, doc.Description)
+	}
+	if doc.Published.IsZero() || doc.Modified.IsZero() {
+		t.Errorf("dates: published %v, modified %v", doc.Published, doc.Modified)
+	}
+	for _, want := range []string{
+		// Headings: the outline's levels.
+		"\n# 1\\. Introduction\n", "\n## 1.1. Reading the tables\n", "\n# 2\\. The long table\n",
+		// A paragraph across three lines, its hyphenated word joined.
+		"The tides of the North Sea rise twice a day. This paragraph is long enough to wrap across several lines of the page, so that a reader must join the lines back into one paragraph, and words broken with hyphens at the end of a line must be whole again in the output.\n",
+		// A link where its annotation is.
+		"says where to read more: [the tide office](https://tides.example.org/north-sea) explains the tables.",
+		// A list, and the paragraph after it apart.
+		"- the hour of high water;\n- the height of the tide in metres.\n\nA program reads them:",
+		// Code in a monospaced font, indented as printed.
+		"```\nfor t in tides:\n    print(t.hour, t.height)\n```",
+		// Each page's marker.
+		"<!-- page 1 -->\n", "\n<!-- page 2 -->\n", "\n<!-- page 3 -->\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in\n%s", want, md)
+		}
+	}
+	// Running headers ("Tide Tables -2- North Sea") and page numbers are
+	// left out; the text they stood beside is all there.
+	if strings.Contains(md, "-2-") || strings.Contains(md, "Tide Tables -") || strings.Count(md, "Tide Tables") != 1 {
+		t.Errorf("running headers kept:\n%s", md)
+	}
+	for i := 1; i <= 40; i++ {
+		if !strings.Contains(md, "Harbour number "+strconv.Itoa(i)+" keeps its own gauge") {
+			t.Errorf("harbour %d lost", i)
+		}
+	}
+	if len(doc.Links) != 1 || doc.Links[0] != "https://tides.example.org/north-sea" {
+		t.Errorf("links: %q", doc.Links)
+	}
+}
+
+// TestGenerated reads the generated document: headings by size and
+// weight where there is no outline, code by its font, footers dropped.
+func TestGenerated(t *testing.T) {
+	doc, err := Read(generate(3), extract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := doc.Markdown
+	for _, want := range []string{
+		"<!-- page 1 -->\n\n# Chapter 1 of the harbour\n\nLine 1 of paragraph 1 on page 1 tells of the tide, the gauge and the keeper who Line 2 of paragraph 1",
+		"who reads them.\n\nLine 1 of paragraph 2 on page 1",
+		"```\ngauge --read 2\n```",
+		"<!-- page 3 -->\n\n# Chapter 3 of the harbour",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("missing %q in\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Harbour Book") {
+		t.Errorf("running footer kept:\n%s", md)
+	}
+	if doc.Title != "Chapter 1 of the harbour" {
+		t.Errorf("title from the first heading: %q", doc.Title)
+	}
+}
+
+func TestEncrypted(t *testing.T) {
+	_, err := Read(read(t, "encrypted.pdf"), extract.Options{})
+	if !errors.Is(err, ErrEncrypted) {
+		t.Fatalf("err = %v, want ErrEncrypted", err)
+	}
+	if !strings.Contains(err.Error(), "password") {
+		t.Errorf("the error does not say why: %v", err)
+	}
+}
+
+func TestNotAPDF(t *testing.T) {
+	for name, raw := range map[string][]byte{
+		"empty":      nil,
+		"html":       []byte("<!DOCTYPE html><p>hello"),
+		"header":     []byte("%PDF-1.7\n"),
+		"garbage":    append([]byte("%PDF-1.4\n"), bytes.Repeat([]byte("\x00\xff garbage "), 1000)...),
+		"no objects": []byte("%PDF-1.4\ntrailer << /Root 1 0 R >>\n%%EOF"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Read(raw, extract.Options{}); !errors.Is(err, ErrNotPDF) {
+				t.Fatalf("err = %v, want ErrNotPDF", err)
+			}
+		})
+	}
+}
+
+// TestDamaged reads a PDF cut short, as a download that stopped: what is
+// there is read (the engine repairs what it can), or refused plainly.
+func TestDamaged(t *testing.T) {
+	raw := read(t, "tides.pdf")
+	for _, n := range []int{len(raw) / 4, len(raw) / 2, len(raw) - 100} {
+		doc, err := Read(raw[:n], extract.Options{})
+		if err != nil {
+			if !errors.Is(err, ErrNotPDF) {
+				t.Errorf("cut at %d: %v", n, err)
+			}
+			continue
+		}
+		if !strings.HasPrefix(doc.Markdown, "<!-- page 1 -->") && doc.Markdown != "" {
+			t.Errorf("cut at %d: %q", n, doc.Markdown[:min(200, len(doc.Markdown))])
+		}
+	}
+}
+
+func TestLimits(t *testing.T) {
+	t.Run("pages", func(t *testing.T) {
+		_, err := Read(generate(MaxPages+1), extract.Options{})
+		if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "5001 pages") {
+			t.Fatalf("err = %v, want ErrLimit naming the pages", err)
+		}
+	})
+	t.Run("bytes", func(t *testing.T) {
+		raw := append([]byte("%PDF-1.4\n"), make([]byte, MaxInputBytes)...)
+		if _, err := Read(raw, extract.Options{}); !errors.Is(err, ErrLimit) {
+			t.Fatalf("err = %v, want ErrLimit", err)
+		}
+	})
+}
+
+func TestSniff(t *testing.T) {
+	if !Sniff(read(t, "tides.pdf")) || !Sniff([]byte("\xEF\xBB\xBF  %PDF-1.7")) {
+		t.Error("a PDF is not sniffed")
+	}
+	if Sniff([]byte("<html>%PDF-")[:5]) || Sniff(append(make([]byte, 1100), "%PDF-"...)) {
+		t.Error("a PDF sniffed where none is")
+	}
+}
