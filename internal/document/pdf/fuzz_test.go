@@ -35,3 +35,42 @@ func FuzzRead(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLayout lays out pages of any spans, placed anywhere, in any
+// sizes and fonts: the layout never panics, and its Markdown grows no
+// faster than the text it is given.
+func FuzzLayout(f *testing.F) {
+	f.Add([]byte("\x10\x20\x30\x40\x0aHeading\x00\x10\x50\x30\x60\x05body text that goes on-\x00\x10\x60\x30\x70\x05on the next line\x00"))
+	f.Add([]byte("\x01\x01\x01\x01\x01• item\x00\x01\x02\x01\x02\x01- item\x00\xff\xff\xff\xff\xff. . . . . 12\x00"))
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		var pages []page
+		p := page{width: 612, height: 792}
+		text := 0
+		for len(raw) >= 6 && len(pages) < 20 {
+			s := span{x0: float64(raw[0]) * 3, top: float64(raw[1]) * 3, size: float64(raw[4]%40) + 0.5, font: font(raw[4] >> 5)}
+			s.x1, s.bottom = s.x0+float64(raw[2]), s.top+float64(raw[3])/4
+			end := 5
+			for end < len(raw) && raw[end] != 0 {
+				end++
+			}
+			s.text = spanText(string(raw[5:end]))
+			text += len(s.text)
+			if s.text != "" {
+				p.spans = append(p.spans, s)
+			}
+			if raw[0] == 0xff {
+				pages, p = append(pages, p), page{width: 612, height: 792}
+			}
+			raw = raw[min(end+1, len(raw)):]
+		}
+		pages = append(pages, p)
+		l := layout{pages: pages}
+		md, _, err := l.markdown("")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(md) > 8*text+64*len(pages)+64 {
+			t.Fatalf("%d bytes of Markdown from %d of text", len(md), text)
+		}
+	})
+}
