@@ -1,6 +1,7 @@
 package fetch
 
 import (
+	"mime"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -56,6 +57,10 @@ type Config struct {
 	// MaxBodyBytes caps a body, counted after decompression. 0 means
 	// DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+	// TypeCaps are the caps of the bodies of the media types they name,
+	// where a type's is larger than MaxBodyBytes: documents (a PDF of a
+	// manual) run larger than pages. A request's own MaxBytes still wins.
+	TypeCaps map[string]int64
 	// MaxRedirects is how many redirects a request follows. 0 means
 	// DefaultMaxRedirects; negative means none.
 	MaxRedirects int
@@ -551,6 +556,9 @@ func (c *Client) read(ctx context.Context, resp *http.Response, req Request) (*R
 	defer resp.Body.Close()
 	out := &Response{Status: resp.StatusCode, Header: resp.Header, NotModified: resp.StatusCode == http.StatusNotModified}
 	limit := c.cfg.MaxBodyBytes
+	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err == nil && c.cfg.TypeCaps[mt] > limit {
+		limit = c.cfg.TypeCaps[mt]
+	}
 	if req.MaxBytes > 0 && req.MaxBytes < limit {
 		limit = req.MaxBytes
 	}

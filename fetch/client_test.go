@@ -640,3 +640,24 @@ func TestErrorNamesTheURLOnce(t *testing.T) {
 		t.Errorf("error %q lost its cause or kind (%v)", err, heed.KindOf(err))
 	}
 }
+
+// TestTypeCaps: a body of a type given a larger cap is read up to it; a
+// body of any other type keeps MaxBodyBytes, and a request's own
+// MaxBytes still lowers either.
+func TestTypeCaps(t *testing.T) {
+	big := bytes.Repeat([]byte("x"), 2<<20)
+	s := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", strings.TrimPrefix(r.URL.Path, "/type/"))
+		w.Write(big)
+	})
+	c, _ := newClient(t, Config{MaxBodyBytes: 1 << 20, TypeCaps: map[string]int64{"application/pdf": 4 << 20}})
+	if resp, err := c.Get(t.Context(), Request{URL: s.URL + "/type/application/pdf"}); err != nil || len(resp.Body) != len(big) {
+		t.Errorf("a PDF under its cap: %v", err)
+	}
+	if _, err := c.Get(t.Context(), Request{URL: s.URL + "/type/text/html"}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a page over the cap: got %v, want too large", err)
+	}
+	if _, err := c.Get(t.Context(), Request{URL: s.URL + "/type/application/pdf", MaxBytes: 1000}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("a PDF over the request's cap: got %v, want too large", err)
+	}
+}
