@@ -18,6 +18,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/config"
+	"github.com/heedhq/heed/internal/document"
 	"github.com/heedhq/heed/internal/heapfloor"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
@@ -145,7 +146,7 @@ func (e *env) client() (*fetch.Client, error) {
 	// A team's requests are given up with a reset: one abandoned while
 	// the network was down must not reach its host later, on another
 	// worker's turn.
-	return fetch.New(fetch.Config{UserAgent: e.agent, AllowNets: append(nets, fromConfig...), Resolver: r, ResetOnClose: e.db != ""}), nil
+	return fetch.New(fetch.Config{UserAgent: e.agent, AllowNets: append(nets, fromConfig...), Resolver: r, ResetOnClose: e.db != "", TypeCaps: document.Caps}), nil
 }
 
 // service returns the ingest service the commands are doors onto, made

@@ -13,6 +13,7 @@ import (
 
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/document"
 	"github.com/heedhq/heed/internal/frontmatter"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
@@ -65,10 +66,11 @@ func (e *env) extractCommand() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "extract [FILE|-] [--url BASE]",
-		Short: "Turn an HTML file into Markdown, offline",
-		Long: `Extract reads an HTML page from a file (or standard input) and prints its main
-content as Markdown after YAML frontmatter, as 'heed fetch' does, without
-touching the network. --url is the page's address, for its relative links.`,
+		Short: "Turn an HTML file or a PDF into Markdown, offline",
+		Long: `Extract reads an HTML page or a PDF from a file (or standard input) and prints
+its main content as Markdown after YAML frontmatter, as 'heed fetch' does,
+without touching the network. --url is the page's address, for its relative
+links.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name := argOrStdin(args)
@@ -86,13 +88,14 @@ touching the network. --url is the page's address, for its relative links.`,
 				defer f.Close()
 				r = f
 			}
-			body, err := io.ReadAll(io.LimitReader(r, extract.MaxInputBytes+1))
+			body, err := io.ReadAll(io.LimitReader(r, max(extract.MaxInputBytes, document.MaxBytes)+1))
 			if err != nil {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("extract: %w", err)}
 			}
 			// A file's type is its name's, as a web server would serve it:
 			// style.css is CSS, not a page; a name without a known type,
-			// and standard input, are read as HTML.
+			// and standard input, are read by what they open with (a PDF
+			// by its header), else as HTML.
 			contentType := ""
 			if name != "-" {
 				contentType = notPageType(filepath.Ext(name))
@@ -144,6 +147,7 @@ func (e *env) writePage(p *ingest.Page, jsonOut bool) error {
 	field := w.Field
 	d := p.Doc
 	field("title", d.Title)
+	field("author", d.Author)
 	field("description", d.Description)
 	field("url", d.URL)
 	if !p.FetchedAt.IsZero() {

@@ -9,6 +9,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawlopt"
+	"github.com/heedhq/heed/internal/document"
 )
 
 // Scope says which URLs a crawl may fetch: those under its start URL's
@@ -79,14 +80,14 @@ func readPage(resp *fetch.Response, it Item, agent string, ignoreSignals bool) (
 		// site's llms-full.txt.
 		ct = "text/markdown"
 	}
-	if !isHTML(ct) && !isMarkdown(ct) {
+	if !isHTML(ct) && !isMarkdown(ct) && document.Of(ct, resp.Body) == "" {
 		// The site's words, as long as it made them: cut, as extract
 		// cuts them in its error.
 		return &Page{Skip: ReasonType, Detail: "Content-Type " + heed.Clip(strings.ToValidUTF8(ct, "\uFFFD"), maxTypeChars)}, nil
 	}
 	// Markdown is asked for first (fetch's Accept): a site that answers
 	// with it is read as it wrote it, made safe.
-	doc, kind, err := extract.Read(resp.Body, extract.Options{URL: final, ContentType: ct})
+	doc, kind, err := document.Read(resp.Body, extract.Options{URL: final, ContentType: ct})
 	if err != nil {
 		return nil, err
 	}

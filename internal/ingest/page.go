@@ -8,6 +8,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/document"
 	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/robots/directives"
 )
@@ -70,7 +71,7 @@ func (s *Service) Fetch(ctx context.Context, req FetchRequest) (*Page, error) {
 		se := &fetch.StatusError{Status: resp.Status}
 		return nil, &heed.Error{Kind: se.Kind(), Op: "fetch", URL: resp.URL, Err: se}
 	}
-	doc, kind, err := extract.Read(resp.Body, extract.Options{URL: resp.URL, ContentType: resp.Header.Get("Content-Type")})
+	doc, kind, err := document.Read(resp.Body, extract.Options{URL: resp.URL, ContentType: resp.Header.Get("Content-Type")})
 	if err != nil {
 		return nil, &heed.Error{Kind: heed.KindOf(err), Op: "fetch", URL: resp.URL, Err: err}
 	}
@@ -95,11 +96,12 @@ func (s *Service) Fetch(ctx context.Context, req FetchRequest) (*Page, error) {
 	return page, nil
 }
 
-// Document reads a page's body by its Content-Type, as extract.Read
-// does: HTML is extracted, Markdown made safe, plain text kept; anything
-// else is refused with ErrNotAPage.
+// Document reads a body by its Content-Type and what it opens with, as
+// document.Read does: a PDF is read by its reader, HTML is extracted,
+// Markdown made safe, plain text kept; anything else is refused with
+// ErrNotAPage.
 func Document(body []byte, pageURL, contentType string) (*extract.Document, error) {
-	doc, _, err := extract.Read(body, extract.Options{URL: pageURL, ContentType: contentType})
+	doc, _, err := document.Read(body, extract.Options{URL: pageURL, ContentType: contentType})
 	return doc, err
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
+	"github.com/heedhq/heed/internal/document"
 	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
@@ -126,7 +127,7 @@ func New(cfg Config) *Service {
 		cfg.MaxCrawlDelay = crawlopt.Defaults().MaxCrawlDelay
 	}
 	if cfg.HTTP == nil {
-		cfg.HTTP = fetch.New(fetch.Config{UserAgent: cfg.Agent})
+		cfg.HTTP = fetch.New(fetch.Config{UserAgent: cfg.Agent, TypeCaps: document.Caps})
 	}
 	s := &Service{cfg: cfg}
 	s.jobs.ctx, s.jobs.stop = context.WithCancel(context.Background())

@@ -8,6 +8,7 @@ import (
 
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
+	"github.com/heedhq/heed/internal/document/pdf/pdftest"
 )
 
 // html is an HTML page of words of its own (its title, and a paragraph
@@ -354,18 +355,21 @@ func Cases() []Case {
 		Requests:    map[string]int{"/robots.txt": 1, "/": 2, "/a": 2, "/b": 2},
 		NotModified: map[string]int{"/": 1, "/a": 1},
 	}, {
-		// What is neither HTML nor Markdown is skipped, saying its type.
+		// A PDF is read as a page is, and stored; one that is no PDF
+		// failed, saying why; what is neither a page nor a document is
+		// skipped, saying its type.
 		Name: "not-html",
 		Site: Site{
-			"/":          html("Home", "", "/file.pdf", "/data.json"),
-			"/file.pdf":  {Type: "application/pdf", Body: "%PDF-1.4"},
-			"/data.json": {Type: "application/json", Body: `{"a": 1}`},
+			"/":           html("Home", "", "/file.pdf", "/broken.pdf", "/data.json"),
+			"/file.pdf":   {Type: "application/pdf", Body: string(pdftest.Generate("Harbour Book", 2))},
+			"/broken.pdf": {Type: "application/pdf", Body: "%PDF-1.4"},
+			"/data.json":  {Type: "application/json", Body: `{"a": 1}`},
 		},
-		Events: []Event{stored("/"),
-			skipped("/file.pdf", crawl.ReasonType, "Content-Type application/pdf"),
+		Events: []Event{stored("/"), stored("/file.pdf"),
+			{Kind: crawl.Failed, URL: "/broken.pdf", Reason: "other", Detail: "pdf: not a PDF: the file is damaged or not a PDF"},
 			skipped("/data.json", crawl.ReasonType, "Content-Type application/json")},
-		Stored:   map[string]Stored{"/": titled("Home")},
-		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/file.pdf": 1, "/data.json": 1},
+		Stored:   map[string]Stored{"/": titled("Home"), "/file.pdf": {Title: "Harbour Book", Has: "# Chapter 2 of the harbour"}},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/file.pdf": 1, "/broken.pdf": 1, "/data.json": 1},
 	}, {
 		// A page that answers 404 failed, as not found, asked once.
 		Name: "status-404",

@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/heedhq/heed/internal/document/pdf/pdftest"
+)
+
+// TestFetchPDF: heed fetch reads a PDF by its Content-Type, or by what
+// it opens with when the server says only that it is bytes, and prints
+// its Markdown with the document's title, author and dates, each page
+// marked; a PDF that is none fails, saying why.
+func TestFetchPDF(t *testing.T) {
+	doc := pdftest.Generate("Harbour Book", 3)
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/book.pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write(doc)
+		case "/download":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write(doc)
+		case "/broken.pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write([]byte("%PDF-1.4 and nothing after"))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	for _, path := range []string{"/book.pdf", "/download"} {
+		code, out, stderr := run(t, "", "fetch", "--allow-net", "127.0.0.1/32", s.URL+path)
+		if code != 0 {
+			t.Fatalf("fetch %s: exit %d, %s", path, code, stderr)
+		}
+		for _, want := range []string{`title: "Harbour Book"`, `author: "The Harbour Office"`, "<!-- page 1 -->\n\n# Chapter 1 of the harbour\n", "<!-- page 3 -->\n\n# Chapter 3 of the harbour\n", "```\ngauge --read 2\n```"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("fetch %s: no %q in\n%s", path, want, out)
+			}
+		}
+	}
+	code, out, stderr := run(t, "", "fetch", "--allow-net", "127.0.0.1/32", s.URL+"/broken.pdf")
+	if code != ExitFailed || out != "" || !strings.Contains(stderr, "not a PDF: the file is damaged") {
+		t.Errorf("fetch broken.pdf: exit %d, %q, %q", code, out, stderr)
+	}
+}
+
+// TestExtractPDF: heed extract reads a PDF file, by its name or, from
+// standard input, by its header.
+func TestExtractPDF(t *testing.T) {
+	doc := pdftest.Generate("Harbour Book", 2)
+	file := t.TempDir() + "/book.pdf"
+	if err := os.WriteFile(file, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := run(t, "", "extract", file)
+	if code != 0 || !strings.Contains(out, `title: "Harbour Book"`) || !strings.Contains(out, "# Chapter 2 of the harbour") {
+		t.Errorf("extract book.pdf: exit %d, %s\n%s", code, stderr, out)
+	}
+	code, out, stderr = run(t, string(doc), "extract")
+	if code != 0 || !strings.Contains(out, "# Chapter 1 of the harbour") {
+		t.Errorf("extract < book.pdf: exit %d, %s\n%s", code, stderr, out)
+	}
+}

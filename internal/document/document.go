@@ -1,0 +1,105 @@
+// Package document reads a fetched body, or a file, whatever it is: PDF
+// documents by package pdf, EPUB and DOCX by theirs, pages (HTML,
+// Markdown, plain text) by extract.Read. What a body is is decided by
+// its Content-Type and by what it opens with, never by its URL alone.
+package document
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"mime"
+	"strings"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/internal/document/pdf"
+)
+
+// The kinds of document read here, beside extract's kinds of page.
+const (
+	KindPDF extract.Kind = "pdf"
+)
+
+// MaxBytes is the largest document read, larger than a page may be: the
+// cap a fetch of a document's type has (Caps).
+const MaxBytes = pdf.MaxInputBytes
+
+// Caps are the body caps for the media types of documents, for a fetch
+// to read a document's body under its own cap rather than a page's.
+var Caps = map[string]int64{
+	"application/pdf":   MaxBytes,
+	"application/x-pdf": MaxBytes,
+}
+
+// Of is the kind of document a body is, by its Content-Type or what it
+// opens with; "" when it is none (a page, or nothing heed reads).
+func Of(contentType string, raw []byte) extract.Kind {
+	mediaType, _, _ := mime.ParseMediaType(contentType)
+	switch mediaType {
+	case "application/pdf", "application/x-pdf":
+		return KindPDF
+	}
+	switch mediaType {
+	case "", "application/octet-stream", "binary/octet-stream", "application/download", "application/force-download":
+		// No word on what it is, or none that says: what it opens with.
+		if bytes.HasPrefix(bytes.TrimLeft(raw[:min(len(raw), 1024)], "\xEF\xBB\xBF \t\r\n"), []byte("%PDF-")) {
+			return KindPDF
+		}
+	}
+	return ""
+}
+
+// Readable reports whether a body is one Read reads: a document, or a
+// page of a type extract reads.
+func Readable(contentType string, raw []byte) bool {
+	if Of(contentType, raw) != "" {
+		return true
+	}
+	mediaType, _, _ := mime.ParseMediaType(contentType)
+	switch mediaType {
+	case "", "text/html", "application/xhtml+xml", "text/markdown", "text/x-markdown", "text/plain":
+		return true
+	}
+	return false
+}
+
+// Read reads a body as what it is: a document by its reader, anything
+// else as extract.Read does, which refuses what is no page.
+func Read(raw []byte, opts extract.Options) (*extract.Document, extract.Kind, error) {
+	switch kind := Of(opts.ContentType, raw); kind {
+	case KindPDF:
+		doc, err := pdf.Read(raw, opts)
+		return doc, kind, kindOf(err, pdf.ErrLimit)
+	}
+	doc, kind, err := extract.Read(raw, opts)
+	if errors.Is(err, extract.ErrNotAPage) {
+		ct := heed.Clip(strings.ToValidUTF8(opts.ContentType, "\uFFFD"), 100)
+		return nil, "", fmt.Errorf("%w (Content-Type %s); heed reads HTML, Markdown, plain text and PDF", extract.ErrNotAPage, ct)
+	}
+	return doc, kind, err
+}
+
+// kindOf gives a reader's error its kind: a document over a limit is too
+// large. One that cannot be read (damaged, encrypted) is of no kind, as
+// a body that is no page is: the input a user gave, its URL or file's
+// name, was not at fault.
+func kindOf(err, limit error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, limit):
+		return &readError{err, heed.TooLarge}
+	}
+	return &readError{err, heed.Other}
+}
+
+// readError is a reader's error, of a kind.
+type readError struct {
+	err  error
+	kind heed.Kind
+}
+
+func (e *readError) Error() string   { return e.err.Error() }
+func (e *readError) Unwrap() error   { return e.err }
+func (e *readError) Kind() heed.Kind { return e.kind }
