@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/internal/document/pdf/pdftest"
 )
 
 // BenchmarkRead500 reads a 500-page document, and reports pages a second
 // and the most heap in use while it does (the engine's memory is part of
 // the Go heap). Run: go test -bench Read500 -benchmem ./internal/document/pdf
 func BenchmarkRead500(b *testing.B) {
-	raw := generate(500)
+	raw := pdftest.Generate("", 500)
 	if _, err := Read(raw, extract.Options{}); err != nil {
 		b.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/internal/document/pdf/pdftest"
 )
 
 // FuzzRead reads any bytes as a PDF: an error is one of the package's
@@ -20,7 +21,7 @@ func FuzzRead(f *testing.F) {
 		f.Add(raw)
 		f.Add(raw[:len(raw)/3])
 	}
-	f.Add(generate(2))
+	f.Add(pdftest.Generate("", 2))
 	f.Add([]byte("%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R /Outlines 3 0 R >> endobj\n3 0 obj << /First 4 0 R >> endobj\n4 0 obj << /Title (loop) /Next 4 0 R /First 4 0 R >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF"))
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		doc, err := Read(raw, extract.Options{URL: "https://example.com/a.pdf"})

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/internal/document/pdf/pdftest"
 )
 
 func read(t testing.TB, name string) []byte {
@@ -70,7 +71,7 @@ func TestRead(t *testing.T) {
 // TestGenerated reads the generated document: headings by size and
 // weight where there is no outline, code by its font, footers dropped.
 func TestGenerated(t *testing.T) {
-	doc, err := Read(generate(3), extract.Options{})
+	doc, err := Read(pdftest.Generate("", 3), extract.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +140,7 @@ func TestDamaged(t *testing.T) {
 
 func TestLimits(t *testing.T) {
 	t.Run("pages", func(t *testing.T) {
-		_, err := Read(generate(MaxPages+1), extract.Options{})
+		_, err := Read(pdftest.Generate("", MaxPages+1), extract.Options{})
 		if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "5001 pages") {
 			t.Fatalf("err = %v, want ErrLimit naming the pages", err)
 		}
