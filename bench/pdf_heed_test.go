@@ -1,10 +1,6 @@
-//go:build heedpdf
-
-// heed's PDF reader in TestPDFDev. The build tag keeps the bench module
-// building on branches that do not have internal/document/pdf yet: drop
-// it once the reader is on main.
+// heed's PDF reader in TestPDFDev:
 //
-//	go -C bench test -tags heedpdf -run TestPDFDev -v
+//	go -C bench test -run TestPDFDev -v
 
 package bench
 

@@ -39,7 +39,7 @@ type pdfExtractor struct {
 }
 
 // pdfExtractors are measured in this order. heed's reader joins them from
-// pdf_heed_test.go (build tag heedpdf, until it is on every branch).
+// pdf_heed_test.go.
 var pdfExtractors = []pdfExtractor{
 	{name: "pdftotext", run: pdftotext},
 	{name: "pdfium-text", run: pdfiumText},
