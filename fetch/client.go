@@ -1,13 +1,13 @@
 package fetch
 
 import (
-	"mime"
 	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"mime"
 	"net"
 	"net/http"
 	"net/netip"
