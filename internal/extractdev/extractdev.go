@@ -72,16 +72,19 @@ func (p Page) TruthText() (string, error) {
 }
 
 var (
-	mdImage  = regexp.MustCompile(`(\\*)!\[[^\]]*\]\((?:[^)"]|"(?:[^"\\]|\\.)*")*\)`)
-	mdLink   = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-	mdFence  = regexp.MustCompile("(?m)^ *(```+|~~~+).*$") // a fence and its language: markup
-	wordsRE  = regexp.MustCompile(`[\p{L}\p{N}_]+`)
-	mdMarkup = strings.NewReplacer("\\", "", "*", "", "`", "", "#", "", ">", "", "|", "", "~~", "")
+	mdImage = regexp.MustCompile(`(\\*)!\[[^\]]*\]\((?:[^)"]|"(?:[^"\\]|\\.)*")*\)`)
+	mdLink  = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	mdFence = regexp.MustCompile("(?m)^ *(```+|~~~+).*$") // a fence and its language: markup
+	wordsRE = regexp.MustCompile(`[\p{L}\p{N}_]+`)
+	// An HTML comment, outside code: not text.
+	mdComment = regexp.MustCompile(`<!--[\s\S]*?-->`)
+	mdMarkup  = strings.NewReplacer("\\", "", "*", "", "`", "", "#", "", ">", "", "|", "", "~~", "")
 )
 
 // PlainText strips Markdown down to its text: images (they are not text),
-// link targets, code fences with their language and markup characters
-// go, as the set's README asks before scoring.
+// link targets, code fences with their language, HTML comments (a reader
+// of the rendered Markdown never sees them: a document's page markers)
+// and markup characters go, as the set's README asks before scoring.
 func PlainText(md string) string {
 	// Fenced code is text as it stands (a "\n" in a string literal is
 	// its words); the rest is Markdown to strip.
@@ -95,6 +98,7 @@ func PlainText(md string) string {
 			}
 			return m
 		})
+		t = mdComment.ReplaceAllString(t, "")
 		out.WriteString(mdMarkup.Replace(mdLink.ReplaceAllString(t, "$1")))
 		prose.Reset()
 	}

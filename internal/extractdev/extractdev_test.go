@@ -21,3 +21,13 @@ func TestPlainTextEscapedBang(t *testing.T) {
 		t.Errorf("PlainText:\n%q\nwant\n%q", got, want)
 	}
 }
+
+// An HTML comment is no text, as a reader of the rendered Markdown sees
+// it (a document's page markers); in code, it is the code's.
+func TestPlainTextComments(t *testing.T) {
+	md := "<!-- page 1 -->\n\nThe tide.\n\n<!-- page 2 -->\n\n```\n<!-- kept -->\n```\n"
+	want := "\n\nThe tide.\n\n\n\n<!-- kept -->\n"
+	if got := PlainText(md); got != want {
+		t.Errorf("PlainText:\n%q\nwant\n%q", got, want)
+	}
+}
