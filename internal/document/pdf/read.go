@@ -326,6 +326,7 @@ func spans(chars []*responses.GetPageTextStructuredChar, height float64, links [
 	var out []span
 	var cur *span
 	var face string
+	var lastX0 float64 // where the span's last character starts
 	end := func() {
 		if cur != nil && strings.TrimSpace(cur.text) != "" {
 			cur.text = spanText(cur.text)
@@ -360,14 +361,18 @@ func spans(chars []*responses.GetPageTextStructuredChar, height float64, links [
 			s.size = s.bottom - s.top
 		}
 		s.uri = linkAt(links, (s.x0+s.x1)/2, (s.top+s.bottom)/2)
-		if cur != nil && key == face && s.uri == cur.uri && s.x0 >= cur.x1-0.5*s.size && s.x0 <= cur.x1+3*s.size && sameBand(*cur, s) {
+		// A character goes on the span when it follows on: not left of
+		// the end of the one before, or (the second letter of a ligature,
+		// given the ligature's box) not left of its start.
+		if cur != nil && key == face && s.uri == cur.uri && (s.x0 >= cur.x1-0.5*s.size || s.x0 >= lastX0-0.1) && s.x0 <= cur.x1+3*s.size && sameBand(*cur, s) {
 			cur.text += c.Text
+			lastX0 = s.x0
 			cur.x1 = math.Max(cur.x1, s.x1)
 			cur.top, cur.bottom = math.Min(cur.top, s.top), math.Max(cur.bottom, s.bottom)
 			continue
 		}
 		end()
-		cur, face = &s, key
+		cur, face, lastX0 = &s, key, s.x0
 	}
 	end()
 	return out

@@ -1,4 +1,3 @@
-// Package pdftest writes PDF documents of a known shape for tests.
 package pdftest
 
 import (

@@ -1,0 +1,2 @@
+// Package pdftest writes PDF documents of a known shape for tests.
+package pdftest
