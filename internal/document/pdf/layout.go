@@ -157,7 +157,7 @@ func (l *line) finish() {
 	for i, s := range l.spans {
 		if i > 0 {
 			prev := l.spans[i-1]
-			if gap := s.x0 - prev.x1; gap > 0.15*s.size && !strings.HasSuffix(prev.text, " ") && !strings.HasPrefix(s.text, " ") {
+			if gap := s.x0 - prev.x1; gap > 0.4*s.size && !strings.HasSuffix(prev.text, " ") && !strings.HasPrefix(s.text, " ") {
 				b.WriteByte(' ')
 			}
 		}
@@ -901,7 +901,7 @@ func inline(b block, skip int) string {
 					ps[len(ps)-1].text = strings.TrimSuffix(ps[len(ps)-1].text, "\u00AD")
 				case j == 0 && i > 0 && strings.HasSuffix(ps[len(ps)-1].text, "-") && startsLower(t) && unicode.IsLetter(lastRune(strings.TrimSuffix(ps[len(ps)-1].text, "-"))):
 					ps[len(ps)-1].text = strings.TrimSuffix(ps[len(ps)-1].text, "-")
-				case j == 0 || s.x0-ln.spans[j-1].x1 > 0.15*s.size || strings.HasSuffix(ln.spans[j-1].text, " ") || strings.HasPrefix(s.text, " "):
+				case j == 0 || s.x0-ln.spans[j-1].x1 > 0.4*s.size || strings.HasSuffix(ln.spans[j-1].text, " ") || strings.HasPrefix(s.text, " "):
 					ps = append(ps, piece{text: " "})
 				}
 			}
@@ -964,7 +964,7 @@ func codeLine(ln line) string {
 	for j, sp := range ln.spans {
 		if j > 0 {
 			prev := ln.spans[j-1]
-			if gap := sp.x0 - prev.x1; gap > 0.15*sp.size && !strings.HasSuffix(prev.text, " ") && !strings.HasPrefix(sp.text, " ") {
+			if gap := sp.x0 - prev.x1; gap > 0.4*sp.size && !strings.HasSuffix(prev.text, " ") && !strings.HasPrefix(sp.text, " ") {
 				s.WriteByte(' ')
 			}
 		}
