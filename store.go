@@ -16,7 +16,13 @@ type Snapshot struct {
 	URL         string    `json:"url"`
 	Title       string    `json:"title"`
 	Description string    `json:"description,omitempty"`
-	FetchedAt   time.Time `json:"fetched_at"`
+	// Author, Published and Modified are who wrote the page and when, as
+	// it says (a document's information, a page's metadata); empty when
+	// it does not.
+	Author    string    `json:"author,omitempty"`
+	Published time.Time `json:"published,omitzero"`
+	Modified  time.Time `json:"modified,omitzero"`
+	FetchedAt time.Time `json:"fetched_at"`
 	Tags        []string  `json:"tags,omitempty"`
 	// Hash is the SHA-256 of Markdown, hex: unchanged content is not
 	// rewritten.

@@ -425,6 +425,7 @@ func (e *Engine) page(ctx context.Context, t Turn, it Item, f *fetched) *Result 
 	res.Kind, res.Doc, res.Hash = Stored, doc, heed.HashOf(doc.Markdown)
 	res.Snapshot = &heed.Snapshot{
 		Source: e.o.Source, URL: final, Title: doc.Title, Description: doc.Description,
+		Author: doc.Author, Published: doc.Published, Modified: doc.Modified,
 		FetchedAt: time.Now().UTC(), Tags: e.o.Tags, ETag: resp.ETag(), LastModified: resp.LastModified(),
 		Notes: notes, Via: via, Markdown: doc.Markdown, Links: p.Links, Rendered: rendered,
 	}

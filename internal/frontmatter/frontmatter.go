@@ -45,13 +45,21 @@ func (w *Writer) List(key string, values []string) {
 }
 
 // Snapshot writes a snapshot's fields, as a stash's file holds them:
-// title, description, url, source, fetched_at, tags, hash, etag,
-// last_modified, notes, via and rendered, each left out when empty.
+// title, author, description, url, source, published, modified,
+// fetched_at, tags, hash, etag, last_modified, notes, via and rendered,
+// each left out when empty.
 func (w *Writer) Snapshot(s *heed.Snapshot) {
 	w.Field("title", s.Title)
+	w.Field("author", s.Author)
 	w.Field("description", s.Description)
 	w.Field("url", s.URL)
 	w.Field("source", s.Source)
+	if !s.Published.IsZero() {
+		w.Field("published", s.Published.UTC().Format(time.RFC3339))
+	}
+	if !s.Modified.IsZero() {
+		w.Field("modified", s.Modified.UTC().Format(time.RFC3339))
+	}
 	if !s.FetchedAt.IsZero() {
 		w.Field("fetched_at", s.FetchedAt.UTC().Format(time.RFC3339))
 	}

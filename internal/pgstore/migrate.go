@@ -171,6 +171,12 @@ var migrations = []string{
 	`ALTER TABLE heed_crawl ADD COLUMN cancelled boolean NOT NULL DEFAULT false;
 	ALTER TABLE heed_crawl DROP CONSTRAINT IF EXISTS heed_crawl_state_check;
 	ALTER TABLE heed_crawl ADD CONSTRAINT heed_crawl_state_check CHECK (state IN ('running', 'interrupted', 'done', 'failed', 'cancelled'));`,
+	// 9: who wrote a page and when, as it says (a document's
+	// information), kept with its snapshot as the stash's files keep it.
+	`ALTER TABLE heed_snapshot
+		ADD COLUMN author    text NOT NULL DEFAULT '',
+		ADD COLUMN published timestamptz,
+		ADD COLUMN modified  timestamptz;`,
 }
 
 // Version is the heed schema version this build knows.

@@ -143,7 +143,7 @@ func PutIn(ctx context.Context, db Execer, snap *heed.Snapshot) (bool, error) {
 	}
 	// Postgres's text holds valid UTF-8 without NUL: a page's text that
 	// has either is stored as the stash reads it, made valid.
-	for _, f := range []*string{&snap.URL, &snap.Source, &snap.Title, &snap.Description, &snap.ETag, &snap.LastModified, &snap.Markdown} {
+	for _, f := range []*string{&snap.URL, &snap.Source, &snap.Title, &snap.Author, &snap.Description, &snap.ETag, &snap.LastModified, &snap.Markdown} {
 		*f = Clean(*f)
 	}
 	for _, a := range [][]string{snap.Tags, snap.Notes, snap.Via, snap.Links} {
@@ -160,16 +160,18 @@ func PutIn(ctx context.Context, db Execer, snap *heed.Snapshot) (bool, error) {
 		return a
 	}
 	tag, err := db.Exec(ctx, `
-		INSERT INTO heed_snapshot (url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown, rendered)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+		INSERT INTO heed_snapshot (url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown, rendered, author, published, modified)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
 		ON CONFLICT (url) DO UPDATE SET
 			source = EXCLUDED.source, title = EXCLUDED.title, description = EXCLUDED.description,
+			author = EXCLUDED.author, published = EXCLUDED.published, modified = EXCLUDED.modified,
 			fetched_at = EXCLUDED.fetched_at, tags = EXCLUDED.tags, hash = EXCLUDED.hash,
 			etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified, notes = EXCLUDED.notes,
 			via = EXCLUDED.via, links = EXCLUDED.links, markdown = EXCLUDED.markdown, rendered = EXCLUDED.rendered
 		WHERE heed_snapshot.hash <> EXCLUDED.hash OR heed_snapshot.source <> EXCLUDED.source`,
 		snap.URL, snap.ID, snap.Source, snap.Title, snap.Description, snap.FetchedAt.UTC(), nz(snap.Tags), snap.Hash,
-		snap.ETag, snap.LastModified, nz(snap.Notes), nz(snap.Via), nz(snap.Links), snap.Markdown, snap.Rendered)
+		snap.ETag, snap.LastModified, nz(snap.Notes), nz(snap.Via), nz(snap.Links), snap.Markdown, snap.Rendered,
+		snap.Author, nullTime(snap.Published), nullTime(snap.Modified))
 	if err != nil {
 		return false, err
 	}
@@ -238,11 +240,14 @@ func (s *Store) Hash(ctx context.Context, source, url string) string {
 func (s *Store) Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error) {
 	urlOrID = Clean(urlOrID)
 	var snap heed.Snapshot
+	var published, modified *time.Time
 	err := s.pool.QueryRow(ctx, `
-		SELECT url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown, rendered
+		SELECT url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown, rendered,
+			author, published, modified
 		FROM heed_snapshot WHERE url = $1 OR id = $1`, urlOrID).Scan(
 		&snap.URL, &snap.ID, &snap.Source, &snap.Title, &snap.Description, &snap.FetchedAt, &snap.Tags, &snap.Hash,
-		&snap.ETag, &snap.LastModified, &snap.Notes, &snap.Via, &snap.Links, &snap.Markdown, &snap.Rendered)
+		&snap.ETag, &snap.LastModified, &snap.Notes, &snap.Via, &snap.Links, &snap.Markdown, &snap.Rendered,
+		&snap.Author, &published, &modified)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %s", heed.ErrNotFound, urlOrID)
 	}
@@ -250,6 +255,12 @@ func (s *Store) Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error)
 		return nil, s.fail(err)
 	}
 	snap.FetchedAt = snap.FetchedAt.UTC()
+	if published != nil {
+		snap.Published = published.UTC()
+	}
+	if modified != nil {
+		snap.Modified = modified.UTC()
+	}
 	for _, a := range []*[]string{&snap.Tags, &snap.Notes, &snap.Via, &snap.Links} {
 		if len(*a) == 0 {
 			*a = nil
@@ -451,4 +462,13 @@ func tsQuery(text string) (string, []any) {
 		return "", nil
 	}
 	return "(" + strings.Join(parts, " && ") + ")", args
+}
+
+// nullTime is t for a column that may be NULL: NULL for the zero time.
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }

@@ -58,7 +58,7 @@ func TestStore(t *testing.T) {
 	s := openStore(t)
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	snap := &heed.Snapshot{Source: "docs", URL: "https://docs.example/a", Title: "Goroutine leaks", Description: "d",
-		FetchedAt: at, Tags: []string{"go"}, ETag: `"1"`, Notes: []string{"n"}, Via: []string{"markdown"},
+		Author: "The Go Authors", Published: at.Add(-48 * time.Hour), FetchedAt: at, Tags: []string{"go"}, ETag: `"1"`, Notes: []string{"n"}, Via: []string{"markdown"},
 		Links: []string{"https://docs.example/b"}, Markdown: "# Goroutine leaks\n\nA goroutine that never ends is a leak of memory."}
 	if changed, err := s.Put(ctx, snap); err != nil || !changed {
 		t.Fatalf("first Put: %v, %v", changed, err)
@@ -73,6 +73,7 @@ func TestStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.URL != snap.URL || got.Title != snap.Title || got.Markdown != snap.Markdown || !got.FetchedAt.Equal(at.Add(time.Hour)) ||
+		got.Author != "The Go Authors" || !got.Published.Equal(at.Add(-48*time.Hour)) || !got.Modified.IsZero() ||
 		got.ETag != `"2"` || !slices.Equal(got.Links, []string{"https://docs.example/c"}) || !slices.Equal(got.Via, []string{"markdown"}) || got.Hash != heed.HashOf(snap.Markdown) {
 		t.Errorf("Get: %+v", got)
 	}

@@ -169,7 +169,10 @@ func windowsDevice(name string) bool {
 // header is a snapshot file's frontmatter.
 type header struct {
 	Title        string   `yaml:"title"`
+	Author       string   `yaml:"author"`
 	Description  string   `yaml:"description"`
+	Published    string   `yaml:"published"`
+	Modified     string   `yaml:"modified"`
 	URL          string   `yaml:"url"`
 	Source       string   `yaml:"source"`
 	FetchedAt    string   `yaml:"fetched_at"`
@@ -245,8 +248,11 @@ func parseFile(path string, data []byte) (*heed.Snapshot, error) {
 		return nil, fmt.Errorf("stash: %s: %w", path, err)
 	}
 	at, _ := time.Parse(time.RFC3339, h.FetchedAt)
+	published, _ := time.Parse(time.RFC3339, h.Published)
+	modified, _ := time.Parse(time.RFC3339, h.Modified)
 	return &heed.Snapshot{
-		Source: h.Source, URL: h.URL, Title: h.Title, Description: h.Description, FetchedAt: at,
+		Source: h.Source, URL: h.URL, Title: h.Title, Author: h.Author, Description: h.Description,
+		Published: published, Modified: modified, FetchedAt: at,
 		Tags: h.Tags, Hash: strings.TrimPrefix(h.Hash, "sha256:"), ETag: h.ETag, LastModified: h.LastModified,
 		Notes: h.Notes, Via: h.Via, Rendered: h.Rendered, Markdown: body,
 	}, nil

@@ -128,6 +128,7 @@ func TestPutGetSearch(t *testing.T) {
 	ctx := t.Context()
 	tides := snap("https://docs.example.com/tides", "Tides", "# Tides\n\nTides rise and fall with the moon.\n\nSpring tides are the highest.")
 	tides.ETag = `"v1"`
+	tides.Author, tides.Published = "The Harbour Office", time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 	changed, err := s.Put(ctx, tides)
 	if err != nil || !changed {
 		t.Fatalf("Put: %v, %v", changed, err)
@@ -142,7 +143,8 @@ func TestPutGetSearch(t *testing.T) {
 	}
 
 	got, err := s.Get(ctx, "https://docs.example.com/tides")
-	if err != nil || got.Markdown != tides.Markdown || got.Title != "Tides" || got.ETag != `"v1"` || strings.Join(got.Tags, ",") != "web,docs" {
+	if err != nil || got.Markdown != tides.Markdown || got.Title != "Tides" || got.ETag != `"v1"` || strings.Join(got.Tags, ",") != "web,docs" ||
+		got.Author != "The Harbour Office" || !got.Published.Equal(tides.Published) || !got.Modified.IsZero() {
 		t.Fatalf("Get: %+v, %v", got, err)
 	}
 	if byID, err := s.Get(ctx, heed.IDOf("https://docs.example.com/tides")); err != nil || byID.URL != tides.URL {
@@ -152,7 +154,7 @@ func TestPutGetSearch(t *testing.T) {
 		t.Errorf("Get missing: %v", err)
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, "docs/docs.example.com/tides.md"))
-	for _, want := range []string{`title: "Tides"`, `url: "https://docs.example.com/tides"`, `source: "docs"`, `fetched_at: "2026-01-02T03:04:05Z"`, `tags: ["web", "docs"]`, `hash: "sha256:`, `etag: "\"v1\""`, "# Tides"} {
+	for _, want := range []string{`title: "Tides"`, `author: "The Harbour Office"`, `published: "2025-03-04T05:06:07Z"`, `url: "https://docs.example.com/tides"`, `source: "docs"`, `fetched_at: "2026-01-02T03:04:05Z"`, `tags: ["web", "docs"]`, `hash: "sha256:`, `etag: "\"v1\""`, "# Tides"} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("file lacks %s:\n%s", want, data)
 		}
