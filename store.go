@@ -11,11 +11,11 @@ import (
 // Snapshot is one page, feed or profile as a store keeps it: its
 // Markdown and what is known of it.
 type Snapshot struct {
-	ID          string    `json:"id"`
-	Source      string    `json:"source"`
-	URL         string    `json:"url"`
-	Title       string    `json:"title"`
-	Description string    `json:"description,omitempty"`
+	ID          string `json:"id"`
+	Source      string `json:"source"`
+	URL         string `json:"url"`
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
 	// Author, Published and Modified are who wrote the page and when, as
 	// it says (a document's information, a page's metadata); empty when
 	// it does not.
@@ -23,7 +23,7 @@ type Snapshot struct {
 	Published time.Time `json:"published,omitzero"`
 	Modified  time.Time `json:"modified,omitzero"`
 	FetchedAt time.Time `json:"fetched_at"`
-	Tags        []string  `json:"tags,omitempty"`
+	Tags      []string  `json:"tags,omitempty"`
 	// Hash is the SHA-256 of Markdown, hex: unchanged content is not
 	// rewritten.
 	Hash         string `json:"hash"`
