@@ -81,10 +81,13 @@ type Hit struct {
 	Source string `json:"source"`
 	// Snippet is the words around the first match, as plain text (no
 	// Markdown marks), and Matches where in it the query's words are.
-	Snippet string  `json:"snippet"`
-	Matches []Span  `json:"matches,omitempty"`
-	Score   float64 `json:"score"` // higher is better
-	Path    string  `json:"path"`
+	Snippet string `json:"snippet"`
+	Matches []Span `json:"matches,omitempty"`
+	// Page is the page of a document (a PDF) the snippet is from; 0 for
+	// a page of the web.
+	Page  int     `json:"page,omitempty"`
+	Score float64 `json:"score"` // higher is better
+	Path  string  `json:"path"`
 }
 
 // Span is a part of a text, from Start up to End, counted in Unicode code

@@ -56,7 +56,7 @@ func (s *Server) stashSearch(ctx context.Context, req *sdk.CallToolRequest, in S
 		// Plain text, its control characters shown escaped: the marks
 		// are the only Markdown in it.
 		snippet := printable.Marked(h.Snippet, h.Matches, "**", "**")
-		all = append(all, Hit{ID: h.ID, URL: h.URL, Title: h.Title, Source: h.Source, Snippet: snippet, Score: h.Score})
+		all = append(all, Hit{ID: h.ID, URL: h.URL, Title: h.Title, Source: h.Source, Snippet: snippet, Page: h.Page, Score: h.Score})
 	}
 	out.Total = len(all)
 	return s.searchPage(args, budget, out, all, 0, nil)
@@ -72,7 +72,11 @@ func (s *Server) searchPage(args string, budget int, head SearchOutput, hits []H
 	bound := newBoundary(quoted...)
 	show := func(h Hit, max int) (string, Hit) {
 		h.URL, h.Title, h.Snippet = cutTo(h.URL, max), cutTo(h.Title, max), cutTo(h.Snippet, max)
-		return fmt.Sprintf("%s  %s\n    [%s] %s\n    %s\n", h.ID, bound.inline(h.Title), h.Source, h.URL, bound.inline(h.Snippet)), h
+		where := h.URL
+		if h.Page > 0 {
+			where += fmt.Sprintf(", page %d", h.Page)
+		}
+		return fmt.Sprintf("%s  %s\n    [%s] %s\n    %s\n", h.ID, bound.inline(h.Title), h.Source, where, bound.inline(h.Snippet)), h
 	}
 	render := func(p listPage[Hit], cut bool) (string, SearchOutput) {
 		out := head

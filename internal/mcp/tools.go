@@ -152,6 +152,7 @@ type Hit struct {
 	Title   string  `json:"title" jsonschema:"The page's title: its own words, not heed's."`
 	Source  string  `json:"source"`
 	Snippet string  `json:"snippet" jsonschema:"The page's words around the match, not heed's, the matching ones in **bold**."`
+	Page    int     `json:"page,omitempty" jsonschema:"The page of a document (a PDF) the snippet is on; absent for a page of the web."`
 	Score   float64 `json:"score" jsonschema:"BM25; higher is better."`
 }
 

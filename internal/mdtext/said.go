@@ -86,11 +86,11 @@ func Body(markdown string) string { return Segment(Said(markdown)) }
 // [text](target "title") read as [text]. A target is where the page
 // points, not what it says; targets were a fifth of a page's words,
 // mostly the same few (https, www, com), which matched nearly every page.
-// Code (fenced blocks and inline spans) is kept whole, as is an escaped
-// "\](" of prose. Time is linear in the length; Markdown without "](" is
+// A document's page markers (PageMarker) go too. Code (fenced blocks and
+// inline spans) is kept whole, as is an escaped "\](" of prose. Time is linear in the length; Markdown without "](" is
 // returned as it is.
 func Said(md string) string {
-	if !strings.Contains(md, "](") {
+	if !strings.Contains(md, "](") && !strings.Contains(md, "<!-- page ") {
 		return md
 	}
 	var b strings.Builder
@@ -110,6 +110,10 @@ func Said(md string) string {
 		if f := opensFence(t); f != "" {
 			fence = f
 			b.WriteString(line)
+			continue
+		}
+		if pageOf(line) > 0 {
+			// A document's page marker says where, not what.
 			continue
 		}
 		saidLine(&b, line)

@@ -390,7 +390,7 @@ func (s *Store) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 			return nil, s.fail(err)
 		}
 		h.Score = float64(score)
-		h.Snippet, h.Matches = mdtext.Snippet(markdown, terms)
+		h.Snippet, h.Matches, h.Page = mdtext.SnippetPage(markdown, terms)
 		hits = append(hits, h)
 	}
 	return hits, s.fail(rows.Err())

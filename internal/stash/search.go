@@ -66,7 +66,7 @@ func (s *Stash) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 	}
 	terms := mdtext.Terms(q.Text)
 	for i := range out {
-		out[i].Snippet, out[i].Matches = mdtext.Snippet(s.bodyOf(out[i].Path, out[i].URL), terms)
+		out[i].Snippet, out[i].Matches, out[i].Page = mdtext.SnippetPage(s.bodyOf(out[i].Path, out[i].URL), terms)
 	}
 	return out, nil
 }

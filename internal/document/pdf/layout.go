@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/internal/mdtext"
 )
 
 // span is text of one font on one line, as the engine gives it, placed
@@ -792,7 +793,7 @@ func (l *layout) markdown(pageURL string) (string, []string, error) {
 			return "", nil, err
 		}
 		if md != "" {
-			parts = append(parts, fmt.Sprintf("<!-- page %d -->\n\n%s", all[start].page+1, md))
+			parts = append(parts, mdtext.PageMarker(all[start].page+1)+"\n\n"+md)
 		}
 		for _, u := range ls {
 			if !seen[u] {

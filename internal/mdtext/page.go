@@ -1,0 +1,86 @@
+package mdtext
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/heedhq/heed"
+)
+
+// PageMarker is the line a document's Markdown puts before each page's
+// text, "<!-- page 3 -->": an HTML comment, so that the Markdown renders
+// as the document reads, while the index, snippets and a reader of the
+// file can still say which page a passage is on.
+func PageMarker(n int) string { return "<!-- page " + strconv.Itoa(n) + " -->" }
+
+// pageOf is the page a line marks, or 0 when it is no page marker.
+func pageOf(line string) int {
+	t := strings.TrimSpace(line)
+	if !strings.HasPrefix(t, "<!-- page ") || !strings.HasSuffix(t, " -->") {
+		return 0
+	}
+	n, err := strconv.Atoi(t[len("<!-- page ") : len(t)-len(" -->")])
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return n
+}
+
+// pages cuts a document's Markdown at its page markers: each page's
+// number and text. nil when it has none (a page of the web).
+func pages(md string) (out []pageText) {
+	if !strings.Contains(md, "<!-- page ") {
+		return nil
+	}
+	n, start, fence := 0, 0, ""
+	at := 0
+	for line := range strings.Lines(md) {
+		t := strings.TrimLeft(line, " >")
+		switch {
+		case fence != "":
+			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
+				fence = ""
+			}
+		case opensFence(t) != "":
+			fence = opensFence(t)
+		default:
+			if p := pageOf(line); p > 0 {
+				if at > start || n > 0 {
+					out = append(out, pageText{n, md[start:at]})
+				}
+				n, start = p, at+len(line)
+			}
+		}
+		at += len(line)
+	}
+	if out == nil && n == 0 {
+		return nil
+	}
+	return append(out, pageText{n, md[start:]})
+}
+
+// pageText is a page's number (0 for text before the first marker) and
+// its Markdown.
+type pageText struct {
+	n  int
+	md string
+}
+
+// SnippetPage is Snippet, and the page of a document the snippet is
+// from: the first page whose text matches the query, 0 for a page of
+// the web (whose Markdown has no page markers). Each page is read once,
+// so that the cost stays linear in the Markdown.
+func SnippetPage(markdown string, terms [][]string) (string, []heed.Span, int) {
+	ps := pages(markdown)
+	if ps == nil {
+		s, m := Snippet(markdown, terms)
+		return s, m, 0
+	}
+	for _, p := range ps {
+		if s, m := Snippet(p.md, terms); len(m) > 0 {
+			return s, m, p.n
+		}
+	}
+	s, m := Snippet(ps[0].md, terms)
+	return s, m, ps[0].n
+}
