@@ -55,6 +55,10 @@ var (
 const maxDescription = 2000
 
 // Read reads an EPUB held in raw into one document.
+//
+// opts.URL is where the book came from, the document's URL; its chapters
+// are read whole, at addresses of their own (see chapterURL), whatever
+// opts.Whole says, and opts.ContentType, the book's, is none of theirs.
 func Read(raw []byte, opts extract.Options) (*extract.Document, error) {
 	zr, err := openZip(raw)
 	if err != nil {
