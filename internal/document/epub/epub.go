@@ -100,13 +100,18 @@ func Read(raw []byte, opts extract.Options) (*extract.Document, error) {
 	if len(chapters) == 0 {
 		return nil, fmt.Errorf("%w: no chapter of the spine of %s is in the archive", ErrNotEPUB, clip(opfName, 200))
 	}
-	// Refuse what cannot be read before reading any of it.
+	// Refuse what cannot be read before reading any of it. Each size
+	// is checked before it is added, so that the sum cannot wrap.
 	var declared uint64
 	for _, c := range chapters {
 		if a.encrypted[c] {
 			return nil, fmt.Errorf("%w: the chapter %s is listed in META-INF/encryption.xml", ErrEncrypted, clip(c, 200))
 		}
-		declared += a.files[c].UncompressedSize64
+		size := a.files[c].UncompressedSize64
+		if size > MaxEntryBytes {
+			return nil, fmt.Errorf("%w: %s declares %d bytes, over the %d of MaxEntryBytes", ErrLimit, clip(c, 200), size, MaxEntryBytes)
+		}
+		declared += size
 	}
 	if left := uint64(MaxInflatedBytes - a.inflated); declared > left {
 		return nil, fmt.Errorf("%w: the chapters declare %d bytes, over the %d of MaxInflatedBytes", ErrLimit, declared, MaxInflatedBytes)
@@ -128,9 +133,10 @@ type book struct {
 // when a link leads there) in its order. Each document is read once,
 // however often the spine lists it. An item of another media type is
 // read through its manifest fallbacks, as reading systems do, if one of
-// the first maxFallbacks is XHTML, so that a chain that loops ends. The navigation
-// document and the NCX are never chapters, nor is the package document
-// itself; items missing from the manifest or the archive are passed over.
+// the first maxFallbacks is XHTML, so that a chain that loops ends. The
+// navigation document and the NCX are never chapters, nor is the package
+// document itself; items missing from the manifest or the archive are
+// passed over.
 func (b *book) chapters() []string {
 	var linear, aside []string
 	seen := map[string]bool{b.opf: true}

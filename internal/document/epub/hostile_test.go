@@ -251,6 +251,13 @@ func TestZipBombs(t *testing.T) {
 	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxInflatedBytes") {
 		t.Errorf("chapters declaring more than MaxInflatedBytes: %v", err)
 	}
+
+	// Two chapters whose declared sizes add up past 2^64, to 100.
+	wraps := zipRaw(t, opfOf(`<item id="w0" href="w0.xhtml" media-type="application/xhtml+xml"/><item id="w1" href="w1.xhtml" media-type="application/xhtml+xml"/>`, `<itemref idref="w0"/><itemref idref="w1"/>`),
+		rawEntry{name: "OEBPS/w0.xhtml", data: []byte("x"), size: 1 << 63}, rawEntry{name: "OEBPS/w1.xhtml", data: []byte("x"), size: 1<<63 + 100})
+	if _, err = Read(wraps, extract.Options{}); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "OEBPS/w0.xhtml declares") {
+		t.Errorf("chapters whose sizes wrap: %v", err)
+	}
 }
 
 // TestInflatedCap: reading stops at what is left of MaxInflatedBytes,
