@@ -66,3 +66,32 @@ func TestExtractPDF(t *testing.T) {
 		t.Errorf("extract < book.pdf: exit %d, %s\n%s", code, stderr, out)
 	}
 }
+
+// TestFetchEPUB: heed fetch and heed extract read an EPUB book, by its
+// type or, served as bytes or read from standard input, by what it is.
+func TestFetchEPUB(t *testing.T) {
+	book, err := os.ReadFile("../document/epub/testdata/tides.epub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/tides.epub":
+			w.Header().Set("Content-Type", "application/epub+zip")
+		default:
+			w.Header().Set("Content-Type", "application/octet-stream")
+		}
+		w.Write(book)
+	}))
+	defer s.Close()
+	for _, path := range []string{"/tides.epub", "/download"} {
+		code, out, stderr := run(t, "", "fetch", "--allow-net", "127.0.0.1/32", s.URL+path)
+		if code != 0 || !strings.Contains(out, "title: ") || !strings.Contains(out, "\n# ") {
+			t.Errorf("fetch %s: exit %d, %s\n%s", path, code, stderr, out)
+		}
+	}
+	code, out, stderr := run(t, string(book), "extract")
+	if code != 0 || !strings.Contains(out, "\n# ") {
+		t.Errorf("extract < tides.epub: exit %d, %s\n%s", code, stderr, out)
+	}
+}

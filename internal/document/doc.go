@@ -1,5 +1,5 @@
 // Package document reads a fetched body, or a file, whatever it is: PDF
-// documents by package pdf, EPUB and DOCX by theirs, pages (HTML,
+// documents by package pdf, EPUB books by package epub, pages (HTML,
 // Markdown, plain text) by extract.Read. What a body is is decided by
 // its Content-Type and by what it opens with, never by its URL alone.
 package document

@@ -9,23 +9,26 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/internal/document/epub"
 	"github.com/heedhq/heed/internal/document/pdf"
 )
 
 // The kinds of document read here, beside extract's kinds of page.
 const (
-	KindPDF extract.Kind = "pdf"
+	KindPDF  extract.Kind = "pdf"
+	KindEPUB extract.Kind = "epub"
 )
 
 // MaxBytes is the largest document read, larger than a page may be: the
 // cap a fetch of a document's type has (Caps).
-const MaxBytes = pdf.MaxInputBytes
+const MaxBytes = max(pdf.MaxInputBytes, epub.MaxCompressedBytes)
 
 // Caps are the body caps for the media types of documents, for a fetch
 // to read a document's body under its own cap rather than a page's.
 var Caps = map[string]int64{
-	"application/pdf":   MaxBytes,
-	"application/x-pdf": MaxBytes,
+	"application/pdf":      pdf.MaxInputBytes,
+	"application/x-pdf":    pdf.MaxInputBytes,
+	"application/epub+zip": epub.MaxCompressedBytes,
 }
 
 // Of is the kind of document a body is, by its Content-Type or what it
@@ -35,12 +38,17 @@ func Of(contentType string, raw []byte) extract.Kind {
 	switch mediaType {
 	case "application/pdf", "application/x-pdf":
 		return KindPDF
+	case "application/epub+zip":
+		return KindEPUB
 	}
 	switch mediaType {
-	case "", "application/octet-stream", "binary/octet-stream", "application/download", "application/force-download":
+	case "", "application/octet-stream", "binary/octet-stream", "application/download", "application/force-download", "application/zip", "application/x-zip-compressed":
 		// No word on what it is, or none that says: what it opens with.
-		if bytes.HasPrefix(bytes.TrimLeft(raw[:min(len(raw), 1024)], "\xEF\xBB\xBF \t\r\n"), []byte("%PDF-")) {
+		switch {
+		case bytes.HasPrefix(bytes.TrimLeft(raw[:min(len(raw), 1024)], "\xEF\xBB\xBF \t\r\n"), []byte("%PDF-")):
 			return KindPDF
+		case bytes.HasPrefix(raw, []byte("PK\x03\x04")) && epub.Sniff(raw):
+			return KindEPUB
 		}
 	}
 	return ""
@@ -67,11 +75,14 @@ func Read(raw []byte, opts extract.Options) (*extract.Document, extract.Kind, er
 	case KindPDF:
 		doc, err := pdf.Read(raw, opts)
 		return doc, kind, kindOf(err, pdf.ErrLimit)
+	case KindEPUB:
+		doc, err := epub.Read(raw, opts)
+		return doc, kind, kindOf(err, epub.ErrLimit)
 	}
 	doc, kind, err := extract.Read(raw, opts)
 	if errors.Is(err, extract.ErrNotAPage) {
 		ct := heed.Clip(strings.ToValidUTF8(opts.ContentType, "\uFFFD"), 100)
-		return nil, "", fmt.Errorf("%w (Content-Type %s); heed reads HTML, Markdown, plain text and PDF", extract.ErrNotAPage, ct)
+		return nil, "", fmt.Errorf("%w (Content-Type %s); heed reads HTML, Markdown, plain text, PDF and EPUB", extract.ErrNotAPage, ct)
 	}
 	return doc, kind, err
 }
