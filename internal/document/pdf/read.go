@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -298,8 +299,8 @@ func (r *reader) readPage(i int) (page, error) {
 		// A page whose text cannot be read is a page without text.
 		return p, nil
 	}
+	defer r.in.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
 	n, err := r.in.FPDFText_CountChars(&requests.FPDFText_CountChars{TextPage: tp.TextPage})
-	r.in.FPDFText_ClosePage(&requests.FPDFText_ClosePage{TextPage: tp.TextPage})
 	if err != nil || n.Count <= 0 {
 		return p, nil
 	}
@@ -309,24 +310,58 @@ func (r *reader) readPage(i int) (page, error) {
 	if r.chars += n.Count; r.chars > MaxChars {
 		return p, fmt.Errorf("pdf: %w: over %d characters", ErrLimit, MaxChars)
 	}
-	text, err := r.in.GetPageTextStructured(&requests.GetPageTextStructured{Page: at, Mode: requests.GetPageTextStructuredModeChars, CollectFontInformation: true})
+	// The characters and the engine's rectangles (runs of one font on a
+	// line), without fonts: asking each character's font costs six calls
+	// into the engine, most of the time a page takes. A rectangle's font
+	// is asked once, of its first character.
+	text, err := r.in.GetPageTextStructured(&requests.GetPageTextStructured{Page: at, Mode: requests.GetPageTextStructuredModeBoth})
 	if err != nil {
 		return p, nil
 	}
+	faces := map[int]face{}
+	faceOf := func(char int) face {
+		if f, ok := faces[char]; ok {
+			return f
+		}
+		var f face
+		if sz, err := r.in.FPDFText_GetFontSize(&requests.FPDFText_GetFontSize{TextPage: tp.TextPage, Index: char}); err == nil {
+			f.size = sz.FontSize
+		}
+		if w, err := r.in.FPDFText_GetFontWeight(&requests.FPDFText_GetFontWeight{TextPage: tp.TextPage, Index: char}); err == nil {
+			f.weight = w.FontWeight
+		}
+		if fi, err := r.in.FPDFText_GetFontInfo(&requests.FPDFText_GetFontInfo{TextPage: tp.TextPage, Index: char}); err == nil {
+			f.name, f.flags = fi.FontName, fi.Flags
+		}
+		faces[char] = f
+		return f
+	}
 	p.links = r.readLinks(at, p.height)
-	p.spans = spans(text.Chars, p.height, p.links)
+	p.spans = spans(text.Chars, text.Rects, faceOf, p.height, p.links)
 	return p, nil
 }
 
+// face is a font as the engine names it, at a size.
+type face struct {
+	name          string
+	size          float64
+	weight, flags int
+}
+
 // spans gathers a page's characters, in the order the page draws them,
-// into spans of one font on one line. The engine's own rectangles are
-// not used for this: where letters are kerned, their boxes overlap and
-// the same letters are read into two of them.
-func spans(chars []*responses.GetPageTextStructuredChar, height float64, links []link) []span {
+// into spans of one font on one line. Each character's font is that of
+// the first of the engine's rectangles its middle is in, asked of the
+// rectangle's first character (faceOf). The rectangles' own text is not
+// used: where letters are kerned their boxes overlap, and the same
+// letters are read into two of them.
+func spans(chars []*responses.GetPageTextStructuredChar, rects []*responses.GetPageTextStructuredRect, faceOf func(char int) face, height float64, links []link) []span {
 	var out []span
 	var cur *span
-	var face string
+	var curFace face
 	var lastX0 float64 // where the span's last character starts
+	kinds := map[face]font{}
+	first := make([]int, len(rects)) // each rectangle's first character, +1
+	rect := 0
 	end := func() {
 		if cur != nil && strings.TrimSpace(cur.text) != "" {
 			cur.text = spanText(cur.text)
@@ -334,7 +369,7 @@ func spans(chars []*responses.GetPageTextStructuredChar, height float64, links [
 		}
 		cur = nil
 	}
-	for _, c := range chars {
+	for i, c := range chars {
 		if c == nil {
 			continue
 		}
@@ -350,13 +385,24 @@ func spans(chars []*responses.GetPageTextStructuredChar, height float64, links [
 			}
 			continue
 		}
-		s := span{text: c.Text, x0: box.Left, x1: box.Right, top: height - box.Top, bottom: height - box.Bottom}
-		key := ""
-		if f := c.FontInformation; f != nil {
-			s.size = f.Size
-			s.font = fontOf(f.Name, f.Weight, f.Flags)
-			key = fmt.Sprintf("%s/%g/%d/%d", f.Name, f.Size, f.Weight, f.Flags)
+		var fc face
+		if at := rectOf(rects, rect, (box.Left+box.Right)/2, (box.Top+box.Bottom)/2); at >= 0 {
+			rect = at
+			if first[rect] == 0 {
+				first[rect] = i + 1
+			}
+			fc = faceOf(first[rect] - 1)
+		} else {
+			// In no rectangle near: its own font, asked of it.
+			fc = faceOf(i)
 		}
+		s := span{text: c.Text, x0: box.Left, x1: box.Right, top: height - box.Top, bottom: height - box.Bottom, size: fc.size}
+		k, ok := kinds[fc]
+		if !ok {
+			k = fontOf(fc.name, fc.weight, fc.flags)
+			kinds[fc] = k
+		}
+		s.font = k
 		if s.size <= 0 {
 			s.size = s.bottom - s.top
 		}
@@ -364,7 +410,7 @@ func spans(chars []*responses.GetPageTextStructuredChar, height float64, links [
 		// A character goes on the span when it follows on: not left of
 		// the end of the one before, or (the second letter of a ligature,
 		// given the ligature's box) not left of its start.
-		if cur != nil && key == face && s.uri == cur.uri && (s.x0 >= cur.x1-0.5*s.size || s.x0 >= lastX0-0.1) && s.x0 <= cur.x1+3*s.size && sameBand(*cur, s) {
+		if cur != nil && fc == curFace && s.uri == cur.uri && (s.x0 >= cur.x1-0.5*s.size || s.x0 >= lastX0-0.1) && s.x0 <= cur.x1+3*s.size && sameBand(*cur, s) {
 			cur.text += c.Text
 			lastX0 = s.x0
 			cur.x1 = math.Max(cur.x1, s.x1)
@@ -372,10 +418,22 @@ func spans(chars []*responses.GetPageTextStructuredChar, height float64, links [
 			continue
 		}
 		end()
-		cur, face, lastX0 = &s, key, s.x0
+		cur, curFace, lastX0 = &s, fc, s.x0
 	}
 	end()
 	return out
+}
+
+// rectOf is the index of the rectangle a point is in, looked for from
+// the one the character before was in (characters and rectangles come in
+// the same order), a few ahead; -1 when it is in none of them.
+func rectOf(rects []*responses.GetPageTextStructuredRect, from int, x, y float64) int {
+	for i := max(from, 0); i < len(rects) && i < max(from, 0)+8; i++ {
+		if r := rects[i]; r != nil && x >= r.PointPosition.Left-0.5 && x <= r.PointPosition.Right+0.5 && y <= r.PointPosition.Top+0.5 && y >= r.PointPosition.Bottom-0.5 {
+			return i
+		}
+	}
+	return -1
 }
 
 // spanText is text as the engine gives it, made plain: its mark for a
@@ -394,10 +452,14 @@ func spanText(s string) string {
 			return -1
 		}
 		return r
-	}, ligatures.Replace(s))
+	}, ligatures().Replace(s))
 }
 
-var ligatures = strings.NewReplacer("\uFB00", "ff", "\uFB01", "fi", "\uFB02", "fl", "\uFB03", "ffi", "\uFB04", "ffl", "\uFB05", "st", "\uFB06", "st")
+// ligatures spells out the typographic ligatures; made when first used,
+// not when heed starts.
+var ligatures = sync.OnceValue(func() *strings.Replacer {
+	return strings.NewReplacer("\uFB00", "ff", "\uFB01", "fi", "\uFB02", "fl", "\uFB03", "ffi", "\uFB04", "ffl", "\uFB05", "st", "\uFB06", "st")
+})
 
 // readLinks reads a page's link annotations that lead to a web address.
 func (r *reader) readLinks(at requests.Page, height float64) []link {
