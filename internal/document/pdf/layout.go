@@ -374,7 +374,12 @@ const (
 	heading
 	item
 	code
+	table
 )
+
+// cellGap is the gap, in the font's size, that parts a line into cells:
+// wider than justified text stretches a space.
+const cellGap = 1.5
 
 // block is lines that read as one: a paragraph, heading, list item or
 // code block.
@@ -450,8 +455,15 @@ func (l *layout) blocks(pi int) []block {
 	lead := leading(ls)
 	right := rightEdge(ls)
 	var out []block
-	for _, ln := range ls {
-		if n := len(out); n > 0 && l.continues(&out[n-1], ln, lead, right) {
+	tables := tableRuns(ls)
+	for i := 0; i < len(ls); i++ {
+		ln := ls[i]
+		if end := tables[i]; end > i {
+			out = append(out, block{kind: table, lines: ls[i:end], page: pi})
+			i = end - 1
+			continue
+		}
+		if n := len(out); n > 0 && out[n-1].kind != table && l.continues(&out[n-1], ln, lead, right) {
 			out[n-1].lines = append(out[n-1].lines, ln)
 			continue
 		}
@@ -462,9 +474,152 @@ func (l *layout) blocks(pi int) []block {
 		out = append(out, b)
 	}
 	for i := range out {
-		l.classify(&out[i])
+		if out[i].kind != table {
+			l.classify(&out[i])
+		}
 	}
 	return out
+}
+
+// cells cuts a line at its wide gaps (cellGap): a table's row.
+func cells(ln line) [][]span {
+	var out [][]span
+	for i, s := range ln.spans {
+		if i == 0 || s.x0-ln.spans[i-1].x1 > cellGap*s.size {
+			out = append(out, nil)
+		}
+		out[len(out)-1] = append(out[len(out)-1], s)
+	}
+	return out
+}
+
+// tableRuns finds a page's tables: three lines or more in a row, each of
+// two cells or more, not code, of one size, whose cells start at the
+// same few places (the columns: two to twelve, each row's cells each in
+// its own), most of whose cells are short. For each line that starts a
+// table, the end of its run; 0 elsewhere.
+func tableRuns(ls []line) []int {
+	out := make([]int, len(ls))
+	for i := 0; i < len(ls); {
+		j := i
+		for j < len(ls) && ls[j].font&mono == 0 && len(cells(ls[j])) >= 2 && math.Abs(ls[j].size-ls[i].size) < 0.6 &&
+			(j == i || ls[j].base > ls[j-1].base && ls[j].base-ls[j-1].base < 3*ls[j].size) {
+			j++
+		}
+		if j-i >= 3 && isTable(ls[i:j]) {
+			out[i] = j
+			i = j
+			continue
+		}
+		i = max(j, i+1)
+	}
+	return out
+}
+
+// columns are a table's columns, found from its rows: the spans of x
+// that its cells cover, where cells of rows overlap, merged (so that a
+// column of numbers set to the right is one column with its heading).
+func columns(rows []line) [][2]float64 {
+	var xs [][2]float64
+	for _, r := range rows {
+		for _, c := range cells(r) {
+			xs = append(xs, [2]float64{c[0].x0, c[len(c)-1].x1})
+		}
+	}
+	slices.SortFunc(xs, func(a, b [2]float64) int { return cmpFloat(a[0], b[0]) })
+	var cols [][2]float64
+	for _, x := range xs {
+		if n := len(cols); n > 0 && x[0] <= cols[n-1][1] {
+			cols[n-1][1] = math.Max(cols[n-1][1], x[1])
+			continue
+		}
+		cols = append(cols, x)
+	}
+	return cols
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// column is the column a cell starting at x is in.
+func column(cols [][2]float64, x float64) int {
+	for i, c := range cols {
+		if x >= c[0] && x <= c[1] {
+			return i
+		}
+	}
+	return 0
+}
+
+// isTable reports whether rows line up as a table's do.
+func isTable(rows []line) bool {
+	cols := columns(rows)
+	if len(cols) < 2 || len(cols) > 12 {
+		return false
+	}
+	aligned, short, all := 0, 0, 0
+	for _, r := range rows {
+		seen := map[int]bool{}
+		ok := true
+		for _, c := range cells(r) {
+			k := column(cols, c[0].x0)
+			ok = ok && !seen[k]
+			seen[k] = true
+			all++
+			if n := utf8.RuneCountInString(cellText(c)); n <= 40 {
+				short++
+			}
+		}
+		if ok {
+			aligned++
+		}
+	}
+	// Columns that many rows share, not a few odd starts each.
+	return float64(aligned) >= 0.8*float64(len(rows)) && float64(short) >= 0.7*float64(all) && len(cols) <= 2*all/len(rows)
+}
+
+// cellText is a cell's text, its spans joined as a line's are.
+func cellText(c []span) string {
+	l := line{spans: c}
+	l.finish()
+	return l.text
+}
+
+// tableHTML is a table's rows as an HTML table, each cell in its column.
+func tableHTML(b block) string {
+	cols := columns(b.lines)
+	var h strings.Builder
+	h.WriteString("<table>")
+	for _, r := range b.lines {
+		row := make([]string, len(cols))
+		for _, c := range cells(r) {
+			k := column(cols, c[0].x0)
+			t := html.EscapeString(strings.ReplaceAll(cellText(c), "\u00AD", ""))
+			if row[k] != "" {
+				t = row[k] + " " + t
+			}
+			row[k] = t
+		}
+		// The first row is the table's heading, as most tables' is.
+		cell := "td"
+		if r.base == b.lines[0].base {
+			cell = "th"
+		}
+		h.WriteString("<tr>")
+		for _, t := range row {
+			h.WriteString("<" + cell + ">" + t + "</" + cell + ">")
+		}
+		h.WriteString("</tr>")
+	}
+	h.WriteString("</table>")
+	return h.String()
 }
 
 // leading is the usual distance from one line's baseline to the next of
@@ -717,7 +872,7 @@ func (l *layout) outline() outlineIndex {
 // entry leading to its page (or the page before, where a heading is at
 // the top of the next page), each entry taken once.
 func (o outlineIndex) level(b *block) (int, bool) {
-	if len(b.lines) > 3 || b.kind == code || b.kind == item {
+	if len(b.lines) > 3 || b.kind == code || b.kind == item || b.kind == table {
 		return 0, false
 	}
 	key := titleKey(b.text())
@@ -853,6 +1008,8 @@ func render(bs []block, pageURL string) (string, []string, error) {
 		switch b.kind {
 		case heading:
 			fmt.Fprintf(&h, "<h%d>%s</h%d>", b.level, inline(b, 0), b.level)
+		case table:
+			h.WriteString(tableHTML(b))
 		case code:
 			h.WriteString("<pre><code>")
 			h.WriteString(html.EscapeString(codeText(b)))

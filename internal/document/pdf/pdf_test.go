@@ -44,6 +44,9 @@ func TestRead(t *testing.T) {
 		"says where to read more: [the tide office](https://tides.example.org/north-sea) explains the tables.",
 		// A list, and the paragraph after it apart.
 		"- the hour of high water;\n- the height of the tide in metres.\n\nA program reads them:",
+		// A table, its columns from where its cells stand (the numbers
+		// set to the right are one column with their heading).
+		"The spring tides of three harbours:\n\n| Harbour | High water | Height (m) |\n| --- | --- | --- |\n| Aberdeen | 06:12 | 4.3 |\n| Dover | 11:02 | 6.7 |\n| Leith | 06:40 | 5.1 |\n\nNeap tides are lower.",
 		// Code in a monospaced font, indented as printed.
 		"```\nfor t in tides:\n    print(t.hour, t.height)\n```",
 		// Each page's marker.

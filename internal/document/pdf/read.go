@@ -410,7 +410,7 @@ func spans(chars []*responses.GetPageTextStructuredChar, rects []*responses.GetP
 		// A character goes on the span when it follows on: not left of
 		// the end of the one before, or (the second letter of a ligature,
 		// given the ligature's box) not left of its start.
-		if cur != nil && fc == curFace && s.uri == cur.uri && (s.x0 >= cur.x1-0.5*s.size || s.x0 >= lastX0-0.1) && s.x0 <= cur.x1+3*s.size && sameBand(*cur, s) {
+		if cur != nil && fc == curFace && s.uri == cur.uri && (s.x0 >= cur.x1-0.5*s.size || s.x0 >= lastX0-0.1) && s.x0 <= cur.x1+cellGap*s.size && sameBand(*cur, s) {
 			cur.text += c.Text
 			lastX0 = s.x0
 			cur.x1 = math.Max(cur.x1, s.x1)
