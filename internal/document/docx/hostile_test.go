@@ -189,7 +189,7 @@ func TestZipBombs(t *testing.T) {
 
 // zipNamed is a zip of entries of the given names, each holding a
 // document.
-func zipNamed(t *testing.T, names ...string) []byte {
+func zipNamed(t testing.TB, names ...string) []byte {
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
 	for _, n := range names {
@@ -330,7 +330,8 @@ func TestInputCap(t *testing.T) {
 // javascript: address is no link reference definition.
 func TestInjection(t *testing.T) {
 	note := `<?xml version="1.0"?><w:footnotes ` + nsW + `><w:footnote w:id="1">` + p("javascript:alert(1)") + `</w:footnote>` +
-		`<w:footnote w:id="2">` + p(`javascript:alert(2) "title"`) + `</w:footnote></w:footnotes>`
+		`<w:footnote w:id="2">` + p(`javascript:alert(2) "title"`) + `</w:footnote>` +
+		`<w:footnote w:id="3"><w:p><w:r><w:t>javascript:alert(3)</w:t><w:br/><w:t>two words</w:t></w:r></w:p></w:footnote></w:footnotes>`
 	raw := docx(t, body(
 		p("&lt;script&gt;alert(1)&lt;/script&gt;")+
 			p("[x](javascript:alert(1)) and ![i](javascript:alert(2)) and &lt;javascript:alert(3)&gt;")+
@@ -340,7 +341,7 @@ func TestInjection(t *testing.T) {
 			`<w:p><w:r><w:t>a\</w:t><w:br/><w:t>&lt;img src=x onerror=alert(1)&gt;</w:t><w:br/><w:t>- not an item</w:t></w:r></w:p>`+
 			styled("Heading1", "C #")+
 			"<w:tbl><w:tr>"+tc("", "a | b")+tc("", "&lt;b&gt;")+"</w:tr></w:tbl>"+
-			`<w:p><w:r><w:t>note</w:t></w:r><w:r><w:footnoteReference w:id="1"/></w:r><w:r><w:footnoteReference w:id="2"/></w:r></w:p>`),
+			`<w:p><w:r><w:t>note</w:t></w:r><w:r><w:footnoteReference w:id="1"/></w:r><w:r><w:footnoteReference w:id="2"/></w:r><w:r><w:footnoteReference w:id="3"/></w:r></w:p>`),
 		map[string]string{"word/footnotes.xml": note})
 	doc := read(t, raw)
 	want := `\<script\>alert(1)\</script\>
@@ -372,11 +373,14 @@ a\\
 | a \| b | \<b\> |
 | --- | --- |
 
-note[^1][^2]
+note[^1][^2][^3]
 
 [^1]: ` + "\u2060" + `javascript:alert(1)
 
-[^2]: ` + "\u2060" + `javascript:alert(2) "title"`
+[^2]: ` + "\u2060" + `javascript:alert(2) "title"
+
+[^3]: ` + "\u2060" + `javascript:alert(3)\
+    two words`
 	if doc.Markdown != want {
 		t.Errorf("Markdown:\n%s\nwant:\n%s", doc.Markdown, want)
 	}

@@ -271,25 +271,26 @@ func escapeHeadingEnd(s string) string {
 }
 
 // guardDefinition keeps a footnote definition's first line from reading
-// as a link reference definition, to a readers without footnotes: one
+// as a link reference definition, to a reader without footnotes: one
 // whose first word has a scheme other than http(s), alone on the line or
 // followed by what could be a link title, is preceded by a word joiner
 // (U+2060), which no one sees and which leaves the word no scheme.
-func guardDefinition(line string) string {
+func guardDefinition(text string) string {
+	line, _, _ := strings.Cut(text, "\n")
 	word, rest, _ := strings.Cut(line, " ")
 	rest = strings.TrimSpace(rest)
 	if rest != "" && !strings.ContainsRune(`"'(`, rune(rest[0])) {
-		return line
+		return text
 	}
 	// Escapes are read in a link destination: "\\" is one backslash.
 	word = strings.ReplaceAll(word, "\\", "")
 	colon := strings.IndexByte(word, ':')
 	if colon <= 0 {
-		return line
+		return text
 	}
 	scheme := strings.ToLower(word[:colon])
 	if scheme == "http" || scheme == "https" {
-		return line
+		return text
 	}
-	return "\u2060" + line
+	return "\u2060" + text
 }
