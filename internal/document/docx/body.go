@@ -3,6 +3,7 @@ package docx
 import (
 	"encoding/xml"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -500,17 +501,16 @@ func (w *walker) table() error {
 	}
 	row = func(xml.StartElement) error {
 		var cells []string
+		var past strings.Builder // the text of cells past maxColumns
 		add := func(text string, span int) {
 			for i := range span {
 				switch {
-				case len(cells) < maxColumns:
-					if i > 0 {
-						text = ""
-					}
+				case len(cells) < maxColumns && i == 0:
 					cells = append(cells, text)
+				case len(cells) < maxColumns:
+					cells = append(cells, "")
 				case i == 0 && text != "":
-					// Past maxColumns, a cell's text joins the last.
-					cells[len(cells)-1] = strings.TrimSpace(cells[len(cells)-1] + " " + text)
+					past.WriteString(" " + text)
 				}
 			}
 		}
@@ -521,7 +521,7 @@ func (w *walker) table() error {
 				case "trPr":
 					return w.x.children(func(c xml.StartElement) error {
 						if c.Name.Local == "gridBefore" {
-							add("", max(level(val(c), maxColumns+1), 0))
+							add("", columns(val(c), 0))
 						}
 						return w.x.skip()
 					})
@@ -538,6 +538,10 @@ func (w *walker) table() error {
 			})
 		}
 		err := cellsIn()
+		if past.Len() > 0 {
+			// Past maxColumns, cells' text joins the last.
+			cells[len(cells)-1] = strings.TrimSpace(cells[len(cells)-1] + past.String())
+		}
 		rows = append(rows, cells)
 		return err
 	}
@@ -566,7 +570,7 @@ func (w *walker) cell() (text string, span int, err error) {
 		return w.x.children(func(c xml.StartElement) error {
 			switch c.Name.Local {
 			case "gridSpan":
-				span = max(level(val(c), maxColumns+1), 1)
+				span = columns(val(c), 1)
 			case "vMerge":
 				merged = val(c) != "restart"
 			}
@@ -577,6 +581,16 @@ func (w *walker) cell() (text string, span int, err error) {
 		return "", span, err
 	}
 	return w.r.inline(p, inlineOpts{oneLine: true}), span, nil
+}
+
+// columns reads a count of grid columns, at least least and at most
+// maxColumns.
+func columns(s string, least int) int {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil {
+		return least
+	}
+	return min(max(n, least), maxColumns)
 }
 
 // W3CDTF dates, as core properties state them.

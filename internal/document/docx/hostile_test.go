@@ -414,3 +414,33 @@ func TestMarkdownCap(t *testing.T) {
 		t.Errorf("Markdown = %q", doc.Markdown)
 	}
 }
+
+// TestWideTable: a table has at most maxColumns columns, however many
+// cells a row holds or a cell spans; the text of cells past them joins
+// the last, in work and memory linear in the row's length.
+func TestWideTable(t *testing.T) {
+	row := func(n int) string {
+		var b strings.Builder
+		b.WriteString("<w:tr>")
+		for i := range n {
+			b.WriteString(tc("", fmt.Sprint("c", i)))
+		}
+		return b.String() + "</w:tr>"
+	}
+	doc := read(t, docx(t, body("<w:tbl><w:tr>"+tc(`<w:gridSpan w:val="1000"/>`, "wide")+"</w:tr>"+row(70)+"</w:tbl>"), nil))
+	cells := make([]string, maxColumns)
+	for i := range cells {
+		cells[i] = fmt.Sprint("c", i)
+	}
+	cells[maxColumns-1] = "c63 c64 c65 c66 c67 c68 c69"
+	want := "| wide |" + strings.Repeat("  |", maxColumns-1) + "\n|" + strings.Repeat(" --- |", maxColumns) + "\n| " + strings.Join(cells, " | ") + " |"
+	if doc.Markdown != want {
+		t.Errorf("Markdown:\n%s\nwant:\n%s", doc.Markdown, want)
+	}
+	document := body("<w:tbl>" + row(50000) + "</w:tbl>")
+	raw := docx(t, document, nil)
+	var err error
+	if alloc := testutil.Allocated(func() { _, err = Read(raw, extract.Options{}) }); err != nil || alloc > 50*uint64(len(document)) {
+		t.Errorf("a row of 50,000 cells: %v, %d bytes allocated for %d of XML", err, alloc, len(document))
+	}
+}
