@@ -283,10 +283,8 @@ func (w *walker) inline(se xml.StartElement) error {
 	case "r":
 		return w.run()
 	case "hyperlink":
-		id := relAttr(se, "id")
-		if id == "" {
-			id = attr(se, "id")
-		}
+		// Its relationship is its r:id: a hyperlink has no other id.
+		id := attr(se, "id")
 		// An internal anchor (w:anchor) is no web link: its text is kept
 		// plain.
 		prev := w.link
