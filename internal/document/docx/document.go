@@ -1,6 +1,7 @@
 package docx
 
 import (
+	"cmp"
 	"encoding/xml"
 	"fmt"
 	"net/url"
@@ -258,9 +259,12 @@ func (r *reader) paragraph(p *para) error {
 		}
 		return r.block(strings.Repeat("#", heading)+" "+text, false, false)
 	}
-	numID, ilvl, ok := p.numID, p.ilvl, p.hasNum
-	if !ok {
-		numID, ilvl, ok = r.styles.numbering(p.styleID)
+	// The paragraph's own numbering, where it states its list or level,
+	// over its style's.
+	numID, ilvl, ok := r.styles.numbering(p.styleID)
+	if p.hasNum {
+		ok = true
+		numID, ilvl = cmp.Or(p.numID, numID), cmp.Or(p.ilvl, ilvl)
 	}
 	if ok && numID != "" && numID != "0" {
 		return r.item(p, numID, max(level(ilvl, 1<<30), 0))

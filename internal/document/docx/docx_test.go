@@ -174,7 +174,8 @@ const listStyles = `<?xml version="1.0" encoding="UTF-8"?><w:styles ` + nsW + `>
 // TestLists: ordered and bullet lists by numbering.xml, nested by level
 // (a level skipped is read as the next), counted per list and level and
 // started again below a new item; a list that starts past 1; two lists
-// side by side; a list by its paragraph style; numId 0, no list.
+// side by side; a list by its paragraph style, and at a level the
+// paragraph states; numId 0, no list.
 func TestLists(t *testing.T) {
 	raw := docx(t, body(
 		item("1", "0", "one")+item("1", "1", "a")+item("1", "1", "b")+item("1", "0", "two")+item("1", "1", "c")+
@@ -184,7 +185,8 @@ func TestLists(t *testing.T) {
 			item("1", "0", "four")+
 			styled("ListBullet", "styled")+
 			`<w:p><w:pPr><w:pStyle w:val="ListBullet"/><w:numPr><w:numId w:val="0"/></w:numPr></w:pPr><w:r><w:t>not listed</w:t></w:r></w:p>`+
-			item("3", "0", "dot")+item("3", "1", "three")+item("9", "0", "undefined")),
+			item("3", "0", "dot")+item("3", "1", "three")+item("9", "0", "undefined")+
+			`<w:p><w:pPr><w:pStyle w:val="ListBullet"/><w:numPr><w:ilvl w:val="1"/></w:numPr></w:pPr><w:r><w:t>styled, deeper</w:t></w:r></w:p>`),
 		map[string]string{"word/numbering.xml": listNumbering, "word/styles.xml": listStyles})
 	doc := read(t, raw)
 	want := `1. one
@@ -209,7 +211,9 @@ not listed
 - dot
 
   3. three
-- undefined`
+- undefined
+
+  4. styled, deeper`
 	if doc.Markdown != want {
 		t.Errorf("Markdown:\n%s\nwant:\n%s", doc.Markdown, want)
 	}
