@@ -27,10 +27,12 @@ type reader struct {
 	spare int
 
 	out      strings.Builder
-	prevItem bool        // the last block written is a list item
-	list     []openLevel // the list levels open, outermost first
-	counters map[string]*counters
-	title    string // the first heading's text
+	prevItem bool // the last block written is a list item's
+	// prevContinued says it is a list item's later paragraph.
+	prevContinued bool
+	list          []openLevel // the list levels open, outermost first
+	counters      map[string]*counters
+	title         string // the first heading's text
 
 	links []string
 	seen  map[string]bool
@@ -232,7 +234,7 @@ func (r *reader) block(text string, item, tight bool) error {
 		return fmt.Errorf("%w: the Markdown would be over %d bytes (MaxMarkdownBytes)", ErrLimit, MaxMarkdownBytes)
 	}
 	r.out.WriteString(text)
-	r.prevItem = item
+	r.prevItem, r.prevContinued = item, false
 	if !item {
 		r.list = r.list[:0]
 	}
@@ -281,7 +283,11 @@ func (r *reader) paragraph(p *para) error {
 // counts, deeper levels starting again after it.
 func (r *reader) item(p *para, numID string, ilvl int) error {
 	ilvl = min(ilvl, maxLevels-1)
-	ordered, start := r.num.level(numID, ilvl)
+	lv := r.num.level(numID, ilvl)
+	if lv.blank {
+		return r.continued(p, ilvl)
+	}
+	ordered := lv.ordered
 	c := r.counters[numID]
 	if c == nil {
 		c = &counters{}
@@ -290,7 +296,7 @@ func (r *reader) item(p *para, numID string, ilvl int) error {
 	if c.started[ilvl] {
 		c.n[ilvl]++
 	} else {
-		c.n[ilvl], c.started[ilvl] = start, true
+		c.n[ilvl], c.started[ilvl] = lv.start, true
 	}
 	for l := ilvl + 1; l < maxLevels; l++ {
 		c.started[l] = false
@@ -324,9 +330,38 @@ func (r *reader) item(p *para, numID string, ilvl int) error {
 	// A new list of the outermost level is set apart by a blank line;
 	// so is an ordered list that does not start at 1, which cannot
 	// interrupt a paragraph (the text of the item before).
-	tight := !(newList && (l == 0 || ordered && c.n[ilvl] != 1))
+	// After an item's later paragraph, too.
+	tight := !(newList && (l == 0 || ordered && c.n[ilvl] != 1)) && !r.prevContinued
 	r.list = append(r.list[:l], openLevel{ordered: ordered, numID: numID, delim: delim, width: len(marker) + 1})
 	return r.block(strings.Repeat(" ", indent)+marker+" "+text, true, tight)
+}
+
+// continued writes a paragraph of a list level with no marker: a later
+// paragraph of the item open at that level (or the deepest open), set
+// apart by a blank line and indented as the item's text; with no item
+// open, a paragraph.
+func (r *reader) continued(p *para, ilvl int) error {
+	if !r.prevItem || len(r.list) == 0 {
+		text := r.inline(p, inlineOpts{})
+		if text == "" {
+			return nil
+		}
+		return r.block(text, false, false)
+	}
+	l := min(ilvl, len(r.list)-1)
+	indent := 0
+	for _, o := range r.list[:l+1] {
+		indent += o.width
+	}
+	pad := strings.Repeat(" ", indent)
+	text := r.inline(p, inlineOpts{indent: pad})
+	if text == "" {
+		return nil
+	}
+	r.list = r.list[:l+1]
+	err := r.block(pad+text, true, false)
+	r.prevContinued = true
+	return err
 }
 
 // table writes a table as a GFM table: its first row is the header.

@@ -37,7 +37,8 @@ func readFile(t *testing.T, name string) []byte {
 
 // TestPandocDocument reads a document pandoc made (testdata/make.sh):
 // its title paragraph and headings by style, emphasis, nested bullet and
-// ordered lists by numbering, a table with a pipe in a cell, a link to
+// ordered lists by numbering (an item of two paragraphs, the second in
+// a list level with no marker), a table with a pipe in a cell, a link to
 // the web and one to a heading (plain text), a line break, footnotes
 // (one with a link), text that would be HTML or a javascript: link
 // written inert, and the metadata of its core properties.
@@ -65,6 +66,8 @@ The river rises in the hills, where **three springs** meet and *slow* water gath
    1. At the surface
    2. At the bed
 3. Write it down
+
+   In ink, not in pencil.
 
 ## Measurements
 

@@ -238,6 +238,7 @@ func (s *styles) runFormat(id string) (bold, italic int8) {
 // listLevel is what numbering.xml says of one level of a list.
 type listLevel struct {
 	ordered  bool
+	blank    bool // it shows no marker: its paragraphs continue an item
 	start    int
 	set      bool // the level is defined
 	startSet bool // its start is overridden (w:startOverride)
@@ -331,6 +332,11 @@ func readLevel(x *xmlReader) (listLevel, error) {
 		case "numFmt":
 			f := val(c)
 			lv.ordered = f != "bullet" && f != "none" && f != ""
+			lv.blank = lv.blank || f == "none"
+		case "lvlText":
+			// A level whose text is white space, as pandoc writes for a
+			// list item's later paragraphs, shows no marker.
+			lv.blank = lv.blank || strings.TrimSpace(val(c)) == "" && hasAttr(c, "val")
 		case "start":
 			lv.start = clampStart(val(c))
 		}
@@ -347,23 +353,24 @@ func clampStart(s string) int {
 	return min(max(n, 0), maxStart)
 }
 
-// level is how a list's level is numbered: ordered or not, from which
-// number. A list numbering.xml does not define is a bullet list.
-func (n *numbering) level(numID string, ilvl int) (ordered bool, start int) {
+// level is how a list's level is numbered: ordered or not, with a
+// marker or none, from which number. A list numbering.xml does not
+// define is a bullet list.
+func (n *numbering) level(numID string, ilvl int) listLevel {
 	nm := n.nums[numID]
 	if nm == nil {
-		return false, 1
+		return listLevel{start: 1}
 	}
 	o := nm.override[ilvl]
 	if o.set {
-		return o.ordered, o.start
+		return o
 	}
-	start = 1
+	lv := listLevel{start: 1}
 	if a := n.abstract[nm.abstractID]; a != nil && a[ilvl].set {
-		ordered, start = a[ilvl].ordered, a[ilvl].start
+		lv = a[ilvl]
 	}
 	if o.startSet {
-		start = o.start
+		lv.start = o.start
 	}
-	return ordered, start
+	return lv
 }

@@ -178,6 +178,16 @@ func attr(se xml.StartElement, local string) string {
 	return ""
 }
 
+// hasAttr reports whether an element has an attribute of a local name.
+func hasAttr(se xml.StartElement, local string) bool {
+	for _, a := range se.Attr {
+		if a.Name.Local == local {
+			return true
+		}
+	}
+	return false
+}
+
 // val is an element's w:val.
 func val(se xml.StartElement) string { return attr(se, "val") }
 
