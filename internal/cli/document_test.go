@@ -95,3 +95,43 @@ func TestFetchEPUB(t *testing.T) {
 		t.Errorf("extract < tides.epub: exit %d, %s\n%s", code, stderr, out)
 	}
 }
+
+// TestFetchDOCX: heed fetch and heed extract read a Word document, by
+// its type or, served as bytes or read from standard input, by what it
+// is; one encrypted is refused, saying so.
+func TestFetchDOCX(t *testing.T) {
+	word, err := os.ReadFile("../document/docx/testdata/features.docx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	encrypted := append([]byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1"), make([]byte, 4096)...)
+	copy(encrypted[1024:], []byte("E\x00n\x00c\x00r\x00y\x00p\x00t\x00e\x00d\x00P\x00a\x00c\x00k\x00a\x00g\x00e\x00"))
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/report.docx":
+			w.Header().Set("Content-Type", "application/vnd.openxmlformats-officedocument.wordprocessingml.document")
+			w.Write(word)
+		case "/secret.docx":
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write(encrypted)
+		default:
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Write(word)
+		}
+	}))
+	defer s.Close()
+	for _, path := range []string{"/report.docx", "/download"} {
+		code, out, stderr := run(t, "", "fetch", "--allow-net", "127.0.0.1/32", s.URL+path)
+		if code != 0 || !strings.Contains(out, "title: ") || !strings.Contains(out, "\n# ") {
+			t.Errorf("fetch %s: exit %d, %s\n%s", path, code, stderr, out)
+		}
+	}
+	code, out, stderr := run(t, "", "fetch", "--allow-net", "127.0.0.1/32", s.URL+"/secret.docx")
+	if code != ExitFailed || out != "" || !strings.Contains(stderr, "encrypted") {
+		t.Errorf("fetch secret.docx: exit %d, %q, %q", code, out, stderr)
+	}
+	code, out, stderr = run(t, string(word), "extract")
+	if code != 0 || !strings.Contains(out, "\n# ") {
+		t.Errorf("extract < features.docx: exit %d, %s\n%s", code, stderr, out)
+	}
+}

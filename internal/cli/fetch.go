@@ -66,8 +66,8 @@ func (e *env) extractCommand() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "extract [FILE|-] [--url BASE]",
-		Short: "Turn an HTML file or a PDF into Markdown, offline",
-		Long: `Extract reads an HTML page or a PDF from a file (or standard input) and prints
+		Short: "Turn an HTML file or a document (PDF, EPUB, DOCX) into Markdown, offline",
+		Long: `Extract reads an HTML page or a document from a file (or standard input) and prints
 its main content as Markdown after YAML frontmatter, as 'heed fetch' does,
 without touching the network. --url is the page's address, for its relative
 links.`,

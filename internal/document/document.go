@@ -9,6 +9,7 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/internal/document/docx"
 	"github.com/heedhq/heed/internal/document/epub"
 	"github.com/heedhq/heed/internal/document/pdf"
 )
@@ -17,11 +18,15 @@ import (
 const (
 	KindPDF  extract.Kind = "pdf"
 	KindEPUB extract.Kind = "epub"
+	KindDOCX extract.Kind = "docx"
 )
+
+// docxType is a Word document's media type.
+const docxType = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
 // MaxBytes is the largest document read, larger than a page may be: the
 // cap a fetch of a document's type has (Caps).
-const MaxBytes = max(pdf.MaxInputBytes, epub.MaxCompressedBytes)
+const MaxBytes = max(pdf.MaxInputBytes, epub.MaxCompressedBytes, docx.MaxInputBytes)
 
 // Caps are the body caps for the media types of documents, for a fetch
 // to read a document's body under its own cap rather than a page's.
@@ -29,6 +34,7 @@ var Caps = map[string]int64{
 	"application/pdf":      pdf.MaxInputBytes,
 	"application/x-pdf":    pdf.MaxInputBytes,
 	"application/epub+zip": epub.MaxCompressedBytes,
+	docxType:               docx.MaxInputBytes,
 }
 
 // Of is the kind of document a body is, by its Content-Type or what it
@@ -40,6 +46,8 @@ func Of(contentType string, raw []byte) extract.Kind {
 		return KindPDF
 	case "application/epub+zip":
 		return KindEPUB
+	case docxType:
+		return KindDOCX
 	}
 	switch mediaType {
 	case "", "application/octet-stream", "binary/octet-stream", "application/download", "application/force-download", "application/zip", "application/x-zip-compressed":
@@ -49,6 +57,10 @@ func Of(contentType string, raw []byte) extract.Kind {
 			return KindPDF
 		case bytes.HasPrefix(raw, []byte("PK\x03\x04")) && epub.Sniff(raw):
 			return KindEPUB
+		case (bytes.HasPrefix(raw, []byte("PK\x03\x04")) || bytes.HasPrefix(raw, oleHeader)) && docx.Sniff(raw):
+			// A Word document, or one encrypted (an OLE file), which
+			// docx refuses saying so.
+			return KindDOCX
 		}
 	}
 	return ""
@@ -78,14 +90,21 @@ func Read(raw []byte, opts extract.Options) (*extract.Document, extract.Kind, er
 	case KindEPUB:
 		doc, err := epub.Read(raw, opts)
 		return doc, kind, kindOf(err, epub.ErrLimit)
+	case KindDOCX:
+		doc, err := docx.Read(raw, opts)
+		return doc, kind, kindOf(err, docx.ErrLimit)
 	}
 	doc, kind, err := extract.Read(raw, opts)
 	if errors.Is(err, extract.ErrNotAPage) {
 		ct := heed.Clip(strings.ToValidUTF8(opts.ContentType, "\uFFFD"), 100)
-		return nil, "", fmt.Errorf("%w (Content-Type %s); heed reads HTML, Markdown, plain text, PDF and EPUB", extract.ErrNotAPage, ct)
+		return nil, "", fmt.Errorf("%w (Content-Type %s); heed reads HTML, Markdown, plain text, PDF, EPUB and DOCX", extract.ErrNotAPage, ct)
 	}
 	return doc, kind, err
 }
+
+// oleHeader opens an OLE compound file: an encrypted Office document is
+// one.
+var oleHeader = []byte("\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1")
 
 // kindOf gives a reader's error its kind: a document over a limit is too
 // large. One that cannot be read (damaged, encrypted) is of no kind, as
