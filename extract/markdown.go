@@ -1384,10 +1384,16 @@ func longestRun(s string, c byte) int {
 	return longest
 }
 
-// escapeText escapes the characters that would make text read as Markdown
-// syntax: emphasis, code, links, strikethrough and fences, HTML and
-// entities. atLineStart also escapes what is special only at a line start
-// (headings, quotes, list markers, thematic breaks).
+// EscapeText escapes the characters that would make text read as
+// Markdown syntax: emphasis, code, links, strikethrough and fences, HTML
+// and entities. atLineStart also escapes what is special only at a line
+// start (headings, quotes, list markers, thematic breaks). It is how
+// every writer of Markdown in heed keeps text text.
+func EscapeText(s string, atLineStart bool) string { return escapeText(s, atLineStart) }
+
+// EscapeURL keeps a URL from ending its Markdown link early.
+func EscapeURL(s string) string { return escapeURL(s) }
+
 func escapeText(s string, atLineStart bool) string {
 	i := 0
 	for ; i < len(s); i++ {

@@ -5,74 +5,30 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/heedhq/heed/extract"
 )
 
-// escapeText escapes the characters that would make text read as
-// Markdown: emphasis, code, links, strikethrough, table pipes, HTML and
-// entities; and with atLineStart what is special only at the start of a
-// line (headings, quotes, list markers, thematic breaks, setext
-// underlines). It escapes as extract's Markdown does, and pipes too,
-// since text may stand in a table's cell.
+// escapeText escapes text as extract's Markdown does (extract.EscapeText),
+// and table pipes too, since text may stand in a table's cell.
 func escapeText(s string, atLineStart bool) string {
-	i := 0
-	for ; i < len(s); i++ {
-		if special[s[i]] {
-			break
-		}
-	}
-	if i == len(s) {
+	s = extract.EscapeText(s, atLineStart)
+	if strings.IndexByte(s, '|') < 0 {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s) + 8)
-	b.WriteString(s[:i])
-	for ; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '\\', '*', '_', '`', '[', ']', '<', '>', '~', '|':
-			b.WriteByte('\\')
-		case '&':
-			// Only what could read as an entity: "&copy;", "&#169;".
-			if i+1 < len(s) && (s[i+1] == '#' || 'a' <= s[i+1]|0x20 && s[i+1]|0x20 <= 'z') {
-				b.WriteByte('\\')
-			}
-		case '#', '+', '-', '=':
-			if i == 0 && atLineStart {
-				b.WriteByte('\\')
-			}
-		case '.', ')':
-			// "1. " at the start of a line would begin a list.
-			if atLineStart && allDigits(s[:i]) && (i+1 == len(s) || s[i+1] == ' ') {
-				b.WriteByte('\\')
-			}
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// special marks the bytes escapeText may have to escape.
-var special = func() (t [256]bool) {
-	for _, c := range []byte("\\*_`[]<>~|&#+-=.)") {
-		t[c] = true
-	}
-	return t
-}()
-
-func allDigits(s string) bool {
-	for _, c := range []byte(s) {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return s != ""
+	return strings.ReplaceAll(s, "|", "\\|")
 }
 
 // escapeURL keeps a URL from ending its Markdown link, or a table's
-// cell, early.
-func escapeURL(s string) string { return urlEscaper.Replace(s) }
-
-var urlEscaper = strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E", "|", "%7C", "\\", "%5C")
+// cell, early: as extract's links do (extract.EscapeURL), and pipes and
+// backslashes too.
+func escapeURL(s string) string {
+	s = extract.EscapeURL(s)
+	if !strings.ContainsAny(s, "|\\") {
+		return s
+	}
+	return strings.NewReplacer("|", "%7C", "\\", "%5C").Replace(s)
+}
 
 // inlineOpts say how a paragraph's text is written.
 type inlineOpts struct {
