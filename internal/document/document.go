@@ -66,20 +66,6 @@ func Of(contentType string, raw []byte) extract.Kind {
 	return ""
 }
 
-// Readable reports whether a body is one Read reads: a document, or a
-// page of a type extract reads.
-func Readable(contentType string, raw []byte) bool {
-	if Of(contentType, raw) != "" {
-		return true
-	}
-	mediaType, _, _ := mime.ParseMediaType(contentType)
-	switch mediaType {
-	case "", "text/html", "application/xhtml+xml", "text/markdown", "text/x-markdown", "text/plain":
-		return true
-	}
-	return false
-}
-
 // Read reads a body as what it is: a document by its reader, anything
 // else as extract.Read does, which refuses what is no page.
 func Read(raw []byte, opts extract.Options) (*extract.Document, extract.Kind, error) {
