@@ -56,3 +56,36 @@ func Generate(title string, n int) []byte {
 	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R /Info %d 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, info, xref)
 	return b.Bytes()
 }
+
+// Pages writes a PDF of one US Letter page for each content stream given,
+// drawn as written: a test's own page, hostile or not. The fonts are
+// /F1 Helvetica, /F2 Times-Roman, /F3 Courier and /F4 Helvetica-Bold.
+func Pages(contents ...string) []byte {
+	var b bytes.Buffer
+	var offsets []int
+	obj := func(body string) {
+		offsets = append(offsets, b.Len())
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", len(offsets), body)
+	}
+	b.WriteString("%PDF-1.4\n%\xE2\xE3\xCF\xD3\n")
+	kids := make([]string, len(contents))
+	for i := range contents {
+		kids[i] = fmt.Sprintf("%d 0 R", 7+2*i)
+	}
+	obj("<< /Type /Catalog /Pages 2 0 R >>")
+	obj(fmt.Sprintf("<< /Type /Pages /Count %d /Kids [%s] >>", len(contents), strings.Join(kids, " ")))
+	for _, f := range []string{"Helvetica", "Times-Roman", "Courier", "Helvetica-Bold"} {
+		obj("<< /Type /Font /Subtype /Type1 /BaseFont /" + f + " >>")
+	}
+	for i, c := range contents {
+		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R /F4 6 0 R >> >> /Contents %d 0 R >>", 8+2*i))
+		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(c), c))
+	}
+	xref := b.Len()
+	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
+	for _, o := range offsets {
+		fmt.Fprintf(&b, "%010d 00000 n \n", o)
+	}
+	fmt.Fprintf(&b, "trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n", len(offsets)+1, xref)
+	return b.Bytes()
+}
