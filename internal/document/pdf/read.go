@@ -314,10 +314,11 @@ func (r *reader) readPage(i int) (page, error) {
 	// line), without fonts: asking each character's font costs six calls
 	// into the engine, most of the time a page takes. A rectangle's font
 	// is asked once, of its first character.
-	text, err := r.in.GetPageTextStructured(&requests.GetPageTextStructured{Page: at, Mode: requests.GetPageTextStructuredModeBoth})
+	text, err := r.in.GetPageTextStructured(&requests.GetPageTextStructured{Page: at, Mode: requests.GetPageTextStructuredModeChars})
 	if err != nil {
 		return p, nil
 	}
+	rects := r.readRects(tp.TextPage, n.Count)
 	faces := map[int]face{}
 	faceOf := func(char int) face {
 		if f, ok := faces[char]; ok {
@@ -337,8 +338,30 @@ func (r *reader) readPage(i int) (page, error) {
 		return f
 	}
 	p.links = r.readLinks(at, p.height)
-	p.spans = spans(text.Chars, text.Rects, faceOf, p.height, p.links)
+	p.spans = spans(text.Chars, rects, faceOf, p.height, p.links)
 	return p, nil
+}
+
+// readRects reads a text page's rectangles, each run of one font on a
+// line, with the engine's own calls: one a rectangle. They are not asked
+// of GetPageTextStructured, which finds each rectangle's text (unused
+// here) by scanning the characters of its line, so that a line of runs
+// costs their number squared. There are no more rectangles than
+// characters (chars).
+func (r *reader) readRects(tp references.FPDF_TEXTPAGE, chars int) []*responses.GetPageTextStructuredRect {
+	n, err := r.in.FPDFText_CountRects(&requests.FPDFText_CountRects{TextPage: tp, StartIndex: 0, Count: -1})
+	if err != nil || n.Count <= 0 {
+		return nil
+	}
+	out := make([]*responses.GetPageTextStructuredRect, 0, min(n.Count, chars))
+	for i := range min(n.Count, chars) {
+		b, err := r.in.FPDFText_GetRect(&requests.FPDFText_GetRect{TextPage: tp, Index: i})
+		if err != nil {
+			break
+		}
+		out = append(out, &responses.GetPageTextStructuredRect{PointPosition: responses.CharPosition{Left: b.Left, Top: b.Top, Right: b.Right, Bottom: b.Bottom}})
+	}
+	return out
 }
 
 // face is a font as the engine names it, at a size.
