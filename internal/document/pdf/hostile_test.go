@@ -28,3 +28,28 @@ func TestFontEachLetter(t *testing.T) {
 		t.Errorf("%d of %d letters read", got, n)
 	}
 }
+
+// TestLayoutLongLine lays out a page of one line of 400,000 runs of
+// text, the most characters a page may have, each a letter apart: every
+// run goes on the line, in work linear in the runs (a layout that
+// compares each run with the ones before it on its line takes minutes
+// for this page, and is past MaxTime's reach).
+func TestLayoutLongLine(t *testing.T) {
+	const n = maxPageChars
+	p := page{width: 612, height: 792, spans: make([]span, n)}
+	for i := range p.spans {
+		x := float64(i) * 0.5
+		p.spans[i] = span{text: "a", x0: x, x1: x + 0.4, top: 400, bottom: 401, size: 1}
+		if i%2 == 1 {
+			p.spans[i].text, p.spans[i].font = "b", italic
+		}
+	}
+	l := layout{pages: []page{p}}
+	md, _, err := l.markdown("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Count(md, "a") + strings.Count(md, "b"); got != n {
+		t.Errorf("%d of %d letters laid out", got, n)
+	}
+}
