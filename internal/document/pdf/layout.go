@@ -90,6 +90,7 @@ func containsAny(s string, words ...string) bool {
 // line is spans on one line, in the order the page draws them.
 type line struct {
 	spans               []span
+	tallest             int // the first of its tallest spans, while it is cut
 	text                string
 	x0, top, x1, bottom float64
 	base                float64 // its baseline, as near as the boxes say
@@ -105,7 +106,11 @@ func lines(p page) []line {
 	var out []line
 	for _, s := range p.spans {
 		if n := len(out); n > 0 && sameLine(&out[n-1], s) {
-			out[n-1].spans = append(out[n-1].spans, s)
+			l := &out[n-1]
+			if s.bottom-s.top > height(l.spans[l.tallest]) {
+				l.tallest = len(l.spans)
+			}
+			l.spans = append(l.spans, s)
 			continue
 		}
 		out = append(out, line{spans: []span{s}})
@@ -119,20 +124,24 @@ func lines(p page) []line {
 // sameLine reports whether s goes on l: it does not start left of where
 // l ends, and their bands overlap by half of the thinner one. A span's
 // band is its box, at least 0.8 of its size high: the engine's boxes are
-// the glyphs' own, so that a dash or a comma alone is a sliver.
+// the glyphs' own, so that a dash or a comma alone is a sliver. The band
+// s is held to is that of l's tallest span (its last, where none is
+// taller), kept as l is cut (l.tallest), so that a line of many spans
+// costs no more than their number.
 func sameLine(l *line, s span) bool {
 	last := l.spans[len(l.spans)-1]
 	if s.x0 < last.x1-0.5*math.Max(last.size, s.size) {
 		return false
 	}
 	ref := last
-	for _, t := range l.spans {
-		if t.bottom-t.top > ref.bottom-ref.top {
-			ref = t
-		}
+	if t := l.spans[l.tallest]; height(t) > height(last) {
+		ref = t
 	}
 	return sameBand(ref, s)
 }
+
+// height is a span's box's height.
+func height(s span) float64 { return s.bottom - s.top }
 
 // sameBand reports whether two spans' bands overlap by half of the
 // thinner one.
