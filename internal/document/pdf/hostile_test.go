@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/klippa-app/go-pdfium/responses"
+
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/internal/document/pdf/pdftest"
 )
@@ -52,5 +54,29 @@ func TestLayoutLongLine(t *testing.T) {
 	}
 	if got := strings.Count(md, "x") + strings.Count(md, "y"); got != n {
 		t.Errorf("%d of %d letters laid out", got, n)
+	}
+}
+
+// TestLongRun gathers a page's 400,000 characters of one font on one
+// line, as the engine gives them, into one span holding them all, its
+// text grown as a builder grows, not copied whole for each character
+// (80 GB copied for this page, and seconds between two of MaxTime's
+// checks): the allocations are counted, a few for each character at
+// most.
+func TestLongRun(t *testing.T) {
+	const n = maxPageChars
+	chars := make([]*responses.GetPageTextStructuredChar, n)
+	for i := range chars {
+		x := float64(i) * 0.5
+		chars[i] = &responses.GetPageTextStructuredChar{Text: "x", PointPosition: responses.CharPosition{Left: x, Right: x + 0.5, Top: 401, Bottom: 400}}
+	}
+	faceOf := func(int) face { return face{name: "Helvetica", size: 1} }
+	var ss []span
+	allocs := testing.AllocsPerRun(1, func() { ss = spans(chars, nil, faceOf, 792, nil) })
+	if len(ss) != 1 || len(ss[0].text) != n {
+		t.Fatalf("%d spans, the first of %d bytes; want one of %d", len(ss), len(ss[0].text), n)
+	}
+	if allocs > n/100 {
+		t.Errorf("%.0f allocations for a span of %d characters", allocs, n)
 	}
 }
