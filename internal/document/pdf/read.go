@@ -379,18 +379,24 @@ type face struct {
 // letters are read into two of them.
 func spans(chars []*responses.GetPageTextStructuredChar, rects []*responses.GetPageTextStructuredRect, faceOf func(char int) face, height float64, links []link) []span {
 	var out []span
-	var cur *span
+	// The span being gathered (while open), its text in a builder: a
+	// span copied whole for each character it takes costs its length
+	// squared.
+	var cur span
+	var open bool
+	var text strings.Builder
 	var curFace face
 	var lastX0 float64 // where the span's last character starts
 	kinds := map[face]font{}
 	first := make([]int, len(rects)) // each rectangle's first character, +1
 	rect := 0
 	end := func() {
-		if cur != nil && strings.TrimSpace(cur.text) != "" {
-			cur.text = spanText(cur.text)
-			out = append(out, *cur)
+		if open && strings.TrimSpace(text.String()) != "" {
+			cur.text = spanText(text.String())
+			out = append(out, cur)
 		}
-		cur = nil
+		open = false
+		text.Reset()
 	}
 	for i, c := range chars {
 		if c == nil {
@@ -403,8 +409,8 @@ func spans(chars []*responses.GetPageTextStructuredChar, rects []*responses.GetP
 		box := c.PointPosition
 		empty := box.Right <= box.Left && box.Top <= box.Bottom
 		if c.Text == " " || empty {
-			if cur != nil {
-				cur.text += c.Text
+			if open {
+				text.WriteString(c.Text)
 			}
 			continue
 		}
@@ -419,7 +425,7 @@ func spans(chars []*responses.GetPageTextStructuredChar, rects []*responses.GetP
 			// In no rectangle near: its own font, asked of it.
 			fc = faceOf(i)
 		}
-		s := span{text: c.Text, x0: box.Left, x1: box.Right, top: height - box.Top, bottom: height - box.Bottom, size: fc.size}
+		s := span{x0: box.Left, x1: box.Right, top: height - box.Top, bottom: height - box.Bottom, size: fc.size}
 		k, ok := kinds[fc]
 		if !ok {
 			k = fontOf(fc.name, fc.weight, fc.flags)
@@ -433,15 +439,16 @@ func spans(chars []*responses.GetPageTextStructuredChar, rects []*responses.GetP
 		// A character goes on the span when it follows on: not left of
 		// the end of the one before, or (the second letter of a ligature,
 		// given the ligature's box) not left of its start.
-		if cur != nil && fc == curFace && s.uri == cur.uri && (s.x0 >= cur.x1-0.5*s.size || s.x0 >= lastX0-0.1) && s.x0 <= cur.x1+cellGap*s.size && sameBand(*cur, s) {
-			cur.text += c.Text
+		if open && fc == curFace && s.uri == cur.uri && (s.x0 >= cur.x1-0.5*s.size || s.x0 >= lastX0-0.1) && s.x0 <= cur.x1+cellGap*s.size && sameBand(cur, s) {
+			text.WriteString(c.Text)
 			lastX0 = s.x0
 			cur.x1 = math.Max(cur.x1, s.x1)
 			cur.top, cur.bottom = math.Min(cur.top, s.top), math.Max(cur.bottom, s.bottom)
 			continue
 		}
 		end()
-		cur, curFace, lastX0 = &s, fc, s.x0
+		cur, open, curFace, lastX0 = s, true, fc, s.x0
+		text.WriteString(c.Text)
 	}
 	end()
 	return out
