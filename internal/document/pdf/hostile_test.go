@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -78,5 +79,34 @@ func TestLongRun(t *testing.T) {
 	}
 	if allocs > n/100 {
 		t.Errorf("%.0f allocations for a span of %d characters", allocs, n)
+	}
+}
+
+// TestLayoutOutline lays out a page of 20,000 short paragraphs and
+// headings under an outline of 10,000 entries (maxBookmarks) leading to
+// it, none of which names any of them: each block is looked up among
+// the outline's entries for its page, not compared with each (two
+// hundred million comparisons, each making two keys, minutes of work
+// where no limit is checked).
+func TestLayoutOutline(t *testing.T) {
+	const blocks = 20_000
+	p := page{width: 612, height: 200_000}
+	for i := range blocks {
+		size := float64(1 + i%2)
+		top := 1000 + float64(i)*4
+		p.spans = append(p.spans, span{text: fmt.Sprintf("block %d", i), x0: 10, x1: 40, top: top, bottom: top + size, size: size})
+	}
+	marks := make([]bookmark, maxBookmarks)
+	for i := range marks {
+		marks[i] = bookmark{title: fmt.Sprintf("entry %d", i), page: 0}
+	}
+	marks[len(marks)-1].title = "Block 19998"
+	l := layout{pages: []page{p}, marks: marks}
+	md, _, err := l.markdown("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(md, "block ") != blocks || !strings.Contains(md, "\n# block 19998\n") {
+		t.Errorf("the blocks, and the paragraph the outline names as a heading, not laid out:\n%s", md[max(0, len(md)-300):])
 	}
 }
