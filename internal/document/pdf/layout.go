@@ -861,17 +861,46 @@ func sameStyle(a, b block) bool {
 	return a.lines[0].size == b.lines[0].size && a.lines[0].font&bold == b.lines[0].font&bold
 }
 
-// outlineIndex finds the outline's entries by page.
+// outlineIndex finds the outline's entries by page, and on a page by
+// their titles' keys: a block is looked up, not compared with each of
+// the page's entries (an outline of maxBookmarks entries on one page,
+// compared with each block of the page, is billions of comparisons).
 type outlineIndex struct {
 	byPage map[int][]bookmark
-	used   map[int]map[int]bool
+	// byKey holds a page's entries by titleKey of their title, byBare by
+	// titleKey of their title less its section number: each key's
+	// entries in the outline's order, and the first of them that may
+	// not be used yet.
+	byKey, byBare map[int]map[string]*entries
+	used          map[int]map[int]bool
+}
+
+// entries are the indexes of a page's outline entries that share a key,
+// in order; those before next are all used.
+type entries struct {
+	at   []int
+	next int
 }
 
 func (l *layout) outline() outlineIndex {
-	o := outlineIndex{byPage: map[int][]bookmark{}, used: map[int]map[int]bool{}}
+	o := outlineIndex{byPage: map[int][]bookmark{}, byKey: map[int]map[string]*entries{}, byBare: map[int]map[string]*entries{}, used: map[int]map[int]bool{}}
+	add := func(idx map[int]map[string]*entries, pg int, key string, j int) {
+		if idx[pg] == nil {
+			idx[pg] = map[string]*entries{}
+		}
+		e := idx[pg][key]
+		if e == nil {
+			e = &entries{}
+			idx[pg][key] = e
+		}
+		e.at = append(e.at, j)
+	}
 	for _, m := range l.marks {
 		if m.page >= 0 && m.title != "" {
+			j := len(o.byPage[m.page])
 			o.byPage[m.page] = append(o.byPage[m.page], m)
+			add(o.byKey, m.page, titleKey(m.title), j)
+			add(o.byBare, m.page, titleKey(dropNumber(m.title)), j)
 		}
 	}
 	return o
@@ -879,31 +908,51 @@ func (l *layout) outline() outlineIndex {
 
 // level is the outline's level for a block that is the title of an
 // entry leading to its page (or the page before, where a heading is at
-// the top of the next page), each entry taken once.
+// the top of the next page), each entry taken once: the first, in the
+// outline's order, whose title is the block's, with or without either's
+// section number.
 func (o outlineIndex) level(b *block) (int, bool) {
 	if len(b.lines) > 3 || b.kind == code || b.kind == item || b.kind == table {
 		return 0, false
 	}
-	key := titleKey(b.text())
+	text := b.text()
+	key := titleKey(text)
 	if key == "" {
 		return 0, false
 	}
+	bare := titleKey(dropNumber(text))
 	for _, pg := range []int{b.page, b.page - 1} {
-		for j, m := range o.byPage[pg] {
-			if o.used[pg][j] {
-				continue
-			}
-			mk := titleKey(m.title)
-			if mk == key || mk == titleKey(dropNumber(b.text())) || titleKey(dropNumber(m.title)) == key {
-				if o.used[pg] == nil {
-					o.used[pg] = map[int]bool{}
-				}
-				o.used[pg][j] = true
-				return min(6, m.depth+1), true
+		j := -1
+		for _, e := range []*entries{o.byKey[pg][key], o.byKey[pg][bare], o.byBare[pg][key]} {
+			if k := o.firstUnused(pg, e); k >= 0 && (j < 0 || k < j) {
+				j = k
 			}
 		}
+		if j < 0 {
+			continue
+		}
+		if o.used[pg] == nil {
+			o.used[pg] = map[int]bool{}
+		}
+		o.used[pg][j] = true
+		return min(6, o.byPage[pg][j].depth+1), true
 	}
 	return 0, false
+}
+
+// firstUnused is the first of entries e of page pg not used yet, or -1.
+// The used ones at the front are passed once, for good.
+func (o outlineIndex) firstUnused(pg int, e *entries) int {
+	if e == nil {
+		return -1
+	}
+	for e.next < len(e.at) && o.used[pg][e.at[e.next]] {
+		e.next++
+	}
+	if e.next == len(e.at) {
+		return -1
+	}
+	return e.at[e.next]
 }
 
 // titleKey is a title as compared: its letters and digits, lower case.
