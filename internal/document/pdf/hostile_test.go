@@ -110,3 +110,24 @@ func TestLayoutOutline(t *testing.T) {
 		t.Errorf("the blocks, and the paragraph the outline names as a heading, not laid out:\n%s", md[max(0, len(md)-300):])
 	}
 }
+
+// TestHyphenatedBlock joins a block of 100,000 lines, each a word broken
+// at its end ("ab-"), into one word, without copying the text so far
+// for each line (five billion bytes copied for this block, seconds a
+// page in the layout, where no limit is checked): the allocations are
+// counted.
+func TestHyphenatedBlock(t *testing.T) {
+	const n = 100_000
+	b := block{lines: make([]line, n)}
+	for i := range b.lines {
+		b.lines[i] = line{text: "ab-"}
+	}
+	var text string
+	allocs := testing.AllocsPerRun(1, func() { text = b.text() })
+	if want := strings.Repeat("ab", n) + "-"; text != want {
+		t.Fatalf("%d bytes, want %d: %q...", len(text), len(want), text[:min(20, len(text))])
+	}
+	if allocs > n/100 {
+		t.Errorf("%.0f allocations to join %d lines", allocs, n)
+	}
+}
