@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"bytes"
 	"fmt"
 	"html"
 	"math"
@@ -400,28 +401,25 @@ type block struct {
 }
 
 func (b *block) text() string {
-	var s strings.Builder
+	// The text is cut back, not written again, where a line's end joins
+	// a broken word: a block of many such lines costs its length.
+	var s []byte
 	for i, ln := range b.lines {
 		if i > 0 {
-			prev := s.String()
-			if strings.HasSuffix(prev, "\u00AD") {
-				s.Reset()
-				s.WriteString(strings.TrimSuffix(prev, "\u00AD"))
-				s.WriteString(ln.text)
+			if bytes.HasSuffix(s, []byte("\u00AD")) {
+				s = append(s[:len(s)-len("\u00AD")], ln.text...)
 				continue
 			}
-			if strings.HasSuffix(prev, "-") && len(prev) > 1 && unicode.IsLetter(lastRune(prev[:len(prev)-1])) && startsLower(ln.text) {
+			if r, _ := utf8.DecodeLastRune(s[:max(len(s)-1, 0)]); len(s) > 1 && s[len(s)-1] == '-' && unicode.IsLetter(r) && startsLower(ln.text) {
 				// A word hyphenated at the end of a line is joined.
-				s.Reset()
-				s.WriteString(prev[:len(prev)-1])
-				s.WriteString(ln.text)
+				s = append(s[:len(s)-1], ln.text...)
 				continue
 			}
-			s.WriteByte(' ')
+			s = append(s, ' ')
 		}
-		s.WriteString(ln.text)
+		s = append(s, ln.text...)
 	}
-	return s.String()
+	return string(s)
 }
 
 func lastRune(s string) rune {
