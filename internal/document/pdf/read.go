@@ -201,11 +201,12 @@ func clean(s string, max int) string {
 }
 
 // parseDate reads a PDF date ("D:20230102150405+01'00'"), as much of it
-// as is there; the zero time if it is none.
+// as is there, its offset in hours and minutes or in hours alone ("-08'",
+// as older writers have it); the zero time if it is none.
 func parseDate(s string) time.Time {
 	s = strings.TrimPrefix(s, "D:")
 	s = strings.ReplaceAll(s, "'", "")
-	for _, layout := range []string{"20060102150405-0700", "20060102150405Z0700", "20060102150405Z", "20060102150405", "200601021504", "2006010215", "20060102", "200601", "2006"} {
+	for _, layout := range []string{"20060102150405-0700", "20060102150405-07", "20060102150405Z0700", "20060102150405Z", "20060102150405", "200601021504", "2006010215", "20060102", "200601", "2006"} {
 		if len(s) < len(layout)-len("Z0700") && strings.Contains(layout, "Z0700") {
 			continue
 		}
