@@ -16,6 +16,6 @@
 // "<!-- page N -->", so that what is found in it can say its page.
 //
 // Every document is bounded: MaxInputBytes, MaxPages, MaxChars,
-// MaxMemoryBytes and MaxTime. A document that needs a password is
+// MaxSpans, MaxMemoryBytes and MaxTime. A document that needs a password is
 // refused with ErrEncrypted.
 package pdf

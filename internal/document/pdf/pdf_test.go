@@ -148,6 +148,20 @@ func TestLimits(t *testing.T) {
 			t.Fatalf("err = %v, want ErrLimit naming the pages", err)
 		}
 	})
+	t.Run("runs", func(t *testing.T) {
+		// Pages of as many runs of text as a page may hold, each a
+		// character apart, as a hostile document is read: the fifth
+		// passes MaxSpans.
+		r := &reader{}
+		p := page{spans: make([]span, maxPageChars)}
+		var err error
+		for i := 0; i < MaxSpans/maxPageChars+1 && err == nil; i++ {
+			err = r.add(p)
+		}
+		if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "runs of text") || len(r.pages) != MaxSpans/maxPageChars {
+			t.Fatalf("err = %v after %d pages, want ErrLimit naming runs of text after %d", err, len(r.pages), MaxSpans/maxPageChars)
+		}
+	})
 	t.Run("bytes", func(t *testing.T) {
 		raw := append([]byte("%PDF-1.4\n"), make([]byte, MaxInputBytes)...)
 		if _, err := Read(raw, extract.Options{}); !errors.Is(err, ErrLimit) {

@@ -32,6 +32,14 @@ const (
 	// maxPageChars from one page.
 	MaxChars     = 20_000_000
 	maxPageChars = 400_000
+	// MaxSpans is the most runs of text (characters of one font, side by
+	// side on a line) read from all pages together. The layout keeps a
+	// few hundred bytes for each run: a document whose every character
+	// is a run of its own (its font changes at each, or a gap parts
+	// them) would take gigabytes at MaxChars. Manuals have about a
+	// hundred runs a page, so that 5,000 pages of them are a quarter of
+	// it.
+	MaxSpans = 2_000_000
 	// MaxTime is the longest a document may take to read. It is checked
 	// between calls into the engine, each of which reads a page or less.
 	MaxTime = 2 * time.Minute
@@ -99,6 +107,7 @@ type reader struct {
 	in    pdfium.Pdfium
 	doc   references.FPDF_DOCUMENT
 	chars int
+	spans int // the runs of text of the pages read
 	info  info
 	pages []page
 	marks []bookmark
@@ -135,8 +144,20 @@ func (r *reader) read(raw []byte) error {
 		if err != nil {
 			return err
 		}
-		r.pages = append(r.pages, p)
+		if err := r.add(p); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+// add adds a page read to the document, unless its runs of text take
+// the document's past MaxSpans.
+func (r *reader) add(p page) error {
+	if r.spans += len(p.spans); r.spans > MaxSpans {
+		return fmt.Errorf("pdf: %w: over %d runs of text (characters of one font side by side)", ErrLimit, MaxSpans)
+	}
+	r.pages = append(r.pages, p)
 	return nil
 }
 
