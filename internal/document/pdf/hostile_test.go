@@ -1,6 +1,7 @@
 package pdf
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -129,5 +130,19 @@ func TestHyphenatedBlock(t *testing.T) {
 	}
 	if allocs > n/100 {
 		t.Errorf("%.0f allocations to join %d lines", allocs, n)
+	}
+}
+
+// TestBomb reads a page whose content inflates to 2 GiB from 2 MB: the
+// engine runs out of its memory (MaxMemoryBytes), and the document is
+// refused, saying so, not read as a document without text. It takes the
+// engine's gigabyte, and more while it grows: not in -short.
+func TestBomb(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the engine takes its gigabyte of memory")
+	}
+	doc, err := Read(pdftest.Bomb(2048), extract.Options{})
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "memory") {
+		t.Fatalf("err = %v (doc %+v), want ErrLimit naming memory", err, doc)
 	}
 }

@@ -2,6 +2,7 @@ package pdftest
 
 import (
 	"bytes"
+	"compress/flate"
 	"fmt"
 	"strings"
 )
@@ -61,6 +62,34 @@ func Generate(title string, n int) []byte {
 // drawn as written: a test's own page, hostile or not. The fonts are
 // /F1 Helvetica, /F2 Times-Roman, /F3 Courier and /F4 Helvetica-Bold.
 func Pages(contents ...string) []byte {
+	return pages(contents, "")
+}
+
+// Bomb writes a PDF of one page whose content stream, a line of text and
+// then spaces, is deflated from mib MiB to about a thousandth of that: a
+// decompression bomb. Its stream is never ended, as a bomb's need not be.
+func Bomb(mib int) []byte {
+	var buf bytes.Buffer
+	w, _ := flate.NewWriter(&buf, flate.BestCompression)
+	w.Write([]byte("BT /F1 12 Tf 72 700 Td (A bomb) Tj ET\n"))
+	spaces := bytes.Repeat([]byte(" "), 1<<20)
+	w.Write(spaces)
+	w.Flush()
+	stream := append([]byte{0x78, 0xda}, buf.Bytes()...)
+	// Each further MiB of spaces deflates to the same bytes: the window
+	// behind it is spaces alone.
+	buf.Reset()
+	w.Write(spaces)
+	w.Flush()
+	for range mib - 1 {
+		stream = append(stream, buf.Bytes()...)
+	}
+	return pages([]string{string(stream)}, "/Filter /FlateDecode ")
+}
+
+// pages writes a PDF of the content streams given, their dictionaries
+// holding filter (a /Filter and what it needs, or "").
+func pages(contents []string, filter string) []byte {
 	var b bytes.Buffer
 	var offsets []int
 	obj := func(body string) {
@@ -79,7 +108,7 @@ func Pages(contents ...string) []byte {
 	}
 	for i, c := range contents {
 		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R /F4 6 0 R >> >> /Contents %d 0 R >>", 8+2*i))
-		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", len(c), c))
+		obj(fmt.Sprintf("<< %s/Length %d >>\nstream\n%s\nendstream", filter, len(c), c))
 	}
 	xref := b.Len()
 	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
