@@ -317,6 +317,9 @@ func (r *reader) readPage(i int) (page, error) {
 	}
 	p.width, p.height = size.Width, size.Height
 	tp, err := r.in.FPDFText_LoadPage(&requests.FPDFText_LoadPage{Page: at})
+	if err != nil && trapped(err) {
+		return p, trapError(i)
+	}
 	if err != nil {
 		// A page whose text cannot be read is a page without text.
 		return p, nil
@@ -337,6 +340,9 @@ func (r *reader) readPage(i int) (page, error) {
 	// into the engine, most of the time a page takes. A rectangle's font
 	// is asked once, of its first character.
 	text, err := r.in.GetPageTextStructured(&requests.GetPageTextStructured{Page: at, Mode: requests.GetPageTextStructuredModeChars})
+	if err != nil && trapped(err) {
+		return p, trapError(i)
+	}
 	if err != nil {
 		return p, nil
 	}
@@ -384,6 +390,19 @@ func (r *reader) readRects(tp references.FPDF_TEXTPAGE, chars int) []*responses.
 		out = append(out, &responses.GetPageTextStructuredRect{PointPosition: responses.CharPosition{Left: b.Left, Top: b.Top, Right: b.Right, Bottom: b.Bottom}})
 	}
 	return out
+}
+
+// trapped reports whether err is the engine stopping on a trap: PDFium
+// aborted, most often out of its memory (MaxMemoryBytes, as a page whose
+// content inflates past it does), after which nothing it holds is to be
+// trusted. It is not a page without text.
+func trapped(err error) bool {
+	return strings.Contains(err.Error(), "wasm error")
+}
+
+// trapError is the error of a document whose page i stopped the engine.
+func trapError(i int) error {
+	return fmt.Errorf("pdf: %w: page %d stopped the PDF engine: it needs more than the engine's %d bytes of memory, or is damaged past repair", ErrLimit, i+1, MaxMemoryBytes)
 }
 
 // face is a font as the engine names it, at a size.
