@@ -78,7 +78,7 @@ func start() (pdfium.Pool, error) {
 		Stderr:        io.Discard,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("pdf: starting the PDF engine: %w", err)
+		return nil, fmt.Errorf("starting the PDF engine: %w", err)
 	}
 	return p, nil
 }
@@ -104,6 +104,29 @@ func cacheDir() string {
 
 // errBusy is returned when no engine frees up in time.
 var errBusy = errors.New("pdf: the PDF engine is busy")
+
+// borrow is an engine for one document, waited for at most
+// instanceWait while others' documents hold them all.
+func borrow(ctx context.Context) (pdfium.Pdfium, error) {
+	wait, cancel := context.WithTimeout(ctx, instanceWait)
+	defer cancel()
+	in, err := instance(wait)
+	return in, borrowError(ctx, wait, err)
+}
+
+// borrowError is the error of asking for an engine: errBusy where the
+// wait for one ran out (wait's deadline, not ctx's), else what kept it
+// from starting, said. wait must not be cancelled yet: a cancelled wait
+// would take every error for the wait's.
+func borrowError(ctx, wait context.Context, err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() == nil && errors.Is(wait.Err(), context.DeadlineExceeded):
+		return errBusy
+	}
+	return fmt.Errorf("pdf: %w", err)
+}
 
 // instanceWait is how long a document waits for an engine.
 const instanceWait = 2 * time.Minute

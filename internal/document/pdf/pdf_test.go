@@ -2,6 +2,7 @@ package pdf
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"strconv"
@@ -176,5 +177,23 @@ func TestSniff(t *testing.T) {
 	}
 	if Sniff([]byte("<html>%PDF-")[:5]) || Sniff(append(make([]byte, 1100), "%PDF-"...)) {
 		t.Error("a PDF sniffed where none is")
+	}
+}
+
+// TestBorrowError: an engine that failed to start says why; only a wait
+// for one that ran out is the engine being busy.
+func TestBorrowError(t *testing.T) {
+	cause := errors.New("could not instantiate webassembly module")
+	if err := borrowError(t.Context(), t.Context(), cause); errors.Is(err, errBusy) || !errors.Is(err, cause) {
+		t.Errorf("a failed start: %v, want its cause", err)
+	}
+	wait, cancel := context.WithTimeout(t.Context(), 0)
+	defer cancel()
+	<-wait.Done()
+	if err := borrowError(t.Context(), wait, context.DeadlineExceeded); !errors.Is(err, errBusy) {
+		t.Errorf("a wait that ran out: %v, want errBusy", err)
+	}
+	if err := borrowError(t.Context(), t.Context(), nil); err != nil {
+		t.Errorf("an engine: %v", err)
 	}
 }

@@ -84,14 +84,9 @@ func ReadContext(ctx context.Context, raw []byte, opts extract.Options) (*extrac
 	if len(raw) > MaxInputBytes {
 		return nil, fmt.Errorf("pdf: %w: over %d bytes", ErrLimit, MaxInputBytes)
 	}
-	wait, cancel := context.WithTimeout(ctx, instanceWait)
-	in, err := instance(wait)
-	cancel()
+	in, err := borrow(ctx)
 	if err != nil {
-		if ctx.Err() == nil && wait.Err() != nil {
-			return nil, errBusy
-		}
-		return nil, fmt.Errorf("pdf: %w", err)
+		return nil, err
 	}
 	defer in.Close()
 	r := &reader{ctx: ctx, in: in}
