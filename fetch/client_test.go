@@ -661,3 +661,19 @@ func TestTypeCaps(t *testing.T) {
 		t.Errorf("a PDF over the request's cap: got %v, want too large", err)
 	}
 }
+
+// TestTypeCapsLooseParameters: a type's cap holds where the type's
+// parameters are not as RFC 9110 writes them (a file's name unquoted,
+// with a space, as servers send it), since the media type is still
+// plain, and the document is read by it.
+func TestTypeCapsLooseParameters(t *testing.T) {
+	big := bytes.Repeat([]byte("x"), 2<<20)
+	s := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/pdf; name=Annual Report.pdf")
+		w.Write(big)
+	})
+	c, _ := newClient(t, Config{MaxBodyBytes: 1 << 20, TypeCaps: map[string]int64{"application/pdf": 4 << 20}})
+	if resp, err := c.Get(t.Context(), Request{URL: s.URL}); err != nil || len(resp.Body) != len(big) {
+		t.Errorf("a PDF under its cap, its parameters loose: %v", err)
+	}
+}
