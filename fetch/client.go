@@ -556,7 +556,9 @@ func (c *Client) read(ctx context.Context, resp *http.Response, req Request) (*R
 	defer resp.Body.Close()
 	out := &Response{Status: resp.StatusCode, Header: resp.Header, NotModified: resp.StatusCode == http.StatusNotModified}
 	limit := c.cfg.MaxBodyBytes
-	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err == nil && c.cfg.TypeCaps[mt] > limit {
+	// The media type decides, as it does for a reader of the body, even
+	// where its parameters are not well written (a file's name unquoted).
+	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); (err == nil || errors.Is(err, mime.ErrInvalidMediaParameter)) && c.cfg.TypeCaps[mt] > limit {
 		limit = c.cfg.TypeCaps[mt]
 	}
 	if req.MaxBytes > 0 && req.MaxBytes < limit {
