@@ -1,6 +1,8 @@
 package document
 
 import (
+	"archive/zip"
+	"bytes"
 	"errors"
 	"os"
 	"strings"
@@ -86,5 +88,39 @@ func TestRead(t *testing.T) {
 	_, _, err = Read(append([]byte("%PDF-1.4\n"), make([]byte, MaxBytes)...), extract.Options{ContentType: "application/pdf"})
 	if heed.KindOf(err) != heed.TooLarge {
 		t.Errorf("a PDF over its cap: %v, kind %v", err, heed.KindOf(err))
+	}
+}
+
+// TestOfLoose: media types read as mime reads them (any case, loose
+// parameters), the download types, and bodies that are near misses: a
+// zip that is no book, a book served as JSON, no body at all.
+func TestOfLoose(t *testing.T) {
+	pdfDoc := pdftest.Generate("", 1)
+	book := file(t, "epub/testdata/tides.epub")
+	var z bytes.Buffer
+	w := zip.NewWriter(&z)
+	f, _ := w.Create("data.csv")
+	f.Write([]byte("a,b\n"))
+	w.Close()
+	for _, c := range []struct {
+		name, contentType string
+		raw               []byte
+		want              extract.Kind
+	}{
+		{"pdf by type, parameters loose", "application/pdf; name=Annual Report.pdf", pdfDoc, KindPDF},
+		{"epub by type, in capitals", "Application/EPUB+zip", book, KindEPUB},
+		{"pdf as a download", "application/force-download", pdfDoc, KindPDF},
+		{"epub as a zip", "application/x-zip-compressed", book, KindEPUB},
+		{"a zip that is no book", "application/zip", z.Bytes(), ""},
+		{"epub bytes served as JSON", "application/json", book, ""},
+		{"nothing", "", nil, ""},
+	} {
+		if got := Of(c.contentType, c.raw); got != c.want {
+			t.Errorf("%s: Of(%q) = %q, want %q", c.name, c.contentType, got, c.want)
+		}
+	}
+	doc, kind, err := Read([]byte("<title>T</title><p>Words of a page.</p>"), extract.Options{ContentType: "text/html"})
+	if err != nil || kind != extract.KindHTML || doc.Title != "T" {
+		t.Errorf("HTML: %q, %v", kind, err)
 	}
 }
