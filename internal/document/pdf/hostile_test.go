@@ -3,6 +3,7 @@ package pdf
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -144,5 +145,34 @@ func TestBomb(t *testing.T) {
 	doc, err := Read(pdftest.Bomb(2048), extract.Options{})
 	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "memory") {
 		t.Fatalf("err = %v (doc %+v), want ErrLimit naming memory", err, doc)
+	}
+}
+
+// TestLinkedLetters lays out a page of 100,000 letters, each a run of
+// its own under a link to a 4 KB address: the page's HTML would hold
+// the address once a letter, 400 MB of it. The page is refused over a
+// limit before its HTML is made, having cost little.
+func TestLinkedLetters(t *testing.T) {
+	const n = 100_000
+	uri := "https://example.com/" + strings.Repeat("a", 4000)
+	p := page{width: 612, height: 792, spans: make([]span, n)}
+	for i := range p.spans {
+		x := float64(i) * 0.5
+		p.spans[i] = span{text: "x", x0: x, x1: x + 0.4, top: 400, bottom: 401, size: 1, uri: uri}
+		if i%2 == 1 {
+			p.spans[i].font = italic
+		}
+	}
+	var err error
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	l := layout{pages: []page{p}}
+	_, _, err = l.markdown("")
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "page 1") {
+		t.Errorf("err = %v, want ErrLimit naming the page", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 200<<20 {
+		t.Errorf("%d MB allocated to lay out %d letters", got>>20, n)
 	}
 }
