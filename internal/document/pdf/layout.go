@@ -1046,6 +1046,11 @@ func joins(prev, next block) bool {
 // are, read by heed's own extraction: one way to Markdown for every
 // kind of page, with its escaping and its bounds.
 func render(bs []block, pageURL string) (string, []string, error) {
+	if n := htmlBound(bs); n > extract.MaxInputBytes {
+		// Each run's link is written with it: runs of a letter each under
+		// a long link would make gigabytes of HTML, for extract to refuse.
+		return "", nil, fmt.Errorf("pdf: %w: page %d's text makes over %d bytes of HTML: %d runs of text, each written with its link's address", ErrLimit, bs[0].page+1, extract.MaxInputBytes, runs(bs))
+	}
 	var h strings.Builder
 	h.WriteString("<!DOCTYPE html><html><body>")
 	open := ""
@@ -1090,6 +1095,34 @@ func render(bs []block, pageURL string) (string, []string, error) {
 		return "", nil, fmt.Errorf("pdf: %w", err)
 	}
 	return doc.Markdown, doc.Links, nil
+}
+
+// htmlBound is the most bytes of HTML render may write for blocks bs:
+// each run's text and its link's address escaped (at most six bytes a
+// byte), the tags around them, and a code line's indent and breaks.
+func htmlBound(bs []block) int {
+	n := 0
+	for _, b := range bs {
+		for _, ln := range b.lines {
+			n += 40 + len("\n\n")
+			for _, s := range ln.spans {
+				n += 6*(len(s.text)+len(s.uri)) + len(`<a href=""><code> </code></a>`)
+			}
+		}
+		n += len("<h6></h6>") + 2*len("<ol></ol>")
+	}
+	return n
+}
+
+// runs is how many runs of text blocks bs hold.
+func runs(bs []block) int {
+	n := 0
+	for _, b := range bs {
+		for _, ln := range b.lines {
+			n += len(ln.spans)
+		}
+	}
+	return n
 }
 
 // inline is a block's text as HTML, its links and code kept, less the
