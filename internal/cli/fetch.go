@@ -100,7 +100,7 @@ links.`,
 			if name != "-" {
 				contentType = notPageType(filepath.Ext(name))
 			}
-			doc, err := ingest.Document(body, base, contentType)
+			doc, err := ingest.Document(cmd.Context(), body, base, contentType)
 			if err != nil {
 				return &exitError{code: ExitFailed, err: fmt.Errorf("extract: %w", err)}
 			}

@@ -381,7 +381,12 @@ func (e *Engine) page(ctx context.Context, t Turn, it Item, f *fetched) *Result 
 	if resp.Status < 200 || resp.Status > 299 {
 		return failed(&fetch.StatusError{Status: resp.Status})
 	}
-	p, err := readPage(resp, it, e.agent, e.o.IgnoreSignals)
+	p, err := readPage(ctx, resp, it, e.agent, e.o.IgnoreSignals)
+	if err != nil && stopped(ctx, err) {
+		// The crawl stopped while a document was read: the page did not
+		// fail, and is asked again.
+		return stop(err)
+	}
 	if err != nil {
 		return failed(err)
 	}

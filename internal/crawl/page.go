@@ -1,6 +1,7 @@
 package crawl
 
 import (
+	"context"
 	"net/url"
 	"slices"
 	"strings"
@@ -68,9 +69,11 @@ const maxTypeChars = 100
 
 // readPage reads a page fetched with a 2xx status for item it, as agent:
 // Markdown where it is Markdown (by its type, or plain text where its
-// path or how it was found says so), HTML else; anything else is skipped.
-// Its noindex directive skips it unless ignoreSignals.
-func readPage(resp *fetch.Response, it Item, agent string, ignoreSignals bool) (*Page, error) {
+// path or how it was found says so), a document (a PDF, an EPUB) by its
+// reader, HTML else; anything else is skipped. Its noindex directive
+// skips it unless ignoreSignals. A document's reading ends when ctx
+// does, with ctx's error.
+func readPage(ctx context.Context, resp *fetch.Response, it Item, agent string, ignoreSignals bool) (*Page, error) {
 	final := resp.URL
 	ct := resp.Header.Get("Content-Type")
 	full := isLLMsFull(final)
@@ -87,7 +90,7 @@ func readPage(resp *fetch.Response, it Item, agent string, ignoreSignals bool) (
 	}
 	// Markdown is asked for first (fetch's Accept): a site that answers
 	// with it is read as it wrote it, made safe.
-	doc, kind, err := document.Read(resp.Body, extract.Options{URL: final, ContentType: ct})
+	doc, kind, err := document.Read(ctx, resp.Body, extract.Options{URL: final, ContentType: ct})
 	if err != nil {
 		return nil, err
 	}

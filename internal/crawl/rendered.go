@@ -38,7 +38,7 @@ func Render(ctx context.Context, b *render.Browser, mode render.Mode, resp *fetc
 		again.Header = resp.Header.Clone()
 		again.Header.Set("Content-Type", "text/html; charset=utf-8")
 		var err error
-		rp, err = readPage(&again, it, agent, ignoreSignals)
+		rp, err = readPage(ctx, &again, it, agent, ignoreSignals)
 		return err
 	})
 	if err != nil {

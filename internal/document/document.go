@@ -2,6 +2,7 @@ package document
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"mime"
@@ -67,11 +68,14 @@ func Of(contentType string, raw []byte) extract.Kind {
 }
 
 // Read reads a body as what it is: a document by its reader, anything
-// else as extract.Read does, which refuses what is no page.
-func Read(raw []byte, opts extract.Options) (*extract.Document, extract.Kind, error) {
+// else as extract.Read does, which refuses what is no page. A PDF's
+// reading ends when ctx does (within pdf.MaxTime still), with ctx's
+// error: a door stopped (Ctrl-C, a crawl interrupted, an MCP call given
+// up) does not wait for a document.
+func Read(ctx context.Context, raw []byte, opts extract.Options) (*extract.Document, extract.Kind, error) {
 	switch kind := Of(opts.ContentType, raw); kind {
 	case KindPDF:
-		doc, err := pdf.Read(raw, opts)
+		doc, err := pdf.ReadContext(ctx, raw, opts)
 		return doc, kind, kindOf(err, pdf.ErrLimit)
 	case KindEPUB:
 		doc, err := epub.Read(raw, opts)

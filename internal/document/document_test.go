@@ -3,6 +3,7 @@ package document
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -72,20 +73,20 @@ func TestRead(t *testing.T) {
 		{file(t, "epub/testdata/tides.epub"), KindEPUB, "# Harbour walls"},
 		{file(t, "docx/testdata/features.docx"), KindDOCX, "## Tributaries"},
 	} {
-		doc, kind, err := Read(c.raw, extract.Options{ContentType: "application/octet-stream"})
+		doc, kind, err := Read(t.Context(), c.raw, extract.Options{ContentType: "application/octet-stream"})
 		if err != nil || kind != c.kind || !strings.Contains(doc.Markdown, c.has) {
 			t.Errorf("%s: kind %q, %v, %q", c.kind, kind, err, doc)
 		}
 	}
-	_, _, err := Read([]byte("\x89PNG"), extract.Options{ContentType: "image/png"})
+	_, _, err := Read(t.Context(), []byte("\x89PNG"), extract.Options{ContentType: "image/png"})
 	if !errors.Is(err, extract.ErrNotAPage) || !strings.Contains(err.Error(), "PDF, EPUB and DOCX") {
 		t.Errorf("a PNG: %v", err)
 	}
-	_, _, err = Read([]byte("%PDF-1.4 and nothing"), extract.Options{ContentType: "application/pdf"})
+	_, _, err = Read(t.Context(), []byte("%PDF-1.4 and nothing"), extract.Options{ContentType: "application/pdf"})
 	if err == nil || heed.KindOf(err) != heed.Other {
 		t.Errorf("a damaged PDF: %v, kind %v", err, heed.KindOf(err))
 	}
-	_, _, err = Read(append([]byte("%PDF-1.4\n"), make([]byte, MaxBytes)...), extract.Options{ContentType: "application/pdf"})
+	_, _, err = Read(t.Context(), append([]byte("%PDF-1.4\n"), make([]byte, MaxBytes)...), extract.Options{ContentType: "application/pdf"})
 	if heed.KindOf(err) != heed.TooLarge {
 		t.Errorf("a PDF over its cap: %v, kind %v", err, heed.KindOf(err))
 	}
@@ -119,8 +120,19 @@ func TestOfLoose(t *testing.T) {
 			t.Errorf("%s: Of(%q) = %q, want %q", c.name, c.contentType, got, c.want)
 		}
 	}
-	doc, kind, err := Read([]byte("<title>T</title><p>Words of a page.</p>"), extract.Options{ContentType: "text/html"})
+	doc, kind, err := Read(t.Context(), []byte("<title>T</title><p>Words of a page.</p>"), extract.Options{ContentType: "text/html"})
 	if err != nil || kind != extract.KindHTML || doc.Title != "T" {
 		t.Errorf("HTML: %q, %v", kind, err)
+	}
+}
+
+// TestReadStops: a read whose door has stopped (Ctrl-C, a call given up)
+// stops, saying so.
+func TestReadStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	doc, _, err := Read(ctx, pdftest.Generate("Harbour Book", 3), extract.Options{ContentType: "application/pdf"})
+	if !errors.Is(err, context.Canceled) || doc != nil {
+		t.Errorf("err = %v (a document: %v), want context.Canceled", err, doc != nil)
 	}
 }

@@ -71,7 +71,7 @@ func (s *Service) Fetch(ctx context.Context, req FetchRequest) (*Page, error) {
 		se := &fetch.StatusError{Status: resp.Status}
 		return nil, &heed.Error{Kind: se.Kind(), Op: "fetch", URL: resp.URL, Err: se}
 	}
-	doc, kind, err := document.Read(resp.Body, extract.Options{URL: resp.URL, ContentType: resp.Header.Get("Content-Type")})
+	doc, kind, err := document.Read(ctx, resp.Body, extract.Options{URL: resp.URL, ContentType: resp.Header.Get("Content-Type")})
 	if err != nil {
 		return nil, &heed.Error{Kind: heed.KindOf(err), Op: "fetch", URL: resp.URL, Err: err}
 	}
@@ -97,11 +97,11 @@ func (s *Service) Fetch(ctx context.Context, req FetchRequest) (*Page, error) {
 }
 
 // Document reads a body by its Content-Type and what it opens with, as
-// document.Read does: a PDF is read by its reader, HTML is extracted,
-// Markdown made safe, plain text kept; anything else is refused with
-// ErrNotAPage.
-func Document(body []byte, pageURL, contentType string) (*extract.Document, error) {
-	doc, _, err := document.Read(body, extract.Options{URL: pageURL, ContentType: contentType})
+// document.Read does: a PDF is read by its reader (stopped when ctx
+// ends), HTML is extracted, Markdown made safe, plain text kept;
+// anything else is refused with ErrNotAPage.
+func Document(ctx context.Context, body []byte, pageURL, contentType string) (*extract.Document, error) {
+	doc, _, err := document.Read(ctx, body, extract.Options{URL: pageURL, ContentType: contentType})
 	return doc, err
 }
 

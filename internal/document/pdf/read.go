@@ -71,13 +71,16 @@ func Sniff(raw []byte) bool {
 // before each page's text ("<!-- page 3 -->"), and its title, author
 // and dates from its document information.
 func Read(raw []byte, opts extract.Options) (*extract.Document, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), MaxTime)
-	defer cancel()
-	return ReadContext(ctx, raw, opts)
+	return ReadContext(context.Background(), raw, opts)
 }
 
-// ReadContext is Read, ended early when ctx is.
+// errTooLong is the cause of a read's context that ran past MaxTime.
+var errTooLong = errors.New("the PDF took too long to read")
+
+// ReadContext is Read, ended early when ctx is: within MaxTime still.
 func ReadContext(ctx context.Context, raw []byte, opts extract.Options) (*extract.Document, error) {
+	ctx, cancel := context.WithTimeoutCause(ctx, MaxTime, errTooLong)
+	defer cancel()
 	if !Sniff(raw) {
 		return nil, fmt.Errorf("pdf: %w: no %%PDF- header", ErrNotPDF)
 	}
@@ -156,9 +159,11 @@ func (r *reader) add(p page) error {
 	return nil
 }
 
-// timeError says why reading stopped when its context ended.
+// timeError says why reading stopped when its context ended: MaxTime
+// ran out, or the caller's context ended (err, its error, is then the
+// error's cause).
 func (r *reader) timeError(err error) error {
-	if errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(context.Cause(r.ctx), errTooLong) {
 		return fmt.Errorf("pdf: %w: reading took over %s", ErrLimit, MaxTime)
 	}
 	return fmt.Errorf("pdf: %w", err)
