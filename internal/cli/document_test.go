@@ -37,7 +37,7 @@ func TestFetchPDF(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("fetch %s: exit %d, %s", path, code, stderr)
 		}
-		for _, want := range []string{`title: "Harbour Book"`, `author: "The Harbour Office"`, "<!-- page 1 -->\n\n# Chapter 1 of the harbour\n", "<!-- page 3 -->\n\n# Chapter 3 of the harbour\n", "```\ngauge --read 2\n```"} {
+		for _, want := range []string{`title: "Harbour Book"`, `author: "The Harbour Office"`, `published: "2024-01-02T02:04:05Z"`, "<!-- page 1 -->\n\n# Chapter 1 of the harbour\n", "<!-- page 3 -->\n\n# Chapter 3 of the harbour\n", "```\ngauge --read 2\n```"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("fetch %s: no %q in\n%s", path, want, out)
 			}

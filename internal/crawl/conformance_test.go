@@ -45,7 +45,7 @@ func crawlOne(t *testing.T, o crawl.Options, runs int) crawltest.Result {
 		if err != nil {
 			t.Fatalf("%s: %v", e.URL, err)
 		}
-		res.Snapshots[snap.URL] = crawltest.Snapshot{Title: snap.Title, Markdown: snap.Markdown}
+		res.Snapshots[snap.URL] = crawltest.Snapshot{Title: snap.Title, Markdown: snap.Markdown, Author: snap.Author, Published: snap.Published}
 	}
 	return res
 }

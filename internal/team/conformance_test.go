@@ -35,7 +35,7 @@ func crawlTeam(t *testing.T, o crawl.Options, runs int) crawltest.Result {
 	for range runs {
 		res.Events = crawlTeamOnce(t, pool, o)
 	}
-	rows, err := pool.Query(context.Background(), `SELECT url, title, markdown FROM heed_snapshot`)
+	rows, err := pool.Query(context.Background(), `SELECT url, title, markdown, author, coalesce(published, 'epoch') FROM heed_snapshot`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,8 +44,11 @@ func crawlTeam(t *testing.T, o crawl.Options, runs int) crawltest.Result {
 	for rows.Next() {
 		var u string
 		var s crawltest.Snapshot
-		if err := rows.Scan(&u, &s.Title, &s.Markdown); err != nil {
+		if err := rows.Scan(&u, &s.Title, &s.Markdown, &s.Author, &s.Published); err != nil {
 			t.Fatal(err)
+		}
+		if s.Published.Unix() == 0 {
+			s.Published = time.Time{}
 		}
 		res.Snapshots[u] = s
 	}

@@ -368,7 +368,8 @@ func Cases() []Case {
 		Events: []Event{stored("/"), stored("/file.pdf"),
 			{Kind: crawl.Failed, URL: "/broken.pdf", Reason: "other", Detail: "pdf: not a PDF: the file is damaged or not a PDF"},
 			skipped("/data.json", crawl.ReasonType, "Content-Type application/json")},
-		Stored:   map[string]Stored{"/": titled("Home"), "/file.pdf": {Title: "Harbour Book", Has: "# Chapter 2 of the harbour"}},
+		Stored: map[string]Stored{"/": titled("Home"), "/file.pdf": {Title: "Harbour Book", Has: "# Chapter 2 of the harbour",
+			Author: "The Harbour Office", Published: time.Date(2024, 1, 2, 2, 4, 5, 0, time.UTC)}},
 		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/file.pdf": 1, "/broken.pdf": 1, "/data.json": 1},
 	}, {
 		// A page that answers 404 failed, as not found, asked once.

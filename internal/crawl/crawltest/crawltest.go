@@ -44,6 +44,8 @@ type Result struct {
 // Snapshot is what the suite compares of a stored page.
 type Snapshot struct {
 	Title, Markdown string
+	Author          string
+	Published       time.Time
 }
 
 // Page is what a site answers at a path. Its Body and Location may
@@ -78,6 +80,10 @@ type Event struct {
 // Markdown must hold, if set.
 type Stored struct {
 	Title, Has string
+	// Author and Published, where set, are what the snapshot must say
+	// of them (a document's information).
+	Author    string
+	Published time.Time
 }
 
 // Case is a site, the options of its crawl, and what must come of it,
@@ -288,6 +294,9 @@ func (c Case) run(t *testing.T, b Backend) {
 		}
 		if s.Has != "" && !strings.Contains(snap.Markdown, s.Has) {
 			t.Errorf("snapshot %s: want its Markdown to hold %q:\n%s", u, s.Has, snap.Markdown)
+		}
+		if s.Author != "" && snap.Author != s.Author || !s.Published.IsZero() && !snap.Published.Equal(s.Published) {
+			t.Errorf("snapshot %s: author %q, published %v; want %q, %v", u, snap.Author, snap.Published, s.Author, s.Published)
 		}
 	}
 	if missing, extra := diff(wantURLs, gotURLs); len(missing)+len(extra) > 0 {

@@ -7,8 +7,9 @@ import (
 	"strings"
 )
 
-// Generate writes a PDF titled title (in its document information) of n
-// pages, each a heading in 16-point bold Helvetica ("Chapter 1 of the
+// Generate writes a PDF titled title (in its document information, with
+// its author, The Harbour Office, and its date, 2 January 2024 at 03:04:05
+// an hour east of UTC) of n pages, each a heading in 16-point bold Helvetica ("Chapter 1 of the
 // harbour") over four paragraphs of 10-point Helvetica and a line of
 // Courier, with a running footer ("Harbour Book - 1"): a document of a
 // known shape and any length, as a real PDF writer lays one out.
@@ -47,7 +48,7 @@ func Generate(title string, n int) []byte {
 		obj(fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R /F2 4 0 R /F3 5 0 R >> >> /Contents %d 0 R >>", 7+2*i))
 		obj(fmt.Sprintf("<< /Length %d >>\nstream\n%s\nendstream", c.Len(), c.String()))
 	}
-	obj(fmt.Sprintf("<< /Title (%s) /Author (The Harbour Office) >>", strings.NewReplacer("(", "", ")", "", "\\", "").Replace(title)))
+	obj(fmt.Sprintf("<< /Title (%s) /Author (The Harbour Office) /CreationDate (D:20240102030405+01'00') >>", strings.NewReplacer("(", "", ")", "", "\\", "").Replace(title)))
 	info := len(offsets)
 	xref := b.Len()
 	fmt.Fprintf(&b, "xref\n0 %d\n0000000000 65535 f \n", len(offsets)+1)
