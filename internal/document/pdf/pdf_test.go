@@ -197,3 +197,26 @@ func TestBorrowError(t *testing.T) {
 		t.Errorf("an engine: %v", err)
 	}
 }
+
+// TestRotatedStamp reads a paper's first page as arXiv stamps it: its
+// identifier set up the left margin, turned a quarter. The stamp is a
+// line of words or left out, not a paragraph a letter ("a", "r", "X",
+// ...), and the paper's title stays its first heading.
+func TestRotatedStamp(t *testing.T) {
+	doc, err := Read(pdftest.Pages(`BT /F4 17 Tf 100 700 Td (Attention Over Tides) Tj ET
+BT /F1 10 Tf 12 TL 100 660 Td (The tides of the North Sea rise twice a day, and this paper says why.) Tj T* (It goes on for a second line of text, as papers do.) Tj ET
+q 0.5 g BT /F4 20 Tf 0 1 -1 0 32 240 Tm (arXiv:2401.01234v1  [cs.CL]  2 Jan 2024) Tj ET Q`), extract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := doc.Markdown
+	if !strings.Contains(md, "\n# Attention Over Tides\n") {
+		t.Errorf("the title is not the first heading:\n%s", md)
+	}
+	for line := range strings.Lines(md) {
+		if t0 := strings.TrimSpace(line); t0 != "" && len([]rune(strings.TrimLeft(t0, "#\\ "))) <= 2 {
+			t.Errorf("a paragraph of a letter or two, %q, in:\n%s", t0, md)
+			break
+		}
+	}
+}
