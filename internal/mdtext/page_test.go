@@ -27,3 +27,22 @@ func TestSnippetPage(t *testing.T) {
 		t.Errorf("a web page: page %d, want 0", page)
 	}
 }
+
+// A hit's page is the page that holds the most of the query's words,
+// not the first that holds any: "harbour 39" is on the page of harbour
+// 39, though every page names a harbour.
+func TestSnippetPageMostTerms(t *testing.T) {
+	md := PageMarker(1) + "\n\n# The harbours\n\nHarbour number 1 keeps its own gauge.\n\n" +
+		PageMarker(2) + "\n\nHarbour number 2 keeps its own gauge.\n\n" +
+		PageMarker(3) + "\n\nHarbour number 39 keeps its own gauge, read by the keeper.\n"
+	s, m, page := SnippetPage(md, Terms("harbour 39"))
+	if page != 3 || len(m) != 2 || !strings.Contains(s, "number 39") {
+		t.Errorf("snippet %q %v on page %d, want page 3 with both words", s, m, page)
+	}
+	if _, _, page := SnippetPage(md, Terms("gauge keeper")); page != 3 {
+		t.Errorf("gauge keeper: page %d, want 3", page)
+	}
+	if _, _, page := SnippetPage(md, Terms("gauge")); page != 1 {
+		t.Errorf("gauge: page %d, want the first that has it", page)
+	}
+}
