@@ -67,20 +67,28 @@ type pageText struct {
 }
 
 // SnippetPage is Snippet, and the page of a document the snippet is
-// from: the first page whose text matches the query, 0 for a page of
-// the web (whose Markdown has no page markers). Each page is read once,
-// so that the cost stays linear in the Markdown.
+// from: the page whose text holds the most of the query's terms, the
+// first of those, and the first page where none does; 0 for a page of
+// the web (whose Markdown has no page markers). The first page that
+// matches any term would be a manual's table of contents for most
+// queries of two words. Each page is read once to count its terms, and
+// the one chosen once more for its snippet, so that the cost stays
+// linear in the Markdown.
 func SnippetPage(markdown string, terms [][]string) (string, []heed.Span, int) {
 	ps := pages(markdown)
 	if ps == nil {
 		s, m := Snippet(markdown, terms)
 		return s, m, 0
 	}
-	for _, p := range ps {
-		if s, m := Snippet(p.md, terms); len(m) > 0 {
-			return s, m, p.n
+	best, most := 0, 0
+	for i, p := range ps {
+		if n := termsIn(p.md, terms); n > most {
+			best, most = i, n
+			if n == min(len(terms), maxSnippetTerms) {
+				break
+			}
 		}
 	}
-	s, m := Snippet(ps[0].md, terms)
-	return s, m, ps[0].n
+	s, m := Snippet(ps[best].md, terms)
+	return s, m, ps[best].n
 }

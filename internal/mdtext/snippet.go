@@ -92,6 +92,51 @@ func (pr *pieceReader) has(i int) bool {
 	return i < len(pr.ps)
 }
 
+// match is the index and length of the first of terms matching at piece
+// i, or -1 and 0.
+func (pr *pieceReader) match(terms [][]string, i int) (int, int) {
+	for k, term := range terms {
+		if !pr.has(i + len(term) - 1) {
+			continue
+		}
+		ok := true
+		for j, w := range term {
+			p := pr.ps[i+j]
+			c := p.key
+			if (j > 0 && !p.joined) || !strings.HasPrefix(c, w) || (j < len(term)-1 && c != w) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return k, len(term)
+		}
+	}
+	return -1, 0
+}
+
+// termsIn is how many of the terms (the first maxSnippetTerms, as
+// snippets look for) what Markdown says holds, each counted once.
+func termsIn(markdown string, terms [][]string) int {
+	if len(terms) > maxSnippetTerms {
+		terms = terms[:maxSnippetTerms]
+	}
+	pr := &pieceReader{body: Body(markdown)}
+	found := make([]bool, len(terms))
+	n := 0
+	for i := 0; pr.has(i) && n < len(terms); i++ {
+		for k := range terms {
+			if !found[k] {
+				if j, _ := pr.match(terms[k:k+1], i); j == 0 {
+					found[k] = true
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
 // Snippet is the window of about 16 words of what a snapshot's Markdown
 // says (Body) around the first place that matches the query's terms, as
 // plain text, with where what matched is in it.
@@ -115,24 +160,8 @@ func snippet(body string, terms [][]string, n int) (string, []heed.Span) {
 	}
 	// matchAt reports the length of a term matching at piece i, or 0.
 	matchAt := func(i int) int {
-		for _, term := range terms {
-			if !pr.has(i + len(term) - 1) {
-				continue
-			}
-			ok := true
-			for j, w := range term {
-				p := pr.ps[i+j]
-				c := p.key
-				if (j > 0 && !p.joined) || !strings.HasPrefix(c, w) || (j < len(term)-1 && c != w) {
-					ok = false
-					break
-				}
-			}
-			if ok {
-				return len(term)
-			}
-		}
-		return 0
+		_, n := pr.match(terms, i)
+		return n
 	}
 	first := 0
 	for i := 0; pr.has(i); i++ {
