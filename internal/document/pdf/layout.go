@@ -24,6 +24,7 @@ type span struct {
 	size                float64
 	font                font
 	uri                 string // the web address a link annotation over it leads to
+	angle               int    // the degrees it is turned by, counterclockwise; 0 for most
 }
 
 // font is what a span's font says of its text.
@@ -131,6 +132,10 @@ func lines(p page) []line {
 // costs no more than their number.
 func sameLine(l *line, s span) bool {
 	last := l.spans[len(l.spans)-1]
+	if s.angle != 0 || last.angle != 0 {
+		// Text at an angle is a line of its own.
+		return false
+	}
 	if s.x0 < last.x1-0.5*math.Max(last.size, s.size) {
 		return false
 	}
@@ -663,6 +668,10 @@ func rightEdge(ls []line) float64 {
 // nor a new paragraph's indented first line.
 func (l *layout) continues(b *block, ln line, lead, right float64) bool {
 	prev := b.lines[len(b.lines)-1]
+	if prev.spans[0].angle != 0 || ln.spans[0].angle != 0 {
+		// Text at an angle stands apart.
+		return false
+	}
 	if math.Abs(prev.size-ln.size) >= 0.6 || prev.font&(bold|mono) != ln.font&(bold|mono) {
 		return false
 	}
@@ -753,6 +762,10 @@ func endsSentence(s string) bool {
 // classify decides whether a block is a heading or code.
 func (l *layout) classify(b *block) {
 	first := b.lines[0]
+	if first.spans[0].angle != 0 {
+		// Text at an angle (a margin's stamp) is no heading.
+		return
+	}
 	if b.lines[0].font&mono != 0 {
 		all := true
 		for _, ln := range b.lines {
@@ -1225,7 +1238,7 @@ func codeLine(ln line) string {
 func (l *layout) title() string {
 	for _, ls := range l.lines {
 		for _, ln := range ls {
-			if ln.size >= l.body+math.Max(1, 0.12*l.body) {
+			if ln.size >= l.body+math.Max(1, 0.12*l.body) && ln.spans[0].angle == 0 {
 				return clean(ln.text, 300)
 			}
 		}

@@ -477,10 +477,25 @@ func spans(chars []*responses.GetPageTextStructuredChar, rects []*responses.GetP
 			s.size = s.bottom - s.top
 		}
 		s.uri = linkAt(links, (s.x0+s.x1)/2, (s.top+s.bottom)/2)
+		if s.angle = angleOf(c.Angle); s.angle != 0 {
+			// Text set at an angle (a margin's stamp, a table turned
+			// sideways) is read along it: a character goes on the span
+			// of the one before it in the page's order, at that angle.
+			if open && fc == curFace && cur.angle == s.angle {
+				text.WriteString(c.Text)
+				cur.x0, cur.x1 = math.Min(cur.x0, s.x0), math.Max(cur.x1, s.x1)
+				cur.top, cur.bottom = math.Min(cur.top, s.top), math.Max(cur.bottom, s.bottom)
+				continue
+			}
+			end()
+			cur, open, curFace, lastX0 = s, true, fc, s.x0
+			text.WriteString(c.Text)
+			continue
+		}
 		// A character goes on the span when it follows on: not left of
 		// the end of the one before, or (the second letter of a ligature,
 		// given the ligature's box) not left of its start.
-		if open && fc == curFace && s.uri == cur.uri && (s.x0 >= cur.x1-0.5*s.size || s.x0 >= lastX0-0.1) && s.x0 <= cur.x1+cellGap*s.size && sameBand(cur, s) {
+		if open && cur.angle == 0 && fc == curFace && s.uri == cur.uri && (s.x0 >= cur.x1-0.5*s.size || s.x0 >= lastX0-0.1) && s.x0 <= cur.x1+cellGap*s.size && sameBand(cur, s) {
 			text.WriteString(c.Text)
 			lastX0 = s.x0
 			cur.x1 = math.Max(cur.x1, s.x1)
@@ -493,6 +508,19 @@ func spans(chars []*responses.GetPageTextStructuredChar, rects []*responses.GetP
 	}
 	end()
 	return out
+}
+
+// angleOf is a character's angle (the engine's, in radians, turning
+// counterclockwise), to the nearest degree, 0 for text set level.
+func angleOf(rad float64) int {
+	deg := int(math.Round(rad*180/math.Pi)) % 360
+	if deg < 0 {
+		deg += 360
+	}
+	if deg <= 1 || deg >= 359 {
+		return 0
+	}
+	return deg
 }
 
 // rectOf is the index of the rectangle a point is in, looked for from
