@@ -16,6 +16,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/heedhq/heed"
 )
 
 // MaxMemoryBytes is the most memory the PDF engine may take for one
@@ -95,15 +97,18 @@ func cacheDir() string {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return ""
 	}
-	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm()&0o077 != 0 {
-		// Code others may write is not code to run.
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 || !ownedByUs(fi) {
+		// Code others may write, or that another user's folder holds, is
+		// not code to run.
 		return ""
 	}
 	return dir
 }
 
-// errBusy is returned when no engine frees up in time.
-var errBusy = errors.New("pdf: the PDF engine is busy")
+// errBusy is returned when no engine frees up in time: a cause that may
+// pass (heed.Transient), so that a crawl asks for the document again
+// rather than record it failed.
+var errBusy = &heed.Error{Kind: heed.Transient, Op: "pdf", Err: errors.New("the PDF engine is busy")}
 
 // borrow is an engine for one document, waited for at most
 // instanceWait while others' documents hold them all.

@@ -8,7 +8,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/internal/document/pdf/pdftest"
 )
@@ -218,5 +220,37 @@ q 0.5 g BT /F4 20 Tf 0 1 -1 0 32 240 Tm (arXiv:2401.01234v1  [cs.CL]  2 Jan 2024
 			t.Errorf("a paragraph of a letter or two, %q, in:\n%s", t0, md)
 			break
 		}
+	}
+}
+
+// TestBusyIsTransient: a document that found no engine free is one to
+// ask for again, not one that failed.
+func TestBusyIsTransient(t *testing.T) {
+	wait, cancel := context.WithTimeout(t.Context(), time.Nanosecond)
+	defer cancel()
+	<-wait.Done()
+	if err := borrowError(t.Context(), wait, context.DeadlineExceeded); heed.KindOf(err) != heed.Transient {
+		t.Errorf("a wait that ran out: %v, kind %v, want transient", err, heed.KindOf(err))
+	}
+}
+
+// TestCacheDir: the engine's compiled code is kept in a folder of the
+// user's own that no one else may write, and not in one others may.
+func TestCacheDir(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", home)
+	t.Setenv("HOME", home)
+	dir := cacheDir()
+	if dir == "" {
+		t.Fatal("no cache folder in a fresh cache directory")
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("cache folder %s: %v, %v", dir, fi.Mode(), err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if got := cacheDir(); got != "" {
+		t.Errorf("a folder all may write is used: %s", got)
 	}
 }
