@@ -23,7 +23,7 @@ import (
 // MaxMemoryBytes is the most memory the PDF engine may take for one
 // document, the file included: a document that needs more is refused
 // (ErrLimit), whatever its size on disk.
-const MaxMemoryBytes = 1 << 30
+const MaxMemoryBytes = 512 << 20
 
 // wasmPage is the size of a WebAssembly memory page.
 const wasmPage = 64 << 10

@@ -137,10 +137,10 @@ func TestHyphenatedBlock(t *testing.T) {
 // TestBomb reads a page whose content inflates to 2 GiB from 2 MB: the
 // engine runs out of its memory (MaxMemoryBytes), and the document is
 // refused, saying so, not read as a document without text. It takes the
-// engine's gigabyte, and more while it grows: not in -short.
+// engine's memory, and more while it grows: not in -short.
 func TestBomb(t *testing.T) {
 	if testing.Short() {
-		t.Skip("the engine takes its gigabyte of memory")
+		t.Skip("the engine takes all its memory")
 	}
 	doc, err := Read(pdftest.Bomb(2048), extract.Options{})
 	if !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "memory") {
