@@ -3,6 +3,9 @@ package crawltest
 import (
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -355,22 +358,32 @@ func Cases() []Case {
 		Requests:    map[string]int{"/robots.txt": 1, "/": 2, "/a": 2, "/b": 2},
 		NotModified: map[string]int{"/": 1, "/a": 1},
 	}, {
-		// A PDF is read as a page is, and stored; one that is no PDF
+		// A PDF is read as a page is, and stored; so are an EPUB book and
+		// a Word document served only as bytes; one that is no PDF
 		// failed, saying why; what is neither a page nor a document is
 		// skipped, saying its type.
 		Name: "not-html",
 		Site: Site{
-			"/":           html("Home", "", "/file.pdf", "/broken.pdf", "/data.json"),
+			"/":           html("Home", "", "/file.pdf", "/broken.pdf", "/data.json", "/book.epub", "/notes"),
 			"/file.pdf":   {Type: "application/pdf", Body: string(pdftest.Generate("Harbour Book", 2))},
+			"/book.epub":  {Type: "application/epub+zip", Body: testFile("document/epub/testdata/tides.epub")},
+			"/notes":      {Type: "application/octet-stream", Body: testFile("document/docx/testdata/features.docx")},
 			"/broken.pdf": {Type: "application/pdf", Body: "%PDF-1.4"},
 			"/data.json":  {Type: "application/json", Body: `{"a": 1}`},
 		},
 		Events: []Event{stored("/"), stored("/file.pdf"),
 			{Kind: crawl.Failed, URL: "/broken.pdf", Reason: "other", Detail: "pdf: not a PDF: the file is damaged or not a PDF"},
-			skipped("/data.json", crawl.ReasonType, "Content-Type application/json")},
+			skipped("/data.json", crawl.ReasonType, "Content-Type application/json"),
+			stored("/book.epub"), stored("/notes"),
+			// The web links of the book and the document, followed as a
+			// page's are: to other hosts, out of scope.
+			skipped("http://tides.example.net/today", crawl.ReasonScope, ""), skipped("https://example.org/walls", crawl.ReasonScope, ""),
+			skipped("https://survey.example/rivers?id=4", crawl.ReasonScope, ""), skipped("https://survey.example/team", crawl.ReasonScope, "")},
 		Stored: map[string]Stored{"/": titled("Home"), "/file.pdf": {Title: "Harbour Book", Has: "# Chapter 2 of the harbour",
-			Author: "The Harbour Office", Published: time.Date(2024, 1, 2, 2, 4, 5, 0, time.UTC)}},
-		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/file.pdf": 1, "/broken.pdf": 1, "/data.json": 1},
+			Author: "The Harbour Office", Published: time.Date(2024, 1, 2, 2, 4, 5, 0, time.UTC)},
+			"/book.epub": {Title: "Tide Tables", Has: "# Harbour walls"},
+			"/notes":     {Title: "Field Notes on Rivers", Has: "## Tributaries"}},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/file.pdf": 1, "/broken.pdf": 1, "/data.json": 1, "/book.epub": 1, "/notes": 1},
 	}, {
 		// A page that answers 404 failed, as not found, asked once.
 		Name: "status-404",
@@ -511,4 +524,16 @@ func Cases() []Case {
 		Stored:   map[string]Stored{"/s1": titled("S1")},
 		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/sitemap.xml": 1, "/s1": 1},
 	}}
+}
+
+// testFile is a file of the repository's documents' tests, by its path
+// under internal/, as a body to serve: the documents a crawl meets are
+// those the readers are tested on.
+func testFile(path string) string {
+	_, here, _, _ := runtime.Caller(0)
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "..", filepath.FromSlash(path)))
+	if err != nil {
+		panic("crawltest: " + err.Error())
+	}
+	return string(raw)
 }
