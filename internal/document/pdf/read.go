@@ -477,34 +477,32 @@ func spans(chars []*responses.GetPageTextStructuredChar, rects []*responses.GetP
 			s.size = s.bottom - s.top
 		}
 		s.uri = linkAt(links, (s.x0+s.x1)/2, (s.top+s.bottom)/2)
+		var follows bool
 		if s.angle = angleOf(c.Angle); s.angle != 0 {
 			// Text set at an angle (a margin's stamp, a table turned
 			// sideways) is read along it: a character goes on the span
 			// of the one before it in the page's order, at that angle.
-			if open && fc == curFace && cur.angle == s.angle {
-				text.WriteString(c.Text)
-				cur.x0, cur.x1 = math.Min(cur.x0, s.x0), math.Max(cur.x1, s.x1)
-				cur.top, cur.bottom = math.Min(cur.top, s.top), math.Max(cur.bottom, s.bottom)
-				continue
-			}
-			end()
-			cur, open, curFace, lastX0 = s, true, fc, s.x0
-			text.WriteString(c.Text)
-			continue
+			follows = open && fc == curFace && cur.angle == s.angle
+		} else {
+			// A character goes on the span when it follows on: not left
+			// of the end of the one before, or (the second letter of a
+			// ligature, given the ligature's box) not left of its start.
+			follows = open && cur.angle == 0 && fc == curFace && s.uri == cur.uri && (s.x0 >= cur.x1-0.5*s.size || s.x0 >= lastX0-0.1) && s.x0 <= cur.x1+cellGap*s.size && sameBand(cur, s)
 		}
-		// A character goes on the span when it follows on: not left of
-		// the end of the one before, or (the second letter of a ligature,
-		// given the ligature's box) not left of its start.
-		if open && cur.angle == 0 && fc == curFace && s.uri == cur.uri && (s.x0 >= cur.x1-0.5*s.size || s.x0 >= lastX0-0.1) && s.x0 <= cur.x1+cellGap*s.size && sameBand(cur, s) {
-			text.WriteString(c.Text)
-			lastX0 = s.x0
+		if !follows {
+			end()
+			cur, open, curFace = s, true, fc
+		} else {
+			if s.angle != 0 {
+				// A level span grows rightwards only; one at an angle,
+				// whichever way its text runs.
+				cur.x0 = math.Min(cur.x0, s.x0)
+			}
 			cur.x1 = math.Max(cur.x1, s.x1)
 			cur.top, cur.bottom = math.Min(cur.top, s.top), math.Max(cur.bottom, s.bottom)
-			continue
 		}
-		end()
-		cur, open, curFace, lastX0 = s, true, fc, s.x0
 		text.WriteString(c.Text)
+		lastX0 = s.x0
 	}
 	end()
 	return out
