@@ -1,7 +1,6 @@
 package pdf
 
 import (
-	"bytes"
 	"fmt"
 	"html"
 	"math"
@@ -171,11 +170,8 @@ func (l *line) finish() {
 	l.font = bold | italic | mono
 	l.x0, l.top, l.x1, l.bottom = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for i, s := range l.spans {
-		if i > 0 {
-			prev := l.spans[i-1]
-			if gap := s.x0 - prev.x1; gap > 0.4*s.size && !strings.HasSuffix(prev.text, " ") && !strings.HasPrefix(s.text, " ") {
-				b.WriteByte(' ')
-			}
+		if i > 0 && parted(l.spans[i-1], s) {
+			b.WriteByte(' ')
 		}
 		b.WriteString(s.text)
 		if strings.TrimSpace(s.text) != "" {
@@ -342,25 +338,29 @@ func near(hs []float64, h float64) int {
 // a running header: in the top margin, short, and farther from the next
 // line than one and a half of its own height.
 func header(ls []line, p page) (float64, bool) {
-	if len(ls) < 2 || !inMargin(ls[0], p) || len(ls[0].text) > 120 {
+	if len(ls) < 2 {
 		return 0, false
 	}
-	if ls[1].top-ls[0].bottom < 1.5*(ls[0].bottom-ls[0].top) {
-		return 0, false
-	}
-	return ls[0].base, true
+	return setApart(ls[0], ls[1].top-ls[0].bottom, p)
 }
 
 // footer is header for a page's last line, in the bottom margin.
 func footer(ls []line, p page) (float64, bool) {
 	n := len(ls)
-	if n < 2 || !inMargin(ls[n-1], p) || len(ls[n-1].text) > 120 {
+	if n < 2 {
 		return 0, false
 	}
-	if ls[n-1].top-ls[n-2].bottom < 1.5*(ls[n-1].bottom-ls[n-1].top) {
+	return setApart(ls[n-1], ls[n-1].top-ls[n-2].bottom, p)
+}
+
+// setApart is the height of a page's first or last line, gap away from
+// the line beside it, where it may run from page to page: in a margin,
+// short, and the gap more than one and a half of its height.
+func setApart(ln line, gap float64, p page) (float64, bool) {
+	if !inMargin(ln, p) || len(ln.text) > 120 || gap < 1.5*(ln.bottom-ln.top) {
 		return 0, false
 	}
-	return ls[n-1].base, true
+	return ln.base, true
 }
 
 // bodySize is the size of most of the document's text, rounded to half
@@ -411,13 +411,9 @@ func (b *block) text() string {
 	var s []byte
 	for i, ln := range b.lines {
 		if i > 0 {
-			if bytes.HasSuffix(s, []byte("\u00AD")) {
-				s = append(s[:len(s)-len("\u00AD")], ln.text...)
-				continue
-			}
-			if r, _ := utf8.DecodeLastRune(s[:max(len(s)-1, 0)]); len(s) > 1 && s[len(s)-1] == '-' && unicode.IsLetter(r) && startsLower(ln.text) {
-				// A word hyphenated at the end of a line is joined.
-				s = append(s[:len(s)-1], ln.text...)
+			// Only the text's last few bytes are looked at.
+			if cut := brokenWord(string(s[max(len(s)-8, 0):]), ln.text); cut > 0 {
+				s = append(s[:len(s)-cut], ln.text...)
 				continue
 			}
 			s = append(s, ' ')
@@ -425,6 +421,28 @@ func (b *block) text() string {
 		s = append(s, ln.text...)
 	}
 	return string(s)
+}
+
+// brokenWord is how many bytes at the end of a line's text (prev) mark a
+// word broken there, to be taken off as the next line's text joins it:
+// the engine's mark of such a break (a soft hyphen), or a hyphen after a
+// letter where the next line goes on in lower case; 0 where the lines
+// end and begin words.
+func brokenWord(prev, next string) int {
+	if strings.HasSuffix(prev, "\u00AD") {
+		return len("\u00AD")
+	}
+	if len(prev) > 1 && prev[len(prev)-1] == '-' && unicode.IsLetter(lastRune(prev[:len(prev)-1])) && startsLower(next) {
+		return 1
+	}
+	return 0
+}
+
+// parted reports whether two spans of a line stand a word apart where the
+// engine put no space at either's edge: more than 0.4 of the font's size
+// between them (kerning is less; a table's cells, cellGap, more).
+func parted(prev, s span) bool {
+	return s.x0-prev.x1 > 0.4*s.size && !strings.HasSuffix(prev.text, " ") && !strings.HasPrefix(s.text, " ")
 }
 
 func lastRune(s string) rune {
@@ -1155,13 +1173,17 @@ func inline(b block, skip int) string {
 				continue
 			}
 			if len(ps) > 0 {
+				last := &ps[len(ps)-1].text
+				// A word broken at a line's end is joined (where the engine
+				// marked the break, wherever the mark is).
+				cut := 0
+				if j == 0 && i > 0 || strings.HasSuffix(*last, "\u00AD") {
+					cut = brokenWord(*last, t)
+				}
 				switch {
-				case strings.HasSuffix(ps[len(ps)-1].text, "\u00AD"):
-					// Broken at a line's end, as the engine says.
-					ps[len(ps)-1].text = strings.TrimSuffix(ps[len(ps)-1].text, "\u00AD")
-				case j == 0 && i > 0 && strings.HasSuffix(ps[len(ps)-1].text, "-") && startsLower(t) && unicode.IsLetter(lastRune(strings.TrimSuffix(ps[len(ps)-1].text, "-"))):
-					ps[len(ps)-1].text = strings.TrimSuffix(ps[len(ps)-1].text, "-")
-				case j == 0 || s.x0-ln.spans[j-1].x1 > 0.4*s.size || strings.HasSuffix(ln.spans[j-1].text, " ") || strings.HasPrefix(s.text, " "):
+				case cut > 0:
+					*last = (*last)[:len(*last)-cut]
+				case j == 0 || parted(ln.spans[j-1], s) || strings.HasSuffix(ln.spans[j-1].text, " ") || strings.HasPrefix(s.text, " "):
 					ps = append(ps, piece{text: " "})
 				}
 			}
@@ -1222,11 +1244,8 @@ func codeText(b block) string {
 func codeLine(ln line) string {
 	var s strings.Builder
 	for j, sp := range ln.spans {
-		if j > 0 {
-			prev := ln.spans[j-1]
-			if gap := sp.x0 - prev.x1; gap > 0.4*sp.size && !strings.HasSuffix(prev.text, " ") && !strings.HasPrefix(sp.text, " ") {
-				s.WriteByte(' ')
-			}
+		if j > 0 && parted(ln.spans[j-1], sp) {
+			s.WriteByte(' ')
 		}
 		s.WriteString(strings.TrimRight(sp.text, "\r\n"))
 	}
