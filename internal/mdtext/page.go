@@ -32,18 +32,11 @@ func pages(md string) (out []pageText) {
 	if !strings.Contains(md, "<!-- page ") {
 		return nil
 	}
-	n, start, fence := 0, 0, ""
-	at := 0
+	n, start, at := 0, 0, 0
+	var code fences
 	for line := range strings.Lines(md) {
-		t := strings.TrimLeft(line, " >")
-		switch {
-		case fence != "":
-			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
-				fence = ""
-			}
-		case opensFence(t) != "":
-			fence = opensFence(t)
-		default:
+		// A marker counts outside code only.
+		if !code.in(line) {
 			if p := pageOf(line); p > 0 {
 				if at > start || n > 0 {
 					out = append(out, pageText{n, md[start:at]})

@@ -87,7 +87,8 @@ func Body(markdown string) string { return Segment(Said(markdown)) }
 // points, not what it says; targets were a fifth of a page's words,
 // mostly the same few (https, www, com), which matched nearly every page.
 // A document's page markers (PageMarker) go too. Code (fenced blocks and
-// inline spans) is kept whole, as is an escaped "\](" of prose. Time is linear in the length; Markdown without "](" is
+// inline spans) is kept whole, as is an escaped "\](" of prose. Time is
+// linear in the length; Markdown with neither "](" nor a page marker is
 // returned as it is.
 func Said(md string) string {
 	if !strings.Contains(md, "](") && !strings.Contains(md, "<!-- page ") {
@@ -95,30 +96,38 @@ func Said(md string) string {
 	}
 	var b strings.Builder
 	b.Grow(len(md))
-	fence := "" // the open code block's fence, or ""
+	var code fences
 	for line := range strings.Lines(md) {
-		// A fence may be indented (in a list) or quoted (in a
-		// blockquote).
-		t := strings.TrimLeft(line, " >")
-		if fence != "" {
-			if strings.HasPrefix(t, fence) && strings.TrimSpace(strings.TrimLeft(t, fence[:1])) == "" {
-				fence = ""
-			}
+		switch {
+		case code.in(line):
 			b.WriteString(line)
-			continue
-		}
-		if f := opensFence(t); f != "" {
-			fence = f
-			b.WriteString(line)
-			continue
-		}
-		if pageOf(line) > 0 {
+		case pageOf(line) > 0:
 			// A document's page marker says where, not what.
-			continue
+		default:
+			saidLine(&b, line)
 		}
-		saidLine(&b, line)
 	}
 	return b.String()
+}
+
+// fences follows a Markdown text's fenced code blocks, a line at a time.
+type fences struct {
+	open string // the open block's fence, or ""
+}
+
+// in reports whether a line, the next of the text, is code: it opens a
+// fenced block, closes one, or is in one. A fence may be indented (in a
+// list) or quoted (in a block quote).
+func (f *fences) in(line string) bool {
+	t := strings.TrimLeft(line, " >")
+	if f.open != "" {
+		if strings.HasPrefix(t, f.open) && strings.TrimSpace(strings.TrimLeft(t, f.open[:1])) == "" {
+			f.open = ""
+		}
+		return true
+	}
+	f.open = opensFence(t)
+	return f.open != ""
 }
 
 // opensFence is the fence that a line opens a code block with: three or
