@@ -24,6 +24,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/heedhq/heed/internal/docset"
+	"github.com/heedhq/heed/internal/htmltree"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 	"golang.org/x/net/html/charset"
@@ -122,7 +123,7 @@ var Rules = map[string]Rule{
 		// the node that holds it.
 		SkipPage: func(_ string, doc *html.Node) bool {
 			for n := range doc.Descendants() {
-				if n.DataAtom == atom.Meta && strings.EqualFold(attr(n, "http-equiv"), "refresh") {
+				if n.DataAtom == atom.Meta && strings.EqualFold(htmltree.Attr(n, "http-equiv"), "refresh") {
 					return true
 				}
 			}
@@ -137,7 +138,7 @@ var Rules = map[string]Rule{
 		Drop: []docset.Sel{{Class: "nav_table"}, {Class: "menu"}, {Class: "contents"}, {ID: "footer"}, {Tag: "form"},
 			{ID: "tocframe"}},
 		Prune: func(n *html.Node) bool {
-			return texinfoIndex(n) || isHeading(n) && slices.Contains([]string{"Table of Contents", "Footnotes", "About This Document"}, clean(textOf(n)))
+			return texinfoIndex(n) || isHeading(n) && slices.Contains([]string{"Table of Contents", "Footnotes", "About This Document"}, clean(htmltree.Text(n)))
 		},
 	},
 	// Sphinx: the body less its permalinks, its local tables of contents
@@ -149,11 +150,11 @@ var Rules = map[string]Rule{
 		Region: []docset.Sel{{Class: "body", Role: "main"}, {Class: "body"}},
 		Drop:   []docset.Sel{{Tag: "a", Class: "headerlink"}, {Class: "contents"}, {ID: "sidebar"}, {ID: "back_top"}},
 		Prune: func(n *html.Node) bool {
-			if !slices.Contains(strings.Fields(attr(n, "class")), "toctree-wrapper") {
+			if !slices.Contains(strings.Fields(htmltree.Attr(n, "class")), "toctree-wrapper") {
 				return false
 			}
 			for d := range n.Descendants() {
-				if d.DataAtom == atom.Section || d.DataAtom == atom.Div && slices.Contains(strings.Fields(attr(d, "class")), "section") {
+				if d.DataAtom == atom.Section || d.DataAtom == atom.Div && slices.Contains(strings.Fields(htmltree.Attr(d, "class")), "section") {
 					return false
 				}
 			}
@@ -188,7 +189,7 @@ var Rules = map[string]Rule{
 	"hevea": {
 		Region: []docset.Sel{{Tag: "body"}},
 		Prune: func(n *html.Node) bool {
-			return linkList(n) || n.DataAtom == atom.Blockquote && strings.HasPrefix(clean(textOf(n)), "This document was translated from")
+			return linkList(n) || n.DataAtom == atom.Blockquote && strings.HasPrefix(clean(htmltree.Text(n)), "This document was translated from")
 		},
 		SkipPage: func(_ string, doc *html.Node) bool {
 			return firstHeading(doc) == "Contents"
@@ -205,10 +206,10 @@ var Rules = map[string]Rule{
 	"man2html": {
 		Region: []docset.Sel{{Tag: "body"}},
 		Prune: func(n *html.Node) bool {
-			href := attr(n, "href")
+			href := htmltree.Attr(n, "href")
 			return n.DataAtom == atom.A && (href == "#index" || strings.HasPrefix(href, "/cgi-bin/"))
 		},
-		From: func(n *html.Node) bool { return n.DataAtom == atom.A && attr(n, "name") == "index" },
+		From: func(n *html.Node) bool { return n.DataAtom == atom.A && htmltree.Attr(n, "name") == "index" },
 	},
 }
 
@@ -218,13 +219,13 @@ func texinfoIndex(n *html.Node) bool {
 	if n.DataAtom != atom.Table {
 		return false
 	}
-	for _, c := range strings.Fields(attr(n, "class")) {
+	for _, c := range strings.Fields(htmltree.Attr(n, "class")) {
 		if strings.HasPrefix(c, "index-") {
 			return true
 		}
 	}
 	for d := range n.Descendants() {
-		if d.DataAtom == atom.A && slices.Contains(strings.Fields(attr(d, "class")), "summary-letter") {
+		if d.DataAtom == atom.A && slices.Contains(strings.Fields(htmltree.Attr(d, "class")), "summary-letter") {
 			return true
 		}
 	}
@@ -400,7 +401,7 @@ func leadingDigits(s string) string {
 func firstHeading(doc *html.Node) string {
 	for n := range doc.Descendants() {
 		if isHeading(n) {
-			return clean(textOf(n))
+			return clean(htmltree.Text(n))
 		}
 	}
 	return ""
@@ -414,23 +415,4 @@ func isHeading(n *html.Node) bool {
 	return false
 }
 
-func textOf(n *html.Node) string {
-	var b strings.Builder
-	for d := range n.Descendants() {
-		if d.Type == html.TextNode {
-			b.WriteString(d.Data)
-		}
-	}
-	return b.String()
-}
-
 func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}

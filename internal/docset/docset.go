@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/heedhq/heed/internal/extractdev"
+	"github.com/heedhq/heed/internal/htmltree"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -49,10 +50,10 @@ func (s Sel) match(n *html.Node) bool {
 	if n.Type != html.ElementNode || s.Tag != "" && n.Data != s.Tag {
 		return false
 	}
-	if s.ID != "" && attr(n, "id") != s.ID || s.Role != "" && attr(n, "role") != s.Role {
+	if s.ID != "" && htmltree.Attr(n, "id") != s.ID || s.Role != "" && htmltree.Attr(n, "role") != s.Role {
 		return false
 	}
-	return s.Class == "" || slices.Contains(strings.Fields(attr(n, "class")), s.Class)
+	return s.Class == "" || slices.Contains(strings.Fields(htmltree.Attr(n, "class")), s.Class)
 }
 
 func matchAny(sels []Sel, n *html.Node) bool {
@@ -335,9 +336,9 @@ func Truth(g Generator, doc *html.Node) PageTruth {
 	for n := range doc.Descendants() {
 		if matchAny(g.Nav, n) {
 			for a := range n.Descendants() {
-				if a.DataAtom == atom.A && attr(a, "href") != "" && !strings.HasPrefix(attr(a, "href"), "#") {
-					if text := clean(textOf(a)); text != "" {
-						t.Nav = append(t.Nav, Link{Text: text, Href: attr(a, "href")})
+				if a.DataAtom == atom.A && htmltree.Attr(a, "href") != "" && !strings.HasPrefix(htmltree.Attr(a, "href"), "#") {
+					if text := clean(htmltree.Text(a)); text != "" {
+						t.Nav = append(t.Nav, Link{Text: text, Href: htmltree.Attr(a, "href")})
 					}
 				}
 			}
@@ -372,7 +373,7 @@ func Truth(g Generator, doc *html.Node) PageTruth {
 	for n := range region.Descendants() {
 		switch n.DataAtom {
 		case atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6:
-			if h := clean(textOf(n)); h != "" {
+			if h := clean(htmltree.Text(n)); h != "" {
 				t.Headings = append(t.Headings, h)
 			}
 		case atom.Pre:
@@ -381,11 +382,11 @@ func Truth(g Generator, doc *html.Node) PageTruth {
 			}
 		case atom.Div:
 			// Doxygen's code: a div.fragment of div.line, no <pre>.
-			if slices.Contains(strings.Fields(attr(n, "class")), "fragment") {
+			if slices.Contains(strings.Fields(htmltree.Attr(n, "class")), "fragment") {
 				var lines []string
 				for l := range n.Descendants() {
-					if l.DataAtom == atom.Div && slices.Contains(strings.Fields(attr(l, "class")), "line") {
-						lines = append(lines, textOf(l))
+					if l.DataAtom == atom.Div && slices.Contains(strings.Fields(htmltree.Attr(l, "class")), "line") {
+						lines = append(lines, htmltree.Text(l))
 					}
 				}
 				if c := strings.TrimSpace(strings.Join(lines, "\n")); c != "" {
@@ -402,7 +403,7 @@ func Truth(g Generator, doc *html.Node) PageTruth {
 // wrapper (Sphinx), or rustdoc's "rust".
 func langOf(pre *html.Node) string {
 	for n := pre; n != nil && n.Type == html.ElementNode; n = n.Parent {
-		for _, c := range strings.Fields(attr(n, "class")) {
+		for _, c := range strings.Fields(htmltree.Attr(n, "class")) {
 			switch {
 			case strings.HasPrefix(c, "language-"):
 				return strings.TrimPrefix(c, "language-")
@@ -417,7 +418,7 @@ func langOf(pre *html.Node) string {
 		}
 	}
 	if c := pre.FirstChild; c != nil && c.DataAtom == atom.Code {
-		for _, cl := range strings.Fields(attr(c, "class")) {
+		for _, cl := range strings.Fields(htmltree.Attr(c, "class")) {
 			if strings.HasPrefix(cl, "language-") {
 				return strings.TrimPrefix(cl, "language-")
 			}
@@ -443,7 +444,7 @@ func writeText(b *strings.Builder, n *html.Node) {
 		return
 	case html.ElementNode:
 		if n.DataAtom == atom.Pre {
-			b.WriteString("\n" + textOf(n) + "\n")
+			b.WriteString("\n" + htmltree.Text(n) + "\n")
 			return
 		}
 		if n.DataAtom == atom.Td || n.DataAtom == atom.Th {
@@ -496,26 +497,7 @@ func preText(n *html.Node) string {
 	return b.String()
 }
 
-func textOf(n *html.Node) string {
-	var b strings.Builder
-	for d := range n.Descendants() {
-		if d.Type == html.TextNode {
-			b.WriteString(d.Data)
-		}
-	}
-	return b.String()
-}
-
 func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func attr(n *html.Node, key string) string {
-	for _, a := range n.Attr {
-		if a.Key == key {
-			return a.Val
-		}
-	}
-	return ""
-}
 
 // HTML returns the page as the package installed it, from the set in dir.
 func (p Page) HTML(dir string) ([]byte, error) {
