@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -88,6 +89,15 @@ type Hit struct {
 	Page  int     `json:"page,omitempty"`
 	Score float64 `json:"score"` // higher is better
 	Path  string  `json:"path"`
+}
+
+// Where is where a hit is, as a line says it: its URL, and for a page of
+// a document its page ("https://example.com/a.pdf, page 3").
+func (h Hit) Where() string {
+	if h.Page == 0 {
+		return h.URL
+	}
+	return h.URL + ", page " + strconv.Itoa(h.Page)
 }
 
 // Span is a part of a text, from Start up to End, counted in Unicode code

@@ -135,3 +135,35 @@ func TestFetchDOCX(t *testing.T) {
 		t.Errorf("extract < features.docx: exit %d, %s\n%s", code, stderr, out)
 	}
 }
+
+// TestSearchSaysThePage: a PDF crawled into the stash is found by
+// heed search, which says which of its pages the hit is on.
+func TestSearchSaysThePage(t *testing.T) {
+	book, err := os.ReadFile("../document/pdf/testdata/tides.pdf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/docs/":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Write([]byte(`<html><head><title>Books</title></head><body><main><h1>Books</h1><p>The harbour's book, <a href="book.pdf">as a PDF</a>, for every keeper of a gauge.</p></main></body></html>`))
+		case "/docs/book.pdf":
+			w.Header().Set("Content-Type", "application/pdf")
+			w.Write(book)
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer s.Close()
+	stash := t.TempDir()
+	if code, _, stderr := run(t, "", "crawl", s.URL+"/docs/", "--stash", stash, "--allow-net", "127.0.0.1/32", "--delay", "0s"); code != 0 {
+		t.Fatalf("crawl: exit %d, %s", code, stderr)
+	}
+	// Harbour 39 is told of on the last of the tide tables' three pages.
+	code, out, stderr := run(t, "", "search", "harbour 39", "--stash", stash)
+	if code != 0 || !strings.Contains(out, s.URL+"/docs/book.pdf, page 3\n") {
+		_, ls, _ := run(t, "", "ls", "--stash", stash)
+		t.Errorf("search: exit %d, %s\n%s\n%s", code, stderr, out, ls)
+	}
+}

@@ -53,7 +53,7 @@ each with a snippet around what matched.`,
 				if i > 0 {
 					fmt.Fprintln(e.stdout)
 				}
-				fmt.Fprintf(e.stdout, "%s  %s\n%s  [%s] %s\n  %s\n", h.ID, printable.Line(h.Title), strings.Repeat(" ", len(h.ID)), printable.Line(h.Source), printable.Line(h.URL)+onPage(h.Page), snippetLine(h, bold))
+				fmt.Fprintf(e.stdout, "%s  %s\n%s  [%s] %s\n  %s\n", h.ID, printable.Line(h.Title), strings.Repeat(" ", len(h.ID)), printable.Line(h.Source), printable.Line(h.Where()), snippetLine(h, bold))
 			}
 			if len(hits) == 0 {
 				fmt.Fprintf(e.stderr, "heed: nothing in the stash matches %q\n", heed.Clip(q.Text, 256))
@@ -276,15 +276,6 @@ func (e *env) reindexCommand() *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// onPage says which page of a document a hit is on; "" for a page of
-// the web (page 0).
-func onPage(page int) string {
-	if page == 0 {
-		return ""
-	}
-	return fmt.Sprintf(", page %d", page)
 }
 
 // snippetLine is a hit's snippet as a line to print, its matches in the

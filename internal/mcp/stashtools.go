@@ -72,10 +72,7 @@ func (s *Server) searchPage(args string, budget int, head SearchOutput, hits []H
 	bound := newBoundary(quoted...)
 	show := func(h Hit, max int) (string, Hit) {
 		h.URL, h.Title, h.Snippet = cutTo(h.URL, max), cutTo(h.Title, max), cutTo(h.Snippet, max)
-		where := h.URL
-		if h.Page > 0 {
-			where += fmt.Sprintf(", page %d", h.Page)
-		}
+		where := heed.Hit{URL: h.URL, Page: h.Page}.Where()
 		return fmt.Sprintf("%s  %s\n    [%s] %s\n    %s\n", h.ID, bound.inline(h.Title), h.Source, where, bound.inline(h.Snippet)), h
 	}
 	render := func(p listPage[Hit], cut bool) (string, SearchOutput) {
