@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"fmt"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -35,13 +34,7 @@ func jobsSite(t *testing.T, n, delay int) *site {
 func TestCrawlJobOverHTTP(t *testing.T) {
 	site := jobsSite(t, 3, 2)
 	s := newServer(t, Limits{}, loopback)
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "0"}, nil).Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: hs.URL}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := serveHTTP(t, s, nil)
 	var started CrawlOutput
 	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/", "wait_seconds": 1}, &started); isErr || started.Crawl == 0 || started.State != "running" || !strings.Contains(text, "crawl_status") {
 		t.Fatalf("web_crawl with a wait of 1 s on a site of Crawl-delay 2: %s %+v", text, started)

@@ -183,6 +183,19 @@ func (p *progressLog) atLeast(n int) []*sdk.ProgressNotificationParams {
 }
 
 // connect connects an SDK client to s over in-memory transports.
+// serveHTTP serves s over streamable HTTP, as heed mcp --http does, and
+// connects a client of the SDK to it, with the client's options.
+func serveHTTP(t *testing.T, s *Server, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	hs := httptest.NewServer(s.Handler())
+	t.Cleanup(hs.Close)
+	cs, err := connectHTTP(t, hs.URL, opts, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
 func connect(t *testing.T, s *Server, progress *progressLog) *sdk.ClientSession {
 	t.Helper()
 	st, ct := sdk.NewInMemoryTransports()
@@ -913,13 +926,7 @@ func TestStreamableHTTP(t *testing.T) {
 	site := newSite(t)
 	site.set("/", html("Over HTTP", []string{"A page read by an agent over streamable HTTP."}))
 	s := newServer(t, Limits{}, loopback)
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "0"}, nil).Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: hs.URL}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := serveHTTP(t, s, nil)
 	var p FetchOutput
 	if text, isErr := call(t, cs, "web_fetch", map[string]any{"url": site.URL + "/"}, &p); isErr || p.Title != "Over HTTP" {
 		t.Errorf("web_fetch over HTTP: %s %+v", text, p)

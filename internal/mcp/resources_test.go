@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -563,14 +562,8 @@ func TestResourcesOverHTTP(t *testing.T) {
 	site.set("/", html("Over HTTP", []string{"A page crawled while a client listens over streamable HTTP."}))
 	s := newServer(t, Limits{}, loopback)
 	s.res.every = 0
-	hs := httptest.NewServer(s.Handler())
-	t.Cleanup(hs.Close)
 	n := newNotified()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "0"}, n.options()).Connect(t.Context(), &sdk.StreamableClientTransport{Endpoint: hs.URL}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := serveHTTP(t, s, n.options())
 	uri := "heed://snapshot/" + heed.IDOf(site.URL+"/")
 	if err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri}); err != nil {
 		t.Fatal(err)

@@ -343,11 +343,13 @@ func liveSessions(s *Server) int {
 	return n
 }
 
-// connectHTTP opens a session with the SDK's client.
-func connectHTTP(t *testing.T, endpoint string) (*sdk.ClientSession, error) {
+// connectHTTP opens a session with the SDK's client at endpoint, with
+// the client's options and its transport's retries (0 for the SDK's
+// default, -1 for none).
+func connectHTTP(t *testing.T, endpoint string, opts *sdk.ClientOptions, retries int) (*sdk.ClientSession, error) {
 	t.Helper()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "0"}, nil).Connect(t.Context(),
-		&sdk.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1}, nil)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-agent", Version: "0"}, opts).Connect(t.Context(),
+		&sdk.StreamableClientTransport{Endpoint: endpoint, MaxRetries: retries}, nil)
 	if err == nil {
 		t.Cleanup(func() { cs.Close() })
 	}
@@ -374,7 +376,7 @@ func TestHTTPSessionCap(t *testing.T) {
 
 	var sessions []*sdk.ClientSession
 	for range maxSessions {
-		cs, err := connectHTTP(t, hs.URL)
+		cs, err := connectHTTP(t, hs.URL, nil, -1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -391,7 +393,7 @@ func TestHTTPSessionCap(t *testing.T) {
 	if !fetchOK(sessions[0]) {
 		t.Fatal("the first session, within the cap, failed a call")
 	}
-	late, err := connectHTTP(t, hs.URL)
+	late, err := connectHTTP(t, hs.URL, nil, -1)
 	if err != nil {
 		t.Fatalf("a session past the cap, others idle: %v", err)
 	}
@@ -455,7 +457,7 @@ func TestHTTPSessionCapBusy(t *testing.T) {
 	t.Cleanup(hs.Close)
 	var wg sync.WaitGroup
 	for _, site := range sites {
-		cs, err := connectHTTP(t, hs.URL)
+		cs, err := connectHTTP(t, hs.URL, nil, -1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -472,7 +474,7 @@ func TestHTTPSessionCapBusy(t *testing.T) {
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), `"error"`) || !strings.Contains(string(body), "sessions") || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("a session past the cap, every other busy: %s %q, Retry-After %q", resp.Status, body, resp.Header.Get("Retry-After"))
 	}
-	if _, err := connectHTTP(t, hs.URL); err == nil {
+	if _, err := connectHTTP(t, hs.URL, nil, -1); err == nil {
 		t.Error("the SDK's client opened a session past the cap, every other busy")
 	}
 	if n := liveSessions(s); n > maxSessions {
@@ -480,7 +482,7 @@ func TestHTTPSessionCapBusy(t *testing.T) {
 	}
 	close(release)
 	wg.Wait()
-	if _, err := connectHTTP(t, hs.URL); err != nil {
+	if _, err := connectHTTP(t, hs.URL, nil, -1); err != nil {
 		t.Errorf("a session once the calls ended: %v", err)
 	}
 }
