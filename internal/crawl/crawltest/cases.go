@@ -385,6 +385,19 @@ func Cases() []Case {
 			"/notes":     {Title: "Field Notes on Rivers", Has: "## Tributaries"}},
 		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/file.pdf": 1, "/broken.pdf": 1, "/data.json": 1, "/book.epub": 1, "/notes": 1},
 	}, {
+		// A document crawled again is asked for with its validator, as a
+		// page is, and found unchanged when the site says not modified.
+		Name:  "document-not-modified",
+		Again: true,
+		Site: Site{
+			"/":         html("Home", "", "/book.pdf").with("ETag", `"home"`),
+			"/book.pdf": Page{Type: "application/pdf", Body: string(pdftest.Generate("Harbour Book", 1)), Header: map[string]string{"ETag": `"book"`}},
+		},
+		Events:      []Event{{Kind: crawl.Unchanged, URL: "/"}, {Kind: crawl.Unchanged, URL: "/book.pdf"}},
+		Stored:      map[string]Stored{"/": titled("Home"), "/book.pdf": titled("Harbour Book")},
+		Requests:    map[string]int{"/robots.txt": 1, "/": 2, "/book.pdf": 2},
+		NotModified: map[string]int{"/": 1, "/book.pdf": 1},
+	}, {
 		// A page that answers 404 failed, as not found, asked once.
 		Name: "status-404",
 		Site: Site{
