@@ -137,7 +137,8 @@ func TestFetchDOCX(t *testing.T) {
 }
 
 // TestSearchSaysThePage: a PDF crawled into the stash is found by
-// heed search, which says which of its pages the hit is on.
+// heed search, which says which of its pages the hit is on, and heed
+// show marks where each page begins.
 func TestSearchSaysThePage(t *testing.T) {
 	book, err := os.ReadFile("../document/pdf/testdata/tides.pdf")
 	if err != nil {
@@ -165,5 +166,12 @@ func TestSearchSaysThePage(t *testing.T) {
 	if code != 0 || !strings.Contains(out, s.URL+"/docs/book.pdf, page 3\n") {
 		_, ls, _ := run(t, "", "ls", "--stash", stash)
 		t.Errorf("search: exit %d, %s\n%s\n%s", code, stderr, out, ls)
+	}
+	// heed show gives the stored Markdown, each page's text after its
+	// marker: harbour 39 after page 3's.
+	code, out, stderr = run(t, "", "show", s.URL+"/docs/book.pdf", "--stash", stash)
+	three := strings.Index(out, "<!-- page 3 -->")
+	if code != 0 || three < 0 || strings.Index(out, "Harbour number 39 keeps") < three {
+		t.Errorf("show: exit %d, %s\n%s", code, stderr, out)
 	}
 }
