@@ -254,3 +254,20 @@ func TestCacheDir(t *testing.T) {
 		t.Errorf("a folder all may write is used: %s", got)
 	}
 }
+
+// TestParagraphAcrossPages: a paragraph that a page break cuts, even in a
+// hyphenated word, is one paragraph, kept with the page it begins on;
+// one that ends its page is not joined to the next page's.
+func TestParagraphAcrossPages(t *testing.T) {
+	doc, err := Read(pdftest.Pages(
+		`BT /F1 10 Tf 12 TL 72 700 Td (The keeper reads the gauge at every turn of the tide and writes the height) Tj T* (in a ledger, which the tide office collects at the end of each month, and the har-) Tj ET`,
+		`BT /F1 10 Tf 12 TL 72 700 Td (bour master signs it before it is sent on to the office in town.) Tj T* T* (A new paragraph starts here, on the second page, and says more of the sea.) Tj ET`,
+	), extract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<!-- page 1 -->\n\nThe keeper reads the gauge at every turn of the tide and writes the height in a ledger, which the tide office collects at the end of each month, and the harbour master signs it before it is sent on to the office in town.\n\n<!-- page 2 -->\n\nA new paragraph starts here, on the second page, and says more of the sea."
+	if doc.Markdown != want {
+		t.Errorf("got\n%q\nwant\n%q", doc.Markdown, want)
+	}
+}
