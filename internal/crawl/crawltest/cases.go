@@ -194,6 +194,18 @@ func Cases() []Case {
 		Stored:   map[string]Stored{"/": titled("Home"), "/a": titled("A")},
 		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/a": 1},
 	}, {
+		// A document counts against max_pages as a page does.
+		Name: "max-pages-documents",
+		Set:  func(o *crawlopt.Options) { o.MaxPages = 2 },
+		Site: Site{
+			"/":      html("Home", "", "/a.pdf", "/b.pdf"),
+			"/a.pdf": {Type: "application/pdf", Body: string(pdftest.Generate("A", 1))},
+			"/b.pdf": {Type: "application/pdf", Body: string(pdftest.Generate("B", 1))},
+		},
+		Events:   []Event{stored("/"), stored("/a.pdf"), skipped("/b.pdf", crawl.ReasonLimit, "max_pages 2 reached")},
+		Stored:   map[string]Stored{"/": titled("Home"), "/a.pdf": titled("A")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 1, "/a.pdf": 1},
+	}, {
 		// Every request counts against max_pages, a redirect's hop on
 		// its own origin too (docs/safety.md): with max_pages 2, the
 		// home page and /hop are the two, and /hop's hop to /target is
