@@ -53,6 +53,80 @@ type Snapshot struct {
 	// (crawl state, not part of the page), so that a re-crawl that finds
 	// the page unchanged still follows them.
 	Links []string `json:"-"`
+	// Version is the number of this content in the page's history, and
+	// Change what the Put that stored it found (new, changed, or
+	// unchanged): both set by a store's Put.
+	Version int    `json:"version,omitempty"`
+	Change  Change `json:"change,omitempty"`
+	// Removed is when the page was found gone (an HTTP 404 or 410, or a
+	// complete crawl of its source no longer reaching it); zero while it
+	// is there. A store keeps a removed page's last version, out of
+	// search by default.
+	Removed time.Time `json:"removed,omitzero"`
+}
+
+// Change is what became of a page: between two crawls, or since a time.
+type Change string
+
+// The changes of a page.
+const (
+	New       Change = "new"       // there was no version of it before
+	Changed   Change = "changed"   // its content differs from the one before
+	Unchanged Change = "unchanged" // its content is the one before
+	Removed   Change = "removed"   // it was found gone
+)
+
+// PageVersion is one entry of a page's history: a content it had from At
+// on, or, with Removed set, its removal. A store keeps each distinct
+// content once, whatever number of versions or pages have it.
+type PageVersion struct {
+	// N numbers a page's versions from 1, removals included; a number is
+	// never given twice, even once the retention let its version go.
+	N            int       `json:"n"`
+	At           time.Time `json:"at"`
+	Hash         string    `json:"hash,omitempty"` // heed.HashOf its Markdown; "" of a removal
+	Size         int       `json:"size"`           // bytes of Markdown
+	ETag         string    `json:"etag,omitempty"`
+	LastModified string    `json:"last_modified,omitempty"`
+	// Removed, of a removal, says why: "404", "410" (the HTTP status), or
+	// "unreached" (a complete crawl of its source no longer reached it).
+	Removed string `json:"removed,omitempty"`
+}
+
+// History is a page's versions, oldest first.
+type History struct {
+	ID       string        `json:"id"`
+	URL      string        `json:"url"`
+	Source   string        `json:"source"`
+	Title    string        `json:"title"`
+	Versions []PageVersion `json:"versions"`
+	// Unreadable are entries of the history a store kept but cannot read
+	// (a file edited by hand, or damaged), as they are: kept, not dropped.
+	Unreadable []string `json:"unreadable,omitempty"`
+}
+
+// PageChange is what became of one page since a time.
+type PageChange struct {
+	ID     string    `json:"id"`
+	URL    string    `json:"url"`
+	Source string    `json:"source"`
+	Title  string    `json:"title"`
+	Change Change    `json:"change"`
+	At     time.Time `json:"at"` // when its last version (or removal) was found
+	// From is the version it had at the time asked about (0 for a new
+	// page), To the one it has now.
+	From int `json:"from,omitempty"`
+	To   int `json:"to"`
+}
+
+// ChangesQuery asks what became of pages since a time.
+type ChangesQuery struct {
+	Since  time.Time
+	Source string // only this source, if set
+	// After is a cursor: the URL of the last page of the previous part
+	// ("" for the first); Limit the most pages a part holds (0: every).
+	After string
+	Limit int
 }
 
 // Entry is a snapshot as listed, without its content.
@@ -72,6 +146,9 @@ type Query struct {
 	Text   string
 	Source string // only this source, if set
 	Limit  int    // 0 means 10
+	// Removed finds pages found gone too, which a search leaves out by
+	// default.
+	Removed bool
 }
 
 // Hit is one search result, best first.

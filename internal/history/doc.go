@@ -1,0 +1,5 @@
+// Package history holds what every store decides alike of a page's
+// versions: how a new one is numbered and what the retention lets go
+// (Append), what became of a page since a time (Since), and how a
+// version is written as a line of text (Encode, Decode).
+package history
