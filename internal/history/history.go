@@ -51,6 +51,36 @@ func Append(vs []heed.PageVersion, v heed.PageVersion, r Retention, now time.Tim
 	return Prune(all, r, now)
 }
 
+// Record is what storing a page's content, as version v (its time, hash,
+// size and validators), does to its history vs: New for a page without
+// a version, or one that was removed; Changed for one whose last content
+// differs; Unchanged for one whose does not, when the history is kept
+// as it is. It returns the history kept and the entries the retention
+// let go (Append).
+func Record(vs []heed.PageVersion, v heed.PageVersion, r Retention, now time.Time) (kept, dropped []heed.PageVersion, c heed.Change) {
+	switch {
+	case len(vs) == 0 || vs[len(vs)-1].Removed != "":
+		c = heed.New
+	case vs[len(vs)-1].Hash == v.Hash:
+		return vs, nil, heed.Unchanged
+	default:
+		c = heed.Changed
+	}
+	kept, dropped = Append(vs, v, r, now)
+	return kept, dropped, c
+}
+
+// Remove is what finding a page gone at a time, why, does to its history
+// vs: a removal added, unless it has no version or is removed already
+// (ok false).
+func Remove(vs []heed.PageVersion, at time.Time, why string, r Retention) (kept, dropped []heed.PageVersion, ok bool) {
+	if len(vs) == 0 || vs[len(vs)-1].Removed != "" {
+		return vs, nil, false
+	}
+	kept, dropped = Append(vs, heed.PageVersion{At: at, Removed: why}, r, at)
+	return kept, dropped, true
+}
+
 // Prune applies the retention at now to a history, oldest first: it
 // returns the entries kept and those let go. An entry replaced (by the
 // next one) longer ago than MaxAge goes, and the oldest go while there
@@ -196,4 +226,14 @@ func IsHash(s string) bool {
 		}
 	}
 	return true
+}
+
+// ChangeOf is what became of the page of history h since a time (Since),
+// and whether anything did.
+func ChangeOf(h *heed.History, since time.Time) (heed.PageChange, bool) {
+	c, from, to, at, ok := Since(h.Versions, since)
+	if !ok {
+		return heed.PageChange{}, false
+	}
+	return heed.PageChange{ID: h.ID, URL: h.URL, Source: h.Source, Title: h.Title, Change: c, At: at, From: from, To: to}, true
 }

@@ -120,3 +120,34 @@ func TestCurrent(t *testing.T) {
 		t.Fatalf("Current = %+v %v", v, removed)
 	}
 }
+
+func TestRecordAndRemove(t *testing.T) {
+	r := Retention{}
+	vs, _, c := Record(nil, ver(1, "a"), r, t0)
+	if c != heed.New || len(vs) != 1 || vs[0].N != 1 {
+		t.Fatalf("first: %q %+v", c, vs)
+	}
+	vs, _, c = Record(vs, ver(2, "a"), r, t0)
+	if c != heed.Unchanged || len(vs) != 1 {
+		t.Fatalf("same content: %q %+v", c, vs)
+	}
+	vs, _, c = Record(vs, ver(3, "b"), r, t0)
+	if c != heed.Changed || len(vs) != 2 || vs[1].N != 2 {
+		t.Fatalf("changed: %q %+v", c, vs)
+	}
+	vs, _, ok := Remove(vs, t0.AddDate(0, 0, 4), "410", r)
+	if !ok || vs[2].Removed != "410" || vs[2].N != 3 {
+		t.Fatalf("removed: %v %+v", ok, vs)
+	}
+	if _, _, ok := Remove(vs, t0.AddDate(0, 0, 5), "404", r); ok {
+		t.Fatal("a page removed already was removed again")
+	}
+	if _, _, ok := Remove(nil, t0, "404", r); ok {
+		t.Fatal("a page without a version was removed")
+	}
+	// The same content back after its removal is a new version.
+	vs, _, c = Record(vs, ver(6, "b"), r, t0)
+	if c != heed.New || len(vs) != 4 || vs[3].N != 4 {
+		t.Fatalf("back: %q %+v", c, vs)
+	}
+}

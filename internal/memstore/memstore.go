@@ -11,13 +11,19 @@ import (
 	"time"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/history"
 )
 
 // Store is a store of snapshots in memory. The zero value is an empty
 // store; it is safe for concurrent use.
 type Store struct {
-	mu    sync.Mutex
-	pages map[string]*heed.Snapshot // by URL
+	// Retention is how much of each page's history the store keeps.
+	Retention history.Retention
+
+	mu       sync.Mutex
+	pages    map[string]*heed.Snapshot     // by URL
+	versions map[string][]heed.PageVersion // each page's history, by URL
+	contents map[string]string             // the Markdown of every version kept, by hash
 }
 
 // clone is a copy of a snapshot, so that the caller's later changes do
@@ -43,10 +49,134 @@ func (s *Store) Put(_ context.Context, snap *heed.Snapshot) (changed bool, err e
 	defer s.mu.Unlock()
 	if s.pages == nil {
 		s.pages = map[string]*heed.Snapshot{}
+		s.versions = map[string][]heed.PageVersion{}
+		s.contents = map[string]string{}
 	}
 	old := s.pages[snap.URL]
+	v := heed.PageVersion{At: snap.FetchedAt.UTC(), Hash: snap.Hash, Size: len(snap.Markdown), ETag: snap.ETag, LastModified: snap.LastModified}
+	kept, dropped, c := history.Record(s.versions[snap.URL], v, s.Retention, time.Now())
+	s.versions[snap.URL] = kept
+	s.contents[snap.Hash] = snap.Markdown
+	s.forget(dropped)
+	snap.Version, snap.Change, snap.Removed = kept[len(kept)-1].N, c, time.Time{}
 	s.pages[snap.URL] = clone(snap)
-	return old == nil || old.Hash != snap.Hash || old.Source != snap.Source, nil
+	return old == nil || c != heed.Unchanged || old.Source != snap.Source, nil
+}
+
+// forget drops the contents of versions let go that no version kept has.
+func (s *Store) forget(dropped []heed.PageVersion) {
+	for _, d := range dropped {
+		if d.Hash == "" {
+			continue
+		}
+		used := false
+		for _, vs := range s.versions {
+			if slices.ContainsFunc(vs, func(v heed.PageVersion) bool { return v.Hash == d.Hash }) {
+				used = true
+				break
+			}
+		}
+		if !used {
+			delete(s.contents, d.Hash)
+		}
+	}
+}
+
+// MarkRemoved records that the source's page at url was found gone.
+func (s *Store) MarkRemoved(_ context.Context, source, url string, at time.Time, why string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.pages[url]
+	if p == nil || p.Source != source {
+		return false, nil
+	}
+	kept, dropped, ok := history.Remove(s.versions[url], at.UTC(), why, s.Retention)
+	if !ok {
+		return false, nil
+	}
+	s.versions[url] = kept
+	s.forget(dropped)
+	p.Removed = at.UTC()
+	return true, nil
+}
+
+// Present are the URLs of the source's pages that are not removed.
+func (s *Store) Present(_ context.Context, source string) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for u, p := range s.pages {
+		if p.Source == source && p.Removed.IsZero() {
+			out = append(out, u)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// page is the page of a URL or an ID, or nil.
+func (s *Store) page(urlOrID string) *heed.Snapshot {
+	if p := s.pages[urlOrID]; p != nil {
+		return p
+	}
+	for _, p := range s.pages {
+		if p.ID == urlOrID {
+			return p
+		}
+	}
+	return nil
+}
+
+// History is a page's versions, oldest first.
+func (s *Store) History(_ context.Context, urlOrID string) (*heed.History, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.page(urlOrID)
+	if p == nil {
+		return nil, fmt.Errorf("%w: %s", heed.ErrNotFound, urlOrID)
+	}
+	return &heed.History{ID: p.ID, URL: p.URL, Source: p.Source, Title: p.Title, Versions: slices.Clone(s.versions[p.URL])}, nil
+}
+
+// VersionText is the Markdown of a page's version n.
+func (s *Store) VersionText(_ context.Context, urlOrID string, n int) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.page(urlOrID)
+	if p == nil {
+		return "", fmt.Errorf("%w: %s", heed.ErrNotFound, urlOrID)
+	}
+	v, ok := history.Find(s.versions[p.URL], n)
+	if !ok || v.Removed != "" {
+		return "", fmt.Errorf("%w: %s has no version %d", heed.ErrNotFound, p.URL, n)
+	}
+	text, ok := s.contents[v.Hash]
+	if !ok {
+		return "", fmt.Errorf("%w: the text of version %d of %s is not kept", heed.ErrNotFound, n, p.URL)
+	}
+	return text, nil
+}
+
+// Changes are the pages that became new, changed or removed since a
+// time, by URL.
+func (s *Store) Changes(_ context.Context, q heed.ChangesQuery) ([]heed.PageChange, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []heed.PageChange
+	for u, p := range s.pages {
+		if (q.Source != "" && p.Source != q.Source) || u <= q.After {
+			continue
+		}
+		h := &heed.History{ID: p.ID, URL: u, Source: p.Source, Title: p.Title, Versions: s.versions[u]}
+		if c, ok := history.ChangeOf(h, q.Since); ok {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b heed.PageChange) int { return strings.Compare(a.URL, b.URL) })
+	if q.Limit > 0 && len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
 }
 
 // Touch records that a page was found unchanged at a time.
@@ -153,6 +283,9 @@ func (s *Store) Remove(_ context.Context, source string) (int, error) {
 	for u, p := range s.pages {
 		if p.Source == source {
 			delete(s.pages, u)
+			vs := s.versions[u]
+			delete(s.versions, u)
+			s.forget(vs)
 			n++
 		}
 	}
@@ -179,7 +312,7 @@ func (s *Store) Search(_ context.Context, q heed.Query) ([]heed.Hit, error) {
 	defer s.mu.Unlock()
 	var hits []heed.Hit
 	for _, p := range s.pages {
-		if q.Source != "" && p.Source != q.Source {
+		if (q.Source != "" && p.Source != q.Source) || (!p.Removed.IsZero() && !q.Removed) {
 			continue
 		}
 		title, body := strings.ToLower(p.Title), strings.ToLower(p.Markdown)
