@@ -44,6 +44,24 @@ func (w *Writer) List(key string, values []string) {
 	fmt.Fprintf(&w.b, "%s: [%s]\n", key, strings.Join(quoted, ", "))
 }
 
+// Lines writes key: and then each value, quoted, on a line of its own
+// (a YAML block list); an empty list is left out. A value of printable
+// characters is single-quoted, so that its double quotes (a line of
+// JSON's) read as they are; any other, double-quoted (Quote).
+func (w *Writer) Lines(key string, values []string) {
+	if len(values) == 0 {
+		return
+	}
+	fmt.Fprintf(&w.b, "%s:\n", key)
+	for _, v := range values {
+		if Quote(v) == `"`+strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v)+`"` {
+			fmt.Fprintf(&w.b, "  - '%s'\n", strings.ReplaceAll(v, "'", "''"))
+		} else {
+			fmt.Fprintf(&w.b, "  - %s\n", Quote(v))
+		}
+	}
+}
+
 // Snapshot writes a snapshot's fields, as a stash's file holds them:
 // title, author, description, url, source, published, modified,
 // fetched_at, tags, hash, etag, last_modified, notes, via and rendered,

@@ -2,6 +2,7 @@ package frontmatter
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,5 +81,23 @@ func TestSplit(t *testing.T) {
 	}
 	if _, err := Split([]byte("---\ntitle: a\ntitle: b\n---\nbody\n"), &h); err == nil {
 		t.Error("repeated keys: split, want an error")
+	}
+}
+
+func TestLinesReadBack(t *testing.T) {
+	values := []string{`{"n":1,"etag":"W/\"x\""}`, "it's", "tab\there", "line\nbreak", `back\slash`, "\u2028", ""}
+	var w Writer
+	w.Lines("history", values)
+	var got struct {
+		History []string `yaml:"history"`
+	}
+	if _, err := Split([]byte(w.Document("body")), &got); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got.History, values) {
+		t.Fatalf("read back %q, want %q", got.History, values)
+	}
+	if !strings.Contains(w.Document(""), `  - '{"n":1,"etag":"W/\"x\""}'`) {
+		t.Fatalf("a line of JSON is not written as it is:\n%s", w.Document(""))
 	}
 }

@@ -223,7 +223,7 @@ func pagesApartAfterSharing(t *testing.T, mnt string) {
 				t.Fatal(err)
 			}
 			bb := *b
-			if err := os.WriteFile(filepath.Join(dir, "docs/e.com/readme.md"), encode(&bb), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, "docs/e.com/readme.md"), encode(&bb, nil), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := s.db.ExecContext(ctx, `UPDATE docs SET path = ? WHERE url = ?`, "docs/e.com/readme.md", b.URL); err != nil {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/atomicfile"
+	"github.com/heedhq/heed/internal/history"
 )
 
 // ---------------------------------------------------------------------
@@ -48,6 +49,8 @@ func writerChild() {
 		os.Exit(3)
 	}
 	s.SetBatch(batch)
+	// Every version stays, for the parent to find each one acknowledged.
+	s.SetRetention(history.Retention{Versions: 1 << 20, MaxAge: -1})
 	var outMu sync.Mutex
 	out := bufio.NewWriter(os.Stdout)
 	var counter atomic.Int64
@@ -73,7 +76,7 @@ func writerChild() {
 					Markdown: fmt.Sprintf("body of %s tok%dx %s", u, v, strings.Repeat("word ", r.IntN(2000)))}
 				if _, err := s.Put(context.Background(), sn); err == nil && !shared {
 					outMu.Lock()
-					fmt.Fprintf(out, "ack %s %d\n", u, v)
+					fmt.Fprintf(out, "ack %s %d %s\n", u, v, sn.Hash)
 					out.Flush()
 					outMu.Unlock()
 				}
@@ -179,6 +182,58 @@ func checkAgree(t *testing.T, dir string) (versions map[string]int64, orphans []
 	return versions, orphans
 }
 
+// checkHistories checks, after checkAgree, that every page's history is
+// whole: its entries numbered without a number twice, no content twice
+// in a row (a version written twice), its last entry its file's content,
+// the text of each earlier one kept, the index's entries its file's, and
+// every content acknowledged (acked, by URL) among them.
+func checkHistories(t *testing.T, dir string, acked map[string][]string) {
+	t.Helper()
+	s, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	for _, r := range docRows(t, s) {
+		h, err := s.History(ctx, r.url)
+		if err != nil {
+			t.Errorf("%s: history: %v", r.url, err)
+			continue
+		}
+		if len(h.Unreadable) > 0 {
+			t.Errorf("%s: unreadable history entries %q", r.url, h.Unreadable)
+		}
+		vs := h.Versions
+		if len(vs) == 0 || vs[len(vs)-1].Hash != r.hash {
+			t.Errorf("%s: the history does not end with the file's content", r.url)
+			continue
+		}
+		has := map[string]bool{}
+		for i, v := range vs {
+			has[v.Hash] = true
+			if i > 0 && (v.N <= vs[i-1].N || v.Hash == vs[i-1].Hash) {
+				t.Errorf("%s: entries %d and %d: %+v then %+v", r.url, i, i+1, vs[i-1], v)
+			}
+			if i < len(vs)-1 {
+				if _, err := s.readVersion(v.Hash); err != nil {
+					t.Errorf("%s: version %d's text: %v", r.url, v.N, err)
+				}
+			}
+		}
+		indexed, err := s.indexedVersions(ctx, r.url)
+		if err != nil || len(indexed) != len(vs) {
+			t.Errorf("%s: the index holds %d entries, the file %d (%v)", r.url, len(indexed), len(vs), err)
+		}
+		for _, a := range acked[r.url] {
+			if !has[a] {
+				t.Errorf("%s: an acknowledged version (%.12s) is not in its history", r.url, a)
+			}
+		}
+	}
+	clear(acked)
+}
+
 // TestKillDuringConcurrentPuts kills a child writing with 8 goroutines
 // (batched and not) at random points, then checks that files and index
 // agree, that no snapshot file is left that no row names, and that every
@@ -201,6 +256,7 @@ func TestKillDuringConcurrentPuts(t *testing.T) {
 		for _, batch := range batches {
 			dir := t.TempDir()
 			acked := map[string]int64{}
+			ackedHashes := map[string][]string{}
 			// Several kills into one stash, each on top of the last.
 			for kill := range 3 {
 				cmd := exec.Command(os.Args[0], "-test.run=^$")
@@ -218,11 +274,12 @@ func TestKillDuringConcurrentPuts(t *testing.T) {
 					defer close(done)
 					sc := bufio.NewScanner(stdout)
 					for sc.Scan() {
-						var u string
+						var u, h string
 						var v int64
-						if _, err := fmt.Sscanf(sc.Text(), "ack %s %d", &u, &v); err == nil {
+						if _, err := fmt.Sscanf(sc.Text(), "ack %s %d %s", &u, &v, &h); err == nil {
 							mu.Lock()
 							acked[u] = v
+							ackedHashes[u] = append(ackedHashes[u], h)
 							mu.Unlock()
 						} else {
 							t.Logf("child: %s", sc.Text())
@@ -246,6 +303,7 @@ func TestKillDuringConcurrentPuts(t *testing.T) {
 					}
 				}
 				clear(acked)
+				checkHistories(t, dir, ackedHashes)
 				mu.Unlock()
 				if t.Failed() {
 					return

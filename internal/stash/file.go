@@ -14,6 +14,7 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/frontmatter"
+	"github.com/heedhq/heed/internal/history"
 )
 
 // PathFor is where a URL's snapshot prefers to live in a stash, relative
@@ -183,12 +184,26 @@ type header struct {
 	Notes        []string `yaml:"notes"`
 	Via          []string `yaml:"via"`
 	Rendered     bool     `yaml:"rendered"`
+	Removed      string   `yaml:"removed"`
+	History      []string `yaml:"history"`
 }
 
-// encode writes a snapshot as a Markdown file.
-func encode(s *heed.Snapshot) []byte {
+// page is a snapshot as its file holds it, with the lines of its
+// history.
+type page struct {
+	*heed.Snapshot
+	history []string
+}
+
+// encode writes a snapshot as a Markdown file, its history last in its
+// frontmatter.
+func encode(s *heed.Snapshot, history []string) []byte {
 	var w frontmatter.Writer
 	w.Snapshot(s)
+	if !s.Removed.IsZero() {
+		w.Field("removed", formatTime(s.Removed))
+	}
+	w.Lines("history", history)
 	return []byte(w.Document(s.Markdown))
 }
 
@@ -196,12 +211,24 @@ func encode(s *heed.Snapshot) []byte {
 // through its root: a symbolic link that leads out of the stash is not
 // followed.
 func (s *Stash) readFile(path string) (*heed.Snapshot, error) {
+	p, err := s.readPage(path)
+	if err != nil {
+		return nil, err
+	}
+	return p.Snapshot, nil
+}
+
+// readPage is readFile, with the page's history.
+func (s *Stash) readPage(path string) (*page, error) {
 	data, err := readRegular(s.root, s.rel(path))
 	if err != nil {
 		return nil, fmt.Errorf("stash: %w", err)
 	}
-	return parseFile(path, data)
+	return parsePage(path, data)
 }
+
+// abs is the path of the file at path, relative to the stash.
+func (s *Stash) abs(path string) string { return filepath.Join(s.dir, filepath.FromSlash(path)) }
 
 // openRegular opens the file name within root to read it, if it is a
 // regular file: a named pipe planted in the stash is not waited on, and
@@ -242,18 +269,34 @@ func (s *Stash) rel(path string) string {
 
 // parseFile reads a snapshot from the data of its file at path.
 func parseFile(path string, data []byte) (*heed.Snapshot, error) {
+	p, err := parsePage(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return p.Snapshot, nil
+}
+
+// parsePage is parseFile, with the page's history.
+func parsePage(path string, data []byte) (*page, error) {
 	var h header
 	body, err := frontmatter.Split(data, &h)
 	if err != nil {
 		return nil, fmt.Errorf("stash: %s: %w", path, err)
 	}
+	removed, _ := time.Parse(time.RFC3339, h.Removed)
 	at, _ := time.Parse(time.RFC3339, h.FetchedAt)
 	published, _ := time.Parse(time.RFC3339, h.Published)
 	modified, _ := time.Parse(time.RFC3339, h.Modified)
-	return &heed.Snapshot{
+	snap := &heed.Snapshot{
 		Source: h.Source, URL: h.URL, Title: h.Title, Author: h.Author, Description: h.Description,
 		Published: published, Modified: modified, FetchedAt: at,
 		Tags: h.Tags, Hash: strings.TrimPrefix(h.Hash, "sha256:"), ETag: h.ETag, LastModified: h.LastModified,
-		Notes: h.Notes, Via: h.Via, Rendered: h.Rendered, Markdown: body,
-	}, nil
+		Notes: h.Notes, Via: h.Via, Rendered: h.Rendered, Markdown: body, Removed: removed,
+	}
+	if len(h.History) > 0 {
+		if v, err := history.Decode(h.History[len(h.History)-1]); err == nil {
+			snap.Version = v.N
+		}
+	}
+	return &page{Snapshot: snap, history: h.History}, nil
 }

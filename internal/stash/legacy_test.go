@@ -32,7 +32,7 @@ func legacyShared(t *testing.T) (*Stash, *heed.Snapshot, *heed.Snapshot) {
 	}
 	bb := *b
 	bb.Path = a.Path
-	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(a.Path)), encode(&bb), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(a.Path)), encode(&bb, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := s.Get(ctx, b.URL); err != nil || got.Markdown != "B" {
@@ -165,7 +165,7 @@ func TestUpgradeDropsLostRows(t *testing.T) {
 		t.Fatal(err)
 	}
 	bb := *b
-	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(a.Path)), encode(&bb), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(a.Path)), encode(&bb, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.db.ExecContext(ctx, `UPDATE docs SET path = ? WHERE url = ?`, a.Path, b.URL); err != nil {

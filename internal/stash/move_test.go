@@ -332,7 +332,7 @@ func TestSettleLeavesStaleCopy(t *testing.T) {
 	}
 	stale := *z
 	stale.Markdown = "version one of Z"
-	if err := os.WriteFile(filepath.Join(dir, "docs/e.com/x.md"), encode(&stale), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "docs/e.com/x.md"), encode(&stale, nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	_, release, restore := holdWritesOf("page X", syscall.ENOSPC)
@@ -377,7 +377,7 @@ func TestReindexKeepsNewestCopy(t *testing.T) {
 			if !staleLast {
 				at = "docs/e.com/%23old.md"
 			}
-			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(at)), encode(&stale), 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(at)), encode(&stale, nil), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			if n, err := s.Reindex(ctx); err != nil || n != 1 {

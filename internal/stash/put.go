@@ -15,6 +15,7 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/atomicfile"
+	"github.com/heedhq/heed/internal/history"
 )
 
 // Put stores a snapshot: its file, written atomically, and its index
@@ -24,6 +25,15 @@ import (
 // Markdown is unchanged is not rewritten; Put then only records the new
 // validators and time, and reports changed false.
 func (s *Stash) Put(ctx context.Context, snap *heed.Snapshot) (changed bool, err error) {
+	return s.put(ctx, snap, nil)
+}
+
+// put is Put, or, with rm, MarkRemoved's rewrite of a page's file with a
+// removal in its history. The history the file holds is its old file's
+// with the new entry (history.Record, history.Remove), and the text of
+// the version it replaces is kept (keepVersion) before the file is
+// written.
+func (s *Stash) put(ctx context.Context, snap *heed.Snapshot, rm *removal) (changed bool, err error) {
 	if snap.URL == "" || snap.Source == "" {
 		return false, errors.New("stash: a snapshot needs a URL and a source")
 	}
@@ -41,18 +51,25 @@ retry:
 	if s.closed {
 		return false, errClosed
 	}
-	var oldHash, oldPath, oldState string
-	err = s.queryRow(ctx, `SELECT hash, path, state FROM docs WHERE url = ?`, snap.URL).Scan(&oldHash, &oldPath, &oldState)
+	var oldHash, oldPath, oldState, oldRemoved string
+	var oldVersion int
+	err = s.queryRow(ctx, `SELECT hash, path, state, removed, version FROM docs WHERE url = ?`, snap.URL).Scan(&oldHash, &oldPath, &oldState, &oldRemoved, &oldVersion)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return false, fmt.Errorf("stash: %w", err)
 	}
+	if rm != nil && (oldPath != rm.path || oldRemoved != "") {
+		return false, nil // rewritten meanwhile: removed by another call, or stored anew
+	}
 	var path string
-	if snap.Name != "" {
+	switch {
+	case rm != nil:
+		path = rm.path
+	case snap.Name != "":
 		path, err = NamedPath(snap.Name)
-	} else {
+	default:
 		path, err = PathFor(snap.Source, snap.URL)
 	}
-	if err == nil {
+	if err == nil && rm == nil {
 		path, err = s.claim(ctx, path, snap.URL, oldPath)
 	}
 	if err != nil {
@@ -81,31 +98,55 @@ retry:
 
 	switch {
 	case oldPath == "":
-	case oldHash == snap.Hash && oldPath == path && oldState == "ok":
+	case rm == nil && oldHash == snap.Hash && oldPath == path && oldState == "ok" && oldRemoved == "":
 		_, err := s.exec(ctx, `UPDATE docs SET fetched_at = ?, etag = ?, last_modified = ?, links = ? WHERE url = ?`,
 			formatTime(snap.FetchedAt), snap.ETag, snap.LastModified, joinLinks(snap.Links), snap.URL)
 		if err != nil {
 			return false, writeErr("recording "+path, err)
 		}
+		snap.Version, snap.Change = max(oldVersion, 1), heed.Unchanged
 		return false, nil
 	}
 
+	// The page's history: its old file's, and this version or removal.
+	var prior *page
+	if oldPath != "" {
+		if p, err := s.readPage(s.abs(oldPath)); err == nil && p.URL == snap.URL {
+			prior = p
+		}
+	}
+	past, unreadable := pastOf(prior)
+	var kept []heed.PageVersion
+	keep, keeping := "", false // the text of the version replaced, to keep
+	if rm != nil {
+		var ok bool
+		if kept, _, ok = history.Remove(past, rm.at, rm.why, s.retention); !ok {
+			return false, nil
+		}
+		snap.Change = heed.Removed
+	} else {
+		at := snap.FetchedAt
+		if at.IsZero() {
+			at = time.Now()
+		}
+		v := heed.PageVersion{At: at.UTC().Truncate(time.Second), Hash: snap.Hash, Size: len(snap.Markdown), ETag: snap.ETag, LastModified: snap.LastModified}
+		kept, _, snap.Change = history.Record(past, v, s.retention, time.Now())
+		snap.Removed = time.Time{}
+		if prior != nil && snap.Change != heed.Unchanged && heed.HashOf(prior.Markdown) != snap.Hash {
+			keep, keeping = prior.Markdown, true
+		}
+	}
+	snap.Version = kept[len(kept)-1].N
+	lines := encodeHistory(kept, unreadable)
+
 	// 1. Record the write as pending: 'creating' a file where there is
 	// none, which is written unsynced (writeFile), or 'writing' over one.
-	file := filepath.Join(s.dir, filepath.FromSlash(path))
+	file := s.abs(path)
 	state := "writing"
 	if _, err := s.root.Lstat(s.rel(file)); errors.Is(err, os.ErrNotExist) {
 		state = "creating"
 	}
-	_, err = s.exec(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, links, state, old_path)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT(url) DO UPDATE SET source = excluded.source, path = excluded.path, title = excluded.title,
-			description = excluded.description, fetched_at = excluded.fetched_at, tags = excluded.tags,
-			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified,
-			links = excluded.links, state = excluded.state, old_path = excluded.old_path`,
-		snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
-		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, joinLinks(snap.Links), state, leaving)
-	if err != nil {
+	if err := s.pend(ctx, snap, path, state, leaving, kept); err != nil {
 		return false, writeErr("recording "+path, err)
 	}
 	// 2. Write the file, letting other pages be recorded meanwhile. It is
@@ -126,7 +167,14 @@ retry:
 			}
 			s.idle.Broadcast()
 		}()
-		return s.unlocked(func() error { return writeFile(s.root, s.rel(file), encode(snap), synced) })
+		return s.unlocked(func() error {
+			if keeping {
+				if err := s.keepVersion(keep); err != nil {
+					return err
+				}
+			}
+			return writeFile(s.root, s.rel(file), encode(snap, lines), synced)
+		})
 	}()
 	if err != nil {
 		// The file was not written: the row is made to agree with the
@@ -173,6 +221,36 @@ retry:
 		return false, writeErr("indexing "+path, err)
 	}
 	return true, nil
+}
+
+// pend records a write of snap to path as pending (state 'creating' or
+// 'writing', leaving the file it moves out of), with the page's history
+// vs, in one transaction.
+func (s *Stash) pend(ctx context.Context, snap *heed.Snapshot, path, state, leaving string, vs []heed.PageVersion) error {
+	upsert, err := s.stmt(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, links, state, old_path, removed, version)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(url) DO UPDATE SET source = excluded.source, path = excluded.path, title = excluded.title,
+			description = excluded.description, fetched_at = excluded.fetched_at, tags = excluded.tags,
+			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified,
+			links = excluded.links, state = excluded.state, old_path = excluded.old_path,
+			removed = excluded.removed, version = excluded.version`)
+	if err != nil {
+		return err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.StmtContext(ctx, upsert).ExecContext(ctx, snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
+		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, joinLinks(snap.Links), state, leaving,
+		removedOf(vs), vs[len(vs)-1].N); err != nil {
+		return err
+	}
+	if err := writeVersions(ctx, tx, snap.URL, vs); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // writeFile writes a snapshot's file in place. A file that replaces one

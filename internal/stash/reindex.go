@@ -33,6 +33,9 @@ func (s *Stash) Remove(ctx context.Context, source string) (int, error) {
 	if err := s.settle(ctx); err != nil {
 		return 0, err
 	}
+	if err := s.dropVersions(ctx); err != nil {
+		return int(n), err
+	}
 	// Only the snapshots' files went; what else a person keeps in the
 	// source's folder stays, and only folders left empty are removed.
 	s.removeEmptyDirs(sourceDir(source))
@@ -98,11 +101,11 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO fts(fts) VALUES ('delete-all'); DELETE FROM docs;`); err != nil {
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO fts(fts) VALUES ('delete-all'); DELETE FROM docs; DELETE FROM versions;`); err != nil {
 		return 0, fmt.Errorf("stash: %w", err)
 	}
 	n := 0
-	var bad []string
+	var bad, damaged []string
 	fetched := map[string]time.Time{}
 	err = filepath.WalkDir(s.dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -114,24 +117,27 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 		if d.IsDir() || !strings.HasSuffix(path, ".md") || filepath.Dir(path) == filepath.Clean(s.dir) {
 			return nil // the stash's own files (index.md, log.md) are no snapshots
 		}
-		snap, err := s.readFile(path)
-		if err != nil || snap.URL == "" {
+		pg, err := s.readPage(path)
+		if err != nil || pg.URL == "" {
 			bad = append(bad, path)
 			return nil
 		}
 		// A URL with two files (an older heed's move, cut short, left the
 		// old one) is indexed at its newest, by when it was fetched.
-		at, again := fetched[snap.URL]
-		if again && snap.FetchedAt.Before(at) {
+		at, again := fetched[pg.URL]
+		if again && pg.FetchedAt.Before(at) {
 			return nil
 		}
-		fetched[snap.URL] = snap.FetchedAt
+		fetched[pg.URL] = pg.FetchedAt
 		rel, _ := filepath.Rel(s.dir, path)
-		if err := s.restore(ctx, snap, filepath.ToSlash(rel), synced); err != nil {
+		if _, unreadable := pastOf(pg); len(unreadable) > 0 {
+			damaged = append(damaged, filepath.ToSlash(rel))
+		}
+		if err := s.restore(ctx, pg, filepath.ToSlash(rel), synced); err != nil {
 			return err
 		}
-		if l := links[snap.URL]; l != "" {
-			if _, err := s.db.ExecContext(ctx, `UPDATE docs SET links = ? WHERE url = ?`, l, snap.URL); err != nil {
+		if l := links[pg.URL]; l != "" {
+			if _, err := s.db.ExecContext(ctx, `UPDATE docs SET links = ? WHERE url = ?`, l, pg.URL); err != nil {
 				return fmt.Errorf("stash: %w", err)
 			}
 		}
@@ -146,14 +152,26 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	if err := s.Optimize(ctx); err != nil {
 		return n, err
 	}
+	if err := s.dropVersions(ctx); err != nil {
+		return n, err
+	}
 	s.root.Remove(reindexMarker)
+	var errs []error
+	switch len(damaged) {
+	case 0:
+	case 1:
+		errs = append(errs, fmt.Errorf("%w: %s (heed history shows them)", ErrDamagedHistory, damaged[0]))
+	default:
+		errs = append(errs, fmt.Errorf("%w: %d files, such as %s (heed history shows them)", ErrDamagedHistory, len(damaged), damaged[0]))
+	}
 	if len(bad) > 0 {
 		if len(bad) == 1 {
-			return n, fmt.Errorf("%w: 1 file was skipped: %s", errNotSnapshots, bad[0])
+			errs = append(errs, fmt.Errorf("%w: 1 file was skipped: %s", errNotSnapshots, bad[0]))
+		} else {
+			errs = append(errs, fmt.Errorf("%w: %d files were skipped, such as %s", errNotSnapshots, len(bad), bad[0]))
 		}
-		return n, fmt.Errorf("%w: %d files were skipped, such as %s", errNotSnapshots, len(bad), bad[0])
 	}
-	return n, nil
+	return n, errors.Join(errs...)
 }
 
 // allLinks returns the links the index holds, by URL.
@@ -173,6 +191,11 @@ func (s *Stash) allLinks(ctx context.Context) (map[string]string, error) {
 	}
 	return out, rows.Err()
 }
+
+// ErrDamagedHistory is wrapped by Reindex's error when the histories of
+// some snapshots hold entries that cannot be read: they are kept, as
+// they are, and the snapshots indexed with the entries that can.
+var ErrDamagedHistory = errors.New("stash: reindex: some histories hold entries that cannot be read")
 
 // errNotSnapshots is wrapped by Reindex's error when some Markdown files
 // of the stash are not snapshots (a person's own notes, say).

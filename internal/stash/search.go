@@ -38,12 +38,12 @@ func (s *Stash) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 			SELECT d.id, d.url, d.title, d.source, d.path, top.rank
 			FROM (SELECT rowid, rank FROM fts WHERE fts MATCH ? ORDER BY rank LIMIT ?) AS top
 			JOIN docs d ON d.rowid = top.rowid
-			WHERE d.state = 'ok' ORDER BY top.rank`, match, q.Limit)
+			WHERE d.state = 'ok' `+s.present(q)+` ORDER BY top.rank`, match, q.Limit)
 	} else {
 		rows, err = s.db.QueryContext(ctx, `
 			SELECT d.id, d.url, d.title, d.source, d.path, fts.rank
 			FROM fts JOIN docs d ON d.rowid = fts.rowid
-			WHERE fts MATCH ? AND d.state = 'ok' AND d.source = ?
+			WHERE fts MATCH ? AND d.state = 'ok' AND d.source = ? `+s.present(q)+`
 			ORDER BY fts.rank LIMIT ?`, match, q.Source, q.Limit)
 	}
 	if err != nil {
@@ -69,6 +69,15 @@ func (s *Stash) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 		out[i].Snippet, out[i].Matches, out[i].Page = mdtext.SnippetPage(s.bodyOf(out[i].Path, out[i].URL), terms)
 	}
 	return out, nil
+}
+
+// present is the condition that leaves removed pages out of a search,
+// unless it asks for them.
+func (s *Stash) present(q heed.Query) string {
+	if q.Removed || !s.histories {
+		return ""
+	}
+	return "AND d.removed = ''"
 }
 
 // maxSnippetRead is how much of a snapshot's file search reads for its

@@ -77,14 +77,18 @@ func (s *Stash) settleRow(ctx context.Context, p pending) error {
 		}
 		return s.drop(ctx, p.url)
 	}
-	snap, err := s.readFile(file)
+	pg, err := s.readPage(file)
+	var snap *heed.Snapshot
+	if err == nil {
+		snap = pg.Snapshot
+	}
 	if p.state == "creating" && s.torn(file, snap, err, p.url) {
 		// A crash of the system left a part of a new file (writeFile):
 		// it was never written.
 		if err := s.root.Remove(s.rel(file)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("stash: %w", err)
 		}
-		snap, err = nil, os.ErrNotExist
+		snap, pg, err = nil, nil, os.ErrNotExist
 	}
 	if err == nil && snap.URL == p.url {
 		if p.oldPath != "" {
@@ -98,10 +102,10 @@ func (s *Stash) settleRow(ctx context.Context, p pending) error {
 				return err
 			}
 		}
-		return s.restore(ctx, snap, p.path, false)
+		return s.restore(ctx, pg, p.path, false)
 	}
 	if p.oldPath != "" {
-		if old, err := s.readFile(filepath.Join(s.dir, filepath.FromSlash(p.oldPath))); err == nil && old.URL == p.url {
+		if old, err := s.readPage(filepath.Join(s.dir, filepath.FromSlash(p.oldPath))); err == nil && old.URL == p.url {
 			// The move never reached its new file: the page stays at its
 			// old one, as its old file has it. The links the row holds are
 			// the new version's: they are forgotten, so that a re-crawl
@@ -125,7 +129,7 @@ func (s *Stash) settleRow(ctx context.Context, p pending) error {
 		var one int
 		switch err := s.db.QueryRowContext(ctx, `SELECT 1 FROM docs WHERE url = ?`, snap.URL).Scan(&one); {
 		case errors.Is(err, sql.ErrNoRows):
-			return s.restore(ctx, snap, p.path, false)
+			return s.restore(ctx, pg, p.path, false)
 		case err != nil:
 			return fmt.Errorf("stash: %w", err)
 		}
@@ -149,15 +153,29 @@ func (s *Stash) torn(file string, snap *heed.Snapshot, err error, url string) bo
 // restore indexes a snapshot read from its file, synced first unless
 // synced says it is: a process killed before its batch's sync leaves
 // files whole to read, which a crash of the system could still lose.
-func (s *Stash) restore(ctx context.Context, snap *heed.Snapshot, path string, synced bool) error {
+func (s *Stash) restore(ctx context.Context, p *page, path string, synced bool) error {
+	snap := p.Snapshot
 	snap.ID, snap.Path = heed.IDOf(snap.URL), path
-	_, err := s.db.ExecContext(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, state)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'writing')
+	vs, _ := pastOf(p)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	defer tx.Rollback()
+	_, err = tx.ExecContext(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, state, removed, version)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'writing', ?, ?)
 		ON CONFLICT(url) DO UPDATE SET source = excluded.source, path = excluded.path, title = excluded.title,
 			description = excluded.description, fetched_at = excluded.fetched_at, tags = excluded.tags,
-			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified, state = 'writing', old_path = ''`,
+			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified, state = 'writing', old_path = '',
+			removed = excluded.removed, version = excluded.version`,
 		snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
-		strings.Join(snap.Tags, ","), heed.HashOf(snap.Markdown), snap.ETag, snap.LastModified)
+		strings.Join(snap.Tags, ","), heed.HashOf(snap.Markdown), snap.ETag, snap.LastModified, removedOf(vs), vs[len(vs)-1].N)
+	if err == nil {
+		err = writeVersions(ctx, tx, snap.URL, vs)
+	}
+	if err == nil {
+		err = tx.Commit()
+	}
 	if err != nil {
 		return fmt.Errorf("stash: %w", err)
 	}
@@ -179,7 +197,7 @@ func (s *Stash) drop(ctx context.Context, url string) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM fts WHERE rowid = (SELECT rowid FROM docs WHERE url = ?)`, url); err != nil {
 		return fmt.Errorf("stash: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE url = ?`, url); err != nil {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM docs WHERE url = ?; DELETE FROM versions WHERE url = ?`, url, url); err != nil {
 		return fmt.Errorf("stash: %w", err)
 	}
 	return tx.Commit()

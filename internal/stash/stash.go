@@ -16,6 +16,7 @@ import (
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/atomicfile"
+	"github.com/heedhq/heed/internal/history"
 )
 
 // Stash is a stash directory and its index. It is safe for concurrent
@@ -37,6 +38,11 @@ type Stash struct {
 	// moves says whether the index has the column old_path: a reader of
 	// a stash that no writer has upgraded yet goes without it.
 	moves bool
+	// histories says whether the index has the table versions and the
+	// columns removed and version (indexHistory).
+	histories bool
+	// retention is how much of each page's history Put keeps.
+	retention history.Retention
 
 	// pending is how many rows were pending when a reader opened the
 	// stash (OpenRead).
@@ -85,11 +91,13 @@ CREATE TABLE IF NOT EXISTS docs (
 	last_modified TEXT NOT NULL DEFAULT '',
 	links TEXT NOT NULL DEFAULT '', -- newline-separated: crawl state
 	state TEXT NOT NULL DEFAULT 'ok', -- ok, creating, writing, removing
-	old_path TEXT NOT NULL DEFAULT '' -- while a move is pending: the file the page leaves
+	old_path TEXT NOT NULL DEFAULT '', -- while a move is pending: the file the page leaves
+	removed TEXT NOT NULL DEFAULT '', -- when the page was found gone
+	version INTEGER NOT NULL DEFAULT 0 -- the number of its history's last entry
 );
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
 CREATE INDEX IF NOT EXISTS docs_path_nocase ON docs(path COLLATE NOCASE);
-` + ftsSchema
+` + historySchema + ftsSchema
 
 // ftsSchema is the full-text index: contentless, as the text is in the
 // snapshots' files, and search reads it from there for snippets.
@@ -163,6 +171,10 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 			s.Close()
 			return nil, err
 		}
+		if err := s.indexHistory(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
 		// Writes and removals cut short are settled next: an upgrade
 		// reads the rows as they are.
 		pending, err := s.settleCount(ctx)
@@ -184,7 +196,7 @@ func Open(ctx context.Context, dir string) (*Stash, error) {
 		}
 		if _, err := root.Stat(reindexMarker); err == nil {
 			// A reindex was interrupted: finish it.
-			if _, err := s.Reindex(ctx); err != nil && !errors.Is(err, errNotSnapshots) {
+			if _, err := s.Reindex(ctx); err != nil && !errors.Is(err, errNotSnapshots) && !errors.Is(err, ErrDamagedHistory) {
 				s.Close()
 				return nil, err
 			}
@@ -274,7 +286,11 @@ func hasTables(ctx context.Context, db *sql.DB) (bool, error) {
 func newStash(ctx context.Context, dir string, db *sql.DB, root *os.Root) (*Stash, error) {
 	s := &Stash{dir: dir, db: db, root: root, writing: map[string]bool{}}
 	s.idle = sync.NewCond(&s.mu)
-	if err := db.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('docs') WHERE name = 'old_path'`).Scan(&s.moves); err != nil {
+	err := db.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('docs') WHERE name = 'old_path'`).Scan(&s.moves)
+	if err == nil {
+		err = db.QueryRowContext(ctx, `SELECT count(*) > 0 FROM pragma_table_info('docs') WHERE name = 'removed'`).Scan(&s.histories)
+	}
+	if err != nil {
 		db.Close()
 		root.Close()
 		return nil, fmt.Errorf("stash: index: %w", err)

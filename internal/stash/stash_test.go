@@ -237,7 +237,7 @@ func TestInterruptedWrites(t *testing.T) {
 	s.db.Exec(`UPDATE docs SET state = 'writing', hash = 'new', title = 'Never written' WHERE url = 'https://e.com/p0'`)
 	// p1: crash after the file was written, before the index settled.
 	newer := snap("https://e.com/p1", "Page 1, edited", "Body 1 edited about currents.")
-	os.WriteFile(filepath.Join(dir, "docs/e.com/p1.md"), encode(newer), 0o644)
+	os.WriteFile(filepath.Join(dir, "docs/e.com/p1.md"), encode(newer, nil), 0o644)
 	s.db.Exec(`UPDATE docs SET state = 'writing' WHERE url = 'https://e.com/p1'`)
 	// p2: crash in the middle of removing it.
 	s.db.Exec(`UPDATE docs SET state = 'removing' WHERE url = 'https://e.com/p2'`)

@@ -22,7 +22,7 @@ func TestLinksOutOfTheStash(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A snapshot's file, outside: reading it through a link would show it.
-	if err := os.WriteFile(secret, encode(snap("https://docs.example.com/secret", "Secret", "what lies outside")), 0o644); err != nil {
+	if err := os.WriteFile(secret, encode(snap("https://docs.example.com/secret", "Secret", "what lies outside"), nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s := open(t, dir)

@@ -1,0 +1,387 @@
+package stash
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/atomicfile"
+	"github.com/heedhq/heed/internal/history"
+)
+
+// A page's history lives in its file: the frontmatter's history lists
+// its versions, oldest first, one line each (history.Encode), its current
+// one last. A file is replaced whole, so the history and the text it
+// ends with are never apart. The text of a version that is replaced is
+// kept once per content, under .heed/versions/ by its hash, written and
+// synced before the file that replaces it. The index's table versions
+// holds each page's entries as its file does, to ask across pages
+// (Changes); a reindex rebuilds it from the files.
+
+// versionsDir is where the texts of past versions are kept.
+const versionsDir = ".heed/versions"
+
+// historySchema is the index's part for histories. docs.removed is when
+// a page was found gone ("" while it is there), docs.version the number
+// of its current entry.
+const historySchema = `
+CREATE TABLE IF NOT EXISTS versions (
+	url TEXT NOT NULL,
+	n INTEGER NOT NULL,
+	at TEXT NOT NULL,
+	hash TEXT NOT NULL DEFAULT '',
+	size INTEGER NOT NULL DEFAULT 0,
+	etag TEXT NOT NULL DEFAULT '',
+	last_modified TEXT NOT NULL DEFAULT '',
+	removed TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (url, n)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS versions_at ON versions(at);
+CREATE INDEX IF NOT EXISTS versions_hash ON versions(hash);
+`
+
+// indexHistory gives the index of a stash from before histories its
+// table versions and the columns removed and version. A page stored
+// before has no entry: its history begins with its file's version, when
+// it is next stored or read (pastOf).
+func (s *Stash) indexHistory(ctx context.Context) error {
+	if s.histories {
+		return nil
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `ALTER TABLE docs ADD COLUMN removed TEXT NOT NULL DEFAULT '';
+		ALTER TABLE docs ADD COLUMN version INTEGER NOT NULL DEFAULT 0;`+historySchema); err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("stash: upgrade: %w", err)
+	}
+	s.histories = true
+	return nil
+}
+
+// SetRetention sets how much of each page's history the stash keeps
+// (history.Retention; the zero value is its default).
+func (s *Stash) SetRetention(r history.Retention) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.retention = r
+}
+
+// pastOf is the history of a page from its file p (nil if it has
+// none): its entries, and the lines of it that cannot be read, kept as
+// they are. A file written before histories is its first version.
+func pastOf(p *page) (vs []heed.PageVersion, unreadable []string) {
+	if p == nil {
+		return nil, nil
+	}
+	vs, unreadable = history.DecodeAll(p.history)
+	if len(vs) == 0 && len(p.history) == 0 {
+		vs = []heed.PageVersion{{N: 1, At: p.FetchedAt.UTC(), Hash: heed.HashOf(p.Markdown), Size: len(p.Markdown), ETag: p.ETag, LastModified: p.LastModified}}
+	}
+	return vs, unreadable
+}
+
+// encodeHistory is the lines of a file's history: those that cannot be
+// read first, as they were, then the entries.
+func encodeHistory(vs []heed.PageVersion, unreadable []string) []string {
+	lines := append([]string(nil), unreadable...)
+	for _, v := range vs {
+		lines = append(lines, history.Encode(v))
+	}
+	return lines
+}
+
+// versionFile is the name, in the stash, of the kept text of hash.
+func versionFile(hash string) string {
+	return path.Join(versionsDir, hash[:2], hash+".md")
+}
+
+// keepVersion keeps text, a version being replaced, under its hash,
+// written and synced before its replacement is written: once per
+// content, however many versions or pages have it.
+func (s *Stash) keepVersion(text string) error {
+	name := versionFile(heed.HashOf(text))
+	if fi, err := s.root.Lstat(name); err == nil && fi.Mode().IsRegular() {
+		return nil
+	}
+	if err := s.root.MkdirAll(path.Dir(name), 0o755); err != nil {
+		return writeErr("keeping a version", s.throughLink(path.Dir(name), err))
+	}
+	if err := atomicfile.WriteUnsyncedDirIn(s.root, name, []byte(text)); err != nil {
+		return writeErr("keeping a version", err)
+	}
+	return nil
+}
+
+// readVersion is the kept text of hash, checked against it.
+func (s *Stash) readVersion(hash string) (string, error) {
+	if !history.IsHash(hash) {
+		return "", fmt.Errorf("%w: %q is no content hash", heed.ErrNotFound, hash)
+	}
+	data, err := readRegular(s.root, versionFile(hash))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", heed.ErrNotFound
+	}
+	if err != nil {
+		return "", fmt.Errorf("stash: %w", err)
+	}
+	if heed.HashOf(string(data)) != hash {
+		return "", fmt.Errorf("stash: the kept text %s is damaged: its content does not have its hash", versionFile(hash))
+	}
+	return string(data), nil
+}
+
+// writeVersions records a page's entries in the index, as its file holds
+// them, in tx.
+func writeVersions(ctx context.Context, tx *sql.Tx, url string, vs []heed.PageVersion) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM versions WHERE url = ?`, url); err != nil {
+		return err
+	}
+	for _, v := range vs {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO versions (url, n, at, hash, size, etag, last_modified, removed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			url, v.N, formatTime(v.At), v.Hash, v.Size, v.ETag, v.LastModified, v.Removed); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removedOf is docs.removed of a page with history vs.
+func removedOf(vs []heed.PageVersion) string {
+	if len(vs) > 0 && vs[len(vs)-1].Removed != "" {
+		return formatTime(vs[len(vs)-1].At)
+	}
+	return ""
+}
+
+// MarkRemoved records that the source's page at url was found gone at a
+// time, and why: a removal added to its history, its file rewritten with
+// it (it keeps the page's last text), and the page left out of search.
+func (s *Stash) MarkRemoved(ctx context.Context, source, url string, at time.Time, why string) (bool, error) {
+	if !s.writer {
+		return false, heed.ErrBusy
+	}
+	p, err := s.current(ctx, url)
+	if err != nil || p == nil || p.Source != source || !p.Removed.IsZero() {
+		return false, err
+	}
+	p.Removed = at.UTC().Truncate(time.Second)
+	snap := p.Snapshot
+	snap.Name = "" // the file it has
+	return s.put(ctx, snap, &removal{at: p.Removed, why: why, path: p.Path})
+}
+
+// removal is what MarkRemoved asks of put: a removal entry, at the
+// page's file as it is.
+type removal struct {
+	at   time.Time
+	why  string
+	path string
+}
+
+// current is the page at url as its file has it, or nil.
+func (s *Stash) current(ctx context.Context, urlOrID string) (*page, error) {
+	var url, p string
+	err := s.db.QueryRowContext(ctx, `SELECT url, path FROM docs WHERE (url = ? OR id = ?) AND state != 'removing'`, urlOrID, urlOrID).Scan(&url, &p)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("stash: %w", err)
+	}
+	pg, err := s.readPage(s.abs(p))
+	if err != nil || pg.URL != url {
+		return nil, err
+	}
+	pg.Path = p
+	return pg, nil
+}
+
+// Present are the URLs of the source's pages that are not removed.
+func (s *Stash) Present(ctx context.Context, source string) ([]string, error) {
+	q := `SELECT url FROM docs WHERE source = ? AND state != 'removing' ORDER BY url`
+	if s.histories {
+		q = `SELECT url FROM docs WHERE source = ? AND state != 'removing' AND removed = '' ORDER BY url`
+	}
+	rows, err := s.db.QueryContext(ctx, q, source)
+	if err != nil {
+		return nil, fmt.Errorf("stash: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return nil, fmt.Errorf("stash: %w", err)
+		}
+		out = append(out, u)
+	}
+	return out, rows.Err()
+}
+
+// History is a page's versions, read from its file; lines of its history
+// that cannot be read are returned as they are (Unreadable).
+func (s *Stash) History(ctx context.Context, urlOrID string) (*heed.History, error) {
+	p, err := s.current(ctx, urlOrID)
+	if err != nil {
+		return nil, err
+	}
+	if p == nil {
+		return nil, fmt.Errorf("%w: %s", heed.ErrNotFound, urlOrID)
+	}
+	vs, bad := pastOf(p)
+	return &heed.History{ID: heed.IDOf(p.URL), URL: p.URL, Source: p.Source, Title: p.Title, Versions: vs, Unreadable: bad}, nil
+}
+
+// VersionText is the Markdown of a page's version n: its file's, for
+// its current content, else the kept text of its hash.
+func (s *Stash) VersionText(ctx context.Context, urlOrID string, n int) (string, error) {
+	p, err := s.current(ctx, urlOrID)
+	if err != nil {
+		return "", err
+	}
+	if p == nil {
+		return "", fmt.Errorf("%w: %s", heed.ErrNotFound, urlOrID)
+	}
+	vs, _ := pastOf(p)
+	v, ok := history.Find(vs, n)
+	if !ok || v.Removed != "" {
+		return "", fmt.Errorf("%w: %s has no version %d", heed.ErrNotFound, p.URL, n)
+	}
+	if v.Hash == heed.HashOf(p.Markdown) {
+		return p.Markdown, nil
+	}
+	text, err := s.readVersion(v.Hash)
+	if errors.Is(err, heed.ErrNotFound) {
+		return "", fmt.Errorf("%w: the text of version %d of %s is not kept", heed.ErrNotFound, n, p.URL)
+	}
+	return text, err
+}
+
+// changesBatch is how many pages Changes asks the index of at a time.
+const changesBatch = 500
+
+// Changes are the pages that became new, changed or removed since a
+// time, by URL: the index finds those with an entry since, and each
+// page's entries say what became of it (history.ChangeOf).
+func (s *Stash) Changes(ctx context.Context, q heed.ChangesQuery) ([]heed.PageChange, error) {
+	if !s.histories {
+		return nil, nil // a stash no heed with histories has written
+	}
+	var out []heed.PageChange
+	after := q.After
+	for {
+		rows, err := s.db.QueryContext(ctx, `SELECT d.url, d.id, d.source, d.title FROM docs d
+			WHERE d.url > ? AND (? = '' OR d.source = ?) AND d.state != 'removing'
+			AND EXISTS (SELECT 1 FROM versions v WHERE v.url = d.url AND v.at > ?)
+			ORDER BY d.url LIMIT ?`, after, q.Source, q.Source, formatTime(q.Since), changesBatch)
+		if err != nil {
+			return nil, fmt.Errorf("stash: %w", err)
+		}
+		var hs []*heed.History
+		for rows.Next() {
+			h := &heed.History{}
+			if err := rows.Scan(&h.URL, &h.ID, &h.Source, &h.Title); err != nil {
+				rows.Close()
+				return nil, fmt.Errorf("stash: %w", err)
+			}
+			hs = append(hs, h)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, fmt.Errorf("stash: %w", err)
+		}
+		for _, h := range hs {
+			vs, err := s.indexedVersions(ctx, h.URL)
+			if err != nil {
+				return nil, err
+			}
+			h.Versions = vs
+			if c, ok := history.ChangeOf(h, q.Since); ok {
+				out = append(out, c)
+				if q.Limit > 0 && len(out) == q.Limit {
+					return out, nil
+				}
+			}
+		}
+		if len(hs) < changesBatch {
+			return out, nil
+		}
+		after = hs[len(hs)-1].URL
+	}
+}
+
+// indexedVersions are a page's entries as the index holds them.
+func (s *Stash) indexedVersions(ctx context.Context, url string) ([]heed.PageVersion, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT n, at, hash, size, etag, last_modified, removed FROM versions WHERE url = ? ORDER BY n`, url)
+	if err != nil {
+		return nil, fmt.Errorf("stash: %w", err)
+	}
+	defer rows.Close()
+	var vs []heed.PageVersion
+	for rows.Next() {
+		var v heed.PageVersion
+		var at string
+		if err := rows.Scan(&v.N, &at, &v.Hash, &v.Size, &v.ETag, &v.LastModified, &v.Removed); err != nil {
+			return nil, fmt.Errorf("stash: %w", err)
+		}
+		v.At = parseTime(at)
+		vs = append(vs, v)
+	}
+	return vs, rows.Err()
+}
+
+// dropVersions removes the kept texts that no entry of the index names,
+// nor any page's current content: those the retention let go, and those
+// of pages removed from the stash. It runs alone, no write under way.
+func (s *Stash) dropVersions(ctx context.Context) error {
+	if !s.histories {
+		return nil
+	}
+	dirs, err := fs.ReadDir(s.root.FS(), versionsDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("stash: %w", err)
+	}
+	for _, d := range dirs {
+		if !d.IsDir() {
+			continue
+		}
+		files, err := fs.ReadDir(s.root.FS(), path.Join(versionsDir, d.Name()))
+		if err != nil {
+			continue
+		}
+		for _, f := range files {
+			hash, ok := strings.CutSuffix(f.Name(), ".md")
+			if !ok || !history.IsHash(hash) {
+				continue // not heed's: left alone
+			}
+			var one int
+			err := s.db.QueryRowContext(ctx, `SELECT 1 FROM versions WHERE hash = ? LIMIT 1`, hash).Scan(&one)
+			if errors.Is(err, sql.ErrNoRows) {
+				if rerr := s.root.Remove(path.Join(versionsDir, d.Name(), f.Name())); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
+					return fmt.Errorf("stash: %w", rerr)
+				}
+				continue
+			}
+			if err != nil {
+				return fmt.Errorf("stash: %w", err)
+			}
+		}
+	}
+	return nil
+}
