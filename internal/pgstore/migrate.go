@@ -177,6 +177,39 @@ var migrations = []string{
 		ADD COLUMN author    text NOT NULL DEFAULT '',
 		ADD COLUMN published timestamptz,
 		ADD COLUMN modified  timestamptz;`,
+	// 10: every version of a page kept. heed_history is each page's
+	// versions and removals, numbered from 1 (its last entry is where it
+	// stands); heed_content the Markdown of the versions a page no longer
+	// has, each distinct text once, whatever number of versions or pages
+	// have it: a page's current text stays in its snapshot's row, which
+	// search reads, and is copied here only as it is replaced. A
+	// snapshot's removed is when it was found gone, and version the
+	// number of its content. The snapshots of a database before this
+	// version start their history with one entry of their row, found at
+	// their fetch; the columns added with a default rewrite no row.
+	`CREATE TABLE heed_content (
+		hash     text PRIMARY KEY,
+		markdown text NOT NULL
+	);
+	CREATE TABLE heed_history (
+		url           text NOT NULL REFERENCES heed_snapshot (url) ON DELETE CASCADE,
+		n             integer NOT NULL CHECK (n > 0),
+		at            timestamptz NOT NULL,
+		hash          text NOT NULL DEFAULT '',
+		size          integer NOT NULL DEFAULT 0,
+		etag          text NOT NULL DEFAULT '',
+		last_modified text NOT NULL DEFAULT '',
+		removed       text NOT NULL DEFAULT '',
+		PRIMARY KEY (url, n)
+	);
+	CREATE INDEX heed_history_hash ON heed_history (hash);
+	CREATE INDEX heed_history_at ON heed_history (at);
+	ALTER TABLE heed_snapshot
+		ADD COLUMN removed timestamptz,
+		ADD COLUMN version integer NOT NULL DEFAULT 1;
+	ALTER TABLE heed_snapshot ALTER COLUMN version SET DEFAULT 0;
+	INSERT INTO heed_history (url, n, at, hash, size, etag, last_modified)
+		SELECT url, 1, fetched_at, hash, octet_length(markdown), etag, last_modified FROM heed_snapshot;`,
 }
 
 // Version is the heed schema version this build knows.

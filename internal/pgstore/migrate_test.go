@@ -333,3 +333,80 @@ func TestMigrateCrawlRecords(t *testing.T) {
 		t.Error("a crawl took a state heed does not know")
 	}
 }
+
+// A database of version 9 migrated forward: each snapshot's history
+// starts with one entry of its row (found at its fetch, its hash, size
+// and validators), its content version 1, not removed; and no row is
+// rewritten for it (a snapshot's row keeps its place).
+func TestMigrateHistory(t *testing.T) {
+	url := database(t)
+	ctx := context.Background()
+	Version = 9
+	_, err := Migrate(ctx, url)
+	Version = len(migrations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	at := time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC)
+	const md = "# Café\n\nThe menu.\n"
+	if _, err := conn.Exec(ctx, `
+		INSERT INTO heed_snapshot (url, id, source, fetched_at, hash, etag, last_modified, markdown) VALUES
+			('https://a.test/menu', 'a1', 'a', $1, 'h1', '"e1"', 'Sun, 01 Mar 2026 09:00:00 GMT', $2),
+			('https://b.test/', 'b1', 'b', $1 + interval '1 hour', 'h2', '', '', '')`, at, md); err != nil {
+		t.Fatal(err)
+	}
+	place := func() map[string]string {
+		rows, err := conn.Query(ctx, `SELECT url, ctid::text FROM heed_snapshot`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for rows.Next() {
+			var u, c string
+			if err := rows.Scan(&u, &c); err != nil {
+				t.Fatal(err)
+			}
+			m[u] = c
+		}
+		return m
+	}
+	before := place()
+	if res, err := Migrate(ctx, url); err != nil || res.From != 9 || res.To != Version {
+		t.Fatalf("migrated forward: %+v, %v", res, err)
+	}
+	if after := place(); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Errorf("rows rewritten: %v, then %v", before, after)
+	}
+	rows, err := conn.Query(ctx, `
+		SELECT h.url, h.n, h.at, h.hash, h.size, h.etag, h.last_modified, h.removed, s.version, s.removed IS NULL
+		FROM heed_history h JOIN heed_snapshot s USING (url) ORDER BY h.url, h.n`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var u, hash, etag, lm, removed string
+		var n, size, version int
+		var hat time.Time
+		var present bool
+		if err := rows.Scan(&u, &n, &hat, &hash, &size, &etag, &lm, &removed, &version, &present); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s %d %s %s %d %s %q %q v%d %v", u, n, hat.UTC().Format(time.RFC3339), hash, size, etag, lm, removed, version, present))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		fmt.Sprintf(`https://a.test/menu 1 2026-03-01T09:30:00Z h1 %d "e1" "Sun, 01 Mar 2026 09:00:00 GMT" "" v1 true`, len(md)),
+		`https://b.test/ 1 2026-03-01T10:30:00Z h2 0  "" "" v1 true`,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("history after the migration:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
