@@ -25,6 +25,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawlopt"
+	"github.com/heedhq/heed/internal/history"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/pgtest"
 	"github.com/heedhq/heed/internal/team"
@@ -150,7 +151,7 @@ func BenchmarkTeamSearch(b *testing.B) {
 			for j := i; j < i+1000; j++ {
 				snap := &heed.Snapshot{Source: fmt.Sprintf("s%d", j%20), URL: fmt.Sprintf("https://site%d.example/page/%d", j%20, j),
 					Title: text(5), FetchedAt: time.Now(), Markdown: "# " + text(5) + "\n\n" + text(400)}
-				if _, err := pgstore.PutIn(ctx, tx, snap); err != nil {
+				if _, err := pgstore.PutIn(ctx, tx, snap, history.Retention{}); err != nil {
 					return err
 				}
 			}

@@ -3,7 +3,9 @@
 // under an advisory lock, and refuses a database whose heed schema is
 // newer than it knows. Errors never carry the database
 // URL's password (Redact). A search's snippets are the stash's
-// (internal/mdtext).
+// (internal/mdtext). Each page's history is decided as every store
+// decides it (internal/history), under the page's row lock, so that any
+// number of workers may put one page at once.
 //
 // It may not import internal/stash, internal/crawl, internal/team,
 // internal/ingest, internal/cli or internal/mcp: it is a store, beneath

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/pgtest"
 )
 
@@ -408,5 +409,30 @@ func TestMigrateHistory(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("history after the migration:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// The store reads it as any history: its first version's text is
+	// the row's, kept when a Put replaces it.
+	st, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const u = "https://a.test/menu"
+	if h, err := st.History(ctx, u); err != nil || len(h.Versions) != 1 || !h.Versions[0].At.Equal(at) {
+		t.Fatalf("History: %+v, %v", h, err)
+	}
+	if text, err := st.VersionText(ctx, u, 1); err != nil || text != md {
+		t.Errorf("VersionText(1) = %q, %v", text, err)
+	}
+	if got, err := st.Get(ctx, u); err != nil || got.Version != 1 || !got.Removed.IsZero() {
+		t.Errorf("Get: %+v, %v", got, err)
+	}
+	snap := &heed.Snapshot{Source: "a", URL: u, FetchedAt: at.AddDate(0, 0, 1), Markdown: "# Café\n\nA new menu.\n"}
+	if _, err := st.Put(ctx, snap); err != nil || snap.Version != 2 || snap.Change != heed.Changed {
+		t.Fatalf("Put: version %d, %q, %v; want 2, changed", snap.Version, snap.Change, err)
+	}
+	if text, err := st.VersionText(ctx, u, 1); err != nil || text != md {
+		t.Errorf("VersionText(1) after a Put = %q, %v", text, err)
 	}
 }

@@ -15,16 +15,23 @@ import (
 	"github.com/riverqueue/river/rivermigrate"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/history"
 	"github.com/heedhq/heed/internal/mdtext"
 )
 
 // Store keeps snapshots as rows of a team's database, for every worker
-// and reader at once: a crawl's store (Put, Touch, Links, Validators,
-// HasValidators, Hash), and the stash's reads (Get, List, Sources,
-// Search, Remove). Writes are upserts by URL, so that a write repeated
-// (a job run again after its worker died) changes nothing. It is safe
+// and reader at once: a crawl's store (Put, MarkRemoved, Present, Touch,
+// Links, Validators, HasValidators, Hash), the stash's reads (Get, List,
+// Sources, Search, Remove), and each page's history (History,
+// VersionText, Changes). Writes are by URL, under the page's row lock,
+// so that a write repeated (a job run again after its worker died)
+// changes nothing: the same content again is no new version. It is safe
 // for concurrent use.
 type Store struct {
+	// Retention is how much of each page's history the store keeps; the
+	// zero value keeps history's defaults.
+	Retention history.Retention
+
 	pool *pgxpool.Pool
 	url  string
 }
@@ -105,7 +112,7 @@ func (s *Store) AppendLog(entry string) error {
 
 // Optimize updates the planner's statistics after many writes.
 func (s *Store) Optimize(ctx context.Context) error {
-	_, err := s.pool.Exec(ctx, `ANALYZE heed_snapshot`)
+	_, err := s.pool.Exec(ctx, `ANALYZE heed_snapshot, heed_history, heed_content`)
 	return s.fail(err)
 }
 
@@ -119,70 +126,37 @@ func (s *Store) fail(err error) error {
 	return Redact(s.url, fmt.Errorf("pgstore: %w", err))
 }
 
-// Put stores a snapshot, its ID and hash set. Unchanged content (the
-// same hash and source) is not rewritten: its fetch time, validators and
-// links are, and changed is false.
+// Put stores a snapshot, its ID and hash set, and records its content
+// as a version of its page (PutIn), in one transaction: a crash leaves
+// the page as it was, or replaced with its old version kept. Unchanged
+// content (the same hash and source) is not rewritten: its fetch time,
+// validators and links are, and changed is false.
 func (s *Store) Put(ctx context.Context, snap *heed.Snapshot) (bool, error) {
-	changed, err := PutIn(ctx, s.pool, snap)
+	var changed bool
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		changed, err = PutIn(ctx, tx, snap, s.Retention)
+		return err
+	})
 	return changed, s.fail(err)
 }
 
-// Execer runs a statement: a pool, a connection or a transaction.
-type Execer interface {
-	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+// inTx runs f in a transaction, again when Postgres ended it for a
+// deadlock or a serialization failure (a few times): two writes that
+// lock the same rows in another order.
+func (s *Store) inTx(ctx context.Context, f func(tx pgx.Tx) error) error {
+	for try := 0; ; try++ {
+		err := pgx.BeginFunc(ctx, s.pool, f)
+		var pe *pgconn.PgError
+		if err == nil || try == 4 || !errors.As(err, &pe) || (pe.Code != "40P01" && pe.Code != "40001") {
+			return err
+		}
+	}
 }
 
 // Pool is the store's connections, for work that writes a snapshot in a
 // transaction with more (a team's crawl: PutIn).
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
-
-// PutIn is Put by db, which may be a transaction that does more.
-func PutIn(ctx context.Context, db Execer, snap *heed.Snapshot) (bool, error) {
-	if snap.URL == "" || snap.Source == "" {
-		return false, errors.New("pgstore: a snapshot needs a URL and a source")
-	}
-	// Postgres's text holds valid UTF-8 without NUL: a page's text that
-	// has either is stored as the stash reads it, made valid.
-	for _, f := range []*string{&snap.URL, &snap.Source, &snap.Title, &snap.Author, &snap.Description, &snap.ETag, &snap.LastModified, &snap.Markdown} {
-		*f = Clean(*f)
-	}
-	for _, a := range [][]string{snap.Tags, snap.Notes, snap.Via, snap.Links} {
-		for i := range a {
-			a[i] = Clean(a[i])
-		}
-	}
-	snap.ID = heed.IDOf(snap.URL)
-	snap.Hash = heed.HashOf(snap.Markdown)
-	nz := func(a []string) []string {
-		if a == nil {
-			return []string{}
-		}
-		return a
-	}
-	tag, err := db.Exec(ctx, `
-		INSERT INTO heed_snapshot (url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown, rendered, author, published, modified)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)
-		ON CONFLICT (url) DO UPDATE SET
-			source = EXCLUDED.source, title = EXCLUDED.title, description = EXCLUDED.description,
-			author = EXCLUDED.author, published = EXCLUDED.published, modified = EXCLUDED.modified,
-			fetched_at = EXCLUDED.fetched_at, tags = EXCLUDED.tags, hash = EXCLUDED.hash,
-			etag = EXCLUDED.etag, last_modified = EXCLUDED.last_modified, notes = EXCLUDED.notes,
-			via = EXCLUDED.via, links = EXCLUDED.links, markdown = EXCLUDED.markdown, rendered = EXCLUDED.rendered
-		WHERE heed_snapshot.hash <> EXCLUDED.hash OR heed_snapshot.source <> EXCLUDED.source`,
-		snap.URL, snap.ID, snap.Source, snap.Title, snap.Description, snap.FetchedAt.UTC(), nz(snap.Tags), snap.Hash,
-		snap.ETag, snap.LastModified, nz(snap.Notes), nz(snap.Via), nz(snap.Links), snap.Markdown, snap.Rendered,
-		snap.Author, nullTime(snap.Published), nullTime(snap.Modified))
-	if err != nil {
-		return false, err
-	}
-	if tag.RowsAffected() == 1 {
-		return true, nil
-	}
-	// The same content: its fetch, validators and links are news.
-	_, err = db.Exec(ctx, `UPDATE heed_snapshot SET fetched_at = $2, etag = $3, last_modified = $4, links = $5 WHERE url = $1`,
-		snap.URL, snap.FetchedAt.UTC(), snap.ETag, snap.LastModified, nz(snap.Links))
-	return false, err
-}
 
 // Clean makes s a text Postgres takes: valid UTF-8, without NUL.
 func Clean(s string) string {
@@ -236,18 +210,19 @@ func (s *Store) Hash(ctx context.Context, source, url string) string {
 	return h
 }
 
-// Get returns the snapshot of a URL or an ID.
+// Get returns the snapshot of a URL or an ID, with the number of its
+// content's version and, of a page found gone, when it was.
 func (s *Store) Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error) {
 	urlOrID = Clean(urlOrID)
 	var snap heed.Snapshot
-	var published, modified *time.Time
+	var published, modified, removed *time.Time
 	err := s.pool.QueryRow(ctx, `
 		SELECT url, id, source, title, description, fetched_at, tags, hash, etag, last_modified, notes, via, links, markdown, rendered,
-			author, published, modified
-		FROM heed_snapshot WHERE url = $1 OR id = $1`, urlOrID).Scan(
+			author, published, modified, removed, version
+		FROM heed_snapshot WHERE url = $1 OR id = $1 ORDER BY url = $1 DESC LIMIT 1`, urlOrID).Scan(
 		&snap.URL, &snap.ID, &snap.Source, &snap.Title, &snap.Description, &snap.FetchedAt, &snap.Tags, &snap.Hash,
 		&snap.ETag, &snap.LastModified, &snap.Notes, &snap.Via, &snap.Links, &snap.Markdown, &snap.Rendered,
-		&snap.Author, &published, &modified)
+		&snap.Author, &published, &modified, &removed, &snap.Version)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %s", heed.ErrNotFound, urlOrID)
 	}
@@ -260,6 +235,9 @@ func (s *Store) Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error)
 	}
 	if modified != nil {
 		snap.Modified = modified.UTC()
+	}
+	if removed != nil {
+		snap.Removed = removed.UTC()
 	}
 	for _, a := range []*[]string{&snap.Tags, &snap.Notes, &snap.Via, &snap.Links} {
 		if len(*a) == 0 {
@@ -323,14 +301,40 @@ func (s *Store) Sources(ctx context.Context) (map[string]int, error) {
 	return out, s.fail(rows.Err())
 }
 
-// Remove removes a source's snapshots and returns how many there were.
+// Remove removes a source's snapshots with their history, and the texts
+// of their versions no other page's version has; it returns how many
+// snapshots there were.
 func (s *Store) Remove(ctx context.Context, source string) (int, error) {
 	source = Clean(source)
-	tag, err := s.pool.Exec(ctx, `DELETE FROM heed_snapshot WHERE source = $1`, source)
+	var n int
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		// The pages' rows first, as a Put locks its page's before the
+		// texts; then the texts, as queueLockContents does; then, seeing
+		// what the writes waited for committed, what no other source's
+		// page has. The history goes with its page (ON DELETE CASCADE).
+		b := &pgx.Batch{}
+		b.Queue(`SELECT count(*) FROM (SELECT 1 FROM heed_snapshot WHERE source = $1 ORDER BY url FOR UPDATE) l`, source)
+		b.Queue(`
+			SELECT count(*) FROM (
+				SELECT 1 FROM heed_content c
+				WHERE c.hash IN (SELECT h.hash FROM heed_history h JOIN heed_snapshot s ON s.url = h.url WHERE s.source = $1)
+				ORDER BY c.hash FOR UPDATE
+			) l`, source)
+		b.Queue(`
+			DELETE FROM heed_content c
+			WHERE c.hash IN (SELECT h.hash FROM heed_history h JOIN heed_snapshot s ON s.url = h.url WHERE s.source = $1)
+				AND NOT EXISTS (SELECT 1 FROM heed_history h JOIN heed_snapshot s ON s.url = h.url WHERE h.hash = c.hash AND s.source <> $1)`, source)
+		del := b.Queue(`DELETE FROM heed_snapshot WHERE source = $1`, source)
+		del.Exec(func(tag pgconn.CommandTag) error {
+			n = int(tag.RowsAffected())
+			return nil
+		})
+		return tx.SendBatch(ctx, b).Close()
+	})
 	if err != nil {
 		return 0, s.fail(err)
 	}
-	return int(tag.RowsAffected()), nil
+	return n, nil
 }
 
 // Search finds the snapshots that hold every word of the query, in any
@@ -339,7 +343,8 @@ func (s *Store) Remove(ctx context.Context, source string) (int, error) {
 // the title weighing five times the text (as the stash of files weighs
 // it, so that both put the same page first), with the snippet the stash
 // makes (mdtext.Snippet): the words around the first match, in plain
-// text, and where the matches are in it.
+// text, and where the matches are in it. A page found gone is left out
+// unless q.Removed.
 func (s *Store) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 	if len(q.Text) > heed.MaxQuery {
 		return nil, heed.ErrQueryTooLong
@@ -354,7 +359,7 @@ func (s *Store) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 		limit = 10
 	}
 	n := len(args)
-	args = append(args, q.Source, limit)
+	args = append(args, q.Source, limit, q.Removed)
 	// Ranking reads each candidate's whole search vector: the candidates
 	// are those whose title matches (titleCandidates at most) and the
 	// first textCandidates others, so that a word most pages hold is
@@ -363,9 +368,9 @@ func (s *Store) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 	rows, err := s.pool.Query(ctx, fmt.Sprintf(`
 		WITH q AS (SELECT %[1]s AS query),
 		cand AS (
-			(SELECT url FROM heed_snapshot, q WHERE title_search @@ q.query AND ($%[3]d = '' OR source = $%[3]d) LIMIT %[5]d)
+			(SELECT url FROM heed_snapshot, q WHERE title_search @@ q.query AND ($%[3]d = '' OR source = $%[3]d) AND ($%[7]d OR removed IS NULL) LIMIT %[5]d)
 			UNION
-			(SELECT url FROM heed_snapshot, q WHERE search @@ q.query AND ($%[3]d = '' OR source = $%[3]d) LIMIT %[6]d)
+			(SELECT url FROM heed_snapshot, q WHERE search @@ q.query AND ($%[3]d = '' OR source = $%[3]d) AND ($%[7]d OR removed IS NULL) LIMIT %[6]d)
 		),
 		top AS (
 			SELECT s.id, s.url, s.title, s.source, s.markdown, ts_rank('{0.05, 0.1, 0.2, 1.0}', s.search, q.query) AS score
@@ -375,7 +380,7 @@ func (s *Store) Search(ctx context.Context, q heed.Query) ([]heed.Hit, error) {
 		)
 		SELECT id, url, title, source, score, left(markdown, %[2]d)
 		FROM top
-		ORDER BY score DESC, url`, tsq, snippetChars, n+1, n+2, titleCandidates, textCandidates), args...)
+		ORDER BY score DESC, url`, tsq, snippetChars, n+1, n+2, titleCandidates, textCandidates, n+3), args...)
 	if err != nil {
 		return nil, s.fail(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/history"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/render"
@@ -651,7 +652,10 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 				}
 			}
 			if kind == crawl.Stored {
-				changed, err := pgstore.PutIn(ctx, tx, res.snap)
+				// The page's history keeps history's default
+				// retention, as a team's Store does unless told
+				// otherwise: a worker has no retention of its own yet.
+				changed, err := pgstore.PutIn(ctx, tx, res.snap, history.Retention{})
 				if err != nil {
 					return err
 				}
