@@ -4,5 +4,7 @@
 // the reads (Get, List, Sources, Search) plainly: a search matches words
 // as substrings, case folded, and ranks by how often they occur.
 //
-// It may not import heed's other packages.
+// Its pages' histories are decided by internal/history, as every
+// store's are. It may not import internal/stash, internal/pgstore,
+// internal/crawl, internal/ingest, internal/cli or internal/mcp.
 package memstore

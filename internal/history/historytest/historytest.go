@@ -1,6 +1,3 @@
-// Package historytest is the suite every store's history passes: the
-// stash, a team's database and the store in memory keep a page's
-// versions alike.
 package historytest
 
 import (
