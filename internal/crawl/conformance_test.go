@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawl/crawltest"
 )
@@ -18,11 +19,15 @@ func TestConformance(t *testing.T) {
 
 // crawlOne crawls with o into a store of its own, runs times, and says
 // what came of the last.
-func crawlOne(t *testing.T, o crawl.Options, runs int) crawltest.Result {
+func crawlOne(t *testing.T, o crawl.Options, runs int, before func(int)) crawltest.Result {
 	c, st := crawl.NewTestCrawler(t)
 	var mu sync.Mutex
 	var res crawltest.Result
-	for range runs {
+	for run := range runs {
+		before(run)
+		if run > 0 {
+			res.Runs = append(res.Runs, res.Events)
+		}
 		res.Events = nil
 		_, err := c.Crawl(t.Context(), o, func(e crawl.Event) {
 			mu.Lock()
@@ -35,12 +40,19 @@ func crawlOne(t *testing.T, o crawl.Options, runs int) crawltest.Result {
 			t.Fatalf("crawl: %v", err)
 		}
 	}
+	res.Runs = append(res.Runs, res.Events)
 	entries, err := st.List(t.Context(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	res.Snapshots = map[string]crawltest.Snapshot{}
+	res.Histories = map[string][]heed.PageVersion{}
 	for _, e := range entries {
+		h, err := st.History(t.Context(), e.URL)
+		if err != nil {
+			t.Fatalf("%s: history: %v", e.URL, err)
+		}
+		res.Histories[e.URL] = h.Versions
 		snap, err := st.Get(t.Context(), e.ID)
 		if err != nil {
 			t.Fatalf("%s: %v", e.URL, err)

@@ -77,6 +77,10 @@ const (
 	Unchanged Kind = "unchanged"
 	Skipped   Kind = "skipped"
 	Failed    Kind = "failed"
+	// Removed is a page the store held that is gone: it answered 404 or
+	// 410 (Reason says which), or a complete crawl of its source no
+	// longer reached it (Reason "unreached").
+	Removed Kind = "removed"
 	// Began is the crawl's first event, before any request: URL is the
 	// start URL, Detail the crawl's scope (Scope.String), Narrow whether
 	// it is the start URL's directory rather than its whole origin.
@@ -102,6 +106,11 @@ type Event struct {
 	// Rendered says the page was rendered in a browser (its static HTML
 	// held next to nothing), what rendering cost.
 	Rendered bool `json:"rendered,omitempty"`
+	// Change, of a Stored event, says whether the page is new to the
+	// store or its content changed; Version is its number in the page's
+	// history.
+	Change  heed.Change `json:"change,omitempty"`
+	Version int         `json:"version,omitempty"`
 	// Narrow, of the Began event, says the crawl keeps to the start URL's
 	// directory (Options.WholeSite widens it).
 	Narrow bool `json:"narrow,omitempty"`
@@ -133,14 +142,20 @@ const (
 
 // Summary is what a crawl came to.
 type Summary struct {
-	Stored    int            `json:"stored"`
-	Unchanged int            `json:"unchanged"`
-	Failed    int            `json:"failed"`
-	Skipped   map[string]int `json:"skipped"` // by reason
-	Robots    string         `json:"robots"`  // what the robots policy did
-	Left      Left           `json:"left"`    // what the crawl's bounds left alone
-	Elapsed   time.Duration  `json:"-"`
-	Seconds   float64        `json:"elapsed_seconds"`
+	// Stored are the pages stored, New and Changed of them (a page back
+	// after its removal is new again).
+	Stored    int `json:"stored"`
+	New       int `json:"new"`
+	Changed   int `json:"changed"`
+	Unchanged int `json:"unchanged"`
+	// Removed are the pages the store held that were found gone.
+	Removed int            `json:"removed"`
+	Failed  int            `json:"failed"`
+	Skipped map[string]int `json:"skipped"` // by reason
+	Robots  string         `json:"robots"`  // what the robots policy did
+	Left    Left           `json:"left"`    // what the crawl's bounds left alone
+	Elapsed time.Duration  `json:"-"`
+	Seconds float64        `json:"elapsed_seconds"`
 }
 
 // Left says what a crawl found but left alone because of its bounds, so
@@ -392,6 +407,13 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 			r.fatal(err)
 		}
 	}
+	if r.sum.Stored+r.base.Stored+r.sum.Unchanged+r.base.Unchanged > 0 {
+		// A complete crawl says which of the source's pages it no longer
+		// reached: they are gone.
+		if err := r.sweep(ctx); err != nil {
+			r.fatal(err)
+		}
+	}
 	r.sum.Elapsed = time.Since(begin)
 	r.sum.Seconds = r.sum.Elapsed.Seconds()
 	r.mu.Lock()
@@ -572,18 +594,26 @@ func (r *run) stopReason() string {
 	return ReasonDeadline
 }
 
-func (r *run) count(kind Kind, reason string) {
+func (r *run) count(e Event) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	switch kind {
+	switch e.Kind {
 	case Stored:
 		r.sum.Stored++
+		switch e.Change {
+		case heed.New:
+			r.sum.New++
+		case heed.Changed:
+			r.sum.Changed++
+		}
 	case Unchanged:
 		r.sum.Unchanged++
+	case Removed:
+		r.sum.Removed++
 	case Failed:
 		r.sum.Failed++
 	case Skipped:
-		r.sum.Skipped[reason]++
+		r.sum.Skipped[e.Reason]++
 	}
 }
 
@@ -597,7 +627,7 @@ func (r *run) report(it Item, e Event, hash string) {
 
 // tell counts an event and says it.
 func (r *run) tell(e Event) {
-	r.count(e.Kind, e.Reason)
+	r.count(e)
 	r.mu.Lock()
 	e.Queued = r.queued
 	r.mu.Unlock()
@@ -720,6 +750,14 @@ func (r *run) commit(it Item, res *Result, extracted func()) {
 				return
 			}
 		}
+		if why := Gone(res.Err); why != "" && r.c.Store != nil {
+			// A page the store held, gone: a removal, not a failure.
+			removed, err := r.c.Store.MarkRemoved(context.WithoutCancel(r.ctx), r.o.Source, it.URL, time.Now(), why)
+			if err == nil && removed {
+				r.report(it, Event{Kind: Removed, URL: it.URL, Depth: it.Depth, Reason: why, Detail: res.Err.Error(), Delay: delay}, "")
+				return
+			}
+		}
 		r.fail(it, res.Err)
 		return
 	case Skipped:
@@ -794,7 +832,7 @@ func (r *run) commit(it Item, res *Result, extracted func()) {
 		// The store's failure, not the page's: a kind of its own.
 		r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
 	case changed:
-		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered}, res.Hash)
+		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered, Change: res.Snapshot.Change, Version: res.Snapshot.Version}, res.Hash)
 	default:
 		r.report(it, Event{Kind: Unchanged, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered}, res.Hash)
 	}

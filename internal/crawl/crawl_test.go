@@ -150,6 +150,7 @@ type testStore interface {
 	List(ctx context.Context, source string) ([]heed.Entry, error)
 	Sources(ctx context.Context) (map[string]int, error)
 	Search(ctx context.Context, q heed.Query) ([]heed.Hit, error)
+	History(ctx context.Context, urlOrID string) (*heed.History, error)
 }
 
 // inMemory is set for the second run of the tests (TestMain), which

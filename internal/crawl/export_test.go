@@ -12,6 +12,7 @@ import (
 type Snapshots interface {
 	List(ctx context.Context, source string) ([]heed.Entry, error)
 	Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error)
+	History(ctx context.Context, urlOrID string) (*heed.History, error)
 }
 
 // NewTestCrawler is crawler, for the tests outside the package: a

@@ -195,6 +195,7 @@ func (r *run) counts() ledger.Counts {
 		// The requests of the URLs that ended: those of a URL asked for
 		// now count with its end, as a crawl taken up asks it again.
 		Requests: r.fetched - r.asking, Stored: r.base.Stored + r.sum.Stored, Unchanged: r.base.Unchanged + r.sum.Unchanged,
+		New: r.base.New + r.sum.New, Changed: r.base.Changed + r.sum.Changed, Removed: r.base.Removed + r.sum.Removed,
 		Failed: r.base.Failed + r.sum.Failed, Skipped: maps.Clone(r.base.Skipped),
 	}
 	if c.Skipped == nil {

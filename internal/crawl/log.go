@@ -69,7 +69,11 @@ func (l Left) Text() string {
 // bounds left.
 func (s *Summary) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d stored, %d unchanged, %d failed", s.Stored, s.Unchanged, s.Failed)
+	fmt.Fprintf(&b, "%d stored (%d new, %d changed), %d unchanged, ", s.Stored, s.New, s.Changed, s.Unchanged)
+	if s.Removed > 0 {
+		fmt.Fprintf(&b, "%d removed, ", s.Removed)
+	}
+	fmt.Fprintf(&b, "%d failed", s.Failed)
 	skipped := 0
 	var reasons []string
 	for r, n := range s.Skipped {

@@ -29,6 +29,15 @@ type Store interface {
 	// Hash is the content hash (heed.HashOf) of the source's page at
 	// url as stored, or "".
 	Hash(ctx context.Context, source, url string) string
+	// MarkRemoved records that the source's page at url was found gone at
+	// a time, and why (an HTTP status such as "404", or "unreached"): a
+	// removal in its history, and out of search. removed is false where
+	// the store holds no page of the source there, or holds it removed
+	// already.
+	MarkRemoved(ctx context.Context, source, url string, at time.Time, why string) (removed bool, err error)
+	// Present are the URLs of the source's pages that are not removed:
+	// a complete crawl marks those it no longer reached.
+	Present(ctx context.Context, source string) ([]string, error)
 }
 
 // Batcher is a Store that keeps what Put gives it in batches: a crawl

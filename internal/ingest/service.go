@@ -34,6 +34,14 @@ type Store interface {
 	// sort after the ID after ("" for the first), by ID.
 	ListAfter(ctx context.Context, after string, limit int) ([]heed.Entry, error)
 	Sources(ctx context.Context) (map[string]int, error)
+	// History is a page's versions (heed.ErrNotFound for a page the
+	// store does not hold); VersionText the Markdown of its version n
+	// (heed.ErrNotFound where that version's content is not kept).
+	History(ctx context.Context, urlOrID string) (*heed.History, error)
+	VersionText(ctx context.Context, urlOrID string, n int) (string, error)
+	// Changes are the pages that became new, changed or removed since a
+	// time, by URL, after q.After.
+	Changes(ctx context.Context, q heed.ChangesQuery) ([]heed.PageChange, error)
 	Remove(ctx context.Context, source string) (int, error)
 	Reindex(ctx context.Context) (int, error)
 	// AppendLog adds an entry to the store's log of what was done.

@@ -71,9 +71,13 @@ type Kept struct {
 // Counts are what a crawl's URLs came to, over all its runs.
 type Counts struct {
 	// Requests are those counted against the crawl's max_pages.
-	Requests  int            `json:"requests"`
+	Requests int `json:"requests"`
+	// Stored are the pages stored, New and Changed of them.
 	Stored    int            `json:"stored"`
+	New       int            `json:"new,omitempty"`
+	Changed   int            `json:"changed,omitempty"`
 	Unchanged int            `json:"unchanged"`
+	Removed   int            `json:"removed,omitempty"` // pages found gone
 	Failed    int            `json:"failed"`
 	Skipped   map[string]int `json:"skipped,omitempty"` // by reason
 }
@@ -94,6 +98,7 @@ const (
 	Unchanged Fate = "unchanged"
 	Skipped   Fate = "skipped"
 	Failed    Fate = "failed"
+	Removed   Fate = "removed"
 )
 
 // Ended reports whether a URL of this fate is not to be asked again.

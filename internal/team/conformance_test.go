@@ -8,15 +8,19 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawl/crawltest"
+	"github.com/heedhq/heed/internal/pgstore"
 )
 
 // knownDrift are the conformance cases in which the team's crawl does
 // not do what the crawl on one machine does, each with how it differs:
 // they are skipped, saying so, until the team's crawl is made to
 // conform and its entry removed.
-var knownDrift = map[string]string{}
+var knownDrift = map[string]string{
+	"history": "a complete crawl of a team does not yet mark the pages it no longer reached removed (a page answering 404 or 410 is)",
+}
 
 // TestConformance runs the conformance suite against the team's crawl:
 // a database of its own and a worker a case.
@@ -29,11 +33,13 @@ func TestConformance(t *testing.T) {
 // told, and the snapshots in the database. With runs above 1 it does so
 // again in the same database, each crawl with a worker of its own, and
 // says what came of the last.
-func crawlTeam(t *testing.T, o crawl.Options, runs int) crawltest.Result {
+func crawlTeam(t *testing.T, o crawl.Options, runs int, before func(int)) crawltest.Result {
 	pool := database(t)
 	var res crawltest.Result
-	for range runs {
+	for run := range runs {
+		before(run)
 		res.Events = crawlTeamOnce(t, pool, o)
+		res.Runs = append(res.Runs, res.Events)
 	}
 	rows, err := pool.Query(context.Background(), `SELECT url, title, markdown, author, coalesce(published, 'epoch') FROM heed_snapshot`)
 	if err != nil {
@@ -54,6 +60,19 @@ func crawlTeam(t *testing.T, o crawl.Options, runs int) crawltest.Result {
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
+	}
+	st, err := pgstore.Open(context.Background(), pool.Config().ConnString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	res.Histories = map[string][]heed.PageVersion{}
+	for u := range res.Snapshots {
+		h, err := st.History(context.Background(), u)
+		if err != nil {
+			t.Fatalf("%s: history: %v", u, err)
+		}
+		res.Histories[u] = h.Versions
 	}
 	return res
 }

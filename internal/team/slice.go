@@ -614,8 +614,9 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 	var reason, detail string
 	var skips []crawl.Event
 	requeued := false
+	gone := "" // the status of a page found gone, marked removed
 	err := inTx(ctx, s.w.Pool, func(tx pgx.Tx) error {
-		kind, reason, detail = res.kind, res.reason, res.detail
+		kind, reason, detail, gone = res.kind, res.reason, res.detail, ""
 		var claim []queued
 		if res.snap != nil && res.canonical != "" {
 			// A page whose canonical URL this crawl stored, or a page of
@@ -661,6 +662,19 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 				}
 				if !changed {
 					kind = crawl.Unchanged
+				}
+			}
+		}
+		if kind == crawl.Failed && res.err != nil && !crawl.Retry(res.err, it.attempts) {
+			if why := crawl.Gone(res.err); why != "" {
+				// A page the store held, gone: a removal, not a failure.
+				// The URL ends as failed in the frontier, by its status.
+				removed, err := pgstore.MarkRemovedIn(ctx, tx, it.c.o.Source, it.url, time.Now(), why, history.Retention{})
+				if err != nil {
+					return err
+				}
+				if removed {
+					gone = why
 				}
 			}
 		}
@@ -739,7 +753,14 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		if res.snap != nil && (kind == crawl.Stored || kind == crawl.Unchanged) {
 			u = res.snap.URL
 		}
-		s.w.Event(crawl.Event{Kind: kind, URL: u, Reason: reason, Detail: detail, Depth: it.depth, Delay: delay.String(), Rendered: res.rendered})
+		e := crawl.Event{Kind: kind, URL: u, Reason: reason, Detail: detail, Depth: it.depth, Delay: delay.String(), Rendered: res.rendered}
+		switch {
+		case kind == crawl.Stored && res.snap != nil:
+			e.Change, e.Version = res.snap.Change, res.snap.Version
+		case gone != "":
+			e.Kind, e.Reason = crawl.Removed, gone
+		}
+		s.w.Event(e)
 	}
 	if err == nil && s.w.Event != nil {
 		// The links it ended as they were queued, each once.

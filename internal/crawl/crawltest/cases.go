@@ -535,6 +535,28 @@ func Cases() []Case {
 		Requests: map[string]int{"/robots.txt": 1, "/": 1,
 			"{other}/robots.txt": 1, "{other}/": 1, "{other}/llms.txt": 1, "{other}/l1": 1},
 	}, {
+		// A site that changes between crawls: a page changed, one gone
+		// (404) and back, one no longer linked (a complete crawl no
+		// longer reaches it), one new. Each crawl tells what became of
+		// each page, and the pages' histories say the same.
+		Name: "history",
+		Site: Site{"/": html("Home", "", "/a", "/b", "/c"), "/a": html("A", ""), "/b": html("B", ""), "/c": html("C", "")},
+		Later: []Site{
+			{"/": html("Home", "", "/a", "/b", "/d"), "/a": html("A", "", "/a#more"), "/d": html("D", "")},
+			{"/": html("Home", "", "/a", "/b", "/d"), "/a": html("A", "", "/a#more"), "/b": html("B", ""), "/d": html("D", "")},
+		},
+		Changes: []map[string]string{
+			{"/": "new", "/a": "new", "/b": "new", "/c": "new"},
+			{"/": "changed", "/a": "changed", "/b": "removed 404", "/c": "removed unreached", "/d": "new"},
+			{"/": "unchanged", "/a": "unchanged", "/b": "new", "/d": "unchanged"},
+		},
+		Histories: map[string][]string{
+			"/": {"v", "v"}, "/a": {"v", "v"}, "/b": {"v", "removed 404", "v"}, "/c": {"v", "removed unreached"}, "/d": {"v"},
+		},
+		Events:   []Event{{Kind: crawl.Unchanged, URL: "/"}, {Kind: crawl.Unchanged, URL: "/a"}, stored("/b"), {Kind: crawl.Unchanged, URL: "/d"}},
+		Stored:   map[string]Stored{"/": titled("Home"), "/a": titled("A"), "/b": titled("B"), "/c": titled("C"), "/d": titled("D")},
+		Requests: map[string]int{"/robots.txt": 1, "/": 3, "/a": 3, "/b": 3, "/c": 1, "/d": 2},
+	}, {
 		// A start page that is not there still lets the sitemaps seed
 		// the crawl; llms.txt, read for a start page kept, is not asked.
 		Name:     "sitemaps-after-a-start-not-found",

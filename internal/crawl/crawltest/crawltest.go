@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/testutil"
@@ -23,8 +24,9 @@ type Backend struct {
 	// loopback site of the suite's; o's Delay is 0. With runs above 1,
 	// it crawls with o again on the same machine, each crawl after the
 	// last ended, and says what came of the last: its events, and the
-	// snapshots the machine holds then.
-	Crawl func(t *testing.T, o crawl.Options, runs int) Result
+	// snapshots the machine holds then. before, if set, is called before
+	// each run, with its number from 0: the site changes between runs.
+	Crawl func(t *testing.T, o crawl.Options, runs int, before func(run int)) Result
 	// KnownDrift are the cases the backend is known to fail, by name,
 	// each with how it differs: Run skips them, saying so. An entry is
 	// removed once the backend conforms; one that names no case fails.
@@ -39,6 +41,11 @@ type Result struct {
 	Events []crawl.Event
 	// Snapshots are the pages the crawl stored, by URL.
 	Snapshots map[string]Snapshot
+	// Runs are every run's events, in the order of the runs.
+	Runs [][]crawl.Event
+	// Histories are the histories of the pages the machine holds after
+	// the last run, by URL, removed pages included.
+	Histories map[string][]heed.PageVersion
 }
 
 // Snapshot is what the suite compares of a stored page.
@@ -107,6 +114,16 @@ type Case struct {
 	// first crawl ended: Events are the second crawl's, Stored what the
 	// machine holds after it, Requests both crawls'.
 	Again bool
+	// Later are the site as it is for more crawls on the same machine,
+	// each once the last ended (pages changed, gone, back): Events are
+	// the last crawl's, Stored what the machine holds after it.
+	Later []Site
+	// Changes are what each crawl told of the pages it stored or found
+	// gone, a map a run (New, Changed, Unchanged and Removed events by
+	// path); Histories the entries of each page's history after the last,
+	// by path, each "v" for a version or "removed REASON".
+	Changes   []map[string]string
+	Histories map[string][]string
 
 	// Events are every event the crawl must tell, and no more: each URL
 	// it ended, by kind, URL and reason.
@@ -163,10 +180,13 @@ func serve(t *testing.T, pages Site) *server {
 
 func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	key := r.URL.RequestURI()
-	p, ok := s.pages[key]
+	s.mu.Lock()
+	pages := s.pages
+	s.mu.Unlock()
+	p, ok := pages[key]
 	if !ok {
 		key = r.URL.Path
-		p, ok = s.pages[key]
+		p, ok = pages[key]
 	}
 	if !ok {
 		http.NotFound(w, r)
@@ -247,7 +267,17 @@ func (c Case) run(t *testing.T, b Backend) {
 	if c.Again {
 		runs = 2
 	}
-	res := b.Crawl(t, o, runs)
+	runs += len(c.Later)
+	res := b.Crawl(t, o, runs, func(run int) {
+		if run > 0 && run <= len(c.Later) {
+			site.mu.Lock()
+			site.pages = c.Later[run-1]
+			site.mu.Unlock()
+		}
+	})
+	if c.Changes != nil {
+		c.checkHistory(t, res, short)
+	}
 
 	// The events: every URL ended as the case says, and none beside.
 	var got, want []string
@@ -320,6 +350,51 @@ func (c Case) run(t *testing.T, b Backend) {
 	defer site.mu.Unlock()
 	if !maps.Equal(site.notModified, c.NotModified) {
 		t.Errorf("requests answered not modified %v, want %v", site.notModified, c.NotModified)
+	}
+}
+
+// checkHistory checks what each run told of the pages it stored or
+// found gone, and the pages' histories after the last, against the
+// case's Changes and Histories: the crawl's summary and the store's
+// history agree.
+func (c Case) checkHistory(t *testing.T, res Result, short func(string) string) {
+	t.Helper()
+	if len(res.Runs) != len(c.Changes) {
+		t.Fatalf("%d runs told, want %d", len(res.Runs), len(c.Changes))
+	}
+	for i, events := range res.Runs {
+		got := map[string]string{}
+		for _, e := range events {
+			switch e.Kind {
+			case crawl.Stored:
+				got[short(e.URL)] = string(e.Change)
+			case crawl.Unchanged:
+				got[short(e.URL)] = "unchanged"
+			case crawl.Removed:
+				got[short(e.URL)] = "removed " + e.Reason
+			}
+		}
+		if !maps.Equal(got, c.Changes[i]) {
+			t.Errorf("run %d told %v, want %v", i+1, got, c.Changes[i])
+		}
+	}
+	got := map[string][]string{}
+	for u, vs := range res.Histories {
+		var entries []string
+		for i, v := range vs {
+			if v.N != i+1 {
+				t.Errorf("%s: entry %d is numbered %d", short(u), i+1, v.N)
+			}
+			if v.Removed != "" {
+				entries = append(entries, "removed "+v.Removed)
+			} else {
+				entries = append(entries, "v")
+			}
+		}
+		got[short(u)] = entries
+	}
+	if !maps.EqualFunc(got, c.Histories, slices.Equal) {
+		t.Errorf("histories %v, want %v", got, c.Histories)
 	}
 }
 
