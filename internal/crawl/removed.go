@@ -42,14 +42,11 @@ func Complete(sum *Summary) bool {
 	return true
 }
 
-// Unreached are the pages of the source that a complete crawl did not
-// reach: present, within the crawl's scope, and not reached (reached
-// says which URLs the crawl met, whatever they came to).
-func (e *Engine) Unreached(ctx context.Context, st Store, reached func(string) bool) ([]string, error) {
-	present, err := st.Present(ctx, e.o.Source)
-	if err != nil {
-		return nil, err
-	}
+// Unreached are those of present, the pages of the crawl's source that
+// are not removed, that a complete crawl did not reach: within its
+// scope, and not reached (reached says which URLs the crawl met,
+// whatever they came to).
+func (e *Engine) Unreached(present []string, reached func(string) bool) []string {
 	var out []string
 	for _, p := range present {
 		if reached(p) {
@@ -61,7 +58,7 @@ func (e *Engine) Unreached(ctx context.Context, st Store, reached func(string) b
 		}
 		out = append(out, p)
 	}
-	return out, nil
+	return out
 }
 
 // sweep marks the pages of the source that a complete crawl no longer
@@ -73,14 +70,15 @@ func (r *run) sweep(ctx context.Context) error {
 	if !complete || r.c.Store == nil || context.Cause(ctx) != nil {
 		return nil
 	}
-	gone, err := r.eng.Unreached(ctx, r.c.Store, func(u string) bool {
+	present, err := r.c.Store.Present(ctx, r.o.Source)
+	if err != nil {
+		return err
+	}
+	gone := r.eng.Unreached(present, func(u string) bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		return r.frontier.Seen(u)
 	})
-	if err != nil {
-		return err
-	}
 	now := time.Now()
 	for _, u := range gone {
 		removed, err := r.c.Store.MarkRemoved(ctx, r.o.Source, u, now, ReasonUnreached)

@@ -18,9 +18,7 @@ import (
 // not do what the crawl on one machine does, each with how it differs:
 // they are skipped, saying so, until the team's crawl is made to
 // conform and its entry removed.
-var knownDrift = map[string]string{
-	"history": "a complete crawl of a team does not yet mark the pages it no longer reached removed (a page answering 404 or 410 is)",
-}
+var knownDrift = map[string]string{}
 
 // TestConformance runs the conformance suite against the team's crawl:
 // a database of its own and a worker a case.

@@ -317,7 +317,7 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o crawlopt.Options) (int64, 
 			return err
 		}
 		// A crawl whose start URL waited is taken over, and done.
-		if err := countEnds(ctx, tx, ended); err != nil {
+		if _, err := countEnds(ctx, tx, ended); err != nil {
 			return err
 		}
 		if seeds {

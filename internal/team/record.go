@@ -57,7 +57,30 @@ const countSQL = `
 const endSQL = `
 	UPDATE heed_crawl c SET state = CASE WHEN c.cancelled THEN 'cancelled' ELSE 'done' END, ended_at = now()
 	WHERE c.id = ANY($1) AND c.state = 'running' AND c.seeded
-		AND NOT EXISTS (SELECT 1 FROM heed_frontier f WHERE f.crawl = c.id AND f.state = 'queued')`
+		AND NOT EXISTS (SELECT 1 FROM heed_frontier f WHERE f.crawl = c.id AND f.state = 'queued')
+	RETURNING c.id, c.state`
+
+// endCrawls ends, in tx, those of the crawls ids that are seeded with no
+// URL queued (endSQL), and returns those of them now done.
+func endCrawls(ctx context.Context, tx pgx.Tx, ids []int64) ([]int64, error) {
+	rows, err := tx.Query(ctx, endSQL, ids)
+	if err != nil {
+		return nil, err
+	}
+	var done []int64
+	for rows.Next() {
+		var id int64
+		var state string
+		if err := rows.Scan(&id, &state); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if state == "done" {
+			done = append(done, id)
+		}
+	}
+	return done, rows.Err()
+}
 
 // sweepEndSQL ends every running crawl seeded with no URL queued that
 // no transaction ended: one whose last URL a newer crawl took over just
@@ -77,9 +100,9 @@ const sweepEndSQL = `
 // (in order) before their ends are looked for: of two transactions that
 // end a crawl's last two URLs at once, the second waits for the first,
 // then sees its URL ended, and ends the crawl.
-func countEnds(ctx context.Context, tx pgx.Tx, t tally) error {
+func countEnds(ctx context.Context, tx pgx.Tx, t tally) (done []int64, err error) {
 	if len(t) == 0 {
-		return nil
+		return nil, nil
 	}
 	type counts struct {
 		stored, unchanged int
@@ -120,15 +143,18 @@ func countEnds(ctx context.Context, tx pgx.Tx, t tally) error {
 			b.Queue(countSQL, id, c.stored, c.unchanged, c.skipped, c.failed)
 		}
 	}
-	b.Queue(endSQL, ids)
-	br := tx.SendBatch(ctx, b)
-	var err error
-	for range b.Len() {
-		if _, err = br.Exec(); err != nil {
-			break
+	if b.Len() > 0 {
+		br := tx.SendBatch(ctx, b)
+		for range b.Len() {
+			if _, err = br.Exec(); err != nil {
+				break
+			}
+		}
+		if err := errors.Join(err, br.Close()); err != nil {
+			return nil, err
 		}
 	}
-	return errors.Join(err, br.Close())
+	return endCrawls(ctx, tx, ids)
 }
 
 // endPastDeadline ends the host's queued URLs of crawls past their
@@ -180,7 +206,8 @@ func endLate(ctx context.Context, tx pgx.Tx, where string, arg any) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	return countEnds(ctx, tx, t)
+	_, err = countEnds(ctx, tx, t)
+	return err
 }
 
 // ErrNotRunning is Cancel's error for a crawl that has ended.
@@ -227,18 +254,27 @@ func Cancel(ctx context.Context, pool *pgxpool.Pool, id int64) error {
 		}
 		t := tally{}
 		t.add(id, "skipped", crawl.ReasonCancelled, n)
-		return countEnds(ctx, tx, t)
+		_, err = countEnds(ctx, tx, t)
+		return err
 	})
 }
 
 // seeded marks a crawl seeded without what its sitemaps list (its seed
 // job gave up), and ends it when no URL of it waits.
 func (w *Worker) seeded(ctx context.Context, id int64) error {
-	return inTx(ctx, w.Pool, func(tx pgx.Tx) error {
+	var removed []crawl.Event
+	err := inTx(ctx, w.Pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `UPDATE heed_crawl SET seeded = true WHERE id = $1`, id); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, endSQL, []int64{id})
+		done, err := endCrawls(ctx, tx, []int64{id})
+		if err == nil {
+			removed, err = w.sweepEnded(ctx, tx, done)
+		}
 		return err
 	})
+	if err == nil {
+		w.tell(removed)
+	}
+	return err
 }

@@ -216,7 +216,9 @@ func (w *Worker) queueSeeds(ctx context.Context, c *crawlInfo, s *slice, it item
 			qs[i].via = []string{crawl.ViaLLMsTxt}
 		}
 	}
-	return inTx(ctx, w.Pool, func(tx pgx.Tx) error {
+	var removed []crawl.Event
+	err := inTx(ctx, w.Pool, func(tx pgx.Tx) error {
+		removed = nil
 		ended := tally{}
 		if len(qs) > 0 {
 			b := &pgx.Batch{}
@@ -232,7 +234,11 @@ func (w *Worker) queueSeeds(ctx context.Context, c *crawlInfo, s *slice, it item
 			ended = t
 		}
 		ended.add(c.id, "queued", "", 0)
-		if err := countEnds(ctx, tx, ended); err != nil {
+		done, err := countEnds(ctx, tx, ended)
+		if err != nil {
+			return err
+		}
+		if removed, err = w.sweepEnded(ctx, tx, done); err != nil {
 			return err
 		}
 		if len(read) > 0 {
@@ -246,7 +252,16 @@ func (w *Worker) queueSeeds(ctx context.Context, c *crawlInfo, s *slice, it item
 		if _, err := tx.Exec(ctx, `UPDATE heed_crawl SET seeded = true WHERE id = $1`, c.id); err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, endSQL, []int64{c.id})
+		done, err = endCrawls(ctx, tx, []int64{c.id})
+		if err != nil {
+			return err
+		}
+		more, err := w.sweepEnded(ctx, tx, done)
+		removed = append(removed, more...)
 		return err
 	})
+	if err == nil {
+		w.tell(removed)
+	}
+	return err
 }

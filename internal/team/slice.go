@@ -615,8 +615,9 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 	var skips []crawl.Event
 	requeued := false
 	gone := "" // the status of a page found gone, marked removed
+	var removed []crawl.Event
 	err := inTx(ctx, s.w.Pool, func(tx pgx.Tx) error {
-		kind, reason, detail, gone = res.kind, res.reason, res.detail, ""
+		kind, reason, detail, gone, removed = res.kind, res.reason, res.detail, "", nil
 		var claim []queued
 		if res.snap != nil && res.canonical != "" {
 			// A page whose canonical URL this crawl stored, or a page of
@@ -743,8 +744,14 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 			return err
 		}
 		// The URL's end is counted in its crawl's row, which ends with
-		// its last URL.
-		return countEnds(ctx, tx, ended)
+		// its last URL; a complete crawl that ends marks removed the
+		// pages it no longer reached.
+		done, err := countEnds(ctx, tx, ended)
+		if err != nil {
+			return err
+		}
+		removed, err = s.w.sweepEnded(ctx, tx, done)
+		return err
 	})
 	if err == nil && s.w.Event != nil && !requeued {
 		// A page is told of by the URL it was stored under, as a crawl on
@@ -767,6 +774,9 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		for _, e := range skips {
 			s.w.Event(e)
 		}
+	}
+	if err == nil {
+		s.w.tell(removed)
 	}
 	return err
 }
