@@ -216,7 +216,7 @@ func checkHistories(t *testing.T, dir string, acked map[string][]string) {
 				t.Errorf("%s: entries %d and %d: %+v then %+v", r.url, i, i+1, vs[i-1], v)
 			}
 			if i < len(vs)-1 {
-				if _, err := s.readVersion(v.Hash); err != nil {
+				if _, err := s.readVersion(ctx, v.Hash); err != nil {
 					t.Errorf("%s: version %d's text: %v", r.url, v.N, err)
 				}
 			}

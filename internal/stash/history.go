@@ -1,18 +1,19 @@
 package stash
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
-	"path"
-	"strings"
+	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/heedhq/heed"
-	"github.com/heedhq/heed/internal/atomicfile"
 	"github.com/heedhq/heed/internal/history"
 )
 
@@ -25,8 +26,16 @@ import (
 // holds each page's entries as its file does, to ask across pages
 // (Changes); a reindex rebuilds it from the files.
 
-// versionsDir is where the texts of past versions are kept.
-const versionsDir = ".heed/versions"
+// versionsFile is the database that keeps the texts of past versions,
+// each once by its hash, compressed: a version is one row of a few pages
+// of the database rather than a file of its own, and a file system's
+// blocks round no text up.
+const versionsFile = ".heed/versions.db"
+
+// maxVersionText is the most a kept text may inflate to: what heed
+// stores of a page is far below it, and a database edited by hand may
+// hold anything.
+const maxVersionText = 256 << 20
 
 // historySchema is the index's part for histories. docs.removed is when
 // a page was found gone ("" while it is there), docs.version the number
@@ -103,44 +112,92 @@ func encodeHistory(vs []heed.PageVersion, unreadable []string) []string {
 	return lines
 }
 
-// versionFile is the name, in the stash, of the kept text of hash.
-func versionFile(hash string) string {
-	return path.Join(versionsDir, hash[:2], hash+".md")
+// keptDB is the database of kept texts, opened when first asked.
+type keptDB struct {
+	once sync.Once
+	db   *sql.DB
+	err  error
+}
+
+// versionsDB opens the database of kept texts: to write it, by the
+// stash's writer, each commit synced (a text is kept before the file that
+// replaces it is written); else to read it, nil when there is none.
+func (s *Stash) versionsDB(ctx context.Context) (*sql.DB, error) {
+	k := &s.kept
+	k.once.Do(func() {
+		ctx := context.WithoutCancel(ctx)
+		if err := notLinked(s.root, versionsFile); err != nil {
+			k.err = err
+			return
+		}
+		path := filepath.Join(s.dir, versionsFile)
+		if !s.writer {
+			if _, err := s.root.Stat(versionsFile); errors.Is(err, os.ErrNotExist) {
+				return
+			}
+			k.db, k.err = sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(5000)")
+			return
+		}
+		db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_txlock=immediate")
+		if err == nil {
+			db.SetMaxOpenConns(1)
+			_, err = db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS texts (hash TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID`)
+		}
+		if err != nil {
+			if db != nil {
+				db.Close()
+			}
+			k.err = fmt.Errorf("stash: the kept versions: %w", err)
+			return
+		}
+		k.db = db
+	})
+	return k.db, k.err
 }
 
 // keepVersion keeps text, a version being replaced, under its hash,
-// written and synced before its replacement is written: once per
-// content, however many versions or pages have it.
+// compressed, committed and synced before its replacement is written:
+// once per content, however many versions or pages have it.
 func (s *Stash) keepVersion(text string) error {
-	name := versionFile(heed.HashOf(text))
-	if fi, err := s.root.Lstat(name); err == nil && fi.Mode().IsRegular() {
-		return nil
+	db, err := s.versionsDB(context.Background())
+	if err != nil {
+		return writeErr("keeping a version", err)
 	}
-	if err := s.root.MkdirAll(path.Dir(name), 0o755); err != nil {
-		return writeErr("keeping a version", s.throughLink(path.Dir(name), err))
-	}
-	if err := atomicfile.WriteUnsyncedDirIn(s.root, name, []byte(text)); err != nil {
+	var buf bytes.Buffer
+	zw, _ := flate.NewWriter(&buf, flate.DefaultCompression) // the level is valid
+	zw.Write([]byte(text))
+	zw.Close()
+	if _, err := db.Exec(`INSERT INTO texts (hash, data) VALUES (?, ?) ON CONFLICT DO NOTHING`, heed.HashOf(text), buf.Bytes()); err != nil {
 		return writeErr("keeping a version", err)
 	}
 	return nil
 }
 
 // readVersion is the kept text of hash, checked against it.
-func (s *Stash) readVersion(hash string) (string, error) {
+func (s *Stash) readVersion(ctx context.Context, hash string) (string, error) {
 	if !history.IsHash(hash) {
 		return "", fmt.Errorf("%w: %q is no content hash", heed.ErrNotFound, hash)
 	}
-	data, err := readRegular(s.root, versionFile(hash))
-	if errors.Is(err, fs.ErrNotExist) {
+	db, err := s.versionsDB(ctx)
+	if err != nil {
+		return "", err
+	}
+	if db == nil {
+		return "", heed.ErrNotFound
+	}
+	var data []byte
+	err = db.QueryRowContext(ctx, `SELECT data FROM texts WHERE hash = ?`, hash).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
 		return "", heed.ErrNotFound
 	}
 	if err != nil {
-		return "", fmt.Errorf("stash: %w", err)
+		return "", fmt.Errorf("stash: the kept versions: %w", err)
 	}
-	if heed.HashOf(string(data)) != hash {
-		return "", fmt.Errorf("stash: the kept text %s is damaged: its content does not have its hash", versionFile(hash))
+	text, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(data)), maxVersionText+1))
+	if err != nil || len(text) > maxVersionText || heed.HashOf(string(text)) != hash {
+		return "", fmt.Errorf("stash: the kept text of %.12s is damaged: it does not read back as the text of its hash", hash)
 	}
-	return string(data), nil
+	return string(text), nil
 }
 
 // writeVersions records a page's entries in the index, as its file holds
@@ -263,7 +320,7 @@ func (s *Stash) VersionText(ctx context.Context, urlOrID string, n int) (string,
 	if v.Hash == heed.HashOf(p.Markdown) {
 		return p.Markdown, nil
 	}
-	text, err := s.readVersion(v.Hash)
+	text, err := s.readVersion(ctx, v.Hash)
 	if errors.Is(err, heed.ErrNotFound) {
 		return "", fmt.Errorf("%w: the text of version %d of %s is not kept", heed.ErrNotFound, n, p.URL)
 	}
@@ -343,45 +400,53 @@ func (s *Stash) indexedVersions(ctx context.Context, url string) ([]heed.PageVer
 	return vs, rows.Err()
 }
 
-// dropVersions removes the kept texts that no entry of the index names,
-// nor any page's current content: those the retention let go, and those
-// of pages removed from the stash. It runs alone, no write under way.
+// dropVersions removes the kept texts that no entry of the index names:
+// those the retention let go, and those of pages removed from the stash.
+// It runs alone, no write under way.
 func (s *Stash) dropVersions(ctx context.Context) error {
 	if !s.histories {
 		return nil
 	}
-	dirs, err := fs.ReadDir(s.root.FS(), versionsDir)
-	if errors.Is(err, fs.ErrNotExist) {
+	if _, err := s.root.Stat(versionsFile); errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("stash: %w", err)
+	db, err := s.versionsDB(ctx)
+	if err != nil || db == nil {
+		return err
 	}
-	for _, d := range dirs {
-		if !d.IsDir() {
-			continue
-		}
-		files, err := fs.ReadDir(s.root.FS(), path.Join(versionsDir, d.Name()))
-		if err != nil {
-			continue
-		}
-		for _, f := range files {
-			hash, ok := strings.CutSuffix(f.Name(), ".md")
-			if !ok || !history.IsHash(hash) {
-				continue // not heed's: left alone
+	rows, err := db.QueryContext(ctx, `SELECT hash FROM texts`)
+	if err != nil {
+		return fmt.Errorf("stash: the kept versions: %w", err)
+	}
+	hashes, err := collect(rows)
+	if err != nil {
+		return fmt.Errorf("stash: the kept versions: %w", err)
+	}
+	for _, h := range hashes {
+		var one int
+		err := s.db.QueryRowContext(ctx, `SELECT 1 FROM versions WHERE hash = ? LIMIT 1`, h).Scan(&one)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			if _, err := db.ExecContext(ctx, `DELETE FROM texts WHERE hash = ?`, h); err != nil {
+				return fmt.Errorf("stash: the kept versions: %w", err)
 			}
-			var one int
-			err := s.db.QueryRowContext(ctx, `SELECT 1 FROM versions WHERE hash = ? LIMIT 1`, hash).Scan(&one)
-			if errors.Is(err, sql.ErrNoRows) {
-				if rerr := s.root.Remove(path.Join(versionsDir, d.Name(), f.Name())); rerr != nil && !errors.Is(rerr, os.ErrNotExist) {
-					return fmt.Errorf("stash: %w", rerr)
-				}
-				continue
-			}
-			if err != nil {
-				return fmt.Errorf("stash: %w", err)
-			}
+		case err != nil:
+			return fmt.Errorf("stash: %w", err)
 		}
 	}
 	return nil
+}
+
+// collect reads rows of one text column.
+func collect(rows *sql.Rows) ([]string, error) {
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var v string
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }

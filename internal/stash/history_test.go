@@ -37,16 +37,17 @@ func openStash(t *testing.T, dir string) *Stash {
 	return s
 }
 
-// keptTexts counts the files under .heed/versions.
-func keptTexts(t *testing.T, dir string) int {
+// keptTexts counts the texts the stash keeps of past versions.
+func keptTexts(t *testing.T, s *Stash) int {
 	t.Helper()
-	n := 0
-	filepath.WalkDir(filepath.Join(dir, versionsDir), func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
-			n++
-		}
-		return nil
-	})
+	db, err := s.versionsDB(context.Background())
+	if err != nil || db == nil {
+		t.Fatalf("the kept versions: %v", err)
+	}
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM texts`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
 	return n
 }
 
@@ -65,8 +66,30 @@ func TestFlippingPageKeepsEachTextOnce(t *testing.T) {
 	if err != nil || len(h.Versions) != 10 {
 		t.Fatalf("history: %d versions, %v", len(h.Versions), err)
 	}
-	if n := keptTexts(t, dir); n != 2 {
+	if n := keptTexts(t, s); n != 2 {
 		t.Fatalf("%d texts kept, want 2", n)
+	}
+}
+
+// A kept text damaged is an error that says so, never another text.
+func TestDamagedKeptText(t *testing.T) {
+	s := openStash(t, t.TempDir())
+	ctx := context.Background()
+	u := "https://e.com/p"
+	for i, text := range []string{"first\n", "second\n"} {
+		if _, err := s.Put(ctx, &heed.Snapshot{Source: "docs", URL: u, Markdown: text, FetchedAt: time.Now().Add(time.Duration(i) * time.Second)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, _ := s.versionsDB(ctx)
+	if _, err := db.Exec(`UPDATE texts SET data = ?`, []byte("not deflate")); err != nil {
+		t.Fatal(err)
+	}
+	if text, err := s.VersionText(ctx, u, 1); err == nil || !strings.Contains(err.Error(), "damaged") {
+		t.Fatalf("a damaged text read as %q, %v", text, err)
+	}
+	if text, err := s.VersionText(ctx, u, 2); err != nil || text != "second\n" {
+		t.Fatalf("the current text: %q, %v", text, err)
 	}
 }
 

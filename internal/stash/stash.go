@@ -65,6 +65,7 @@ type Stash struct {
 	exclusive int // Removes, Reindexes and Closes waiting for the writes to end
 
 	crawls crawlsDB // the crawls' ledger
+	kept   keptDB   // the texts of past versions
 
 	stmtMu      sync.Mutex
 	stmts       map[string]*sql.Stmt // the statements a crawl runs per page, prepared once
@@ -344,6 +345,9 @@ func (s *Stash) Close() error {
 	var lerr error
 	if s.crawls.db != nil {
 		lerr = s.crawls.db.Close()
+	}
+	if s.kept.db != nil {
+		lerr = errors.Join(lerr, s.kept.db.Close())
 	}
 	if s.lock != nil {
 		s.lock.Close()
