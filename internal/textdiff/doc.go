@@ -1,4 +1,5 @@
-// Package textdiff compares two versions of a page's Markdown.
+// Package textdiff compares two versions of a page's Markdown: by line,
+// as a unified diff (Lines).
 //
 // Its work is bounded, however hostile the texts: it reads them a few
 // times over, and searches for the least changes (Myers' algorithm,
