@@ -104,6 +104,8 @@ var pairs = []pair{
 // texts (garbage not yet collected included), sampled every millisecond.
 //
 //	go test -run '^$' -bench . -benchmem ./internal/textdiff
+func BenchmarkWords(b *testing.B) { bench(b, func(o, n string) { Words(o, n) }) }
+func BenchmarkCount(b *testing.B) { bench(b, func(o, n string) { Count(o, n) }) }
 func BenchmarkLines(b *testing.B) { bench(b, func(o, n string) { Lines("old", "new", o, n) }) }
 
 func bench(b *testing.B, f func(old, new string)) {

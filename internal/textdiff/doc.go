@@ -1,5 +1,6 @@
 // Package textdiff compares two versions of a page's Markdown: by line,
-// as a unified diff (Lines).
+// as a unified diff (Lines); by word, as a diff marked inline (Words);
+// and as the number of words added and removed (Count).
 //
 // Its work is bounded, however hostile the texts: it reads them a few
 // times over, and searches for the least changes (Myers' algorithm,
