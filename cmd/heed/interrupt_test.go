@@ -97,7 +97,7 @@ func interrupt(t *testing.T, bin string, args []string, config string) {
 		t.Errorf("heed %s interrupted: %v, want exit 1", args[0], err)
 	}
 	// (sync heads each source's lines with its name)
-	if out := stdout.String(); !strings.HasPrefix(out, "1 stored (1 new, 0 changed), 0 unchanged, 0 failed, 3 skipped (3 interrupted)") && !strings.Contains(out, ":\n1 stored, 0 unchanged, 0 failed, 3 skipped (3 interrupted)") {
+	if out := stdout.String(); !strings.HasPrefix(out, "1 stored (1 new, 0 changed), 0 unchanged, 0 failed, 3 skipped (3 interrupted)") && !strings.Contains(out, ":\n1 stored (1 new, 0 changed), 0 unchanged, 0 failed, 3 skipped (3 interrupted)") {
 		t.Errorf("an interrupted crawl printed\n%s\nwant the summary of what it did (stderr:\n%s)", stdout.String(), strings.Join(seen, "\n"))
 	}
 	if !strings.Contains(strings.Join(seen, "\n"), "interrupted") {

@@ -311,6 +311,7 @@ func (e *env) rootCommand(args ...string) *cobra.Command {
 		{"add", e.addCommand}, {"sync", e.syncCommand}, {"mcp", e.mcpCommand},
 		{"migrate", e.migrateCommand}, {"export", e.exportCommand}, {"worker", e.workerCommand},
 		{"status", e.statusCommand}, {"paths", e.pathsCommand}, {"map", e.mapCommand},
+		{"history", e.historyCommand}, {"diff", e.diffCommand}, {"changes", e.changesCommand},
 	}
 	switch {
 	case len(args) == 1 && (args[0] == "--version" || args[0] == "-v"):
@@ -351,6 +352,9 @@ var sharedFlags = sync.OnceValue(func() map[string][]string {
 		"heed reindex":      {"stash", "config"},
 		"heed export":       {"stash", "config"},
 		"heed paths":        {"stash", "config"},
+		"heed history":      {"stash", "config"},
+		"heed diff":         {"stash", "config"},
+		"heed changes":      {"stash", "config"},
 		"heed migrate":      {"config"},
 		"heed status":       {"config"},
 	}

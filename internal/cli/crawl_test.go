@@ -49,7 +49,7 @@ func TestCrawlAndSearch(t *testing.T) {
 	args := func(a ...string) []string { return append(append([]string{}, a...), base...) }
 
 	code, out, stderr := run(t, "", args("crawl", s.URL+"/", "--name", "tidewater", "--delay", "0", "-v")...)
-	if code != 0 || !strings.HasPrefix(out, "4 stored, 0 unchanged, 0 failed, 1 skipped (1 robots)") {
+	if code != 0 || !strings.HasPrefix(out, "4 stored (4 new, 0 changed), 0 unchanged, 0 failed, 1 skipped (1 robots)") {
 		t.Fatalf("crawl: exit %d\n%s\n%s", code, out, stderr)
 	}
 	if !strings.Contains(stderr, "drafts/estuaries.html: robots: disallowed by line 3") {
@@ -136,7 +136,7 @@ func TestCrawlAndSearch(t *testing.T) {
 
 	// A second crawl finds everything unchanged.
 	code, out, _ = run(t, "", args("crawl", s.URL+"/", "--name", "tidewater", "--delay", "0")...)
-	if code != 0 || !strings.HasPrefix(out, "0 stored, 4 unchanged") {
+	if code != 0 || !strings.HasPrefix(out, "0 stored (0 new, 0 changed), 4 unchanged") {
 		t.Errorf("re-crawl: exit %d\n%s", code, out)
 	}
 	code, out, _ = run(t, "", args("reindex")...)

@@ -99,7 +99,7 @@ func TestAddAndSyncStayInTheDirectory(t *testing.T) {
 		t.Fatalf("add: exit %d\n%s\n%s", code, out, stderr)
 	}
 	code, out, stderr = run(t, "", append([]string{"sync", "py"}, base...)...)
-	if code != 0 || !strings.Contains(out, "0 stored, 3 unchanged") || !strings.Contains(stderr, "(whole_site in the source's config widens it to the whole site)") {
+	if code != 0 || !strings.Contains(out, "0 stored (0 new, 0 changed), 3 unchanged") || !strings.Contains(stderr, "(whole_site in the source's config widens it to the whole site)") {
 		t.Errorf("sync: exit %d\n%s\n%s", code, out, stderr)
 	}
 	if o := outside(asked(), "/py/library/"); len(o) > 0 {

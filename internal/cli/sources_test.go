@@ -39,7 +39,7 @@ func TestAddAndSync(t *testing.T) {
 		t.Errorf("adding twice: exit %d, %s", code, stderr)
 	}
 	code, out, _ = run(t, "", append([]string{"sync"}, base...)...)
-	if code != 0 || !strings.Contains(out, "tide:\n0 stored, 3 unchanged") {
+	if code != 0 || !strings.Contains(out, "tide:\n0 stored (0 new, 0 changed), 3 unchanged") {
 		t.Errorf("sync: exit %d\n%s", code, out)
 	}
 	if code, _, stderr := run(t, "", append([]string{"sync", "nope"}, base...)...); code != 2 || !strings.Contains(stderr, `no source named "nope"`) {
@@ -66,14 +66,14 @@ func TestAddMaxDepthZero(t *testing.T) {
 	conf := filepath.Join(dir, "config.yaml")
 	os.WriteFile(conf, []byte("allow_net: [127.0.0.1/32]\nstash: "+filepath.Join(dir, "stash")+"\n"), 0o644)
 	code, out, stderr := run(t, "", "add", s.URL+"/", "--name", "front", "--max-depth", "0", "--delay", "0", "--config", conf)
-	if code != 0 || !strings.HasPrefix(out, "1 stored, 0 unchanged") {
+	if code != 0 || !strings.HasPrefix(out, "1 stored (1 new, 0 changed), 0 unchanged") {
 		t.Fatalf("add --max-depth 0: exit %d\n%s\n%s", code, out, stderr)
 	}
 	if data, _ := os.ReadFile(conf); !strings.Contains(string(data), "    max_depth: 0\n") {
 		t.Errorf("the source recorded:\n%s", data)
 	}
 	code, out, stderr = run(t, "", "sync", "front", "--config", conf)
-	if code != 0 || !strings.Contains(out, "front:\n0 stored, 1 unchanged") {
+	if code != 0 || !strings.Contains(out, "front:\n0 stored (0 new, 0 changed), 1 unchanged") {
 		t.Errorf("sync of max_depth: 0: exit %d\n%s\n%s", code, out, stderr)
 	}
 }

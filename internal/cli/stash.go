@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -64,6 +66,7 @@ each with a snippet around what matched.`,
 	}
 	cmd.Flags().StringVar(&q.Source, "source", "", "search only this source")
 	cmd.Flags().IntVar(&q.Limit, "limit", 10, "print at most this many results")
+	cmd.Flags().BoolVar(&q.Removed, "removed", false, "find pages found gone too (heed history lists their versions)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print a JSON object per result")
 	e.dbFlag(cmd)
 	return cmd
@@ -95,6 +98,12 @@ func (e *env) showCommand() *cobra.Command {
 			}
 			var w frontmatter.Writer
 			w.Snapshot(snap) // as the stash's file holds it
+			if !snap.Removed.IsZero() {
+				w.Field("removed", snap.Removed.UTC().Format(time.RFC3339))
+			}
+			if snap.Version > 0 {
+				w.Field("version", strconv.Itoa(snap.Version))
+			}
 			w.Field("id", snap.ID)
 			w.Field("path", snap.Path)
 			fmt.Fprint(e.stdout, printable.Text(w.Document(snap.Markdown)))

@@ -1,0 +1,129 @@
+package cli
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestHistoryDiffChanges crawls a loopback site three times, its pages
+// changing, vanishing and coming back between crawls, and checks that
+// each crawl's summary, heed history, heed diff and heed changes agree.
+func TestHistoryDiffChanges(t *testing.T) {
+	var mu sync.Mutex
+	pages := map[string]string{}
+	set := func(p map[string]string) { mu.Lock(); pages = p; mu.Unlock() }
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		body, ok := pages[r.URL.Path]
+		mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	page := func(title, text string, links ...string) string {
+		var b strings.Builder
+		b.WriteString("<html><head><title>" + title + "</title></head><body><main><h1>" + title + "</h1><p>" + text + "</p>")
+		for _, l := range links {
+			b.WriteString(`<p><a href="` + l + `">` + l + `</a></p>`)
+		}
+		return b.String() + "</main></body></html>"
+	}
+	stash := t.TempDir()
+	crawl := func() (string, string) {
+		t.Helper()
+		code, out, stderr := run(t, "", "crawl", srv.URL+"/", "--stash", stash, "--allow-net", "127.0.0.1/32", "--delay", "0s", "--name", "site")
+		if code != 0 {
+			t.Fatalf("crawl: exit %d: %s", code, stderr)
+		}
+		return out, stderr
+	}
+	set(map[string]string{
+		"/":      page("Home", "The home page of the site, which says what it holds.", "/tides", "/moon"),
+		"/tides": page("Tides", "The harbour's tide tables say the tide turns at noon."),
+		"/moon":  page("Moon", "The moon pulls the sea, and the sea follows it."),
+	})
+	out, _ := crawl()
+	if !strings.Contains(out, "3 stored (3 new, 0 changed), 0 unchanged") {
+		t.Fatalf("first crawl's summary: %s", out)
+	}
+	between := time.Now().UTC()
+	time.Sleep(1100 * time.Millisecond) // the stash keeps times to the second
+	set(map[string]string{
+		"/":      page("Home", "The home page of the site, which says what it holds.", "/tides", "/moon"),
+		"/tides": page("Tides", "The harbour's tide tables say the tide turns at dusk."),
+	})
+	out, _ = crawl()
+	if !strings.Contains(out, "1 stored (0 new, 1 changed), 1 unchanged, 1 removed") {
+		t.Fatalf("second crawl's summary: %s", out)
+	}
+
+	// heed history: two versions of /tides, with the words changed.
+	code, out, stderr := run(t, "", "history", srv.URL+"/tides", "--stash", stash, "--json")
+	if code != 0 {
+		t.Fatalf("history: exit %d: %s", code, stderr)
+	}
+	var h struct {
+		Versions []struct {
+			N       int  `json:"n"`
+			Added   *int `json:"words_added"`
+			Deleted *int `json:"words_removed"`
+		} `json:"versions"`
+	}
+	if err := json.Unmarshal([]byte(out), &h); err != nil || len(h.Versions) != 2 || h.Versions[1].Added == nil || *h.Versions[1].Added != 1 || *h.Versions[1].Deleted != 1 {
+		t.Fatalf("history: %s (%v)", out, err)
+	}
+	// heed diff, by line and by word.
+	code, out, _ = run(t, "", "diff", srv.URL+"/tides", "--stash", stash)
+	if code != 0 || !strings.Contains(out, "-The harbour's tide tables say the tide turns at noon.") || !strings.Contains(out, "+The harbour's tide tables say the tide turns at dusk.") {
+		t.Fatalf("diff: exit %d:\n%s", code, out)
+	}
+	code, out, _ = run(t, "", "diff", srv.URL+"/tides", "1", "2", "--words", "--stash", stash)
+	if code != 0 || !strings.Contains(out, "[-noon.-]{+dusk.+}") {
+		t.Fatalf("diff --words: exit %d:\n%s", code, out)
+	}
+	if code, _, stderr := run(t, "", "diff", srv.URL+"/tides", "7", "--stash", stash); code != ExitFailed || !strings.Contains(stderr, "no version 7") {
+		t.Fatalf("diff of a version that is not: exit %d, %s", code, stderr)
+	}
+	// heed changes: one changed, one removed since the first crawl.
+	code, out, stderr = run(t, "", "changes", "--since", between.Format(time.RFC3339), "--stash", stash)
+	if code != 0 || !strings.Contains(out, "changed") || !strings.Contains(out, srv.URL+"/tides") || !strings.Contains(out, "removed") || !strings.Contains(out, srv.URL+"/moon") {
+		t.Fatalf("changes: exit %d:\n%s%s", code, out, stderr)
+	}
+	if !strings.Contains(stderr, "0 new, 1 changed, 1 removed") {
+		t.Fatalf("changes' counts: %s", stderr)
+	}
+	// A removed page is out of search, unless asked for.
+	if code, _, _ := run(t, "", "search", "moon pulls", "--stash", stash); code != ExitFailed {
+		t.Fatalf("search found a removed page")
+	}
+	if code, out, _ := run(t, "", "search", "moon pulls", "--removed", "--stash", stash); code != 0 || !strings.Contains(out, "/moon") {
+		t.Fatalf("search --removed: exit %d, %s", code, out)
+	}
+
+	// The page comes back: new again, in search again.
+	set(map[string]string{
+		"/":      page("Home", "The home page of the site, which says what it holds.", "/tides", "/moon"),
+		"/tides": page("Tides", "The harbour's tide tables say the tide turns at dusk."),
+		"/moon":  page("Moon", "The moon pulls the sea, and the sea follows it."),
+	})
+	out, _ = crawl()
+	if !strings.Contains(out, "1 stored (1 new, 0 changed), 2 unchanged") {
+		t.Fatalf("third crawl's summary: %s", out)
+	}
+	code, out, _ = run(t, "", "history", srv.URL+"/moon", "--stash", stash)
+	if code != 0 || !strings.Contains(out, "removed (404)") || strings.Count(out, "\n") != 5 {
+		t.Fatalf("history of a page gone and back: exit %d:\n%s", code, out)
+	}
+	if code, _, stderr := run(t, "", "changes", "--since", "yesterday", "--stash", stash); code != ExitUsage || !strings.Contains(stderr, "--since") {
+		t.Fatalf("changes --since yesterday: exit %d, %s", code, stderr)
+	}
+}
