@@ -181,7 +181,8 @@ func (e *env) serviceConfig(withKinds bool) (ingest.Config, error) {
 	dir, dirErr := e.stashDir()
 	cfg := ingest.Config{
 		HTTP: client, Agent: e.agent, MaxCrawlDelay: time.Duration(conf.MaxCrawlDelay), StashDir: dir,
-		Warn: func(msg string) { fmt.Fprintf(e.stderr, "%sheed: warning: %s\n", e.clearLine(), printable.Text(msg)) },
+		Retention: conf.History.Retention(),
+		Warn:      func(msg string) { fmt.Fprintf(e.stderr, "%sheed: warning: %s\n", e.clearLine(), printable.Text(msg)) },
 	}
 	if dirErr != nil {
 		cfg.Open = func(context.Context) (ingest.Store, error) { return nil, dirErr }

@@ -2,8 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -125,5 +128,45 @@ func TestHistoryDiffChanges(t *testing.T) {
 	}
 	if code, _, stderr := run(t, "", "changes", "--since", "yesterday", "--stash", stash); code != ExitUsage || !strings.Contains(stderr, "--since") {
 		t.Fatalf("changes --since yesterday: exit %d, %s", code, stderr)
+	}
+}
+
+// TestHistoryRetention: the config's history: versions bounds what a
+// page keeps.
+func TestHistoryRetention(t *testing.T) {
+	var mu sync.Mutex
+	body := ""
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "config.yaml")
+	if err := os.WriteFile(conf, []byte("history:\n  versions: 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stash := filepath.Join(dir, "stash")
+	for i := range 4 {
+		mu.Lock()
+		body = fmt.Sprintf("<html><head><title>Tides</title></head><body><main><h1>Tides</h1><p>The tide table of day %d says the tide turns at noon, as it has for years.</p></main></body></html>", i)
+		mu.Unlock()
+		if code, _, stderr := run(t, "", "crawl", srv.URL+"/", "--stash", stash, "--config", conf, "--allow-net", "127.0.0.1/32", "--delay", "0s", "--name", "site"); code != 0 {
+			t.Fatalf("crawl %d: exit %d: %s", i, code, stderr)
+		}
+	}
+	code, out, stderr := run(t, "", "history", srv.URL+"/", "--stash", stash, "--config", conf, "--json")
+	if code != 0 {
+		t.Fatalf("history: exit %d: %s", code, stderr)
+	}
+	var h struct {
+		Versions []struct {
+			N int `json:"n"`
+		} `json:"versions"`
+	}
+	if err := json.Unmarshal([]byte(out), &h); err != nil || len(h.Versions) != 2 || h.Versions[0].N != 3 || h.Versions[1].N != 4 {
+		t.Fatalf("history with versions: 2 keeps %s (%v), want versions 3 and 4", out, err)
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/atomicfile"
 	"github.com/heedhq/heed/internal/crawlopt"
+	"github.com/heedhq/heed/internal/history"
 )
 
 // Config is heed's configuration.
@@ -39,6 +40,8 @@ type Config struct {
 	MaxCrawlDelay Duration `yaml:"max_crawl_delay,omitempty" json:"max_crawl_delay,omitempty" doc:"The longest robots.txt Crawl-delay heed honours, such as 10s (the default)."`
 	// MCP holds the limits of the MCP server (heed mcp): no tool argument
 	// goes past them.
+	History *History `yaml:"history,omitempty" json:"history,omitempty" doc:"How much of each page's history the stash (or a team's database) keeps: every version a fetch, crawl or sync finds, within these bounds."`
+
 	MCP *MCP `yaml:"mcp,omitempty" json:"mcp,omitempty" doc:"Limits of the MCP server (heed mcp). An agent's tool arguments can narrow them, never widen them."`
 	// Browser configures rendering in a browser.
 	Browser *Browser `yaml:"browser,omitempty" json:"browser,omitempty" doc:"The browser that renders pages needing JavaScript (Chromium), and a page's budgets."`
@@ -204,6 +207,20 @@ func (s *Source) Validate(kinds []string) error {
 }
 
 // Duration is a time.Duration written as "500ms", "2s" or "10m".
+// History is how much of each page's history is kept.
+type History struct {
+	Versions int      `yaml:"versions,omitempty" json:"versions,omitempty" minimum:"1" doc:"The most versions a page keeps, its current one and its removals included (default 30)."`
+	MaxAge   Duration `yaml:"max_age,omitempty" json:"max_age,omitempty" doc:"Versions replaced longer ago than this are let go, such as 2160h (the default is 8760h, a year); a page's current version always stays."`
+}
+
+// Retention is h as a store's retention; nil means the default.
+func (h *History) Retention() history.Retention {
+	if h == nil {
+		return history.Retention{}
+	}
+	return history.Retention{Versions: h.Versions, MaxAge: time.Duration(h.MaxAge)}
+}
+
 type Duration time.Duration
 
 // Error is a configuration error: it names the file, line and key. heed

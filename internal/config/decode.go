@@ -79,6 +79,23 @@ func (d *decoder) config(n *yaml.Node, c *Config) error {
 			c.Stash, err = d.str(v, key)
 		case "max_crawl_delay":
 			c.MaxCrawlDelay, err = d.duration(v, key)
+		case "history":
+			c.History = &History{}
+			err = d.fields(v, key, func(k string, v *yaml.Node) (bool, error) {
+				kk := key + "." + k
+				var err error
+				switch k {
+				case "versions":
+					c.History.Versions, err = d.positive(v, kk)
+				case "max_age":
+					if c.History.MaxAge, err = d.duration(v, kk); err == nil && c.History.MaxAge <= 0 {
+						err = d.errAt(v, kk, "must be longer than 0")
+					}
+				default:
+					return false, nil
+				}
+				return true, err
+			})
 		case "mcp":
 			c.MCP = &MCP{}
 			err = d.mcp(v, c.MCP)

@@ -12,6 +12,7 @@ import (
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/document"
+	"github.com/heedhq/heed/internal/history"
 	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
@@ -46,6 +47,8 @@ type Store interface {
 	Reindex(ctx context.Context) (int, error)
 	// AppendLog adds an entry to the store's log of what was done.
 	AppendLog(entry string) error
+	// SetRetention sets how much of each page's history the store keeps.
+	SetRetention(r history.Retention)
 	// Optimize makes searches faster after many writes.
 	Optimize(ctx context.Context) error
 	// Writable reports whether this process may write the store now.
@@ -86,6 +89,9 @@ type Config struct {
 	// Browser renders the pages that need it (a crawl's and a fetch's
 	// Render); nil renders none.
 	Browser *render.Browser
+	// Retention is how much of each page's history the store keeps; the
+	// zero value is history's default.
+	Retention history.Retention
 	// Warn says what the user should know (a source's rate limit, a kind
 	// that found nothing); nil discards it.
 	Warn func(msg string)
@@ -251,6 +257,7 @@ func (s *Service) use(ctx context.Context, mode useMode) (st Store, done func(),
 			if err != nil {
 				return nil, nil, &heed.Error{Kind: heed.Internal, Op: "open the stash", Err: err}
 			}
+			st.SetRetention(s.cfg.Retention)
 			h.st = st
 		}
 	}

@@ -193,6 +193,7 @@ func (s *Service) Work(ctx context.Context, wc WorkerConfig) error {
 	w := &team.Worker{
 		Pool: db.Pool(), HTTP: s.cfg.HTTP, Agent: s.cfg.Agent, Hosts: wc.Hosts, Slice: wc.Slice,
 		LeaseTTL: wc.LeaseTTL, RescueAfter: wc.RescueAfter, Event: wc.Event, Browser: s.cfg.Browser,
+		Retention: s.cfg.Retention,
 	}
 	return pgstore.Redact(s.cfg.DB, w.Run(ctx))
 }

@@ -93,6 +93,9 @@ func openError(err error) error {
 	return fmt.Errorf("pgstore: %w", err)
 }
 
+// SetRetention sets how much of each page's history Put keeps.
+func (s *Store) SetRetention(r history.Retention) { s.Retention = r }
+
 // Close closes the connections.
 func (s *Store) Close() error { s.pool.Close(); return nil }
 

@@ -7,7 +7,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/heedhq/heed/internal/crawl"
-	"github.com/heedhq/heed/internal/history"
 	"github.com/heedhq/heed/internal/pgstore"
 )
 
@@ -61,7 +60,7 @@ func (w *Worker) sweepEnded(ctx context.Context, tx pgx.Tx, done []int64) ([]cra
 		}
 		now := time.Now()
 		for _, u := range c.eng.Unreached(present, func(string) bool { return false }) {
-			removed, err := pgstore.MarkRemovedIn(ctx, tx, c.o.Source, u, now, crawl.ReasonUnreached, history.Retention{})
+			removed, err := pgstore.MarkRemovedIn(ctx, tx, c.o.Source, u, now, crawl.ReasonUnreached, w.Retention)
 			if err != nil {
 				return nil, err
 			}

@@ -16,7 +16,6 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
-	"github.com/heedhq/heed/internal/history"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/render"
@@ -654,10 +653,7 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 				}
 			}
 			if kind == crawl.Stored {
-				// The page's history keeps history's default
-				// retention, as a team's Store does unless told
-				// otherwise: a worker has no retention of its own yet.
-				changed, err := pgstore.PutIn(ctx, tx, res.snap, history.Retention{})
+				changed, err := pgstore.PutIn(ctx, tx, res.snap, s.w.Retention)
 				if err != nil {
 					return err
 				}
@@ -670,7 +666,7 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 			if why := crawl.Gone(res.err); why != "" {
 				// A page the store held, gone: a removal, not a failure.
 				// The URL ends as failed in the frontier, by its status.
-				removed, err := pgstore.MarkRemovedIn(ctx, tx, it.c.o.Source, it.url, time.Now(), why, history.Retention{})
+				removed, err := pgstore.MarkRemovedIn(ctx, tx, it.c.o.Source, it.url, time.Now(), why, s.w.Retention)
 				if err != nil {
 					return err
 				}

@@ -20,6 +20,7 @@ import (
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
+	"github.com/heedhq/heed/internal/history"
 	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/robots"
 )
@@ -57,6 +58,9 @@ type Worker struct {
 	// (Options.Render); nil renders none, and a crawl that asks for every
 	// page rendered fails its pages.
 	Browser *render.Browser
+	// Retention is how much of each page's history the worker keeps as
+	// it stores pages; the zero value is history's default.
+	Retention history.Retention
 	// Event, if set, is told what became of every URL the worker ended.
 	Event func(crawl.Event)
 	// Logger takes River's own log; nil logs its warnings to stderr.
