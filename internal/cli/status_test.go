@@ -37,7 +37,7 @@ func TestStashStatus(t *testing.T) {
 		t.Fatalf("crawl: exit %d, %q, %q", code, out, stderr)
 	}
 	code, out, stderr = run(t, "", "status", "--stash", stash)
-	if code != 0 || !strings.Contains(out, "crawl 1  ") || !strings.Contains(out, s.URL+"/") || !strings.Contains(out, "done · 3 stored · 0 unchanged · 0 failed · 3 requests") {
+	if code != 0 || !strings.Contains(out, "crawl 1  ") || !strings.Contains(out, s.URL+"/") || !strings.Contains(out, "done · 3 stored · 0 unchanged · 0 failed · 3 requests · 3 new · 0 changed · 0 removed") {
 		t.Errorf("status: exit %d, %q, %q", code, out, stderr)
 	}
 	code, out, stderr = run(t, "", "status", "1", "--json", "--stash", stash)

@@ -459,6 +459,9 @@ func recordLine(c ledger.Crawl) string {
 	// The record is the stash's, which anyone may have written: what it
 	// says is made printable.
 	line := fmt.Sprintf("%s · %d stored · %d unchanged · %d failed · %d requests", printable.Line(string(c.State)), c.Counts.Stored, c.Counts.Unchanged, c.Counts.Failed, c.Counts.Requests)
+	if c.Counts.New+c.Counts.Changed+c.Counts.Removed > 0 {
+		line += fmt.Sprintf(" · %d new · %d changed · %d removed", c.Counts.New, c.Counts.Changed, c.Counts.Removed)
+	}
 	reasons := make([]string, 0, len(c.Counts.Skipped))
 	for r := range c.Counts.Skipped {
 		reasons = append(reasons, r)
