@@ -144,7 +144,7 @@ func TestCrawlResumes(t *testing.T) {
 			if !errors.As(err, &exit) {
 				t.Fatalf("the first run, stopped: %v", err)
 			}
-			if stop.sig == syscall.SIGINT && (exit.ExitCode() != 1 || !strings.Contains(out1.String(), " stored, ")) {
+			if stop.sig == syscall.SIGINT && (exit.ExitCode() != 1 || !strings.Contains(out1.String(), " stored (")) {
 				t.Errorf("Ctrl-C: exit %d, printed %q; want exit 1 and the summary so far", exit.ExitCode(), out1.String())
 			}
 
