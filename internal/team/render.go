@@ -43,20 +43,19 @@ type pageRequests struct {
 	delay time.Duration // the page's own host's
 	turns *Turns        // the database's
 
-	mu       sync.Mutex
-	outcomes map[string]robots.Outcome // by origin
-	silent   map[string]error          // origins whose robots.txt got no answer
-	delays   map[string]time.Duration  // by host, from the hosts' robots.txt
+	mu     sync.Mutex
+	silent map[string]error         // origins whose robots.txt got no answer, asked once a page
+	delays map[string]time.Duration // by host, from the hosts' robots.txt
 
 	busy  atomic.Int32     // requests not made: their host was held by another job
 	local *polite.Schedule // the page's requests to a host wait here first, one at a time
 }
 
 // pageRequests are the requests of a page of it; delay is its own host's.
-// The robots.txt outcomes known already may be put in its outcomes.
+// The robots.txt it reads are the slice's (slice.outcomes).
 func (s *slice) pageRequests(it item, delay time.Duration) *pageRequests {
 	return &pageRequests{s: s, it: it, delay: delay, turns: s.w.turns,
-		outcomes: map[string]robots.Outcome{}, silent: map[string]error{}, delays: map[string]time.Duration{},
+		silent: map[string]error{}, delays: map[string]time.Duration{},
 		local: polite.NewSchedule()}
 }
 
@@ -93,27 +92,39 @@ func (p *pageRequests) Acquire(ctx context.Context, host string) (func(time.Dura
 func (p *pageRequests) robots(ctx context.Context, u *url.URL) (robots.Outcome, error) {
 	o := p.it.c.o
 	origin := u.Scheme + "://" + u.Host
+	out, ok := p.s.outcomes.get(origin)
 	p.mu.Lock()
-	out, ok := p.outcomes[origin]
 	err := p.silent[origin]
 	p.mu.Unlock()
 	if ok || err != nil {
+		p.pace(u, out)
 		return out, err
 	}
 	out, err = p.s.w.storedRobots(ctx, origin, p, o.Delay, o.MaxCrawlDelay)
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	switch {
 	case err == nil:
-		p.outcomes[origin] = out
-		if cd, ok := out.CrawlDelay(p.s.w.Agent); ok {
-			p.delays[polite.HostKey(u)] = polite.Pace(p.delays[polite.HostKey(u)], cd, o.MaxCrawlDelay)
-		}
+		p.s.outcomes.put(origin, out)
+		p.pace(u, out)
 	case heed.KindOf(err) == heed.Transient:
 		// Asked once a page: its other requests there are refused.
+		p.mu.Lock()
 		p.silent[origin] = err
+		p.mu.Unlock()
 	}
 	return out, err
+}
+
+// pace keeps u's host's Crawl-delay, as out says it, for the page's
+// requests there.
+func (p *pageRequests) pace(u *url.URL, out robots.Outcome) {
+	if out.Robots == nil {
+		return
+	}
+	if cd, ok := out.CrawlDelay(p.s.w.Agent); ok {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.delays[polite.HostKey(u)] = polite.Pace(p.delays[polite.HostKey(u)], cd, p.it.c.o.MaxCrawlDelay)
+	}
 }
 
 // allowed fails for a URL that robots.txt disallows.
@@ -174,20 +185,7 @@ func (w *Worker) storedRobots(ctx context.Context, origin string, turns polite.T
 // host could not be had, is Unreachable, and not stored: that is not the
 // site's word.
 func loadRobots(ctx context.Context, pool *pgxpool.Pool, client *fetch.Client, agent, origin string, turns polite.Turns, delay, maxCrawlDelay time.Duration) (robots.Outcome, error) {
-	read := func() (robots.Outcome, bool, error) {
-		var status, cause string
-		var httpStatus int
-		var body []byte
-		err := pool.QueryRow(ctx, `SELECT status, http_status, cause, body FROM heed_robots WHERE origin = $1 AND until > now()`,
-			origin).Scan(&status, &httpStatus, &cause, &body)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return robots.Outcome{}, false, nil
-		}
-		if err != nil {
-			return robots.Outcome{}, false, err
-		}
-		return outcomeOf(status, httpStatus, cause, body), true, nil
-	}
+	read := func() (robots.Outcome, bool, error) { return readRobots(ctx, pool, origin) }
 	if out, ok, err := read(); ok || err != nil {
 		return out, err
 	}
@@ -209,6 +207,23 @@ func loadRobots(ctx context.Context, pool *pgxpool.Pool, client *fetch.Client, a
 		return out, err
 	}
 	return out, storeRobots(context.WithoutCancel(ctx), pool, origin, out, body)
+}
+
+// readRobots is an origin's robots.txt as the team stored it, while it
+// lives; stored is false when it has none.
+func readRobots(ctx context.Context, pool *pgxpool.Pool, origin string) (o robots.Outcome, stored bool, err error) {
+	var status, cause string
+	var httpStatus int
+	var body []byte
+	err = pool.QueryRow(ctx, `SELECT status, http_status, cause, body FROM heed_robots WHERE origin = $1 AND until > now()`,
+		origin).Scan(&status, &httpStatus, &cause, &body)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return robots.Outcome{}, false, nil
+	}
+	if err != nil {
+		return robots.Outcome{}, false, err
+	}
+	return outcomeOf(status, httpStatus, cause, body), true, nil
 }
 
 // robotsTurns are the turns of a robots.txt's hops: its own host's turn,

@@ -12,7 +12,6 @@ import (
 	"github.com/heedhq/heed/internal/render"
 	"github.com/heedhq/heed/internal/render/rendertest"
 	"github.com/heedhq/heed/internal/testutil"
-	"github.com/heedhq/heed/robots"
 )
 
 // aBrowser is a browser for the test, or skips it (fails it with
@@ -285,7 +284,7 @@ func TestSliceStoppedWhileRendering(t *testing.T) {
 	}
 	host := strings.TrimPrefix(site.URL, "http://")
 	s := &slice{w: w, host: host, owner: ownerName("test"), end: time.Now().Add(time.Minute), turns: newHeld(host),
-		outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
+		silent: map[string]error{}}
 	if _, ok, err := takeLease(context.Background(), pool, host, s.owner, w.LeaseTTL); err != nil || !ok {
 		t.Fatalf("the host's lease: %v, %v", ok, err)
 	}

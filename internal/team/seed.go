@@ -11,7 +11,6 @@ import (
 
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/polite"
-	"github.com/heedhq/heed/robots"
 )
 
 // SeedArgs is the River job that seeds a crawl, once, with the pages its
@@ -104,7 +103,7 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 		defer cancel()
 	}
 	host := polite.HostKey(su)
-	s := &slice{w: w, host: host, turns: newHeld(host), outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
+	s := &slice{w: w, host: host, turns: newHeld(host), silent: map[string]error{}}
 	it := item{url: o.Start, c: c}
 	p := s.pageRequests(it, o.Delay)
 	// Its requests wait for their hosts as long as the job may: the
@@ -119,7 +118,6 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 			return river.JobSnooze(time.Second) // resumed, with time of its own
 		}
 		if err == nil {
-			s.outcomes[su.Scheme+"://"+su.Host] = out
 			if out.Robots != nil {
 				listed = out.Robots.Sitemaps
 			}

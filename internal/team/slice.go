@@ -32,12 +32,37 @@ type slice struct {
 	owner string
 	end   time.Time
 	turns *held
-	// robots.txt by origin as read this slice, and the origins whose
+	// outcomes are robots.txt by origin as read this slice, by its URLs
+	// and its rendered pages' requests alike; silent the origins whose
 	// robots.txt was unread for now this slice: their other URLs fail
 	// the same attempt without another request, and the slice ends
 	// after its batch (errUnread).
-	outcomes map[string]robots.Outcome
+	outcomes robotsMemo
 	silent   map[string]error
+}
+
+// robotsMemo is what a slice read of origins' robots.txt, by origin: the
+// one copy its URLs and its rendered pages' requests ask. It is safe for
+// concurrent use (a browser's requests).
+type robotsMemo struct {
+	mu sync.Mutex
+	m  map[string]robots.Outcome
+}
+
+func (r *robotsMemo) get(origin string) (robots.Outcome, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	o, ok := r.m[origin]
+	return o, ok
+}
+
+func (r *robotsMemo) put(origin string, o robots.Outcome) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]robots.Outcome{}
+	}
+	r.m[origin] = o
 }
 
 // held are the turns of a host whose lease a slice holds: one request at
@@ -341,8 +366,6 @@ func (t *sliceTurn) Unchanged(ctx context.Context, _ crawl.Item) ([]string, stri
 func (t *sliceTurn) Render(ctx context.Context, it crawl.Item, resp *fetch.Response, p *crawl.Page) (*crawl.Page, bool, error) {
 	s, o := t.s, t.it.c.o
 	requests := s.pageRequests(t.it, t.delay)
-	u, _ := url.Parse(t.it.url)
-	requests.outcomes[u.Scheme+"://"+u.Host] = t.out
 	lent := false
 	if s.w.Browser != nil && p.Kind == extract.KindHTML && p.Skip == "" && render.Wants(render.Mode(o.Render), resp.Body, p.Doc.Markdown) {
 		if err := s.lend(ctx); err != nil {
@@ -384,7 +407,7 @@ func (s *slice) links(it item, links []string, depth int) []queued {
 			continue
 		}
 		q := queued{url: l, host: polite.HostKey(lu), depth: depth, state: "queued"}
-		out, known := s.outcomes[lu.Scheme+"://"+lu.Host]
+		out, known := s.outcomes.get(lu.Scheme + "://" + lu.Host)
 		if reason, why := it.c.eng.Admit(lu, depth); reason != "" {
 			q.state, q.reason, q.detail = "skipped", reason, why
 		} else if known && !it.c.o.NoRobots {
@@ -481,25 +504,24 @@ func leaseMargin(ttl time.Duration) time.Duration { return min(time.Second, ttl/
 // after its batch (errUnread).
 func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Duration) (robots.Outcome, error) {
 	origin := u.Scheme + "://" + u.Host
-	if o, ok := s.outcomes[origin]; ok {
+	if o, ok := s.outcomes.get(origin); ok {
 		return o, nil
 	}
-	var status, cause string
-	var httpStatus int
-	var body []byte
-	var room bool
-	err := s.w.Pool.QueryRow(ctx, `
-		SELECT r.status, r.http_status, r.cause, r.body, true FROM heed_robots r WHERE r.origin = $1 AND r.until > now()
-		UNION ALL
-		SELECT '', 0, '', ''::bytea, fetched < max_pages FROM heed_crawl WHERE id = $2
-		ORDER BY 1 DESC LIMIT 1`, origin, it.c.id).Scan(&status, &httpStatus, &cause, &body, &room)
-	switch {
-	case err != nil:
+	o, stored, err := readRobots(ctx, s.w.Pool, origin)
+	if err != nil {
 		return robots.Outcome{}, err
-	case status != "":
-		o := outcomeOf(status, httpStatus, cause, body)
-		s.outcomes[origin] = o
+	}
+	if stored {
+		s.outcomes.put(origin, o)
 		return o, nil
+	}
+	// Not stored: fetching it is a request of the crawl's, if it has any
+	// left.
+	var room bool
+	if err := s.w.Pool.QueryRow(ctx, `SELECT fetched < max_pages FROM heed_crawl WHERE id = $1`, it.c.id).Scan(&room); err != nil {
+		return robots.Outcome{}, err
+	}
+	switch {
 	case !room:
 		return robots.Outcome{}, errFull
 	case s.silent[origin] != nil:
@@ -525,12 +547,12 @@ func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Dura
 	turns := *s.w.turns
 	turns.byDelay = true
 	p.turns = &turns
-	o, err := s.w.storedRobots(ctx, origin, p, delay, it.c.o.MaxCrawlDelay)
+	o, err = s.w.storedRobots(ctx, origin, p, delay, it.c.o.MaxCrawlDelay)
 	if err := s.retake(ctx); err != nil {
 		return robots.Outcome{}, errLost
 	}
 	if err == nil {
-		s.outcomes[origin] = o
+		s.outcomes.put(origin, o)
 	}
 	return o, err
 }

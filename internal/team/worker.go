@@ -22,7 +22,6 @@ import (
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/history"
 	"github.com/heedhq/heed/internal/render"
-	"github.com/heedhq/heed/robots"
 )
 
 // Defaults of Worker.
@@ -234,7 +233,7 @@ var errLost = fmt.Errorf("the host's lease was lost: %w", crawl.ErrTurnOver)
 // stuck) cannot take the host from it, even in the same process.
 func (w *Worker) work(ctx context.Context, job *river.Job[HostArgs]) error {
 	host := job.Args.Host
-	s := &slice{w: w, host: host, owner: w.owner + "/" + randomID(4), turns: newHeld(host), outcomes: map[string]robots.Outcome{}, silent: map[string]error{}}
+	s := &slice{w: w, host: host, owner: w.owner + "/" + randomID(4), turns: newHeld(host), silent: map[string]error{}}
 	wait, ok, err := takeLease(ctx, w.Pool, host, s.owner, w.LeaseTTL)
 	if err != nil {
 		w.Logger.Warn("heed: take a host", "host", host, "error", err)
