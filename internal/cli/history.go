@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/heedhq/heed"
-	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/history"
 	"github.com/heedhq/heed/internal/ingest"
 	"github.com/heedhq/heed/internal/printable"
@@ -47,7 +46,7 @@ removal among them. heed diff shows what changed between two versions.`,
 			}
 			h, err := svc.History(cmd.Context(), args[0])
 			if errors.Is(err, heed.ErrNotFound) {
-				return &exitError{code: ExitFailed, err: fmt.Errorf("no snapshot of %s in the stash", fetch.Redact(printable.Line(args[0])))}
+				return noSnapshot(args[0])
 			}
 			if err != nil {
 				return failure(err)
@@ -138,7 +137,7 @@ is the version before TO, and TO the page's current version, unless given.`,
 			}
 			h, err := svc.History(cmd.Context(), args[0])
 			if errors.Is(err, heed.ErrNotFound) {
-				return &exitError{code: ExitFailed, err: fmt.Errorf("no snapshot of %s in the stash", fetch.Redact(printable.Line(args[0])))}
+				return noSnapshot(args[0])
 			}
 			if err != nil {
 				return failure(err)

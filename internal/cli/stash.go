@@ -85,7 +85,7 @@ func (e *env) showCommand() *cobra.Command {
 			}
 			snap, err := svc.Read(cmd.Context(), args[0])
 			if errors.Is(err, heed.ErrNotFound) {
-				return &exitError{code: ExitFailed, err: fmt.Errorf("no snapshot of %s in the stash", fetch.Redact(printable.Line(args[0])))}
+				return noSnapshot(args[0])
 			}
 			if err != nil {
 				return failure(err)
@@ -285,6 +285,12 @@ func (e *env) reindexCommand() *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// noSnapshot is the error of a command asked for a page the stash does
+// not hold, named as the user named it.
+func noSnapshot(urlOrID string) error {
+	return &exitError{code: ExitFailed, err: fmt.Errorf("no snapshot of %s in the stash", fetch.Redact(printable.Line(urlOrID)))}
 }
 
 // snippetLine is a hit's snippet as a line to print, its matches in the
