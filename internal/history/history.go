@@ -43,6 +43,13 @@ func (r Retention) Filled() Retention {
 // kept and the entries let go, whose contents a store may drop where no
 // version it keeps has them.
 func Append(vs []heed.PageVersion, v heed.PageVersion, r Retention, now time.Time) (kept, dropped []heed.PageVersion) {
+	// A server's validators are kept as it sent them, within a bound: a
+	// megabyte's ETag is no page's history.
+	v.ETag, v.LastModified = heed.Clip(v.ETag, maxValidator), heed.Clip(v.LastModified, maxValidator)
+	v.At = v.At.UTC().Truncate(time.Second)
+	if v.At.Before(Epoch) {
+		v.At = Epoch
+	}
 	v.N = 1
 	if len(vs) > 0 {
 		v.N = vs[len(vs)-1].N + 1
@@ -80,6 +87,10 @@ func Remove(vs []heed.PageVersion, at time.Time, why string, r Retention) (kept,
 	kept, dropped = Append(vs, heed.PageVersion{At: at, Removed: why}, r, at)
 	return kept, dropped, true
 }
+
+// maxValidator is the most bytes of an ETag or a Last-Modified a
+// version keeps.
+const maxValidator = 256
 
 // Prune applies the retention at now to a history, oldest first: it
 // returns the entries kept and those let go. An entry replaced (by the
@@ -123,8 +134,15 @@ func Since(vs []heed.PageVersion, since time.Time) (c heed.Change, from, to int,
 		then = &vs[i]
 	}
 	had := then != nil && then.Removed == ""
+	if then == nil && vs[0].N > 1 {
+		// The entry the page had then was let go (the retention): the
+		// page had one, the one numbered before the first kept, taken
+		// for a version (its removal would have been kept beside it
+		// only as long).
+		had, from = true, vs[0].N-1
+	}
 	has := last.Removed == ""
-	if had {
+	if had && then != nil {
 		from = then.N
 	}
 	switch {
@@ -176,6 +194,15 @@ func Encode(v heed.PageVersion) string {
 	return string(b)
 }
 
+// MaxVersion is the largest number a version may have: a history read
+// with a larger one (edited by hand) cannot be numbered after.
+const MaxVersion = 1 << 40
+
+// Epoch is the time of a version whose time is not known (a page a heed
+// from before histories stored, whose file says no time): before any
+// time a user asks about.
+var Epoch = time.Unix(0, 0).UTC()
+
 // ErrEntry is wrapped by Decode's error.
 var ErrEntry = errors.New("history: an entry cannot be read")
 
@@ -186,10 +213,12 @@ func Decode(s string) (heed.PageVersion, error) {
 		return v, fmt.Errorf("%w: %v", ErrEntry, err)
 	}
 	switch {
-	case v.N < 1:
+	case v.N < 1 || v.N > MaxVersion:
 		return v, fmt.Errorf("%w: its number is %d", ErrEntry, v.N)
-	case v.At.IsZero():
-		return v, fmt.Errorf("%w: it has no time", ErrEntry)
+	case v.At.Before(Epoch) || !v.At.Truncate(time.Second).Equal(v.At):
+		// Encode writes whole seconds since the epoch, and reads back
+		// only what it writes.
+		return v, fmt.Errorf("%w: its time %s is not one heed writes", ErrEntry, v.At.Format(time.RFC3339Nano))
 	case v.Removed == "" && !IsHash(v.Hash):
 		return v, fmt.Errorf("%w: %q is no content hash", ErrEntry, v.Hash)
 	case v.Size < 0:

@@ -204,8 +204,8 @@ func (s *Store) Validators(_ context.Context, source, url string) (etag, lastMod
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.pages[url]
-	if p == nil || p.Source != source {
-		return "", "", false
+	if p == nil || p.Source != source || !p.Removed.IsZero() {
+		return "", "", false // a page found gone is fetched whole when it is back
 	}
 	return p.ETag, p.LastModified, true
 }

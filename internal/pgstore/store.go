@@ -192,7 +192,9 @@ func (s *Store) Links(ctx context.Context, source, url string) []string {
 // Validators are what the source's page at url was stored with.
 func (s *Store) Validators(ctx context.Context, source, url string) (etag, lastModified string, ok bool) {
 	source, url = Clean(source), Clean(url)
-	err := s.pool.QueryRow(ctx, `SELECT etag, last_modified FROM heed_snapshot WHERE url = $1 AND source = $2`, url, source).Scan(&etag, &lastModified)
+	// A page found gone is fetched whole when it is back: a "not
+	// modified" would leave it removed.
+	err := s.pool.QueryRow(ctx, `SELECT etag, last_modified FROM heed_snapshot WHERE url = $1 AND source = $2 AND removed IS NULL`, url, source).Scan(&etag, &lastModified)
 	return etag, lastModified, err == nil && (etag != "" || lastModified != "")
 }
 

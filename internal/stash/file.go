@@ -293,10 +293,9 @@ func parsePage(path string, data []byte) (*page, error) {
 		Tags: h.Tags, Hash: strings.TrimPrefix(h.Hash, "sha256:"), ETag: h.ETag, LastModified: h.LastModified,
 		Notes: h.Notes, Via: h.Via, Rendered: h.Rendered, Markdown: body, Removed: removed,
 	}
-	if len(h.History) > 0 {
-		if v, err := history.Decode(h.History[len(h.History)-1]); err == nil {
-			snap.Version = v.N
-		}
+	if vs, _ := history.DecodeAll(h.History); len(vs) > 0 {
+		cur, _ := history.Current(vs)
+		snap.Version = cur.N
 	}
 	return &page{Snapshot: snap, history: h.History}, nil
 }

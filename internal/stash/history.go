@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/frontmatter"
 	"github.com/heedhq/heed/internal/history"
 )
 
@@ -97,9 +98,38 @@ func pastOf(p *page) (vs []heed.PageVersion, unreadable []string) {
 	}
 	vs, unreadable = history.DecodeAll(p.history)
 	if len(vs) == 0 && len(p.history) == 0 {
-		vs = []heed.PageVersion{{N: 1, At: p.FetchedAt.UTC(), Hash: heed.HashOf(p.Markdown), Size: len(p.Markdown), ETag: p.ETag, LastModified: p.LastModified}}
+		at := p.FetchedAt.UTC().Truncate(time.Second)
+		if at.Before(history.Epoch) {
+			at = history.Epoch // a file that says no time
+		}
+		vs = []heed.PageVersion{{N: 1, At: at, Hash: heed.HashOf(p.Markdown), Size: len(p.Markdown), ETag: p.ETag, LastModified: p.LastModified}}
 	}
 	return vs, unreadable
+}
+
+// pastAt is the history of url's page whose file is at path ("" for
+// none), and its text: the file's (pastOf). A file that cannot be read
+// as the page's (its frontmatter edited by hand, or damaged) is no reason
+// to lose its history: the index's entries stand for it, and its text is
+// what the file holds past its frontmatter, where that is the text the
+// index names (hash).
+func (s *Stash) pastAt(ctx context.Context, url, path, hash string) (vs []heed.PageVersion, unreadable []string, text string, ok bool, err error) {
+	if path == "" {
+		return nil, nil, "", false, nil
+	}
+	if p, err := s.readPage(s.abs(path)); err == nil && p.URL == url {
+		vs, unreadable = pastOf(p)
+		return vs, unreadable, p.Markdown, true, nil
+	}
+	if vs, err = s.indexedVersions(ctx, url); err != nil {
+		return nil, nil, "", false, err
+	}
+	if data, err := readRegular(s.root, path); err == nil {
+		if _, body, err := frontmatter.Cut(data); err == nil && heed.HashOf(body) == hash {
+			return vs, nil, body, true, nil
+		}
+	}
+	return vs, nil, "", false, nil
 }
 
 // encodeHistory is the lines of a file's history: those that cannot be
@@ -215,6 +245,13 @@ func writeVersions(ctx context.Context, tx *sql.Tx, url string, vs []heed.PageVe
 	return nil
 }
 
+// current is docs.version of a page with history vs: the number of its
+// current content, its removal's before it where it is removed.
+func current(vs []heed.PageVersion) int {
+	v, _ := history.Current(vs)
+	return v.N
+}
+
 // removedOf is docs.removed of a page with history vs.
 func removedOf(vs []heed.PageVersion) string {
 	if len(vs) > 0 && vs[len(vs)-1].Removed != "" {
@@ -237,15 +274,21 @@ func (s *Stash) MarkRemoved(ctx context.Context, source, url string, at time.Tim
 	p.Removed = at.UTC().Truncate(time.Second)
 	snap := p.Snapshot
 	snap.Name = "" // the file it has
-	return s.put(ctx, snap, &removal{at: p.Removed, why: why, path: p.Path})
+	// Its links (the crawl's to follow) are kept as the index has them.
+	var links string
+	if err := s.db.QueryRowContext(ctx, `SELECT links FROM docs WHERE url = ?`, url).Scan(&links); err != nil {
+		return false, fmt.Errorf("stash: %w", err)
+	}
+	return s.put(ctx, snap, &removal{at: p.Removed, why: why, path: p.Path, hash: heed.HashOf(p.Markdown), links: links})
 }
 
 // removal is what MarkRemoved asks of put: a removal entry, at the
-// page's file as it is.
+// page's file as it was read (path, and its content's hash): a Put
+// meanwhile wins.
 type removal struct {
-	at   time.Time
-	why  string
-	path string
+	at                time.Time
+	why               string
+	path, hash, links string
 }
 
 // current is the page at url as its file has it, or nil.

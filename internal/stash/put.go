@@ -57,7 +57,7 @@ retry:
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return false, fmt.Errorf("stash: %w", err)
 	}
-	if rm != nil && (oldPath != rm.path || oldRemoved != "") {
+	if rm != nil && (oldPath != rm.path || oldHash != rm.hash || oldRemoved != "") {
 		return false, nil // rewritten meanwhile: removed by another call, or stored anew
 	}
 	var path string
@@ -109,13 +109,10 @@ retry:
 	}
 
 	// The page's history: its old file's, and this version or removal.
-	var prior *page
-	if oldPath != "" {
-		if p, err := s.readPage(s.abs(oldPath)); err == nil && p.URL == snap.URL {
-			prior = p
-		}
+	past, unreadable, oldText, haveOld, err := s.pastAt(ctx, snap.URL, oldPath, oldHash)
+	if err != nil {
+		return false, err
 	}
-	past, unreadable := pastOf(prior)
 	var kept []heed.PageVersion
 	keep, keeping := "", false // the text of the version replaced, to keep
 	if rm != nil {
@@ -132,11 +129,11 @@ retry:
 		v := heed.PageVersion{At: at.UTC().Truncate(time.Second), Hash: snap.Hash, Size: len(snap.Markdown), ETag: snap.ETag, LastModified: snap.LastModified}
 		kept, _, snap.Change = history.Record(past, v, s.retention, time.Now())
 		snap.Removed = time.Time{}
-		if prior != nil && snap.Change != heed.Unchanged && heed.HashOf(prior.Markdown) != snap.Hash {
-			keep, keeping = prior.Markdown, true
+		if haveOld && snap.Change != heed.Unchanged && heed.HashOf(oldText) != snap.Hash {
+			keep, keeping = oldText, true
 		}
 	}
-	snap.Version = kept[len(kept)-1].N
+	snap.Version = current(kept)
 	lines := encodeHistory(kept, unreadable)
 
 	// 1. Record the write as pending: 'creating' a file where there is
@@ -146,7 +143,11 @@ retry:
 	if _, err := s.root.Lstat(s.rel(file)); errors.Is(err, os.ErrNotExist) {
 		state = "creating"
 	}
-	if err := s.pend(ctx, snap, path, state, leaving, kept); err != nil {
+	links := joinLinks(snap.Links)
+	if rm != nil {
+		links = rm.links
+	}
+	if err := s.pend(ctx, snap, path, state, leaving, links, kept); err != nil {
 		return false, writeErr("recording "+path, err)
 	}
 	// 2. Write the file, letting other pages be recorded meanwhile. It is
@@ -226,7 +227,7 @@ retry:
 // pend records a write of snap to path as pending (state 'creating' or
 // 'writing', leaving the file it moves out of), with the page's history
 // vs, in one transaction.
-func (s *Stash) pend(ctx context.Context, snap *heed.Snapshot, path, state, leaving string, vs []heed.PageVersion) error {
+func (s *Stash) pend(ctx context.Context, snap *heed.Snapshot, path, state, leaving, links string, vs []heed.PageVersion) error {
 	upsert, err := s.stmt(ctx, `INSERT INTO docs (id, url, source, path, title, description, fetched_at, tags, hash, etag, last_modified, links, state, old_path, removed, version)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(url) DO UPDATE SET source = excluded.source, path = excluded.path, title = excluded.title,
@@ -243,8 +244,8 @@ func (s *Stash) pend(ctx context.Context, snap *heed.Snapshot, path, state, leav
 	}
 	defer tx.Rollback()
 	if _, err := tx.StmtContext(ctx, upsert).ExecContext(ctx, snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
-		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, joinLinks(snap.Links), state, leaving,
-		removedOf(vs), vs[len(vs)-1].N); err != nil {
+		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, links, state, leaving,
+		removedOf(vs), current(vs)); err != nil {
 		return err
 	}
 	if err := writeVersions(ctx, tx, snap.URL, vs); err != nil {

@@ -23,7 +23,13 @@ const validatorsKnown = `state = 'ok' AND links != ''`
 // the files alone, which do not hold them): a "not modified" answer would
 // leave the crawl nothing to follow, so such a page is fetched whole.
 func (s *Stash) Validators(ctx context.Context, source, url string) (etag, lastModified string, ok bool) {
-	err := s.queryRow(ctx, `SELECT etag, last_modified FROM docs WHERE url = ? AND source = ? AND `+validatorsKnown, url, source).Scan(&etag, &lastModified)
+	q := `SELECT etag, last_modified FROM docs WHERE url = ? AND source = ? AND ` + validatorsKnown
+	if s.histories {
+		// A page found gone is fetched whole when it is back: a "not
+		// modified" would leave it removed.
+		q += ` AND removed = ''`
+	}
+	err := s.queryRow(ctx, q, url, source).Scan(&etag, &lastModified)
 	return etag, lastModified, err == nil
 }
 

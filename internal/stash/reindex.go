@@ -152,8 +152,13 @@ func (s *Stash) Reindex(ctx context.Context) (int, error) {
 	if err := s.Optimize(ctx); err != nil {
 		return n, err
 	}
-	if err := s.dropVersions(ctx); err != nil {
-		return n, err
+	if len(bad) == 0 && len(damaged) == 0 {
+		// The texts no entry names go, but only where every file was
+		// read whole: a file skipped, or an entry that cannot be read,
+		// may name a text still.
+		if err := s.dropVersions(ctx); err != nil {
+			return n, err
+		}
 	}
 	s.root.Remove(reindexMarker)
 	var errs []error

@@ -191,7 +191,7 @@ func (s *slice) next(ctx context.Context) ([]item, error) {
 		FROM (SELECT url, depth, attempts, crawl, seq, via FROM heed_frontier WHERE host = $1 AND state = 'queued' ORDER BY seq LIMIT 32) f
 		LEFT JOIN LATERAL (
 			SELECT s.etag, s.last_modified FROM heed_snapshot s
-			WHERE s.url = f.url AND s.source = (SELECT c.source FROM heed_crawl c WHERE c.id = f.crawl)
+			WHERE s.url = f.url AND s.source = (SELECT c.source FROM heed_crawl c WHERE c.id = f.crawl) AND s.removed IS NULL
 		) v ON true
 		ORDER BY f.seq`, s.host)
 	if err != nil {

@@ -1,0 +1,44 @@
+package stash
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/heedhq/heed"
+)
+
+// TestReindexKeepsSkippedFilesTexts shows that heed reindex, which
+// skips a page's file it cannot read (reported as "not a snapshot"),
+// then drops every kept text of the page's past versions: the index
+// holds no entry of the skipped file, and dropVersions deletes what no
+// entry names. The file repaired, its history names texts that are gone.
+func TestReindexKeepsSkippedFilesTexts(t *testing.T) {
+	dir := t.TempDir()
+	s := openStash(t, dir)
+	ctx := context.Background()
+	u := "https://e.com/docs/p"
+	base := time.Now().Add(-time.Hour).Truncate(time.Second)
+	for i, text := range []string{"one\n", "two\n", "three\n"} {
+		if _, err := s.Put(ctx, &heed.Snapshot{Source: "docs", URL: u, Markdown: text, FetchedAt: base.Add(time.Duration(i) * time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	file := filepath.Join(dir, filepath.FromSlash(mustPath(t, s, u)))
+	data, _ := os.ReadFile(file)
+	// A person's edit the YAML cannot read: an unclosed quote.
+	os.WriteFile(file, []byte(strings.Replace(string(data), "\nurl: ", "\ntitle: 'broken\nurl: ", 1)), 0o644)
+	if _, err := s.Reindex(ctx); err == nil {
+		t.Fatal("reindex: no error for a file it cannot read")
+	}
+	os.WriteFile(file, data, 0o644) // repaired
+	if _, err := s.Reindex(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if text, err := s.VersionText(ctx, u, 1); err != nil || text != "one\n" {
+		t.Errorf("version 1, after a reindex that skipped the file: %q, %v", text, err)
+	}
+}
