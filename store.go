@@ -88,8 +88,9 @@ type PageVersion struct {
 	Size         int       `json:"size"`           // bytes of Markdown
 	ETag         string    `json:"etag,omitempty"`
 	LastModified string    `json:"last_modified,omitempty"`
-	// Removed, of a removal, says why: "404", "410" (the HTTP status), or
-	// "unreached" (a complete crawl of its source no longer reached it).
+	// Removed, of a removal, says why: "404", "410" (the HTTP status),
+	// "moved" (it redirects to another page of its site), or "unreached"
+	// (a complete crawl of its source no longer reached it).
 	Removed string `json:"removed,omitempty"`
 }
 

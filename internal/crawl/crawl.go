@@ -245,6 +245,10 @@ type run struct {
 	ldone   chan struct{}
 	resumed []Item
 	base    ledger.Counts // what the crawl had done before this run
+	// gone are the URLs that failed with a 404 or a 410 (Gone) and were
+	// no page the store held: a dead link fails, and leaves the crawl
+	// complete (Complete).
+	gone int
 	// seeded says the crawl taken up had queued its start URL, and
 	// startEnded that it had ended; refused that robots.txt refused the
 	// start URL, or could not be read.
@@ -401,16 +405,16 @@ func (c *Crawler) Crawl(ctx context.Context, o Options, emit func(Event)) (*Summ
 		// not wait for one (its sitemaps) are read now.
 		r.wg.Wait()
 	}
-	if batcher != nil {
-		// The last batch's index entries: the crawl is done when they are.
-		if err := batcher.Flush(context.WithoutCancel(ctx)); err != nil {
-			r.fatal(err)
-		}
-	}
 	if r.sum.Stored+r.base.Stored+r.sum.Unchanged+r.base.Unchanged > 0 {
 		// A complete crawl says which of the source's pages it no longer
 		// reached: they are gone.
 		if err := r.sweep(ctx); err != nil {
+			r.fatal(err)
+		}
+	}
+	if batcher != nil {
+		// The last batch's index entries: the crawl is done when they are.
+		if err := batcher.Flush(context.WithoutCancel(ctx)); err != nil {
 			r.fatal(err)
 		}
 	}
@@ -753,10 +757,20 @@ func (r *run) commit(it Item, res *Result, extracted func()) {
 		if why := Gone(res.Err); why != "" && r.c.Store != nil {
 			// A page the store held, gone: a removal, not a failure.
 			removed, err := r.c.Store.MarkRemoved(context.WithoutCancel(r.ctx), r.o.Source, it.URL, time.Now(), why)
-			if err == nil && removed {
+			switch {
+			case err == nil && removed:
 				r.report(it, Event{Kind: Removed, URL: it.URL, Depth: it.Depth, Reason: why, Detail: res.Err.Error(), Delay: delay}, "")
 				return
+			case err == nil && r.c.Store.Hash(context.WithoutCancel(r.ctx), r.o.Source, it.URL) != "":
+				// Removed already, and gone still: as it was.
+				r.report(it, Event{Kind: Unchanged, URL: it.URL, Depth: it.Depth, Reason: why, Detail: "gone still: " + res.Err.Error(), Delay: delay}, "")
+				return
 			}
+		}
+		if Gone(res.Err) != "" {
+			r.mu.Lock()
+			r.gone++
+			r.mu.Unlock()
 		}
 		r.fail(it, res.Err)
 		return
@@ -832,9 +846,25 @@ func (r *run) commit(it Item, res *Result, extracted func()) {
 		// The store's failure, not the page's: a kind of its own.
 		r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
 	case changed:
-		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered, Change: res.Snapshot.Change, Version: res.Snapshot.Version}, res.Hash)
+		change := res.Snapshot.Change
+		if change == heed.Unchanged {
+			change = heed.New // taken from another source, its content the same: new to this one
+		}
+		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered, Change: change, Version: res.Snapshot.Version}, res.Hash)
 	default:
 		r.report(it, Event{Kind: Unchanged, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered}, res.Hash)
+	}
+	if err == nil && final != it.URL {
+		r.moved(ctx, it.URL, final)
+	}
+}
+
+// moved marks removed the page the store held at rawURL, which now
+// redirects to final on its origin: it is no page any more.
+func (r *run) moved(ctx context.Context, rawURL, final string) {
+	removed, err := r.c.Store.MarkRemoved(context.WithoutCancel(ctx), r.o.Source, rawURL, time.Now(), ReasonMoved)
+	if err == nil && removed {
+		r.tell(Event{Kind: Removed, URL: rawURL, Reason: ReasonMoved, Detail: "it redirects to " + final})
 	}
 }
 

@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/crawlopt"
 )
 
 // Gone says whether a URL's failure, err, says its page is gone: an
@@ -22,16 +24,20 @@ func Gone(err error) string {
 	return ""
 }
 
-// ReasonUnreached is the Reason of a Removed event for a page that a
-// complete crawl of its source no longer reached.
-const ReasonUnreached = "unreached"
+// The reasons of a Removed event beside an HTTP status: a page a
+// complete crawl no longer reached, and one that now redirects.
+const (
+	ReasonUnreached = "unreached"
+	ReasonMoved     = "moved"
+)
 
 // Complete reports whether a crawl that came to c reached all it could:
 // it ran to its end (not stopped, not cut by max_pages, max_depth or its
-// deadline), nothing failed, and nothing it found was left by its bounds.
-// Only such a crawl says that a page it did not reach is gone.
-func Complete(sum *Summary) bool {
-	if sum.Failed > 0 || sum.Left.URLs > 0 || sum.Left.Sitemaps > 0 {
+// deadline), nothing failed but for pages gone (a 404 or a 410: gone
+// says how many), and nothing it found was left by its bounds. Only such
+// a crawl says that a page it did not reach is gone.
+func Complete(sum *Summary, gone int) bool {
+	if sum.Failed > gone || sum.Left.URLs > 0 || sum.Left.Sitemaps > 0 {
 		return false
 	}
 	for reason, n := range sum.Skipped {
@@ -42,13 +48,32 @@ func Complete(sum *Summary) bool {
 	return true
 }
 
-// Unreached are those of present, the pages of the crawl's source that
-// are not removed, that a complete crawl did not reach: within its
-// scope, and not reached (reached says which URLs the crawl met,
-// whatever they came to).
-func (e *Engine) Unreached(present []string, reached func(string) bool) []string {
+// Reach is what decides which pages a crawl can reach, as text: its
+// start URL (normalized), its source, its scope and robots policy (what
+// makes two crawls one, ledger.Crawl.Key) and the seeds it reads. Only a
+// crawl of the same reach as an earlier one says that a page the earlier
+// one kept and it did not reach is gone: a crawl from another start, or
+// that reads no sitemap, was never going to reach it.
+func Reach(o crawlopt.Options) string {
+	start, err := Normalize(o.Start)
+	if err != nil {
+		start = o.Start
+	}
+	r, _ := json.Marshal(struct {
+		keyed
+		NoSitemaps bool `json:"no_sitemaps,omitempty"`
+		NoLLMsTxt  bool `json:"no_llms_txt,omitempty"`
+	}{keyed{start, o.Source, o.Include, o.Exclude, o.AllowHosts, o.WholeSite, o.NoRobots, o.IgnoreSignals}, o.NoSitemaps, o.NoLLMsTxt})
+	return string(r)
+}
+
+// Unreached are those of kept, the pages an earlier crawl of the same
+// reach kept, that a complete crawl did not reach: within its scope, and
+// not reached (reached says which URLs the crawl met, whatever they came
+// to).
+func (e *Engine) Unreached(kept []string, reached func(string) bool) []string {
 	var out []string
-	for _, p := range present {
+	for _, p := range kept {
 		if reached(p) {
 			continue
 		}
@@ -61,20 +86,35 @@ func (e *Engine) Unreached(present []string, reached func(string) bool) []string
 	return out
 }
 
-// sweep marks the pages of the source that a complete crawl no longer
-// reached removed, and says so.
+// sweep marks removed the pages that the last crawl before this one of
+// the same reach kept and this one, complete, no longer reached, and says
+// so.
 func (r *run) sweep(ctx context.Context) error {
 	r.mu.Lock()
-	complete := Complete(&r.sum) && r.base.Failed == 0 && r.base.Skipped[ReasonLimit] == 0 && r.base.Skipped[ReasonDeadline] == 0
+	complete := Complete(&r.sum, r.gone) && r.base.Failed == 0 && r.base.Skipped[ReasonLimit] == 0 && r.base.Skipped[ReasonDeadline] == 0
 	r.mu.Unlock()
-	if !complete || r.c.Store == nil || context.Cause(ctx) != nil {
+	if !complete || r.c.Store == nil || r.c.Ledger == nil || context.Cause(ctx) != nil {
 		return nil
 	}
-	present, err := r.c.Store.Present(ctx, r.o.Source)
-	if err != nil {
+	prev, err := r.previous(ctx)
+	if err != nil || prev == 0 {
 		return err
 	}
-	gone := r.eng.Unreached(present, func(u string) bool {
+	var kept []string
+	for after := int64(0); ; {
+		ks, err := r.c.Ledger.Kept(ctx, prev, after, 1000)
+		if err != nil {
+			return err
+		}
+		for _, k := range ks {
+			kept = append(kept, k.URL)
+		}
+		if len(ks) < 1000 {
+			break
+		}
+		after = ks[len(ks)-1].Seq
+	}
+	gone := r.eng.Unreached(kept, func(u string) bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		return r.frontier.Seen(u)
@@ -91,3 +131,26 @@ func (r *run) sweep(ctx context.Context) error {
 	}
 	return nil
 }
+
+// previous is the last crawl before this one of the same reach, or 0.
+func (r *run) previous(ctx context.Context) (int64, error) {
+	crawls, err := r.c.Ledger.Crawls(ctx, maxPrevious)
+	if err != nil {
+		return 0, err
+	}
+	reach := Reach(r.o.Options)
+	for _, c := range crawls { // newest first
+		if c.ID >= r.id || c.Source != r.o.Source {
+			continue
+		}
+		var o crawlopt.Options
+		if json.Unmarshal([]byte(c.Options), &o) == nil && Reach(o) == reach {
+			return c.ID, nil
+		}
+	}
+	return 0, nil
+}
+
+// maxPrevious is how many of the newest crawls a sweep looks among for
+// the last of its reach.
+const maxPrevious = 1000
