@@ -213,7 +213,8 @@ func (s *Service) CrawlStatus(ctx context.Context, id int64) (*ledger.Crawl, err
 		return nil, &heed.Error{Kind: heed.Internal, Op: "read a crawl", Err: err}
 	}
 	c := &ledger.Crawl{ID: p.ID, Start: p.Start, Source: p.Source, State: ledger.State(p.State), Began: p.Created,
-		Counts: ledger.Counts{Requests: p.Fetched, Stored: p.Stored, Unchanged: p.Unchanged, Skipped: p.Skipped}}
+		Counts: ledger.Counts{Requests: p.Fetched, Stored: p.Stored, New: p.New, Changed: p.Changed, Unchanged: p.Unchanged,
+			Removed: p.Removed, Skipped: p.Skipped}}
 	if p.Ended != nil {
 		c.Ended = *p.Ended
 	}

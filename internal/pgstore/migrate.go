@@ -185,8 +185,11 @@ var migrations = []string{
 	// search reads, and is copied here only as it is replaced. A
 	// snapshot's removed is when it was found gone, and version the
 	// number of its content. The snapshots of a database before this
-	// version start their history with one entry of their row, found at
-	// their fetch; the columns added with a default rewrite no row.
+	// version start their history with one entry of their row, dated at
+	// the epoch (the row's fetch time moves with every fetch that finds
+	// it as it was: it is not when its content came); the columns added
+	// with a default rewrite no row. A crawl counts the pages it stored
+	// new and changed, and those it found gone.
 	`CREATE TABLE heed_content (
 		hash     text PRIMARY KEY,
 		markdown text NOT NULL
@@ -209,7 +212,11 @@ var migrations = []string{
 		ADD COLUMN version integer NOT NULL DEFAULT 1;
 	ALTER TABLE heed_snapshot ALTER COLUMN version SET DEFAULT 0;
 	INSERT INTO heed_history (url, n, at, hash, size, etag, last_modified)
-		SELECT url, 1, fetched_at, hash, octet_length(markdown), etag, last_modified FROM heed_snapshot;`,
+		SELECT url, 1, '1970-01-01T00:00:00Z', hash, octet_length(markdown), etag, last_modified FROM heed_snapshot;
+	ALTER TABLE heed_crawl
+		ADD COLUMN new     integer NOT NULL DEFAULT 0,
+		ADD COLUMN changed integer NOT NULL DEFAULT 0,
+		ADD COLUMN removed integer NOT NULL DEFAULT 0;`,
 }
 
 // Version is the heed schema version this build knows.

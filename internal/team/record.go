@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/crawl"
 )
 
@@ -45,9 +46,12 @@ func (t tally) add(crawl int64, state, reason string, n int) {
 const lockCrawlsSQL = `SELECT id FROM heed_crawl WHERE id = ANY($1) AND state = 'running' ORDER BY id FOR NO KEY UPDATE`
 
 // countSQL adds to a running crawl's counts ($1) its URLs ended: stored
-// ($2), unchanged ($3), and skipped and failed by reason ($4, $5).
+// ($2), unchanged ($3), skipped and failed by reason ($4, $5), and of
+// the stored the new ($6) and changed ($7), and the pages found gone
+// ($8).
 const countSQL = `
 	UPDATE heed_crawl c SET stored = c.stored + $2, unchanged = c.unchanged + $3,
+		new = c.new + $6, changed = c.changed + $7, removed = c.removed + $8,
 		skipped = c.skipped || coalesce((SELECT jsonb_object_agg(key, value::int + coalesce((c.skipped->>key)::int, 0)) FROM jsonb_each_text($4::jsonb)), '{}'),
 		failed = c.failed || coalesce((SELECT jsonb_object_agg(key, value::int + coalesce((c.failed->>key)::int, 0)) FROM jsonb_each_text($5::jsonb)), '{}')
 	WHERE c.id = $1 AND c.state = 'running'`
@@ -105,8 +109,8 @@ func countEnds(ctx context.Context, tx pgx.Tx, t tally) (done []int64, err error
 		return nil, nil
 	}
 	type counts struct {
-		stored, unchanged int
-		skipped, failed   map[string]int
+		stored, unchanged, new, changed, removed int
+		skipped, failed                          map[string]int
 	}
 	byCrawl := map[int64]*counts{}
 	var ids []int64
@@ -123,8 +127,18 @@ func countEnds(ctx context.Context, tx pgx.Tx, t tally) (done []int64, err error
 		switch {
 		case k.state == "done" && k.reason == reasonUnchanged:
 			c.unchanged += n
+		case k.state == "done" && k.reason == reasonRemoved:
+			c.removed += n
+		case k.state == stateRemoved:
+			c.removed += n // a page the URL's page replaced (it moved)
 		case k.state == "done":
 			c.stored += n
+			switch heed.Change(k.reason) {
+			case heed.New:
+				c.new += n
+			case heed.Changed:
+				c.changed += n
+			}
 		case k.state == "skipped":
 			c.skipped[k.reason] += n
 		case k.state == "failed":
@@ -140,7 +154,7 @@ func countEnds(ctx context.Context, tx pgx.Tx, t tally) (done []int64, err error
 	}
 	for _, id := range ids {
 		if c := byCrawl[id]; c != nil {
-			b.Queue(countSQL, id, c.stored, c.unchanged, c.skipped, c.failed)
+			b.Queue(countSQL, id, c.stored, c.unchanged, c.skipped, c.failed, c.new, c.changed, c.removed)
 		}
 	}
 	if b.Len() > 0 {

@@ -602,8 +602,18 @@ const releaseSQL = `
 		lease_until = now() + make_interval(secs => $5)
 	WHERE host = $1 AND lease_owner = $2`
 
-// reasonUnchanged is the reason of a URL done whose page was as stored.
-const reasonUnchanged = "unchanged"
+// reasonUnchanged is the reason of a URL done whose page was as stored;
+// reasonRemoved of one whose page the store held and found gone (a 404
+// or a 410). A URL done whose page was stored has the change its store
+// found as reason (heed.New, heed.Changed).
+const (
+	reasonUnchanged = "unchanged"
+	reasonRemoved   = "removed"
+)
+
+// stateRemoved is the tally's state of a page found gone beside a URL's
+// own end (the page its URL held, which now redirects).
+const stateRemoved = "removed"
 
 // reasonClaimed is the reason of a URL done that a page of the crawl
 // names as its canonical URL: the page stands for it.
@@ -639,6 +649,7 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 	var removed []crawl.Event
 	err := inTx(ctx, s.w.Pool, func(tx pgx.Tx) error {
 		kind, reason, detail, gone, removed = res.kind, res.reason, res.detail, "", nil
+		movedOut := false // the page the URL held now redirects, and is removed
 		var claim []queued
 		if res.snap != nil && res.canonical != "" {
 			// A page whose canonical URL this crawl stored, or a page of
@@ -679,22 +690,48 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 				if err != nil {
 					return err
 				}
-				if !changed {
+				switch {
+				case !changed:
 					kind = crawl.Unchanged
+				case res.snap.Change == heed.Unchanged:
+					res.snap.Change = heed.New // taken from another source, its content the same: new to this one
 				}
 			}
 		}
 		if kind == crawl.Failed && res.err != nil && !crawl.Retry(res.err, it.attempts) {
 			if why := crawl.Gone(res.err); why != "" {
-				// A page the store held, gone: a removal, not a failure.
-				// The URL ends as failed in the frontier, by its status.
+				// A page the store held, gone: a removal, not a failure;
+				// one removed already, and gone still, is as it was.
 				removed, err := pgstore.MarkRemovedIn(ctx, tx, it.c.o.Source, it.url, time.Now(), why, s.w.Retention)
 				if err != nil {
 					return err
 				}
-				if removed {
-					gone = why
+				var before bool
+				if !removed {
+					err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM heed_snapshot WHERE url = $1 AND source = $2 AND removed IS NOT NULL)`,
+						pgstore.Clean(it.url), it.c.o.Source).Scan(&before)
+					if err != nil {
+						return err
+					}
 				}
+				switch {
+				case removed:
+					gone = why
+				case before:
+					kind, reason, detail = crawl.Unchanged, why, "gone still: "+res.err.Error()
+				}
+			}
+		}
+		if res.final != "" && res.final != it.url && (kind == crawl.Stored || kind == crawl.Unchanged) {
+			// The page the store held at the URL now redirects: it is no
+			// page any more.
+			moved, err := pgstore.MarkRemovedIn(ctx, tx, it.c.o.Source, it.url, time.Now(), crawl.ReasonMoved, s.w.Retention)
+			if err != nil {
+				return err
+			}
+			if moved {
+				removed = append(removed, crawl.Event{Kind: crawl.Removed, URL: it.url, Reason: crawl.ReasonMoved, Detail: "it redirects to " + res.final})
+				movedOut = true
 			}
 		}
 		if kind == crawl.Unchanged && res.snap == nil {
@@ -706,9 +743,11 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		state, attempts, why := string(kind), it.attempts, reason
 		switch {
 		case kind == crawl.Stored:
-			state = "done"
+			state, why = "done", string(res.snap.Change)
 		case kind == crawl.Unchanged:
 			state, why = "done", reasonUnchanged
+		case gone != "":
+			state, why = "done", reasonRemoved
 		case kind == crawl.Failed && res.err != nil && crawl.Retry(res.err, it.attempts):
 			// Queued again, for its host's next turn.
 			state, attempts = "queued", it.attempts+1
@@ -764,11 +803,15 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		// The URL's end is counted in its crawl's row, which ends with
 		// its last URL; a complete crawl that ends marks removed the
 		// pages it no longer reached.
+		if movedOut {
+			ended.add(it.c.id, stateRemoved, "", 1)
+		}
 		done, err := countEnds(ctx, tx, ended)
 		if err != nil {
 			return err
 		}
-		removed, err = s.w.sweepEnded(ctx, tx, done)
+		more, err := s.w.sweepEnded(ctx, tx, done)
+		removed = append(removed, more...)
 		return err
 	})
 	if err == nil && s.w.Event != nil && !requeued {

@@ -28,11 +28,17 @@ type Progress struct {
 	Stored int        `json:"stored"`
 	// Unchanged are the pages fetched whose content was as stored (a
 	// 304 to a conditional request, or the same Markdown).
-	Unchanged int            `json:"unchanged"`
-	Skipped   map[string]int `json:"skipped"`  // by reason
-	Failed    map[string]int `json:"failed"`   // by reason
-	Fetched   int            `json:"requests"` // requests counted against max_pages
-	Done      bool           `json:"done"`     // it ended: no URL of it waits
+	Unchanged int `json:"unchanged"`
+	// New and Changed are of the Stored: pages new to the store (or back
+	// after their removal), and pages whose content changed; Removed the
+	// pages the store held that the crawl found gone.
+	New     int            `json:"new"`
+	Changed int            `json:"changed"`
+	Removed int            `json:"removed"`
+	Skipped map[string]int `json:"skipped"`  // by reason
+	Failed  map[string]int `json:"failed"`   // by reason
+	Fetched int            `json:"requests"` // requests counted against max_pages
+	Done    bool           `json:"done"`     // it ended: no URL of it waits
 	// StartEnd is what became of the start URL, when it was not stored:
 	// "skipped (robots): disallowed by line 2 ...", "failed (...): ...".
 	StartEnd string `json:"start_end,omitempty"`
@@ -47,9 +53,11 @@ func CrawlProgress(ctx context.Context, pool *pgxpool.Pool, id int64) (*Progress
 	var seeded bool
 	err := pool.QueryRow(ctx, `
 		SELECT source, start_url, created_at, fetched, seeded, state, ended_at, stored, unchanged, skipped, failed,
-			CASE WHEN state = 'running' THEN (SELECT count(*) FROM heed_frontier WHERE crawl = c.id AND state = 'queued') ELSE 0 END
+			CASE WHEN state = 'running' THEN (SELECT count(*) FROM heed_frontier WHERE crawl = c.id AND state = 'queued') ELSE 0 END,
+			new, changed, removed
 		FROM heed_crawl c WHERE id = $1`, id).
-		Scan(&p.Source, &p.Start, &p.Created, &p.Fetched, &seeded, &p.State, &p.Ended, &p.Stored, &p.Unchanged, &p.Skipped, &p.Failed, &p.Queued)
+		Scan(&p.Source, &p.Start, &p.Created, &p.Fetched, &seeded, &p.State, &p.Ended, &p.Stored, &p.Unchanged, &p.Skipped, &p.Failed, &p.Queued,
+			&p.New, &p.Changed, &p.Removed)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, fmt.Errorf("%w: %d", ErrNoCrawl, id)
 	}
@@ -153,7 +161,7 @@ func Kept(ctx context.Context, pool *pgxpool.Pool, id int64, at time.Time, seq i
 	rows, err := pool.Query(ctx, `
 		SELECT f.url, f.reason = $2, s.id, s.title, s.fetched_at, f.updated_at, f.seq
 		FROM heed_frontier f JOIN heed_snapshot s ON s.url = f.url
-		WHERE f.crawl = $1 AND f.state = 'done' AND f.reason <> $3
+		WHERE f.crawl = $1 AND f.state = 'done' AND f.reason <> $3 AND f.reason <> '`+reasonRemoved+`'
 			AND (f.updated_at, f.seq) > ($4, $5) AND ($6::timestamptz = 'epoch' OR f.updated_at < $6)
 		ORDER BY f.updated_at, f.seq LIMIT $7`,
 		id, reasonUnchanged, reasonClaimed, at, seq, settledOrEpoch(settled), max(limit, 0))
