@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"maps"
@@ -81,9 +82,21 @@ func Export(ctx context.Context, dbURL, dir string) (int, error) {
 		if err != nil {
 			return n, err
 		}
+		removed := snap.Removed
 		changed, err := st.Put(ctx, snap)
 		if err != nil {
 			return n, err
+		}
+		if !removed.IsZero() {
+			// Gone in the team's database, gone in the stash: its
+			// removal, with why, as the database's history says.
+			why := "removed"
+			if h, err := db.History(ctx, e.URL); err == nil && len(h.Versions) > 0 {
+				why = cmp.Or(h.Versions[len(h.Versions)-1].Removed, why)
+			}
+			if _, err := st.MarkRemoved(ctx, snap.Source, snap.URL, removed, why); err != nil {
+				return n, err
+			}
 		}
 		if changed {
 			n++
@@ -227,12 +240,14 @@ func (s *Service) FollowCrawl(ctx context.Context, id int64, progress func(*team
 }
 
 func sameProgress(a, b *team.Progress) bool {
-	return a.State == b.State && a.Queued == b.Queued && a.Stored == b.Stored && a.Unchanged == b.Unchanged && a.Fetched == b.Fetched && maps.Equal(a.Skipped, b.Skipped) && maps.Equal(a.Failed, b.Failed)
+	return a.State == b.State && a.Queued == b.Queued && a.Stored == b.Stored && a.Unchanged == b.Unchanged && a.Fetched == b.Fetched &&
+		a.Removed == b.Removed && maps.Equal(a.Skipped, b.Skipped) && maps.Equal(a.Failed, b.Failed)
 }
 
 // teamSummary is a team crawl's progress as a crawl's summary.
 func teamSummary(p *team.Progress) *crawl.Summary {
-	sum := &crawl.Summary{Stored: p.Stored, Unchanged: p.Unchanged, Skipped: maps.Clone(p.Skipped), Robots: "heeded by the team's workers"}
+	sum := &crawl.Summary{Stored: p.Stored, New: p.New, Changed: p.Changed, Unchanged: p.Unchanged, Removed: p.Removed,
+		Skipped: maps.Clone(p.Skipped), Robots: "heeded by the team's workers"}
 	for _, n := range p.Failed {
 		sum.Failed += n
 	}
