@@ -247,7 +247,7 @@ removed if it was found gone since. --since takes a time (2026-12-01,
   heed changes --since 2026-12-01 --source go.dev --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			at, err := parseSince(since, time.Now())
+			at, err := history.ParseSince(since, time.Now())
 			if err != nil {
 				return usageErrorf("--since: %v", err)
 			}
@@ -282,7 +282,7 @@ removed if it was found gone since. --since takes a time (2026-12-01,
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&since, "since", "7d", "a time, or a duration back from now")
+	cmd.Flags().StringVar(&since, "since", history.DefaultSince, "a time, or a duration back from now")
 	cmd.Flags().StringVar(&source, "source", "", "only this source's pages")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print a JSON object per page, and one of the counts")
 	e.dbFlag(cmd)
@@ -298,26 +298,6 @@ func versions(c heed.PageChange) string {
 		return fmt.Sprintf("(after version %d)", c.From)
 	}
 	return fmt.Sprintf("(version %d to %d)", c.From, c.To)
-}
-
-// parseSince reads --since: a time (RFC 3339, or a date, in UTC), or a
-// duration back from now (Go's, or a number of days: 7d).
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
-	}
-	if days, ok := strings.CutSuffix(s, "d"); ok {
-		if n, err := strconv.Atoi(days); err == nil && n >= 0 && n <= 100*366 {
-			return now.AddDate(0, 0, -n), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, fmt.Errorf("%q is no time (2026-12-01, 2026-12-01T09:00:00Z) and no duration (36h, 7d)", printable.Line(heed.Clip(s, 64)))
 }
 
 // when is a time as heed's lists print it, in UTC to the minute.
