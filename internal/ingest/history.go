@@ -4,8 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/history"
+	"github.com/heedhq/heed/internal/textdiff"
 )
 
 // History is a page's versions, oldest first: the page named as Read
@@ -60,6 +64,68 @@ func (s *Service) Changes(ctx context.Context, q heed.ChangesQuery) ([]heed.Page
 		}
 	}
 	return cs, nil
+}
+
+// Compared is how a page read now differs from the store's copy of it
+// (SinceStored).
+type Compared struct {
+	ID string
+	// Version is the number of the store's copy in the page's history,
+	// FetchedAt when it was fetched, and Removed when the page was found
+	// gone since (zero while it is there).
+	Version   int
+	FetchedAt time.Time
+	Removed   time.Time
+	// Change is heed.Unchanged when the page's Markdown is the copy's,
+	// and heed.Changed else, with the words added to the copy and
+	// removed from it (textdiff.Count).
+	Change       heed.Change
+	WordsAdded   int
+	WordsRemoved int
+}
+
+// SinceStored compares a page read now (its URL, after redirects, and
+// its Markdown) with the store's copy of it, and stores nothing: nil when
+// the store holds no copy, or there is no store yet. Its work is a read
+// of the copy and a bounded comparison (textdiff).
+func (s *Service) SinceStored(ctx context.Context, pageURL, markdown string) (*Compared, error) {
+	st, done, err := s.use(ctx, toRead)
+	var none *NoStashError
+	if errors.As(err, &none) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	snap, err := st.Get(ctx, pageURL)
+	if errors.Is(err, heed.ErrNotFound) {
+		// The URL as a crawl writes it.
+		if n, nerr := crawl.Normalize(pageURL); nerr == nil && n != pageURL {
+			snap, err = st.Get(ctx, n)
+		}
+	}
+	if errors.Is(err, heed.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, &heed.Error{Kind: heed.Internal, Op: "read the stash", Err: err}
+	}
+	c := &Compared{ID: snap.ID, Version: snap.Version, FetchedAt: snap.FetchedAt, Removed: snap.Removed, Change: heed.Unchanged}
+	if !snap.Removed.IsZero() || c.Version == 0 {
+		// The copy's version is the history's last content: a removal
+		// has a number of its own.
+		if h, err := st.History(ctx, snap.URL); err == nil {
+			if v, _ := history.Current(h.Versions); v.N > 0 {
+				c.Version = v.N
+			}
+		}
+	}
+	if snap.Markdown != markdown {
+		c.Change = heed.Changed
+		c.WordsAdded, c.WordsRemoved = textdiff.Count(snap.Markdown, markdown)
+	}
+	return c, nil
 }
 
 // storeErr is a store's error of op on a page: NotFound where the store
