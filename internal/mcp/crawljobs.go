@@ -260,6 +260,7 @@ func (s *Server) standing(ctx context.Context, id int64, wait time.Duration, sho
 	}
 	out.Crawl, out.Start, out.Source, out.State = c.ID, c.Start, c.Source, string(c.State)
 	out.Stored, out.Unchanged, out.Failed, out.Requests = c.Counts.Stored, c.Counts.Unchanged, c.Counts.Failed, c.Counts.Requests
+	out.New, out.Changed, out.Removed = c.Counts.New, c.Counts.Changed, c.Counts.Removed
 	out.Skipped = c.Counts.Skipped
 	if out.Skipped == nil {
 		out.Skipped = map[string]int{}

@@ -626,7 +626,7 @@ func TestWebCrawlAndStash(t *testing.T) {
 		t.Fatal(text)
 	}
 	source := strings.ReplaceAll(strings.TrimPrefix(site.URL, "http://"), ":", "_")
-	if out.Source != source || out.Stored != 3 || out.Skipped["robots"] != 1 || out.Skipped["noindex"] != 1 || out.Failed != 0 {
+	if out.Source != source || out.Stored != 3 || out.New != 3 || out.Changed != 0 || out.Removed != 0 || out.Skipped["robots"] != 1 || out.Skipped["noindex"] != 1 || out.Failed != 0 {
 		t.Errorf("summary: %+v", out)
 	}
 	if out.Limits != (Limit{MaxPages: DefaultMaxPages, MaxDepth: DefaultMaxDepth}) || len(out.Notes) != 0 {
@@ -651,7 +651,7 @@ func TestWebCrawlAndStash(t *testing.T) {
 	if !slices.Equal(reasons, []string{"noindex /hidden", "robots /private/log"}) {
 		t.Errorf("skips %v", reasons)
 	}
-	if !strings.Contains(text, "3 stored, 0 unchanged, 0 failed, 2 skipped (1 noindex, 1 robots)") || !strings.Contains(text, fmt.Sprintf("stash_search and source %q", source)) {
+	if !strings.Contains(text, "3 stored (3 new, 0 changed), 0 unchanged, 0 removed, 0 failed, 2 skipped (1 noindex, 1 robots)") || !strings.Contains(text, fmt.Sprintf("stash_search and source %q", source)) {
 		t.Errorf("text: %s", text)
 	}
 	// Progress: one notification per page fetched (the disallowed page is

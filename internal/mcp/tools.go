@@ -87,8 +87,11 @@ type CrawlOutput struct {
 	State         string         `json:"state" jsonschema:"running (it goes on), done, interrupted (heed takes it up again when it starts), failed, or cancelled."`
 	Source        string         `json:"source" jsonschema:"The stash source the pages are stored under: pass it to stash_search to search only them."`
 	Start         string         `json:"start"`
-	Stored        int            `json:"stored" jsonschema:"Pages stored, new or changed."`
+	Stored        int            `json:"stored" jsonschema:"Pages stored: new and changed together."`
+	New           int            `json:"new" jsonschema:"Pages stored that the stash did not hold, or held as found gone."`
+	Changed       int            `json:"changed" jsonschema:"Pages stored whose content changed since the stash's copy: the copy is kept as an earlier version."`
 	Unchanged     int            `json:"unchanged" jsonschema:"Pages already in the stash as they are."`
+	Removed       int            `json:"removed" jsonschema:"Pages the stash held that were found gone: they answered HTTP 404 or 410, or a complete crawl no longer reached them. Their last copy stays in the stash, out of search."`
 	Failed        int            `json:"failed"`
 	Requests      int            `json:"requests" jsonschema:"Requests made, counted against the crawl's page limit (limits)."`
 	Skipped       map[string]int `json:"skipped" jsonschema:"URLs skipped, by reason: robots (robots.txt disallows), noindex, signal (Content-Signal ai-input=no), scope, limit, deadline, duplicate, not-html, redirect, cancelled."`

@@ -288,8 +288,8 @@ func (s *Server) crawlPage(in CrawlInput, budget int, out CrawlOutput, l *listin
 			o.Notes = append(o.Notes, fmt.Sprintf("the crawl skipped %d URLs for %s; heed keeps the first %d", g.count, reason, g.kept))
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "Crawl %d of %s (%s) into the stash as source %q: %s; %d stored, %d unchanged, %d failed, %d skipped%s; %d requests.\n",
-			o.Crawl, o.Start, o.Scope, o.Source, o.State, o.Stored, o.Unchanged, o.Failed, total(o.Skipped), byReason(o.Skipped), o.Requests)
+		fmt.Fprintf(&b, "Crawl %d of %s (%s) into the stash as source %q: %s; %d stored (%d new, %d changed), %d unchanged, %d removed, %d failed, %d skipped%s; %d requests.\n",
+			o.Crawl, o.Start, o.Scope, o.Source, o.State, o.Stored, o.New, o.Changed, o.Unchanged, o.Removed, o.Failed, total(o.Skipped), byReason(o.Skipped), o.Requests)
 		switch ledger.State(o.State) {
 		case ledger.Running:
 			fmt.Fprintf(&b, "It goes on: crawl_status with crawl %d says how it stands (wait_seconds waits for its end), crawl_pages lists its pages, crawl_cancel stops it.\n", o.Crawl)
