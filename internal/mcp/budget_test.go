@@ -215,6 +215,13 @@ func TestResultsWithinBudget(t *testing.T) {
 				t.Errorf("%d URLs skipped for robots listed; the crawl counted %d", skipped, crawled.Skipped["robots"])
 			}
 
+			// web_fetch of the page the crawl stored, which says how it
+			// compares with the stash's copy.
+			var fetched FetchOutput
+			if text, isErr := sized(t, cs, w, max, "web_fetch", args(map[string]any{"url": site.URL + "/"}), &fetched); isErr || fetched.ChangedSince == nil {
+				t.Fatalf("web_fetch of a page stored: %.300s", text)
+			}
+
 			// crawl_status with the skipped URLs of a reason, crawl_pages
 			// page by page, crawl_cancel of a crawl that ended, and
 			// web_map of the site.

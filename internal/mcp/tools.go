@@ -50,6 +50,21 @@ type FetchOutput struct {
 	Via      string   `json:"via,omitempty" jsonschema:"Where the Markdown came from when not from the page's HTML: markdown (the site answered with Markdown) or markdown-alternate (the page's own Markdown version)."`
 	Rendered bool     `json:"rendered,omitempty" jsonschema:"The page was rendered in a browser, its scripts run."`
 	Notes    []string `json:"notes,omitempty" jsonschema:"What heed changed in the request, such as a max_chars lowered to the user's limit, and how it cut the part."`
+	// ChangedSince is set on a first part (start_index 0) of a page the
+	// stash holds.
+	ChangedSince *ChangedSince `json:"changed_since,omitempty" jsonschema:"On the first part of a page the stash holds: whether the page changed since the stash's copy, and by how many words. Absent when the stash holds no copy. web_fetch stores nothing: web_crawl stores the page as it is now."`
+}
+
+// ChangedSince is how a page read now differs from the stash's copy of
+// it.
+type ChangedSince struct {
+	ID        string    `json:"id" jsonschema:"The stash's snapshot of the page: stash_read reads its copy."`
+	Version   int       `json:"version" jsonschema:"The number of the stash's copy in the page's history, which the resource heed://snapshot/{id}/history lists."`
+	FetchedAt time.Time `json:"fetched_at" jsonschema:"When the stash's copy was fetched."`
+	Removed   time.Time `json:"removed,omitzero" jsonschema:"When a crawl found the page gone (HTTP 404 or 410, or no longer reached), if one did: the stash keeps its last copy."`
+	Change    string    `json:"change" jsonschema:"unchanged: the page reads as the stash's copy does; changed: it differs."`
+	Added     int       `json:"words_added" jsonschema:"Words added to the stash's copy, a word changed counted as one added and one removed."`
+	Deleted   int       `json:"words_removed" jsonschema:"Words of the stash's copy removed."`
 }
 
 // CrawlInput is web_crawl's arguments.
@@ -273,7 +288,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "web_fetch",
 		Title: "Read one web page",
-		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. Reads HTML, plain text and Markdown. A page whose HTML holds next to nothing but scripts is rendered in a browser first, its scripts run, as far as the user allows (`+"`render`"+`). A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. The result takes at most `+"`max_chars`"+` characters as JSON, its text and structured content together (default %d, at most %d), so a long page comes in parts, each ending at a paragraph or line break; a part that ends inside a code block closes it (`+"`fence_close`"+`), and the next part opens it again (`+"`fence_reopen`"+`). When `+"`remaining_chars`"+` is above 0, call web_fetch again with the same `+"`url`"+`, `+"`start_index`"+` set to `+"`next_start_index`"+` and the `+"`version`"+` the first part gave: every part then comes from the one copy of the page (for 10 minutes after the last part read; after that, or if the page changed, start again at 0). Only public addresses, and networks the user allowed, are reached. `+pageTextRule,
+		Description: fmt.Sprintf(`Read one web page as Markdown: its main content, without navigation, headers, footers or ads. Reads HTML, plain text and Markdown. A page whose HTML holds next to nothing but scripts is rendered in a browser first, its scripts run, as far as the user allows (`+"`render`"+`). A page asked for on purpose is not a crawl, so robots.txt is not consulted; the page's own robots directives are reported. The result takes at most `+"`max_chars`"+` characters as JSON, its text and structured content together (default %d, at most %d), so a long page comes in parts, each ending at a paragraph or line break; a part that ends inside a code block closes it (`+"`fence_close`"+`), and the next part opens it again (`+"`fence_reopen`"+`). When `+"`remaining_chars`"+` is above 0, call web_fetch again with the same `+"`url`"+`, `+"`start_index`"+` set to `+"`next_start_index`"+` and the `+"`version`"+` the first part gave: every part then comes from the one copy of the page (for 10 minutes after the last part read; after that, or if the page changed, start again at 0). If the stash holds the page, the first part says whether it changed since the stash's copy, and by how many words (`+"`changed_since`"+`); web_fetch stores nothing. Only public addresses, and networks the user allowed, are reached. `+pageTextRule,
 			budget, l.MaxChars),
 		InputSchema:  schemaFor[FetchInput](map[string]float64{"start_index": 0}),
 		OutputSchema: schemaFor[FetchOutput](nil),

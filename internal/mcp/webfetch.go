@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
 )
@@ -107,6 +109,9 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 			return nil, out, err
 		}
 	}
+	if in.StartIndex == 0 {
+		out.ChangedSince = s.changedSince(ctx, p)
+	}
 	out.URL, out.Title, out.Description = p.url, p.title, p.description
 	out.Robots, out.Version, out.Via, out.Rendered = p.robots, p.version, p.via, p.rendered
 	if p.note != "" {
@@ -119,7 +124,7 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 		bound := newBoundary(pt.Markdown, o.Title)
 		text := partText(next, pt, bound)
 		if in.StartIndex == 0 {
-			text = fmt.Sprintf("Page: %s\nURL: %s\n\n", bound.inline(o.Title), o.URL) + text
+			text = fmt.Sprintf("Page: %s\nURL: %s\n%s\n", bound.inline(o.Title), o.URL, sinceText(o.ChangedSince)) + text
 		}
 		for _, note := range o.Notes {
 			text += "Note: " + note + ".\n"
@@ -140,4 +145,35 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 	}
 	text, o := render(pt)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, o.(FetchOutput), nil
+}
+
+// changedSince is how a page read now differs from the stash's copy of
+// it; nil when the stash holds none, or cannot be read (the fetch is
+// what was asked for, and goes on without it).
+func (s *Server) changedSince(ctx context.Context, p *page) *ChangedSince {
+	c, err := s.svc.SinceStored(ctx, p.url, p.markdown)
+	if err != nil {
+		s.log.Debug("heed mcp: web_fetch could not compare the page with the stash's copy", "url", p.url, "error", err)
+		return nil
+	}
+	if c == nil {
+		return nil
+	}
+	return &ChangedSince{ID: c.ID, Version: c.Version, FetchedAt: c.FetchedAt.UTC(), Removed: c.Removed.UTC(), Change: string(c.Change), Added: c.WordsAdded, Deleted: c.WordsRemoved}
+}
+
+// sinceText says how a page differs from the stash's copy, in a line;
+// "" when the stash holds none.
+func sinceText(c *ChangedSince) string {
+	if c == nil {
+		return ""
+	}
+	held := fmt.Sprintf("version %d, id %s, fetched %s", c.Version, c.ID, c.FetchedAt.Format(time.RFC3339))
+	if !c.Removed.IsZero() {
+		held += ", found gone " + c.Removed.Format(time.RFC3339)
+	}
+	if c.Change == string(heed.Unchanged) {
+		return fmt.Sprintf("Since the stash's copy (%s): unchanged.\n", held)
+	}
+	return fmt.Sprintf("Since the stash's copy (%s): changed, %d words added and %d removed. web_fetch stores nothing; web_crawl stores the page as it is now.\n", held, c.Added, c.Deleted)
 }
