@@ -224,7 +224,7 @@ func TestMCPHTTPToken(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer cs.Close()
-		if tools, err := cs.ListTools(t.Context(), nil); err != nil || len(tools.Tools) != 10 {
+		if tools, err := cs.ListTools(t.Context(), nil); err != nil || len(tools.Tools) != 11 {
 			t.Errorf("tools/list with the token: %v %v", tools, err)
 		}
 	})

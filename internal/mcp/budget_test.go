@@ -141,6 +141,41 @@ func bigStash(t *testing.T, s *Server, sources int) {
 	}
 }
 
+// changedStash adds to s's stash n pages changed since a month ago,
+// whose titles, URLs and versions are long and made of escaped
+// characters and runs of backticks, changed on every line: each a long
+// word diff.
+func changedStash(t *testing.T, s *Server, n int) {
+	t.Helper()
+	st, err := stash.Open(t.Context(), s.svc.StashDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	version := func(i, v int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Changed %d\n\n", i)
+		for line := range 200 {
+			fmt.Fprintf(&b, "Line %d of version %d: %s ```` %s\n\n", line, v, strings.Repeat(hostile, 10), strings.Repeat("[-x-]{+y+}", v+1))
+		}
+		return b.String()
+	}
+	for i := range n {
+		for v, at := range []time.Time{time.Now().AddDate(0, 0, -30), time.Now()} {
+			snap := &heed.Snapshot{
+				Source:    "changed",
+				URL:       fmt.Sprintf("https://changed.example/%d/%s", i, strings.Repeat("a&b", 300)),
+				Title:     strings.Repeat(hostile, 300),
+				FetchedAt: at,
+				Markdown:  version(i, v),
+			}
+			if _, err := st.Put(t.Context(), snap); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 // TestResultsWithinBudget: whatever a page or the stash holds, every
 // tool's result, as the client receives it, takes at most its budget
 // (max_chars, or the default), its errors too; what was cut comes on
@@ -151,6 +186,7 @@ func TestResultsWithinBudget(t *testing.T) {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
 			s := newServer(t, Limits{}, loopback)
 			bigStash(t, s, 300)
+			changedStash(t, s, 12)
 			cs, w := connectSent(t, s)
 			max := budget
 			if max == 0 {
@@ -323,8 +359,38 @@ func TestResultsWithinBudget(t *testing.T) {
 				}
 				cursor = page.NextCursor
 			}
-			if len(names) != 301 || srcs.Total != 301 { // and the crawl's
+			if len(names) != 302 || srcs.Total != 302 { // and the crawl's, and the pages changed
 				t.Errorf("stash_sources: %d sources listed of %d", len(names), srcs.Total)
+			}
+
+			// stash_changes with diffs, every page in its pages.
+			var changes ChangesOutput
+			if text, isErr := sized(t, cs, w, max, "stash_changes", args(map[string]any{"diffs": true}), &changes); isErr {
+				t.Fatalf("stash_changes: %.300s", text)
+			}
+			listed, diffs, cut := len(changes.Pages), 0, 0
+			for _, p := range changes.Pages {
+				if p.Diff != "" {
+					diffs++
+				}
+			}
+			for cursor := changes.NextCursor; cursor != ""; {
+				var page ChangesOutput
+				if text, isErr := sized(t, cs, w, max, "stash_changes", args(map[string]any{"diffs": true, "cursor": cursor}), &page); isErr || len(page.Pages) == 0 {
+					t.Fatalf("stash_changes, cursor %s: %.300s", cursor, text)
+				}
+				for _, p := range page.Pages {
+					if p.Diff != "" {
+						diffs++
+					}
+					if p.DiffCut {
+						cut++
+					}
+				}
+				listed, cursor, changes = listed+len(page.Pages), page.NextCursor, page
+			}
+			if listed != changes.New+changes.Changed || changes.Changed != 12 || diffs != 12 || cut == 0 {
+				t.Errorf("stash_changes: %d pages listed, %d with a diff, %d cut; %d new and %d changed", listed, diffs, cut, changes.New, changes.Changed)
 			}
 		})
 	}

@@ -1,8 +1,9 @@
 // Package mcp serves heed's abilities to agents over the Model Context
 // Protocol: web_fetch, web_crawl and web_grep read the web; stash_search,
-// stash_read and stash_sources read the stash, and so do its resources
-// (heed://snapshot/{id}, heed://sources), listed in pages and subscribed
-// to, their subscribers told of what this server's crawls store.
+// stash_read, stash_sources and stash_changes read the stash, and so do
+// its resources (heed://snapshot/{id}, heed://sources), listed in pages
+// and subscribed to, their subscribers told of what this server's
+// crawls store.
 //
 // It is one of the two doors onto the ingest service: it turns tool
 // arguments into the service's requests and renders its results, with the

@@ -306,6 +306,7 @@ func TestToolsListed(t *testing.T) {
 		"stash_search":  {"cursor", "limit", "max_chars", "query", "source"},
 		"stash_read":    {"max_chars", "start_index", "url_or_id", "version"},
 		"stash_sources": {"cursor", "max_chars"},
+		"stash_changes": {"cursor", "diffs", "max_chars", "since", "source"},
 	}
 	if fmt.Sprint(props) != fmt.Sprint(want) {
 		t.Errorf("tools and their arguments:\n%v\nwant\n%v", props, want)

@@ -22,6 +22,7 @@ func TestIntegerArgumentsBounded(t *testing.T) {
 		"stash_search":  {"query": "x"},
 		"stash_read":    {"url_or_id": site.URL + "/"},
 		"stash_sources": {},
+		"stash_changes": {},
 		"web_map":       {"url": site.URL + "/"},
 		"crawl_status":  {"crawl": 1},
 		"crawl_pages":   {"crawl": 1},
@@ -59,8 +60,8 @@ func TestIntegerArgumentsBounded(t *testing.T) {
 		}
 	}
 	// max_chars of each tool, start_index twice, max_pages, max_depth,
-	// depth, limit thrice, wait_seconds twice, crawl thrice: 23.
-	if ints != 23 {
-		t.Errorf("%d integer arguments, want 23", ints)
+	// depth, limit thrice, wait_seconds twice, crawl thrice: 24.
+	if ints != 24 {
+		t.Errorf("%d integer arguments, want 24", ints)
 	}
 }

@@ -133,6 +133,10 @@ type Server struct {
 	// of one call (DefaultProgressEvery; tests set 0).
 	progressEvery time.Duration
 
+	// changesPart is how many pages' changes stash_changes reads from
+	// the stash at once (changesRead; tests set fewer).
+	changesPart int
+
 	// called, if set, when a tool call returns: tests wait on it.
 	called func(tool string)
 	// wrote, if set, is called after each message a stdio session wrote
@@ -150,7 +154,7 @@ func New(cfg Config) *Server {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	s := &Server{cfg: cfg, svc: cfg.Service, pages: newPageCache(), lists: newListings(), log: log, progressEvery: DefaultProgressEvery}
+	s := &Server{cfg: cfg, svc: cfg.Service, pages: newPageCache(), lists: newListings(), log: log, progressEvery: DefaultProgressEvery, changesPart: changesRead}
 	s.life, s.stop = context.WithCancel(context.Background())
 	s.mcp = sdk.NewServer(implementation, &sdk.ServerOptions{
 		Instructions: instructions,
@@ -173,7 +177,8 @@ const instructions = `heed reads the web politely and keeps what it crawls in a 
 web_fetch reads one page on purpose (robots.txt is not consulted for a single page); web_crawl
 crawls a site into the stash, heeding robots.txt, Crawl-delay and each page's robots directives;
 web_grep finds a regular expression in one page, or in a site crawled politely. stash_search,
-stash_read and stash_sources read what was crawled; the same pages are resources too,
+stash_read and stash_sources read what was crawled, and stash_changes what changed in it since a
+time; the same pages are resources too,
 heed://snapshot/{id} (whole, or in parts as stash_read gives them) and heed://sources, which a
 client may subscribe to. The user's limits (networks, pages, depth, delay) bind every call:
 arguments can narrow them, never widen them.` + "\n" + pageTextRule

@@ -78,7 +78,7 @@ func TestStdio(t *testing.T) {
 			names = append(names, tool.Name)
 		}
 		slices.Sort(names)
-		if want := []string{"crawl_cancel", "crawl_pages", "crawl_status", "stash_read", "stash_search", "stash_sources", "web_crawl", "web_fetch", "web_grep", "web_map"}; !slices.Equal(names, want) {
+		if want := []string{"crawl_cancel", "crawl_pages", "crawl_status", "stash_changes", "stash_read", "stash_search", "stash_sources", "web_crawl", "web_fetch", "web_grep", "web_map"}; !slices.Equal(names, want) {
 			t.Errorf("tools %v, want %v", names, want)
 		}
 

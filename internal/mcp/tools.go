@@ -339,4 +339,13 @@ func (s *Server) addTools() {
 		OutputSchema: schemaFor[SourcesOutput](nil),
 		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
 	}, bounded(s, "stash_sources", s.stashSources))
+	sdk.AddTool(s.mcp, &sdk.Tool{
+		Name:  "stash_changes",
+		Title: "What changed in the stash",
+		Description: fmt.Sprintf(`List the pages of heed's stash that are new, changed or removed since a time (`+"`since`"+`: a time such as 2026-12-01 or 2026-12-01T09:00:00Z, or a duration back from now such as 36h or 7d; 7d unless it says), in one `+"`source`"+` if it names one, by URL, and count them. A page is new if it had no version then (or had been found gone), changed if its content changed since, removed if a crawl found it gone since (HTTP 404 or 410, or a complete crawl no longer reaching it; its last copy stays in the stash). Each changed page says how many words were added and removed between its version then and its version now; with `+"`diffs`"+` it shows them too, word by word, the words removed as [-...-] and those added as {+...+}, in the lines that changed, each diff cut to fit. A page's versions are the resources heed://snapshot/{id}/history and heed://snapshot/{id}/versions/{n}. heed reads the stash's changes %d pages at a time, and compares the versions of at most %d changed pages a call: when there are more, the counts are of the pages read so far (`+"`partial`"+`), and `+"`next_cursor`"+` goes on. The result takes at most `+"`max_chars`"+` characters as JSON (default %d, at most %d): pages cut to fit end with a `+"`next_cursor`"+`; call again with the same `+"`since`"+` and `+"`source`"+` and `+"`cursor`"+` set to it for the rest. Makes no network request. `+pageTextRule,
+			changesRead, maxCompared, budget, l.MaxChars),
+		InputSchema:  schemaFor[ChangesInput](nil),
+		OutputSchema: schemaFor[ChangesOutput](nil),
+		Annotations:  &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: ptr(false)},
+	}, bounded(s, "stash_changes", s.stashChanges))
 }
