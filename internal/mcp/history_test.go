@@ -2,11 +2,15 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/stash"
@@ -426,5 +430,102 @@ func TestStashChangesComparesBounded(t *testing.T) {
 	}
 	if text, isErr := call(t, cs, "stash_changes", map[string]any{"max_chars": 100_000, "cursor": first.NextCursor}, &second); isErr || len(second.Pages) != 1 || second.Pages[0].URL != fmt.Sprintf("https://tides.example/%03d", maxCompared) || second.NextCursor != "" {
 		t.Errorf("the rest: %s", text)
+	}
+}
+
+// TestResourceVersions: a page's versions are resources:
+// heed://snapshot/{id}/history lists them as JSON, each with the URI of
+// its Markdown (a removal without one), and
+// heed://snapshot/{id}/versions/{n} is version n's Markdown whole, as the
+// stash keeps it; a version not kept, a removal, a page not held and
+// hostile URIs are refused with errors saying why; neither may be
+// subscribed to.
+func TestResourceVersions(t *testing.T) {
+	s := newServer(t, Limits{}, loopback)
+	cs := connectWith(t, s, nil, legacy)
+	tides, gone := "https://tides.example/changed", "https://tides.example/gone"
+	id, goneID := heed.IDOf(tides), heed.IDOf(gone)
+	// No stash yet: no page.
+	_, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: "heed://snapshot/" + id + "/history"})
+	if e := rpcErr(t, "history with no stash", err); e.Code != codeNotFound || !strings.Contains(e.Message, "no page "+id+" in the stash") {
+		t.Errorf("history with no stash: %d %s", e.Code, e.Message)
+	}
+
+	month := time.Now().AddDate(0, 0, -30).UTC().Truncate(time.Second)
+	w := openChanger(t, s)
+	w.put("tides", tides, "Tides", tideText("noon"), month)
+	w.put("tides", tides, "Tides", tideText("dusk"), time.Now())
+	w.put("tides", gone, "Gone", "# Gone\n\nSoon gone.\n", month)
+	w.remove("tides", gone, time.Now())
+	w.close()
+
+	c := read(t, cs, "heed://snapshot/"+id+"/history")
+	var h HistoryResource
+	if err := json.Unmarshal([]byte(c.Text), &h); err != nil {
+		t.Fatalf("history: %v\n%s", err, c.Text)
+	}
+	if c.MIMEType != "application/json" || h.ID != id || h.URL != tides || h.Title != "Tides" || h.Source != "tides" || len(h.Versions) != 2 ||
+		h.Versions[0].N != 1 || !h.Versions[0].At.Equal(month) || h.Versions[0].URI != "heed://snapshot/"+id+"/versions/1" ||
+		h.Versions[1].N != 2 || h.Versions[1].Hash != heed.HashOf(tideText("dusk")) || h.Versions[1].URI != "heed://snapshot/"+id+"/versions/2" ||
+		c.Meta["current"] != float64(2) || c.Meta["versions"] != float64(2) {
+		t.Errorf("history: %s %+v\n%s", c.MIMEType, c.Meta, c.Text)
+	}
+	for n, want := range map[int]string{1: tideText("noon"), 2: tideText("dusk")} {
+		v := read(t, cs, fmt.Sprintf("heed://snapshot/%s/versions/%d", id, n))
+		if v.Text != want || v.MIMEType != "text/markdown" || v.Meta["n"] != float64(n) || v.Meta["hash"] != heed.HashOf(want) || v.Meta["url"] != tides {
+			t.Errorf("version %d: %q %s %+v", n, v.Text, v.MIMEType, v.Meta)
+		}
+	}
+	// The current version is the page as heed://snapshot/{id} has it.
+	if whole := read(t, cs, "heed://snapshot/"+id); whole.Text != tideText("dusk") {
+		t.Errorf("the page as stored: %q", whole.Text)
+	}
+
+	// A page found gone: its removal is in its history, without text.
+	c = read(t, cs, "heed://snapshot/"+goneID+"/history")
+	h = HistoryResource{}
+	if err := json.Unmarshal([]byte(c.Text), &h); err != nil || len(h.Versions) != 2 || h.Versions[1].Removed != "404" || h.Versions[1].URI != "" || c.Meta["current"] != float64(1) || c.Meta["removed"] != true {
+		t.Errorf("history of a page gone: %v %+v\n%s", err, c.Meta, c.Text)
+	}
+	if v := read(t, cs, "heed://snapshot/"+goneID+"/versions/1"); v.Text != "# Gone\n\nSoon gone.\n" {
+		t.Errorf("the last version of a page gone: %q", v.Text)
+	}
+
+	for _, tt := range []struct {
+		uri  string
+		code int64
+		says string
+	}{
+		{"heed://snapshot/" + goneID + "/versions/2", codeNotFound, "version 2 of page " + goneID + " is its removal"},
+		{"heed://snapshot/" + id + "/versions/3", codeNotFound, "the stash keeps no version 3 of page " + id},
+		{"heed://snapshot/" + heed.IDOf("https://tides.example/never") + "/history", codeNotFound, "no page " + heed.IDOf("https://tides.example/never") + " in the stash"},
+		{"heed://snapshot/" + heed.IDOf("https://tides.example/never") + "/versions/1", codeNotFound, "in the stash"},
+		{"heed://snapshot/" + id + "/history?max_chars=10", jsonrpc.CodeInvalidParams, "take no query"},
+		{"heed://snapshot/" + id + "/versions/1?start_index=3", jsonrpc.CodeInvalidParams, "take no query"},
+		{"heed://snapshot/" + id + "/history/", jsonrpc.CodeInvalidParams, "is nothing of a snapshot heed serves"},
+		{"heed://snapshot/" + id + "/History", jsonrpc.CodeInvalidParams, "is nothing of a snapshot heed serves"},
+		{"heed://snapshot/" + id + "/versions/", jsonrpc.CodeInvalidParams, "is nothing of a snapshot heed serves"},
+		{"heed://snapshot/" + id + "/versions/0", jsonrpc.CodeInvalidParams, "is nothing of a snapshot heed serves"},
+		{"heed://snapshot/" + id + "/versions/01", jsonrpc.CodeInvalidParams, "is nothing of a snapshot heed serves"},
+		{"heed://snapshot/" + id + "/versions/-1", jsonrpc.CodeInvalidParams, "is nothing of a snapshot heed serves"},
+		{"heed://snapshot/" + id + "/versions/+1", jsonrpc.CodeInvalidParams, "is nothing of a snapshot heed serves"},
+		{"heed://snapshot/" + id + "/versions/99999999999999999999", jsonrpc.CodeInvalidParams, "is nothing of a snapshot heed serves"},
+		{"heed://snapshot/" + id + "/versions/1/../../x", jsonrpc.CodeInvalidParams, "is nothing of a snapshot heed serves"},
+		{"heed://snapshot/" + id + "/versions/%31", jsonrpc.CodeInvalidParams, "is nothing of a snapshot heed serves"},
+		{"heed://snapshot/" + id + "/history#x", jsonrpc.CodeInvalidParams, "is nothing of a snapshot heed serves"},
+		{"heed://snapshot/../history", jsonrpc.CodeInvalidParams, "is not a snapshot's ID"},
+		{"heed://snapshot/" + id + "/" + strings.Repeat("x", 1500), jsonrpc.CodeInvalidParams, "is nothing of a snapshot heed serves"},
+	} {
+		_, err := cs.ReadResource(t.Context(), &sdk.ReadResourceParams{URI: tt.uri})
+		e := rpcErr(t, tt.uri[:min(len(tt.uri), 60)], err)
+		if e.Code != tt.code || !strings.Contains(e.Message, tt.says) || len(e.Message) > 1000 || len(e.Data) > 1000 {
+			t.Errorf("read %.80s: %d %.300s; want %d %q, bounded", tt.uri, e.Code, e.Message, tt.code, tt.says)
+		}
+	}
+	for _, uri := range []string{"heed://snapshot/" + id + "/history", "heed://snapshot/" + id + "/versions/1"} {
+		err := cs.Subscribe(t.Context(), &sdk.SubscribeParams{URI: uri})
+		if e := rpcErr(t, "subscribe", err); e.Code != jsonrpc.CodeInvalidParams || !strings.Contains(e.Message, "subscribe to heed://snapshot/"+id+":") {
+			t.Errorf("subscribe to %s: %d %s", uri, e.Code, e.Message)
+		}
 	}
 }

@@ -22,8 +22,10 @@ import (
 
 // The stash as MCP resources. Each snapshot is heed://snapshot/{id}, its
 // Markdown as stored (text/markdown), or a part of it with a query
-// (start_index, max_chars, version, as stash_read takes them); the
-// sources are heed://sources, as stash_sources lists them. resources/list
+// (start_index, max_chars, version, as stash_read takes them); its
+// versions are heed://snapshot/{id}/history and
+// heed://snapshot/{id}/versions/{n} (versions.go); the sources are
+// heed://sources, as stash_sources lists them. resources/list
 // lists heed://sources and then every snapshot, by ID, a page at a time
 // (ingest.Service.ListPage decides the order and the cursor). A client may
 // subscribe to either; a crawl of this server's service tells the
@@ -86,6 +88,7 @@ func (s *Server) addResources() {
 			min(DefaultChars, s.cfg.Limits.MaxChars), s.cfg.Limits.MaxChars),
 		MIMEType: markdownType,
 	}, s.readSnapshot)
+	s.addVersionResources()
 	s.mcp.AddReceivingMiddleware(s.resourceMethods)
 	stop := s.svc.Watch(s.stashChanged)
 	context.AfterFunc(s.life, stop)
@@ -178,17 +181,21 @@ func (s *Server) listResources(ctx context.Context, req *sdk.ListResourcesReques
 type ref struct {
 	sources bool
 	id      string // a snapshot's
+	history bool   // the snapshot's history (heed://snapshot/ID/history)
+	n       int    // a version of it (heed://snapshot/ID/versions/N); 0 for none
 	part    bool   // a query asks for a part
 	start   int
 	chars   int // 0: the default
 	version string
 }
 
-// parseURI reads a resource URI: heed://sources, or heed://snapshot/ID
-// with an optional query of start_index, max_chars and version. Anything
-// else is refused with an error saying what heed serves, and no part of
-// the URI is looked up before it is read whole: an ID is 12 hex digits,
-// so no path, escape or dot reaches the store.
+// parseURI reads a resource URI: heed://sources, heed://snapshot/ID with
+// an optional query of start_index, max_chars and version, and
+// heed://snapshot/ID/history and heed://snapshot/ID/versions/N without
+// one. Anything else is refused with an error saying what heed serves,
+// and no part of the URI is looked up before it is read whole: an ID is
+// 12 hex digits and N a number as heed writes it, so no path, escape or
+// dot reaches the store.
 func parseURI(raw string) (ref, error) {
 	if len(raw) > maxURI {
 		return ref{}, uriError(jsonrpc.CodeInvalidParams, raw, fmt.Sprintf("a resource URI of %d bytes: heed's are at most %d", len(raw), maxURI))
@@ -198,13 +205,29 @@ func parseURI(raw string) (ref, error) {
 	}
 	rest, ok := strings.CutPrefix(raw, snapshotBase)
 	if !ok {
-		return ref{}, uriError(codeNotFound, raw, "Resource not found: heed serves "+sourcesURI+" and "+snapshotBase+"ID (a page of its stash by its ID, as resources/list lists them)")
+		return ref{}, uriError(codeNotFound, raw, "Resource not found: heed serves "+sourcesURI+" and "+snapshotBase+"ID (a page of its stash by its ID, as resources/list lists them), with its versions at "+snapshotBase+"ID/history")
 	}
-	id, query, hasQuery := strings.Cut(rest, "?")
+	path, query, hasQuery := strings.Cut(rest, "?")
+	id, sub, hasSub := strings.Cut(path, "/")
 	if !ingest.ValidID(id) {
 		return ref{}, uriError(jsonrpc.CodeInvalidParams, raw, fmt.Sprintf("%q is not a snapshot's ID: an ID is 12 lower-case hex digits, as resources/list and stash_search give them", heed.Clip(id, 64)))
 	}
 	r := ref{id: id, part: hasQuery}
+	if hasSub {
+		n, isVersion := strings.CutPrefix(sub, "versions/")
+		switch {
+		case sub == "history":
+			r.history = true
+		case isVersion && versionNumber(n) > 0:
+			r.n = versionNumber(n)
+		default:
+			return ref{}, uriError(jsonrpc.CodeInvalidParams, raw, fmt.Sprintf("%q is nothing of a snapshot heed serves: it serves %sID, %sID/history (its versions) and %sID/versions/N (the Markdown of version N, a number its history lists)", heed.Clip(sub, 64), snapshotBase, snapshotBase, snapshotBase))
+		}
+		if hasQuery {
+			return ref{}, uriError(jsonrpc.CodeInvalidParams, raw, "a snapshot's history and versions take no query: read them whole")
+		}
+		return r, nil
+	}
 	if !hasQuery {
 		return r, nil
 	}
@@ -238,6 +261,17 @@ func parseURI(raw string) (ref, error) {
 		}
 	}
 	return r, nil
+}
+
+// versionNumber is the number of a version as a URI names it: digits,
+// as heed writes the number (no sign, no leading zero), from 1 to
+// maxArg; 0 for anything else.
+func versionNumber(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > maxArg || strconv.Itoa(n) != s {
+		return 0
+	}
+	return n
 }
 
 // queryInt reads an integer parameter of a URI's query, as a tool's
@@ -405,6 +439,9 @@ func (s *Server) subscribe(ctx context.Context, req *sdk.SubscribeRequest) error
 	}
 	if r.part {
 		return uriError(jsonrpc.CodeInvalidParams, uri, fmt.Sprintf("subscribe to %s%s, without a query: a page's subscribers are told when it changes, not each part", snapshotBase, r.id))
+	}
+	if r.history || r.n > 0 {
+		return uriError(jsonrpc.CodeInvalidParams, uri, fmt.Sprintf("subscribe to %s%s: a page's subscribers are told when it changes, and so when its history does; a version never changes", snapshotBase, r.id))
 	}
 	// The sessions still connected: those gone are forgotten.
 	live := map[*sdk.ServerSession]bool{}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -188,8 +189,15 @@ func TestResourcesListed(t *testing.T) {
 		t.Fatalf("resources capability %+v; want subscribe and listChanged", caps.Resources)
 	}
 	tmpls, err := cs.ListResourceTemplates(t.Context(), nil)
-	if err != nil || len(tmpls.ResourceTemplates) != 1 || tmpls.ResourceTemplates[0].URITemplate != snapshotTemplate || tmpls.ResourceTemplates[0].MIMEType != "text/markdown" {
-		t.Fatalf("templates %+v, %v", tmpls, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types := map[string]string{}
+	for _, tm := range tmpls.ResourceTemplates {
+		types[tm.URITemplate] = tm.MIMEType
+	}
+	if want := map[string]string{snapshotTemplate: "text/markdown", historyTemplate: "application/json", versionTemplate: "text/markdown"}; !maps.Equal(types, want) {
+		t.Fatalf("templates %v; want %v", types, want)
 	}
 	// No stash yet: the sources only.
 	if uris, _ := listAll(t, cs, ""); !slices.Equal(uris, []string{"heed://sources"}) {
@@ -394,7 +402,7 @@ func TestResourceErrors(t *testing.T) {
 		{"heed://snapshot/../../../etc/passwd", jsonrpc.CodeInvalidParams, "is not a snapshot's ID"},
 		{"heed://snapshot/..%2F..%2Fetc%2Fpasswd", jsonrpc.CodeInvalidParams, "is not a snapshot's ID"},
 		{"heed://snapshot/" + strings.ToUpper(id), jsonrpc.CodeInvalidParams, "12 lower-case hex digits"},
-		{"heed://snapshot/" + id + "/x", jsonrpc.CodeInvalidParams, "is not a snapshot's ID"},
+		{"heed://snapshot/" + id + "/x", jsonrpc.CodeInvalidParams, `"x" is nothing of a snapshot heed serves: it serves heed://snapshot/ID, heed://snapshot/ID/history`},
 		{"heed://snapshot/" + id[:6], jsonrpc.CodeInvalidParams, "is not a snapshot's ID"},
 		{"heed://snapshot/", jsonrpc.CodeInvalidParams, "is not a snapshot's ID"},
 		{"heed://snapshot/" + id + "#part", jsonrpc.CodeInvalidParams, "is not a snapshot's ID"},

@@ -178,10 +178,10 @@ web_fetch reads one page on purpose (robots.txt is not consulted for a single pa
 crawls a site into the stash, heeding robots.txt, Crawl-delay and each page's robots directives;
 web_grep finds a regular expression in one page, or in a site crawled politely. stash_search,
 stash_read and stash_sources read what was crawled, and stash_changes what changed in it since a
-time; the same pages are resources too,
-heed://snapshot/{id} (whole, or in parts as stash_read gives them) and heed://sources, which a
-client may subscribe to. The user's limits (networks, pages, depth, delay) bind every call:
-arguments can narrow them, never widen them.` + "\n" + pageTextRule
+time; the same pages are resources too, heed://snapshot/{id} (whole, or in parts as stash_read
+gives them) and heed://sources, which a client may subscribe to, and a page's versions,
+heed://snapshot/{id}/history and heed://snapshot/{id}/versions/{n}. The user's limits (networks,
+pages, depth, delay) bind every call: arguments can narrow them, never widen them.` + "\n" + pageTextRule
 
 // MCP returns the SDK server, to connect to any transport.
 func (s *Server) MCP() *sdk.Server { return s.mcp }
