@@ -27,7 +27,9 @@ func TestWebCrawlSaysWhatChanged(t *testing.T) {
 	site.set("/spring", html("Spring tides", []string{"Spring tides come at new and full moon."}))
 	site.set("/neap", html("Neap tides", []string{"Neap tides come at the quarter moons."}))
 	s := newServer(t, Limits{}, loopback)
-	cs := connect(t, s, nil)
+	s.progressEvery = 0 // a notification for every page
+	var progress progressLog
+	cs := connect(t, s, &progress)
 	var first CrawlOutput
 	if text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, &first); isErr || first.New != 3 || first.Stored != 3 {
 		t.Fatalf("first crawl: %s", text)
@@ -38,10 +40,24 @@ func TestWebCrawlSaysWhatChanged(t *testing.T) {
 	site.mu.Lock()
 	delete(site.pages, "/neap")
 	site.mu.Unlock()
+	drained(t, cs, &progress, site.URL+"/")
+	progress = progressLog{}
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "web_crawl", Arguments: map[string]any{"url": site.URL + "/"}, Meta: sdk.Meta{"progressToken": "again"}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var again CrawlOutput
-	text, isErr := call(t, cs, "web_crawl", map[string]any{"url": site.URL + "/"}, &again)
+	text, isErr := decode(t, res, &again)
 	if isErr {
 		t.Fatal(text)
+	}
+	// The page gone was asked for: its request is progress, as any page's.
+	events := drained(t, cs, &progress, site.URL+"/")
+	if len(events) != again.Requests || len(events) != 4 || !strings.Contains(events[len(events)-1].Message, "1 removed") {
+		t.Errorf("%d progress notifications for %d requests, want one per page asked for (4), the last counting the page removed", len(events), again.Requests)
+		for _, p := range events {
+			t.Logf("%+v", p)
+		}
 	}
 	if again.Stored != 2 || again.New != 1 || again.Changed != 1 || again.Unchanged != 1 || again.Removed != 1 || again.Failed != 0 {
 		t.Errorf("second crawl: %+v; want 2 stored (1 new, 1 changed), 1 unchanged, 1 removed", again)

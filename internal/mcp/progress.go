@@ -78,7 +78,9 @@ func (p *progress) notify(n *sdk.ProgressNotificationParams) {
 }
 
 // fetched reports whether a crawl's event is of a request it made, as
-// max_pages counts them: a page stored, unchanged or failed, or skipped
+// max_pages counts them: a page stored, unchanged or failed, found gone
+// by its answer (an HTTP 404 or 410, not a page the crawl no longer
+// reached), or skipped
 // for what it said (its robots directives, the site's content signal, its
 // type, a duplicate) or for where it redirected (to another origin, whose
 // target is queued, or out of scope, disallowed or past the limit); not a
@@ -90,6 +92,8 @@ func fetched(ev crawl.Event) bool {
 	switch ev.Kind {
 	case crawl.Stored, crawl.Unchanged, crawl.Failed:
 		return true
+	case crawl.Removed:
+		return ev.Reason != crawl.ReasonUnreached
 	}
 	switch ev.Reason {
 	case crawl.ReasonNoindex, crawl.ReasonSignal, crawl.ReasonType, crawl.ReasonDup, crawl.ReasonRedirect:

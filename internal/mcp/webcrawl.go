@@ -185,8 +185,8 @@ func (s *Server) webCrawl(ctx context.Context, req *sdk.CallToolRequest, in Craw
 		}
 		pages++
 		prog.update(pages, func() string {
-			return fmt.Sprintf("%d of at most %d pages fetched: %d stored, %d unchanged, %d skipped, %d failed; %d queued; last %s %s",
-				pages, maxPages, counts[crawl.Stored], counts[crawl.Unchanged], counts[crawl.Skipped], counts[crawl.Failed], ev.Queued, ev.Kind, ev.URL)
+			return fmt.Sprintf("%d of at most %d pages fetched: %d stored, %d unchanged, %d removed, %d skipped, %d failed; %d queued; last %s %s",
+				pages, maxPages, counts[crawl.Stored], counts[crawl.Unchanged], counts[crawl.Removed], counts[crawl.Skipped], counts[crawl.Failed], ev.Queued, ev.Kind, ev.URL)
 		})
 	})
 	if cut := s.cut(ctx); err != nil && cut != nil {
