@@ -162,7 +162,10 @@ func (s *Server) changesPage(ctx context.Context, in ChangesInput, budget int, h
 		}
 		return changeLine(pc, bound), pc
 	}
-	render := func(p listPage[PageChange], cut bool) (string, ChangesOutput) {
+	// render makes the result of the page p of the list; measured with
+	// no page listed, it says what a list cut says (cut), and the notes
+	// the pages listed may need, as long as they can be (worst).
+	render := func(p listPage[PageChange], cut, worst bool) (string, ChangesOutput) {
 		out := head
 		out.Pages, out.NextCursor, out.Notes = p.shown, p.next, slices.Clip(notes)
 		if out.Pages == nil {
@@ -173,6 +176,9 @@ func (s *Server) changesPage(ctx context.Context, in ChangesInput, budget int, h
 			out.Notes = append(out.Notes, changesNote(budget, p.from, len(p.shown), len(items), s.changesPart, out.NextCursor))
 		}
 		unkept, diffsCut := 0, 0
+		if worst {
+			unkept, diffsCut = maxCompared, maxCompared
+		}
 		for _, pc := range out.Pages {
 			if pc.Change == string(heed.Changed) && pc.Added == nil {
 				unkept++
@@ -210,10 +216,9 @@ func (s *Server) changesPage(ctx context.Context, in ChangesInput, budget int, h
 		}
 		return b.String(), out
 	}
-	base := func(cut bool) int { return resultChars(render(listPage[PageChange]{from: offset}, cut)) }
 	// The note's numbers, measured with no page listed, take a few
 	// digits more once pages are (as pageOf has it).
-	room := budget - base(true) - 32
+	room := budget - resultChars(render(listPage[PageChange]{from: offset}, true, true)) - 32
 
 	// The pages from offset, each changed one compared, as far as they
 	// may fit the budget and the bounds of the work allow.
@@ -257,7 +262,7 @@ func (s *Server) changesPage(ctx context.Context, in ChangesInput, budget int, h
 		}
 		p.next = cursor{id: l.id, offset: next}.String()
 	}
-	text, out := render(p, p.next != "")
+	text, out := render(p, p.next != "", false)
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}, out, nil
 }
 

@@ -545,3 +545,43 @@ func TestResourceVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestStashChangesDiffsWithinBudget: pages whose diffs are cut to fit,
+// listed with budgets a few characters apart, so that some result is as
+// full as it can be and holds the note that says diffs were cut: every
+// result takes at most its budget, however full.
+func TestStashChangesDiffsWithinBudget(t *testing.T) {
+	s := newServer(t, Limits{}, loopback)
+	cs, w := connectSent(t, s)
+	ch := openChanger(t, s)
+	for i := range 4 {
+		u := fmt.Sprintf("https://tides.example/%02d", i)
+		old := strings.Repeat(fmt.Sprintf("Line %d of the tide tables, the old one.\n", i), 60+i)
+		cur := strings.Repeat(fmt.Sprintf("Line %d of the tide tables, a new one.\n", i), 60+i)
+		ch.put("tides", u, "T", old, time.Now().AddDate(0, 0, -30))
+		ch.put("tides", u, "T", cur, time.Now())
+	}
+	ch.close()
+	for budget := MinChars; budget < 6000; budget += 37 {
+		listed, cut := 0, 0
+		for cursor, first := "", true; first || cursor != ""; first = false {
+			a := map[string]any{"diffs": true, "max_chars": budget}
+			if cursor != "" {
+				a["cursor"] = cursor
+			}
+			var out ChangesOutput
+			if text, isErr := sized(t, cs, w, budget, "stash_changes", a, &out); isErr || len(out.Pages) == 0 {
+				t.Fatalf("stash_changes, budget %d, cursor %q: %.300s", budget, cursor, text)
+			}
+			for _, p := range out.Pages {
+				if p.DiffCut {
+					cut++
+				}
+			}
+			listed, cursor = listed+len(out.Pages), out.NextCursor
+		}
+		if listed != 4 || cut == 0 {
+			t.Errorf("budget %d: %d pages listed, %d diffs cut; want 4, some cut", budget, listed, cut)
+		}
+	}
+}
