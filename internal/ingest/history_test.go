@@ -2,10 +2,12 @@ package ingest
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/heedhq/heed"
+	"github.com/heedhq/heed/internal/stash"
 )
 
 // remover is a store that marks pages removed, as a crawl does.
@@ -77,4 +79,63 @@ func TestSinceStored(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestHoldSharesOneStore: reads made while a door holds the store share
+// one open store; without a hold, each opens it anew; and a hold with no
+// store says so, holding nothing.
+func TestHoldSharesOneStore(t *testing.T) {
+	dir := t.TempDir()
+	opens := 0
+	svc := New(Config{StashDir: dir, Open: func(ctx context.Context) (Store, error) {
+		opens++
+		return stash.Open(ctx, dir)
+	}})
+	t.Cleanup(func() { svc.Close() })
+	ctx := context.Background()
+	w, err := stash.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, md := range []string{"# Tides\n\nNoon.", "# Tides\n\nDusk."} {
+		if _, err := w.Put(ctx, &heed.Snapshot{Source: "docs", URL: "https://docs.example/tides", FetchedAt: time.Now().AddDate(0, 0, i-1), Markdown: md}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	read := func() {
+		t.Helper()
+		for n := 1; n <= 2; n++ {
+			if _, err := svc.VersionText(ctx, "https://docs.example/tides", n); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	read()
+	if opens != 2 {
+		t.Fatalf("two reads without a hold opened the store %d times, want 2", opens)
+	}
+	release, err := svc.Hold(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read()
+	read()
+	release()
+	if opens != 3 {
+		t.Errorf("four reads in a hold opened the store %d times in all, want 3: once for the hold", opens)
+	}
+	read()
+	if opens != 5 {
+		t.Errorf("after the hold, the store opened %d times in all, want 5: it was let go", opens)
+	}
+
+	none := New(Config{StashDir: t.TempDir()})
+	t.Cleanup(func() { none.Close() })
+	release, err = none.Hold(ctx)
+	var missing *NoStashError
+	if !errors.As(err, &missing) {
+		t.Errorf("a hold with no stash: %v, want a *NoStashError", err)
+	}
+	release()
 }

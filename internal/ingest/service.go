@@ -278,6 +278,20 @@ func (s *Service) use(ctx context.Context, mode useMode) (st Store, done func(),
 	}, nil
 }
 
+// Hold keeps the store open to read until release is called, so that a
+// door's many reads for one request (the versions of a list of pages)
+// share one open store rather than open it for each: opening a stash
+// reads its index, in time that grows with the stash. With no store to
+// read, it returns the error a read would, and holds nothing; release
+// may be called either way.
+func (s *Service) Hold(ctx context.Context) (release func(), err error) {
+	_, done, err := s.use(ctx, toRead)
+	if err != nil {
+		return func() {}, err
+	}
+	return done, nil
+}
+
 // openToRead opens the stash to read it, writing nothing. A stash that an
 // interruption left with pages not settled in its index (a crawl killed,
 // or cut short by a full disk) is settled first, where it can be written
