@@ -85,6 +85,10 @@ func (s *Server) stashChanges(ctx context.Context, req *sdk.CallToolRequest, in 
 		return nil, ChangesOutput{}, err
 	}
 	defer end()
+	// The call reads the stash's changes and many pages' versions: one
+	// open stash serves them all. Without one, the reads say why.
+	release, _ := s.svc.Hold(ctx)
+	defer release()
 	var notes []string
 	budget := s.chars(in.MaxChars, &notes)
 	if in.Cursor != "" {

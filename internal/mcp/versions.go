@@ -105,6 +105,8 @@ func (s *Server) readHistory(ctx context.Context, req *sdk.ReadResourceRequest) 
 	if !r.history {
 		return nil, uriError(jsonrpc.CodeInvalidParams, uri, "not a page's history: read "+snapshotBase+r.id+"/history")
 	}
+	release, _ := s.svc.Hold(ctx) // the page, then its history, from one open stash
+	defer release()
 	h, err := s.pageHistory(ctx, uri, r)
 	if err != nil {
 		return nil, err
@@ -152,6 +154,9 @@ func (s *Server) readVersion(ctx context.Context, req *sdk.ReadResourceRequest) 
 	if r.n == 0 {
 		return nil, uriError(jsonrpc.CodeInvalidParams, uri, "not a page's version: read "+snapshotBase+r.id+"/versions/N")
 	}
+	// The page's history, then the version's text, from one open stash.
+	release, _ := s.svc.Hold(ctx)
+	defer release()
 	h, err := s.pageHistory(ctx, uri, r)
 	if err != nil {
 		return nil, err
