@@ -46,7 +46,7 @@ func Append(vs []heed.PageVersion, v heed.PageVersion, r Retention, now time.Tim
 	// A server's validators are kept as it sent them, within a bound: a
 	// megabyte's ETag is no page's history.
 	v.ETag, v.LastModified = heed.Clip(v.ETag, maxValidator), heed.Clip(v.LastModified, maxValidator)
-	v.At = v.At.UTC().Truncate(time.Second)
+	v.At = v.At.UTC()
 	if v.At.Before(Epoch) {
 		v.At = Epoch
 	}
