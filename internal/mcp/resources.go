@@ -361,10 +361,9 @@ func private(c *sdk.ResourceContents) *sdk.ReadResourceResult {
 	return res
 }
 
-// readSnapshot reads heed://snapshot/ID: the page's Markdown as stored,
-// or, with a query, a part of it in stash_read's words, the page's words
-// marked as theirs, and where the next part is.
-func (s *Server) readSnapshot(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+// readResource reads a resource by read: the call begun, and its URI
+// parsed (parseURI), for every resource alike.
+func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest, read func(ctx context.Context, uri string, r ref) (*sdk.ReadResourceResult, error)) (*sdk.ReadResourceResult, error) {
 	ctx, end, err := s.begin(ctx, "resources/read")
 	if err != nil {
 		return nil, rpcError(jsonrpc.CodeInternalError, err.Error(), "")
@@ -375,6 +374,18 @@ func (s *Server) readSnapshot(ctx context.Context, req *sdk.ReadResourceRequest)
 	if err != nil {
 		return nil, err
 	}
+	return read(ctx, uri, r)
+}
+
+// readSnapshot reads heed://snapshot/ID: the page's Markdown as stored,
+// or, with a query, a part of it in stash_read's words, the page's words
+// marked as theirs, and where the next part is.
+func (s *Server) readSnapshot(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+	return s.readResource(ctx, req, s.readSnapshotOf)
+}
+
+// readSnapshotOf is readSnapshot of the resource at uri, r as parseURI read it.
+func (s *Server) readSnapshotOf(ctx context.Context, uri string, r ref) (*sdk.ReadResourceResult, error) {
 	snap, err := s.svc.Read(ctx, r.id)
 	var none *ingest.NoStashError
 	if errors.Is(err, heed.ErrNotFound) || errors.As(err, &none) && !none.Files {

@@ -92,16 +92,11 @@ func (s *Server) pageHistory(ctx context.Context, uri string, r ref) (*heed.Hist
 // readHistory reads heed://snapshot/ID/history: the page's versions, as
 // JSON, the newest maxHistoryEntries at most.
 func (s *Server) readHistory(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-	ctx, end, err := s.begin(ctx, "resources/read")
-	if err != nil {
-		return nil, rpcError(jsonrpc.CodeInternalError, err.Error(), "")
-	}
-	defer end()
-	uri := req.Params.URI
-	r, err := parseURI(uri)
-	if err != nil {
-		return nil, err
-	}
+	return s.readResource(ctx, req, s.readHistoryOf)
+}
+
+// readHistoryOf is readHistory of the resource at uri, r as parseURI read it.
+func (s *Server) readHistoryOf(ctx context.Context, uri string, r ref) (*sdk.ReadResourceResult, error) {
 	if !r.history {
 		return nil, uriError(jsonrpc.CodeInvalidParams, uri, "not a page's history: read "+snapshotBase+r.id+"/history")
 	}
@@ -141,16 +136,11 @@ func (s *Server) readHistory(ctx context.Context, req *sdk.ReadResourceRequest) 
 // readVersion reads heed://snapshot/ID/versions/N: the Markdown of the
 // page's version N, whole, as the stash keeps it.
 func (s *Server) readVersion(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
-	ctx, end, err := s.begin(ctx, "resources/read")
-	if err != nil {
-		return nil, rpcError(jsonrpc.CodeInternalError, err.Error(), "")
-	}
-	defer end()
-	uri := req.Params.URI
-	r, err := parseURI(uri)
-	if err != nil {
-		return nil, err
-	}
+	return s.readResource(ctx, req, s.readVersionOf)
+}
+
+// readVersionOf is readVersion of the resource at uri, r as parseURI read it.
+func (s *Server) readVersionOf(ctx context.Context, uri string, r ref) (*sdk.ReadResourceResult, error) {
 	if r.n == 0 {
 		return nil, uriError(jsonrpc.CodeInvalidParams, uri, "not a page's version: read "+snapshotBase+r.id+"/versions/N")
 	}
