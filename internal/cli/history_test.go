@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -11,12 +13,42 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/heedhq/heed/internal/pgtest"
 )
 
 // TestHistoryDiffChanges crawls a loopback site three times, its pages
 // changing, vanishing and coming back between crawls, and checks that
-// each crawl's summary, heed history, heed diff and heed changes agree.
+// each crawl's summary, heed history, heed diff and heed changes agree:
+// in a stash, and in a team's database crawled by a worker.
 func TestHistoryDiffChanges(t *testing.T) {
+	t.Run("stash", func(t *testing.T) { historyDiffChanges(t, []string{"--stash", t.TempDir()}) })
+	t.Run("team", func(t *testing.T) {
+		c := pgtest.Start(t)
+		defer c.Stop()
+		db := c.Database(t)
+		if code, _, stderr := run(t, "", "migrate", "--db", db); code != 0 {
+			t.Fatal(stderr)
+		}
+		ctx, stop := context.WithCancel(t.Context())
+		var workerErr bytes.Buffer
+		done := make(chan int, 1)
+		go func() {
+			done <- Run(ctx, []string{"worker", "--db", db, "--allow-net", "127.0.0.1/32", "--slice", "2s", "--lease", "5s"}, strings.NewReader(""), &bytes.Buffer{}, &workerErr)
+		}()
+		defer func() {
+			stop()
+			if code := <-done; code != 0 {
+				t.Errorf("worker: exit %d, %s", code, workerErr.String())
+			}
+		}()
+		historyDiffChanges(t, []string{"--db", db})
+	})
+}
+
+// historyDiffChanges is TestHistoryDiffChanges on the store where names
+// (--stash DIR, or --db URL).
+func historyDiffChanges(t *testing.T, where []string) {
 	var mu sync.Mutex
 	pages := map[string]string{}
 	set := func(p map[string]string) { mu.Lock(); pages = p; mu.Unlock() }
@@ -40,10 +72,10 @@ func TestHistoryDiffChanges(t *testing.T) {
 		}
 		return b.String() + "</main></body></html>"
 	}
-	stash := t.TempDir()
+	at := func(args ...string) []string { return append(args, where...) }
 	crawl := func() (string, string) {
 		t.Helper()
-		code, out, stderr := run(t, "", "crawl", srv.URL+"/", "--stash", stash, "--allow-net", "127.0.0.1/32", "--delay", "0s", "--name", "site")
+		code, out, stderr := run(t, "", at("crawl", srv.URL+"/", "--allow-net", "127.0.0.1/32", "--delay", "0s", "--name", "site")...)
 		if code != 0 {
 			t.Fatalf("crawl: exit %d: %s", code, stderr)
 		}
@@ -54,8 +86,15 @@ func TestHistoryDiffChanges(t *testing.T) {
 		"/tides": page("Tides", "The harbour's tide tables say the tide turns at noon."),
 		"/moon":  page("Moon", "The moon pulls the sea, and the sea follows it."),
 	})
+	// A crawl's summary, on one machine or a team's.
+	told := func(out string, stored, news, changed, unchanged, removed int) bool {
+		return strings.Contains(out, fmt.Sprintf("%d stored (%d new, %d changed), %d unchanged", stored, news, changed, unchanged)) &&
+			(removed == 0 || strings.Contains(out, fmt.Sprintf(", %d removed,", removed))) ||
+			strings.Contains(out, fmt.Sprintf("%d stored · %d unchanged", stored, unchanged)) &&
+				(news+changed+removed == 0 || strings.Contains(out, fmt.Sprintf("· %d new · %d changed · %d removed", news, changed, removed)))
+	}
 	out, _ := crawl()
-	if !strings.Contains(out, "3 stored (3 new, 0 changed), 0 unchanged") {
+	if !told(out, 3, 3, 0, 0, 0) {
 		t.Fatalf("first crawl's summary: %s", out)
 	}
 	between := time.Now().UTC()
@@ -65,12 +104,12 @@ func TestHistoryDiffChanges(t *testing.T) {
 		"/tides": page("Tides", "The harbour's tide tables say the tide turns at dusk."),
 	})
 	out, _ = crawl()
-	if !strings.Contains(out, "1 stored (0 new, 1 changed), 1 unchanged, 1 removed") {
+	if !told(out, 1, 0, 1, 1, 1) {
 		t.Fatalf("second crawl's summary: %s", out)
 	}
 
 	// heed history: two versions of /tides, with the words changed.
-	code, out, stderr := run(t, "", "history", srv.URL+"/tides", "--stash", stash, "--json")
+	code, out, stderr := run(t, "", at("history", srv.URL+"/tides", "--json")...)
 	if code != 0 {
 		t.Fatalf("history: exit %d: %s", code, stderr)
 	}
@@ -85,19 +124,19 @@ func TestHistoryDiffChanges(t *testing.T) {
 		t.Fatalf("history: %s (%v)", out, err)
 	}
 	// heed diff, by line and by word.
-	code, out, _ = run(t, "", "diff", srv.URL+"/tides", "--stash", stash)
+	code, out, _ = run(t, "", at("diff", srv.URL+"/tides")...)
 	if code != 0 || !strings.Contains(out, "-The harbour's tide tables say the tide turns at noon.") || !strings.Contains(out, "+The harbour's tide tables say the tide turns at dusk.") {
 		t.Fatalf("diff: exit %d:\n%s", code, out)
 	}
-	code, out, _ = run(t, "", "diff", srv.URL+"/tides", "1", "2", "--words", "--stash", stash)
+	code, out, _ = run(t, "", at("diff", srv.URL+"/tides", "1", "2", "--words")...)
 	if code != 0 || !strings.Contains(out, "[-noon.-]{+dusk.+}") {
 		t.Fatalf("diff --words: exit %d:\n%s", code, out)
 	}
-	if code, _, stderr := run(t, "", "diff", srv.URL+"/tides", "7", "--stash", stash); code != ExitFailed || !strings.Contains(stderr, "no version 7") {
+	if code, _, stderr := run(t, "", at("diff", srv.URL+"/tides", "7")...); code != ExitFailed || !strings.Contains(stderr, "no version 7") {
 		t.Fatalf("diff of a version that is not: exit %d, %s", code, stderr)
 	}
 	// heed changes: one changed, one removed since the first crawl.
-	code, out, stderr = run(t, "", "changes", "--since", between.Format(time.RFC3339), "--stash", stash)
+	code, out, stderr = run(t, "", at("changes", "--since", between.Format(time.RFC3339))...)
 	if code != 0 || !strings.Contains(out, "changed") || !strings.Contains(out, srv.URL+"/tides") || !strings.Contains(out, "removed") || !strings.Contains(out, srv.URL+"/moon") {
 		t.Fatalf("changes: exit %d:\n%s%s", code, out, stderr)
 	}
@@ -105,10 +144,10 @@ func TestHistoryDiffChanges(t *testing.T) {
 		t.Fatalf("changes' counts: %s", stderr)
 	}
 	// A removed page is out of search, unless asked for.
-	if code, _, _ := run(t, "", "search", "moon pulls", "--stash", stash); code != ExitFailed {
+	if code, _, _ := run(t, "", at("search", "moon pulls")...); code != ExitFailed {
 		t.Fatalf("search found a removed page")
 	}
-	if code, out, _ := run(t, "", "search", "moon pulls", "--removed", "--stash", stash); code != 0 || !strings.Contains(out, "/moon") {
+	if code, out, _ := run(t, "", at("search", "moon pulls", "--removed")...); code != 0 || !strings.Contains(out, "/moon") {
 		t.Fatalf("search --removed: exit %d, %s", code, out)
 	}
 
@@ -119,14 +158,14 @@ func TestHistoryDiffChanges(t *testing.T) {
 		"/moon":  page("Moon", "The moon pulls the sea, and the sea follows it."),
 	})
 	out, _ = crawl()
-	if !strings.Contains(out, "1 stored (1 new, 0 changed), 2 unchanged") {
+	if !told(out, 1, 1, 0, 2, 0) {
 		t.Fatalf("third crawl's summary: %s", out)
 	}
-	code, out, _ = run(t, "", "history", srv.URL+"/moon", "--stash", stash)
+	code, out, _ = run(t, "", at("history", srv.URL+"/moon")...)
 	if code != 0 || !strings.Contains(out, "removed (404)") || strings.Count(out, "\n") != 5 {
 		t.Fatalf("history of a page gone and back: exit %d:\n%s", code, out)
 	}
-	if code, _, stderr := run(t, "", "changes", "--since", "yesterday", "--stash", stash); code != ExitUsage || !strings.Contains(stderr, "--since") {
+	if code, _, stderr := run(t, "", at("changes", "--since", "yesterday")...); code != ExitUsage || !strings.Contains(stderr, "--since") {
 		t.Fatalf("changes --since yesterday: exit %d, %s", code, stderr)
 	}
 }

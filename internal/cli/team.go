@@ -258,6 +258,9 @@ func progressLine(p *team.Progress) string {
 		state = "running"
 	}
 	line := fmt.Sprintf("%s · %d stored · %d unchanged · %d queued · %d requests", state, p.Stored, p.Unchanged, p.Queued, p.Fetched)
+	if p.New+p.Changed+p.Removed > 0 {
+		line += fmt.Sprintf(" · %d new · %d changed · %d removed", p.New, p.Changed, p.Removed)
+	}
 	for _, kind := range []struct {
 		name string
 		m    map[string]int
