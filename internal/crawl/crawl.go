@@ -138,6 +138,7 @@ const (
 	ReasonDup       = "duplicate"
 	ReasonType      = "not-html"
 	ReasonRedirect  = "redirect" // redirected to another origin, whose turn takes the target
+	// ReasonGone: a page found gone before, gone still (removed.go).
 )
 
 // Summary is what a crawl came to.
@@ -762,8 +763,15 @@ func (r *run) commit(it Item, res *Result, extracted func()) {
 				r.report(it, Event{Kind: Removed, URL: it.URL, Depth: it.Depth, Reason: why, Detail: res.Err.Error(), Delay: delay}, "")
 				return
 			case err == nil && r.c.Store.Hash(context.WithoutCancel(r.ctx), r.o.Source, it.URL) != "":
-				// Removed already, and gone still: as it was.
-				r.report(it, Event{Kind: Unchanged, URL: it.URL, Depth: it.Depth, Reason: why, Detail: "gone still: " + res.Err.Error(), Delay: delay}, "")
+				// Removed already, and gone still: nothing became of it.
+				r.skip(it, ReasonGone, "found gone before, and gone still: "+res.Err.Error())
+				return
+			case err != nil:
+				// The store's failure, not the page's.
+				r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
+				if errors.Is(err, heed.ErrUnwritable) || errors.Is(err, heed.ErrBusy) {
+					r.fatal(err)
+				}
 				return
 			}
 		}
@@ -845,13 +853,12 @@ func (r *run) commit(it Item, res *Result, extracted func()) {
 	case err != nil:
 		// The store's failure, not the page's: a kind of its own.
 		r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
-	case changed:
-		change := res.Snapshot.Change
-		if change == heed.Unchanged {
-			change = heed.New // taken from another source, its content the same: new to this one
-		}
-		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered, Change: change, Version: res.Snapshot.Version}, res.Hash)
+	case changed && res.Snapshot.Change != heed.Unchanged:
+		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered, Change: res.Snapshot.Change, Version: res.Snapshot.Version}, res.Hash)
 	default:
+		// As it was: a page another source held, its content the same,
+		// is kept under this one, and is no news (its history has no
+		// entry for it, and heed changes says nothing of it).
 		r.report(it, Event{Kind: Unchanged, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered}, res.Hash)
 	}
 	if err == nil && final != it.URL {

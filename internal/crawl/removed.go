@@ -31,6 +31,11 @@ const (
 	ReasonMoved     = "moved"
 )
 
+// ReasonGone is the reason of a URL skipped because its page, found
+// gone before, is gone still: nothing became of it, and it is no page
+// the crawl kept.
+const ReasonGone = "gone"
+
 // Complete reports whether a crawl that came to c reached all it could:
 // it ran to its end (not stopped, not cut by max_pages, max_depth or its
 // deadline), nothing failed but for pages gone (a 404 or a 410: gone

@@ -7,13 +7,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/polite"
 )
@@ -140,12 +140,19 @@ func readSitemaps(ctx context.Context, sm sitemaps, start *url.URL, listed []str
 		}
 		read++
 		if err != nil {
-			if loc != origin+"/sitemap.xml" || heed.KindOf(err) == heed.TooLarge {
-				unread++ // listed, or there and too large: not read
+			if loc != origin+"/sitemap.xml" || Gone(err) == "" {
+				// Listed, or there and not read (too large, a server's
+				// error): not read. A guessed /sitemap.xml that is not
+				// there is no sitemap left unread.
+				unread++
 			}
 			continue
 		}
 		if resp.Status != 200 {
+			gone := resp.Status == http.StatusNotFound || resp.Status == http.StatusGone
+			if loc != origin+"/sitemap.xml" || !gone {
+				unread++ // as an error is (above)
+			}
 			continue
 		}
 		full, index, inScope := false, false, false

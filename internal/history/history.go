@@ -189,7 +189,7 @@ func Find(vs []heed.PageVersion, n int) (heed.PageVersion, bool) {
 // Encode writes a version as one line of text (JSON), as a store of
 // text keeps it.
 func Encode(v heed.PageVersion) string {
-	v.At = v.At.UTC().Truncate(time.Second)
+	v.At = v.At.UTC()
 	b, _ := json.Marshal(v) // a Version always marshals
 	return string(b)
 }
@@ -215,9 +215,9 @@ func Decode(s string) (heed.PageVersion, error) {
 	switch {
 	case v.N < 1 || v.N > MaxVersion:
 		return v, fmt.Errorf("%w: its number is %d", ErrEntry, v.N)
-	case v.At.Before(Epoch) || !v.At.Truncate(time.Second).Equal(v.At):
-		// Encode writes whole seconds since the epoch, and reads back
-		// only what it writes.
+	case v.At.Before(Epoch):
+		// Encode writes times since the epoch, and reads back only what
+		// it writes.
 		return v, fmt.Errorf("%w: its time %s is not one heed writes", ErrEntry, v.At.Format(time.RFC3339Nano))
 	case v.Removed == "" && !IsHash(v.Hash):
 		return v, fmt.Errorf("%w: %q is no content hash", ErrEntry, v.Hash)

@@ -83,6 +83,9 @@ func Export(ctx context.Context, dbURL, dir string) (int, error) {
 			return n, err
 		}
 		removed := snap.Removed
+		if cur, err := st.Get(ctx, snap.URL); err == nil && !removed.IsZero() && !cur.Removed.IsZero() && cur.Hash == heed.HashOf(snap.Markdown) {
+			continue // exported before, removed as it is in the database: as it was
+		}
 		changed, err := st.Put(ctx, snap)
 		if err != nil {
 			return n, err

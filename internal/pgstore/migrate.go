@@ -189,7 +189,8 @@ var migrations = []string{
 	// the epoch (the row's fetch time moves with every fetch that finds
 	// it as it was: it is not when its content came); the columns added
 	// with a default rewrite no row. A crawl counts the pages it stored
-	// new and changed, and those it found gone.
+	// new and changed, those it found gone, and the sitemaps it could
+	// not read (it cannot say a page only they list is gone).
 	`CREATE TABLE heed_content (
 		hash     text PRIMARY KEY,
 		markdown text NOT NULL
@@ -216,7 +217,8 @@ var migrations = []string{
 	ALTER TABLE heed_crawl
 		ADD COLUMN new     integer NOT NULL DEFAULT 0,
 		ADD COLUMN changed integer NOT NULL DEFAULT 0,
-		ADD COLUMN removed integer NOT NULL DEFAULT 0;`,
+		ADD COLUMN removed integer NOT NULL DEFAULT 0,
+		ADD COLUMN sitemaps_unread integer NOT NULL DEFAULT 0;`,
 }
 
 // Version is the heed schema version this build knows.

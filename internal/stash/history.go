@@ -55,6 +55,7 @@ CREATE TABLE IF NOT EXISTS versions (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS versions_at ON versions(at);
 CREATE INDEX IF NOT EXISTS versions_hash ON versions(hash);
+CREATE INDEX IF NOT EXISTS docs_pending ON docs(state) WHERE state != 'ok';
 `
 
 // indexHistory gives the index of a stash from before histories its
@@ -238,7 +239,7 @@ func writeVersions(ctx context.Context, tx *sql.Tx, url string, vs []heed.PageVe
 	}
 	for _, v := range vs {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO versions (url, n, at, hash, size, etag, last_modified, removed) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			url, v.N, formatTime(v.At), v.Hash, v.Size, v.ETag, v.LastModified, v.Removed); err != nil {
+			url, v.N, versionTime(v.At), v.Hash, v.Size, v.ETag, v.LastModified, v.Removed); err != nil {
 			return err
 		}
 	}
@@ -251,6 +252,14 @@ func current(vs []heed.PageVersion) int {
 	v, _ := history.Current(vs)
 	return v.N
 }
+
+// versionTimeFormat is how the index's versions keep a time: to the
+// nanosecond, of one width, so that its text sorts as the time does (a
+// change a moment after a time asked about is a change since).
+const versionTimeFormat = "2006-01-02T15:04:05.000000000Z07:00"
+
+// versionTime is t as the index's versions keep it.
+func versionTime(t time.Time) string { return t.UTC().Format(versionTimeFormat) }
 
 // removedOf is docs.removed of a page with history vs.
 func removedOf(vs []heed.PageVersion) string {
@@ -374,8 +383,10 @@ func (s *Stash) VersionText(ctx context.Context, urlOrID string, n int) (string,
 const changesBatch = 500
 
 // Changes are the pages that became new, changed or removed since a
-// time, by URL: the index finds those with an entry since, and each
-// page's entries say what became of it (history.ChangeOf).
+// time, by URL: the index's versions since the time name them (by the
+// index of their times: a few changes in a large stash cost a few rows
+// read), and each page's entries say what became of it
+// (history.ChangeOf).
 func (s *Stash) Changes(ctx context.Context, q heed.ChangesQuery) ([]heed.PageChange, error) {
 	if !s.histories {
 		return nil, nil // a stash no heed with histories has written
@@ -384,9 +395,9 @@ func (s *Stash) Changes(ctx context.Context, q heed.ChangesQuery) ([]heed.PageCh
 	after := q.After
 	for {
 		rows, err := s.db.QueryContext(ctx, `SELECT d.url, d.id, d.source, d.title FROM docs d
-			WHERE d.url > ? AND (? = '' OR d.source = ?) AND d.state != 'removing'
-			AND EXISTS (SELECT 1 FROM versions v WHERE v.url = d.url AND v.at > ?)
-			ORDER BY d.url LIMIT ?`, after, q.Source, q.Source, formatTime(q.Since), changesBatch)
+			WHERE d.url IN (SELECT DISTINCT v.url FROM versions v INDEXED BY versions_at WHERE v.at > ? AND v.url > ? ORDER BY v.url LIMIT ?)
+			AND (? = '' OR d.source = ?) AND d.state != 'removing'
+			ORDER BY d.url`, versionTime(q.Since), after, changesBatch, q.Source, q.Source)
 		if err != nil {
 			return nil, fmt.Errorf("stash: %w", err)
 		}
@@ -403,6 +414,14 @@ func (s *Stash) Changes(ctx context.Context, q heed.ChangesQuery) ([]heed.PageCh
 		if err := rows.Err(); err != nil {
 			return nil, fmt.Errorf("stash: %w", err)
 		}
+		// The last URL of the batch asked, whether or not its page is
+		// of the source asked about.
+		var last string
+		var n int
+		if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(url), ''), count(*) FROM (SELECT DISTINCT v.url FROM versions v INDEXED BY versions_at WHERE v.at > ? AND v.url > ? ORDER BY v.url LIMIT ?)`,
+			versionTime(q.Since), after, changesBatch).Scan(&last, &n); err != nil {
+			return nil, fmt.Errorf("stash: %w", err)
+		}
 		for _, h := range hs {
 			vs, err := s.indexedVersions(ctx, h.URL)
 			if err != nil {
@@ -416,10 +435,10 @@ func (s *Stash) Changes(ctx context.Context, q heed.ChangesQuery) ([]heed.PageCh
 				}
 			}
 		}
-		if len(hs) < changesBatch {
+		if n < changesBatch {
 			return out, nil
 		}
-		after = hs[len(hs)-1].URL
+		after = last
 	}
 }
 
@@ -437,7 +456,7 @@ func (s *Stash) indexedVersions(ctx context.Context, url string) ([]heed.PageVer
 		if err := rows.Scan(&v.N, &at, &v.Hash, &v.Size, &v.ETag, &v.LastModified, &v.Removed); err != nil {
 			return nil, fmt.Errorf("stash: %w", err)
 		}
-		v.At = parseTime(at)
+		v.At, _ = time.Parse(versionTimeFormat, at)
 		vs = append(vs, v)
 	}
 	return vs, rows.Err()

@@ -126,7 +126,7 @@ retry:
 		if at.IsZero() {
 			at = time.Now()
 		}
-		v := heed.PageVersion{At: at.UTC().Truncate(time.Second), Hash: snap.Hash, Size: len(snap.Markdown), ETag: snap.ETag, LastModified: snap.LastModified}
+		v := heed.PageVersion{At: at.UTC(), Hash: snap.Hash, Size: len(snap.Markdown), ETag: snap.ETag, LastModified: snap.LastModified}
 		kept, _, snap.Change = history.Record(past, v, s.retention, time.Now())
 		snap.Removed = time.Time{}
 		if haveOld && snap.Change != heed.Unchanged && heed.HashOf(oldText) != snap.Hash {

@@ -6,19 +6,20 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/pgstore"
 )
 
 // incompleteSQL says whether a crawl ($1) left anything it could not
 // reach, or shared its source with another crawl: a URL failed (but for
-// one gone, a 404 or a 410: $3), or skipped for a limit, its deadline,
-// or a stop ($2); or another crawl of its source ran while it did, and
-// took over URLs it had ended (the frontier is one for every crawl).
+// a dead link, a 404 or a 410: $3), or skipped for a limit, its
+// deadline, or a stop ($2), or a sitemap it could not read; or another
+// crawl of its source ran while it did, and took over URLs it had ended
+// (the frontier is one for every crawl).
 const incompleteSQL = `
 	SELECT EXISTS (SELECT 1 FROM heed_frontier f
 		WHERE f.crawl = $1 AND ((f.state = 'failed' AND f.reason <> $3) OR (f.state = 'skipped' AND f.reason = ANY($2))))
+	OR (SELECT sitemaps_unread > 0 FROM heed_crawl WHERE id = $1)
 	OR EXISTS (SELECT 1 FROM heed_crawl c JOIN heed_crawl o ON o.source = c.source AND o.id <> c.id
 		WHERE c.id = $1 AND o.created_at < coalesce(c.ended_at, now()) AND (o.ended_at IS NULL OR o.ended_at > c.created_at))
 	OR (SELECT stored + unchanged = 0 FROM heed_crawl WHERE id = $1)`
@@ -50,7 +51,7 @@ func (w *Worker) sweepEnded(ctx context.Context, tx pgx.Tx, done []int64) ([]cra
 	var events []crawl.Event
 	for _, id := range done {
 		var incomplete bool
-		if err := tx.QueryRow(ctx, incompleteSQL, id, stopReasons, heed.NotFound.String()).Scan(&incomplete); err != nil {
+		if err := tx.QueryRow(ctx, incompleteSQL, id, stopReasons, reasonGone).Scan(&incomplete); err != nil {
 			return nil, err
 		}
 		if incomplete {

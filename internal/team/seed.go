@@ -166,8 +166,9 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 		}
 	}
 	var cut error
+	unread := 0
 	if !o.NoSitemaps && o.MaxDepth >= 1 && rctx.Err() == nil {
-		_, cut = crawl.ReadSitemaps(rctx, crawl.Sitemaps{
+		unread, cut = crawl.ReadSitemaps(rctx, crawl.Sitemaps{
 			Client:      client,
 			MaxRequests: o.MaxPages,
 			InScope:     func(u *url.URL) bool { return c.scope.Check(u) == "" },
@@ -180,6 +181,13 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 				flush(false)
 			},
 		}, su, listed)
+	}
+	if unread > 0 && cut == nil && rctx.Err() == nil {
+		// Sitemaps not read: the crawl cannot say that a page only they
+		// list is gone (sweepEnded).
+		if _, err := w.Pool.Exec(ctx, `UPDATE heed_crawl SET sitemaps_unread = sitemaps_unread + $2 WHERE id = $1`, id, unread); err != nil {
+			return err
+		}
 	}
 	if cut != nil || rctx.Err() != nil {
 		flush(false)

@@ -609,6 +609,9 @@ const releaseSQL = `
 const (
 	reasonUnchanged = "unchanged"
 	reasonRemoved   = "removed"
+	// reasonGone is the reason of a URL failed with a 404 or a 410 whose
+	// page the store did not hold: a dead link.
+	reasonGone = "gone"
 )
 
 // stateRemoved is the tally's state of a page found gone beside a URL's
@@ -658,7 +661,7 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 			if err := tx.QueryRow(ctx, `
 				SELECT EXISTS (SELECT 1 FROM heed_frontier f
 					WHERE f.url = $1 AND f.state = 'done' AND f.updated_at >= $2 AND (f.reason = $4
-						OR EXISTS (SELECT 1 FROM heed_snapshot s WHERE s.url = f.url AND s.source = $3)))`,
+						OR EXISTS (SELECT 1 FROM heed_snapshot s WHERE s.url = f.url AND s.source = $3 AND s.removed IS NULL)))`,
 				res.canonical, it.c.created, res.snap.Source, reasonClaimed).Scan(&stored); err != nil {
 				return err
 			}
@@ -677,7 +680,7 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 				// earlier crawl left (a page that has moved since) is not.
 				err := tx.QueryRow(ctx, `
 					SELECT s.url FROM heed_snapshot s JOIN heed_frontier f ON f.url = s.url
-					WHERE s.source = $1 AND s.hash = $2 AND s.url <> $3 AND f.state = 'done' AND f.updated_at >= $4 LIMIT 1`,
+					WHERE s.source = $1 AND s.hash = $2 AND s.url <> $3 AND f.state = 'done' AND f.updated_at >= $4 AND s.removed IS NULL LIMIT 1`,
 					res.snap.Source, heed.HashOf(res.snap.Markdown), res.snap.URL, it.c.created).Scan(&twin)
 				if err == nil {
 					kind, reason, detail = crawl.Skipped, crawl.ReasonDup, "the same content as "+twin+", kept already"
@@ -690,11 +693,10 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 				if err != nil {
 					return err
 				}
-				switch {
-				case !changed:
+				if !changed || res.snap.Change == heed.Unchanged {
+					// As it was (a page another source held, its content
+					// the same, is no news), as on one machine.
 					kind = crawl.Unchanged
-				case res.snap.Change == heed.Unchanged:
-					res.snap.Change = heed.New // taken from another source, its content the same: new to this one
 				}
 			}
 		}
@@ -718,7 +720,9 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 				case removed:
 					gone = why
 				case before:
-					kind, reason, detail = crawl.Unchanged, why, "gone still: "+res.err.Error()
+					// Found gone before, and gone still: nothing became
+					// of it, as on one machine.
+					kind, reason, detail = crawl.Skipped, crawl.ReasonGone, "found gone before, and gone still: "+res.err.Error()
 				}
 			}
 		}
@@ -751,6 +755,10 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		case kind == crawl.Failed && res.err != nil && crawl.Retry(res.err, it.attempts):
 			// Queued again, for its host's next turn.
 			state, attempts = "queued", it.attempts+1
+		case kind == crawl.Failed && crawl.Gone(res.err) != "":
+			// A dead link: a failure, which leaves the crawl complete
+			// (sweepEnded), where a name that did not resolve does not.
+			why = reasonGone
 		}
 		requeued = state == "queued"
 		// The URL's end and its links go in one statement, in order (a

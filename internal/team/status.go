@@ -161,7 +161,7 @@ func Kept(ctx context.Context, pool *pgxpool.Pool, id int64, at time.Time, seq i
 	rows, err := pool.Query(ctx, `
 		SELECT f.url, f.reason = $2, s.id, s.title, s.fetched_at, f.updated_at, f.seq
 		FROM heed_frontier f JOIN heed_snapshot s ON s.url = f.url
-		WHERE f.crawl = $1 AND f.state = 'done' AND f.reason <> $3 AND f.reason <> '`+reasonRemoved+`'
+		WHERE f.crawl = $1 AND f.state = 'done' AND f.reason <> $3 AND f.reason <> '`+reasonRemoved+`' AND s.removed IS NULL
 			AND (f.updated_at, f.seq) > ($4, $5) AND ($6::timestamptz = 'epoch' OR f.updated_at < $6)
 		ORDER BY f.updated_at, f.seq LIMIT $7`,
 		id, reasonUnchanged, reasonClaimed, at, seq, settledOrEpoch(settled), max(limit, 0))

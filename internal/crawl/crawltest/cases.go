@@ -56,6 +56,9 @@ func Cases() []Case {
 	// A page long enough to be taken for a duplicate of its twin.
 	long := html("Tides", "", "/index.html")
 	long.Body = strings.Replace(long.Body, "</h1>", "</h1><p>"+strings.Repeat("The harbour's tide tables, and what they say of the moon. ", 5)+"</p>", 1)
+	// The same, linking nowhere: a page that moves.
+	mover := html("Tides", "")
+	mover.Body = strings.Replace(mover.Body, "</h1>", "</h1><p>"+strings.Repeat("The harbour's tide tables, and what they say of the moon. ", 5)+"</p>", 1)
 
 	// A home page that links to a page that answers 503 once, and to
 	// many pages after it.
@@ -556,6 +559,68 @@ func Cases() []Case {
 		Events:   []Event{{Kind: crawl.Unchanged, URL: "/"}, {Kind: crawl.Unchanged, URL: "/a"}, stored("/b"), {Kind: crawl.Unchanged, URL: "/d"}},
 		Stored:   map[string]Stored{"/": titled("Home"), "/a": titled("A"), "/b": titled("B"), "/c": titled("C"), "/d": titled("D")},
 		Requests: map[string]int{"/robots.txt": 1, "/": 3, "/a": 3, "/b": 3, "/c": 1, "/d": 2},
+	}, {
+		// A page that moved without a redirect: its old URL, still
+		// linked, answers 404 and is found gone first; its new URL holds
+		// the same words and is new. A page found gone is no page kept
+		// in this crawl: the new URL is no duplicate of it, and is stored,
+		// or the page's words would be in no page that search finds.
+		Name: "history-moved-without-redirect",
+		Site: Site{"/": html("Home", "", "/old"), "/old": mover},
+		Later: []Site{
+			{"/": html("Home", "", "/old", "/new"), "/new": mover},
+		},
+		Changes: []map[string]string{
+			{"/": "new", "/old": "new"},
+			{"/": "changed", "/old": "removed 404", "/new": "new"},
+		},
+		Histories: map[string][]string{"/": {"v", "v"}, "/old": {"v", "removed 404"}, "/new": {"v"}},
+		Events:    []Event{stored("/"), stored("/new")},
+		Stored:    map[string]Stored{"/": titled("Home"), "/old": titled("Tides"), "/new": titled("Tides")},
+		Requests:  map[string]int{"/robots.txt": 1, "/": 2, "/old": 2, "/new": 1},
+	}, {
+		// A page whose canonical URL is a page found gone in this crawl
+		// (a 404, met first) is no duplicate of it: a page found gone is
+		// no page stored, and the page is stored under its own URL.
+		Name: "history-canonical-gone",
+		Site: Site{"/": html("Home", "", "/c"), "/c": html("C", "")},
+		Later: []Site{
+			{"/": html("Home", "", "/c", "/p"), "/p": html("P", `<link rel="canonical" href="{site}/c">`)},
+		},
+		Changes: []map[string]string{
+			{"/": "new", "/c": "new"},
+			{"/": "changed", "/c": "removed 404", "/p": "new"},
+		},
+		Histories: map[string][]string{"/": {"v", "v"}, "/c": {"v", "removed 404"}, "/p": {"v"}},
+		Events:    []Event{stored("/"), stored("/p")},
+		Stored:    map[string]Stored{"/": titled("Home"), "/c": titled("C"), "/p": titled("P")},
+		Requests:  map[string]int{"/robots.txt": 1, "/": 2, "/c": 2, "/p": 1},
+	}, {
+		// A sitemap that cannot be read (an HTTP 500) leaves the crawl
+		// incomplete: the pages only it lists, there still, are not
+		// reached, and a crawl that could not read it cannot say they
+		// are gone.
+		Name:     "history-sitemap-unread",
+		Sitemaps: true,
+		Site: Site{
+			"/sitemap.xml": {Type: "application/xml", Body: `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">` +
+				`<url><loc>{site}/s1</loc></url></urlset>`},
+			"/":   html("Home", ""),
+			"/s1": html("S1", ""),
+		},
+		Later: []Site{{
+			"/sitemap.xml": {Status: http.StatusInternalServerError, Body: "down"},
+			"/":            html("Home", ""),
+			"/s1":          html("S1", ""),
+		}},
+		Changes: []map[string]string{
+			{"/": "new", "/s1": "new"},
+			{"/": "unchanged"},
+		},
+		Histories: map[string][]string{"/": {"v"}, "/s1": {"v"}},
+		Events:    []Event{{Kind: crawl.Unchanged, URL: "/"}},
+		Stored:    map[string]Stored{"/": titled("Home"), "/s1": titled("S1")},
+		Requests:  map[string]int{"/robots.txt": 1, "/": 2, "/sitemap.xml": 2, "/s1": 1},
 	}, {
 		// A start page that is not there still lets the sitemaps seed
 		// the crawl; llms.txt, read for a start page kept, is not asked.
