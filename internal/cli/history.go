@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -51,7 +52,7 @@ removal among them. heed diff shows what changed between two versions.`,
 			if err != nil {
 				return failure(err)
 			}
-			lines := wordCounts(cmd, svc, h)
+			lines := wordCounts(cmd, e.stderr, svc, h)
 			if jsonOut {
 				return writeJSON(e.stdout, struct {
 					*heed.History
@@ -84,7 +85,7 @@ removal among them. heed diff shows what changed between two versions.`,
 
 // wordCounts are a history's versions, each with the words added and
 // removed against the version before it, where both texts are kept.
-func wordCounts(cmd *cobra.Command, svc *ingest.Service, h *heed.History) []versionLine {
+func wordCounts(cmd *cobra.Command, stderr io.Writer, svc *ingest.Service, h *heed.History) []versionLine {
 	out := make([]versionLine, len(h.Versions))
 	var prev string
 	havePrev := false
@@ -95,6 +96,10 @@ func wordCounts(cmd *cobra.Command, svc *ingest.Service, h *heed.History) []vers
 		}
 		text, err := svc.VersionText(cmd.Context(), h.URL, v.N)
 		if err != nil {
+			if !errors.Is(err, heed.ErrNotFound) {
+				// Not the retention's: a text that cannot be read.
+				fmt.Fprintf(stderr, "heed: the text of version %d cannot be read, and its words are not counted: %v\n", v.N, err)
+			}
 			havePrev = false
 			continue
 		}

@@ -38,10 +38,10 @@ type Config struct {
 	Stash string `yaml:"stash,omitempty" json:"stash,omitempty" doc:"The stash directory. Empty means HEED_STASH, or heed in the user's data directory."`
 	// MaxCrawlDelay caps a robots.txt Crawl-delay.
 	MaxCrawlDelay Duration `yaml:"max_crawl_delay,omitempty" json:"max_crawl_delay,omitempty" doc:"The longest robots.txt Crawl-delay heed honours, such as 10s (the default)."`
+	// History is how much of each page's history is kept.
+	History *History `yaml:"history,omitempty" json:"history,omitempty" doc:"How much of each page's history the stash (or a team's database) keeps: every version a fetch, crawl or sync finds, within these bounds."`
 	// MCP holds the limits of the MCP server (heed mcp): no tool argument
 	// goes past them.
-	History *History `yaml:"history,omitempty" json:"history,omitempty" doc:"How much of each page's history the stash (or a team's database) keeps: every version a fetch, crawl or sync finds, within these bounds."`
-
 	MCP *MCP `yaml:"mcp,omitempty" json:"mcp,omitempty" doc:"Limits of the MCP server (heed mcp). An agent's tool arguments can narrow them, never widen them."`
 	// Browser configures rendering in a browser.
 	Browser *Browser `yaml:"browser,omitempty" json:"browser,omitempty" doc:"The browser that renders pages needing JavaScript (Chromium), and a page's budgets."`
@@ -206,7 +206,6 @@ func (s *Source) Validate(kinds []string) error {
 	return nil
 }
 
-// Duration is a time.Duration written as "500ms", "2s" or "10m".
 // History is how much of each page's history is kept.
 type History struct {
 	Versions int      `yaml:"versions,omitempty" json:"versions,omitempty" minimum:"1" doc:"The most versions a page keeps, its current one and its removals included (default 30)."`
@@ -221,6 +220,7 @@ func (h *History) Retention() history.Retention {
 	return history.Retention{Versions: h.Versions, MaxAge: time.Duration(h.MaxAge)}
 }
 
+// Duration is a time.Duration written as "500ms", "2s" or "10m".
 type Duration time.Duration
 
 // Error is a configuration error: it names the file, line and key. heed

@@ -35,9 +35,6 @@ type Store interface {
 	// the store holds no page of the source there, or holds it removed
 	// already.
 	MarkRemoved(ctx context.Context, source, url string, at time.Time, why string) (removed bool, err error)
-	// Present are the URLs of the source's pages that are not removed:
-	// a complete crawl marks those it no longer reached.
-	Present(ctx context.Context, source string) ([]string, error)
 }
 
 // Batcher is a Store that keeps what Put gives it in batches: a crawl

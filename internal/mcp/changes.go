@@ -114,7 +114,7 @@ func (s *Server) stashChanges(ctx context.Context, req *sdk.CallToolRequest, in 
 	if err != nil {
 		return nil, ChangesOutput{Pages: []PageChange{}}, fmt.Errorf("since: %v: give a time, such as 2026-12-01, or a duration back from now, such as 7d", err)
 	}
-	return s.readChanges(ctx, in, budget, ChangesOutput{Since: at.UTC().Truncate(time.Second), Source: in.Source}, notes)
+	return s.readChanges(ctx, in, budget, ChangesOutput{Since: at.UTC(), Source: in.Source}, notes)
 }
 
 // changesArgs is what a stash_changes cursor is given with: the since
@@ -286,22 +286,19 @@ func changesNote(budget, from, shown, of, part int, next string) string {
 // compare counts the words added to a changed page since its version
 // then, and removed, and, if asked, its diff, cut to at most share
 // characters of a result; it returns how many bytes of the versions'
-// texts it read. A version whose text the stash no longer keeps leaves
-// the words uncounted.
+// texts it read. A version whose text the stash no longer keeps, or
+// cannot read (a damaged text), leaves the words uncounted: one page's
+// fails no list.
 func (s *Server) compare(ctx context.Context, pc *PageChange, diffs bool, share int) (int, error) {
 	old, err := s.svc.VersionText(ctx, pc.URL, pc.From)
-	if errors.Is(err, heed.ErrNotFound) {
+	if err != nil {
+		s.uncompared(ctx, pc, err)
 		return 0, nil
 	}
-	if err != nil {
-		return 0, err
-	}
 	cur, err := s.svc.VersionText(ctx, pc.URL, pc.To)
-	if errors.Is(err, heed.ErrNotFound) {
-		return len(old), nil
-	}
 	if err != nil {
-		return 0, err
+		s.uncompared(ctx, pc, err)
+		return len(old), nil
 	}
 	added, removed := textdiff.Count(old, cur)
 	pc.Added, pc.Deleted = &added, &removed
@@ -309,6 +306,14 @@ func (s *Server) compare(ctx context.Context, pc *PageChange, diffs bool, share 
 		pc.Diff, pc.DiffCut = changedLines(textdiff.Words(old, cur), share)
 	}
 	return len(old) + len(cur), nil
+}
+
+// uncompared notes why a changed page's versions were not compared: a
+// text not kept is the retention's; any other failure is logged.
+func (s *Server) uncompared(ctx context.Context, pc *PageChange, err error) {
+	if !errors.Is(err, heed.ErrNotFound) {
+		s.log.WarnContext(ctx, "stash_changes: the versions of a page could not be compared", "url", pc.URL, "error", err)
+	}
 }
 
 // changedLines are the lines of a word diff that hold a change (or lie

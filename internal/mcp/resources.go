@@ -397,6 +397,10 @@ func (s *Server) readSnapshotOf(ctx context.Context, uri string, r ref) (*sdk.Re
 	v := version(snap.Markdown)
 	at := snap.FetchedAt.Format(time.RFC3339)
 	meta := sdk.Meta{"id": snap.ID, "url": snap.URL, "title": snap.Title, "source": snap.Source, "fetched_at": at, "version": v}
+	if !snap.Removed.IsZero() {
+		// The page is gone from its site: this is its last copy.
+		meta["removed"] = snap.Removed.UTC().Format(time.RFC3339)
+	}
 	if !r.part {
 		return private(&sdk.ResourceContents{URI: uri, MIMEType: markdownType, Text: snap.Markdown, Meta: meta}), nil
 	}

@@ -132,6 +132,10 @@ func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in Rea
 		}
 	}
 	out.ID, out.URL, out.Title, out.Source, out.FetchedAt, out.Version = snap.ID, snap.URL, snap.Title, snap.Source, snap.FetchedAt, v
+	if !snap.Removed.IsZero() {
+		out.Removed = snap.Removed
+		out.Notes = append(out.Notes, fmt.Sprintf("heed found this page gone from its site on %s: this is its last copy, not the page as the site has it (stash_changes and the resource heed://snapshot/%s/history say more)", snap.Removed.UTC().Format(time.RFC3339), snap.ID))
+	}
 	next := fmt.Sprintf("stash_read with url_or_id %q, version %q", snap.ID, v)
 	render := func(pt Part) (string, any) {
 		o := out

@@ -59,9 +59,9 @@ type FetchOutput struct {
 // it.
 type ChangedSince struct {
 	ID        string    `json:"id" jsonschema:"The stash's snapshot of the page: stash_read reads its copy."`
-	Version   int       `json:"version" jsonschema:"The number of the stash's copy in the page's history, which the resource heed://snapshot/{id}/history lists."`
+	Version   int       `json:"history_version" jsonschema:"The number of the stash's copy in the page's history, which the resource heed://snapshot/{id}/history lists (not a part's version, which names a copy by its hash)."`
 	FetchedAt time.Time `json:"fetched_at" jsonschema:"When the stash's copy was fetched."`
-	Removed   time.Time `json:"removed,omitzero" jsonschema:"When a crawl found the page gone (HTTP 404 or 410, or no longer reached), if one did: the stash keeps its last copy."`
+	Removed   time.Time `json:"removed,omitzero" jsonschema:"When a crawl found the page gone (HTTP 404 or 410, it now redirects, or no longer reached), if one did: the stash keeps its last copy."`
 	Change    string    `json:"change" jsonschema:"unchanged: the page reads as the stash's copy does; changed: it differs."`
 	Added     int       `json:"words_added" jsonschema:"Words added to the stash's copy, a word changed counted as one added and one removed."`
 	Deleted   int       `json:"words_removed" jsonschema:"Words of the stash's copy removed."`
@@ -106,7 +106,7 @@ type CrawlOutput struct {
 	New           int            `json:"new" jsonschema:"Pages stored that the stash did not hold, or held as found gone."`
 	Changed       int            `json:"changed" jsonschema:"Pages stored whose content changed since the stash's copy: the copy is kept as an earlier version."`
 	Unchanged     int            `json:"unchanged" jsonschema:"Pages already in the stash as they are."`
-	Removed       int            `json:"removed" jsonschema:"Pages the stash held that were found gone: they answered HTTP 404 or 410, or a complete crawl no longer reached them. Their last copy stays in the stash, out of search."`
+	Removed       int            `json:"removed" jsonschema:"Pages the stash held that were found gone: they answered HTTP 404 or 410, now redirect to another page of their site, or a complete crawl no longer reached them. Their last copy stays in the stash, out of search."`
 	Failed        int            `json:"failed"`
 	Requests      int            `json:"requests" jsonschema:"Requests made, counted against the crawl's page limit (limits)."`
 	Skipped       map[string]int `json:"skipped" jsonschema:"URLs skipped, by reason: robots (robots.txt disallows), noindex, signal (Content-Signal ai-input=no), scope, limit, deadline, duplicate, not-html, redirect, cancelled."`
@@ -197,6 +197,9 @@ type ReadOutput struct {
 	Title     string    `json:"title" jsonschema:"The page's title: its own words, not heed's."`
 	Source    string    `json:"source"`
 	FetchedAt time.Time `json:"fetched_at"`
+	// Removed is when heed found the page gone from its site: this is its
+	// last copy.
+	Removed time.Time `json:"removed,omitzero" jsonschema:"When heed found the page gone from its site (a 404 or 410, it now redirects, or a complete crawl no longer reaches it): this is its last copy, not the page as the site has it."`
 	Part
 	Version string   `json:"version" jsonschema:"Which copy of the page this part was cut from (a hash of its Markdown): pass it, with next_start_index, for the next part."`
 	Notes   []string `json:"notes,omitempty"`
@@ -342,7 +345,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{
 		Name:  "stash_changes",
 		Title: "What changed in the stash",
-		Description: fmt.Sprintf(`List the pages of heed's stash that are new, changed or removed since a time (`+"`since`"+`: a time such as 2026-12-01 or 2026-12-01T09:00:00Z, or a duration back from now such as 36h or 7d; 7d unless it says), in one `+"`source`"+` if it names one, by URL, and count them. A page is new if it had no version then (or had been found gone), changed if its content changed since, removed if a crawl found it gone since (HTTP 404 or 410, or a complete crawl no longer reaching it; its last copy stays in the stash). Each changed page says how many words were added and removed between its version then and its version now; with `+"`diffs`"+` it shows them too, word by word, the words removed as [-...-] and those added as {+...+}, in the lines that changed, each diff cut to fit. A page's versions are the resources heed://snapshot/{id}/history and heed://snapshot/{id}/versions/{n}. heed reads the stash's changes %d pages at a time, and compares the versions of at most %d changed pages a call: when there are more, the counts are of the pages read so far (`+"`partial`"+`), and `+"`next_cursor`"+` goes on. The result takes at most `+"`max_chars`"+` characters as JSON (default %d, at most %d): pages cut to fit end with a `+"`next_cursor`"+`; call again with the same `+"`since`"+` and `+"`source`"+` and `+"`cursor`"+` set to it for the rest. Makes no network request. `+pageTextRule,
+		Description: fmt.Sprintf(`List the pages of heed's stash that are new, changed or removed since a time (`+"`since`"+`: a time such as 2026-12-01 or 2026-12-01T09:00:00Z, or a duration back from now such as 36h or 7d; 7d unless it says), in one `+"`source`"+` if it names one, by URL, and count them. A page is new if it had no version then (or had been found gone), changed if its content changed since, removed if a crawl found it gone since (HTTP 404 or 410, a redirect to another page of its site, or a complete crawl no longer reaching it; its last copy stays in the stash). Each changed page says how many words were added and removed between its version then and its version now; with `+"`diffs`"+` it shows them too, word by word, the words removed as [-...-] and those added as {+...+}, in the lines that changed, each diff cut to fit. A page's versions are the resources heed://snapshot/{id}/history and heed://snapshot/{id}/versions/{n}. heed reads the stash's changes %d pages at a time, and compares the versions of at most %d changed pages a call: when there are more, the counts are of the pages read so far (`+"`partial`"+`), and `+"`next_cursor`"+` goes on. The result takes at most `+"`max_chars`"+` characters as JSON (default %d, at most %d): pages cut to fit end with a `+"`next_cursor`"+`; call again with the same `+"`since`"+` and `+"`source`"+` and `+"`cursor`"+` set to it for the rest. Makes no network request. `+pageTextRule,
 			changesRead, maxCompared, budget, l.MaxChars),
 		InputSchema:  schemaFor[ChangesInput](nil),
 		OutputSchema: schemaFor[ChangesOutput](nil),

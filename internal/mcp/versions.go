@@ -63,7 +63,7 @@ func (s *Server) addVersionResources() {
 		URITemplate: historyTemplate,
 		Name:        "snapshot-history",
 		Title:       "The versions of a page in heed's stash",
-		Description: `The versions heed's stash keeps of a page (a crawl that finds its content changed keeps the one before), by the ID that resources/list and stash_search give, as JSON: each version's number, when it was found, its content's hash and size, and the URI of its Markdown; a page found gone (an HTTP 404 or 410, or a complete crawl no longer reaching it) has a removal among them. stash_changes says which pages changed since a time. Makes no network request.`,
+		Description: `The versions heed's stash keeps of a page (a crawl that finds its content changed keeps the one before), by the ID that resources/list and stash_search give, as JSON: each version's number, when it was found, its content's hash and size, and the URI of its Markdown; a page found gone (an HTTP 404 or 410, a redirect to another page of its site, or a complete crawl no longer reaching it) has a removal among them. stash_changes says which pages changed since a time. Makes no network request.`,
 		MIMEType:    jsonType,
 	}, s.readHistory)
 	s.mcp.AddResourceTemplate(&sdk.ResourceTemplate{
