@@ -100,20 +100,6 @@ func (s *Store) MarkRemoved(_ context.Context, source, url string, at time.Time,
 	return true, nil
 }
 
-// Present are the URLs of the source's pages that are not removed.
-func (s *Store) Present(_ context.Context, source string) ([]string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var out []string
-	for u, p := range s.pages {
-		if p.Source == source && p.Removed.IsZero() {
-			out = append(out, u)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
 // page is the page of a URL or an ID, or nil.
 func (s *Store) page(urlOrID string) *heed.Snapshot {
 	if p := s.pages[urlOrID]; p != nil {

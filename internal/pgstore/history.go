@@ -286,23 +286,6 @@ func (s *Store) MarkRemoved(ctx context.Context, source, url string, at time.Tim
 	return removed, s.fail(err)
 }
 
-// Present are the URLs of the source's pages that are not removed,
-// sorted (byte by byte, as Go sorts strings, whatever the database's
-// collation): a complete crawl of the source marks those it no longer
-// reaches.
-func (s *Store) Present(ctx context.Context, source string) ([]string, error) {
-	rows, err := s.pool.Query(ctx, `SELECT url FROM heed_snapshot WHERE source = $1 AND removed IS NULL`, Clean(source))
-	if err != nil {
-		return nil, s.fail(err)
-	}
-	urls, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, s.fail(err)
-	}
-	slices.Sort(urls)
-	return urls, nil
-}
-
 // History is the history of the page of a URL or an ID, oldest first;
 // heed.ErrNotFound if there is none.
 func (s *Store) History(ctx context.Context, urlOrID string) (*heed.History, error) {

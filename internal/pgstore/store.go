@@ -20,7 +20,7 @@ import (
 )
 
 // Store keeps snapshots as rows of a team's database, for every worker
-// and reader at once: a crawl's store (Put, MarkRemoved, Present, Touch,
+// and reader at once: a crawl's store (Put, MarkRemoved, Touch,
 // Links, Validators, HasValidators, Hash), the stash's reads (Get, List,
 // Sources, Search, Remove), and each page's history (History,
 // VersionText, Changes). Writes are by URL, under the page's row lock,

@@ -318,28 +318,6 @@ func (s *Stash) current(ctx context.Context, urlOrID string) (*page, error) {
 	return pg, nil
 }
 
-// Present are the URLs of the source's pages that are not removed.
-func (s *Stash) Present(ctx context.Context, source string) ([]string, error) {
-	q := `SELECT url FROM docs WHERE source = ? AND state != 'removing' ORDER BY url`
-	if s.histories {
-		q = `SELECT url FROM docs WHERE source = ? AND state != 'removing' AND removed = '' ORDER BY url`
-	}
-	rows, err := s.db.QueryContext(ctx, q, source)
-	if err != nil {
-		return nil, fmt.Errorf("stash: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var u string
-		if err := rows.Scan(&u); err != nil {
-			return nil, fmt.Errorf("stash: %w", err)
-		}
-		out = append(out, u)
-	}
-	return out, rows.Err()
-}
-
 // History is a page's versions, read from its file; lines of its history
 // that cannot be read are returned as they are (Unreadable).
 func (s *Stash) History(ctx context.Context, urlOrID string) (*heed.History, error) {

@@ -16,7 +16,7 @@ import (
 type Store interface {
 	Put(ctx context.Context, snap *heed.Snapshot) (changed bool, err error)
 	MarkRemoved(ctx context.Context, source, url string, at time.Time, why string) (bool, error)
-	Present(ctx context.Context, source string) ([]string, error)
+	Get(ctx context.Context, urlOrID string) (*heed.Snapshot, error)
 	History(ctx context.Context, urlOrID string) (*heed.History, error)
 	VersionText(ctx context.Context, urlOrID string, n int) (string, error)
 	Changes(ctx context.Context, q heed.ChangesQuery) ([]heed.PageChange, error)
@@ -118,9 +118,14 @@ func Run(t *testing.T, open Open) {
 		if len(h.Versions) != 2 || h.Versions[1].Removed != "404" || h.Versions[1].N != 2 || !h.Versions[1].At.Equal(day(1)) {
 			t.Fatalf("history after removal: %+v", h.Versions)
 		}
-		present, err := s.Present(ctx, "docs")
-		if err != nil || !slices.Equal(present, []string{other}) {
-			t.Fatalf("Present = %q, %v; want only %s", present, err, other)
+		for _, c := range []struct {
+			url     string
+			removed bool
+		}{{u, true}, {other, false}} {
+			snap, err := s.Get(ctx, c.url)
+			if err != nil || snap.Removed.IsZero() == c.removed || snap.Removed.IsZero() != c.removed && c.removed && !snap.Removed.Equal(day(1)) {
+				t.Fatalf("Get(%s) after the removal: %+v, %v; want removed %v (at day 1)", c.url, snap, err, c.removed)
+			}
 		}
 		hits, err := s.Search(ctx, heed.Query{Text: "zebras"})
 		if err != nil || len(hits) != 1 || hits[0].URL != other {
@@ -142,8 +147,8 @@ func Run(t *testing.T, open Open) {
 		if err != nil || len(hits) != 2 {
 			t.Fatalf("a page back is found: %+v, %v", hits, err)
 		}
-		if present, _ := s.Present(ctx, "docs"); len(present) != 2 {
-			t.Fatalf("Present after its return: %q", present)
+		if snap, err := s.Get(ctx, u); err != nil || !snap.Removed.IsZero() {
+			t.Fatalf("Get after its return: %+v, %v; want it no longer removed", snap, err)
 		}
 	})
 
