@@ -136,7 +136,7 @@ func historyDiffChanges(t *testing.T, where []string) {
 		t.Fatalf("diff of a version that is not: exit %d, %s", code, stderr)
 	}
 	// heed changes: one changed, one removed since the first crawl.
-	code, out, stderr = run(t, "", at("changes", "--since", between.Format(time.RFC3339))...)
+	code, out, stderr = run(t, "", at("changes", "--since", between.Format(time.RFC3339Nano))...)
 	if code != 0 || !strings.Contains(out, "changed") || !strings.Contains(out, srv.URL+"/tides") || !strings.Contains(out, "removed") || !strings.Contains(out, srv.URL+"/moon") {
 		t.Fatalf("changes: exit %d:\n%s%s", code, out, stderr)
 	}

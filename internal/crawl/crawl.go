@@ -853,12 +853,17 @@ func (r *run) commit(it Item, res *Result, extracted func()) {
 	case err != nil:
 		// The store's failure, not the page's: a kind of its own.
 		r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
-	case changed && res.Snapshot.Change != heed.Unchanged:
-		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered, Change: res.Snapshot.Change, Version: res.Snapshot.Version}, res.Hash)
+	case changed:
+		change := res.Snapshot.Change
+		if change == heed.Unchanged {
+			// A page another source held, its content the same: new to
+			// the source that takes it (heed add of a site stored under
+			// another name stores its pages), though its history, of its
+			// content, has no new version.
+			change = heed.New
+		}
+		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered, Change: change, Version: res.Snapshot.Version}, res.Hash)
 	default:
-		// As it was: a page another source held, its content the same,
-		// is kept under this one, and is no news (its history has no
-		// entry for it, and heed changes says nothing of it).
 		r.report(it, Event{Kind: Unchanged, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered}, res.Hash)
 	}
 	if err == nil && final != it.URL {

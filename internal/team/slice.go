@@ -693,10 +693,13 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 				if err != nil {
 					return err
 				}
-				if !changed || res.snap.Change == heed.Unchanged {
-					// As it was (a page another source held, its content
-					// the same, is no news), as on one machine.
+				switch {
+				case !changed:
 					kind = crawl.Unchanged
+				case res.snap.Change == heed.Unchanged:
+					// A page another source held, its content the same:
+					// new to the source that takes it, as on one machine.
+					res.snap.Change = heed.New
 				}
 			}
 		}
