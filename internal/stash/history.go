@@ -22,7 +22,7 @@ import (
 // its versions, oldest first, one line each (history.Encode), its current
 // one last. A file is replaced whole, so the history and the text it
 // ends with are never apart. The text of a version that is replaced is
-// kept once per content, under .heed/versions/ by its hash, written and
+// kept once per content, in .heed/versions.db by its hash, committed and
 // synced before the file that replaces it. The index's table versions
 // holds each page's entries as its file does, to ask across pages
 // (Changes); a reindex rebuilds it from the files.
@@ -246,9 +246,9 @@ func writeVersions(ctx context.Context, tx *sql.Tx, url string, vs []heed.PageVe
 	return nil
 }
 
-// current is docs.version of a page with history vs: the number of its
-// current content, its removal's before it where it is removed.
-func current(vs []heed.PageVersion) int {
+// currentVersion is docs.version of a page with history vs: the number
+// of its current content, its removal's before it where it is removed.
+func currentVersion(vs []heed.PageVersion) int {
 	v, _ := history.Current(vs)
 	return v.N
 }
@@ -372,32 +372,32 @@ func (s *Stash) Changes(ctx context.Context, q heed.ChangesQuery) ([]heed.PageCh
 	var out []heed.PageChange
 	after := q.After
 	for {
-		rows, err := s.db.QueryContext(ctx, `SELECT d.url, d.id, d.source, d.title FROM docs d
-			WHERE d.url IN (SELECT DISTINCT v.url FROM versions v INDEXED BY versions_at WHERE v.at > ? AND v.url > ? ORDER BY v.url LIMIT ?)
-			AND (? = '' OR d.source = ?) AND d.state != 'removing'
-			ORDER BY d.url`, versionTime(q.Since), after, changesBatch, q.Source, q.Source)
+		// A batch of the URLs with a version since, each with its page
+		// where the index holds it (a page removed from the stash, or
+		// being removed, has none), in one query.
+		rows, err := s.db.QueryContext(ctx, `SELECT v.url, coalesce(d.id, ''), coalesce(d.source, ''), coalesce(d.title, ''), d.url IS NOT NULL AND d.state != 'removing'
+			FROM (SELECT DISTINCT url FROM versions INDEXED BY versions_at WHERE at > ? AND url > ? ORDER BY url LIMIT ?) v
+			LEFT JOIN docs d ON d.url = v.url
+			ORDER BY v.url`, versionTime(q.Since), after, changesBatch)
 		if err != nil {
 			return nil, fmt.Errorf("stash: %w", err)
 		}
 		var hs []*heed.History
+		n, last := 0, ""
 		for rows.Next() {
 			h := &heed.History{}
-			if err := rows.Scan(&h.URL, &h.ID, &h.Source, &h.Title); err != nil {
+			var held bool
+			if err := rows.Scan(&h.URL, &h.ID, &h.Source, &h.Title, &held); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("stash: %w", err)
 			}
-			hs = append(hs, h)
+			n, last = n+1, h.URL
+			if held && (q.Source == "" || h.Source == q.Source) {
+				hs = append(hs, h)
+			}
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
-			return nil, fmt.Errorf("stash: %w", err)
-		}
-		// The last URL of the batch asked, whether or not its page is
-		// of the source asked about.
-		var last string
-		var n int
-		if err := s.db.QueryRowContext(ctx, `SELECT coalesce(max(url), ''), count(*) FROM (SELECT DISTINCT v.url FROM versions v INDEXED BY versions_at WHERE v.at > ? AND v.url > ? ORDER BY v.url LIMIT ?)`,
-			versionTime(q.Since), after, changesBatch).Scan(&last, &n); err != nil {
 			return nil, fmt.Errorf("stash: %w", err)
 		}
 		for _, h := range hs {

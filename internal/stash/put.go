@@ -133,7 +133,7 @@ retry:
 			keep, keeping = oldText, true
 		}
 	}
-	snap.Version = current(kept)
+	snap.Version = currentVersion(kept)
 	lines := encodeHistory(kept, unreadable)
 
 	// 1. Record the write as pending: 'creating' a file where there is
@@ -245,7 +245,7 @@ func (s *Stash) pend(ctx context.Context, snap *heed.Snapshot, path, state, leav
 	defer tx.Rollback()
 	if _, err := tx.StmtContext(ctx, upsert).ExecContext(ctx, snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
 		strings.Join(snap.Tags, ","), snap.Hash, snap.ETag, snap.LastModified, links, state, leaving,
-		removedOf(vs), current(vs)); err != nil {
+		removedOf(vs), currentVersion(vs)); err != nil {
 		return err
 	}
 	if err := writeVersions(ctx, tx, snap.URL, vs); err != nil {

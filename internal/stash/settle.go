@@ -169,7 +169,7 @@ func (s *Stash) restore(ctx context.Context, p *page, path string, synced bool) 
 			hash = excluded.hash, etag = excluded.etag, last_modified = excluded.last_modified, state = 'writing', old_path = '',
 			removed = excluded.removed, version = excluded.version`,
 		snap.ID, snap.URL, snap.Source, path, snap.Title, snap.Description, formatTime(snap.FetchedAt),
-		strings.Join(snap.Tags, ","), heed.HashOf(snap.Markdown), snap.ETag, snap.LastModified, removedOf(vs), current(vs))
+		strings.Join(snap.Tags, ","), heed.HashOf(snap.Markdown), snap.ETag, snap.LastModified, removedOf(vs), currentVersion(vs))
 	if err == nil {
 		err = writeVersions(ctx, tx, snap.URL, vs)
 	}
