@@ -4,12 +4,8 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/heedhq/heed"
 )
 
 // TestDamagedEntryKeepsItsText shows that heed reindex, which
@@ -22,13 +18,7 @@ func TestDamagedEntryKeepsItsText(t *testing.T) {
 	s := openStash(t, dir)
 	ctx := context.Background()
 	u := "https://e.com/docs/p"
-	base := time.Now().Add(-time.Hour).Truncate(time.Second)
-	for i, text := range []string{"one\n", "two\n", "three\n"} {
-		if _, err := s.Put(ctx, &heed.Snapshot{Source: "docs", URL: u, Markdown: text, FetchedAt: base.Add(time.Duration(i) * time.Minute)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	file := filepath.Join(dir, filepath.FromSlash(mustPath(t, s, u)))
+	_, file := putVersions(t, s, dir, u, "one\n", "two\n", "three\n")
 	data, _ := os.ReadFile(file)
 	damaged := strings.Replace(string(data), `"n":2`, `"n":"two"`, 1)
 	os.WriteFile(file, []byte(damaged), 0o644)

@@ -3,12 +3,8 @@ package stash
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/heedhq/heed"
 )
 
 // TestReindexKeepsSkippedFilesTexts shows that heed reindex, which
@@ -21,13 +17,7 @@ func TestReindexKeepsSkippedFilesTexts(t *testing.T) {
 	s := openStash(t, dir)
 	ctx := context.Background()
 	u := "https://e.com/docs/p"
-	base := time.Now().Add(-time.Hour).Truncate(time.Second)
-	for i, text := range []string{"one\n", "two\n", "three\n"} {
-		if _, err := s.Put(ctx, &heed.Snapshot{Source: "docs", URL: u, Markdown: text, FetchedAt: base.Add(time.Duration(i) * time.Minute)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	file := filepath.Join(dir, filepath.FromSlash(mustPath(t, s, u)))
+	_, file := putVersions(t, s, dir, u, "one\n", "two\n", "three\n")
 	data, _ := os.ReadFile(file)
 	// A person's edit the YAML cannot read: an unclosed quote.
 	os.WriteFile(file, []byte(strings.Replace(string(data), "\nurl: ", "\ntitle: 'broken\nurl: ", 1)), 0o644)

@@ -160,6 +160,20 @@ func TestReindexRebuildsHistories(t *testing.T) {
 	}
 }
 
+// putVersions puts texts as the versions of u's page of source docs, a
+// minute apart from an hour ago (base), and returns base and the page's
+// file.
+func putVersions(t *testing.T, s *Stash, dir, u string, texts ...string) (base time.Time, file string) {
+	t.Helper()
+	base = time.Now().Add(-time.Hour).Truncate(time.Second)
+	for i, text := range texts {
+		if _, err := s.Put(context.Background(), &heed.Snapshot{Source: "docs", URL: u, Markdown: text, FetchedAt: base.Add(time.Duration(i) * time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base, filepath.Join(dir, filepath.FromSlash(mustPath(t, s, u)))
+}
+
 func mustPath(t *testing.T, s *Stash, u string) string {
 	t.Helper()
 	snap, err := s.Get(context.Background(), u)

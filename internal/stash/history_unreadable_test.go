@@ -3,7 +3,6 @@ package stash
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -24,13 +23,7 @@ func TestUnreadableFileKeepsItsHistory(t *testing.T) {
 	s := openStash(t, dir)
 	ctx := context.Background()
 	u := "https://e.com/docs/p"
-	base := time.Now().Add(-time.Hour).Truncate(time.Second)
-	for i, text := range []string{"one\n", "two\n", "three\n"} {
-		if _, err := s.Put(ctx, &heed.Snapshot{Source: "docs", URL: u, Markdown: text, FetchedAt: base.Add(time.Duration(i) * time.Minute)}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	file := filepath.Join(dir, filepath.FromSlash(mustPath(t, s, u)))
+	base, file := putVersions(t, s, dir, u, "one\n", "two\n", "three\n")
 	data, _ := os.ReadFile(file)
 	// A person takes the quotes off a line of JSON: YAML reads a mapping.
 	edited := strings.Replace(string(data), `  - '{"n":1,`, `  - {"n":1,`, 1)
