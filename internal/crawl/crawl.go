@@ -876,7 +876,7 @@ func (r *run) commit(it Item, res *Result, extracted func()) {
 func (r *run) moved(ctx context.Context, rawURL, final string) {
 	removed, err := r.c.Store.MarkRemoved(context.WithoutCancel(ctx), r.o.Source, rawURL, time.Now(), ReasonMoved)
 	if err == nil && removed {
-		r.tell(Event{Kind: Removed, URL: rawURL, Reason: ReasonMoved, Detail: "it redirects to " + final})
+		r.tell(MovedEvent(rawURL, final))
 	}
 }
 

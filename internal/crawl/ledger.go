@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/polite"
 )
@@ -36,8 +37,13 @@ type keyed struct {
 
 // key is a crawl's ledger.Crawl.Key.
 func key(o Options) string {
-	k, _ := json.Marshal(keyed{o.Start, o.Source, o.Include, o.Exclude, o.AllowHosts, o.WholeSite, o.NoRobots, o.IgnoreSignals})
+	k, _ := json.Marshal(keyOf(o.Options, o.Start))
 	return string(k)
+}
+
+// keyOf are o's settings that make two crawls one, its start as given.
+func keyOf(o crawlopt.Options, start string) keyed {
+	return keyed{start, o.Source, o.Include, o.Exclude, o.AllowHosts, o.WholeSite, o.NoRobots, o.IgnoreSignals}
 }
 
 // stopReasons are the reasons of URLs a crawl skipped because it

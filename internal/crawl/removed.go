@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"time"
 
@@ -36,21 +37,40 @@ const (
 // the crawl kept.
 const ReasonGone = "gone"
 
+// IncompleteReasons are the reasons of URLs skipped that leave a crawl
+// incomplete: its bounds (max_pages, max_depth) and its stops (its
+// deadline, an interruption, a failure of its store, a cancel). A page
+// beyond such a URL may be there still.
+var IncompleteReasons = []string{ReasonLimit, ReasonDeadline, ReasonInterrupted, ReasonStopped, ReasonCancelled}
+
 // Complete reports whether a crawl that came to c reached all it could:
-// it ran to its end (not stopped, not cut by max_pages, max_depth or its
-// deadline), nothing failed but for pages gone (a 404 or a 410: gone
-// says how many), and nothing it found was left by its bounds. Only such
-// a crawl says that a page it did not reach is gone.
+// it ran to its end (no URL skipped for IncompleteReasons), nothing
+// failed but for pages gone (a 404 or a 410: gone says how many), and
+// nothing it found was left by its bounds. Only such a crawl says that a
+// page it did not reach is gone.
 func Complete(sum *Summary, gone int) bool {
 	if sum.Failed > gone || sum.Left.URLs > 0 || sum.Left.Sitemaps > 0 {
 		return false
 	}
 	for reason, n := range sum.Skipped {
-		if n > 0 && (reason == ReasonLimit || reason == ReasonDeadline || stopReason(reason)) {
+		if n > 0 && slices.Contains(IncompleteReasons, reason) {
 			return false
 		}
 	}
 	return true
+}
+
+// UnreachedEvent is the event of a page a complete crawl of its source
+// no longer reached, marked removed; MovedEvent of one that now
+// redirects to final. Every crawl, on one machine or a team's, tells
+// them alike.
+func UnreachedEvent(rawURL string) Event {
+	return Event{Kind: Removed, URL: rawURL, Reason: ReasonUnreached, Detail: "a complete crawl of its source no longer reaches it"}
+}
+
+// MovedEvent: see UnreachedEvent.
+func MovedEvent(rawURL, final string) Event {
+	return Event{Kind: Removed, URL: rawURL, Reason: ReasonMoved, Detail: "it redirects to " + final}
 }
 
 // Reach is what decides which pages a crawl can reach, as text: its
@@ -68,7 +88,7 @@ func Reach(o crawlopt.Options) string {
 		keyed
 		NoSitemaps bool `json:"no_sitemaps,omitempty"`
 		NoLLMsTxt  bool `json:"no_llms_txt,omitempty"`
-	}{keyed{start, o.Source, o.Include, o.Exclude, o.AllowHosts, o.WholeSite, o.NoRobots, o.IgnoreSignals}, o.NoSitemaps, o.NoLLMsTxt})
+	}{keyOf(o, start), o.NoSitemaps, o.NoLLMsTxt})
 	return string(r)
 }
 
@@ -131,7 +151,7 @@ func (r *run) sweep(ctx context.Context) error {
 			return err
 		}
 		if removed {
-			r.tell(Event{Kind: Removed, URL: u, Reason: ReasonUnreached, Detail: "a complete crawl of its source no longer reaches it"})
+			r.tell(UnreachedEvent(u))
 		}
 	}
 	return nil

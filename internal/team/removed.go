@@ -38,10 +38,6 @@ const unreachedSQL = `
 	WHERE f.crawl = $1 AND f.state = 'done' AND s.source = $2 AND s.removed IS NULL
 	ORDER BY f.url`
 
-// stopReasons are the reasons of URLs skipped that leave a crawl
-// incomplete: a page beyond them may be there still.
-var stopReasons = []string{crawl.ReasonLimit, crawl.ReasonDeadline, crawl.ReasonInterrupted, crawl.ReasonStopped, crawl.ReasonCancelled}
-
 // sweepEnded marks removed, in tx, the pages that the crawls done (just
 // ended, in tx) no longer reached, as a crawl on one machine does: where
 // a crawl is complete, the pages the last crawl of its source of the
@@ -51,7 +47,7 @@ func (w *Worker) sweepEnded(ctx context.Context, tx pgx.Tx, done []int64) ([]cra
 	var events []crawl.Event
 	for _, id := range done {
 		var incomplete bool
-		if err := tx.QueryRow(ctx, incompleteSQL, id, stopReasons, reasonGone).Scan(&incomplete); err != nil {
+		if err := tx.QueryRow(ctx, incompleteSQL, id, crawl.IncompleteReasons, reasonGone).Scan(&incomplete); err != nil {
 			return nil, err
 		}
 		if incomplete {
@@ -82,7 +78,7 @@ func (w *Worker) sweepEnded(ctx context.Context, tx pgx.Tx, done []int64) ([]cra
 			}
 			if removed {
 				n++
-				events = append(events, crawl.Event{Kind: crawl.Removed, URL: u, Reason: crawl.ReasonUnreached, Detail: "a complete crawl of its source no longer reaches it"})
+				events = append(events, crawl.UnreachedEvent(u))
 			}
 		}
 		if _, err := tx.Exec(ctx, `UPDATE heed_crawl SET removed = removed + $2 WHERE id = $1`, id, n); err != nil {

@@ -737,7 +737,7 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 				return err
 			}
 			if moved {
-				removed = append(removed, crawl.Event{Kind: crawl.Removed, URL: it.url, Reason: crawl.ReasonMoved, Detail: "it redirects to " + res.final})
+				removed = append(removed, crawl.MovedEvent(it.url, res.final))
 				movedOut = true
 			}
 		}
