@@ -143,6 +143,35 @@ func historyDiffChanges(t *testing.T, where []string) {
 	if !strings.Contains(stderr, "0 new, 1 changed, 1 removed") {
 		t.Fatalf("changes' counts: %s", stderr)
 	}
+	// The same as JSON, of the source: a line a page, the counts last.
+	code, out, _ = run(t, "", at("changes", "--since", between.Format(time.RFC3339Nano), "--source", "site", "--json")...)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var changed struct {
+		URL    string `json:"url"`
+		Change string `json:"change"`
+		From   int    `json:"from"`
+		To     int    `json:"to"`
+	}
+	var counts struct{ New, Changed, Removed int }
+	if code != 0 || len(lines) != 3 || json.Unmarshal([]byte(lines[1]), &changed) != nil || json.Unmarshal([]byte(lines[2]), &counts) != nil ||
+		changed.URL != srv.URL+"/tides" || changed.Change != "changed" || changed.From != 1 || changed.To != 2 || counts != (struct{ New, Changed, Removed int }{0, 1, 1}) {
+		t.Fatalf("changes --source site --json: exit %d:\n%s", code, out)
+	}
+	if code, _, _ := run(t, "", at("changes", "--source", "elsewhere")...); code == 0 {
+		t.Fatal("changes of a source the store does not hold: exit 0")
+	}
+	// heed diff --json: the versions, the words, the diff.
+	code, out, _ = run(t, "", at("diff", srv.URL+"/tides", "--json")...)
+	var d struct {
+		From    int    `json:"from"`
+		To      int    `json:"to"`
+		Added   int    `json:"words_added"`
+		Removed int    `json:"words_removed"`
+		Diff    string `json:"diff"`
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &d) != nil || d.From != 1 || d.To != 2 || d.Added != 1 || d.Removed != 1 || !strings.Contains(d.Diff, "+The harbour's tide tables say the tide turns at dusk.") {
+		t.Fatalf("diff --json: exit %d:\n%s", code, out)
+	}
 	// A removed page is out of search, unless asked for.
 	if code, _, _ := run(t, "", at("search", "moon pulls")...); code != ExitFailed {
 		t.Fatalf("search found a removed page")
