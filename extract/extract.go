@@ -183,7 +183,9 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 		return out
 	}
 	article := m.article && !m.forum
-	s := &selector{forum: m.forum, article: article, page: base, skip: func(n *html.Node) bool { return hidden(n) || hardBoilerplate(n) }}
+	shown := revealed(body)
+	gone := func(n *html.Node) bool { return (hidden(n) || hardBoilerplate(n)) && !shown[n] }
+	s := &selector{forum: m.forum, article: article, page: base, skip: gone}
 	nodes := s.choose(body)
 	if !article && !m.forum && !m.typed && len(nodes) == 1 && nodes[0].DataAtom == atom.Article && s.datedHead(nodes[0]) {
 		// A page that says nothing of what it is, whose content is its
@@ -203,7 +205,7 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 	render := func(clean bool) string {
 		r := newRenderer(base, func(n *html.Node) bool {
 			// The chosen content is the content, whatever its class says.
-			return hidden(n) || hardBoilerplate(n) || !roots[n] && (s.softBoilerplate(n) || navBar(n) || controlLabel(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n)))
+			return gone(n) || !roots[n] && (s.softBoilerplate(n) || navBar(n) || controlLabel(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n)))
 		}, budget)
 		var parts []string
 		for _, n := range nodes {
@@ -296,13 +298,7 @@ func hidden(n *html.Node) bool {
 	if n.Type != html.ElementNode {
 		return false
 	}
-	switch n.DataAtom {
-	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Iframe,
-		atom.Object, atom.Embed, atom.Canvas, atom.Video, atom.Audio, atom.Source, atom.Track,
-		atom.Head, atom.Link, atom.Meta, atom.Title, atom.Map, atom.Area, atom.Frame, atom.Frameset:
-		return true
-	}
-	if n.Namespace == "svg" || n.Namespace == "math" {
+	if hiddenTag(n) {
 		return true
 	}
 	if strings.EqualFold(attr(n, "role"), "tabpanel") && shownPanelBeside(n) {
@@ -844,3 +840,82 @@ func hasToken(list, token string) bool {
 }
 
 func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// revealed are the elements that hidden or hardBoilerplate would leave
+// out but that hold the page's text: a page does not hide most of what it
+// says. A streamed page keeps its content in a hidden container that a
+// script shows ("S:0"), a page fades in from a wrapper hidden until its
+// scripts run, and a stray unclosed aside or banner swallows the main
+// element after it. An element is shown again when it holds at least half
+// the body's prose (the text outside links) and is not mostly links (a
+// hidden menu stays hidden); or, hard boilerplate by its tag or role
+// only, when it holds the page's main element. Elements hidden by what
+// they are (scripts, styles, templates) stay hidden.
+func revealed(body *html.Node) map[*html.Node]bool {
+	type count struct {
+		text, link int
+		main       bool // a main element is inside
+	}
+	var held []*html.Node // candidates, with their counts
+	counts := map[*html.Node]count{}
+	var walk func(n *html.Node, inLink bool) count
+	walk = func(n *html.Node, inLink bool) count {
+		c := count{main: isMain(n)}
+		for k := n.FirstChild; k != nil; k = k.NextSibling {
+			switch k.Type {
+			case html.TextNode:
+				letters, _ := countText(k.Data)
+				c.text += letters
+				if inLink {
+					c.link += letters
+				}
+			case html.ElementNode:
+				if hiddenTag(k) {
+					continue
+				}
+				kc := walk(k, inLink || k.DataAtom == atom.A)
+				c.text += kc.text
+				c.link += kc.link
+				c.main = c.main || kc.main
+				if hidden(k) || hardBoilerplate(k) {
+					held = append(held, k)
+					counts[k] = kc
+				}
+			}
+		}
+		return c
+	}
+	all := walk(body, false)
+	bodyProse := all.text - all.link
+	var shown map[*html.Node]bool
+	for _, n := range held {
+		c := counts[n]
+		prose := c.text - c.link
+		most := !hardBoilerplate(n) && bodyProse > 0 && 4*prose >= 3*bodyProse
+		holdsMain := !hidden(n) && c.main && !isMain(n)
+		if most || holdsMain {
+			if shown == nil {
+				shown = map[*html.Node]bool{}
+			}
+			shown[n] = true
+		}
+	}
+	return shown
+}
+
+// hiddenTag reports whether an element is hidden for what it is (a
+// script, a style, an embedded graphic), whatever the page does with it.
+func hiddenTag(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Script, atom.Style, atom.Noscript, atom.Template, atom.Svg, atom.Math, atom.Iframe,
+		atom.Object, atom.Embed, atom.Canvas, atom.Video, atom.Audio, atom.Source, atom.Track,
+		atom.Head, atom.Link, atom.Meta, atom.Title, atom.Map, atom.Area, atom.Frame, atom.Frameset:
+		return true
+	}
+	return n.Namespace == "svg" || n.Namespace == "math"
+}
+
+// isMain reports whether n is a main element, or one whose role is main.
+func isMain(n *html.Node) bool {
+	return n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main")
+}

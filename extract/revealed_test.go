@@ -1,0 +1,75 @@
+package extract
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestHiddenPageShown: a page does not hide most of what it says. The
+// content a streamed page keeps in a hidden container, a page faded in
+// from a wrapper hidden until its scripts run, and a main element that an
+// unclosed aside swallowed are the content; hidden parts that hold less,
+// and hidden boilerplate however long, stay out.
+func TestHiddenPageShown(t *testing.T) {
+	prose := "The bridge opened after nine years of work. " + strings.Repeat("Its towers, cables and deck were built by crews from three towns. ", 12)
+	cases := []struct {
+		name, page string
+		want, not  []string
+	}{
+		{
+			name: "streamed",
+			page: `<body><div class="skeleton">Loading…</div><div hidden id="S:0"><main><h1>Opening day</h1><p>` + prose + `</p></main></div></body>`,
+			want: []string{"Opening day", "nine years of work"},
+		},
+		{
+			name: "faded in",
+			page: `<body><div id="__next"><div style="visibility:hidden;min-height:100vh"><nav><a href="/a">Home</a> <a href="/b">News</a></nav><article><p>` + prose + `</p></article></div></div></body>`,
+			want: []string{"nine years of work"},
+			not:  []string{"Home"},
+		},
+		{
+			name: "main in an unclosed aside",
+			page: `<body><aside class="announcement-banner"><a href="/sale">Sale today</a><main><article><p>` + prose + `</p></article></main></body>`,
+			want: []string{"nine years of work"},
+		},
+		{
+			name: "hidden copy of a shown article",
+			page: `<body><article><p>` + prose + `</p></article><div style="display:none" id="republish"><p>` + prose + `</p><p>Republish this story under our licence.</p></div></body>`,
+			want: []string{"nine years of work"},
+			not:  []string{"Republish"},
+		},
+		{
+			name: "hidden dialog",
+			page: `<body><p>A short note on the bridge.</p><div role="dialog" style="display:none"><p>` + strings.Repeat("We and our partners store cookies, and you may refuse them. ", 12) + `</p></div></body>`,
+			want: []string{"short note"},
+			not:  []string{"cookies"},
+		},
+		{
+			name: "hidden footer",
+			page: `<body><p>A short note on the bridge.</p><footer hidden><p>` + strings.Repeat("All rights reserved by the publisher and its partners. ", 12) + `</p></footer></body>`,
+			want: []string{"short note"},
+			not:  []string{"rights reserved"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			doc, err := Extract(strings.NewReader(c.page), Options{URL: "https://news.example/bridge"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(doc.Markdown, w) {
+					t.Errorf("no %q in:\n%s", w, doc.Markdown)
+				}
+			}
+			for _, n := range c.not {
+				if strings.Contains(doc.Markdown, n) {
+					t.Errorf("%q kept in:\n%s", n, doc.Markdown)
+				}
+			}
+			if strings.Count(doc.Markdown, "nine years of work") > 1 {
+				t.Errorf("the text twice:\n%s", doc.Markdown)
+			}
+		})
+	}
+}
