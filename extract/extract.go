@@ -887,13 +887,18 @@ func revealed(body *html.Node) map[*html.Node]bool {
 	}
 	all := walk(body, false)
 	bodyProse := all.text - all.link
+	controlled := controlledPanels(body)
 	var shown map[*html.Node]bool
 	for _, n := range held {
 		c := counts[n]
 		prose := c.text - c.link
 		most := !hardBoilerplate(n) && bodyProse > 0 && 4*prose >= 3*bodyProse
 		holdsMain := !hidden(n) && c.main && !isMain(n)
-		if most || holdsMain {
+		// A collapsed panel (an accordion's answer, a "read more") is
+		// shown by the control that names it: the page's text, unless
+		// it is mostly links (a menu a button opens).
+		panel := controlled[attr(n, "id")] && !hardBoilerplate(n) && c.text > 0 && 2*c.link < c.text
+		if most || holdsMain || panel {
 			if shown == nil {
 				shown = map[*html.Node]bool{}
 			}
@@ -918,4 +923,37 @@ func hiddenTag(n *html.Node) bool {
 // isMain reports whether n is a main element, or one whose role is main.
 func isMain(n *html.Node) bool {
 	return n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main")
+}
+
+// controlledPanels are the ids that the page's controls say they show
+// or hide: aria-controls, and Bootstrap's collapse targets ("#id").
+func controlledPanels(body *html.Node) map[string]bool {
+	var ids map[string]bool
+	add := func(id string) {
+		if id == "" {
+			return
+		}
+		if ids == nil {
+			ids = map[string]bool{}
+		}
+		ids[id] = true
+	}
+	for n := range descendants(body) {
+		if n.Type != html.ElementNode || len(n.Attr) == 0 {
+			continue
+		}
+		for _, a := range n.Attr {
+			switch a.Key {
+			case "aria-controls":
+				for id := range strings.FieldsSeq(a.Val) {
+					add(id)
+				}
+			case "data-bs-target", "data-target":
+				if id, ok := strings.CutPrefix(strings.TrimSpace(a.Val), "#"); ok {
+					add(id)
+				}
+			}
+		}
+	}
+	return ids
 }

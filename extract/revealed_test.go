@@ -73,3 +73,33 @@ func TestHiddenPageShown(t *testing.T) {
 		})
 	}
 }
+
+// TestCollapsedPanelsShown: an accordion's answers, collapsed until their
+// question is clicked, are the page's text; a menu that a button opens is
+// not.
+func TestCollapsedPanelsShown(t *testing.T) {
+	intro := "<p>" + strings.Repeat("Our clinic answers the questions patients ask most often, in plain words. ", 6) + "</p>"
+	page := `<body><header><button aria-controls="menu" aria-expanded="false">Menu</button>
+<div id="menu" hidden><a href="/a">Appointments</a> <a href="/b">Locations</a> <a href="/c">Careers</a></div></header>
+<main><h1>Questions</h1>` + intro + `
+<h3><button aria-controls="a1" aria-expanded="false">Do I need a referral?</button></h3>
+<div id="a1" hidden><p>No referral is needed for a first visit to the clinic.</p></div>
+<h3><button data-bs-toggle="collapse" data-bs-target="#a2">Is parking free?</button></h3>
+<div id="a2" class="collapse" style="display:none"><p>Parking is free for patients for the first three hours.</p></div>
+<div id="a3" hidden><p>A panel nothing opens stays out of the page.</p></div>
+</main></body>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://clinic.example/faq"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"No referral is needed", "Parking is free"} {
+		if !strings.Contains(doc.Markdown, w) {
+			t.Errorf("no %q in:\n%s", w, doc.Markdown)
+		}
+	}
+	for _, n := range []string{"Careers", "nothing opens"} {
+		if strings.Contains(doc.Markdown, n) {
+			t.Errorf("%q kept in:\n%s", n, doc.Markdown)
+		}
+	}
+}
