@@ -133,7 +133,12 @@ func (s *selector) measure(n *html.Node) *stats {
 			case atom.Iframe, atom.Embed, atom.Object, atom.Video:
 				st.embeds++
 			}
-			if c.DataAtom == atom.A {
+			if c.DataAtom == atom.A && (s.article || cs.heads+cs.paras == 0) {
+				// Outside an article, a link around a heading or a
+				// paragraph is a card (a listing's item, a service's
+				// tile): its text is read, not followed, and counts as
+				// prose. In an article, such cards are teasers of other
+				// stories.
 				st.link += cs.text - cs.link
 			}
 		}

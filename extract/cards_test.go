@@ -1,0 +1,48 @@
+package extract
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestListingOfCards: a listing whose items are cards, each one link
+// around its heading and description, is the page's content, ahead of a
+// paragraph beside it: its text is read, not followed. In an article, the same cards after the story
+// are teasers of other stories and stay out.
+func TestListingOfCards(t *testing.T) {
+	var cards strings.Builder
+	for i, name := range []string{"Riverside", "Hilltop", "Lakeshore", "Old Mill", "Pine Ridge", "Cedar Hollow"} {
+		fmt.Fprintf(&cards, `<div class="col"><a class="card" href="/trails/%d"><h3>%s Trail</h3><p>Difficulty: intermediate. Length: %d miles of singletrack through the woods, with two creek crossings.</p></a></div>`, i, name, i+3)
+	}
+	listing := `<html><head><title>Trails</title></head><body><header><nav><a href="/">Home</a> <a href="/trails">Trails</a> <a href="/join">Join</a></nav></header>
+<div class="page"><h1>Trails</h1><p>Our volunteers build and keep these trails.</p><div class="grid">` + cards.String() + `</div></div>
+<div class="about"><h2>About the club</h2><p>` + strings.Repeat("The club was founded in 1994 by riders who wanted trails close to the city, and it has grown since. ", 3) + `</p></div>
+<footer><a href="/privacy">Privacy</a> <a href="/contact">Contact</a></footer></body></html>`
+	doc, err := Extract(strings.NewReader(listing), Options{URL: "https://trails.example/trails/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Riverside Trail", "Pine Ridge Trail", "two creek crossings"} {
+		if !strings.Contains(doc.Markdown, w) {
+			t.Errorf("listing: no %q in:\n%s", w, doc.Markdown)
+		}
+	}
+	if strings.Contains(doc.Markdown, "Privacy") {
+		t.Errorf("listing: the footer kept:\n%s", doc.Markdown)
+	}
+
+	story := "<p>" + strings.Repeat("The county opened a new trail along the river on Saturday, after two years of volunteer work. ", 8) + "</p>"
+	article := `<html><head><meta property="og:type" content="article"><title>New trail</title></head><body><article><h1>New trail</h1>` + story + story + `</article>
+<section class="more"><h2>More stories</h2>` + cards.String() + `</section></body></html>`
+	doc, err = Extract(strings.NewReader(article), Options{URL: "https://news.example/new-trail"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(doc.Markdown, "volunteer work") {
+		t.Errorf("article: the story is missing:\n%s", doc.Markdown)
+	}
+	if strings.Contains(doc.Markdown, "Riverside Trail") {
+		t.Errorf("article: the teasers kept:\n%s", doc.Markdown)
+	}
+}
