@@ -23,6 +23,7 @@ type Page struct {
 	Truth    string   `json:"truth"`
 	With     []string `json:"with"`
 	Without  []string `json:"without"`
+	Split    string   `json:"split"` // tune or check, where the set has halves
 
 	dir string
 }

@@ -17,7 +17,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"flag"
@@ -40,10 +39,7 @@ import (
 	"github.com/heedhq/heed/internal/extractdev"
 )
 
-type row struct {
-	extractdev.Page
-	Split string `json:"split"`
-}
+type row struct{ extractdev.Page }
 
 // newest says whether a page is among the set's newest: WCXB ids 4000
 // and up.
@@ -87,6 +83,7 @@ type result struct {
 	p, r  map[string]float64 // precision and recall
 	empty map[string]bool
 	ms    map[string]float64
+	words map[string]int // words of each extractor's text
 }
 
 func main() {
@@ -161,31 +158,15 @@ func load(dir string) ([]row, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The split is not part of extractdev.Page: read it again.
-	f, err := os.Open(dir + "/manifest.jsonl")
-	if err != nil {
-		return nil, err
+	rows := make([]row, len(pages))
+	for i, p := range pages {
+		rows[i] = row{p}
 	}
-	defer f.Close()
-	split := map[string]string{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r row
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			return nil, err
-		}
-		split[r.ID] = r.Split
-	}
-	var rows []row
-	for _, p := range pages {
-		rows = append(rows, row{p, split[p.ID]})
-	}
-	return rows, sc.Err()
+	return rows, nil
 }
 
 func measure(r row, kept map[string]string, mu *sync.Mutex) result {
-	res := result{f1: map[string]float64{}, p: map[string]float64{}, r: map[string]float64{}, empty: map[string]bool{}, ms: map[string]float64{}}
+	res := result{f1: map[string]float64{}, p: map[string]float64{}, r: map[string]float64{}, words: map[string]int{}, empty: map[string]bool{}, ms: map[string]float64{}}
 	page, err := r.HTML()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "extractscore:", r.ID, err)
@@ -200,6 +181,7 @@ func measure(r row, kept map[string]string, mu *sync.Mutex) result {
 	if u == nil {
 		u = &url.URL{}
 	}
+	res.words["truth"] = len(strings.Fields(truth))
 	for _, ex := range extractors {
 		key := ex.name + "/" + r.ID
 		mu.Lock()
@@ -219,6 +201,7 @@ func measure(r row, kept map[string]string, mu *sync.Mutex) result {
 			}
 		}
 		res.p[ex.name], res.r[ex.name], res.f1[ex.name] = extractdev.Score(text, truth)
+		res.words[ex.name] = len(strings.Fields(text))
 		res.empty[ex.name] = strings.TrimSpace(text) == "" && strings.TrimSpace(truth) != ""
 	}
 	return res
@@ -226,11 +209,11 @@ func measure(r row, kept map[string]string, mu *sync.Mutex) result {
 
 func writePages(path string, rows []row, results []result) {
 	var b strings.Builder
-	b.WriteString("id\tsplit\ttype\tnewest\theed\ttrafilatura\treadability\theed_p\theed_r\ttraf_p\ttraf_r\theed_ms\n")
+	b.WriteString("id\tsplit\ttype\tnewest\theed\ttrafilatura\treadability\theed_p\theed_r\ttraf_p\ttraf_r\theed_ms\theed_words\ttruth_words\n")
 	for i, r := range rows {
 		res := results[i]
-		fmt.Fprintf(&b, "%s\t%s\t%s\t%v\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.1f\n", r.ID, r.Split, r.PageType, r.newest(),
-			res.f1["heed"], res.f1["trafilatura"], res.f1["readability"], res.p["heed"], res.r["heed"], res.p["trafilatura"], res.r["trafilatura"], res.ms["heed"])
+		fmt.Fprintf(&b, "%s\t%s\t%s\t%v\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.4f\t%.1f\t%d\t%d\n", r.ID, r.Split, r.PageType, r.newest(),
+			res.f1["heed"], res.f1["trafilatura"], res.f1["readability"], res.p["heed"], res.r["heed"], res.p["trafilatura"], res.r["trafilatura"], res.ms["heed"], res.words["heed"], res.words["truth"])
 	}
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "extractscore:", err)
