@@ -182,31 +182,11 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 		out.Markdown = newRenderer(base, hidden, budget).render(body)
 		return out
 	}
-	article := m.article && !m.forum
-	shown := revealed(body)
-	gone := func(n *html.Node) bool { return (hidden(n) || hardBoilerplate(n)) && !shown[n] }
-	s := &selector{forum: m.forum, article: article, page: base, skip: gone}
-	nodes := s.choose(body)
-	if !article && !m.forum && !m.typed && len(nodes) == 1 && nodes[0].DataAtom == atom.Article && s.datedHead(nodes[0]) {
-		// A page that says nothing of what it is, whose content is its
-		// one article element, dated at its head: a post.
-		article = true
-		s.article = true
-	}
-	// In an article, blocks of teasers, link lists and forms inside the
-	// content are clutter; on other pages they are often the content.
-	roots := map[*html.Node]bool{}
-	for _, n := range nodes {
-		roots[n] = true
-	}
-	if article {
-		s.markHead(nodes)
-	}
+	c := selectContent(body, base, m)
+	s, nodes, article := c.s, c.nodes, c.article
 	render := func(clean bool) string {
-		r := newRenderer(base, func(n *html.Node) bool {
-			// The chosen content is the content, whatever its class says.
-			return gone(n) || !roots[n] && (s.softBoilerplate(n) || navBar(n) || controlLabel(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n)))
-		}, budget)
+		skip := c.skip(clean)
+		r := newRenderer(base, skip, budget)
 		var parts []string
 		for _, n := range nodes {
 			if md := r.render(n); md != "" {
@@ -236,6 +216,50 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 		out.Markdown = dropTitle(out.Markdown, out.Title)
 	}
 	return out
+}
+
+// content is the main content chosen on a page: its nodes, the
+// selector that chose them, and whether the page is an article.
+type content struct {
+	s       *selector
+	nodes   []*html.Node
+	roots   map[*html.Node]bool
+	article bool
+}
+
+// selectContent chooses the main content under body.
+func selectContent(body *html.Node, page *url.URL, m meta) content {
+	article := m.article && !m.forum
+	shown := revealed(body)
+	gone := func(n *html.Node) bool { return (hidden(n) || hardBoilerplate(n)) && !shown[n] }
+	s := &selector{forum: m.forum, article: article, page: page, skip: gone}
+	nodes := s.choose(body)
+	if !article && !m.forum && !m.typed && len(nodes) == 1 && nodes[0].DataAtom == atom.Article && s.datedHead(nodes[0]) {
+		// A page that says nothing of what it is, whose content is its
+		// one article element, dated at its head: a post.
+		article = true
+		s.article = true
+	}
+	// In an article, blocks of teasers, link lists and forms inside the
+	// content are clutter; on other pages they are often the content.
+	roots := map[*html.Node]bool{}
+	for _, n := range nodes {
+		roots[n] = true
+	}
+	if article {
+		s.markHead(nodes)
+	}
+	return content{s: s, nodes: nodes, roots: roots, article: article}
+}
+
+// skip is what rendering the content leaves out; clean, the clutter
+// inside an article's content too.
+func (c content) skip(clean bool) func(*html.Node) bool {
+	s := c.s
+	return func(n *html.Node) bool {
+		// The chosen content is the content, whatever its class says.
+		return s.skip(n) || !c.roots[n] && (s.softBoilerplate(n) || navBar(n) || controlLabel(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n)))
+	}
 }
 
 // dropTitle takes an article's leading heading off its Markdown when it
