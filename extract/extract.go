@@ -184,9 +184,10 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 	}
 	c := selectContent(body, base, m)
 	s, nodes, article := c.s, c.nodes, c.article
+	drop := s.dropBlocks(nodes, c.skip(article))
 	render := func(clean bool) string {
 		skip := c.skip(clean)
-		r := newRenderer(base, skip, budget)
+		r := newRenderer(base, func(n *html.Node) bool { return skip(n) || drop[n] }, budget)
 		var parts []string
 		for _, n := range nodes {
 			if md := r.render(n); md != "" {

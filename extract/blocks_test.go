@@ -1,0 +1,104 @@
+package extract
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/net/html"
+	"golang.org/x/net/html/atom"
+
+	"github.com/heedhq/heed/internal/htmltree"
+)
+
+// TestTrees: a forest of trees in one list is walked tree by tree, each
+// tree's root after the last node of the one before.
+func TestTrees(t *testing.T) {
+	forest := []treeNode{
+		{leaf: true, value: 0.5}, // a tree of one leaf: the prior
+		{feature: 0, threshold: 1, left: 2, right: 3},
+		{leaf: true, value: -1},
+		{feature: 1, threshold: 0, left: 4, right: 5},
+		{leaf: true, value: 2},
+		{leaf: true, value: 3},
+		{feature: 1, threshold: 5, left: 7, right: 8},
+		{leaf: true, value: 10},
+		{leaf: true, value: 20},
+	}
+	if got, want := treeRoots(forest), []int{0, 1, 6}; !slices.Equal(got, want) {
+		t.Fatalf("roots %v, want %v", got, want)
+	}
+	for _, c := range []struct {
+		x0, x1 float64
+		want   float64
+	}{
+		{0, 0, 0.5 - 1 + 10},
+		{2, 0, 0.5 + 2 + 10},
+		{2, 1, 0.5 + 3 + 10},
+		{2, 6, 0.5 + 3 + 20},
+	} {
+		var x [nFeatures]float64
+		x[0], x[1] = c.x0, c.x1
+		if got := sumTrees(forest, treeRoots(forest), &x); got != c.want {
+			t.Errorf("x = (%v, %v): %v, want %v", c.x0, c.x1, got, c.want)
+		}
+	}
+	if len(blockTrees) == 0 || len(blockRoots()) < 2 {
+		t.Fatal("the block model has no trees")
+	}
+}
+
+// TestBlocksKeepStructure: headings, code listings and blocks that are
+// mostly code are never left out, whatever the model says.
+func TestBlocksKeepStructure(t *testing.T) {
+	doc := htmltree.Parse(`<body><h2>Options</h2><pre>go run .</pre><p><code>Open(name string) (*File, error)</code></p><p>Opens the named file, <code>name</code>, for reading.</p><div class="sig"><span>add_role</span><code>(name)</code></div></body>`)
+	var got []bool
+	for n := range descendants(findElement(doc, atom.Body)) {
+		if n.Type == html.ElementNode && (n.DataAtom == atom.H2 || n.DataAtom == atom.Pre || n.DataAtom == atom.P) {
+			got = append(got, keepsStructure(n))
+		}
+	}
+	if want := []bool{true, true, true, false}; !slices.Equal(got, want) {
+		t.Errorf("kept %v, want %v", got, want)
+	}
+}
+
+// TestBlocksListed: the blocks the model decides are the smallest ones,
+// each once, in order: a list's items, not the list; a table whole, not
+// its cells; and nothing the content's rule leaves out.
+func TestBlocksListed(t *testing.T) {
+	doc := htmltree.Parse(`<body><main><h1>Title</h1><p>One.</p><ul><li>First item</li><li>Second <b>item</b></li></ul>
+<table><tr><td>a</td><td>b</td></tr></table><nav><p>Menu</p></nav><div>Loose text<p>Inner.</p></div></main></body>`)
+	body := findElement(doc, atom.Body)
+	c := selectContent(body, nil, meta{})
+	var got []string
+	for _, u := range c.s.blocks(c.nodes, c.skip(false)) {
+		got = append(got, u.n.Data+":"+strings.Join(strings.Fields(textOf(u.n)), " "))
+	}
+	want := []string{"h1:Title", "p:One.", "li:First item", "li:Second item", "table:ab", "p:Inner."}
+	if !slices.Equal(got, want) {
+		t.Errorf("blocks %q, want %q", got, want)
+	}
+}
+
+// TestTruthLabels: a block is content when most of its word triples are
+// in the truth, or, under three words, when its words are there in a
+// row.
+func TestTruthLabels(t *testing.T) {
+	tr := newTruth("The bridge opened today. Crews worked for nine years on its towers.\n\nSee also")
+	for _, c := range []struct {
+		block string
+		want  float64
+	}{
+		{"Crews worked for nine years on its towers.", 1},
+		{"crews worked for nine years on its cables and its deck", 1},
+		{"Share this story on your favourite network", 0},
+		{"See also", 1},
+		{"also see", 0},
+		{"Advertisement", 0},
+	} {
+		if got := tr.label(strings.Fields(strings.ToLower(c.block))); got != c.want {
+			t.Errorf("%q: %v, want %v", c.block, got, c.want)
+		}
+	}
+}
