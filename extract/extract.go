@@ -183,31 +183,18 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 		return out
 	}
 	c := selectContent(body, base, m)
-	s, nodes, article := c.s, c.nodes, c.article
-	drop := s.dropBlocks(nodes, c.skip(article))
-	render := func(clean bool) string {
-		skip := c.skip(clean)
-		r := newRenderer(base, func(n *html.Node) bool { return skip(n) || drop[n] }, budget)
-		var parts []string
-		for _, n := range nodes {
-			if md := r.render(n); md != "" {
-				parts = append(parts, md)
-			}
-		}
-		return strings.Join(parts, "\n\n")
-	}
-	out.Markdown = render(article)
-	if article {
-		// Cleaning that takes away most of the text took the content with
-		// the clutter: keep it all instead.
-		prose := 0
-		for _, n := range nodes {
-			prose += s.stats[n].text - s.stats[n].link
-		}
-		if letters, _ := countText(out.Markdown); float64(letters) < 0.5*float64(prose) {
-			out.Markdown = render(false)
+	out.Markdown = c.markdown(base, budget)
+	if letters, _ := countText(out.Markdown); 5*letters < c.s.bodyProse && 5*letters < c.s.bodyProse-c.s.negativeProse(body, c.s.best) {
+		// Less than a fifth of the page's prose, outside what its class
+		// calls boilerplate (comments, sidebars): the choice missed the
+		// content (a listing of small parts, a page built of widgets).
+		// The page less its boilerplate, if that says more.
+		whole := content{s: c.s, nodes: []*html.Node{body}, roots: map[*html.Node]bool{body: true}, article: c.article}
+		if md := whole.markdown(base, budget); len(md) > len(out.Markdown) {
+			out.Markdown = md
 		}
 	}
+	article := c.article
 	if out.Title == "" {
 		if h := findElement(body, atom.H1); h != nil {
 			out.Title = strings.Join(strings.Fields(textOf(h)), " ")
@@ -251,6 +238,37 @@ func selectContent(body *html.Node, page *url.URL, m meta) content {
 		s.markHead(nodes)
 	}
 	return content{s: s, nodes: nodes, roots: roots, article: article}
+}
+
+// markdown renders the content, less the blocks the block model leaves
+// out; in an article, less its clutter too, unless that takes away most
+// of its text.
+func (c content) markdown(base *url.URL, budget int) string {
+	drop := c.s.dropBlocks(c.nodes, c.skip(c.article))
+	render := func(clean bool) string {
+		skip := c.skip(clean)
+		r := newRenderer(base, func(n *html.Node) bool { return skip(n) || drop[n] }, budget)
+		var parts []string
+		for _, n := range c.nodes {
+			if md := r.render(n); md != "" {
+				parts = append(parts, md)
+			}
+		}
+		return strings.Join(parts, "\n\n")
+	}
+	md := render(c.article)
+	if c.article {
+		// Cleaning that takes away most of the text took the content with
+		// the clutter: keep it all instead.
+		prose := 0
+		for _, n := range c.nodes {
+			prose += c.s.stats[n].text - c.s.stats[n].link
+		}
+		if letters, _ := countText(md); float64(letters) < 0.5*float64(prose) {
+			md = render(false)
+		}
+	}
+	return md
 }
 
 // skip is what rendering the content leaves out; clean, the clutter

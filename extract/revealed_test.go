@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -101,5 +102,27 @@ func TestCollapsedPanelsShown(t *testing.T) {
 		if strings.Contains(doc.Markdown, n) {
 			t.Errorf("%q kept in:\n%s", n, doc.Markdown)
 		}
+	}
+}
+
+// TestThinChoiceFallsBack: when what the rules choose comes out as next
+// to nothing (here a comment list that holds most of the page's text,
+// whose comments are left out), the page less its boilerplate is given
+// instead of an empty document.
+func TestThinChoiceFallsBack(t *testing.T) {
+	var comments strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&comments, `<li class="comment"><div class="cw"><div class="commentTop"><h4><a href="/c/%d">Re: jobs</a></h4></div><div class="commentBody"><p>%s</p></div></div></li>`,
+			i, strings.Repeat("I disagree with the premise entirely, and here is why, at some length. ", 5))
+	}
+	page := `<body><section><div class="main-wrap"><div class="main-content"><div id="firehose">
+<article class="fhitem story"><h2><a href="/story/1">Graduates find fewer jobs</a></h2><div class="body"><div class="p"><i>` + strings.Repeat("Computer science graduates find fewer entry-level openings this year. ", 4) + `</i></div></div></article></div>
+<ul id="commentlisting" class="d2">` + comments.String() + `</ul></div></div></section></body>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://news.example/story/1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(doc.Markdown, "fewer entry-level openings") {
+		t.Errorf("the story is missing:\n%s", doc.Markdown)
 	}
 }
