@@ -91,6 +91,7 @@ func main() {
 	cache := flag.String("cache", "", "a file keeping the other extractors' texts between runs")
 	pagesOut := flag.String("pages", "", "write each page's scores here")
 	only := flag.String("split", "", "measure only this split (tune or check)")
+	without := flag.String("without", "", "a set whose pages the check half is reported without too (one tuned on before)")
 	flag.Parse()
 	if *dir == "" {
 		fmt.Fprintln(os.Stderr, "extractscore: -set DIR is required")
@@ -147,6 +148,21 @@ func main() {
 		{"all", func(row) bool { return true }},
 		{"newest (tune)", func(r row) bool { return r.newest() && r.Split == "tune" }},
 		{"newest (check)", func(r row) bool { return r.newest() && r.Split == "check" }},
+	}
+	if *without != "" {
+		seen, err := extractdev.Load(*without)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "extractscore:", err)
+			os.Exit(1)
+		}
+		tuned := map[string]bool{}
+		for _, p := range seen {
+			tuned[p.ID] = true
+		}
+		groups = append(groups, struct {
+			name string
+			in   func(row) bool
+		}{"check, without " + *without, func(r row) bool { return r.Split == "check" && !tuned[r.ID] }})
 	}
 	for _, g := range groups {
 		report(g.name, rows, results, g.in)
