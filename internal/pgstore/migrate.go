@@ -219,6 +219,24 @@ var migrations = []string{
 		ADD COLUMN changed integer NOT NULL DEFAULT 0,
 		ADD COLUMN removed integer NOT NULL DEFAULT 0,
 		ADD COLUMN sitemaps_unread integer NOT NULL DEFAULT 0;`,
+	// 11: a crawl's options, and the seed files (llms.txt, sitemaps) it
+	// read to their end, are kept beside its row, which each of its
+	// requests and each URL's end update: a row as wide as its options
+	// (a kilobyte or more with allowed hosts or globs) left its page room
+	// for too few of its versions, and an update that found none there
+	// grew the row's table and index, slowing every update after it.
+	`CREATE TABLE heed_crawl_options (
+		crawl   bigint PRIMARY KEY REFERENCES heed_crawl (id) ON DELETE CASCADE,
+		options jsonb NOT NULL
+	);
+	INSERT INTO heed_crawl_options (crawl, options) SELECT id, options FROM heed_crawl;
+	CREATE TABLE heed_seed_file (
+		crawl bigint NOT NULL REFERENCES heed_crawl (id) ON DELETE CASCADE,
+		url   text NOT NULL,
+		PRIMARY KEY (crawl, url)
+	);
+	INSERT INTO heed_seed_file (crawl, url) SELECT DISTINCT c.id, f FROM heed_crawl c, unnest(c.seed_done) AS f;
+	ALTER TABLE heed_crawl DROP COLUMN options, DROP COLUMN seed_done;`,
 }
 
 // Version is the heed schema version this build knows.

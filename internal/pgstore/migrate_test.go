@@ -439,3 +439,61 @@ func TestMigrateHistory(t *testing.T) {
 		t.Errorf("VersionText(1) after a Put = %q, %v", text, err)
 	}
 }
+
+// A database of version 10 migrated forward: each crawl's options, and
+// the seed files it noted as read to their end, are kept beside its row,
+// and its row no longer holds them.
+func TestMigrateCrawlOptions(t *testing.T) {
+	url := database(t)
+	ctx := context.Background()
+	Version = 10
+	_, err := Migrate(ctx, url)
+	Version = len(migrations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `
+		INSERT INTO heed_crawl (id, source, start_url, options, seed_done) VALUES
+			(1, 'a', 'https://a.test/', '{"start":"https://a.test/","allow_hosts":["b.test"]}', '{/llms.txt,https://a.test/sitemap.xml}'),
+			(2, 'b', 'https://b.test/', '{"start":"https://b.test/"}', '{}')`); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := Migrate(ctx, url); err != nil || res.From != 10 || res.To != Version {
+		t.Fatalf("migrated forward: %+v, %v", res, err)
+	}
+	rows, err := conn.Query(ctx, `
+		SELECT c.id, o.options::text, coalesce((SELECT array_agg(s.url ORDER BY s.url) FROM heed_seed_file s WHERE s.crawl = c.id), '{}')
+		FROM heed_crawl c JOIN heed_crawl_options o ON o.crawl = c.id ORDER BY c.id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var id int64
+		var options string
+		var files []string
+		if err := rows.Scan(&id, &options, &files); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%d %s %v", id, options, files))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`1 {"start": "https://a.test/", "allow_hosts": ["b.test"]} [/llms.txt https://a.test/sitemap.xml]`,
+		`2 {"start": "https://b.test/"} []`,
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("after the migration:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	var left int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM information_schema.columns WHERE table_name = 'heed_crawl' AND column_name IN ('options', 'seed_done')`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d of the columns moved are left in heed_crawl (%v)", left, err)
+	}
+}

@@ -299,9 +299,12 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o crawlopt.Options) (int64, 
 		c := &crawlInfo{}
 		seeds := o.MaxDepth >= 1 && (!o.NoSitemaps || !o.NoLLMsTxt)
 		if err := tx.QueryRow(ctx, `
-			INSERT INTO heed_crawl (source, start_url, options, max_pages, deadline_at, seeded)
-			VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5), $6) RETURNING id, created_at`,
-			o.Source, start, opts, o.MaxPages, o.Deadline.Seconds(), !seeds).Scan(&c.id, &c.created); err != nil {
+			INSERT INTO heed_crawl (source, start_url, max_pages, deadline_at, seeded)
+			VALUES ($1, $2, $3, now() + make_interval(secs => $4), $5) RETURNING id, created_at`,
+			o.Source, start, o.MaxPages, o.Deadline.Seconds(), !seeds).Scan(&c.id, &c.created); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO heed_crawl_options (crawl, options) VALUES ($1, $2)`, c.id, opts); err != nil {
 			return err
 		}
 		id = c.id

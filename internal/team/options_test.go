@@ -69,7 +69,7 @@ func TestWorkersCrawlOldRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := fmt.Sprintf(`{"start":%q,"source":"old","max_pages":20,"max_depth":-1,"deadline":600000000000,"delay":0,"max_crawl_delay":10000000000,"no_robots":true,"render":"auto"}`, start)
-	if _, err := pool.Exec(context.Background(), `UPDATE heed_crawl SET options = $1::jsonb WHERE id = $2`, old, id); err != nil {
+	if _, err := pool.Exec(context.Background(), `UPDATE heed_crawl_options SET options = $1::jsonb WHERE crawl = $2`, old, id); err != nil {
 		t.Fatal(err)
 	}
 	startWorkers(t, pool, 1, nil)

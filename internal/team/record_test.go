@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net/http"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/team/teamtest"
+	"github.com/heedhq/heed/internal/testutil"
 )
 
 // sameCounts reports whether two reports of a crawl say the same of its
@@ -127,6 +129,60 @@ func TestCrawlPastItsDeadlineIsDone(t *testing.T) {
 	}
 }
 
+// A crawl's row, which each of its requests and each URL's end update,
+// holds its state and counts and no more: its options, however many
+// hosts and globs they name, and the seed files it read to their end are
+// kept beside it, so that a page has room for many versions of the row
+// (an update that finds none there grows the row's table and index).
+// A worker reads the options from there, and a seed job the files.
+func TestCrawlRowHoldsItsCounts(t *testing.T) {
+	pool := database(t)
+	var base string
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nSitemap: %s/maps/pages.xml\n", base)
+		case "/maps/pages.xml":
+			fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/s1</loc></url></urlset>`, base)
+		case "/llms.txt":
+			w.Header().Set("Content-Type", "text/markdown")
+			fmt.Fprintf(w, "# The site\n\n- [One](%s/l1): the first\n", base)
+		case "/sitemap.xml":
+			http.NotFound(w, r)
+		default:
+			fmt.Fprintf(w, `<html><head><title>%s</title></head><body><main><h1>%s</h1><p>The page %s has words enough to be kept as a page of the site.</p></main></body></html>`, r.URL.Path, r.URL.Path, r.URL.Path)
+		}
+	})
+	base = site.URL
+	startWorkers(t, pool, 1, nil)
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay, o.MaxPages, o.MaxDepth = base+"/", "wide", 10*time.Millisecond, 20, 1
+	for i := range 60 {
+		o.AllowHosts = append(o.AllowHosts, fmt.Sprintf("docs-%02d.example.com:8443", i))
+	}
+	o.Exclude = []string{"/private/**", "/drafts/**", "/old/**"}
+	id, err := Start(context.Background(), pool, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := waitDone(t, pool, id, time.Minute); p.Stored != 3 {
+		t.Errorf("progress %+v; want /, /s1 and /l1 stored", p)
+	}
+	var width int
+	var files []string
+	if err := pool.QueryRow(context.Background(), `
+		SELECT pg_column_size(c.*), (SELECT array_agg(s.url ORDER BY s.url) FROM heed_seed_file s WHERE s.crawl = c.id)
+		FROM heed_crawl c WHERE c.id = $1`, id).Scan(&width, &files); err != nil {
+		t.Fatal(err)
+	}
+	if width > 512 {
+		t.Errorf("the crawl's row is %d bytes wide; want at most 512", width)
+	}
+	if want := []string{"/llms.txt", base + "/maps/pages.xml"}; fmt.Sprint(files) != fmt.Sprint(want) {
+		t.Errorf("the seed files read: %v; want %v", files, want)
+	}
+}
+
 // BenchmarkCommit ends a URL in one transaction as a worker's commit
 // does: its snapshot stored, its three links queued (one skipped at
 // queue time), its host's next turn set, and the URL counted in its
@@ -225,7 +281,7 @@ func TestCommitOfAURLTakenOverAsItCommits(t *testing.T) {
 	// no URL left, ends, in a transaction that is done only once the
 	// page's commit has begun.
 	var second int64
-	if err := pool.QueryRow(ctx, `INSERT INTO heed_crawl (source, start_url, options, max_pages) VALUES ('taken', $1, '{}', 500) RETURNING id`, o.Start).Scan(&second); err != nil {
+	if err := pool.QueryRow(ctx, `INSERT INTO heed_crawl (source, start_url, max_pages) VALUES ('taken', $1, 500) RETURNING id`, o.Start).Scan(&second); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := pool.Begin(ctx)

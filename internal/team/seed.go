@@ -77,7 +77,7 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 		SELECT c.seeded,
 			EXISTS (SELECT 1 FROM heed_frontier f WHERE f.crawl = c.id AND f.depth = 0 AND f.state = 'queued'),
 			coalesce((SELECT f.url FROM heed_frontier f WHERE f.crawl = c.id AND f.depth = 0 AND f.state = 'done' ORDER BY f.seq LIMIT 1), ''),
-			c.seed_done
+			coalesce((SELECT array_agg(s.url) FROM heed_seed_file s WHERE s.crawl = c.id), '{}')
 		FROM heed_crawl c WHERE c.id = $1`, id).Scan(&seeded, &waiting, &from, &doneList); err != nil {
 		return err
 	}
@@ -248,7 +248,7 @@ func (w *Worker) queueSeeds(ctx context.Context, c *crawlInfo, s *slice, it item
 			return err
 		}
 		if len(read) > 0 {
-			if _, err := tx.Exec(ctx, `UPDATE heed_crawl SET seed_done = seed_done || $2::text[] WHERE id = $1`, c.id, read); err != nil {
+			if _, err := tx.Exec(ctx, `INSERT INTO heed_seed_file (crawl, url) SELECT $1, unnest($2::text[]) ON CONFLICT DO NOTHING`, c.id, read); err != nil {
 				return err
 			}
 		}

@@ -337,7 +337,7 @@ func (w *Worker) crawl(ctx context.Context, id int64) (*crawlInfo, error) {
 	}
 	var raw []byte
 	c = &crawlInfo{id: id}
-	if err := w.Pool.QueryRow(ctx, `SELECT options, created_at FROM heed_crawl WHERE id = $1`, id).Scan(&raw, &c.created); err != nil {
+	if err := w.Pool.QueryRow(ctx, `SELECT o.options, c.created_at FROM heed_crawl c JOIN heed_crawl_options o ON o.crawl = c.id WHERE c.id = $1`, id).Scan(&raw, &c.created); err != nil {
 		return nil, err
 	}
 	o, err := readOptions(raw)
