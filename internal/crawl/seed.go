@@ -78,21 +78,3 @@ func (e *Engine) Seed(ctx context.Context, s Seeding) (unread int, err error) {
 		Read:        s.Read,
 	}, su, s.Listed)
 }
-
-// ReadLLMsTxt reads the /llms.txt of from's origin and returns the pages
-// it lists (readLLMsTxt): the first half of Seed, for a team's seed job,
-// whose requests take their hosts' turns in the database and which
-// queues what it reads a batch at a time.
-func ReadLLMsTxt(ctx context.Context, client *polite.Client, from string, allowed func(string) bool) []string {
-	return readLLMsTxt(ctx, client, from, allowed)
-}
-
-// Sitemaps says how ReadSitemaps reads a site's sitemaps.
-type Sitemaps = sitemaps
-
-// ReadSitemaps reads the sitemaps robots.txt lists and the start
-// origin's /sitemap.xml (readSitemaps): the second half of Seed, for a
-// team's seed job.
-func ReadSitemaps(ctx context.Context, sm Sitemaps, start *url.URL, listed []string) (unread int, err error) {
-	return readSitemaps(ctx, sm, start, listed)
-}

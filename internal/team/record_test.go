@@ -178,7 +178,7 @@ func TestCrawlRowHoldsItsCounts(t *testing.T) {
 	if width > 512 {
 		t.Errorf("the crawl's row is %d bytes wide; want at most 512", width)
 	}
-	if want := []string{"/llms.txt", base + "/maps/pages.xml"}; fmt.Sprint(files) != fmt.Sprint(want) {
+	if want := []string{base + "/llms.txt", base + "/maps/pages.xml"}; fmt.Sprint(files) != fmt.Sprint(want) {
 		t.Errorf("the seed files read: %v; want %v", files, want)
 	}
 }

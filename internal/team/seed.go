@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -93,6 +94,13 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 	// read to its end, and is resumed.
 	done := map[string]bool{}
 	for _, d := range doneList {
+		if d == "/llms.txt" {
+			// An earlier heed noted so the llms.txt of the origin the
+			// start page was kept on.
+			if fu, err := url.Parse(from); err == nil && from != "" {
+				d = fu.Scheme + "://" + fu.Host + d
+			}
+		}
 		done[d] = true
 	}
 	progressed := false
@@ -151,37 +159,27 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 			flush(false)
 		}
 	}
-	// The seeds as the engine's Seed reads them, in its order: llms.txt
-	// from the origin the start page was kept on, then the sitemaps.
-	// (Seed's own run of them, the same requests, made a team's crawl of
-	// 20,000 pages take twice as long, its start host slowed to half its
-	// pace: TestTeamPoliteness; why is not known yet.)
-	if !o.NoLLMsTxt && o.MaxDepth >= 1 && from != "" && !done["/llms.txt"] {
-		for _, l := range crawl.ReadLLMsTxt(rctx, client(from), from, allowed) {
-			llmsTxt[l] = true
-			offer(l)
-		}
-		if rctx.Err() == nil {
-			read, progressed = append(read, "/llms.txt"), true
-		}
-	}
-	var cut error
-	unread := 0
-	if !o.NoSitemaps && o.MaxDepth >= 1 && rctx.Err() == nil {
-		unread, cut = crawl.ReadSitemaps(rctx, crawl.Sitemaps{
-			Client:      client,
-			MaxRequests: o.MaxPages,
-			InScope:     func(u *url.URL) bool { return c.scope.Check(u) == "" },
-			Allowed:     allowed,
-			Full:        func() bool { return len(seen) > o.MaxPages || failed != nil },
-			Offer:       func(u, _ string) { offer(u) },
-			Done:        func(loc string) bool { return done[loc] },
-			Read: func(loc string) {
-				read, progressed = append(read, loc), true
-				flush(false)
-			},
-		}, su, listed)
-	}
+	// The engine's one seeding step reads them, in its order, as on one
+	// machine; each seed file it read to its end is noted with what it
+	// listed, so that a run resumed reads it no more.
+	unread, cut := c.eng.Seed(rctx, crawl.Seeding{
+		From:    from,
+		Listed:  listed,
+		Client:  client,
+		Allowed: allowed,
+		Full:    func() bool { return len(seen) > o.MaxPages || failed != nil },
+		Offer: func(it crawl.Item) {
+			if slices.Contains(it.Via, crawl.ViaLLMsTxt) {
+				llmsTxt[it.URL] = true
+			}
+			offer(it.URL)
+		},
+		Done: func(file string) bool { return done[file] },
+		Read: func(file string) {
+			read, progressed = append(read, file), true
+			flush(false)
+		},
+	})
 	if unread > 0 && cut == nil && rctx.Err() == nil {
 		// Sitemaps not read: the crawl cannot say that a page only they
 		// list is gone (sweepEnded).

@@ -790,6 +790,48 @@ func TestWorkersSeedsResume(t *testing.T) {
 	}
 }
 
+// A seed job resumed from a run of an earlier heed, which noted the
+// llms.txt it read as "/llms.txt", does not read it again: the seed
+// files are noted by their URLs now, as on one machine.
+func TestWorkersSeedsNotedByAnEarlierHeed(t *testing.T) {
+	pool := database(t)
+	var base string
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nSitemap: %s/maps/pages.xml\n", base)
+		case "/maps/pages.xml":
+			fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/s1</loc></url></urlset>`, base)
+		case "/llms.txt":
+			w.Header().Set("Content-Type", "text/markdown")
+			fmt.Fprintf(w, "# The site\n\n- [One](%s/l1): the first\n", base)
+		case "/sitemap.xml":
+			http.NotFound(w, r)
+		default:
+			fmt.Fprintf(w, `<html><head><title>%s</title></head><body><main><h1>%s</h1><p>The page %s has words enough to be kept as a page of the site.</p></main></body></html>`, r.URL.Path, r.URL.Path, r.URL.Path)
+		}
+	})
+	base = site.URL
+	o := crawlopt.Defaults()
+	o.Start, o.Source, o.Delay, o.MaxPages, o.MaxDepth = base+"/", "noted", 10*time.Millisecond, 20, 1
+	id, err := Start(context.Background(), pool, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(context.Background(), `INSERT INTO heed_seed_file (crawl, url) VALUES ($1, '/llms.txt')`, id); err != nil {
+		t.Fatal(err)
+	}
+	startWorkers(t, pool, 1, nil)
+	if p := waitDone(t, pool, id, time.Minute); p.Stored != 2 {
+		t.Errorf("progress %+v; want / and /s1 stored", p)
+	}
+	for _, a := range site.Log() {
+		if a.Path == "/llms.txt" {
+			t.Error("llms.txt read again")
+		}
+	}
+}
+
 // stranger makes a role that may connect to the team's database and
 // has no privilege on heed's tables, as any role may be where CONNECT is
 // PUBLIC's, and connects as it; the connection closes with the test.
