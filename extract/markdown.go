@@ -428,6 +428,9 @@ func (b *block) node(n *html.Node) {
 	case atom.Dl:
 		b.flush()
 		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			if c.Type == html.ElementNode && b.r.skip(c) {
+				continue // a hidden term or definition, as anything hidden
+			}
 			switch c.DataAtom {
 			case atom.Dt:
 				if t := b.inlineOf(c); t != "" {
@@ -1254,6 +1257,9 @@ func (r *renderer) table(n *html.Node) string {
 		s := &block{r: r}
 		for _, row := range rows {
 			for _, cell := range row {
+				if r.skip(cell) {
+					continue
+				}
 				s.flush()
 				s.children(cell)
 				s.flush()
@@ -1278,6 +1284,9 @@ func (r *renderer) table(n *html.Node) string {
 		b.WriteByte('\n')
 	}
 	cellText := func(c *html.Node) string {
+		if r.skip(c) {
+			return "" // a hidden cell keeps its column, empty
+		}
 		s := &block{r: r}
 		s.children(c)
 		return strings.ReplaceAll(oneLine(s.finish()), "|", `\|`)
