@@ -46,6 +46,7 @@ type selector struct {
 	article   bool                    // the page says it is an article (and is no forum)
 	best      *html.Node              // the element that scored best, before any climb
 	page      *url.URL                // the page's URL
+	panels    map[*html.Node]bool     // the collapsed panels shown (revealed)
 
 	// The names each heading's text makes (titleNames), remembered, and
 	// how many headings the page names, up to systematicNames

@@ -218,9 +218,9 @@ type content struct {
 // selectContent chooses the main content under body.
 func selectContent(body *html.Node, page *url.URL, m meta) content {
 	article := m.article && !m.forum
-	shown := revealed(body)
+	shown, panels := revealed(body)
 	gone := func(n *html.Node) bool { return (hidden(n) || hardBoilerplate(n)) && !shown[n] }
-	s := &selector{forum: m.forum, article: article, page: page, skip: gone}
+	s := &selector{forum: m.forum, article: article, page: page, skip: gone, panels: panels}
 	nodes := s.choose(body)
 	if !article && !m.forum && !m.typed && len(nodes) == 1 && nodes[0].DataAtom == atom.Article && s.datedHead(nodes[0]) {
 		// A page that says nothing of what it is, whose content is its
@@ -884,25 +884,33 @@ func hasToken(list, token string) bool {
 
 func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// revealed are the elements that hidden or hardBoilerplate would leave
-// out but that hold the page's text: a page does not hide most of what it
-// says. A streamed page keeps its content in a hidden container that a
-// script shows ("S:0"), a page fades in from a wrapper hidden until its
-// scripts run, and a stray unclosed aside or banner swallows the main
-// element after it. An element is shown again when it holds at least half
-// the body's prose (the text outside links) and is not mostly links (a
-// hidden menu stays hidden); or, hard boilerplate by its tag or role
-// only, when it holds the page's main element. Elements hidden by what
-// they are (scripts, styles, templates) stay hidden.
-func revealed(body *html.Node) map[*html.Node]bool {
+// revealed returns the elements that hidden or hardBoilerplate would
+// leave out but that hold the page's text, and of them the collapsed
+// panels: a page does not hide most of what it
+// says. A streamed page keeps its content in hidden containers that a
+// script shows ("S:0", "S:1"), a page fades in from a wrapper hidden
+// until its scripts run, and a stray unclosed aside or banner swallows
+// the main element after it. When what is shown holds less than a
+// quarter of the body's prose (the text outside links) and shows no main
+// element, article or h1 with text of its own, the outermost hidden parts
+// are shown again, unless they are mostly links (a menu) or say they are
+// a modal, a popup or a drawer. An element that is boilerplate by its tag
+// or role only (not hidden) is shown when it holds the page's main
+// element. A collapsed panel that a control on the page names is shown
+// too (controlledPanels). Elements hidden by what they are (scripts,
+// styles, templates) stay hidden, and so does boilerplate by tag or role
+// however long (a footer, a dialog).
+func revealed(body *html.Node) (shown, panels map[*html.Node]bool) {
 	type count struct {
 		text, link int
 		main       bool // a main element is inside
 	}
 	var held []*html.Node // candidates, with their counts
+	var outer []*html.Node
 	counts := map[*html.Node]count{}
-	var walk func(n *html.Node, inLink bool) count
-	walk = func(n *html.Node, inLink bool) count {
+	titled := false // the shown page has a main, article or h1 with text
+	var walk func(n *html.Node, inLink, inHidden bool) count
+	walk = func(n *html.Node, inLink, inHidden bool) count {
 		c := count{main: isMain(n)}
 		for k := n.FirstChild; k != nil; k = k.NextSibling {
 			switch k.Type {
@@ -916,39 +924,76 @@ func revealed(body *html.Node) map[*html.Node]bool {
 				if hiddenTag(k) {
 					continue
 				}
-				kc := walk(k, inLink || k.DataAtom == atom.A)
+				hides := hidden(k) && !hardBoilerplate(k)
+				kc := walk(k, inLink || k.DataAtom == atom.A, inHidden || hides)
 				c.text += kc.text
 				c.link += kc.link
 				c.main = c.main || kc.main
+				if !inHidden && !hides && kc.text > 0 && (k.DataAtom == atom.Main || k.DataAtom == atom.Article || k.DataAtom == atom.H1) {
+					titled = true
+				}
 				if hidden(k) || hardBoilerplate(k) {
 					held = append(held, k)
 					counts[k] = kc
+					if hides && !inHidden {
+						outer = append(outer, k)
+					}
 				}
 			}
 		}
 		return c
 	}
-	all := walk(body, false)
+	all := walk(body, false, false)
 	bodyProse := all.text - all.link
+	hiddenProse := 0
+	for _, n := range outer {
+		hiddenProse += counts[n].text - counts[n].link
+	}
+	shell := !titled && bodyProse > 0 && 4*(bodyProse-hiddenProse) < bodyProse
 	controlled := controlledPanels(body)
-	var shown map[*html.Node]bool
+	show := func(n *html.Node) {
+		if shown == nil {
+			shown = map[*html.Node]bool{}
+		}
+		shown[n] = true
+	}
+	if shell {
+		for _, n := range outer {
+			if c := counts[n]; c.text > c.link && 4*c.link < 3*c.text && !overlayClass(n) {
+				show(n)
+			}
+		}
+	}
 	for _, n := range held {
 		c := counts[n]
-		prose := c.text - c.link
-		most := !hardBoilerplate(n) && bodyProse > 0 && 4*prose >= 3*bodyProse
 		holdsMain := !hidden(n) && c.main && !isMain(n)
 		// A collapsed panel (an accordion's answer, a "read more") is
 		// shown by the control that names it: the page's text, unless
 		// it is mostly links (a menu a button opens).
-		panel := controlled[attr(n, "id")] && !hardBoilerplate(n) && c.text > 0 && 2*c.link < c.text
-		if most || holdsMain || panel {
-			if shown == nil {
-				shown = map[*html.Node]bool{}
+		panel := controlled[attr(n, "id")] && !hardBoilerplate(n) && c.text > 0 && 2*c.link < c.text && !overlayClass(n)
+		if holdsMain || panel {
+			show(n)
+		}
+		if panel {
+			if panels == nil {
+				panels = map[*html.Node]bool{}
 			}
-			shown[n] = true
+			panels[n] = true
 		}
 	}
-	return shown
+	return shown, panels
+}
+
+// overlayClass reports whether an element's class or id says it is laid
+// over the page when shown: a modal, a popup, a drawer, a lightbox.
+func overlayClass(n *html.Node) bool {
+	for _, w := range splitClass(attr(n, "class"), attr(n, "id")) {
+		switch w {
+		case "modal", "popup", "overlay", "offcanvas", "drawer", "lightbox", "dialog", "popover":
+			return true
+		}
+	}
+	return false
 }
 
 // hiddenTag reports whether an element is hidden for what it is (a

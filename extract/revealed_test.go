@@ -126,3 +126,21 @@ func TestThinChoiceFallsBack(t *testing.T) {
 		t.Errorf("the story is missing:\n%s", doc.Markdown)
 	}
 }
+
+// TestHiddenModalStaysHidden: a product page says little, and its
+// terms of sale wait in a modal hidden until a link opens it. The modal
+// holds most of the page's prose, so revealed shows it, and the terms
+// become the page's text; the page's own main element and heading, shown,
+// say where the content is.
+func TestHiddenModalStaysHidden(t *testing.T) {
+	terms := strings.Repeat("By using this shop you agree that all sales are final, that prices may change without notice, and that delivery times are estimates. ", 10)
+	page := `<html><body><main><h1>Blue kettle</h1><p>A blue kettle that boils a litre in two minutes.</p><p>Price: 30 euros.</p></main>` +
+		`<div id="terms" class="modal fade" style="display:none"><div class="modal-body"><h2>Terms of sale</h2><p>` + terms + `</p></div></div></body></html>`
+	md := extractMarkdown(t, page, "https://shop.example/kettle")
+	if !strings.Contains(md, "boils a litre") {
+		t.Errorf("the product is missing:\n%s", md)
+	}
+	if strings.Contains(md, "sales are final") {
+		t.Errorf("the hidden terms are shown:\n%.400s", md)
+	}
+}
