@@ -13,8 +13,8 @@ import (
 
 // The block model: once the content is chosen, each of its smallest
 // blocks (a paragraph, a list item, a heading, a table, a code listing)
-// is kept or left out by a logistic model over what it looks like and
-// where it stands: its text and link density, its tag, the class words
+// is kept or left out by gradient-boosted trees over what it looks like
+// and where it stands: its text and link density, its tag, the class words
 // around it, its neighbours, whether the page repeats its text. The
 // model is learned from the tune half of the development set by
 // TestTrainBlockModel, which writes its weights to blockmodel.go; it
@@ -87,10 +87,12 @@ type unit struct {
 // table, or a wrapper of text that holds none of them.
 func blockTag(n *html.Node) bool {
 	switch n.DataAtom {
-	case atom.P, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Li, atom.Dt, atom.Dd,
-		atom.Td, atom.Th, atom.Pre, atom.Blockquote, atom.Table, atom.Figcaption, atom.Address,
+	case atom.P, atom.H1, atom.H2, atom.H3, atom.H4, atom.H5, atom.H6, atom.Li,
+		atom.Pre, atom.Blockquote, atom.Table, atom.Figcaption, atom.Address,
 		atom.Div, atom.Section, atom.Article, atom.Header, atom.Ul, atom.Ol, atom.Dl, atom.Form,
-		atom.Main, atom.Figure, atom.Details, atom.Summary, atom.Tr:
+		atom.Main, atom.Figure, atom.Details, atom.Summary:
+		// Not a term or a definition apart (a term would lose its
+		// definition), nor a table's row or cell (its columns).
 		return true
 	}
 	return false
@@ -363,10 +365,10 @@ func (s *selector) blockFeatures(blocks []unit, roots []*html.Node) [][nFeatures
 	return feats
 }
 
-// blockThreshold is the probability under which a block is left out.
-// At 0.5 the tune half scores 0.003 more, but the documentation set
-// loses 0.001 (method signatures of rdoc pages); at 0.3 the check half
-// scores the same and the documentation set loses nothing.
+// blockThreshold is the probability under which a block is left out,
+// chosen on the tune half and the documentation set: at 0.5 the tune half
+// scores 0.003 more, but the documentation set loses 0.0008 (rdoc's
+// method signatures); at 0.2 both score less.
 const blockThreshold = 0.3
 
 // maxBlockAncestors bounds how far up a block's features look, so that
@@ -442,9 +444,10 @@ func blockScore(f *[nFeatures]float64) float64 {
 }
 
 // dropBlocks returns the blocks of the chosen content the model leaves
-// out. Code listings and the headings the content opens with stay; and
-// when the model would leave out most of the content's text, it is
-// unsure of the page and leaves out nothing.
+// out, and the paragraphs a collapsed panel says a second time. Headings, code listings
+// and blocks that are mostly code stay; and when the model would leave
+// out most of the content's text, it is unsure of the page and leaves
+// out nothing.
 func (s *selector) dropBlocks(nodes []*html.Node, skip func(*html.Node) bool) map[*html.Node]bool {
 	if len(blockTrees) == 0 {
 		return nil
@@ -454,11 +457,44 @@ func (s *selector) dropBlocks(nodes []*html.Node, skip func(*html.Node) bool) ma
 		return nil
 	}
 	feats := s.blockFeatures(blocks, nodes)
+	// Blocks of one kind (the same tag and class, in the same kind of
+	// parent and grandparent: each item's price in a listing) are kept or
+	// left out together, by their mean score, so that a listing does not
+	// read one way for some items and another for the rest.
+	scores := make([]float64, len(blocks))
+	kinds := map[[3]int][]int{}
+	var kn kindNames
+	for i, b := range blocks {
+		scores[i] = blockScore(&feats[i])
+		k := kn.block(b.n)
+		kinds[k] = append(kinds[k], i)
+	}
+	for _, same := range kinds {
+		if len(same) < 3 {
+			continue
+		}
+		mean := 0.0
+		for _, i := range same {
+			mean += scores[i]
+		}
+		mean /= float64(len(same))
+		for _, i := range same {
+			scores[i] = mean
+		}
+	}
 	var drop map[*html.Node]bool
 	dropped, total := 0, 0
+	said := map[string]bool{} // the paragraphs kept so far
 	for i, b := range blocks {
 		total += b.letter
-		if keepsStructure(b.n) || blockScore(&feats[i]) >= blockThreshold {
+		// A paragraph said again in a panel the page opens (an excerpt,
+		// then the text its "read more" shows, which begins with it) is
+		// kept once.
+		again := b.letter >= 80 && said[b.text] && s.inPanel(b.n)
+		if !again && (keepsStructure(b.n) || scores[i] >= blockThreshold) {
+			if b.letter >= 80 {
+				said[b.text] = true
+			}
 			continue
 		}
 		if drop == nil {
@@ -495,4 +531,63 @@ func keepsStructure(n *html.Node) bool {
 		}
 	}
 	return all > 0 && 2*code >= all
+}
+
+// kindNames names the kinds of elements: one number for each tag and
+// class words (less those that hold digits, an item's "post-1042"), each
+// element's read once, since a wrapper is asked for by every block in it.
+type kindNames struct {
+	ids  map[string]int
+	memo map[*html.Node]int
+}
+
+// of is the number of n's kind; 0 for no element.
+func (k *kindNames) of(n *html.Node) int {
+	if n == nil || n.Type != html.ElementNode {
+		return 0
+	}
+	if id, ok := k.memo[n]; ok {
+		return id
+	}
+	if k.ids == nil {
+		k.ids, k.memo = map[string]int{}, map[*html.Node]int{}
+	}
+	var b strings.Builder
+	b.WriteString(n.Data)
+	for c := range strings.FieldsSeq(attr(n, "class")) {
+		if !strings.ContainsAny(c, "0123456789") {
+			b.WriteByte('.')
+			b.WriteString(c)
+		}
+	}
+	id, ok := k.ids[b.String()]
+	if !ok {
+		id = len(k.ids) + 1
+		k.ids[b.String()] = id
+	}
+	k.memo[n] = id
+	return id
+}
+
+// block is what kind of block n is: its kind, its parent's and its
+// grandparent's.
+func (k *kindNames) block(n *html.Node) [3]int {
+	var out [3]int
+	for i := range out {
+		out[i] = k.of(n)
+		if n != nil {
+			n = n.Parent
+		}
+	}
+	return out
+}
+
+// inPanel reports whether n is in a collapsed panel that revealed showed.
+func (s *selector) inPanel(n *html.Node) bool {
+	for up := 0; n != nil && up < maxBlockAncestors; n, up = n.Parent, up+1 {
+		if s.panels[n] {
+			return true
+		}
+	}
+	return false
 }
