@@ -464,8 +464,12 @@ func (s *selector) dropBlocks(nodes []*html.Node, skip func(*html.Node) bool) ma
 	scores := make([]float64, len(blocks))
 	kinds := map[[3]int][]int{}
 	var kn kindNames
+	score := s.score
+	if score == nil {
+		score = blockScore
+	}
 	for i, b := range blocks {
-		scores[i] = blockScore(&feats[i])
+		scores[i] = score(&feats[i])
 		k := kn.block(b.n)
 		kinds[k] = append(kinds[k], i)
 	}

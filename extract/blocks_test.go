@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -100,5 +101,41 @@ func TestTruthLabels(t *testing.T) {
 		if got := tr.label(strings.Fields(strings.ToLower(c.block))); got != c.want {
 			t.Errorf("%q: %v, want %v", c.block, got, c.want)
 		}
+	}
+}
+
+// TestDropBlocksGuard: when the model would leave out most of the
+// content it leaves out nothing; when it leaves out little, that goes;
+// and headings and code listings stay whatever it says.
+func TestDropBlocksGuard(t *testing.T) {
+	page := `<body><main><h2>Install</h2><p>` + strings.Repeat("Download the archive and unpack it where you keep your tools. ", 4) + `</p>
+<pre>tar xf tool.tar.gz</pre><p>` + strings.Repeat("Then add its folder to your path and open a new shell. ", 4) + `</p><div>Share this page</div></main></body>`
+	doc := htmltree.Parse(page)
+	body := findElement(doc, atom.Body)
+	for _, c := range []struct {
+		name  string
+		score func(f *[nFeatures]float64) float64
+		want  []string // the text of the blocks left out
+	}{
+		{"all low", func(*[nFeatures]float64) float64 { return 0 }, nil},
+		{"all high", func(*[nFeatures]float64) float64 { return 1 }, nil},
+		{"short ones low", func(f *[nFeatures]float64) float64 {
+			if f[fLetters] < math.Log1p(20) {
+				return 0
+			}
+			return 1
+		}, []string{"Share this page"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := selectContent(body, nil, meta{})
+			s.s.score = c.score
+			var got []string
+			for n := range s.s.dropBlocks(s.nodes, s.skip(false)) {
+				got = append(got, strings.TrimSpace(textOf(n)))
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("left out %q, want %q", got, c.want)
+			}
+		})
 	}
 }

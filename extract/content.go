@@ -47,6 +47,9 @@ type selector struct {
 	best      *html.Node              // the element that scored best, before any climb
 	page      *url.URL                // the page's URL
 	panels    map[*html.Node]bool     // the collapsed panels shown (revealed)
+	// score is the block model's score of a block's features; nil for
+	// blockScore (tests give their own).
+	score func(*[nFeatures]float64) float64
 
 	// The names each heading's text makes (titleNames), remembered, and
 	// how many headings the page names, up to systematicNames

@@ -144,3 +144,23 @@ func TestHiddenModalStaysHidden(t *testing.T) {
 		t.Errorf("the hidden terms are shown:\n%.400s", md)
 	}
 }
+
+// TestRevealBounds: a menu that a button inside the content opens stays
+// hidden (it is mostly links); a hidden part beside a shown part that
+// holds a third of the prose stays hidden (the page is no shell).
+func TestRevealBounds(t *testing.T) {
+	intro := "<p>" + strings.Repeat("Our clinic answers the questions patients ask most often. ", 5) + "</p>"
+	page := `<body><main>` + intro + `<button aria-controls="more-links">More</button>
+<div id="more-links" hidden><a href="/a">Appointments and bookings</a> <a href="/b">Locations and hours</a> <a href="/c">Careers at the clinic</a></div></main></body>`
+	md := extractMarkdown(t, page, "https://clinic.example/faq")
+	if strings.Contains(md, "Careers") {
+		t.Errorf("a menu in the content shown:\n%s", md)
+	}
+	shown := "<p>" + strings.Repeat("A short note on the bridge, shown to every reader. ", 4) + "</p>"
+	hiddenPart := "<p>" + strings.Repeat("A longer hidden text, which a script may, or may not, show. ", 8) + "</p>"
+	page = `<body><div>` + shown + `</div><div style="display:none">` + hiddenPart + `</div></body>`
+	md = extractMarkdown(t, page, "https://news.example/bridge")
+	if !strings.Contains(md, "short note") || strings.Contains(md, "longer hidden text") {
+		t.Errorf("want the shown note only:\n%s", md)
+	}
+}
