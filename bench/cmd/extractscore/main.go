@@ -270,34 +270,61 @@ func report(name string, rows []row, results []result, in func(row) bool) {
 			return s / float64(len(idx))
 		}
 		diffs := make([]float64, len(idx))
+		sites := make([]string, len(idx))
 		empty := 0
 		for k, i := range idx {
 			diffs[k] = results[i].f1["heed"] - results[i].f1["trafilatura"]
+			sites[k] = site(rows[i].URL, rows[i].ID)
 			if results[i].empty["heed"] {
 				empty++
 			}
 		}
-		lo, hi := bootstrap(diffs)
+		lo, hi := bootstrap(diffs, sites)
 		fmt.Printf("| %s | %d | %.3f | %.3f | %.3f | %+.3f (%+.3f to %+.3f) | %d |\n", t, len(idx),
 			mean("heed"), mean("trafilatura"), mean("readability"), extractdev.Mean(diffs), lo, hi, empty)
 	}
 }
 
 // bootstrap is the 95% percentile interval of the mean of xs, from 10,000
-// resamples with a fixed seed, so that a report is the same each run.
-func bootstrap(xs []float64) (lo, hi float64) {
+// resamples of their sites (the pages of one site are alike, so a site is
+// drawn whole), with a fixed seed, so that a report is the same each run.
+func bootstrap(xs []float64, sites []string) (lo, hi float64) {
 	if len(xs) == 0 {
 		return 0, 0
+	}
+	var groups [][]float64
+	at := map[string]int{}
+	for k, x := range xs {
+		g, ok := at[sites[k]]
+		if !ok {
+			g = len(groups)
+			at[sites[k]] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], x)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	means := make([]float64, 10000)
 	for k := range means {
-		s := 0.0
-		for range xs {
-			s += xs[rng.IntN(len(xs))]
+		s, n := 0.0, 0
+		for range groups {
+			for _, x := range groups[rng.IntN(len(groups))] {
+				s += x
+				n++
+			}
 		}
-		means[k] = s / float64(len(xs))
+		means[k] = s / float64(n)
 	}
 	sort.Float64s(means)
 	return means[250], means[9749]
+}
+
+// site is a page's host less "www.", as the set splits its halves; a
+// page without a URL is a site of its own.
+func site(raw, id string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return "#" + id
+	}
+	return strings.TrimPrefix(u.Hostname(), "www.")
 }
