@@ -194,9 +194,11 @@ func (w *wordsWriter) write(text string, max int) bool {
 	return w.words < max
 }
 
-// blockFeatures writes the features of each block.
-func (s *selector) blockFeatures(blocks []unit, roots []*html.Node) [][nFeatures]float64 {
-	feats := make([][nFeatures]float64, len(blocks))
+// blockFeatures writes the features of each block in turn and gives them
+// to each, in a buffer that the next block's overwrite: a page of many
+// blocks keeps one block's features at a time.
+func (s *selector) blockFeatures(blocks []unit, roots []*html.Node, each func(i int, f *[nFeatures]float64)) {
+	var buf [nFeatures]float64
 	seen := map[string]int{}
 	total := 0
 	for _, b := range blocks {
@@ -240,9 +242,63 @@ func (s *selector) blockFeatures(blocks []unit, roots []*html.Node) [][nFeatures
 		memo[n] = ks
 		return ks
 	}
+	// What a block's ancestors say (their class words, main, header,
+	// list item), once per parent: the blocks of a list share theirs.
+	type above struct{ dense, buckets []int }
+	aboveMemo := map[*html.Node]above{}
+	aboveOf := func(p *html.Node) above {
+		if ab, ok := aboveMemo[p]; ok {
+			return ab
+		}
+		var ab above
+		var seenDense [nDense]bool
+		var seenBucket [classBuckets]bool
+		set := func(k int) {
+			if !seenDense[k] {
+				seenDense[k] = true
+				ab.dense = append(ab.dense, k)
+			}
+		}
+		up := 0
+		for a := p; a != nil && a.Type == html.ElementNode && up < maxBlockAncestors; a = a.Parent {
+			k := s.nodeKinds(a)
+			if k&negativeWord != 0 {
+				set(fAncNegative)
+			}
+			if k&positiveWord != 0 {
+				set(fAncPositive)
+			}
+			if k&boilerplateWord != 0 {
+				set(fAncBoilerplate)
+			}
+			switch a.DataAtom {
+			case atom.Main, atom.Article:
+				set(fInMainOrArticle)
+			case atom.Header:
+				set(fInHeader)
+			case atom.Li:
+				set(fInListItem)
+			}
+			if up < 4 {
+				for _, k := range classBucketsOf(a) {
+					if !seenBucket[k] {
+						seenBucket[k] = true
+						ab.buckets = append(ab.buckets, k)
+					}
+				}
+			}
+			up++
+			if a.DataAtom == atom.Body {
+				break
+			}
+		}
+		aboveMemo[p] = ab
+		return ab
+	}
 	offset := 0
 	for i, b := range blocks {
-		f := &feats[i]
+		f := &buf
+		clear(f[:])
 		f[fLetters] = math.Log1p(float64(b.letter))
 		f[fLinkDensity] = density(b.letter, b.link)
 		st := s.stats[b.n]
@@ -293,34 +349,13 @@ func (s *selector) blockFeatures(blocks []unit, roots []*html.Node) [][nFeatures
 		if k := s.nodeKinds(b.n); k&(boilerplateWord|negativeWord) != 0 {
 			f[fOwnBoilerplate] = 1
 		}
-		up := 0
-		for a := b.n.Parent; a != nil && a.Type == html.ElementNode && up < maxBlockAncestors; a = a.Parent {
-			k := s.nodeKinds(a)
-			if k&negativeWord != 0 {
-				f[fAncNegative] = 1
+		if p := b.n.Parent; p != nil {
+			above := aboveOf(p)
+			for _, k := range above.dense {
+				f[k] = 1
 			}
-			if k&positiveWord != 0 {
-				f[fAncPositive] = 1
-			}
-			if k&boilerplateWord != 0 {
-				f[fAncBoilerplate] = 1
-			}
-			switch a.DataAtom {
-			case atom.Main, atom.Article:
-				f[fInMainOrArticle] = 1
-			case atom.Header:
-				f[fInHeader] = 1
-			case atom.Li:
-				f[fInListItem] = 1
-			}
-			if up < 4 {
-				for _, k := range classBucketsOf(a) {
-					f[nDense+k] = 1
-				}
-			}
-			up++
-			if a.DataAtom == atom.Body {
-				break
+			for _, k := range above.buckets {
+				f[nDense+k] = 1
 			}
 		}
 		for _, k := range classBucketsOf(b.n) {
@@ -361,8 +396,8 @@ func (s *selector) blockFeatures(blocks []unit, roots []*html.Node) [][nFeatures
 		if words <= 3 {
 			f[fShort] = 1
 		}
+		each(i, f)
 	}
-	return feats
 }
 
 // blockThreshold is the probability under which a block is left out,
@@ -370,6 +405,12 @@ func (s *selector) blockFeatures(blocks []unit, roots []*html.Node) [][nFeatures
 // scores 0.003 more, but the documentation set loses 0.0008 (rdoc's
 // method signatures); at 0.2 both score less.
 const blockThreshold = 0.3
+
+// maxModelBlocks is the most blocks the model decides on: a page of
+// more (a log, a table of ten thousand rows in divs) is no page a
+// person reads for a part of it, and scoring each block costs about
+// two microseconds. The rules alone decide there.
+const maxModelBlocks = 10_000
 
 // maxBlockAncestors bounds how far up a block's features look, so that
 // a deep page costs no more than a shallow one per block.
@@ -453,10 +494,9 @@ func (s *selector) dropBlocks(nodes []*html.Node, skip func(*html.Node) bool) ma
 		return nil
 	}
 	blocks := s.blocks(nodes, skip)
-	if len(blocks) < 2 {
+	if len(blocks) < 2 || len(blocks) > maxModelBlocks {
 		return nil
 	}
-	feats := s.blockFeatures(blocks, nodes)
 	// Blocks of one kind (the same tag and class, in the same kind of
 	// parent and grandparent: each item's price in a listing) are kept or
 	// left out together, by their mean score, so that a listing does not
@@ -468,8 +508,8 @@ func (s *selector) dropBlocks(nodes []*html.Node, skip func(*html.Node) bool) ma
 	if score == nil {
 		score = blockScore
 	}
+	s.blockFeatures(blocks, nodes, func(i int, f *[nFeatures]float64) { scores[i] = score(f) })
 	for i, b := range blocks {
-		scores[i] = score(&feats[i])
 		k := kn.block(b.n)
 		kinds[k] = append(kinds[k], i)
 	}

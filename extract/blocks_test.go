@@ -139,3 +139,20 @@ func TestDropBlocksGuard(t *testing.T) {
 		})
 	}
 }
+
+// TestDropBlocksBounded: on a page of more blocks than the model decides
+// on, the rules alone decide.
+func TestDropBlocksBounded(t *testing.T) {
+	page := `<body><main><p>` + strings.Repeat("A paragraph of the page, long enough to stay. ", 600) + `</p>` + strings.Repeat(`<div>x</div>`, maxModelBlocks) + `</main></body>`
+	doc := htmltree.Parse(page)
+	c := selectContent(findElement(doc, atom.Body), nil, meta{})
+	c.s.score = func(f *[nFeatures]float64) float64 {
+		if f[fLetters] < math.Log1p(20) {
+			return 0
+		}
+		return 1
+	}
+	if drop := c.s.dropBlocks(c.nodes, c.skip(false)); len(drop) != 0 {
+		t.Errorf("%d blocks left out of a page of %d", len(drop), maxModelBlocks+1)
+	}
+}

@@ -153,7 +153,8 @@ func pageBlocks(raw []byte, pageURL string) ([]trainUnit, [][nFeatures]float64) 
 	}
 	c := selectContent(body, base, readMeta(doc, base))
 	units := c.s.blocks(c.nodes, c.skip(c.article))
-	feats := c.s.blockFeatures(units, c.nodes)
+	feats := make([][nFeatures]float64, len(units))
+	c.s.blockFeatures(units, c.nodes, func(i int, f *[nFeatures]float64) { feats[i] = *f })
 	out := make([]trainUnit, len(units))
 	for i, u := range units {
 		out[i] = trainUnit{u, strings.ToLower(textOf(u.n))}
