@@ -6,7 +6,8 @@
 // its ledger: what it had queued is asked, what it had ended is not.
 //
 // It holds types and the interface only; the stash keeps a ledger in its
-// own SQLite database, and Memory one in memory for tests. It may not
+// own SQLite database, a team's database (pgstore.Ledger) in the team's
+// tables, and Memory one in memory for tests. It may not
 // import internal/crawl, internal/stash, internal/ingest, internal/team,
 // internal/cli or internal/mcp: every crawl's backend depends on it.
 package ledger

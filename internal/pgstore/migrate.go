@@ -237,6 +237,21 @@ var migrations = []string{
 	);
 	INSERT INTO heed_seed_file (crawl, url) SELECT DISTINCT c.id, f FROM heed_crawl c, unnest(c.seed_done) AS f;
 	ALTER TABLE heed_crawl DROP COLUMN options, DROP COLUMN seed_done;`,
+	// 12: what a crawl's ledger (pgstore.Ledger) holds that the team's
+	// tables did not: beside a crawl's row, its key (a crawl of the same
+	// key that did not end is taken up again), who took it up last and
+	// how many times; in a frontier's row, what a sitemap said of a URL
+	// queued, and the content hash a page was kept with (a team's worker
+	// leaves it empty: its snapshot's row has it). The key is indexed by
+	// hash, as it may be longer than a btree's entry may be.
+	`ALTER TABLE heed_crawl_options
+		ADD COLUMN key        text NOT NULL DEFAULT '',
+		ADD COLUMN started_by text NOT NULL DEFAULT '',
+		ADD COLUMN resumed    integer NOT NULL DEFAULT 0;
+	CREATE INDEX heed_crawl_options_key ON heed_crawl_options USING hash (key);
+	ALTER TABLE heed_frontier
+		ADD COLUMN lastmod text NOT NULL DEFAULT '',
+		ADD COLUMN hash    text NOT NULL DEFAULT '';`,
 }
 
 // Version is the heed schema version this build knows.
