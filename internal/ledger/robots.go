@@ -21,7 +21,7 @@ func RobotsLoader(l Ledger, load func(ctx context.Context, robotsURL string) (ro
 	return func(ctx context.Context, robotsURL string) (robots.Outcome, error) {
 		origin, oerr := robots.Origin(robotsURL)
 		if kept, ok, err := l.Robots(ctx, origin); oerr == nil && err == nil && ok {
-			if o := outcomeOf(kept); o.Lifetime <= lifetime(o.Status) {
+			if o := kept.Outcome(); o.Lifetime <= lifetime(o.Status) {
 				return o, nil
 			}
 		}
@@ -38,8 +38,8 @@ func RobotsLoader(l Ledger, load func(ctx context.Context, robotsURL string) (ro
 	}
 }
 
-// outcomeOf is a robots.txt outcome as kept, for the rest of its life.
-func outcomeOf(r Robots) robots.Outcome {
+// Outcome is a robots.txt outcome as kept, for the rest of its life.
+func (r Robots) Outcome() robots.Outcome {
 	var o robots.Outcome
 	switch r.Status {
 	case robots.Parsed.String():

@@ -10,11 +10,12 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/fetch"
+	"github.com/heedhq/heed/internal/ledger"
+	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/wait"
 	"github.com/heedhq/heed/robots"
@@ -165,7 +166,7 @@ func (p *pageRequests) Get(ctx context.Context, req fetch.Request) (*fetch.Respo
 // storedRobots is what an origin's robots.txt says, as the team stored
 // it (loadRobots).
 func (w *Worker) storedRobots(ctx context.Context, origin string, turns polite.Turns, delay, maxCrawlDelay time.Duration) (robots.Outcome, error) {
-	out, err := loadRobots(ctx, w.Pool, w.HTTP, w.Agent, origin, turns, delay, maxCrawlDelay)
+	out, err := loadRobots(ctx, w.ledger, w.HTTP, w.Agent, origin, turns, delay, maxCrawlDelay)
 	if err == nil && noAnswer(out) {
 		err = silentError(origin, out)
 	}
@@ -184,8 +185,8 @@ func (w *Worker) storedRobots(ctx context.Context, origin string, turns polite.T
 // no answer at all (a timeout, the network down), or whose redirect's
 // host could not be had, is Unreachable, and not stored: that is not the
 // site's word.
-func loadRobots(ctx context.Context, pool *pgxpool.Pool, client *fetch.Client, agent, origin string, turns polite.Turns, delay, maxCrawlDelay time.Duration) (robots.Outcome, error) {
-	read := func() (robots.Outcome, bool, error) { return readRobots(ctx, pool, origin) }
+func loadRobots(ctx context.Context, l ledger.Ledger, client *fetch.Client, agent, origin string, turns polite.Turns, delay, maxCrawlDelay time.Duration) (robots.Outcome, error) {
+	read := func() (robots.Outcome, bool, error) { return readRobots(ctx, l, origin) }
 	if out, ok, err := read(); ok || err != nil {
 		return out, err
 	}
@@ -206,24 +207,19 @@ func loadRobots(ctx context.Context, pool *pgxpool.Pool, client *fetch.Client, a
 	if err != nil || noAnswer(out) {
 		return out, err
 	}
-	return out, storeRobots(context.WithoutCancel(ctx), pool, origin, out, body)
+	// Kept for the team, for its lifetime, in its ledger.
+	kept := ledger.Robots{Origin: origin, Status: out.Status.String(), HTTPStatus: out.HTTPStatus, Cause: out.Cause, Body: body, Until: time.Now().Add(out.Lifetime)}
+	return out, l.PutRobots(context.WithoutCancel(ctx), kept)
 }
 
-// readRobots is an origin's robots.txt as the team stored it, while it
-// lives; stored is false when it has none.
-func readRobots(ctx context.Context, pool *pgxpool.Pool, origin string) (o robots.Outcome, stored bool, err error) {
-	var status, cause string
-	var httpStatus int
-	var body []byte
-	err = pool.QueryRow(ctx, `SELECT status, http_status, cause, body FROM heed_robots WHERE origin = $1 AND until > now()`,
-		origin).Scan(&status, &httpStatus, &cause, &body)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return robots.Outcome{}, false, nil
-	}
-	if err != nil {
+// readRobots is an origin's robots.txt as the team's ledger keeps it,
+// while it lives; stored is false when it has none.
+func readRobots(ctx context.Context, l ledger.Ledger, origin string) (o robots.Outcome, stored bool, err error) {
+	kept, ok, err := l.Robots(ctx, origin)
+	if !ok || err != nil {
 		return robots.Outcome{}, false, err
 	}
-	return outcomeOf(status, httpStatus, cause, body), true, nil
+	return kept.Outcome(), true, nil
 }
 
 // robotsTurns are the turns of a robots.txt's hops: its own host's turn,
@@ -273,6 +269,7 @@ func (r *robotsTurns) let() {
 // for the team. After the request the host is left alone for delay, or
 // its Crawl-delay (at most maxCrawlDelay).
 func RobotsLoader(pool *pgxpool.Pool, client *fetch.Client, turns polite.Turns, agent string, delay, maxCrawlDelay time.Duration) robots.Loader {
+	l := pgstore.NewLedger(pool)
 	return func(ctx context.Context, robotsURL string) (robots.Outcome, error) {
 		u, err := url.Parse(robotsURL)
 		if err != nil || u.Host == "" {
@@ -281,7 +278,7 @@ func RobotsLoader(pool *pgxpool.Pool, client *fetch.Client, turns polite.Turns, 
 		if err := fetch.CheckURL(robotsURL); err != nil {
 			return robots.Outcome{}, err
 		}
-		return loadRobots(ctx, pool, client, agent, u.Scheme+"://"+u.Host, turns, delay, maxCrawlDelay)
+		return loadRobots(ctx, l, client, agent, u.Scheme+"://"+u.Host, turns, delay, maxCrawlDelay)
 	}
 }
 

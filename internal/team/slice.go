@@ -507,7 +507,7 @@ func (s *slice) robots(ctx context.Context, it item, u *url.URL, delay time.Dura
 	if o, ok := s.outcomes.get(origin); ok {
 		return o, nil
 	}
-	o, stored, err := readRobots(ctx, s.w.Pool, origin)
+	o, stored, err := readRobots(ctx, s.w.ledger, origin)
 	if err != nil {
 		return robots.Outcome{}, err
 	}
@@ -566,31 +566,6 @@ func noAnswer(o robots.Outcome) bool { return o.Status == robots.Unreachable && 
 // (noAnswer): a cause that may pass.
 func silentError(origin string, o robots.Outcome) error {
 	return &heed.Error{Kind: heed.Transient, Op: "get", URL: origin + "/robots.txt", Err: errors.New(o.Cause)}
-}
-
-// storeRobots keeps an origin's robots.txt for the team, in db (the pool,
-// or a transaction), for its lifetime.
-func storeRobots(ctx context.Context, db interface {
-	Exec(context.Context, string, ...any) (pgconn.CommandTag, error)
-}, origin string, o robots.Outcome, body []byte) error {
-	_, err := db.Exec(ctx, `
-		INSERT INTO heed_robots (origin, status, http_status, cause, body, until)
-		VALUES ($1, $2, $3, $4, $5, now() + make_interval(secs => $6))
-		ON CONFLICT (origin) DO UPDATE SET status = EXCLUDED.status, http_status = EXCLUDED.http_status,
-			cause = EXCLUDED.cause, body = EXCLUDED.body, fetched_at = now(), until = EXCLUDED.until`,
-		origin, o.Status.String(), o.HTTPStatus, pgstore.Clean(o.Cause), body, o.Lifetime.Seconds())
-	return err
-}
-
-// outcomeOf is a robots.txt outcome as stored.
-func outcomeOf(status string, httpStatus int, cause string, body []byte) robots.Outcome {
-	switch status {
-	case robots.Parsed.String():
-		return robots.OutcomeOf(httpStatus, body, nil)
-	case robots.Unavailable.String():
-		return robots.Outcome{Status: robots.Unavailable, HTTPStatus: httpStatus, Cause: cause, Lifetime: robots.UnavailableLifetime}
-	}
-	return robots.Outcome{Status: robots.Unreachable, HTTPStatus: httpStatus, Cause: cause, Lifetime: robots.UnreachableLifetime}
 }
 
 // releaseSQL sets a held host's next turn, its delay from now by the

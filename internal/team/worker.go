@@ -21,6 +21,7 @@ import (
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/history"
+	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/render"
 )
 
@@ -66,7 +67,8 @@ type Worker struct {
 	Logger *slog.Logger
 
 	owner    string
-	turns    *Turns // of hosts other than a job's own, for rendered pages' requests
+	turns    *Turns          // of hosts other than a job's own, for rendered pages' requests
+	ledger   *pgstore.Ledger // the team's crawl state: robots.txt as read
 	inserter *river.Client[pgx.Tx]
 	stopping chan struct{}
 
@@ -108,6 +110,7 @@ func (w *Worker) fill() {
 	// lease ends.
 	w.turns = NewTurns(w.Pool, max(w.LeaseTTL, w.HTTP.Timeout()+2*time.Second))
 	w.turns.patience = renderPatience
+	w.ledger = pgstore.NewLedger(w.Pool)
 	w.crawls = map[int64]*crawlInfo{}
 }
 
