@@ -47,21 +47,11 @@ func TestTrainBlockModel(t *testing.T) {
 	var xs [][nFeatures]float64
 	var ys, ws []float64
 	used := 0
-	for _, p := range pages {
-		if p.Split != "tune" {
-			continue
-		}
-		raw, err := p.HTML()
-		if err != nil {
-			t.Fatal(err)
-		}
-		truth, err := p.TruthText()
-		if err != nil {
-			t.Fatal(err)
-		}
-		units, feats := pageBlocks(raw, p.URL)
+	// learn adds a page's blocks, each labelled by the page's truth.
+	learn := func(raw []byte, pageURL, truth string) {
+		units, feats := pageBlocks(raw, pageURL)
 		if len(units) < 2 {
-			continue
+			return
 		}
 		used++
 		tr := newTruth(truth)
@@ -74,6 +64,20 @@ func TestTrainBlockModel(t *testing.T) {
 			ys = append(ys, tr.label(words))
 			ws = append(ws, math.Sqrt(float64(len(words))))
 		}
+	}
+	for _, p := range pages {
+		if p.Split != "tune" {
+			continue
+		}
+		raw, err := p.HTML()
+		if err != nil {
+			t.Fatal(err)
+		}
+		truth, err := p.TruthText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		learn(raw, p.URL, truth)
 	}
 	// The documentation set's pages, less its held-out generators: what
 	// the model leaves out must not be a reference page's structure.
@@ -93,21 +97,7 @@ func TestTrainBlockModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		units, feats := pageBlocks(raw, p.URL)
-		if len(units) < 2 {
-			continue
-		}
-		used++
-		tr := newTruth(string(truth))
-		for i, u := range units {
-			words := strings.Fields(u.fullText)
-			if len(words) == 0 {
-				continue
-			}
-			xs = append(xs, feats[i])
-			ys = append(ys, tr.label(words))
-			ws = append(ws, math.Sqrt(float64(len(words))))
-		}
+		learn(raw, p.URL, string(truth))
 	}
 	t.Logf("%d pages, %d blocks", used, len(xs))
 	trees := fitTrees(xs, ys, ws, treeRounds, treeDepth, treeRate)
