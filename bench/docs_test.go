@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/heedhq/heed/bench/htmlextract"
 	"github.com/heedhq/heed/internal/docset"
 	"github.com/heedhq/heed/internal/extractdev"
 )
@@ -47,15 +48,15 @@ func BenchmarkDocsExtractors(b *testing.B) {
 		u, _ := url.Parse(p.URL)
 		ps = append(ps, page{p, h, string(t), u})
 	}
-	for _, ex := range extractors {
-		b.Run(ex.name, func(b *testing.B) {
+	for _, ex := range htmlextract.All {
+		b.Run(ex.Name, func(b *testing.B) {
 			f1 := map[string][]float64{}
 			nav := map[string]int{}
 			for b.Loop() {
 				clear(f1)
 				clear(nav)
 				for _, p := range ps {
-					text, err := ex.run(bytes.Clone(p.html), p.url)
+					text, err := ex.Run(bytes.Clone(p.html), p.url)
 					f := 0.0
 					if err == nil {
 						_, _, f = extractdev.Score(text, p.truth)

@@ -1,49 +1,15 @@
 package bench
 
 import (
-	"bytes"
 	"hash/fnv"
 	"net/url"
 	"sort"
 	"strings"
 	"testing"
 
-	readability "github.com/go-shiori/go-readability"
-	"github.com/markusmobius/go-trafilatura"
-
-	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/bench/htmlextract"
 	"github.com/heedhq/heed/internal/extractdev"
 )
-
-// extractor turns a page into the text it keeps.
-type extractor struct {
-	name string
-	run  func(page []byte, u *url.URL) (string, error)
-}
-
-var extractors = []extractor{
-	{"heed", func(page []byte, u *url.URL) (string, error) {
-		doc, err := extract.Extract(bytes.NewReader(page), extract.Options{URL: u.String(), ContentType: "text/html; charset=utf-8"})
-		if err != nil {
-			return "", err
-		}
-		return extractdev.PlainText(doc.Markdown), nil
-	}},
-	{"trafilatura", func(page []byte, u *url.URL) (string, error) {
-		r, err := trafilatura.Extract(bytes.NewReader(page), trafilatura.Options{OriginalURL: u, EnableFallback: true, ExcludeComments: true})
-		if err != nil {
-			return "", err
-		}
-		return r.ContentText, nil
-	}},
-	{"readability", func(page []byte, u *url.URL) (string, error) {
-		a, err := readability.FromReader(bytes.NewReader(page), u)
-		if err != nil {
-			return "", err
-		}
-		return a.TextContent, nil
-	}},
-}
 
 type devPage struct {
 	extractdev.Page
@@ -85,15 +51,15 @@ func loadDev(tb testing.TB) []devPage {
 //	go test -run '^$' -bench Extractors -benchtime 1x
 func BenchmarkExtractors(b *testing.B) {
 	pages := loadDev(b)
-	for _, ex := range extractors {
-		b.Run(ex.name, func(b *testing.B) {
+	for _, ex := range htmlextract.All {
+		b.Run(ex.Name, func(b *testing.B) {
 			var all []float64
 			byType := map[string][]float64{}
 			for b.Loop() {
 				all = all[:0]
 				clear(byType)
 				for _, p := range pages {
-					text, err := ex.run(p.html, p.url)
+					text, err := ex.Run(p.html, p.url)
 					f := 0.0
 					if err == nil {
 						_, _, f = extractdev.Score(text, p.truth)

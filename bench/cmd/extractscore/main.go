@@ -17,7 +17,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -32,10 +31,7 @@ import (
 	"sync"
 	"time"
 
-	readability "github.com/go-shiori/go-readability"
-	"github.com/markusmobius/go-trafilatura"
-
-	"github.com/heedhq/heed/extract"
+	"github.com/heedhq/heed/bench/htmlextract"
 	"github.com/heedhq/heed/internal/extractdev"
 )
 
@@ -46,35 +42,6 @@ type row struct{ extractdev.Page }
 func (r row) newest() bool {
 	n, err := strconv.Atoi(strings.TrimPrefix(r.ID, "wcxb-"))
 	return r.Set == "wcxb" && err == nil && n >= 4000
-}
-
-type extractor struct {
-	name string
-	run  func(page []byte, u *url.URL) (string, error)
-}
-
-var extractors = []extractor{
-	{"heed", func(page []byte, u *url.URL) (string, error) {
-		doc, err := extract.Extract(bytes.NewReader(page), extract.Options{URL: u.String(), ContentType: "text/html; charset=utf-8"})
-		if err != nil {
-			return "", err
-		}
-		return extractdev.PlainText(doc.Markdown), nil
-	}},
-	{"trafilatura", func(page []byte, u *url.URL) (string, error) {
-		r, err := trafilatura.Extract(bytes.NewReader(page), trafilatura.Options{OriginalURL: u, EnableFallback: true, ExcludeComments: true})
-		if err != nil {
-			return "", err
-		}
-		return r.ContentText, nil
-	}},
-	{"readability", func(page []byte, u *url.URL) (string, error) {
-		a, err := readability.FromReader(bytes.NewReader(page), u)
-		if err != nil {
-			return "", err
-		}
-		return a.TextContent, nil
-	}},
 }
 
 // result is one page's F1 and whether its text was empty, per extractor.
@@ -198,27 +165,27 @@ func measure(r row, kept map[string]string, mu *sync.Mutex) result {
 		u = &url.URL{}
 	}
 	res.words["truth"] = len(strings.Fields(truth))
-	for _, ex := range extractors {
-		key := ex.name + "/" + r.ID
+	for _, ex := range htmlextract.All {
+		key := ex.Name + "/" + r.ID
 		mu.Lock()
 		text, ok := kept[key]
 		mu.Unlock()
-		if !ok || ex.name == "heed" {
+		if !ok || ex.Name == "heed" {
 			start := time.Now()
-			text, err = ex.run(page, u)
-			res.ms[ex.name] = float64(time.Since(start).Microseconds()) / 1000
+			text, err = ex.Run(page, u)
+			res.ms[ex.Name] = float64(time.Since(start).Microseconds()) / 1000
 			if err != nil {
 				text = ""
 			}
-			if ex.name != "heed" {
+			if ex.Name != "heed" {
 				mu.Lock()
 				kept[key] = text
 				mu.Unlock()
 			}
 		}
-		res.p[ex.name], res.r[ex.name], res.f1[ex.name] = extractdev.Score(text, truth)
-		res.words[ex.name] = len(strings.Fields(text))
-		res.empty[ex.name] = strings.TrimSpace(text) == "" && strings.TrimSpace(truth) != ""
+		res.p[ex.Name], res.r[ex.Name], res.f1[ex.Name] = extractdev.Score(text, truth)
+		res.words[ex.Name] = len(strings.Fields(text))
+		res.empty[ex.Name] = strings.TrimSpace(text) == "" && strings.TrimSpace(truth) != ""
 	}
 	return res
 }
