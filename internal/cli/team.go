@@ -44,7 +44,10 @@ func (e *env) migrateCommand() *cobra.Command {
 database (15 or later), or upgrades them to what this heed knows. Running
 it again changes nothing; two at once run one after the other, the second
 waiting at most --lock-wait for the first, then naming the session that
-holds the lock. A database that a newer heed migrated is refused, unchanged.
+holds the lock. Each step waits as long at most for the tables it alters,
+then fails, changing nothing, naming the sessions that hold them: stop the
+team's workers before it, and start the new heed's after it. A database
+that a newer heed migrated is refused, unchanged.
 
 The URL is a PostgreSQL connection URL or keyword/value string, from --db
 or $HEED_DB; its password is never printed.`,
@@ -72,7 +75,7 @@ or $HEED_DB; its password is never printed.`,
 		},
 	}
 	cmd.Flags().StringVar(&db, "db", "", "the team database's PostgreSQL URL (default $HEED_DB)")
-	cmd.Flags().DurationVar(&lockWait, "lock-wait", ingest.MigrateLockWait, "how long to wait for another session's migration lock")
+	cmd.Flags().DurationVar(&lockWait, "lock-wait", ingest.MigrateLockWait, "how long to wait for another session's migration lock, and for each table a step alters")
 	return cmd
 }
 

@@ -379,7 +379,7 @@ func TestMigrateLockHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, stderr := run(t, "", "migrate", "--db", url, "--lock-wait", "300ms")
-	if code != 1 || !strings.Contains(stderr, "holds heed's migration lock") || !strings.Contains(stderr, fmt.Sprintf("pid %d, role \"squatter\", application \"lock-holder\"", pid)) {
+	if code != 1 || !strings.Contains(stderr, "heed's migration lock") || !strings.Contains(stderr, fmt.Sprintf("pid %d, role \"squatter\", application \"lock-holder\"", pid)) {
 		t.Errorf("the lock held: exit %d, %q, %q", code, out, stderr)
 	}
 	other.Close(t.Context())

@@ -26,8 +26,8 @@ var ErrNewerSchema = pgstore.ErrNewerSchema
 
 // Migrate creates or upgrades the schemas of a team's database, heed's
 // and River's (pgstore.MigrateWait), waiting at most lockWait for
-// another session's migration (a default for 0). Its errors never hold
-// the URL's password.
+// another session's migration (a default for 0), and as long at most for
+// each table a step alters. Its errors never hold the URL's password.
 func Migrate(ctx context.Context, dbURL string, lockWait time.Duration) (*MigrateResult, error) {
 	return pgstore.MigrateWait(ctx, dbURL, lockWait)
 }
@@ -36,7 +36,8 @@ func Migrate(ctx context.Context, dbURL string, lockWait time.Duration) (*Migrat
 const MigrateLockWait = pgstore.LockWait
 
 // ErrLocked is wrapped by Migrate's error when another session held the
-// migration lock for longer than it waited.
+// migration lock, or a lock on a table a step alters, for longer than it
+// waited.
 var ErrLocked = pgstore.ErrLocked
 
 // OpenDB is a Config.Open for a team's database at dbURL: the service's

@@ -264,9 +264,10 @@ const lockKey = 0x68656564 // "heed"
 // a newer heed.
 var ErrNewerSchema = errors.New("the database's heed schema is newer than this heed knows")
 
-// ErrLocked is wrapped by Migrate's error when another session held the
-// migration lock for longer than it waits.
-var ErrLocked = errors.New("another session holds heed's migration lock")
+// ErrLocked is wrapped by Migrate's error when another session held a
+// lock the migration waited for (the migration lock, or a lock on a table
+// a step alters) for longer than it waits.
+var ErrLocked = errors.New("another session holds a lock the migration waits for")
 
 // Result says what Migrate did.
 type Result struct {
@@ -285,12 +286,17 @@ func Migrate(ctx context.Context, dbURL string) (*Result, error) {
 }
 
 // LockWait is how long Migrate waits for another session's migration to
-// end: a session that holds the lock longer (any role may take an
-// advisory lock) is named in the error, not waited for forever.
+// end, and then for each lock on a table its steps alter: a session that
+// holds one longer (any role may take an advisory lock; any transaction
+// left open on a table holds its lock) is named in the error, not waited
+// for forever. A step that waited for its table without a bound would
+// make every worker's update of the table wait behind it.
 const LockWait = time.Minute
 
-// MigrateWait is Migrate waiting at most wait for the lock (LockWait
-// for 0); then it fails with ErrLocked, naming the session that holds it.
+// MigrateWait is Migrate waiting at most wait (LockWait for 0) for the
+// migration lock, and as long at most for each lock its steps take; then
+// it fails with ErrLocked, naming the sessions that hold the lock, and
+// leaves heed's schema as it was.
 func MigrateWait(ctx context.Context, dbURL string, wait time.Duration) (*Result, error) {
 	if wait <= 0 {
 		wait = LockWait
@@ -316,7 +322,7 @@ func migrateAll(ctx context.Context, dbURL string, wait time.Duration) (*Result,
 	if err := checkSchemas(ctx, conn); err != nil {
 		return nil, err
 	}
-	res, err := migrate(ctx, conn)
+	res, err := migrate(ctx, conn, wait)
 	if err != nil {
 		return nil, err
 	}
@@ -324,6 +330,8 @@ func migrateAll(ctx context.Context, dbURL string, wait time.Duration) (*Result,
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: connect: %w", err)
 	}
+	// River's steps wait for their tables as long at most as heed's.
+	cfg.ConnConfig.RuntimeParams["lock_timeout"] = lockTimeout(wait)
 	if owner != "" {
 		cfg.AfterConnect = func(ctx context.Context, c *pgx.Conn) error {
 			_, err := c.Exec(ctx, "SET ROLE "+pgx.Identifier{owner}.Sanitize())
@@ -340,6 +348,10 @@ func migrateAll(ctx context.Context, dbURL string, wait time.Duration) (*Result,
 		return nil, fmt.Errorf("pgstore: migrate: river: %w", err)
 	}
 	rr, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if timedOut(err) {
+		return nil, fmt.Errorf("pgstore: migrate: river: %w, on River's tables, longer than %v: %s; stop the team's workers, end any other transaction on these tables, then migrate again",
+			ErrLocked, wait, holders(ctx, conn, `river\_%`))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: migrate: river: %w", err)
 	}
@@ -426,51 +438,104 @@ func connectMigration(ctx context.Context, dbURL string) (*pgx.Conn, error) {
 	return conn, nil
 }
 
+// lockTimeout is the server's lock_timeout of a wait, in milliseconds:
+// at least one (0 would wait forever), at most the server's bound (24.8
+// days).
+func lockTimeout(wait time.Duration) string {
+	return strconv.FormatInt(min(max(wait.Milliseconds(), 1), math.MaxInt32), 10)
+}
+
+// timedOut says whether err is the server's, of a statement that waited
+// for a lock longer than lock_timeout.
+func timedOut(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "55P03" // lock_not_available
+}
+
 // lock takes the migration lock on conn, waiting at most wait (the
-// server's lock_timeout, set for this alone) for another session to let
-// it go; after that it fails with ErrLocked and who holds it.
+// server's lock_timeout) for another session to let it go; after that it
+// fails with ErrLocked and who holds it. The bound stays set for the
+// session: each lock the migration's steps take on a table is waited for
+// as long at most.
 func lock(ctx context.Context, conn *pgx.Conn, wait time.Duration) error {
-	ms := min(max(wait.Milliseconds(), 1), math.MaxInt32) // the server's bound, 24.8 days
-	if _, err := conn.Exec(ctx, "SELECT set_config('lock_timeout', $1, false)", strconv.FormatInt(ms, 10)); err != nil {
+	if _, err := conn.Exec(ctx, "SELECT set_config('lock_timeout', $1, false)", lockTimeout(wait)); err != nil {
 		return fmt.Errorf("pgstore: migrate: lock: %w", err)
 	}
 	_, err := conn.Exec(ctx, "SELECT pg_advisory_lock($1)", int64(lockKey))
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) && pgErr.Code == "55P03" { // lock_not_available
-		return fmt.Errorf("pgstore: migrate: %w after waiting %v: %s; when it is no migration of heed's, end it (SELECT pg_terminate_backend(pid)) and revoke its role's CONNECT", ErrLocked, wait, holder(ctx, conn))
+	if timedOut(err) {
+		return fmt.Errorf("pgstore: migrate: %w, heed's migration lock, longer than %v: %s; when it is no migration of heed's, end it (SELECT pg_terminate_backend(pid)) and revoke its role's CONNECT", ErrLocked, wait, holder(ctx, conn))
 	}
 	if err != nil {
-		return fmt.Errorf("pgstore: migrate: lock: %w", err)
-	}
-	if _, err := conn.Exec(ctx, "RESET lock_timeout"); err != nil {
 		return fmt.Errorf("pgstore: migrate: lock: %w", err)
 	}
 	return nil
 }
 
-// holder describes the sessions that hold the migration lock: process
-// id, role, application, client address, since when it is connected and
-// its state (as much as pg_stat_activity shows this role of them).
+// holder describes the sessions that hold the migration lock.
 func holder(ctx context.Context, conn *pgx.Conn) string {
-	rows, err := conn.Query(ctx, `
+	out := sessions(ctx, conn, `
 		SELECT a.pid, coalesce(a.usename, ''), coalesce(a.application_name, ''),
-			coalesce(host(a.client_addr), ''), coalesce(a.state, ''), a.backend_start
+			coalesce(host(a.client_addr), ''), coalesce(a.state, ''), a.backend_start, ''
 		FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid
 		WHERE l.locktype = 'advisory' AND l.granted AND l.classid = $1 AND l.objid = $2 AND l.objsubid = 1
 		ORDER BY a.pid`, int64(lockKey>>32), int64(lockKey&0xffffffff))
+	if out == "" {
+		return "its holder has let it go since"
+	}
+	return out
+}
+
+// holders describes the sessions, besides conn's, that hold a lock on a
+// table of the database whose name is LIKE pattern, the oldest
+// transaction first, and which tables: a step that gave up waiting no
+// longer says whose lock it waited for, and one of them held it. A
+// worker's session at work is among them as long as its transaction
+// lasts; one idle in a transaction is the likeliest to have kept the
+// step waiting.
+func holders(ctx context.Context, conn *pgx.Conn, pattern string) string {
+	const most = 10
+	out := sessions(ctx, conn, `
+		SELECT a.pid, coalesce(a.usename, ''), coalesce(a.application_name, ''),
+			coalesce(host(a.client_addr), ''), coalesce(a.state, ''), a.backend_start,
+			string_agg(DISTINCT c.relname, ', ' ORDER BY c.relname)
+		FROM pg_locks l JOIN pg_class c ON c.oid = l.relation LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+		WHERE l.locktype = 'relation' AND l.granted AND c.relkind IN ('r', 'p') AND c.relname LIKE $1
+			AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+			AND l.pid IS DISTINCT FROM pg_backend_pid()
+		GROUP BY a.pid, a.usename, a.application_name, a.client_addr, a.state, a.backend_start
+		ORDER BY min(a.xact_start), a.pid LIMIT $2`, pattern, most+1)
+	if out == "" {
+		return "their holders have let them go since"
+	}
+	if strings.Count(out, "; held by ") >= most {
+		out = out[:strings.LastIndex(out, "; held by ")] + "; and more"
+	}
+	return out
+}
+
+// sessions describes the sessions a query reads of pg_locks and
+// pg_stat_activity, one a row of process id, role, application, client
+// address, state, since when it is connected and the tables it locks:
+// as much as pg_stat_activity shows this role of them. It is "" for none.
+func sessions(ctx context.Context, conn *pgx.Conn, query string, args ...any) string {
+	rows, err := conn.Query(ctx, query, args...)
 	if err != nil {
 		return "(who holds it could not be read: " + err.Error() + ")"
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var pid int
-		var user, app, addr, state string
+		var pid *int
+		var user, app, addr, state, tables string
 		var since *time.Time
-		if err := rows.Scan(&pid, &user, &app, &addr, &state, &since); err != nil {
+		if err := rows.Scan(&pid, &user, &app, &addr, &state, &since, &tables); err != nil {
 			return "(who holds it could not be read: " + err.Error() + ")"
 		}
-		d := fmt.Sprintf("pid %d, role %q, application %q", pid, user, app)
+		if pid == nil {
+			out = append(out, "held by a prepared transaction (pg_prepared_xacts)")
+			continue
+		}
+		d := fmt.Sprintf("pid %d, role %q, application %q", *pid, user, app)
 		switch {
 		case since == nil:
 			// Another role's session: its address and times are shown
@@ -487,16 +552,22 @@ func holder(ctx context.Context, conn *pgx.Conn) string {
 		if state != "" {
 			d += ", " + state
 		}
+		if tables != "" {
+			d += ", on " + tables
+		}
 		out = append(out, "held by "+d)
 	}
-	if len(out) == 0 {
-		return "its holder has let it go since"
+	if err := rows.Err(); err != nil {
+		return "(who holds it could not be read: " + err.Error() + ")"
 	}
 	return strings.Join(out, "; ")
 }
 
-// migrate applies heed's missing versions in one transaction.
-func migrate(ctx context.Context, conn *pgx.Conn) (*Result, error) {
+// migrate applies heed's missing versions in one transaction. A step
+// that waited longer than wait for a lock on its table is undone with
+// the others, and fails with ErrLocked and who held locks on heed's
+// tables.
+func migrate(ctx context.Context, conn *pgx.Conn, wait time.Duration) (*Result, error) {
 	tx, err := conn.Begin(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: migrate: %w", err)
@@ -516,7 +587,17 @@ func migrate(ctx context.Context, conn *pgx.Conn) (*Result, error) {
 		return nil, fmt.Errorf("%w: it is at version %d, this heed knows %d; upgrade heed", ErrNewerSchema, res.From, Version)
 	}
 	for v := res.From + 1; v <= Version; v++ {
-		if _, err := tx.Exec(ctx, migrations[v-1]); err != nil {
+		_, err := tx.Exec(ctx, migrations[v-1])
+		if timedOut(err) {
+			// The transaction ends before the sessions are read: conn
+			// reads nothing in a transaction that failed.
+			if err := tx.Rollback(ctx); err != nil {
+				return nil, fmt.Errorf("pgstore: migrate to version %d: %w", v, err)
+			}
+			return nil, fmt.Errorf("pgstore: migrate to version %d: %w, on heed's tables, longer than %v: %s; nothing was changed: stop the team's workers, end any other transaction on these tables, then migrate again",
+				v, ErrLocked, wait, holders(ctx, conn, `heed\_%`))
+		}
+		if err != nil {
 			return nil, fmt.Errorf("pgstore: migrate to version %d: %w", v, err)
 		}
 		if _, err := tx.Exec(ctx, "INSERT INTO heed_schema_version (version) VALUES ($1)", v); err != nil {

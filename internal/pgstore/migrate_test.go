@@ -497,3 +497,61 @@ func TestMigrateCrawlOptions(t *testing.T) {
 		t.Errorf("%d of the columns moved are left in heed_crawl (%v)", left, err)
 	}
 }
+
+// heed migrate run while a session has a transaction open on a table a
+// step alters (a worker's, a request counted and its page not yet
+// committed; or any session idle in a transaction) waits for it no
+// longer than --lock-wait, as for the migration lock: a step that waited
+// without a bound would make every worker's update of heed_crawl wait
+// behind it. It fails with ErrLocked, names the session and the table,
+// and leaves the schema as it was; the transaction ended, it migrates.
+func TestMigrateBesideAnOpenTransaction(t *testing.T) {
+	url := database(t)
+	ctx := context.Background()
+	Version = 10
+	_, err := Migrate(ctx, url)
+	Version = len(migrations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, url+"&application_name=worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `INSERT INTO heed_crawl (id, source, start_url) VALUES (1, 'a', 'https://a.test/')`); err != nil {
+		t.Fatal(err)
+	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	var pid int
+	if err := tx.QueryRow(ctx, `UPDATE heed_crawl SET fetched = fetched + 1 WHERE id = 1 RETURNING pg_backend_pid()`).Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	// The test's own bound: a migration that waits without one fails
+	// here with the context's error, not ErrLocked.
+	mctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	_, err = MigrateWait(mctx, url, 300*time.Millisecond)
+	if !errors.Is(err, ErrLocked) {
+		t.Fatalf("migrate beside an open transaction on heed_crawl: %v; want ErrLocked", err)
+	}
+	for _, want := range []string{"version 11", fmt.Sprintf("pid %d", pid), `application "worker"`, "idle in transaction", "on heed_crawl"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
+	}
+	var version int
+	if err := conn.QueryRow(ctx, `SELECT max(version) FROM heed_schema_version`).Scan(&version); err != nil || version != 10 {
+		t.Errorf("the schema after the migration failed: version %d (%v); want 10", version, err)
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := MigrateWait(mctx, url, 300*time.Millisecond); err != nil || res.From != 10 || res.To != Version {
+		t.Errorf("the transaction ended: %+v, %v", res, err)
+	}
+}
