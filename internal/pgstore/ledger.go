@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -304,21 +305,29 @@ func readEntries(ctx context.Context, tx pgx.Tx, id int64) ([]ledger.Entry, erro
 // new place ($1 the URL, $2 the crawl, $3 and $4 the state and reason
 // it is to have): a URL queued takes a place behind those queued before
 // it, and a page kept (stored or unchanged) that was not the crawl's
-// kept page before takes its place among those kept, in which order Kept
-// reads them. Other rows keep their place, and a row new takes the next.
+// kept page before takes its place among those kept, which orders the
+// pages Kept reads of one time. Other rows keep their place, and a row
+// new takes the next.
 const placeSQL = `
 	UPDATE heed_frontier SET seq = DEFAULT
 	WHERE url = $1 AND ($3 = 'queued'
 		OR $3 = 'done' AND $4 NOT IN ` + notKept + `
 			AND NOT (crawl = $2 AND state = 'done' AND reason NOT IN ` + notKept + `))`
 
-// writeEntrySQL writes one entry: the URL's row is the crawl's.
+// writeEntrySQL writes one entry: the URL's row is the crawl's. Its
+// updated_at is when it was written, which orders the pages Kept lists,
+// as a team's worker's commit dates the URL it ends: the statement's own
+// time (clock_timestamp), not its transaction's, so that the entries of
+// one Write are each of a time of their own, in order. A page the crawl
+// kept already, kept again, keeps its time and its place.
 const writeEntrySQL = `
-	INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, lastmod, via, hash)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+	INSERT INTO heed_frontier (url, crawl, host, depth, state, reason, lastmod, via, hash, updated_at)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, clock_timestamp())
 	ON CONFLICT (url) DO UPDATE SET crawl = EXCLUDED.crawl, host = EXCLUDED.host, depth = EXCLUDED.depth,
 		state = EXCLUDED.state, reason = EXCLUDED.reason, detail = '', lastmod = EXCLUDED.lastmod, via = EXCLUDED.via,
-		hash = EXCLUDED.hash, updated_at = now()`
+		hash = EXCLUDED.hash,
+		updated_at = CASE WHEN heed_frontier.crawl = EXCLUDED.crawl AND heed_frontier.state = 'done' AND heed_frontier.reason NOT IN ` + notKept + `
+			AND EXCLUDED.state = 'done' AND EXCLUDED.reason NOT IN ` + notKept + ` THEN heed_frontier.updated_at ELSE clock_timestamp() END`
 
 func (l *Ledger) Write(ctx context.Context, id int64, entries []ledger.Entry, counts ledger.Counts, turns []ledger.Turn) error {
 	for _, e := range entries {
@@ -426,14 +435,23 @@ func (l *Ledger) Crawl(ctx context.Context, id int64) (ledger.Crawl, error) {
 
 // KeptSettle is how long a running crawl's page is kept before Kept
 // lists it: the order of pages kept is the order their transactions
-// took their places in, and one that took its place earlier may commit
-// later than one already listed. A page's transaction lasts
-// milliseconds.
+// dated them in, and one dated earlier may commit later than one already
+// listed. A page's transaction lasts milliseconds.
 const KeptSettle = 2 * time.Second
 
 // Kept lists the crawl's URLs done that are pages it kept, in the order
-// they became so. A URL that redirected to the page it was stored under
-// is one of them, as its row is the team's.
+// they became so: by the time their rows were ended (updated_at), then
+// their place (seq), as team.Kept lists them. A team's worker ends a URL
+// in the place it was queued in, so that the place alone is not the
+// order kept. A URL that redirected to the page it was stored under is
+// one of them, as its row is the team's.
+//
+// A page's Seq, the cursor of the next, is its time in microseconds
+// since the epoch: a page never splits the pages of one time, which are
+// listed after the last time given whole. The pages of one time are
+// those of transactions begun in the same microsecond, of a crawl the
+// team's workers run (a Write dates each of its entries apart); a page
+// holds more than limit only when more than limit are of one time.
 func (l *Ledger) Kept(ctx context.Context, id, after int64, limit int) ([]ledger.Kept, error) {
 	var state string
 	err := l.pool.QueryRow(ctx, `SELECT state FROM heed_crawl WHERE id = $1`, id).Scan(&state)
@@ -443,15 +461,38 @@ func (l *Ledger) Kept(ctx context.Context, id, after int64, limit int) ([]ledger
 	if err != nil {
 		return nil, err
 	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	limit = min(limit, math.MaxInt32-1) // the server's bound of LIMIT $4, one more asked
 	settle := time.Duration(0)
 	if state == string(ledger.Running) {
 		settle = KeptSettle
 	}
-	rows, err := l.pool.Query(ctx, `
-		SELECT url, reason, seq FROM heed_frontier
-		WHERE crawl = $1 AND state = 'done' AND reason NOT IN `+notKept+` AND seq > $2
-			AND ($3 = 0 OR updated_at < now() - make_interval(secs => $3))
-		ORDER BY seq LIMIT $4`, id, after, settle.Seconds(), max(limit, 0))
+	const keptSQL = `
+		SELECT url, reason, updated_at FROM heed_frontier
+		WHERE crawl = $1 AND state = 'done' AND reason NOT IN ` + notKept + `
+			AND ($3 = 0 OR updated_at < now() - make_interval(secs => $3)) AND `
+	// One more than asked says whether the last time given is whole.
+	out, err := l.kept(ctx, keptSQL+`updated_at > $2 ORDER BY updated_at, seq LIMIT $4`, id, time.UnixMicro(after), settle.Seconds(), limit+1)
+	if err != nil || len(out) <= limit {
+		return out, err
+	}
+	last := out[limit].Seq
+	cut := limit
+	for cut > 0 && out[cut-1].Seq == last {
+		cut--
+	}
+	if cut > 0 {
+		return out[:cut], nil
+	}
+	// The page is all of one time: it is given whole.
+	return l.kept(ctx, keptSQL+`updated_at = $2 ORDER BY seq`, id, time.UnixMicro(last), settle.Seconds())
+}
+
+// kept reads the pages kept a query of Kept selects.
+func (l *Ledger) kept(ctx context.Context, query string, args ...any) ([]ledger.Kept, error) {
+	rows, err := l.pool.Query(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -460,10 +501,11 @@ func (l *Ledger) Kept(ctx context.Context, id, after int64, limit int) ([]ledger
 	for rows.Next() {
 		var k ledger.Kept
 		var reason string
-		if err := rows.Scan(&k.URL, &reason, &k.Seq); err != nil {
+		var at time.Time
+		if err := rows.Scan(&k.URL, &reason, &at); err != nil {
 			return nil, err
 		}
-		k.Fate = fateOf("done", reason)
+		k.Fate, k.Seq = fateOf("done", reason), at.UnixMicro()
 		out = append(out, k)
 	}
 	return out, rows.Err()

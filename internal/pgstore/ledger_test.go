@@ -1,6 +1,7 @@
 package pgstore
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -81,5 +82,77 @@ func TestLedgerOfTeamRows(t *testing.T) {
 	}
 	if fates["b"].Fate != ledger.Seen || fates["c"].Fate != ledger.Claimed || fates["d"].Fate != ledger.Failed {
 		t.Errorf("entries %+v", fates)
+	}
+}
+
+// A team's worker ends a URL in the place it was queued in (its seq),
+// dating its row (updated_at): Kept lists a crawl's pages in the order
+// they were kept, as team.Kept does, so that paging a running crawl by
+// the last page given misses none. Here /a, queued first, is kept after
+// /b was listed. Pages kept at one time are never split across pages:
+// given whole when they are more than the limit, and after the page
+// before them when they would end it.
+func TestLedgerKeptOfTeamRowsInTheOrderKept(t *testing.T) {
+	ctx := t.Context()
+	s := openStore(t)
+	var id int64
+	if err := s.pool.QueryRow(ctx, `INSERT INTO heed_crawl (source, start_url, seeded) VALUES ('docs', 'https://docs.example/', true) RETURNING id`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.pool.Exec(ctx, `INSERT INTO heed_crawl_options (crawl, options) VALUES ($1, '{"start": "https://docs.example/"}')`, id); err != nil {
+		t.Fatal(err)
+	}
+	// Queued in this order, on two hosts' turns.
+	for _, u := range []string{"https://docs.example/a", "https://other.example/b", "https://docs.example/c", "https://docs.example/d", "https://docs.example/e"} {
+		if _, err := s.pool.Exec(ctx, `INSERT INTO heed_frontier (url, crawl, host, depth) VALUES ($1, $2, 'h', 1)`, u, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// As a worker's commit ends a URL (queueLinks): its state, reason
+	// and updated_at, its seq left. Each is dated past KeptSettle, so
+	// that no clock is waited for.
+	end := func(ago time.Duration, urls ...string) {
+		if _, err := s.pool.Exec(ctx, `UPDATE heed_frontier SET state = 'done', reason = 'new', updated_at = date_trunc('second', now()) - make_interval(secs => $2) WHERE url = ANY($1)`, urls, ago.Seconds()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := s.Ledger()
+	end(time.Minute, "https://other.example/b")
+	first, err := l.Kept(ctx, id, 0, 10)
+	if err != nil || len(first) != 1 {
+		t.Fatalf("kept %+v, %v; want /b", first, err)
+	}
+	end(50*time.Second, "https://docs.example/a")
+	next, err := l.Kept(ctx, id, first[0].Seq, 10)
+	if err != nil || len(next) != 1 || next[0].URL != "https://docs.example/a" {
+		t.Errorf("kept after /b: %+v, %v; want /a, kept after it", next, err)
+	}
+
+	// /c and /d, of one time, then /e.
+	end(40*time.Second, "https://docs.example/c", "https://docs.example/d")
+	end(30*time.Second, "https://docs.example/e")
+	var got []string
+	var sizes []int
+	after := int64(0)
+	for range 10 {
+		page, err := l.Kept(ctx, id, after, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		for _, k := range page {
+			got = append(got, k.URL)
+		}
+		sizes = append(sizes, len(page))
+		after = page[len(page)-1].Seq
+	}
+	want := []string{"https://other.example/b", "https://docs.example/a", "https://docs.example/c", "https://docs.example/d", "https://docs.example/e"}
+	if !slices.Equal(got, want) || !slices.Equal(sizes, []int{1, 1, 2, 1}) {
+		t.Errorf("kept a page at a time: %q in pages of %v; want %q in pages of [1 1 2 1]", got, sizes, want)
+	}
+	if page, err := l.Kept(ctx, id, first[0].Seq, 2); err != nil || len(page) != 1 || page[0].URL != "https://docs.example/a" {
+		t.Errorf("two after /b: %+v, %v; want /a alone, /c and /d of one time left whole to the next", page, err)
 	}
 }
