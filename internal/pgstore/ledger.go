@@ -36,10 +36,31 @@ import (
 //
 // A crawl the team's workers run is running until it is seeded and no
 // URL of it waits, then done, whether or not a transaction marked its
-// row yet: it is read so. A crawl begun here is begun unseeded, and its
-// end is its Finish's. It is safe for concurrent use, by any number of
-// processes: Begin takes up a crawl under its row's lock, so that two
-// processes never take up one crawl.
+// row yet: it is read so. A crawl begun here is begun unseeded, so that
+// its end is meant to be its Finish's. It is safe for concurrent use, by
+// any number of processes: Begin takes up a crawl under its row's lock,
+// so that two processes never take up one crawl.
+//
+// It is fit today for robots.txt (Robots, PutRobots), which every worker
+// of the team reads and keeps through it, and for reading the team's
+// crawls (Crawls, Crawl, Kept) as a crawl on one machine's are read. It
+// is not yet a ledger the single-machine engine can run a crawl on, for
+// three reasons. A crawl has no liveness: one whose process died
+// (kill -9, a power cut) stays running, as no Finish marked it, and is
+// neither taken up by its ID nor by its key, whose next crawl starts
+// from the start; the stash's ledger marks a running crawl interrupted
+// when it opens, which a database that many processes share at once
+// cannot do. The frontier holds a URL once: two crawls that write one
+// URL (two crawls of one site at once, or two sources over one site)
+// take its row from each other, so that one's resume lacks the URL and
+// the pages it kept are listed no more. And the team's workers take a
+// crawl begun here for theirs: a worker's sweep takes a crawl unseeded
+// for ten seconds, with no seed job, for seeded, and ends it once none
+// of its URLs is queued, while its process still runs; its counts are
+// frozen there and its Finish is refused. Running the engine's crawls
+// here would need a crawl's lease that its process renews while it runs,
+// entries kept by crawl and URL, and a sweep that leaves such a crawl to
+// its process.
 type Ledger struct {
 	pool *pgxpool.Pool
 }
