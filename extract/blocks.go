@@ -16,11 +16,11 @@ import (
 // is kept or left out by gradient-boosted trees over what it looks like
 // and where it stands: its text and link density, its tag, the class words
 // around it, its neighbours, whether the page repeats its text. The
-// model is learned from the tune half of the development set by
-// TestTrainBlockModel, which writes its weights to blockmodel.go; it
-// takes out the boilerplate the rules let through (a listing's per-item
-// metadata, a call to action, a teaser ticker) and nothing the rules
-// chose to keep when it is unsure.
+// model is learned from the tune half of the large development set and
+// from the documentation set by TestTrainBlockModel, which writes its
+// trees to blockmodel.go; it takes out the boilerplate the rules let
+// through (a listing's per-item metadata, a call to action) and leaves
+// what the rules chose when it is unsure.
 
 // Dense features of a block, in the order blockFeatures writes them.
 const (
