@@ -3,6 +3,7 @@ package ledger
 import (
 	"context"
 	"errors"
+	"maps"
 	"time"
 )
 
@@ -73,13 +74,24 @@ type Counts struct {
 	// Requests are those counted against the crawl's max_pages.
 	Requests int `json:"requests"`
 	// Stored are the pages stored, New and Changed of them.
-	Stored    int            `json:"stored"`
-	New       int            `json:"new,omitempty"`
-	Changed   int            `json:"changed,omitempty"`
-	Unchanged int            `json:"unchanged"`
-	Removed   int            `json:"removed,omitempty"` // pages found gone
-	Failed    int            `json:"failed"`
-	Skipped   map[string]int `json:"skipped,omitempty"` // by reason
+	Stored    int `json:"stored"`
+	New       int `json:"new,omitempty"`
+	Changed   int `json:"changed,omitempty"`
+	Unchanged int `json:"unchanged"`
+	Removed   int `json:"removed,omitempty"` // pages found gone
+	Failed    int `json:"failed"`
+	// Failures are the Failed by reason, where the reasons are known (a
+	// team's workers count them so): they add up to Failed at most, the
+	// rest of no reason known.
+	Failures map[string]int `json:"failures,omitempty"`
+	Skipped  map[string]int `json:"skipped,omitempty"` // by reason
+}
+
+// Clone is a copy of the counts that shares no map with them.
+func (c Counts) Clone() Counts {
+	c.Failures = maps.Clone(c.Failures)
+	c.Skipped = maps.Clone(c.Skipped)
+	return c
 }
 
 // Fate is what a URL of a crawl came to, or that it waits.

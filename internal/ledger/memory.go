@@ -3,7 +3,6 @@ package ledger
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -53,7 +52,7 @@ func (m *Memory) Begin(_ context.Context, c Crawl, resume int64) (Crawl, []Entry
 	case i < 0:
 		c.ID = int64(len(m.crawls) + 1)
 		c.State, c.Began, c.Ended, c.Resumed = Running, time.Now().UTC(), time.Time{}, 0
-		c.Counts.Skipped = maps.Clone(c.Counts.Skipped)
+		c.Counts = c.Counts.Clone()
 		m.crawls = append(m.crawls, c)
 		m.urls[c.ID] = &frontier{last: map[string]Entry{}, seq: map[string]int{}}
 		m.active[c.ID] = true
@@ -78,7 +77,7 @@ func (m *Memory) Begin(_ context.Context, c Crawl, resume int64) (Crawl, []Entry
 	}
 	slices.SortStableFunc(queued, func(a, b Entry) int { return f.seq[a.URL] - f.seq[b.URL] })
 	out := m.crawls[i]
-	out.Counts.Skipped = maps.Clone(out.Counts.Skipped)
+	out.Counts = out.Counts.Clone()
 	return out, append(entries, queued...), nil
 }
 
@@ -106,8 +105,7 @@ func (m *Memory) Write(_ context.Context, id int64, entries []Entry, counts Coun
 		f.last[e.URL] = e
 	}
 	if m.crawls[i].State == Running {
-		m.crawls[i].Counts = counts
-		m.crawls[i].Counts.Skipped = maps.Clone(counts.Skipped)
+		m.crawls[i].Counts = counts.Clone()
 	}
 	m.putTurns(turns)
 	return nil
@@ -132,8 +130,7 @@ func (m *Memory) Finish(_ context.Context, id int64, state State, counts Counts)
 		return fmt.Errorf("crawl %d: %w", id, ErrNoCrawl)
 	}
 	m.crawls[i].State, m.crawls[i].Ended = state, time.Now().UTC()
-	m.crawls[i].Counts = counts
-	m.crawls[i].Counts.Skipped = maps.Clone(counts.Skipped)
+	m.crawls[i].Counts = counts.Clone()
 	delete(m.active, id)
 	return nil
 }
@@ -165,7 +162,9 @@ func (m *Memory) Crawls(_ context.Context, limit int) ([]Crawl, error) {
 	defer m.mu.Unlock()
 	var out []Crawl
 	for i := len(m.crawls) - 1; i >= 0 && len(out) < limit; i-- {
-		out = append(out, m.crawls[i])
+		c := m.crawls[i]
+		c.Counts = c.Counts.Clone()
+		out = append(out, c)
 	}
 	return out, nil
 }
@@ -174,7 +173,9 @@ func (m *Memory) Crawl(_ context.Context, id int64) (Crawl, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if i := m.index(id); i >= 0 {
-		return m.crawls[i], nil
+		c := m.crawls[i]
+		c.Counts = c.Counts.Clone()
+		return c, nil
 	}
 	return Crawl{}, fmt.Errorf("crawl %d: %w", id, ErrNoCrawl)
 }

@@ -165,8 +165,15 @@ func scanCrawl(r pgx.Row) (ledger.Crawl, error) {
 	if over {
 		c.State = ledger.Done
 	}
-	for _, n := range failed {
+	// The failures of no reason known are kept under the reason "".
+	for r, n := range failed {
 		c.Counts.Failed += n
+		if r != "" && n != 0 {
+			if c.Counts.Failures == nil {
+				c.Counts.Failures = map[string]int{}
+			}
+			c.Counts.Failures[r] = n
+		}
 	}
 	if len(c.Counts.Skipped) == 0 {
 		c.Counts.Skipped = nil
@@ -257,9 +264,10 @@ func (l *Ledger) insert(ctx context.Context, tx pgx.Tx, c ledger.Crawl, options 
 	c.State, c.Ended, c.Resumed = ledger.Running, time.Time{}, 0
 	err := tx.QueryRow(ctx, `
 		INSERT INTO heed_crawl (source, start_url, seeded, fetched, stored, new, changed, unchanged, removed, skipped, failed)
-		VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $10::int = 0 THEN '{}'::jsonb ELSE jsonb_build_object('', $10::int) END) RETURNING id, created_at`,
+		VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8, $9, CASE WHEN $11::jsonb <> '{}'::jsonb THEN $11::jsonb
+			WHEN $10::int = 0 THEN '{}'::jsonb ELSE jsonb_build_object('', $10::int) END) RETURNING id, created_at`,
 		Clean(c.Source), Clean(c.Start), c.Counts.Requests, c.Counts.Stored, c.Counts.New, c.Counts.Changed, c.Counts.Unchanged, c.Counts.Removed,
-		skippedJSON(c.Counts), c.Counts.Failed).Scan(&c.ID, &c.Began)
+		skippedJSON(c.Counts), c.Counts.Failed, failuresJSON(c.Counts)).Scan(&c.ID, &c.Began)
 	if err != nil {
 		return ledger.Crawl{}, err
 	}
@@ -268,7 +276,7 @@ func (l *Ledger) insert(ctx context.Context, tx pgx.Tx, c ledger.Crawl, options 
 		c.ID, options, Clean(c.Key), Clean(c.By)); err != nil {
 		return ledger.Crawl{}, err
 	}
-	c.Counts.Skipped = maps.Clone(c.Counts.Skipped)
+	c.Counts = c.Counts.Clone()
 	c.Options = optionsText(options)
 	return c, nil
 }
@@ -282,14 +290,36 @@ func skippedJSON(c ledger.Counts) []byte {
 	return b
 }
 
+// failuresJSON are a crawl's failures by reason as its row keeps them,
+// those of no reason known under the reason "": "{}" when no reason is
+// given.
+func failuresJSON(c ledger.Counts) []byte {
+	if len(c.Failures) == 0 {
+		return []byte("{}")
+	}
+	by := map[string]int{}
+	known := 0
+	for r, n := range c.Failures {
+		by[Clean(r)] += n
+		known += n
+	}
+	if c.Failed > known {
+		by[""] += c.Failed - known
+	}
+	b, _ := json.Marshal(by)
+	return b
+}
+
 // failedSQL is the failed column's new value for a count of failures,
-// the query's parameter n. A team's crawl counts its failures by reason,
-// a ledger's in all: a count given is kept under the reason "", unless
-// the row's reasons add up to it already, so that counts read and given
-// back leave the team's reasons as they were.
+// the query's parameter n, and their reasons, parameter n+1
+// (failuresJSON). A team's crawl counts its failures by reason: the
+// reasons given are kept; a count given with none is kept under the
+// reason "", unless the row's reasons add up to it already, so that
+// counts read and given back leave the team's reasons as they were.
 func failedSQL(n int) string {
-	return fmt.Sprintf(`CASE WHEN (SELECT coalesce(sum(value::int), 0) FROM jsonb_each_text(failed)) = $%[1]d::int THEN failed
-		WHEN $%[1]d::int = 0 THEN '{}'::jsonb ELSE jsonb_build_object('', $%[1]d::int) END`, n)
+	return fmt.Sprintf(`CASE WHEN $%[2]d::jsonb <> '{}'::jsonb THEN $%[2]d::jsonb
+		WHEN (SELECT coalesce(sum(value::int), 0) FROM jsonb_each_text(failed)) = $%[1]d::int THEN failed
+		WHEN $%[1]d::int = 0 THEN '{}'::jsonb ELSE jsonb_build_object('', $%[1]d::int) END`, n, n+1)
 }
 
 // readEntries are the crawl's entries: those ended first, then those
@@ -393,7 +423,7 @@ func writeBatch(id int64, entries []ledger.Entry, counts ledger.Counts, turns []
 	}
 	b.Queue(`UPDATE heed_crawl SET fetched = $2, stored = $3, new = $4, changed = $5, unchanged = $6, removed = $7, skipped = $8,
 		failed = `+failedSQL(9)+` WHERE id = $1 AND state = 'running'`,
-		id, counts.Requests, counts.Stored, counts.New, counts.Changed, counts.Unchanged, counts.Removed, skippedJSON(counts), counts.Failed)
+		id, counts.Requests, counts.Stored, counts.New, counts.Changed, counts.Unchanged, counts.Removed, skippedJSON(counts), counts.Failed, failuresJSON(counts))
 	return b
 }
 
@@ -419,7 +449,7 @@ func (l *Ledger) Finish(ctx context.Context, id int64, state ledger.State, count
 		UPDATE heed_crawl SET state = $2, ended_at = now(), cancelled = ($2 = 'cancelled'), fetched = $3, stored = $4, new = $5, changed = $6,
 			unchanged = $7, removed = $8, skipped = $9, failed = `+failedSQL(10)+`
 		WHERE id = $1 AND state = 'running'`,
-		id, string(state), counts.Requests, counts.Stored, counts.New, counts.Changed, counts.Unchanged, counts.Removed, skippedJSON(counts), counts.Failed)
+		id, string(state), counts.Requests, counts.Stored, counts.New, counts.Changed, counts.Unchanged, counts.Removed, skippedJSON(counts), counts.Failed, failuresJSON(counts))
 	if err != nil {
 		return err
 	}

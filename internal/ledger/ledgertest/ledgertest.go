@@ -2,6 +2,7 @@ package ledgertest
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"testing"
 	"time"
@@ -145,7 +146,8 @@ func resume(t *testing.T, l ledger.Ledger) {
 	if err := l.Write(ctx, rec.ID, []ledger.Entry{q("https://a.example/"), q("https://a.example/b"), q("https://a.example/c"), q("https://a.example/d")}, ledger.Counts{Requests: 1}, nil); err != nil {
 		t.Fatal(err)
 	}
-	counts := ledger.Counts{Requests: 3, Stored: 1, Skipped: map[string]int{"robots": 1}}
+	// Two failures, one of a reason known.
+	counts := ledger.Counts{Requests: 3, Stored: 1, Failed: 2, Failures: map[string]int{"http 500": 1}, Skipped: map[string]int{"robots": 1}}
 	if err := l.Write(ctx, rec.ID, []ledger.Entry{
 		{URL: "https://a.example/", Fate: ledger.Stored, Hash: "h1"},
 		{URL: "https://a.example/x", Fate: ledger.Skipped},
@@ -161,8 +163,11 @@ func resume(t *testing.T, l ledger.Ledger) {
 	if err != nil || got.ID != rec.ID || got.State != ledger.Running || got.Resumed != 1 {
 		t.Fatalf("the crawl taken up: %+v, %v; want crawl %d, running, resumed once", got, err, rec.ID)
 	}
-	if got.Counts.Requests != 3 || got.Counts.Stored != 1 || got.Counts.Skipped["robots"] != 1 {
+	if got.Counts.Requests != 3 || got.Counts.Stored != 1 || got.Counts.Skipped["robots"] != 1 || got.Counts.Failed != 2 || !maps.Equal(got.Counts.Failures, counts.Failures) {
 		t.Errorf("the crawl taken up has counts %+v, want %+v", got.Counts, counts)
+	}
+	if read, err := l.Crawl(ctx, rec.ID); err != nil || read.Counts.Failed != 2 || !maps.Equal(read.Counts.Failures, counts.Failures) {
+		t.Errorf("the crawl read has counts %+v, %v; want %+v", read.Counts, err, counts)
 	}
 	n := len(entries)
 	if n != 6 {
