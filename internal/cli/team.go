@@ -222,9 +222,9 @@ in flight and the URLs queued; with an ID, that crawl.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if e.db == "" || len(args) > 0 {
-				// A crawl by its ID is the service's to find, in the
-				// stash or the team's database.
-				return e.stashStatus(cmd, args, jsonOut, limit)
+				// The crawls' records, read through the ledger of the
+				// stash or of the team's database alike.
+				return e.crawlStatus(cmd, args, jsonOut, limit)
 			}
 			svc, err := e.service(false)
 			if err != nil {
@@ -423,8 +423,9 @@ func (e *env) teamProgress(jsonOut bool) (show func(*team.Progress), stop func()
 	return show, stop
 }
 
-// stashStatus lists the stash's last crawls, or shows one.
-func (e *env) stashStatus(cmd *cobra.Command, args []string, jsonOut bool, limit int) error {
+// crawlStatus lists the stash's last crawls, or shows one of the stash
+// or of the team's database.
+func (e *env) crawlStatus(cmd *cobra.Command, args []string, jsonOut bool, limit int) error {
 	svc, err := e.service(false)
 	if err != nil {
 		return err

@@ -112,7 +112,7 @@ func (s *Service) Crawl(ctx context.Context, req CrawlRequest, events func(crawl
 	}
 	if req.Resume != 0 && req.Start == "" && !req.NoStore {
 		// The crawl to resume says what it crawls.
-		rec, err := s.CrawlRecord(ctx, req.Resume)
+		rec, err := s.CrawlStatus(ctx, req.Resume)
 		if err != nil {
 			return nil, err
 		}
@@ -196,10 +196,11 @@ func (s *Service) crawlInto(ctx context.Context, st Store, o crawl.Options, req 
 }
 
 // Crawls are the store's last limit crawls, newest first: what each
-// crawled, where it stands and what it came to.
+// crawled, where it stands and what it came to, as the stash's ledger
+// or the team's database's records them.
 func (s *Service) Crawls(ctx context.Context, limit int) ([]ledger.Crawl, error) {
 	var crawls []ledger.Crawl
-	err := s.withLedger(ctx, func(l ledger.Ledger) (err error) {
+	err := s.readCrawls(ctx, func(l ledger.Ledger) (err error) {
 		crawls, err = l.Crawls(ctx, limit)
 		return err
 	})
@@ -210,11 +211,12 @@ func (s *Service) Crawls(ctx context.Context, limit int) ([]ledger.Crawl, error)
 	return crawls, err
 }
 
-// CrawlRecord is the record of the store's crawl of an ID: a NotFound
-// error wrapping ledger.ErrNoCrawl when there is none.
-func (s *Service) CrawlRecord(ctx context.Context, id int64) (*ledger.Crawl, error) {
+// CrawlStatus is where a crawl of the store stands: its record, in the
+// stash's ledger or the team's database; a NotFound error wrapping
+// ledger.ErrNoCrawl when there is none.
+func (s *Service) CrawlStatus(ctx context.Context, id int64) (*ledger.Crawl, error) {
 	c := ledger.Crawl{ID: id}
-	err := s.withLedger(ctx, func(l ledger.Ledger) (err error) {
+	err := s.readCrawls(ctx, func(l ledger.Ledger) (err error) {
 		c, err = l.Crawl(ctx, id)
 		return err
 	})

@@ -199,31 +199,6 @@ func (s *Service) StartCrawl(ctx context.Context, req CrawlRequest, follow func(
 	}
 }
 
-// CrawlStatus is where a crawl of the store stands: its record, in the
-// stash's ledger or the team's database.
-func (s *Service) CrawlStatus(ctx context.Context, id int64) (*ledger.Crawl, error) {
-	if s.cfg.DB == "" {
-		return s.CrawlRecord(ctx, id)
-	}
-	p, err := s.CrawlProgress(ctx, id)
-	if errors.Is(err, team.ErrNoCrawl) {
-		return nil, &heed.Error{Kind: heed.NotFound, Op: "read a crawl", Err: fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)}
-	}
-	if err != nil {
-		return nil, &heed.Error{Kind: heed.Internal, Op: "read a crawl", Err: err}
-	}
-	c := &ledger.Crawl{ID: p.ID, Start: p.Start, Source: p.Source, State: ledger.State(p.State), Began: p.Created,
-		Counts: ledger.Counts{Requests: p.Fetched, Stored: p.Stored, New: p.New, Changed: p.Changed, Unchanged: p.Unchanged,
-			Removed: p.Removed, Skipped: p.Skipped}}
-	if p.Ended != nil {
-		c.Ended = *p.Ended
-	}
-	for _, n := range p.Failed {
-		c.Counts.Failed += n
-	}
-	return c, nil
-}
-
 // WaitCrawl waits until the crawl of id, a job of this service, has
 // ended, or wait has passed, or ctx ended, and returns where it stands.
 func (s *Service) WaitCrawl(ctx context.Context, id int64, wait time.Duration) (*ledger.Crawl, error) {
@@ -284,7 +259,7 @@ func (s *Service) CancelCrawl(ctx context.Context, id int64) error {
 	j := s.jobs.running[id]
 	s.jobs.mu.Unlock()
 	if j == nil {
-		if _, err := s.CrawlRecord(ctx, id); err != nil {
+		if _, err := s.CrawlStatus(ctx, id); err != nil {
 			return err
 		}
 		return &heed.Error{Kind: heed.Invalid, Op: "cancel a crawl", Err: fmt.Errorf("crawl %d: %w", id, ErrNotRunning)}

@@ -58,7 +58,7 @@ func TestResumeByID(t *testing.T) {
 	if asked["/docs/a"] != 0 || asked["/docs/b"] != 1 || asked["/other"] != 0 {
 		t.Errorf("asked %v: want /docs/b alone (/docs/a ended, /other out of the recorded scope)", asked)
 	}
-	got, err := svc.CrawlRecord(t.Context(), rec.ID)
+	got, err := svc.CrawlStatus(t.Context(), rec.ID)
 	if err != nil || got.State != ledger.Done || got.Counts.Stored != 2 {
 		t.Errorf("the record after: %+v, %v", got, err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
+	"github.com/heedhq/heed/internal/ledger"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/stash"
 	"github.com/heedhq/heed/internal/team"
@@ -179,14 +180,33 @@ func (s *Service) CrawlProgress(ctx context.Context, id int64) (*team.Progress, 
 	return p, pgstore.Redact(s.cfg.DB, err)
 }
 
+// readCrawls calls f with the ledger the store's crawls are read from:
+// the team's database's, or else the stash's (withLedger). A team's
+// database's errors are said without its password.
+func (s *Service) readCrawls(ctx context.Context, f func(ledger.Ledger) error) error {
+	if s.cfg.DB == "" {
+		return s.withLedger(ctx, f)
+	}
+	db, err := s.teamDB(ctx)
+	if err != nil {
+		return pgstore.Redact(s.cfg.DB, err)
+	}
+	return pgstore.Redact(s.cfg.DB, f(db.Ledger()))
+}
+
 // TeamStatus is where the team's database stands: its last crawls (at
-// most limit), the hosts in flight, the URLs queued.
+// most limit, read as Crawls reads the stash's), the hosts in flight,
+// the URLs queued.
 func (s *Service) TeamStatus(ctx context.Context, limit int) (*team.Status, error) {
 	db, err := s.teamDB(ctx)
 	if err != nil {
 		return nil, err
 	}
-	st, err := team.TeamStatus(ctx, db.Pool(), limit)
+	crawls, err := s.Crawls(ctx, limit)
+	if err != nil {
+		return nil, err
+	}
+	st, err := team.TeamStatus(ctx, db.Pool(), db.Ledger(), crawls)
 	return st, pgstore.Redact(s.cfg.DB, err)
 }
 

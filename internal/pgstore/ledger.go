@@ -43,7 +43,9 @@ import (
 //
 // It is fit today for robots.txt (Robots, PutRobots), which every worker
 // of the team reads and keeps through it, and for reading the team's
-// crawls (Crawls, Crawl, Kept) as a crawl on one machine's are read. It
+// crawls (Crawls, Crawl, Kept) as a crawl on one machine's are read:
+// heed status reads them so, with Frontier for what only a team's
+// frontier says (its URLs queued now, its start URL's end). It
 // is not yet a ledger the single-machine engine can run a crawl on, for
 // three reasons. A crawl has no liveness: one whose process died
 // (kill -9, a power cut) stays running, as no Finish marked it, and is
@@ -622,4 +624,39 @@ func inTx(ctx context.Context, pool *pgxpool.Pool, f func(tx pgx.Tx) error) erro
 			return err
 		}
 	}
+}
+
+// Frontier is what a team's crawl's frontier says beyond its record:
+// its URLs queued now, and what became of its start URL when it was
+// not kept.
+type Frontier struct {
+	Queued int
+	// StartEnd is "skipped (robots): disallowed by line 2 ...", or
+	// "failed (reason): detail", of a start URL skipped or failed; ""
+	// otherwise.
+	StartEnd string
+}
+
+// Frontier is what crawl id's frontier says beyond its record: its URLs
+// queued while its row is running (none once it ended), and its start
+// URL's end. The frontier holds a URL once, for the crawl that wrote it
+// last: a start URL a later crawl took over says nothing of this one.
+func (l *Ledger) Frontier(ctx context.Context, id int64) (Frontier, error) {
+	var f Frontier
+	var state, reason, detail *string
+	err := l.pool.QueryRow(ctx, `
+		SELECT CASE WHEN c.state = 'running' THEN (SELECT count(*) FROM heed_frontier WHERE crawl = c.id AND state = 'queued') ELSE 0 END,
+			s.state, s.reason, s.detail
+		FROM heed_crawl c LEFT JOIN heed_frontier s ON s.url = c.start_url AND s.crawl = c.id
+		WHERE c.id = $1`, id).Scan(&f.Queued, &state, &reason, &detail)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Frontier{}, fmt.Errorf("crawl %d: %w", id, ledger.ErrNoCrawl)
+	}
+	if err != nil {
+		return Frontier{}, err
+	}
+	if state != nil && (*state == "skipped" || *state == "failed") {
+		f.StartEnd = fmt.Sprintf("%s (%s): %s", *state, *reason, *detail)
+	}
+	return f, nil
 }

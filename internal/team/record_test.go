@@ -13,6 +13,7 @@ import (
 	"github.com/heedhq/heed"
 	"github.com/heedhq/heed/internal/crawl"
 	"github.com/heedhq/heed/internal/crawlopt"
+	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/team/teamtest"
 	"github.com/heedhq/heed/internal/testutil"
 )
@@ -72,7 +73,12 @@ func TestCrawlRecordKeepsItsCounts(t *testing.T) {
 	if !sameCounts(p1, again) {
 		t.Errorf("the first crawl's counts changed after it ended:\nat its end  %+v\nafter       %+v", p1, again)
 	}
-	st, err := TeamStatus(context.Background(), pool, 10)
+	l := pgstore.NewLedger(pool)
+	crawls, err := l.Crawls(context.Background(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := TeamStatus(context.Background(), pool, l, crawls)
 	if err != nil {
 		t.Fatal(err)
 	}

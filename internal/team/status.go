@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/heedhq/heed/internal/ledger"
+	"github.com/heedhq/heed/internal/pgstore"
 )
 
 // Progress is where a team crawl stands: its state, its URLs by state,
@@ -44,39 +48,59 @@ type Progress struct {
 	StartEnd string `json:"start_end,omitempty"`
 }
 
-// CrawlProgress is where crawl id stands: its row's state and counts,
-// and, while it runs, its URLs queued. A crawl seeded with no URL queued
-// has ended, though no transaction marked its row yet (the workers'
-// sweep does): no URL comes to it again, so that its counts are final.
+// Frontiers say what a team's crawl's frontier holds beyond its record:
+// its URLs queued now, and what became of its start URL (pgstore.Ledger
+// says it).
+type Frontiers interface {
+	Frontier(ctx context.Context, id int64) (pgstore.Frontier, error)
+}
+
+// ProgressOf is where a crawl stands: its record, as the team's ledger
+// reads it, and what its frontier says beyond it.
+func ProgressOf(c ledger.Crawl, f pgstore.Frontier) *Progress {
+	p := &Progress{ID: c.ID, Source: c.Source, Start: c.Start, Created: c.Began.Local(), State: string(c.State),
+		Queued: f.Queued, Stored: c.Counts.Stored, Unchanged: c.Counts.Unchanged, New: c.Counts.New, Changed: c.Counts.Changed,
+		Removed: c.Counts.Removed, Skipped: maps.Clone(c.Counts.Skipped), Failed: maps.Clone(c.Counts.Failures),
+		Fetched: c.Counts.Requests, Done: c.State != ledger.Running, StartEnd: f.StartEnd}
+	if !c.Ended.IsZero() {
+		ended := c.Ended.Local()
+		p.Ended = &ended
+	}
+	if p.Skipped == nil {
+		p.Skipped = map[string]int{}
+	}
+	if p.Failed == nil {
+		p.Failed = map[string]int{}
+	}
+	// The failures of no reason known are the team's under the reason "".
+	known := 0
+	for _, n := range p.Failed {
+		known += n
+	}
+	if c.Counts.Failed > known {
+		p.Failed[""] += c.Counts.Failed - known
+	}
+	return p
+}
+
+// CrawlProgress is where crawl id stands: its record, as the team's
+// ledger reads it (a crawl seeded with no URL queued has ended, though
+// no transaction marked its row yet), and, while it runs, its URLs
+// queued.
 func CrawlProgress(ctx context.Context, pool *pgxpool.Pool, id int64) (*Progress, error) {
-	p := &Progress{ID: id}
-	var seeded bool
-	err := pool.QueryRow(ctx, `
-		SELECT source, start_url, created_at, fetched, seeded, state, ended_at, stored, unchanged, skipped, failed,
-			CASE WHEN state = 'running' THEN (SELECT count(*) FROM heed_frontier WHERE crawl = c.id AND state = 'queued') ELSE 0 END,
-			new, changed, removed
-		FROM heed_crawl c WHERE id = $1`, id).
-		Scan(&p.Source, &p.Start, &p.Created, &p.Fetched, &seeded, &p.State, &p.Ended, &p.Stored, &p.Unchanged, &p.Skipped, &p.Failed, &p.Queued,
-			&p.New, &p.Changed, &p.Removed)
-	if errors.Is(err, pgx.ErrNoRows) {
+	l := pgstore.NewLedger(pool)
+	c, err := l.Crawl(ctx, id)
+	if errors.Is(err, ledger.ErrNoCrawl) {
 		return nil, fmt.Errorf("%w: %d", ErrNoCrawl, id)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if p.State == "running" && seeded && p.Queued == 0 {
-		p.State = "done"
-	}
-	p.Done = p.State != "running"
-	var state, reason, detail string
-	err = pool.QueryRow(ctx, `SELECT state, reason, detail FROM heed_frontier WHERE url = $1 AND crawl = $2`, p.Start, id).Scan(&state, &reason, &detail)
-	switch {
-	case err == nil && (state == "skipped" || state == "failed"):
-		p.StartEnd = fmt.Sprintf("%s (%s): %s", state, reason, detail)
-	case err != nil && !errors.Is(err, pgx.ErrNoRows):
+	f, err := l.Frontier(ctx, id)
+	if err != nil {
 		return nil, err
 	}
-	return p, nil
+	return ProgressOf(c, f), nil
 }
 
 // Status is where a team's database stands: its crawls, the hosts in
@@ -88,9 +112,10 @@ type Status struct {
 	Snapshots int         `json:"snapshots"`
 }
 
-// TeamStatus is the database's status, with its last crawls (at most
-// limit).
-func TeamStatus(ctx context.Context, pool *pgxpool.Pool, limit int) (*Status, error) {
+// TeamStatus is the database's status, with the crawls given (its
+// ledger's last, read as any ledger's are) and what f says of their
+// frontiers.
+func TeamStatus(ctx context.Context, pool *pgxpool.Pool, f Frontiers, crawls []ledger.Crawl) (*Status, error) {
 	st := &Status{}
 	if err := pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM heed_frontier WHERE state = 'queued'), (SELECT count(*) FROM heed_snapshot)`).
 		Scan(&st.Queued, &st.Snapshots); err != nil {
@@ -104,20 +129,12 @@ func TeamStatus(ctx context.Context, pool *pgxpool.Pool, limit int) (*Status, er
 	if err != nil {
 		return nil, err
 	}
-	rows, err = pool.Query(ctx, `SELECT id FROM heed_crawl ORDER BY id DESC LIMIT $1`, limit)
-	if err != nil {
-		return nil, err
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range ids {
-		p, err := CrawlProgress(ctx, pool, id)
+	for _, c := range crawls {
+		fr, err := f.Frontier(ctx, c.ID)
 		if err != nil {
 			return nil, err
 		}
-		st.Crawls = append(st.Crawls, p)
+		st.Crawls = append(st.Crawls, ProgressOf(c, fr))
 	}
 	return st, nil
 }

@@ -211,7 +211,7 @@ func TestWorkersRobots(t *testing.T) {
 // A URL that fails for a cause that may pass (a 503 here; a timeout or a
 // network cut alike) is queued again, at most crawl.MaxAttempts requests in
 // all: a page that answers the second time is stored, one that never
-// does is failed after the last.
+// does is failed after the last, counted by its reason.
 func TestWorkersTryAgain(t *testing.T) {
 	pool := database(t)
 	var mu sync.Mutex
@@ -246,6 +246,11 @@ func TestWorkersTryAgain(t *testing.T) {
 	defer mu.Unlock()
 	if p.Stored != 2 || p.Failed["transient"] != 1 || asked["/flaky"] != 2 || asked["/dead"] != crawl.MaxAttempts {
 		t.Errorf("progress %+v; /flaky asked %d times, /dead %d", p, asked["/flaky"], asked["/dead"])
+	}
+	// The crawl's record, read through the team's ledger as any ledger's
+	// is, counts its failure by reason too.
+	if c, err := pgstore.NewLedger(pool).Crawl(t.Context(), id); err != nil || c.Counts.Failed != 1 || len(c.Counts.Failures) != 1 || c.Counts.Failures["transient"] != 1 {
+		t.Errorf("the crawl's record: %+v, %v; want its failure by reason", c.Counts, err)
 	}
 	log := site.Log()
 	for i := 1; i < len(log); i++ {
