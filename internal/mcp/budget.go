@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -290,4 +291,14 @@ func fitError(err error, budget int) error {
 	}
 	shrink(budget, 1, func() int { return errorChars(msg) }, &msg)
 	return errors.New(msg)
+}
+
+// noteLines writes a result's notes as its text ends them, one line each:
+// "Note: ...".
+func noteLines(notes []string) string {
+	var b strings.Builder
+	for _, note := range notes {
+		b.WriteString("Note: " + note + ".\n")
+	}
+	return b.String()
 }

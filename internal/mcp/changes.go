@@ -215,9 +215,7 @@ func (s *Server) changesPage(ctx context.Context, in ChangesInput, budget int, h
 		} else {
 			b.WriteString("Read a page with stash_read and its ID; its versions are the resources heed://snapshot/{id}/history and heed://snapshot/{id}/versions/{n}.\n")
 		}
-		for _, note := range out.Notes {
-			b.WriteString("Note: " + note + ".\n")
-		}
+		b.WriteString(noteLines(out.Notes))
 		return b.String(), out
 	}
 	// The note's numbers, measured with no page listed, take a few

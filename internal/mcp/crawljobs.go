@@ -434,9 +434,7 @@ func (s *Server) crawlPages(ctx context.Context, req *sdk.CallToolRequest, in Pa
 		var b strings.Builder
 		fmt.Fprintf(&b, "%d pages of crawl %d (%s):\n", len(o.Pages), in.Crawl, o.State)
 		pagesText(&b, o.Pages, o.Next, in.Crawl)
-		for _, note := range o.Notes {
-			b.WriteString("Note: " + note + ".\n")
-		}
+		b.WriteString(noteLines(o.Notes))
 		return b.String(), o
 	}
 	n := len(kept)
@@ -570,9 +568,7 @@ func (s *Server) mapPage(budget int, head MapOutput, l *listing, offset int) (*s
 		if o.Disallowed+o.OutOfScope > 0 {
 			fmt.Fprintf(&b, "Left out: %d disallowed by robots.txt, %d outside the scope.\n", o.Disallowed, o.OutOfScope)
 		}
-		for _, note := range o.Notes {
-			b.WriteString("Note: " + note + ".\n")
-		}
+		b.WriteString(noteLines(o.Notes))
 		b.WriteString("web_crawl crawls them into the stash.\n")
 		return b.String(), o
 	}

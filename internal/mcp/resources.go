@@ -433,9 +433,7 @@ func (s *Server) readSnapshotOf(ctx context.Context, uri string, r ref) (*sdk.Re
 	} else {
 		fmt.Fprintf(&b, "Characters %d to %d of %d: the end.\n", pt.StartIndex, pt.StartIndex+pt.Chars, pt.TotalChars)
 	}
-	for _, note := range notes {
-		b.WriteString("Note: " + note + ".\n")
-	}
+	b.WriteString(noteLines(notes))
 	if len(notes) > 0 {
 		meta["notes"] = notes
 	}

@@ -87,9 +87,7 @@ func (s *Server) searchPage(args string, budget int, head SearchOutput, hits []H
 		} else {
 			b.WriteString("Read a page with stash_read and its ID or URL.\n")
 		}
-		for _, note := range out.Notes {
-			b.WriteString("Note: " + note + ".\n")
-		}
+		b.WriteString(noteLines(out.Notes))
 		return b.String(), out
 	}
 	p := pageOf(budget, hits, offset, func(cut bool) int { return resultChars(render(listPage[Hit]{from: offset}, cut)) }, show, func(next int) cursor {
@@ -145,9 +143,7 @@ func (s *Server) stashRead(ctx context.Context, req *sdk.CallToolRequest, in Rea
 		if in.StartIndex == 0 {
 			text = fmt.Sprintf("Page: %s\nURL: %s\nSource: %s, fetched %s\n\n", bound.inline(o.Title), o.URL, o.Source, o.FetchedAt.Format(time.RFC3339)) + text
 		}
-		for _, note := range o.Notes {
-			text += "Note: " + note + ".\n"
-		}
+		text += noteLines(o.Notes)
 		return text, o
 	}
 	// The page's title and URL leave the Markdown its room.
@@ -221,9 +217,7 @@ func (s *Server) sourcesPage(budget int, head SourcesOutput, srcs []Source, offs
 		if len(srcs) == 0 {
 			b.WriteString("The stash is empty. web_crawl crawls a site into it.\n")
 		}
-		for _, note := range out.Notes {
-			b.WriteString("Note: " + note + ".\n")
-		}
+		b.WriteString(noteLines(out.Notes))
 		return b.String(), out
 	}
 	p := pageOf(budget, srcs, offset, func(cut bool) int { return resultChars(render(listPage[Source]{from: offset}, cut)) }, show, func(next int) cursor {

@@ -312,9 +312,7 @@ func (s *Server) crawlPage(in CrawlInput, budget int, out CrawlOutput, l *listin
 				b.WriteString(line)
 			}
 		}
-		for _, note := range o.Notes {
-			b.WriteString("Note: " + note + ".\n")
-		}
+		b.WriteString(noteLines(o.Notes))
 		fmt.Fprintf(&b, "Search these pages with stash_search and source %q.\n", o.Source)
 		return b.String(), o
 	}

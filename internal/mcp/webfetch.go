@@ -126,9 +126,7 @@ func (s *Server) webFetch(ctx context.Context, req *sdk.CallToolRequest, in Fetc
 		if in.StartIndex == 0 {
 			text = fmt.Sprintf("Page: %s\nURL: %s\n%s\n", bound.inline(o.Title), o.URL, sinceText(o.ChangedSince)) + text
 		}
-		for _, note := range o.Notes {
-			text += "Note: " + note + ".\n"
-		}
+		text += noteLines(o.Notes)
 		return text, o
 	}
 	// What the page wrote besides its Markdown (its title, description,

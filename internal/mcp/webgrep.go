@@ -275,9 +275,7 @@ func (s *Server) grepPage(in GrepInput, budget int, head GrepOutput, matches []M
 		for _, line := range p.lines {
 			b.WriteString(line)
 		}
-		for _, note := range out.Notes {
-			b.WriteString("Note: " + note + ".\n")
-		}
+		b.WriteString(noteLines(out.Notes))
 		return b.String(), out
 	}
 	// What heed says besides the matches (the pattern, the scope) leaves
