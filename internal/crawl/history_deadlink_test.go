@@ -2,12 +2,10 @@ package crawl
 
 import "testing"
 
-// TestDeadLinkDisablesRemoval shows that a single link to a URL
-// the store never held, which answers 404, makes every crawl of the
-// source incomplete (the 404 counts as a failure): a page no longer
-// linked is then never marked removed. docs/history.md says a page found
-// gone is no failure; a site with one dead link anywhere never has a
-// page removed as unreached.
+// TestDeadLinkDisablesRemoval: a link to a URL the store never held,
+// which answers 404, is a dead link, not a failure (docs/history.md: a
+// page found gone is no failure), so it leaves the crawl complete, and a
+// page no longer linked is marked removed as unreached.
 func TestDeadLinkDisablesRemoval(t *testing.T) {
 	s := newSite(t)
 	s.set("/", page{body: html("Home", "/a", "/b", "/missing")})

@@ -2,12 +2,11 @@ package crawl
 
 import "testing"
 
-// TestPageOfAnotherSourceIsToldOf shows that a crawl storing pages
-// another source held, their content the same (a site crawled again
-// under another name), tells them "stored" with no change: its summary
-// says "3 stored (0 new, 0 changed)", stored pages that are neither new
-// nor changed, and heed changes has nothing to say of them. Each is
-// new to its source, or unchanged; the counts must add up.
+// TestPageOfAnotherSourceIsToldOf: a crawl storing pages that another
+// source held, their content the same (a site crawled again under
+// another name), counts each as new to its source, so that the summary's
+// stored pages add up to its new and changed ones and heed changes tells
+// of them.
 func TestPageOfAnotherSourceIsToldOf(t *testing.T) {
 	s := newSite(t)
 	s.set("/", page{body: html("Home", "/a", "/b")})

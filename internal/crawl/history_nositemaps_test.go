@@ -2,11 +2,11 @@ package crawl
 
 import "testing"
 
-// TestNoSitemapsCrawlRemovesSitemapPages shows that a complete
-// crawl that reads no sitemaps (--no-sitemaps, which a source's recorded
-// options do not keep) marks removed every page the source's earlier
-// crawls found only through its sitemap: the pages are there, and
-// listed, but the crawl did not look.
+// TestNoSitemapsCrawlRemovesSitemapPages: a complete crawl that reads no
+// sitemaps (--no-sitemaps) is not of the same reach as the source's
+// earlier crawls that read them, so it marks none of the pages they found
+// through the sitemap removed: they are there, and listed, but the crawl
+// did not look.
 func TestNoSitemapsCrawlRemovesSitemapPages(t *testing.T) {
 	s := newSite(t)
 	s.set("/", page{body: html("Home", "/a")})

@@ -2,14 +2,11 @@ package crawl
 
 import "testing"
 
-// TestOtherStartRemovesNothing shows that a complete crawl of a
-// source from another start URL, its scope the whole site
-// (--whole-site from /docs/), marks removed the source's pages that
-// its start does not lead to: /, /blog/ and /blog/x are served, in
-// scope, and reached from /, as the source's first crawl found; the
-// second never looked. Scope says where a crawl may go, not what it
-// reached: a page is "no longer reached" only by a crawl that would
-// have reached it before.
+// TestOtherStartRemovesNothing: a complete crawl of a source from another
+// start URL, its scope the whole site (--whole-site from /docs/), marks
+// none of the source's pages removed that its start does not lead to (/,
+// /blog/ and /blog/x, reached from / by the first crawl). A page is "no
+// longer reached" only by a crawl that would have reached it before.
 func TestOtherStartRemovesNothing(t *testing.T) {
 	s := newSite(t)
 	s.set("/", page{body: html("Home", "/docs/", "/blog/")})

@@ -5,12 +5,9 @@ import (
 	"testing"
 )
 
-// TestRedirectedPageLeaves shows that a page that now redirects
-// elsewhere on its site (/old to /new) is never marked removed: the
-// complete crawl asked for /old, so it counts as reached, though no page
-// is there any more. /old keeps its last text in search beside /new's,
-// for every crawl after. (A design question as much as a bug: the URL
-// is reached, its page is gone.)
+// TestRedirectedPageLeaves: a page that now redirects elsewhere on its
+// site (/old to /new) is marked removed (moved) by the crawl that finds
+// the redirect.
 func TestRedirectedPageLeaves(t *testing.T) {
 	s := newSite(t)
 	s.set("/", page{body: html("Home", "/old")})

@@ -2,12 +2,10 @@ package crawl
 
 import "testing"
 
-// TestStillGoneIsNoFailure shows that a page a crawl marked
-// removed (404), still linked and still answering 404, counts as failed
-// in every crawl after: MarkRemoved says it is removed already, and the
-// crawl takes the 404 for a failure. The crawl is then never complete,
-// and a page no longer linked (/a here) is never marked removed. A page
-// found gone is no failure (docs/history.md), the second time too.
+// TestStillGoneIsNoFailure: a page a crawl marked removed (404), still
+// linked and still answering 404, is no failure in the crawls after
+// either: they stay complete, and a page no longer linked (/a here) is
+// marked removed (docs/history.md).
 func TestStillGoneIsNoFailure(t *testing.T) {
 	s := newSite(t)
 	s.set("/", page{body: html("Home", "/a", "/b")})

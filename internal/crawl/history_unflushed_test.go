@@ -2,12 +2,10 @@ package crawl
 
 import "testing"
 
-// TestSweepIsFlushed shows that the removals a crawl's sweep makes
-// are left waiting in the store's batch when the crawl returns: the
-// crawl flushes its last batch before it sweeps. Crawl says the crawl
-// is done when the last batch's index entries are; until a timer or
-// Close flushes it, the removed page's row is pending, and the store
-// answers for it as for a page being written (no hash, no validators).
+// TestSweepIsFlushed: the removals a crawl's sweep makes are flushed
+// before the crawl returns, as its pages are: once Crawl says the crawl
+// is done, the removed page's row is no longer pending, and the store
+// answers for it with its hash.
 func TestSweepIsFlushed(t *testing.T) {
 	s := newSite(t)
 	s.set("/", page{body: html("Home", "/a", "/b"), etag: `"h1"`})

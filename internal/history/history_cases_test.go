@@ -6,12 +6,10 @@ import (
 	"github.com/heedhq/heed"
 )
 
-// TestSinceAfterRetention shows that what became of a page since
-// a time is told wrong once the retention let go of the version it had
-// then: the page had a version on day 1 (let go, Versions 2), and has
-// had two since; Since says it is new, from no version, where it
-// changed. heed changes --since a time older than a busy page's
-// retained history calls it new.
+// TestSinceAfterRetention: what became of a page since a time is told
+// right after the retention let go of the version it had then: the page
+// had a version on day 1 (let go, Versions 2) and two since, and Since
+// says it changed, not that it is new.
 func TestSinceAfterRetention(t *testing.T) {
 	var vs []heed.PageVersion
 	r := Retention{Versions: 2, MaxAge: -1}

@@ -11,13 +11,11 @@ import (
 	"github.com/heedhq/heed"
 )
 
-// TestTeamCrawlSummaryTellsChanges shows that a team's crawl,
-// followed to its end, reports none of what its pages came to: its
-// summary has no new, changed or removed pages (team.Progress counts
-// none), and a page found gone (404), which the workers mark removed,
-// is counted failed. A crawl on one machine of the same site says
-// "1 changed, 1 removed, 0 failed"; heed changes says the same of the
-// team's database. The issue asks both stores' summaries to agree.
+// TestTeamCrawlSummaryTellsChanges: a team's crawl, followed to its end,
+// reports what its pages came to as a crawl on one machine of the same
+// site does: its summary counts the changed and removed pages, and a
+// page found gone (404), which the workers mark removed, is counted
+// removed, not failed.
 func TestTeamCrawlSummaryTellsChanges(t *testing.T) {
 	svc := teamJobService(t)
 	var mu sync.Mutex

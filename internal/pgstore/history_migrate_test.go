@@ -10,12 +10,10 @@ import (
 	"github.com/heedhq/heed"
 )
 
-// TestMigratedPageIsNotNew shows that a team's database migrated
-// to histories calls new, in heed changes, every page fetched lately:
-// its one entry is dated at the row's fetched_at, which a re-fetch
-// that found the page unchanged (a 304, Touch) moved to now. A page
-// stored a year ago and never changed is "new since last week" right
-// after the upgrade.
+// TestMigratedPageIsNotNew: a team's database migrated to histories does
+// not call every page fetched lately new in heed changes: a page stored a
+// year ago and re-fetched unchanged since (a 304, Touch) is not "new since
+// last week" right after the upgrade.
 func TestMigratedPageIsNotNew(t *testing.T) {
 	url := database(t)
 	ctx := context.Background()

@@ -8,11 +8,9 @@ import (
 	"testing"
 )
 
-// TestDamagedEntryKeepsItsText shows that heed reindex, which
-// reports a history entry it cannot read and keeps the line "as it is,
-// never dropped", drops the entry's text all the same: the index holds
-// no entry naming its hash, and dropVersions deletes what no indexed
-// entry names. Repaired by hand, the line names a text that is gone.
+// TestDamagedEntryKeepsItsText: heed reindex, which reports a history
+// entry it cannot read and keeps its line as it is, keeps the entry's
+// text too: repaired by hand, the line names a text that is still there.
 func TestDamagedEntryKeepsItsText(t *testing.T) {
 	dir := t.TempDir()
 	s := openStash(t, dir)

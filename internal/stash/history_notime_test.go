@@ -10,12 +10,11 @@ import (
 	"github.com/heedhq/heed"
 )
 
-// TestOlderFileWithoutTime shows that a page stored before
-// histories whose file has no fetched_at (or one that does not parse)
-// begins its history with a version of no time (pastOf), which the next
-// Put writes as 0001-01-01 and history.Decode then refuses: the stash's
-// own history of the page reads back "damaged", heed reindex reports
-// it, and version 1's text, kept, can no longer be asked for.
+// TestOlderFileWithoutTime: a page stored before histories whose file has
+// no fetched_at (or one that does not parse) begins its history with a
+// version the next Put writes so that it reads back: the history is not
+// "damaged", heed reindex reports nothing, and version 1's text can still
+// be asked for.
 func TestOlderFileWithoutTime(t *testing.T) {
 	dir := t.TempDir()
 	s := openStash(t, dir)

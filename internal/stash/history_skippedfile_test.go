@@ -7,11 +7,10 @@ import (
 	"testing"
 )
 
-// TestReindexKeepsSkippedFilesTexts shows that heed reindex, which
-// skips a page's file it cannot read (reported as "not a snapshot"),
-// then drops every kept text of the page's past versions: the index
-// holds no entry of the skipped file, and dropVersions deletes what no
-// entry names. The file repaired, its history names texts that are gone.
+// TestReindexKeepsSkippedFilesTexts: heed reindex, which skips a page's
+// file it cannot read (reported as "not a snapshot"), keeps the texts of
+// the page's past versions: the file repaired, its history names texts
+// that are still there.
 func TestReindexKeepsSkippedFilesTexts(t *testing.T) {
 	dir := t.TempDir()
 	s := openStash(t, dir)

@@ -10,14 +10,11 @@ import (
 	"github.com/heedhq/heed"
 )
 
-// TestUnreadableFileKeepsItsHistory shows that a page's file whose
-// frontmatter cannot be read (here a history line edited by hand into a
-// YAML mapping, which JSON looks like unquoted) has its history silently
-// dropped by the next Put: the Put reads no prior file, starts the page
-// again at version 1, says it is new, and the file and the index's
-// versions lose every entry. The issue says a corrupted history file is
-// reported, not silently dropped; docs/history.md that a number is never
-// given twice.
+// TestUnreadableFileKeepsItsHistory: a page's file whose frontmatter
+// cannot be read (here a history line edited by hand into a YAML mapping)
+// keeps its history: the next Put does not start the page again at
+// version 1. A corrupted history is reported, not dropped, and a number is
+// never given twice (docs/history.md).
 func TestUnreadableFileKeepsItsHistory(t *testing.T) {
 	dir := t.TempDir()
 	s := openStash(t, dir)

@@ -8,11 +8,9 @@ import (
 	"github.com/heedhq/heed"
 )
 
-// TestRemovedPageVersion shows that the stash gives a removed
-// page's snapshot the number of its removal as its Version, where
-// heed.Snapshot says Version is the number of its content (and a team's
-// database, whose MarkRemoved leaves the row's version, gives 1 here):
-// heed show says "version: 2" of a page whose text is version 1.
+// TestRemovedPageVersion: the stash gives a removed page's snapshot the
+// number of its content as its Version, as heed.Snapshot says and as a
+// team's database does, not the number of its removal.
 func TestRemovedPageVersion(t *testing.T) {
 	s := openStash(t, t.TempDir())
 	ctx := context.Background()

@@ -9,13 +9,11 @@ import (
 	"github.com/heedhq/heed/internal/team/teamtest"
 )
 
-// TestOverlappingCrawlsRemoveNothing shows that two crawls of one
-// source that overlap (a crawl started while another runs, as
-// TestCrawlsShareURLs has them) mark removed pages that are there: a
-// URL the one crawl ended after the other began stays the first's in
-// the shared frontier, the second never fetches it, and at its end,
-// complete, finds no frontier row of its own for the page: "unreached".
-// Every page of the site is there and linked; none may be removed.
+// TestOverlappingCrawlsRemoveNothing: two crawls of one source that
+// overlap (a crawl started while another runs, as TestCrawlsShareURLs has
+// them) mark no page removed that is there and linked, though a URL the
+// one crawl ended after the other began stays the first's in the shared
+// frontier.
 func TestOverlappingCrawlsRemoveNothing(t *testing.T) {
 	pool := database(t)
 	site := teamtest.Start(t, 60, 2, time.Millisecond)

@@ -30,13 +30,11 @@ func (r hubResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Add
 	return []netip.Addr{netip.MustParseAddr("127.0.0.1")}, nil
 }
 
-// TestTeamNameNotResolvedIsNoDeadLink shows that a team's crawl in which
-// a page failed because its host's name did not resolve is no complete
-// crawl: only a 404 or a 410 is a dead link that leaves a crawl complete
-// (docs/history.md; the crawl on one machine counts only those). The
-// team's incompleteSQL lets every failure of kind "not found" pass, and a
-// name that does not resolve is of that kind: the pages linked only from
-// the page that failed, there still, are marked removed, unreached.
+// TestTeamNameNotResolvedIsNoDeadLink: a team's crawl in which a page
+// failed because its host's name did not resolve is no complete crawl:
+// only a 404 or a 410 is a dead link that leaves a crawl complete
+// (docs/history.md), as on one machine, so the pages linked only from the
+// page that failed are not marked removed.
 func TestTeamNameNotResolvedIsNoDeadLink(t *testing.T) {
 	pool := database(t)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

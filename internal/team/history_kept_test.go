@@ -14,13 +14,10 @@ import (
 	"github.com/heedhq/heed/internal/crawlopt"
 )
 
-// TestTeamKeptListsNoPageMoved shows that a team's crawl lists among
-// the pages it kept (Kept: crawl_pages, heed status) a page it found
-// moved: /old, stored by a first crawl, now redirects to /new on its
-// site, and is marked removed (moved). Its frontier row ends done with
-// the change of the page at /new as its reason, and Kept joins it to
-// /old's snapshot, removed, listing it beside /new. On one machine the
-// URL redirected ends claimed and only /new is listed.
+// TestTeamKeptListsNoPageMoved: a team's crawl does not list among the
+// pages it kept (Kept: crawl_pages, heed status) a page it found moved:
+// /old, stored by a first crawl, now redirects to /new on its site and is
+// marked removed (moved); only /new is listed, as on one machine.
 func TestTeamKeptListsNoPageMoved(t *testing.T) {
 	pool := database(t)
 	var moved atomic.Bool
