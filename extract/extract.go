@@ -184,6 +184,8 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 	}
 	c := selectContent(body, base, m)
 	out.Markdown = c.markdown(base, budget)
+	// (The page's prose is compared first, alone: measuring what its
+	// class calls boilerplate walks the page, and most pages pass.)
 	if letters, _ := countText(out.Markdown); 5*letters < c.s.bodyProse && 5*letters < c.s.bodyProse-c.s.negativeProse(body, c.s.best) {
 		// Less than a fifth of the page's prose, outside what its class
 		// calls boilerplate (comments, sidebars): the choice missed the
@@ -194,13 +196,12 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 			out.Markdown = md
 		}
 	}
-	article := c.article
 	if out.Title == "" {
 		if h := findElement(body, atom.H1); h != nil {
 			out.Title = strings.Join(strings.Fields(textOf(h)), " ")
 		}
 	}
-	if article {
+	if c.article {
 		out.Markdown = dropTitle(out.Markdown, out.Title)
 	}
 	return out
