@@ -274,10 +274,6 @@ func (r *run) fatal(err error) {
 	r.stop(cause)
 }
 
-// minDupBytes is the least Markdown a page must have to be taken for a
-// duplicate of another with the same content.
-const minDupBytes = 200
-
 // stashBatch is how many pages a crawl indexes in one transaction.
 const stashBatch = 64
 
@@ -740,144 +736,131 @@ func (r *run) commit(it Item, res *Result, extracted func()) {
 			r.add(Item{URL: l, Depth: it.Depth + 1})
 		}
 	})
-	switch res.Kind {
-	case Failed:
-		if Retry(res.Err, it.Attempts) {
-			// Asked again on a later turn of its host, behind the URLs
-			// queued: it does not end now.
+	end, err := r.eng.Settle(r.ctx, &keep{r: r, doc: res.Doc, follow: follow, extracted: extracted}, it, res)
+	switch {
+	case err != nil && r.ctx.Err() != nil && res.Kind == Stored:
+		r.skip(it, r.stopReason(), "the crawl stopped before the page was stored: "+context.Cause(r.ctx).Error())
+		return
+	case err != nil:
+		// The store's failure, not the page's: a kind of its own.
+		r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
+		if errors.Is(err, heed.ErrUnwritable) || errors.Is(err, heed.ErrBusy) {
+			r.fatal(err)
+		}
+		return
+	case end.Again:
+		// Asked again on a later turn of its host, behind the URLs
+		// queued: it does not end now.
+		if u, err := url.Parse(it.URL); err == nil {
 			it.Attempts++
-			if u, err := url.Parse(it.URL); err == nil {
-				r.mu.Lock()
-				r.asking -= it.requests // made, and recorded with its queuing again
-				it.requests = 0
-				r.push(u.Host, it)
-				r.mu.Unlock()
-				return
-			}
+			r.mu.Lock()
+			r.asking -= it.requests // made, and recorded with its queuing again
+			it.requests = 0
+			r.push(u.Host, it)
+			r.mu.Unlock()
+			return
 		}
-		if why := Gone(res.Err); why != "" && r.c.Store != nil {
-			// A page the store held, gone: a removal, not a failure.
-			removed, err := r.c.Store.MarkRemoved(context.WithoutCancel(r.ctx), r.o.Source, it.URL, time.Now(), why)
-			switch {
-			case err == nil && removed:
-				r.report(it, Event{Kind: Removed, URL: it.URL, Depth: it.Depth, Reason: why, Detail: res.Err.Error(), Delay: delay}, "")
-				return
-			case err == nil && r.c.Store.Hash(context.WithoutCancel(r.ctx), r.o.Source, it.URL) != "":
-				// Removed already, and gone still: nothing became of it.
-				r.skip(it, ReasonGone, "found gone before, and gone still: "+res.Err.Error())
-				return
-			case err != nil:
-				// The store's failure, not the page's.
-				r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
-				if errors.Is(err, heed.ErrUnwritable) || errors.Is(err, heed.ErrBusy) {
-					r.fatal(err)
-				}
-				return
-			}
-		}
-		if Gone(res.Err) != "" {
+	}
+	switch end.Kind {
+	case Failed:
+		if end.Dead {
 			r.mu.Lock()
 			r.gone++
 			r.mu.Unlock()
 		}
-		r.fail(it, res.Err)
-		return
+		r.fail(it, end.Err)
+	case Removed:
+		r.report(it, Event{Kind: Removed, URL: it.URL, Depth: it.Depth, Reason: end.Reason, Detail: end.Detail, Delay: delay}, "")
 	case Skipped:
 		follow()
-		r.skip(it, res.Reason, res.Detail)
-		return
+		r.skip(it, end.Reason, end.Detail)
 	case Unchanged:
 		follow()
-		r.report(it, Event{Kind: Unchanged, URL: it.URL, Depth: it.Depth, Delay: delay}, res.Hash)
-		return
+		r.report(it, Event{Kind: Unchanged, URL: end.URL, Depth: it.Depth, Delay: delay, Rendered: res.Rendered}, res.Hash)
+	case Stored:
+		r.report(it, Event{Kind: Stored, URL: end.URL, Depth: it.Depth, Delay: delay, Rendered: res.Rendered, Change: end.Change, Version: end.Version}, res.Hash)
 	}
-	final := res.Snapshot.URL
-	if res.Canonical != "" {
-		// A duplicate only of a page stored in this crawl: a canonical
-		// URL merely seen (queued, out of scope, disallowed) is not.
-		cn := res.Canonical
-		r.mu.Lock()
-		dup := r.stored[cn]
-		if !dup {
-			r.stored[cn] = true
-			r.frontier.Mark(cn)
-			r.note(ledger.Entry{URL: cn, Fate: ledger.Claimed, Depth: it.Depth})
-		}
-		r.mu.Unlock()
-		if dup {
-			follow()
-			r.skip(it, ReasonDup, "its canonical URL "+cn+" is stored already")
-			return
-		}
+	if end.Moved {
+		r.tell(MovedEvent(it.URL, end.URL))
 	}
-	// One page, one snapshot: a page of the same content as one kept in
-	// this crawl (/ and /index.html, a page and its ?ref= twin) is that
-	// page again. A page with little text of its own (a shell built by
-	// JavaScript, a stub) is not taken for another.
+}
+
+// keep is where a URL's end is kept on one machine (Keeper): the
+// crawl's store, and what it kept as the crawl's memory holds it.
+type keep struct {
+	r   *run
+	doc *extract.Document // the page's, for Options.Page
+	// follow queues the page's links, once its content has its place
+	// among this crawl's: a twin it links to (/ and /index.html) is not
+	// processed before it and kept instead.
+	follow func()
+	// extracted is called once the page has its place among the pages
+	// waiting to be stored.
+	extracted func()
+}
+
+func (k *keep) Claim(_ context.Context, cn string, it Item) (bool, error) {
+	r := k.r
 	r.mu.Lock()
-	same, dup := "", false
-	if len(res.Snapshot.Markdown) >= minDupBytes {
-		if same, dup = r.contents[res.Hash]; !dup {
-			r.contents[res.Hash] = final
+	defer r.mu.Unlock()
+	if r.stored[cn] {
+		return true, nil
+	}
+	r.stored[cn] = true
+	r.frontier.Mark(cn)
+	r.note(ledger.Entry{URL: cn, Fate: ledger.Claimed, Depth: it.Depth})
+	return false, nil
+}
+
+func (k *keep) Twin(_ context.Context, final, hash string) (string, error) {
+	r := k.r
+	r.mu.Lock()
+	same := ""
+	if hash != "" {
+		if same = r.contents[hash]; same == "" {
+			r.contents[hash] = final
 		}
 	}
 	r.stored[final] = true
 	r.mu.Unlock()
-	follow()
-	if dup && same != final {
-		r.skip(it, ReasonDup, "the same content as "+same+", kept already")
-		return
-	}
+	k.follow()
+	return same, nil
+}
+
+// Put stores a page fetched, though the crawl stopped (Ctrl-C, its
+// deadline): a page fetched is a page kept, rather than asked again.
+func (k *keep) Put(ctx context.Context, snap *heed.Snapshot) (bool, error) {
+	r := k.r
 	if r.o.Page != nil {
-		r.o.Page(final, res.Doc)
+		r.o.Page(snap.URL, k.doc)
 	}
 	if r.c.Store == nil {
-		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered}, res.Hash)
-		return
+		return true, nil
 	}
 	// While the stash indexes a batch, pages wait to be stored: the next
 	// ones are fetched and extracted meanwhile, as many as a batch.
 	r.stores <- struct{}{}
 	defer func() { <-r.stores }()
-	extracted()
-	// A page fetched is a page kept: a crawl stopped (Ctrl-C, its
-	// deadline) still stores what it has, rather than ask again.
-	ctx := r.ctx
-	changed, err := r.c.Store.Put(context.WithoutCancel(ctx), res.Snapshot)
-	switch {
-	case err != nil && ctx.Err() != nil:
-		r.skip(it, r.stopReason(), "the crawl stopped before the page was stored: "+context.Cause(ctx).Error())
-	case errors.Is(err, heed.ErrUnwritable) || errors.Is(err, heed.ErrBusy):
-		r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
-		r.fatal(err)
-	case err != nil:
-		// The store's failure, not the page's: a kind of its own.
-		r.fail(it, &heed.Error{Kind: heed.Internal, Op: "store", Err: err})
-	case changed:
-		change := res.Snapshot.Change
-		if change == heed.Unchanged {
-			// A page another source held, its content the same: new to
-			// the source that takes it (heed add of a site stored under
-			// another name stores its pages), though its history, of its
-			// content, has no new version.
-			change = heed.New
-		}
-		r.report(it, Event{Kind: Stored, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered, Change: change, Version: res.Snapshot.Version}, res.Hash)
-	default:
-		r.report(it, Event{Kind: Unchanged, URL: final, Depth: it.Depth, Delay: delay, Rendered: res.Rendered}, res.Hash)
-	}
-	if err == nil && final != it.URL {
-		r.moved(ctx, it.URL, final)
-	}
+	k.extracted()
+	return r.c.Store.Put(context.WithoutCancel(ctx), snap)
 }
 
-// moved marks removed the page the store held at rawURL, which now
-// redirects to final on its origin: it is no page any more.
-func (r *run) moved(ctx context.Context, rawURL, final string) {
-	removed, err := r.c.Store.MarkRemoved(context.WithoutCancel(ctx), r.o.Source, rawURL, time.Now(), ReasonMoved)
-	if err == nil && removed {
-		r.tell(MovedEvent(rawURL, final))
+// Remove marks a page removed, gone or moved. A page stored that moved
+// is kept though its old URL could not be marked: its move is found
+// again by the next crawl.
+func (k *keep) Remove(ctx context.Context, rawURL, why string) (bool, error) {
+	if k.r.c.Store == nil {
+		return false, nil
 	}
+	removed, err := k.r.c.Store.MarkRemoved(context.WithoutCancel(ctx), k.r.o.Source, rawURL, time.Now(), why)
+	if why == ReasonMoved && err != nil {
+		return false, nil
+	}
+	return removed, err
+}
+
+func (k *keep) WasRemoved(ctx context.Context, rawURL string) (bool, error) {
+	return k.r.c.Store != nil && k.r.c.Store.Hash(context.WithoutCancel(ctx), k.r.o.Source, rawURL) != "", nil
 }
 
 // delayFor is the time to keep after a request to url's host: the larger of
