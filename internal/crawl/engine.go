@@ -49,9 +49,9 @@ var ErrTurnOver = errors.New("the host's turn is over")
 // off from a site for a moment loses no page.
 const MaxAttempts = 3
 
-// Retry reports whether a URL that failed for err on its attempts-th
+// retry reports whether a URL that failed for err on its attempts-th
 // try (from 0) is queued again for a later turn, rather than ended.
-func Retry(err error, attempts int) bool {
+func retry(err error, attempts int) bool {
 	return heed.KindOf(err) == heed.Transient && attempts+1 < MaxAttempts
 }
 
@@ -358,7 +358,7 @@ func (e *Engine) page(ctx context.Context, t Turn, it Item, f *fetched) *Result 
 			// Where it redirected to failed for a cause that may pass:
 			// it is not the crawl's yet, and the URL is asked again,
 			// redirect and all.
-			if err := (&fetch.StatusError{Status: resp.Status}); Retry(err, it.Attempts) {
+			if err := (&fetch.StatusError{Status: resp.Status}); retry(err, it.Attempts) {
 				return failed(err)
 			}
 		}

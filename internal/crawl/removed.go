@@ -14,10 +14,10 @@ import (
 	"github.com/heedhq/heed/internal/crawlopt"
 )
 
-// Gone says whether a URL's failure, err, says its page is gone: an
+// gone says whether a URL's failure, err, says its page is gone: an
 // HTTP 404 or 410, named by its status ("404", "410"); "" else. A page
 // the store held that is gone is marked removed, not failed.
-func Gone(err error) string {
+func gone(err error) string {
 	var se *fetch.StatusError
 	if errors.As(err, &se) && (se.Status == http.StatusNotFound || se.Status == http.StatusGone) {
 		return strconv.Itoa(se.Status)

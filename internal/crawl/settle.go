@@ -71,11 +71,11 @@ func (e *Engine) Settle(ctx context.Context, k Keeper, it Item, res *Result) (En
 	}
 	switch res.Kind {
 	case Failed:
-		if Retry(res.Err, it.Attempts) {
+		if retry(res.Err, it.Attempts) {
 			end.Again = true
 			return end, nil
 		}
-		why := Gone(res.Err)
+		why := gone(res.Err)
 		if why == "" {
 			return end, nil
 		}

@@ -140,7 +140,7 @@ func readSitemaps(ctx context.Context, sm sitemaps, start *url.URL, listed []str
 		}
 		read++
 		if err != nil {
-			if loc != origin+"/sitemap.xml" || Gone(err) == "" {
+			if loc != origin+"/sitemap.xml" || gone(err) == "" {
 				// Listed, or there and not read (too large, a server's
 				// error): not read. A guessed /sitemap.xml that is not
 				// there is no sitemap left unread.

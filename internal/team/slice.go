@@ -16,6 +16,7 @@ import (
 	"github.com/heedhq/heed/extract"
 	"github.com/heedhq/heed/fetch"
 	"github.com/heedhq/heed/internal/crawl"
+	"github.com/heedhq/heed/internal/history"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/polite"
 	"github.com/heedhq/heed/internal/render"
@@ -597,10 +598,6 @@ const stateRemoved = "removed"
 // names as its canonical URL: the page stands for it.
 const reasonClaimed = "claimed"
 
-// minDupBytes is the least Markdown a page must have to be taken for a
-// twin of another of its source.
-const minDupBytes = 200
-
 // commit ends a URL in one transaction: its snapshot stored, its state,
 // its links queued with their hosts' jobs, and the host's next turn set.
 // It runs to its end though the job's context ends: a page fetched is a
@@ -619,121 +616,43 @@ func (s *slice) commit(ctx context.Context, it item, res *result, delay time.Dur
 }
 
 func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.Duration) error {
-	var kind crawl.Kind
-	var reason, detail string
+	var end crawl.End
 	var skips []crawl.Event
 	requeued := false
-	gone := "" // the status of a page found gone, marked removed
 	var removed []crawl.Event
+	visited := &crawl.Result{Kind: res.kind, Reason: res.reason, Detail: res.detail, Err: res.err, Snapshot: res.snap, Canonical: res.canonical}
+	if res.snap != nil {
+		visited.Hash = heed.HashOf(res.snap.Markdown)
+	}
 	err := inTx(ctx, s.w.Pool, func(tx pgx.Tx) error {
-		kind, reason, detail, gone, removed = res.kind, res.reason, res.detail, "", nil
-		movedOut := false // the page the URL held now redirects, and is removed
-		var claim []queued
-		if res.snap != nil && res.canonical != "" {
-			// A page whose canonical URL this crawl stored, or a page of
-			// it stands for, is that page again.
-			var stored bool
-			if err := tx.QueryRow(ctx, `
-				SELECT EXISTS (SELECT 1 FROM heed_frontier f
-					WHERE f.url = $1 AND f.state = 'done' AND f.updated_at >= $2 AND (f.reason = $4
-						OR EXISTS (SELECT 1 FROM heed_snapshot s WHERE s.url = f.url AND s.source = $3 AND s.removed IS NULL)))`,
-				res.canonical, it.c.created, res.snap.Source, reasonClaimed).Scan(&stored); err != nil {
-				return err
-			}
-			if stored {
-				kind, reason, detail = crawl.Skipped, crawl.ReasonDup, "its canonical URL "+res.canonical+" is stored already"
-			} else if cu, err := url.Parse(res.canonical); err == nil {
-				// The page stands for its canonical URL, which is not
-				// asked for: ended with the page, as claimed.
-				claim = []queued{{url: res.canonical, host: polite.HostKey(cu), depth: it.depth, state: "done", reason: reasonClaimed}}
-			}
+		removed = nil
+		k := &txKeep{tx: tx, c: it.c, retention: s.w.Retention}
+		var err error
+		end, err = it.c.eng.Settle(ctx, k, crawl.Item{URL: it.url, Depth: it.depth, Attempts: it.attempts}, visited)
+		if err != nil {
+			return err
 		}
-		if res.snap != nil && kind == crawl.Stored {
-			if len(res.snap.Markdown) >= minDupBytes {
-				var twin string
-				// A twin only of a page kept in this crawl: a snapshot an
-				// earlier crawl left (a page that has moved since) is not.
-				err := tx.QueryRow(ctx, `
-					SELECT s.url FROM heed_snapshot s JOIN heed_frontier f ON f.url = s.url
-					WHERE s.source = $1 AND s.hash = $2 AND s.url <> $3 AND f.state = 'done' AND f.updated_at >= $4 AND s.removed IS NULL LIMIT 1`,
-					res.snap.Source, heed.HashOf(res.snap.Markdown), res.snap.URL, it.c.created).Scan(&twin)
-				if err == nil {
-					kind, reason, detail = crawl.Skipped, crawl.ReasonDup, "the same content as "+twin+", kept already"
-				} else if !errors.Is(err, pgx.ErrNoRows) {
-					return err
-				}
-			}
-			if kind == crawl.Stored {
-				changed, err := pgstore.PutIn(ctx, tx, res.snap, s.w.Retention)
-				if err != nil {
-					return err
-				}
-				switch {
-				case !changed:
-					kind = crawl.Unchanged
-				case res.snap.Change == heed.Unchanged:
-					// A page another source held, its content the same:
-					// new to the source that takes it, as on one machine.
-					res.snap.Change = heed.New
-				}
-			}
+		if end.Moved {
+			removed = append(removed, crawl.MovedEvent(it.url, end.URL))
 		}
-		if kind == crawl.Failed && res.err != nil && !crawl.Retry(res.err, it.attempts) {
-			if why := crawl.Gone(res.err); why != "" {
-				// A page the store held, gone: a removal, not a failure;
-				// one removed already, and gone still, is as it was.
-				removed, err := pgstore.MarkRemovedIn(ctx, tx, it.c.o.Source, it.url, time.Now(), why, s.w.Retention)
-				if err != nil {
-					return err
-				}
-				var before bool
-				if !removed {
-					err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM heed_snapshot WHERE url = $1 AND source = $2 AND removed IS NOT NULL)`,
-						pgstore.Clean(it.url), it.c.o.Source).Scan(&before)
-					if err != nil {
-						return err
-					}
-				}
-				switch {
-				case removed:
-					gone = why
-				case before:
-					// Found gone before, and gone still: nothing became
-					// of it, as on one machine.
-					kind, reason, detail = crawl.Skipped, crawl.ReasonGone, "found gone before, and gone still: "+res.err.Error()
-				}
-			}
-		}
-		if res.final != "" && res.final != it.url && (kind == crawl.Stored || kind == crawl.Unchanged) {
-			// The page the store held at the URL now redirects: it is no
-			// page any more.
-			moved, err := pgstore.MarkRemovedIn(ctx, tx, it.c.o.Source, it.url, time.Now(), crawl.ReasonMoved, s.w.Retention)
-			if err != nil {
-				return err
-			}
-			if moved {
-				removed = append(removed, crawl.MovedEvent(it.url, res.final))
-				movedOut = true
-			}
-		}
-		if kind == crawl.Unchanged && res.snap == nil {
+		if end.Kind == crawl.Unchanged && res.snap == nil {
 			// Not modified: the snapshot is as fetched now.
 			if _, err := tx.Exec(ctx, `UPDATE heed_snapshot SET fetched_at = now() WHERE url = $1`, it.url); err != nil {
 				return err
 			}
 		}
-		state, attempts, why := string(kind), it.attempts, reason
+		state, attempts, why := string(end.Kind), it.attempts, end.Reason
 		switch {
-		case kind == crawl.Stored:
-			state, why = "done", string(res.snap.Change)
-		case kind == crawl.Unchanged:
+		case end.Kind == crawl.Stored:
+			state, why = "done", string(end.Change)
+		case end.Kind == crawl.Unchanged:
 			state, why = "done", reasonUnchanged
-		case gone != "":
+		case end.Kind == crawl.Removed:
 			state, why = "done", reasonRemoved
-		case kind == crawl.Failed && res.err != nil && crawl.Retry(res.err, it.attempts):
+		case end.Again:
 			// Queued again, for its host's next turn.
 			state, attempts = "queued", it.attempts+1
-		case kind == crawl.Failed && crawl.Gone(res.err) != "":
+		case end.Dead:
 			// A dead link: a failure, which leaves the crawl complete
 			// (sweepEnded), where a name that did not resolve does not.
 			why = reasonGone
@@ -747,7 +666,7 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		// is the one queued): a page that links to the URL it stands
 		// for, to where it was fetched from at last, or to its Markdown,
 		// does not queue it.
-		rows := append([]queued{{url: it.url, host: s.host, depth: it.depth, state: state, reason: why, detail: detail, attempts: attempts, own: true}}, claim...)
+		rows := append([]queued{{url: it.url, host: s.host, depth: it.depth, state: state, reason: why, detail: end.Detail, attempts: attempts, own: true}}, k.claim...)
 		for _, done := range []string{res.final, res.alternate} {
 			if done != "" {
 				lu, _ := url.Parse(done)
@@ -767,7 +686,6 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		br := tx.SendBatch(ctx, b)
 		var due, asleep []string
 		var ended tally
-		var err error
 		due, asleep, ended, skips, err = readLocked(br)
 		if err != nil {
 			br.Close()
@@ -789,7 +707,7 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		// The URL's end is counted in its crawl's row, which ends with
 		// its last URL; a complete crawl that ends marks removed the
 		// pages it no longer reached.
-		if movedOut {
+		if end.Moved {
 			ended.add(it.c.id, stateRemoved, "", 1)
 		}
 		done, err := countEnds(ctx, tx, ended)
@@ -803,18 +721,8 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 	if err == nil && s.w.Event != nil && !requeued {
 		// A page is told of by the URL it was stored under, as a crawl on
 		// one machine tells it: where its URL redirected to.
-		u := it.url
-		if res.snap != nil && (kind == crawl.Stored || kind == crawl.Unchanged) {
-			u = res.snap.URL
-		}
-		e := crawl.Event{Kind: kind, URL: u, Reason: reason, Detail: detail, Depth: it.depth, Delay: delay.String(), Rendered: res.rendered}
-		switch {
-		case kind == crawl.Stored && res.snap != nil:
-			e.Change, e.Version = res.snap.Change, res.snap.Version
-		case gone != "":
-			e.Kind, e.Reason = crawl.Removed, gone
-		}
-		s.w.Event(e)
+		s.w.Event(crawl.Event{Kind: end.Kind, URL: end.URL, Reason: end.Reason, Detail: end.Detail, Depth: it.depth, Delay: delay.String(),
+			Rendered: res.rendered, Change: end.Change, Version: end.Version})
 	}
 	if err == nil && s.w.Event != nil {
 		// The links it ended as they were queued, each once.
@@ -826,4 +734,64 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		s.w.tell(removed)
 	}
 	return err
+}
+
+// txKeep is where a URL's end is kept on a team (crawl.Keeper): the
+// transaction that commits it, in the team's tables.
+type txKeep struct {
+	tx        pgx.Tx
+	c         *crawlInfo
+	retention history.Retention
+	// claim is the canonical URL the page stands for, ended with the
+	// URL's commit as claimed, not asked for.
+	claim []queued
+}
+
+// Claim finds the canonical URL taken when this crawl stored it, or a
+// page of it stands for it.
+func (k *txKeep) Claim(ctx context.Context, cn string, it crawl.Item) (bool, error) {
+	var taken bool
+	if err := k.tx.QueryRow(ctx, `
+		SELECT EXISTS (SELECT 1 FROM heed_frontier f
+			WHERE f.url = $1 AND f.state = 'done' AND f.updated_at >= $2 AND (f.reason = $4
+				OR EXISTS (SELECT 1 FROM heed_snapshot s WHERE s.url = f.url AND s.source = $3 AND s.removed IS NULL)))`,
+		cn, k.c.created, k.c.o.Source, reasonClaimed).Scan(&taken); err != nil || taken {
+		return taken, err
+	}
+	if cu, err := url.Parse(cn); err == nil {
+		k.claim = []queued{{url: cn, host: polite.HostKey(cu), depth: it.Depth, state: "done", reason: reasonClaimed}}
+	}
+	return false, nil
+}
+
+// Twin is a twin only of a page kept in this crawl: a snapshot an
+// earlier crawl left (a page that has moved since) is not.
+func (k *txKeep) Twin(ctx context.Context, final, hash string) (string, error) {
+	if hash == "" {
+		return "", nil
+	}
+	var twin string
+	err := k.tx.QueryRow(ctx, `
+		SELECT s.url FROM heed_snapshot s JOIN heed_frontier f ON f.url = s.url
+		WHERE s.source = $1 AND s.hash = $2 AND s.url <> $3 AND f.state = 'done' AND f.updated_at >= $4 AND s.removed IS NULL LIMIT 1`,
+		k.c.o.Source, hash, final, k.c.created).Scan(&twin)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return twin, err
+}
+
+func (k *txKeep) Put(ctx context.Context, snap *heed.Snapshot) (bool, error) {
+	return pgstore.PutIn(ctx, k.tx, snap, k.retention)
+}
+
+func (k *txKeep) Remove(ctx context.Context, rawURL, why string) (bool, error) {
+	return pgstore.MarkRemovedIn(ctx, k.tx, k.c.o.Source, rawURL, time.Now(), why, k.retention)
+}
+
+func (k *txKeep) WasRemoved(ctx context.Context, rawURL string) (bool, error) {
+	var before bool
+	err := k.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM heed_snapshot WHERE url = $1 AND source = $2 AND removed IS NOT NULL)`,
+		pgstore.Clean(rawURL), k.c.o.Source).Scan(&before)
+	return before, err
 }
