@@ -18,21 +18,16 @@ import (
 // allows, whose paths its globs include and do not exclude.
 type Scope struct{ s *scope }
 
-// NewScope is the scope of a crawl from start, normalized, as o says it
-// (its AllowHosts, Include, Exclude and WholeSite).
-func NewScope(start *url.URL, o crawlopt.Options) (Scope, error) {
-	s, err := newScope(start, Options{Options: o})
-	return Scope{s}, err
-}
-
-// ScopeOf is the scope of a crawl with o, from o.Start.
+// ScopeOf is the scope of a crawl with o, from o.Start (its
+// AllowHosts, Include, Exclude and WholeSite).
 func ScopeOf(o crawlopt.Options) (Scope, error) {
 	start, err := Normalize(o.Start)
 	if err != nil {
 		return Scope{}, err
 	}
 	su, _ := url.Parse(start)
-	return NewScope(su, o)
+	s, err := newScope(su, Options{Options: o})
+	return Scope{s}, err
 }
 
 // Check is why u is out of scope, or "" when it is in.

@@ -275,14 +275,14 @@ func Start(ctx context.Context, pool *pgxpool.Pool, o crawlopt.Options) (int64, 
 	if err != nil {
 		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(o.Start), Err: err}
 	}
-	su, _ := url.Parse(start)
-	if _, err := crawl.NewScope(su, o); err != nil {
+	o.Start = start
+	if _, err := crawl.ScopeOf(o); err != nil {
 		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: start, Err: err}
 	}
 	if len(start) > MaxURLLength {
 		return 0, &heed.Error{Kind: heed.Invalid, Op: "crawl", URL: fetch.Redact(heed.Clip(start, 80)), Err: fmt.Errorf("a team's crawl takes URLs of %d bytes at most", MaxURLLength)}
 	}
-	o.Start = start
+	su, _ := url.Parse(start)
 	if o.Source == "" {
 		o.Source = su.Host
 	}

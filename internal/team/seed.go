@@ -151,7 +151,12 @@ func (w *Worker) seed(ctx context.Context, id int64) error {
 		if seen[raw] || len(seen) > o.MaxPages || len(raw) > MaxURLLength {
 			return
 		}
-		if u, err := url.Parse(raw); err != nil || c.scope.Check(u) != "" || u.Path == "/robots.txt" {
+		u, err := url.Parse(raw)
+		if err != nil || u.Path == "/robots.txt" {
+			return
+		}
+		// Seeds are a crawl's depth 1.
+		if reason, _ := c.eng.Admit(u, 1); reason != "" {
 			return
 		}
 		seen[raw] = true

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"sync"
 	"time"
@@ -80,7 +79,6 @@ type crawlInfo struct {
 	id      int64
 	created time.Time // by the database's clock
 	o       crawlopt.Options
-	scope   crawl.Scope
 	eng     *crawl.Engine // decides what each URL comes to
 }
 
@@ -348,13 +346,6 @@ func (w *Worker) crawl(ctx context.Context, id int64) (*crawlInfo, error) {
 		return nil, fmt.Errorf("crawl %d: %w", id, err)
 	}
 	c.o = o
-	su, err := url.Parse(c.o.Start)
-	if err != nil {
-		return nil, fmt.Errorf("crawl %d: %w", id, err)
-	}
-	if c.scope, err = crawl.NewScope(su, c.o); err != nil {
-		return nil, fmt.Errorf("crawl %d: %w", id, err)
-	}
 	if c.eng, err = crawl.NewEngine(crawl.Options{Options: c.o}, w.Agent); err != nil {
 		return nil, fmt.Errorf("crawl %d: %w", id, err)
 	}
