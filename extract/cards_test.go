@@ -46,3 +46,44 @@ func TestListingOfCards(t *testing.T) {
 		t.Errorf("article: the teasers kept:\n%s", doc.Markdown)
 	}
 }
+
+// TestTeaserPicturesAreNotText: a page that calls itself an article but
+// is a topic's listing of stories, each a picture with its caption, a
+// linked title and a linked teaser, keeps its stories' text. Cleaning an
+// article takes the linked teasers for clutter; what is left is
+// pictures, whose long addresses are not text a reader sees, so the
+// cleaning took the content and the page is read whole.
+func TestTeaserPicturesAreNotText(t *testing.T) {
+	var items strings.Builder
+	for i := range 8 {
+		img := fmt.Sprintf("https://images.example/dims/crop/4983x2803+0+0/resize/700/quality/85/format/jpeg/?url=https%%3A%%2F%%2Fbucket.example%%2Fda%%2Fb1%%2F%032x.jpg", i)
+		fmt.Fprintf(&items, `<article class="item"><div class="item-image"><a href="/story/%d"><img src="%s" alt="Picture %d"></a></div>
+<div class="credit-caption"><p>The bay at low water in the spring of the year the study began, seen from the old pier. <b class="credit">Staff photographer</b></p></div>
+<div class="item-info"><h2 class="title"><a href="/story/%d">Story number %d about the tides</a></h2>
+<p class="teaser"><a href="/story/%d">Scientists measured the tides of the bay for twenty years and found the highest water %d hours after the moon.</a></p></div></article>`, i, img, i, i, i, i, i+2)
+	}
+	page := `<html><head><meta property="og:type" content="article"><title>Science</title></head><body><main><h1>Science</h1>` + items.String() + `</main></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://news.example/sections/science/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Story number 0 about the tides", "highest water 9 hours", "Story number 7"} {
+		if !strings.Contains(doc.Markdown, w) {
+			t.Errorf("no %q in:\n%s", w, doc.Markdown)
+		}
+	}
+}
+
+func TestShownLetters(t *testing.T) {
+	for md, want := range map[string]int{
+		"a b":                              2,
+		"[link](https://example.com/x)":    5,
+		"![alt](https://e.com/a_(b).png)!": 6,
+		"[x](unclosed\nyz":                 4,
+		"é\u00a0ü":                         2,
+	} {
+		if got := shownLetters(md); got != want {
+			t.Errorf("shownLetters(%q) = %d, want %d", md, got, want)
+		}
+	}
+}

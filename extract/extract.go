@@ -186,7 +186,7 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 	out.Markdown = c.markdown(base, budget)
 	// (The page's prose is compared first, alone: measuring what its
 	// class calls boilerplate walks the page, and most pages pass.)
-	if letters, _ := countText(out.Markdown); 5*letters < c.s.bodyProse && 5*letters < c.s.bodyProse-c.s.negativeProse(body, c.s.best) {
+	if letters := shownLetters(out.Markdown); 5*letters < c.s.bodyProse && 5*letters < c.s.bodyProse-c.s.negativeProse(body, c.s.best) {
 		// Less than a fifth of the page's prose, outside what its class
 		// calls boilerplate (comments, sidebars): the choice missed the
 		// content (a listing of small parts, a page built of widgets).
@@ -265,11 +265,47 @@ func (c content) markdown(base *url.URL, budget int) string {
 		for _, n := range c.nodes {
 			prose += c.s.stats[n].text - c.s.stats[n].link
 		}
-		if letters, _ := countText(md); float64(letters) < 0.5*float64(prose) {
+		if letters := shownLetters(md); float64(letters) < 0.5*float64(prose) {
 			md = render(false)
 		}
 	}
 	return md
+}
+
+// shownLetters counts the letters of Markdown that a reader sees, as
+// countText counts a page's: a link's or picture's address is not read,
+// though a page of teaser pictures renders more of it than of text.
+func shownLetters(md string) int {
+	letters := 0
+	for i := 0; i < len(md); i++ {
+		if md[i] == ']' && i+1 < len(md) && md[i+1] == '(' {
+			// Past the address, to its closing parenthesis (an address
+			// may hold balanced ones); a line's end closes it anyway.
+			depth := 0
+			j := i + 2
+			for ; j < len(md) && md[j] != '\n'; j++ {
+				if md[j] == '(' {
+					depth++
+				} else if md[j] == ')' {
+					if depth == 0 {
+						break
+					}
+					depth--
+				}
+			}
+			i = j
+			continue
+		}
+		switch r := md[i]; {
+		case r == ' ' || r == '\n' || r == '\t' || r == '\r' || r >= 0x80 && r < 0xc0:
+			// (a rune's later bytes)
+		case r == 0xc2 && i+1 < len(md) && md[i+1] == 0xa0:
+			i++ // a no-break space
+		default:
+			letters++
+		}
+	}
+	return letters
 }
 
 // skip is what rendering the content leaves out; clean, the clutter
