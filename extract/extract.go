@@ -937,6 +937,11 @@ func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
 // too (controlledPanels). Elements hidden by what they are (scripts,
 // styles, templates) stay hidden, and so does boilerplate by tag or role
 // however long (a footer, a dialog).
+// minTitledProse is the least prose, outside links, a main or article
+// element holds to be the page's content as shown: a streamed page's
+// shell has its main too, around a banner and its footer.
+const minTitledProse = 200
+
 func revealed(body *html.Node) (shown, panels map[*html.Node]bool) {
 	type count struct {
 		text, link int
@@ -966,7 +971,7 @@ func revealed(body *html.Node) (shown, panels map[*html.Node]bool) {
 				c.text += kc.text
 				c.link += kc.link
 				c.main = c.main || kc.main
-				if !inHidden && !hides && kc.text > 0 && (k.DataAtom == atom.Main || k.DataAtom == atom.Article || k.DataAtom == atom.H1) {
+				if !inHidden && !hides && (k.DataAtom == atom.H1 && kc.text > 0 || (k.DataAtom == atom.Main || k.DataAtom == atom.Article) && kc.text-kc.link >= minTitledProse) {
 					titled = true
 				}
 				if hidden(k) || hardBoilerplate(k) {

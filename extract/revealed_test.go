@@ -23,6 +23,13 @@ func TestHiddenPageShown(t *testing.T) {
 			want: []string{"Opening day", "nine years of work"},
 		},
 		{
+			// The shell has a main of its own, around a banner and the
+			// footer: it is not the page's content.
+			name: "streamed into a shell with its main",
+			page: `<body><main><div class="banner">Migrate today and get credits</div><footer><a href="/docs">Docs</a> <a href="/blog">Blog</a> <p>© Example 2026</p></footer></main><div hidden id="S:0"><h1>Opening day</h1><p>` + prose + `</p></div></body>`,
+			want: []string{"Opening day", "nine years of work"},
+		},
+		{
 			name: "faded in",
 			page: `<body><div id="__next"><div style="visibility:hidden;min-height:100vh"><nav><a href="/a">Home</a> <a href="/b">News</a></nav><article><p>` + prose + `</p></article></div></div></body>`,
 			want: []string{"nine years of work"},
