@@ -394,7 +394,8 @@ func (s *selector) choose(body *html.Node) []*html.Node {
 	if sem := s.semantic(body); sem != nil && !s.holdsTeasers(sem, best) {
 		st := s.stats[sem]
 		if best == nil || contains(sem, best) && st.linkDensity() < 0.5 ||
-			float64(st.text) >= 0.5*float64(s.stats[body].text) && st.linkDensity() < 0.33 {
+			float64(st.text) >= 0.5*float64(s.stats[body].text) && st.linkDensity() < 0.33 ||
+			postContent(sem) && prose(st) >= prose(s.stats[best]) && st.linkDensity() < 0.33 {
 			if s.mostlyLinksBeside(sem, best) {
 				return s.withoutLinks(sem, best)
 			}
@@ -768,7 +769,7 @@ func (s *selector) semantic(body *html.Node) *html.Node {
 			continue
 		}
 		switch {
-		case strings.EqualFold(attr(n, "itemprop"), "articleBody"):
+		case strings.EqualFold(attr(n, "itemprop"), "articleBody") || postContent(n):
 			bodies = append(bodies, n)
 		case n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main"):
 			mains = append(mains, n)
@@ -784,7 +785,7 @@ func (s *selector) semantic(body *html.Node) *html.Node {
 			return nil
 		}
 		// One article among many (a listing) is not the content.
-		if len(ns) > 1 && !strings.EqualFold(attr(ns[0], "itemprop"), "articleBody") {
+		if len(ns) > 1 && !strings.EqualFold(attr(ns[0], "itemprop"), "articleBody") && !postContent(ns[0]) {
 			return nil
 		}
 		if s.stats[ns[0]].text < 200 || ns[0].DataAtom == atom.Article && wrapsPage(ns[0]) {
@@ -972,4 +973,17 @@ func (s *selector) titledElsewhere(n *html.Node) bool {
 	}
 	u, err := s.page.Parse(href)
 	return err == nil && (u.Host != s.page.Host || u.Path != s.page.Path)
+}
+
+// postContent reports whether n is a site builder's widget for the
+// post's own content (Elementor's "Post Content", which renders what
+// the post says and nothing else), as articleBody names it: a page
+// built of widgets has the post's sections in boxes of their own.
+func postContent(n *html.Node) bool {
+	for _, c := range strings.Fields(attr(n, "class")) {
+		if c == "elementor-widget-theme-post-content" {
+			return true
+		}
+	}
+	return false
 }

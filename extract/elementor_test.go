@@ -1,0 +1,44 @@
+package extract
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestElementorPostContent: a post built with Elementor has its body in
+// the "Post Content" widget, each section in a box of its own, and a
+// grid of other posts' excerpts below. The widget is the post, whole,
+// though one of the excerpts (long, with commas) scores best alone.
+func TestElementorPostContent(t *testing.T) {
+	section := func(h, p string) string {
+		return `<div class="elementor-element e-con-full e-flex e-con e-child"><div class="elementor-element elementor-widget elementor-widget-heading"><div class="elementor-widget-container"><h2>` + h + `</h2></div></div>
+<div class="elementor-element elementor-widget elementor-widget-text-editor"><div class="elementor-widget-container"><p>` + strings.Repeat(p+" ", 8) + `</p></div></div></div>`
+	}
+	body := section("Why plants", "A diet of plants is good for the heart, for the planet, and for your purse.") +
+		section("Where to start", "Start with one meal a week, then two, and learn a few recipes you like before you change more.") +
+		section("Explore new ingredients", "Tofu, beans and lentils keep well and cook fast, and spices make them taste of something.")
+	var grid strings.Builder
+	for i := range 4 {
+		fmt.Fprintf(&grid, `<article class="elementor-post elementor-grid-item"><div class="elementor-post__text"><h3 class="elementor-post__title"><a href="/post-%d">Another post %d</a></h3>
+<div class="elementor-post__excerpt"><p>When the agency denies your claim, it can feel like a dead end, but you have options, rights, deadlines, appeals, hearings, and more, so read on, and call us, today, tomorrow, or any day.</p></div></div></article>`, i, i)
+	}
+	page := `<html><head><meta property="og:type" content="article"><title>Going plant-based</title></head><body class="single-post">
+<div class="elementor elementor-location-single post"><div class="elementor-element e-con-full e-flex e-con e-parent">
+<div class="elementor-element elementor-widget elementor-widget-theme-post-title"><div class="elementor-widget-container"><h1>Going plant-based</h1></div></div>
+<div class="elementor-element elementor-widget elementor-widget-theme-post-content"><div class="elementor-widget-container"><div class="elementor">` + body + `</div></div></div>
+<div class="elementor-element elementor-widget elementor-widget-posts"><div class="elementor-widget-container"><div class="elementor-posts-container elementor-posts elementor-grid">` + grid.String() + `</div></div></div>
+</div></div></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://blog.example/plant-based/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"good for the heart", "one meal a week", "Tofu, beans and lentils"} {
+		if !strings.Contains(doc.Markdown, w) {
+			t.Errorf("no %q in:\n%s", w, doc.Markdown)
+		}
+	}
+	if strings.Contains(doc.Markdown, "dead end") {
+		t.Errorf("the other posts' excerpts kept:\n%s", doc.Markdown)
+	}
+}
