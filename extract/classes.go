@@ -373,9 +373,20 @@ func splitClass(class, id string) []string {
 		}
 		class = strings.Join(kept, " ")
 	}
-	return strings.FieldsFunc(strings.ToLower(class+" "+id), func(r rune) bool {
+	words := strings.FieldsFunc(strings.ToLower(class+" "+id), func(r rune) bool {
 		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9')
 	})
+	// A page builder's every element is a widget of it ("elementor-widget
+	// elementor-widget-text-editor"): a paragraph, a heading, the post's
+	// content. The word says what built it, not that it is chrome.
+	out := words[:0]
+	for i, w := range words {
+		if w == "widget" && i > 0 && words[i-1] == "elementor" {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // utilityClass reports whether a class word is a CSS utility that says how

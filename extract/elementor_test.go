@@ -42,3 +42,33 @@ func TestElementorPostContent(t *testing.T) {
 		t.Errorf("the other posts' excerpts kept:\n%s", doc.Markdown)
 	}
 }
+
+// elementorText is an Elementor text widget holding p.
+func elementorText(p string) string {
+	return `<div class="elementor-element elementor-element-1a2b3c elementor-widget elementor-widget-text-editor"><div class="elementor-widget-container"><p>` + p + `</p></div></div>`
+}
+
+// TestElementorWidgetsAreContent: in a page built with Elementor every
+// paragraph is a widget ("elementor-widget elementor-widget-text-editor"),
+// and a widget in an article is chrome (a sidebar's). The builder's
+// word is not: short paragraphs with few commas stay.
+func TestElementorWidgetsAreContent(t *testing.T) {
+	long := strings.Repeat("The harbour was dredged in spring, and the boats, the ferries, the tugs and the barges came back, one by one, to the quay. ", 4)
+	page := `<html><head><meta property="og:type" content="article"><title>The harbour</title></head><body>
+<div class="elementor elementor-location-single post"><div class="elementor-element e-con-full e-flex e-con e-parent">
+<div class="elementor-element elementor-widget elementor-widget-theme-post-title"><div class="elementor-widget-container"><h1>The harbour</h1></div></div>` +
+		elementorText(long) +
+		elementorText("The first ferry docked at noon on Monday.") +
+		elementorText("Fishermen say the catch is better than last year.") +
+		elementorText(long) +
+		`</div></div></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://port.example/harbour/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"one by one", "docked at noon on Monday", "catch is better than last year"} {
+		if !strings.Contains(doc.Markdown, w) {
+			t.Errorf("no %q in:\n%s", w, doc.Markdown)
+		}
+	}
+}
