@@ -72,3 +72,29 @@ func TestElementorWidgetsAreContent(t *testing.T) {
 		}
 	}
 }
+
+// TestElementorPopupHidden: Elementor writes its popups into the page
+// (elementor-location-popup) and its script shows them on a trigger. Until
+// then they are hidden: a long offer in one is not the page's content,
+// though it outscores the page's short widgets.
+func TestElementorPopupHidden(t *testing.T) {
+	offer := strings.Repeat("Get a year of lessons, videos, courses, guides, and coaching, free for seven days, then cancel, pause, or keep it, as you like. ", 5)
+	page := `<html><head><title>Coaching</title></head><body>
+<div class="elementor elementor-99 elementor-location-popup" data-elementor-type="popup"><section class="elementor-section"><div class="elementor-widget-container"><p>` + offer + `</p></div></section></div>
+<div class="elementor elementor-12"><div class="elementor-element e-con-full e-con e-parent">` +
+		elementorText("We coach people who want a new job.") +
+		elementorText("Book a first call and we will listen.") +
+		elementorText("Our coaches have hired for twenty years.") +
+		elementorText("Sessions are online or in our office.") +
+		`</div></div></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://coach.example/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(doc.Markdown, "coach people who want a new job") {
+		t.Errorf("the page's text is missing:\n%s", doc.Markdown)
+	}
+	if strings.Contains(doc.Markdown, "free for seven days") {
+		t.Errorf("the popup kept:\n%s", doc.Markdown)
+	}
+}

@@ -428,7 +428,7 @@ func mayHide(class string) bool {
 			return true // in any case: split and see
 		}
 	}
-	for _, w := range []string{"hidden", "none", "only", "reader", "invisible", "for-sr"} {
+	for _, w := range []string{"hidden", "none", "only", "reader", "invisible", "for-sr", "location-popup"} {
 		if strings.Contains(class, w) {
 			return true
 		}
@@ -564,6 +564,10 @@ func classAtDesktop(c string) (h hiding, hide bool, level int) {
 func hiddenClass(c string) hiding {
 	switch c {
 	case "hidden", "d-none", "is-hidden":
+		return display
+	case "elementor-location-popup":
+		// Elementor's popup, which its script shows on a trigger (a
+		// time, a scroll, leaving): hidden until then.
 		return display
 	case "invisible":
 		return visibility
