@@ -87,3 +87,29 @@ func TestShownLetters(t *testing.T) {
 		}
 	}
 }
+
+// TestCardCaptionTitled: a shop's listing whose cards put their title,
+// description and price in a "caption" beside the picture keeps them. A
+// picture's caption is set apart; one with a heading is what the card
+// says.
+func TestCardCaptionTitled(t *testing.T) {
+	var cards strings.Builder
+	for i, name := range []string{"Gear bag, large", "Gear bag, small", "Cutlery roll", "Dining set", "Canopy shelf", "Water tank"} {
+		fmt.Fprintf(&cards, `<li class="product"><div class="product-block"><div class="product-img-wrap"><a href="/p/%d"><img src="/img/%d.webp" alt="%s"></a></div>
+<div class="product-caption"><div class="posted-in"><a href="/c/gear">Gear</a></div><h3 class="woocommerce-loop-product__title"><a href="/p/%d">%s</a></h3>
+<div class="short-description">A sturdy bag for the trip, number %d.</div><span class="price">$%d.00</span>
+<div class="add_to_cart"><a href="?add-to-cart=%d" class="button">Add to cart</a></div></div></div></li>`, i, i, name, i, name, i, 20+i, i)
+	}
+	page := `<html><head><title>Outdoor gear</title></head><body><header><nav><a href="/">Home</a> <a href="/shop">Shop</a></nav></header>
+<main><h1>Outdoor gear</h1><p class="woocommerce-result-count">Showing 1–6 of 6 results</p><ul class="products columns-3">` + cards.String() + `</ul></main>
+<footer><a href="/privacy">Privacy</a></footer></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://shop.example/gear/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Gear bag, large", "Water tank", "number 3", "$25.00"} {
+		if !strings.Contains(doc.Markdown, w) {
+			t.Errorf("no %q in:\n%s", w, doc.Markdown)
+		}
+	}
+}
