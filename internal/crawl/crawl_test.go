@@ -599,7 +599,7 @@ func TestNormalize(t *testing.T) {
 			t.Errorf("Normalize(%q) got %q, %v, want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"ftp://example.com/", "/relative", "mailto:a@example.com"} {
+	for _, bad := range []string{"ftp://example.com/", "/relative", "mailto:a@example.com", "http://.", "https://.:8443/x", "http://:80/"} {
 		if _, err := Normalize(bad); err == nil {
 			t.Errorf("Normalize(%q) did not fail", bad)
 		}

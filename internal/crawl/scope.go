@@ -23,7 +23,10 @@ func Normalize(raw string) (string, error) {
 	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
 		return "", fmt.Errorf("%q is not an http(s) URL", raw)
 	}
-	u.Host = polite.HostKey(u)
+	if u.Host = polite.HostKey(u); u.Host == "" || strings.HasPrefix(u.Host, ":") {
+		// A host of dots alone ("http://.") is none.
+		return "", fmt.Errorf("%q names no host", raw)
+	}
 	u.User = nil
 	u.Fragment, u.RawFragment = "", ""
 	// Escapes of unreserved characters are decoded and the others
