@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"context"
+	"errors"
 
 	"github.com/heedhq/heed"
 )
@@ -98,10 +99,15 @@ func (e *Engine) Settle(ctx context.Context, k Keeper, it Item, res *Result) (En
 		}
 		end.Dead = true
 		return end, nil
-	case Skipped, Unchanged:
+	case Stored:
+	default:
+		// Skipped, Unchanged, or left before its end (Stop): as it came.
 		return end, nil
 	}
 	snap := res.Snapshot
+	if snap == nil {
+		return end, errors.New("crawl: a page to store without its snapshot")
+	}
 	if res.Canonical != "" {
 		// A duplicate only of a page kept in this crawl: a canonical URL
 		// merely seen (queued, out of scope, disallowed) is not.
