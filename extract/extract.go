@@ -940,12 +940,10 @@ func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
 // element. A collapsed panel that a control on the page names is shown
 // too (controlledPanels). Elements hidden by what they are (scripts,
 // styles, templates) stay hidden, and so does boilerplate by tag or role
-// however long (a footer, a dialog).
-// minTitledProse is the least prose, outside links, a main or article
-// element holds to be the page's content as shown: a streamed page's
-// shell has its main too, around a banner and its footer.
-const minTitledProse = 200
-
+// however long (a footer, a dialog). A streamed part (React's hidden
+// "S:0", which its script moves into the shell) is shown whenever the
+// shell shows less than a quarter of the body's prose, though the shell
+// has a main of its own around a banner and its footer.
 func revealed(body *html.Node) (shown, panels map[*html.Node]bool) {
 	type count struct {
 		text, link int
@@ -975,7 +973,7 @@ func revealed(body *html.Node) (shown, panels map[*html.Node]bool) {
 				c.text += kc.text
 				c.link += kc.link
 				c.main = c.main || kc.main
-				if !inHidden && !hides && (k.DataAtom == atom.H1 && kc.text > 0 || (k.DataAtom == atom.Main || k.DataAtom == atom.Article) && kc.text-kc.link >= minTitledProse) {
+				if !inHidden && !hides && kc.text > 0 && (k.DataAtom == atom.Main || k.DataAtom == atom.Article || k.DataAtom == atom.H1) {
 					titled = true
 				}
 				if hidden(k) || hardBoilerplate(k) {
@@ -995,7 +993,8 @@ func revealed(body *html.Node) (shown, panels map[*html.Node]bool) {
 	for _, n := range outer {
 		hiddenProse += counts[n].text - counts[n].link
 	}
-	shell := !titled && bodyProse > 0 && 4*(bodyProse-hiddenProse) < bodyProse
+	thin := bodyProse > 0 && 4*(bodyProse-hiddenProse) < bodyProse
+	shell := !titled && thin
 	controlled := controlledPanels(body)
 	show := func(n *html.Node) {
 		if shown == nil {
@@ -1003,11 +1002,9 @@ func revealed(body *html.Node) (shown, panels map[*html.Node]bool) {
 		}
 		shown[n] = true
 	}
-	if shell {
-		for _, n := range outer {
-			if c := counts[n]; c.text > c.link && 4*c.link < 3*c.text && !overlayClass(n) {
-				show(n)
-			}
+	for _, n := range outer {
+		if c := counts[n]; (shell || thin && streamedPart(n)) && c.text > c.link && 4*c.link < 3*c.text && !overlayClass(n) {
+			show(n)
 		}
 	}
 	for _, n := range held {
@@ -1028,6 +1025,22 @@ func revealed(body *html.Node) (shown, panels map[*html.Node]bool) {
 		}
 	}
 	return shown, panels
+}
+
+// streamedPart reports whether n is a part of a page streamed by React
+// (a hidden div whose id is "S:" and a number), which a script moves into
+// its place in the shell as it arrives.
+func streamedPart(n *html.Node) bool {
+	id, ok := strings.CutPrefix(attr(n, "id"), "S:")
+	if !ok || id == "" || n.DataAtom != atom.Div {
+		return false
+	}
+	for _, r := range id {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // overlayClass reports whether an element's class or id says it is laid

@@ -53,6 +53,20 @@ func TestHiddenPageShown(t *testing.T) {
 			not:  []string{"cookies"},
 		},
 		{
+			// A short article is what the page shows: terms of sale it
+			// hides are not shown, however long.
+			name: "short article beside hidden terms",
+			page: `<body><main><article><h2>Jazz night on Friday</h2><p>The trio plays from nine. Doors open at eight.</p></article></main><div style="display:none" id="terms"><p>` + strings.Repeat("Tickets cannot be exchanged or refunded, and the club may refuse entry. ", 12) + `</p></div></body>`,
+			want: []string{"trio plays from nine"},
+			not:  []string{"cannot be exchanged"},
+		},
+		{
+			name: "short page titled by its h1 beside a hidden signup",
+			page: `<body><div class="brief"><h1>Council approves the budget</h1><p>By nine votes to four.</p></div><div class="reveal" id="signupBox" style="display:none"><p>` + strings.Repeat("Every week our editors pick the stories that matter and send them to you before breakfast. ", 8) + `</p></div></body>`,
+			want: []string{"nine votes to four"},
+			not:  []string{"before breakfast"},
+		},
+		{
 			name: "hidden footer",
 			page: `<body><p>A short note on the bridge.</p><footer hidden><p>` + strings.Repeat("All rights reserved by the publisher and its partners. ", 12) + `</p></footer></body>`,
 			want: []string{"short note"},
