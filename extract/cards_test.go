@@ -113,3 +113,20 @@ func TestCardCaptionTitled(t *testing.T) {
 		}
 	}
 }
+
+// TestSiteCreditsTitledStayOut: a site's credits under a heading of
+// their own are still the site's, not the page's.
+func TestSiteCreditsTitledStayOut(t *testing.T) {
+	body := strings.Repeat("The cottage sleeps four, with two bedrooms, a kitchen, a garden and a view of the bay, and the beach is a short walk away. ", 4)
+	page := `<html><head><title>Sea cottage</title></head><body><div id="page">
+<div id="content"><h1>Sea cottage</h1><p>` + body + `</p><p>Book by phone or by email; we answer within a day.</p></div>
+<div id="credits"><h4>Credits</h4><p>Site by Pixel Agency. Photos by Sam Roe.</p></div>
+</div></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://cottage.example/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(doc.Markdown, "sleeps four") || strings.Contains(doc.Markdown, "Pixel Agency") {
+		t.Errorf("want the cottage without the site's credits:\n%s", doc.Markdown)
+	}
+}

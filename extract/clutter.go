@@ -53,8 +53,8 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 	if onlyPictureWords(s, tokens) && findElement(n, atom.Img) != nil {
 		return false // a picture's wrapper, caption and all: the picture stays
 	}
-	if onlyPictureWords(s, tokens) && s.stats[n] != nil && s.stats[n].heads > 0 {
-		return false // a card's caption, titled: what the card says
+	if onlyPictureWords(s, tokens) && slices.Contains(tokens, "caption") && s.stats[n] != nil && s.stats[n].heads > 0 {
+		return false // a card's caption, titled: what the card says (a site's credits stay out)
 	}
 	if onlyPictureWords(s, tokens) && besideCode(n) {
 		return false // a code listing's caption ("Listing 8-1: ...") says what the code is
