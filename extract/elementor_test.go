@@ -19,7 +19,7 @@ func TestElementorPostContent(t *testing.T) {
 		section("Where to start", "Start with one meal a week, then two, and learn a few recipes you like before you change more.") +
 		section("Explore new ingredients", "Tofu, beans and lentils keep well and cook fast, and spices make them taste of something.")
 	var grid strings.Builder
-	for i := range 4 {
+	for i := range 12 {
 		fmt.Fprintf(&grid, `<article class="elementor-post elementor-grid-item"><div class="elementor-post__text"><h3 class="elementor-post__title"><a href="/post-%d">Another post %d</a></h3>
 <div class="elementor-post__excerpt"><p>When the agency denies your claim, it can feel like a dead end, but you have options, rights, deadlines, appeals, hearings, and more, so read on, and call us, today, tomorrow, or any day.</p></div></div></article>`, i, i)
 	}
