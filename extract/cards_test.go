@@ -130,3 +130,27 @@ func TestSiteCreditsTitledStayOut(t *testing.T) {
 		t.Errorf("want the cottage without the site's credits:\n%s", doc.Markdown)
 	}
 }
+
+// TestShopArchiveIsNoArticle: a WooCommerce product category that an SEO
+// plugin calls an article is a listing still: its cards, each one link
+// around the product's code, title and price, are its content, not
+// teasers of other stories.
+func TestShopArchiveIsNoArticle(t *testing.T) {
+	var cards strings.Builder
+	for i, name := range []string{"Quiet mower for small lawns", "Mower for half an acre", "Mower for three quarters of an acre", "Mower for an acre and more"} {
+		fmt.Fprintf(&cards, `<div class="col-md-4 items-listing"><a href="/p/kr%d/" class="item-img-listing"><div class="box-sku"><h4 class="sku-code">KR16%d</h4></div><img src="/img/%d.png"><div class="item-title-listing"><h3>%s</h3><div class="price-wrap"><span class="price">$ %d,099.99</span></div></div></a></div>`, i, i, i, name, i+2)
+	}
+	page := `<html><head><meta property="og:type" content="article"><title>Robotic lawn mowers</title></head>
+<body class="archive tax-product_cat term-robotic-lawn-mowers woocommerce woocommerce-page"><header><nav><a href="/">Home</a> <a href="/shop">Shop</a></nav></header>
+<section id="site-content"><h1>Robotic lawn mowers</h1><p class="term-description">` + strings.Repeat("Our robotic mowers cut the grass quietly, every day, in rain or sun, and find their way back to the dock when the job is done. ", 3) + `</p><div class="row">` + cards.String() + `</div></section>
+<footer><a href="/privacy">Privacy</a></footer></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://mowers.example/category/robotic/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"Quiet mower for small lawns", "KR163", "$ 5,099.99"} {
+		if !strings.Contains(doc.Markdown, w) {
+			t.Errorf("no %q in:\n%s", w, doc.Markdown)
+		}
+	}
+}

@@ -218,7 +218,7 @@ type content struct {
 
 // selectContent chooses the main content under body.
 func selectContent(body *html.Node, page *url.URL, m meta) content {
-	article := m.article && !m.forum
+	article := m.article && !m.forum && !shopArchive(body)
 	shown, panels := revealed(body)
 	gone := func(n *html.Node) bool { return (hidden(n) || hardBoilerplate(n)) && !shown[n] }
 	s := &selector{forum: m.forum, article: article, page: page, skip: gone, panels: panels}
@@ -1103,4 +1103,18 @@ func controlledPanels(body *html.Node) map[string]bool {
 		}
 	}
 	return ids
+}
+
+// shopArchive reports whether body is a WooCommerce shop's or product
+// category's (body class "post-type-archive-product", "tax-product_cat",
+// "tax-product_tag"): a listing of products, whatever its metadata says
+// of it (an SEO plugin may call every page an article).
+func shopArchive(body *html.Node) bool {
+	for _, c := range strings.Fields(attr(body, "class")) {
+		switch c {
+		case "post-type-archive-product", "tax-product_cat", "tax-product_tag":
+			return true
+		}
+	}
+	return false
 }
