@@ -38,6 +38,20 @@ func database(t *testing.T) string {
 	return cluster.Database(t)
 }
 
+// databaseAt is a database of its own migrated to version, as an earlier
+// heed left it, for a test that migrates it forward.
+func databaseAt(t *testing.T, version int) string {
+	t.Helper()
+	url := database(t)
+	Version = version
+	_, err := Migrate(context.Background(), url)
+	Version = len(migrations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
+
 // Migrate creates heed's schema and River's; again, it changes nothing;
 // two at once are one after the other; a newer schema is refused and
 // left as it is.
@@ -269,14 +283,8 @@ func TestRefusePublicCreate(t *testing.T) {
 // counted from the frontier as it stands; one seeded with no URL queued
 // is done, ended when its last URL did; the others run on.
 func TestMigrateCrawlRecords(t *testing.T) {
-	url := database(t)
+	url := databaseAt(t, 5)
 	ctx := context.Background()
-	Version = 5
-	_, err := Migrate(ctx, url)
-	Version = len(migrations)
-	if err != nil {
-		t.Fatal(err)
-	}
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -341,14 +349,8 @@ func TestMigrateCrawlRecords(t *testing.T) {
 // and validators), its content version 1, not removed; and no row is
 // rewritten for it (a snapshot's row keeps its place).
 func TestMigrateHistory(t *testing.T) {
-	url := database(t)
+	url := databaseAt(t, 9)
 	ctx := context.Background()
-	Version = 9
-	_, err := Migrate(ctx, url)
-	Version = len(migrations)
-	if err != nil {
-		t.Fatal(err)
-	}
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -444,14 +446,8 @@ func TestMigrateHistory(t *testing.T) {
 // the seed files it noted as read to their end, are kept beside its row,
 // and its row no longer holds them.
 func TestMigrateCrawlOptions(t *testing.T) {
-	url := database(t)
+	url := databaseAt(t, 10)
 	ctx := context.Background()
-	Version = 10
-	_, err := Migrate(ctx, url)
-	Version = len(migrations)
-	if err != nil {
-		t.Fatal(err)
-	}
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
@@ -506,14 +502,8 @@ func TestMigrateCrawlOptions(t *testing.T) {
 // behind it. It fails with ErrLocked, names the session and the table,
 // and leaves the schema as it was; the transaction ended, it migrates.
 func TestMigrateBesideAnOpenTransaction(t *testing.T) {
-	url := database(t)
+	url := databaseAt(t, 10)
 	ctx := context.Background()
-	Version = 10
-	_, err := Migrate(ctx, url)
-	Version = len(migrations)
-	if err != nil {
-		t.Fatal(err)
-	}
 	conn, err := pgx.Connect(ctx, url+"&application_name=worker")
 	if err != nil {
 		t.Fatal(err)
