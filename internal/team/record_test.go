@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net/http"
 	"testing"
 	"time"
 
@@ -15,7 +14,6 @@ import (
 	"github.com/heedhq/heed/internal/crawlopt"
 	"github.com/heedhq/heed/internal/pgstore"
 	"github.com/heedhq/heed/internal/team/teamtest"
-	"github.com/heedhq/heed/internal/testutil"
 )
 
 // sameCounts reports whether two reports of a crawl say the same of its
@@ -143,23 +141,8 @@ func TestCrawlPastItsDeadlineIsDone(t *testing.T) {
 // A worker reads the options from there, and a seed job the files.
 func TestCrawlRowHoldsItsCounts(t *testing.T) {
 	pool := database(t)
-	var base string
-	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/robots.txt":
-			fmt.Fprintf(w, "User-agent: *\nSitemap: %s/maps/pages.xml\n", base)
-		case "/maps/pages.xml":
-			fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/s1</loc></url></urlset>`, base)
-		case "/llms.txt":
-			w.Header().Set("Content-Type", "text/markdown")
-			fmt.Fprintf(w, "# The site\n\n- [One](%s/l1): the first\n", base)
-		case "/sitemap.xml":
-			http.NotFound(w, r)
-		default:
-			fmt.Fprintf(w, `<html><head><title>%s</title></head><body><main><h1>%s</h1><p>The page %s has words enough to be kept as a page of the site.</p></main></body></html>`, r.URL.Path, r.URL.Path, r.URL.Path)
-		}
-	})
-	base = site.URL
+	site := seedFilesSite(t)
+	base := site.URL
 	startWorkers(t, pool, 1, nil)
 	o := crawlopt.Defaults()
 	o.Start, o.Source, o.Delay, o.MaxPages, o.MaxDepth = base+"/", "wide", 10*time.Millisecond, 20, 1

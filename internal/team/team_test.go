@@ -800,23 +800,8 @@ func TestWorkersSeedsResume(t *testing.T) {
 // files are noted by their URLs now, as on one machine.
 func TestWorkersSeedsNotedByAnEarlierHeed(t *testing.T) {
 	pool := database(t)
-	var base string
-	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/robots.txt":
-			fmt.Fprintf(w, "User-agent: *\nSitemap: %s/maps/pages.xml\n", base)
-		case "/maps/pages.xml":
-			fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/s1</loc></url></urlset>`, base)
-		case "/llms.txt":
-			w.Header().Set("Content-Type", "text/markdown")
-			fmt.Fprintf(w, "# The site\n\n- [One](%s/l1): the first\n", base)
-		case "/sitemap.xml":
-			http.NotFound(w, r)
-		default:
-			fmt.Fprintf(w, `<html><head><title>%s</title></head><body><main><h1>%s</h1><p>The page %s has words enough to be kept as a page of the site.</p></main></body></html>`, r.URL.Path, r.URL.Path, r.URL.Path)
-		}
-	})
-	base = site.URL
+	site := seedFilesSite(t)
+	base := site.URL
 	o := crawlopt.Defaults()
 	o.Start, o.Source, o.Delay, o.MaxPages, o.MaxDepth = base+"/", "noted", 10*time.Millisecond, 20, 1
 	id, err := Start(context.Background(), pool, o)
@@ -1024,4 +1009,28 @@ func TestWorkersSendNoNotifications(t *testing.T) {
 	if n, err := listener.WaitForNotification(wctx); err == nil {
 		t.Errorf("the team sent a notification: %q %q", n.Channel, n.Payload)
 	}
+}
+
+// seedFilesSite is a site of pages whose robots.txt names a sitemap
+// listing /s1, with an llms.txt listing /l1: seed files a crawl reads to
+// their end.
+func seedFilesSite(t *testing.T) *testutil.Arrivals {
+	var base string
+	site := testutil.NewArrivals(t, 0, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/robots.txt":
+			fmt.Fprintf(w, "User-agent: *\nSitemap: %s/maps/pages.xml\n", base)
+		case "/maps/pages.xml":
+			fmt.Fprintf(w, `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>%s/s1</loc></url></urlset>`, base)
+		case "/llms.txt":
+			w.Header().Set("Content-Type", "text/markdown")
+			fmt.Fprintf(w, "# The site\n\n- [One](%s/l1): the first\n", base)
+		case "/sitemap.xml":
+			http.NotFound(w, r)
+		default:
+			fmt.Fprintf(w, `<html><head><title>%s</title></head><body><main><h1>%s</h1><p>The page %s has words enough to be kept as a page of the site.</p></main></body></html>`, r.URL.Path, r.URL.Path, r.URL.Path)
+		}
+	})
+	base = site.URL
+	return site
 }
