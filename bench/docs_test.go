@@ -3,8 +3,6 @@ package bench
 import (
 	"bytes"
 	"net/url"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -41,12 +39,12 @@ func BenchmarkDocsExtractors(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		t, err := os.ReadFile(filepath.Join(docsDir, p.Truth))
+		t, err := p.TruthText(docsDir)
 		if err != nil {
 			b.Fatal(err)
 		}
 		u, _ := url.Parse(p.URL)
-		ps = append(ps, page{p, h, string(t), u})
+		ps = append(ps, page{p, h, t, u})
 	}
 	for _, ex := range htmlextract.All {
 		b.Run(ex.Name, func(b *testing.B) {

@@ -7,7 +7,6 @@ import (
 	"math"
 	"net/url"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -93,11 +92,11 @@ func TestTrainBlockModel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		truth, err := os.ReadFile(filepath.Join(docsDir, p.Truth))
+		truth, err := p.TruthText(docsDir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		learn(raw, p.URL, string(truth))
+		learn(raw, p.URL, truth)
 	}
 	t.Logf("%d pages, %d blocks", used, len(xs))
 	trees := fitTrees(xs, ys, ws, treeRounds, treeDepth, treeRate)

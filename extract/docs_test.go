@@ -175,7 +175,7 @@ func TestDocsQuality(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		truth, err := os.ReadFile(filepath.Join(docsDir, p.Truth))
+		truth, err := p.TruthText(docsDir)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,7 +184,7 @@ func TestDocsQuality(t *testing.T) {
 			t.Errorf("%s: %v", p.ID, err)
 			continue
 		}
-		s := scoreDoc(p, string(truth), doc.Markdown)
+		s := scoreDoc(p, truth, doc.Markdown)
 		a := by[p.PageType]
 		if a == nil {
 			a = &agg{}

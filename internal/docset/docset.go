@@ -504,6 +504,12 @@ func (p Page) HTML(dir string) ([]byte, error) {
 	return extractdev.ReadGzip(filepath.Join(dir, p.HTMLFile))
 }
 
+// TruthText returns the page's truth text, from the set in dir.
+func (p Page) TruthText(dir string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, p.Truth))
+	return string(b), err
+}
+
 // Load reads the set's manifest in dir.
 func Load(dir string) ([]Page, error) {
 	data, err := os.ReadFile(filepath.Join(dir, "manifest.jsonl"))
