@@ -63,15 +63,8 @@ func TestTeaserPicturesAreNotText(t *testing.T) {
 <p class="teaser"><a href="/story/%d">Scientists measured the tides of the bay for twenty years and found the highest water %d hours after the moon.</a></p></div></article>`, i, img, i, i, i, i, i+2)
 	}
 	page := `<html><head><meta property="og:type" content="article"><title>Science</title></head><body><main><h1>Science</h1>` + items.String() + `</main></body></html>`
-	doc, err := Extract(strings.NewReader(page), Options{URL: "https://news.example/sections/science/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{"Story number 0 about the tides", "highest water 9 hours", "Story number 7"} {
-		if !strings.Contains(doc.Markdown, w) {
-			t.Errorf("no %q in:\n%s", w, doc.Markdown)
-		}
-	}
+	md := extractMarkdown(t, page, "https://news.example/sections/science/")
+	wantAll(t, "topic page", md, "Story number 0 about the tides", "highest water 9 hours", "Story number 7")
 }
 
 func TestShownLetters(t *testing.T) {
@@ -103,15 +96,8 @@ func TestCardCaptionTitled(t *testing.T) {
 	page := `<html><head><title>Outdoor gear</title></head><body><header><nav><a href="/">Home</a> <a href="/shop">Shop</a></nav></header>
 <main><h1>Outdoor gear</h1><p class="woocommerce-result-count">Showing 1–6 of 6 results</p><ul class="products columns-3">` + cards.String() + `</ul></main>
 <footer><a href="/privacy">Privacy</a></footer></body></html>`
-	doc, err := Extract(strings.NewReader(page), Options{URL: "https://shop.example/gear/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{"Gear bag, large", "Water tank", "number 3", "$25.00"} {
-		if !strings.Contains(doc.Markdown, w) {
-			t.Errorf("no %q in:\n%s", w, doc.Markdown)
-		}
-	}
+	md := extractMarkdown(t, page, "https://shop.example/gear/")
+	wantAll(t, "shop listing", md, "Gear bag, large", "Water tank", "number 3", "$25.00")
 }
 
 // TestSiteCreditsTitledStayOut: a site's credits under a heading of
@@ -122,12 +108,9 @@ func TestSiteCreditsTitledStayOut(t *testing.T) {
 <div id="content"><h1>Sea cottage</h1><p>` + body + `</p><p>Book by phone or by email; we answer within a day.</p></div>
 <div id="credits"><h4>Credits</h4><p>Site by Pixel Agency. Photos by Sam Roe.</p></div>
 </div></body></html>`
-	doc, err := Extract(strings.NewReader(page), Options{URL: "https://cottage.example/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(doc.Markdown, "sleeps four") || strings.Contains(doc.Markdown, "Pixel Agency") {
-		t.Errorf("want the cottage without the site's credits:\n%s", doc.Markdown)
+	md := extractMarkdown(t, page, "https://cottage.example/")
+	if !strings.Contains(md, "sleeps four") || strings.Contains(md, "Pixel Agency") {
+		t.Errorf("want the cottage without the site's credits:\n%s", md)
 	}
 }
 
@@ -144,13 +127,6 @@ func TestShopArchiveIsNoArticle(t *testing.T) {
 <body class="archive tax-product_cat term-robotic-lawn-mowers woocommerce woocommerce-page"><header><nav><a href="/">Home</a> <a href="/shop">Shop</a></nav></header>
 <section id="site-content"><h1>Robotic lawn mowers</h1><p class="term-description">` + strings.Repeat("Our robotic mowers cut the grass quietly, every day, in rain or sun, and find their way back to the dock when the job is done. ", 3) + `</p><div class="row">` + cards.String() + `</div></section>
 <footer><a href="/privacy">Privacy</a></footer></body></html>`
-	doc, err := Extract(strings.NewReader(page), Options{URL: "https://mowers.example/category/robotic/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{"Quiet mower for small lawns", "KR163", "$ 5,099.99"} {
-		if !strings.Contains(doc.Markdown, w) {
-			t.Errorf("no %q in:\n%s", w, doc.Markdown)
-		}
-	}
+	md := extractMarkdown(t, page, "https://mowers.example/category/robotic/")
+	wantAll(t, "product category", md, "Quiet mower for small lawns", "KR163", "$ 5,099.99")
 }

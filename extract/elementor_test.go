@@ -29,17 +29,10 @@ func TestElementorPostContent(t *testing.T) {
 <div class="elementor-element elementor-widget elementor-widget-theme-post-content"><div class="elementor-widget-container"><div class="elementor">` + body + `</div></div></div>
 <div class="elementor-element elementor-widget elementor-widget-posts"><div class="elementor-widget-container"><div class="elementor-posts-container elementor-posts elementor-grid">` + grid.String() + `</div></div></div>
 </div></div></body></html>`
-	doc, err := Extract(strings.NewReader(page), Options{URL: "https://blog.example/plant-based/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{"good for the heart", "one meal a week", "Tofu, beans and lentils"} {
-		if !strings.Contains(doc.Markdown, w) {
-			t.Errorf("no %q in:\n%s", w, doc.Markdown)
-		}
-	}
-	if strings.Contains(doc.Markdown, "dead end") {
-		t.Errorf("the other posts' excerpts kept:\n%s", doc.Markdown)
+	md := extractMarkdown(t, page, "https://blog.example/plant-based/")
+	wantAll(t, "post", md, "good for the heart", "one meal a week", "Tofu, beans and lentils")
+	if strings.Contains(md, "dead end") {
+		t.Errorf("the other posts' excerpts kept:\n%s", md)
 	}
 }
 
@@ -62,15 +55,8 @@ func TestElementorWidgetsAreContent(t *testing.T) {
 		elementorText("Fishermen say the catch is better than last year.") +
 		elementorText(long) +
 		`</div></div></body></html>`
-	doc, err := Extract(strings.NewReader(page), Options{URL: "https://port.example/harbour/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, w := range []string{"one by one", "docked at noon on Monday", "catch is better than last year"} {
-		if !strings.Contains(doc.Markdown, w) {
-			t.Errorf("no %q in:\n%s", w, doc.Markdown)
-		}
-	}
+	md := extractMarkdown(t, page, "https://port.example/harbour/")
+	wantAll(t, "article", md, "one by one", "docked at noon on Monday", "catch is better than last year")
 }
 
 // TestElementorPopupHidden: Elementor writes its popups into the page
@@ -87,14 +73,9 @@ func TestElementorPopupHidden(t *testing.T) {
 		elementorText("Our coaches have hired for twenty years.") +
 		elementorText("Sessions are online or in our office.") +
 		`</div></div></body></html>`
-	doc, err := Extract(strings.NewReader(page), Options{URL: "https://coach.example/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(doc.Markdown, "coach people who want a new job") {
-		t.Errorf("the page's text is missing:\n%s", doc.Markdown)
-	}
-	if strings.Contains(doc.Markdown, "free for seven days") {
-		t.Errorf("the popup kept:\n%s", doc.Markdown)
+	md := extractMarkdown(t, page, "https://coach.example/")
+	wantAll(t, "coaching page", md, "coach people who want a new job")
+	if strings.Contains(md, "free for seven days") {
+		t.Errorf("the popup kept:\n%s", md)
 	}
 }
