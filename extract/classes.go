@@ -410,6 +410,17 @@ func hasWord(tokens, words []string) bool {
 	return false
 }
 
+// hasClass reports whether n's class attribute holds one of names, as a
+// class of its own, letter for letter.
+func hasClass(n *html.Node, names ...string) bool {
+	for c := range strings.FieldsSeq(attr(n, "class")) {
+		if slices.Contains(names, c) {
+			return true
+		}
+	}
+	return false
+}
+
 // classWords are an element's class words, lower case, without digits
 // ("post-12" is "post-").
 func classWords(n *html.Node) []string {

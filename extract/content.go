@@ -769,7 +769,7 @@ func (s *selector) semantic(body *html.Node) *html.Node {
 			continue
 		}
 		switch {
-		case strings.EqualFold(attr(n, "itemprop"), "articleBody") || postContent(n):
+		case postBody(n):
 			bodies = append(bodies, n)
 		case n.DataAtom == atom.Main || strings.EqualFold(attr(n, "role"), "main"):
 			mains = append(mains, n)
@@ -785,7 +785,7 @@ func (s *selector) semantic(body *html.Node) *html.Node {
 			return nil
 		}
 		// One article among many (a listing) is not the content.
-		if len(ns) > 1 && !strings.EqualFold(attr(ns[0], "itemprop"), "articleBody") && !postContent(ns[0]) {
+		if len(ns) > 1 && !postBody(ns[0]) {
 			return nil
 		}
 		if s.stats[ns[0]].text < 200 || ns[0].DataAtom == atom.Article && wrapsPage(ns[0]) {
@@ -979,11 +979,10 @@ func (s *selector) titledElsewhere(n *html.Node) bool {
 // post's own content (Elementor's "Post Content", which renders what
 // the post says and nothing else), as articleBody names it: a page
 // built of widgets has the post's sections in boxes of their own.
-func postContent(n *html.Node) bool {
-	for _, c := range strings.Fields(attr(n, "class")) {
-		if c == "elementor-widget-theme-post-content" {
-			return true
-		}
-	}
-	return false
+func postContent(n *html.Node) bool { return hasClass(n, "elementor-widget-theme-post-content") }
+
+// postBody reports whether n says it is the post's body: itemprop
+// articleBody, or a builder's post content widget (postContent).
+func postBody(n *html.Node) bool {
+	return strings.EqualFold(attr(n, "itemprop"), "articleBody") || postContent(n)
 }

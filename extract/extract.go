@@ -1110,11 +1110,5 @@ func controlledPanels(body *html.Node) map[string]bool {
 // "tax-product_tag"): a listing of products, whatever its metadata says
 // of it (an SEO plugin may call every page an article).
 func shopArchive(body *html.Node) bool {
-	for _, c := range strings.Fields(attr(body, "class")) {
-		switch c {
-		case "post-type-archive-product", "tax-product_cat", "tax-product_tag":
-			return true
-		}
-	}
-	return false
+	return hasClass(body, "post-type-archive-product", "tax-product_cat", "tax-product_tag")
 }
