@@ -276,36 +276,31 @@ func (c content) markdown(base *url.URL, budget int) string {
 // countText counts a page's: a link's or picture's address is not read,
 // though a page of teaser pictures renders more of it than of text.
 func shownLetters(md string) int {
-	letters := 0
-	for i := 0; i < len(md); i++ {
-		if md[i] == ']' && i+1 < len(md) && md[i+1] == '(' {
-			// Past the address, to its closing parenthesis (an address
-			// may hold balanced ones); a line's end closes it anyway.
-			depth := 0
-			j := i + 2
-			for ; j < len(md) && md[j] != '\n'; j++ {
-				if md[j] == '(' {
-					depth++
-				} else if md[j] == ')' {
-					if depth == 0 {
-						break
-					}
-					depth--
-				}
-			}
-			i = j
+	letters, from := 0, 0
+	for i := 0; i+1 < len(md); i++ {
+		if md[i] != ']' || md[i+1] != '(' {
 			continue
 		}
-		switch r := md[i]; {
-		case r == ' ' || r == '\n' || r == '\t' || r == '\r' || r >= 0x80 && r < 0xc0:
-			// (a rune's later bytes)
-		case r == 0xc2 && i+1 < len(md) && md[i+1] == 0xa0:
-			i++ // a no-break space
-		default:
-			letters++
+		n, _ := countText(md[from:i])
+		letters += n
+		// Past the address, to its closing parenthesis (an address may
+		// hold balanced ones); a line's end closes it anyway.
+		depth := 0
+		j := i + 2
+		for ; j < len(md) && md[j] != '\n'; j++ {
+			if md[j] == '(' {
+				depth++
+			} else if md[j] == ')' {
+				if depth == 0 {
+					break
+				}
+				depth--
+			}
 		}
+		i, from = j, min(j+1, len(md))
 	}
-	return letters
+	n, _ := countText(md[from:])
+	return letters + n
 }
 
 // skip is what rendering the content leaves out; clean, the clutter
