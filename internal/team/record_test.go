@@ -202,9 +202,9 @@ func BenchmarkCommit(b *testing.B) {
 	}
 	for i := 0; b.Loop(); i++ {
 		u := fmt.Sprintf("http://%s/p/%d", host, i)
-		res := &result{kind: crawl.Stored, snap: &heed.Snapshot{
+		res := &result{Result: &crawl.Result{Kind: crawl.Stored, Snapshot: &heed.Snapshot{
 			Source: "bench", URL: u, Title: "Page", FetchedAt: time.Now(), Markdown: fmt.Sprintf("# Page %d\n\nA page of the benchmark.", i),
-		}, links: []queued{
+		}}, links: []queued{
 			{url: u + "/a", host: host, depth: 1, state: "queued"},
 			{url: u + "/b", host: host, depth: 1, state: "queued"},
 			{url: u + "/private", host: host, depth: 1, state: "skipped", reason: crawl.ReasonRobots, detail: "disallowed"},
@@ -287,9 +287,9 @@ func TestCommitOfAURLTakenOverAsItCommits(t *testing.T) {
 	link := "http://" + host + "/next"
 	committed := make(chan error, 1)
 	go func() {
-		committed <- s.commit(ctx, items[0], &result{kind: crawl.Stored, snap: &heed.Snapshot{
+		committed <- s.commit(ctx, items[0], &result{Result: &crawl.Result{Kind: crawl.Stored, Snapshot: &heed.Snapshot{
 			Source: "taken", URL: o.Start, Title: "Home", FetchedAt: time.Now(), Markdown: "# Home\n\nThe home page.",
-		}, links: []queued{{url: link, host: host, depth: 1, state: "queued"}}}, 0)
+		}}, links: []queued{{url: link, host: host, depth: 1, state: "queued"}}}, 0)
 	}()
 	// The commit waits for the start URL's row.
 	for {

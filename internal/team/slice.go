@@ -227,17 +227,12 @@ func (s *slice) next(ctx context.Context) ([]item, error) {
 	return items, nil
 }
 
-// result is what became of a URL, to commit.
+// result is what became of a URL, to commit: what the engine's visit
+// found, its URLs longer than the frontier keeps ("" then), and its
+// links as the frontier takes them.
 type result struct {
-	kind           crawl.Kind
-	reason, detail string
-	final          string // the URL fetched at last, when redirected
-	snap           *heed.Snapshot
-	links          []queued
-	rendered       bool   // the page was rendered in the browser
-	canonical      string // the page's canonical URL, normalized, when it names another
-	alternate      string // the page's Markdown alternate, normalized, when the page made it the crawl's
-	err            error  // why it failed
+	*crawl.Result
+	links []queued
 }
 
 // visit decides what one URL comes to (crawl.Engine.Visit), on the
@@ -246,7 +241,7 @@ type result struct {
 // lost or wanted) stays queued.
 func (s *slice) visit(ctx context.Context, it item) error {
 	if _, err := url.Parse(it.url); err != nil {
-		return s.commit(ctx, it, &result{kind: crawl.Skipped, reason: crawl.ReasonScope, detail: err.Error()}, 0)
+		return s.commit(ctx, it, &result{Result: &crawl.Result{Kind: crawl.Skipped, Reason: crawl.ReasonScope, Detail: err.Error()}}, 0)
 	}
 	t := &sliceTurn{s: s, it: it}
 	res := it.c.eng.Visit(ctx, t, crawl.Item{URL: it.url, Depth: it.depth, Via: it.via, Attempts: it.attempts})
@@ -256,16 +251,12 @@ func (s *slice) visit(ctx context.Context, it item) error {
 		}
 		return res.Stop
 	}
-	out := &result{kind: res.Kind, reason: res.Reason, detail: res.Detail, snap: res.Snapshot, rendered: res.Rendered, err: res.Err}
-	if len(res.Final) <= MaxURLLength {
-		out.final = res.Final
+	for _, u := range []*string{&res.Final, &res.Canonical, &res.Alternate} {
+		if len(*u) > MaxURLLength {
+			*u = ""
+		}
 	}
-	if len(res.Canonical) <= MaxURLLength {
-		out.canonical = res.Canonical
-	}
-	if len(res.Alternate) <= MaxURLLength {
-		out.alternate = res.Alternate
-	}
+	out := &result{Result: res}
 	out.links = s.links(it, res.Follow, it.depth+1)
 	if res.Moved != "" {
 		// Another origin's turn takes the redirect's target.
@@ -610,7 +601,7 @@ func (s *slice) commit(ctx context.Context, it item, res *result, delay time.Dur
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && (pe.Code[:2] == "22" || pe.Code[:2] == "54" || pe.Code[:2] == "23") {
 		s.w.Logger.Warn("heed: a page the database refused", "url", it.url, "error", err)
-		err = s.commitTx(ctx, it, &result{kind: crawl.Failed, reason: heed.Internal.String(), detail: "the database refused it: " + pe.Message}, delay)
+		err = s.commitTx(ctx, it, &result{Result: &crawl.Result{Kind: crawl.Failed, Reason: heed.Internal.String(), Detail: "the database refused it: " + pe.Message}}, delay)
 	}
 	return err
 }
@@ -620,22 +611,18 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 	var skips []crawl.Event
 	requeued := false
 	var removed []crawl.Event
-	visited := &crawl.Result{Kind: res.kind, Reason: res.reason, Detail: res.detail, Err: res.err, Snapshot: res.snap, Canonical: res.canonical}
-	if res.snap != nil {
-		visited.Hash = heed.HashOf(res.snap.Markdown)
-	}
 	err := inTx(ctx, s.w.Pool, func(tx pgx.Tx) error {
 		removed = nil
 		k := &txKeep{tx: tx, c: it.c, retention: s.w.Retention}
 		var err error
-		end, err = it.c.eng.Settle(ctx, k, crawl.Item{URL: it.url, Depth: it.depth, Attempts: it.attempts}, visited)
+		end, err = it.c.eng.Settle(ctx, k, crawl.Item{URL: it.url, Depth: it.depth, Attempts: it.attempts}, res.Result)
 		if err != nil {
 			return err
 		}
 		if end.Moved {
 			removed = append(removed, crawl.MovedEvent(it.url, end.URL))
 		}
-		if end.Kind == crawl.Unchanged && res.snap == nil {
+		if end.Kind == crawl.Unchanged && res.Snapshot == nil {
 			// Not modified: the snapshot is as fetched now.
 			if _, err := tx.Exec(ctx, `UPDATE heed_snapshot SET fetched_at = now() WHERE url = $1`, it.url); err != nil {
 				return err
@@ -667,7 +654,7 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		// for, to where it was fetched from at last, or to its Markdown,
 		// does not queue it.
 		rows := append([]queued{{url: it.url, host: s.host, depth: it.depth, state: state, reason: why, detail: end.Detail, attempts: attempts, own: true}}, k.claim...)
-		for _, done := range []string{res.final, res.alternate} {
+		for _, done := range []string{res.Final, res.Alternate} {
 			if done != "" {
 				lu, _ := url.Parse(done)
 				rows = append(rows, queued{url: done, host: polite.HostKey(lu), depth: it.depth, state: "done"})
@@ -722,7 +709,7 @@ func (s *slice) commitTx(ctx context.Context, it item, res *result, delay time.D
 		// A page is told of by the URL it was stored under, as a crawl on
 		// one machine tells it: where its URL redirected to.
 		s.w.Event(crawl.Event{Kind: end.Kind, URL: end.URL, Reason: end.Reason, Detail: end.Detail, Depth: it.depth, Delay: delay.String(),
-			Rendered: res.rendered, Change: end.Change, Version: end.Version})
+			Rendered: res.Rendered, Change: end.Change, Version: end.Version})
 	}
 	if err == nil && s.w.Event != nil {
 		// The links it ended as they were queued, each once.
