@@ -337,21 +337,19 @@ func readEntries(ctx context.Context, tx pgx.Tx, id int64) ([]ledger.Entry, erro
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []ledger.Entry
-	for rows.Next() {
+	// (AppendRows to nil: no rows are nil, as the other ledgers say.)
+	return pgx.AppendRows([]ledger.Entry(nil), rows, func(row pgx.CollectableRow) (ledger.Entry, error) {
 		var e ledger.Entry
 		var state, reason, via string
-		if err := rows.Scan(&e.URL, &state, &reason, &e.Depth, &e.LastMod, &via, &e.Hash); err != nil {
-			return nil, err
+		if err := row.Scan(&e.URL, &state, &reason, &e.Depth, &e.LastMod, &via, &e.Hash); err != nil {
+			return e, err
 		}
 		e.Fate = fateOf(state, reason)
 		if via != "" {
 			e.Via = strings.Split(via, "\n")
 		}
-		out = append(out, e)
-	}
-	return out, rows.Err()
+		return e, nil
+	})
 }
 
 // placeSQL gives a URL's row, before its entry is written over it, a
@@ -466,16 +464,7 @@ func (l *Ledger) Crawls(ctx context.Context, limit int) ([]ledger.Crawl, error) 
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []ledger.Crawl
-	for rows.Next() {
-		c, err := scanCrawl(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return pgx.AppendRows([]ledger.Crawl(nil), rows, func(row pgx.CollectableRow) (ledger.Crawl, error) { return scanCrawl(row) })
 }
 
 func (l *Ledger) Crawl(ctx context.Context, id int64) (ledger.Crawl, error) {
@@ -549,19 +538,14 @@ func (l *Ledger) kept(ctx context.Context, query string, args ...any) ([]ledger.
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []ledger.Kept
-	for rows.Next() {
+	return pgx.AppendRows([]ledger.Kept(nil), rows, func(row pgx.CollectableRow) (ledger.Kept, error) {
 		var k ledger.Kept
 		var reason string
 		var at time.Time
-		if err := rows.Scan(&k.URL, &reason, &at); err != nil {
-			return nil, err
-		}
+		err := row.Scan(&k.URL, &reason, &at)
 		k.Fate, k.Seq = fateOf("done", reason), at.UnixMicro()
-		out = append(out, k)
-	}
-	return out, rows.Err()
+		return k, err
+	})
 }
 
 func (l *Ledger) Turns(ctx context.Context) ([]ledger.Turn, error) {
@@ -569,16 +553,7 @@ func (l *Ledger) Turns(ctx context.Context) ([]ledger.Turn, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var out []ledger.Turn
-	for rows.Next() {
-		var t ledger.Turn
-		if err := rows.Scan(&t.Host, &t.At); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
+	return pgx.AppendRows([]ledger.Turn(nil), rows, pgx.RowToStructByPos[ledger.Turn])
 }
 
 // Robots is an origin's robots.txt as the team keeps it. Its life is
