@@ -218,7 +218,7 @@ type content struct {
 
 // selectContent chooses the main content under body.
 func selectContent(body *html.Node, page *url.URL, m meta) content {
-	article := m.article && !m.forum && !shopArchive(body)
+	article := (m.article || postURL(page)) && !m.forum && !shopArchive(body)
 	shown, panels := revealed(body)
 	gone := func(n *html.Node) bool { return (hidden(n) || hardBoilerplate(n)) && !shown[n] }
 	s := &selector{forum: m.forum, article: article, page: page, skip: gone, panels: panels}
@@ -1106,4 +1106,41 @@ func controlledPanels(body *html.Node) map[string]bool {
 // of it (an SEO plugin may call every page an article).
 func shopArchive(body *html.Node) bool {
 	return hasClass(body, "post-type-archive-product", "tax-product_cat", "tax-product_tag")
+}
+
+// postURL reports whether a page's address is a post's: its last segment
+// a slug of three or more words, under a segment that names a blog or
+// news section ("/blog/how-to-set-up-a-desk"), and not under one that
+// names a listing of posts (a category, a tag, an author).
+func postURL(u *url.URL) bool {
+	if u == nil {
+		return false
+	}
+	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
+	if len(segs) < 2 {
+		return false
+	}
+	slug := segs[len(segs)-1]
+	if i := strings.LastIndexByte(slug, '.'); i > 0 {
+		slug = slug[:i]
+	}
+	words := 0
+	for w := range strings.FieldsFuncSeq(slug, func(r rune) bool { return r == '-' || r == '_' }) {
+		if w != "" {
+			words++
+		}
+	}
+	if words < 3 {
+		return false
+	}
+	post := false
+	for _, seg := range segs[:len(segs)-1] {
+		switch strings.ToLower(seg) {
+		case "blog", "blogs", "news", "article", "articles", "post", "posts", "story", "stories":
+			post = true
+		case "category", "categories", "tag", "tags", "topic", "topics", "author", "authors", "page", "archive", "archives":
+			return false // a listing of posts, under a blog
+		}
+	}
+	return post
 }

@@ -1,0 +1,68 @@
+package extract
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// A blog post whose page says nothing of what it is (no og:type, no
+// JSON-LD), as many shops' and companies' blogs send them, with a grid
+// of other posts' cards under it: its address says it is a post, so the
+// cards are the clutter they are in an article.
+func TestPostURLIsAnArticle(t *testing.T) {
+	var cards strings.Builder
+	for i := 1; i <= 4; i++ {
+		fmt.Fprintf(&cards, `<div class="card"><a href="/blogs/news/other-post-%d"><img src="/p%d.jpg" alt=""></a><h3><a href="/blogs/news/other-post-%d">Other post %d</a></h3><p>Other post %d says what it is about, briefly.</p></div>`, i, i, i, i, i)
+	}
+	page := `<html><head><title>How to set up a desk</title></head><body><main><h1>How to set up a desk</h1>` +
+		`<p>` + revSentences("The desk post", 6) + `</p><p>` + revSentences("The second part", 5) + `</p>` +
+		`<h2>Read next</h2><div class="grid">` + cards.String() + `</div></main></body></html>`
+	extract := func(u string) string {
+		doc, err := Extract(strings.NewReader(page), Options{URL: u})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc.Markdown
+	}
+	md := extract("https://example.com/blogs/news/how-to-set-up-a-desk")
+	wantAll(t, "post", md, "The desk post goes on", "The second part goes on")
+	if strings.Contains(md, "Other post 1 says") {
+		t.Errorf("a post's address: want the post without the other posts' cards:\n%s", md)
+	}
+	// The same page at an address that says nothing keeps them: a page
+	// of cards may be what the page is for.
+	if md := extract("https://example.com/desk"); !strings.Contains(md, "Other post 1 says") {
+		t.Errorf("no post's address: want the cards kept:\n%s", md)
+	}
+}
+
+func TestPostURL(t *testing.T) {
+	for _, c := range []struct {
+		url  string
+		want bool
+	}{
+		{"https://example.com/blog/how-to-set-up-a-desk", true},
+		{"https://example.com/blogs/news/ergonomic-desk-step-by-step/", true},
+		{"https://example.com/us/blog/how-does-mapping-work", true},
+		{"https://example.com/news/world/article/esper-says-us-providing.html", true},
+		{"https://example.com/Stories/three_words_here", true},
+		{"https://example.com/blog/", false},                   // the blog's front page
+		{"https://example.com/blog/page/2", false},             // a page of it
+		{"https://example.com/blog/category/desk-tips", false}, // two words: a category, a tag
+		{"https://example.com/blog/tag/home-office-desk-setups", false},
+		{"https://example.com/how-to-set-up-a-desk", false}, // no section says it is a post
+		{"https://example.com/products/standing-desk-pro-max", false},
+		{"https://example.com/news-and-events/more-about-us", false},
+		{"", false},
+	} {
+		u, _ := url.Parse(c.url)
+		if got := postURL(u); got != c.want {
+			t.Errorf("postURL(%q) = %v, want %v", c.url, got, c.want)
+		}
+	}
+	if postURL(nil) {
+		t.Error("postURL(nil) = true")
+	}
+}
