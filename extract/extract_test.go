@@ -659,14 +659,16 @@ func TestMetaLinesCost(t *testing.T) {
 }
 
 // TestAuthorBox: a class that names an author or a biography does not make
-// a box boilerplate: beside an article, on a page that is not an article
-// (a book's page), or where the biography is what the page is about (an
-// about page, article or not), it stays.
+// a box boilerplate on a page that is not an article (a book's page), or
+// where the biography is what the page is about (an about page, article
+// or not), or where it is the author's note in an article: it stays.
+// (Beside an article, an author's box goes: TestAuthorBoxLeavesArticle.)
 func TestAuthorBox(t *testing.T) {
 	bio := `<div class="author bio"><h4>Ann Example</h4><p>` + strings.Repeat("Ann Example has written about harbours for a decade, and her work has appeared widely. ", 6) + `</p></div>`
-	doc := extractPageString(t, articleOf("Housing", `<article><div class="entry">`+strings.Repeat(sectionPara("The story"), 8)+`</div>`+bio+`</article>`))
-	if !strings.Contains(doc.Markdown, "The story goes on") || !strings.Contains(doc.Markdown, "written about harbours") {
-		t.Errorf("want the article and the author's biography:\n%s", doc.Markdown)
+	note := `<div class="author-note"><p>Author's note: the figures in this story come from the harbour board's own records, which it shared with us in March, and from two interviews with its engineers.</p></div>`
+	doc := extractPageString(t, articleOf("Housing", `<article><div class="entry">`+strings.Repeat(sectionPara("The story"), 8)+note+`</div></article>`))
+	if !strings.Contains(doc.Markdown, "The story goes on") || !strings.Contains(doc.Markdown, "Author's note: the figures") {
+		t.Errorf("want the article and the author's note:\n%s", doc.Markdown)
 	}
 	doc = extractPageString(t, `<html><body><main><div class="book">`+strings.Repeat(sectionPara("The book"), 8)+`</div>`+bio+`</main></body></html>`)
 	if !strings.Contains(doc.Markdown, "The book goes on") || !strings.Contains(doc.Markdown, "written about harbours") {
