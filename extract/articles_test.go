@@ -198,17 +198,19 @@ func TestQuoteInLinkBoxIsClutter(t *testing.T) {
 	}
 }
 
-// An article's box about its writer, after the article, goes; one whose
-// theme calls the whole article "author__content" keeps the article, and
-// its cleaning (which would undo itself, had it taken the article); a
-// page that is no article (a team page) keeps its people's bios.
+// An article's box about its writer, after the article, goes, as does
+// its disclaimer; a theme that calls the whole article
+// "author__content" keeps the article, and its cleaning (which would
+// undo itself, had it taken the article); a page that is no article (a
+// team page) keeps its people's bios.
 func TestAuthorBoxLeavesArticle(t *testing.T) {
 	bio := `<div class="about-author"><img src="/ann.jpg" alt="Ann Example"><h4>Ann Example</h4><p>Ann Example is a harbour engineer who has written about sea walls, tides and storms for twenty years, and edits the quarterly.</p></div>`
 	story := `<p>` + revSentences("The walls story", 6) + `</p><p>` + revSentences("The tides story", 5) + `</p>`
-	doc := extractPageString(t, articleOf("Sea walls", `<main><h1>Sea walls</h1>`+story+bio+`</main>`))
+	disclaimer := `<div class="disclaimer-box"><p>This article is for information only and is no engineering advice: ask a chartered engineer before you build anything by the sea.</p></div>`
+	doc := extractPageString(t, articleOf("Sea walls", `<main><h1>Sea walls</h1>`+story+disclaimer+bio+`</main>`))
 	wantAll(t, "article", doc.Markdown, "The walls story goes on", "The tides story goes on")
-	if strings.Contains(doc.Markdown, "harbour engineer") {
-		t.Errorf("want the article without its writer's bio:\n%s", doc.Markdown)
+	if strings.Contains(doc.Markdown, "harbour engineer") || strings.Contains(doc.Markdown, "no engineering advice") {
+		t.Errorf("want the article without its writer's bio and disclaimer:\n%s", doc.Markdown)
 	}
 	more := `<div class="more"><a href="/a">Tides explained</a> <a href="/b">Storm season</a> <a href="/c">Sea levels</a></div>`
 	doc = extractPageString(t, articleOf("Sea walls", `<main><h1>Sea walls</h1><div id="article_content" class="author__content">`+story+more+`</div></main>`))

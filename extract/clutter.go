@@ -141,24 +141,26 @@ func (s *selector) clutter(n *html.Node) bool {
 	return false
 }
 
-// authorBox reports whether a block inside an article is about its
-// author: a box whose class or id names the author ("author-bio",
-// "about-author", "authorbox") and that says more than a name (a byline
-// is metaLine's). What the writer did before is not what this article
-// says; an author's note ("author-note") is.
-func (s *selector) authorBox(n *html.Node) bool {
+// aboutBox reports whether a block inside an article is about the
+// article rather than of it: a box whose class or id names its author
+// ("author-bio", "about-author", "authorbox") or its disclaimer
+// ("disclaimer-box") and that says more than a name (a byline is
+// metaLine's). What the writer did before, and that the article is no
+// advice, are not what the article says; an author's note
+// ("author-note") is.
+func (s *selector) aboutBox(n *html.Node) bool {
 	st := s.stats[n]
 	if st == nil || st.text < 100 || 2*prose(st) > s.bodyProse {
 		return false // a name; or the article, in a theme that calls it "author__content"
 	}
-	author := false
+	about := false
 	for _, t := range s.tokens(n) {
 		if strings.Contains(t, "note") {
 			return false // the author's note: the author's words, in the article
 		}
-		author = author || strings.HasPrefix(t, "author")
+		about = about || strings.HasPrefix(t, "author") || strings.HasPrefix(t, "disclaimer")
 	}
-	return author
+	return about
 }
 
 // teaserGrid reports whether a block inside an article is a grid of
