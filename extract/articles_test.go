@@ -5,14 +5,8 @@ package extract
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"testing"
-
-	"golang.org/x/net/html"
-	"golang.org/x/net/html/atom"
-
-	"github.com/heedhq/heed/internal/htmltree"
 )
 
 func revSentences(w string, n int) string {
@@ -220,50 +214,4 @@ func TestAuthorBoxLeavesArticle(t *testing.T) {
 	}
 	doc = extractPageString(t, `<html><head><title>Our team</title></head><body><main><h1>Our team</h1><p>`+revSentences("The team page", 4)+`</p>`+bio+`</main></body></html>`)
 	wantAll(t, "team page", doc.Markdown, "harbour engineer")
-}
-
-// Under an article, a grid of other posts' cards made of divs (a
-// carousel that holds a card of the page itself too) goes, as teasers
-// made of article elements do; cards that are long (sections of the
-// article, each titled by a link to more) are no such grid, and on a
-// page that is no article the cards stay.
-func TestTeaserGridLeavesArticle(t *testing.T) {
-	grid := func(excerpt string) string {
-		var b strings.Builder
-		b.WriteString(`<div class="swiper">`)
-		for i, slug := range []string{"../p", "tides-explained-for-beginners", "storm-season-in-the-north", "sea-levels-and-harbours"} {
-			fmt.Fprintf(&b, `<div class="card"><a href="/blog/%s"><img src="/%d.jpg" alt=""></a><h3><a href="/blog/%s">Card %d</a></h3><p>Card %d %s</p></div>`, slug, i, slug, i, i, excerpt)
-		}
-		b.WriteString(`</div>`)
-		return b.String()
-	}
-	story := `<h1>Sea walls</h1><p>` + revSentences("The walls story", 6) + `</p><p>` + revSentences("The tides story", 5) + `</p>`
-	short := "says in a line what it is about, and why."
-	doc := extractPageString(t, articleOf("Sea walls", `<main>`+story+`<h2>More from the blog</h2>`+grid(short)+`</main>`))
-	wantAll(t, "article", doc.Markdown, "The walls story goes on", "The tides story goes on")
-	if strings.Contains(doc.Markdown, "Card 2 says") {
-		t.Errorf("want the article without the other posts' cards:\n%s", doc.Markdown)
-	}
-	// Long cards (each a section of the article, titled by a link to
-	// more) are no grid of teasers; short ones are.
-	for _, c := range []struct {
-		excerpt string
-		want    bool
-	}{{short, true}, {revSentences("The part", 12), false}} {
-		long := `<h1>Sea walls</h1>` + strings.Repeat(`<p>`+revSentences("The walls story", 5)+`</p>`, 8)
-		doc := htmltree.Parse(articleOf("Sea walls", `<main>`+long+grid(c.excerpt)+`</main>`))
-		u, _ := url.Parse("https://example.com/p")
-		sel := selectContent(findElement(doc, atom.Body), u, meta{article: true})
-		var swiper *html.Node
-		for n := range descendants(doc) {
-			if hasClass(n, "swiper") {
-				swiper = n
-			}
-		}
-		if got := sel.s.teaserGrid(swiper); got != c.want {
-			t.Errorf("teaserGrid of cards of %d letters = %v, want %v", len(c.excerpt), got, c.want)
-		}
-	}
-	doc = extractPageString(t, `<html><head><title>Sea walls</title></head><body><main>`+story+grid(short)+`</main></body></html>`)
-	wantAll(t, "no article", doc.Markdown, "Card 2 says")
 }

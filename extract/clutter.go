@@ -163,47 +163,6 @@ func (s *selector) aboutBox(n *html.Node) bool {
 	return about
 }
 
-// teaserGrid reports whether a block inside an article is a grid of
-// other posts' cards: three or more children, each titled by a link to
-// another page (titledElsewhere) and short, but for at most one (a
-// carousel's card of the page itself), and without the block that scored
-// best. holdsTeasers leaves out such cards when they are article
-// elements; a theme's cards are as often divs.
-func (s *selector) teaserGrid(n *html.Node) bool {
-	st := s.stats[n]
-	if st == nil || st.heads < 3 || n.DataAtom == atom.Article || s.best != nil && contains(n, s.best) {
-		return false
-	}
-	// The cheap tests first, on every child: each card holds a heading
-	// and is short; only then are their titles looked for.
-	cards := 0
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		cs := s.stats[c]
-		if c.Type != html.ElementNode || cs == nil || cs.text == 0 {
-			continue
-		}
-		if isHeading(c) || cs.heads == 0 || prose(cs) > 600 {
-			return false
-		}
-		cards++
-	}
-	if cards < 3 {
-		return false
-	}
-	others := 0
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if cs := s.stats[c]; c.Type != html.ElementNode || cs == nil || cs.text == 0 {
-			continue
-		}
-		if !s.titledElsewhere(c) {
-			if others++; others > 1 || cards-others < 3 {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // datedHead reports whether an article shows a date (a time element) at
 // its head, before its first paragraph of 200 letters or more: a post,
 // not a page with "last updated" in its footer.

@@ -309,7 +309,7 @@ func (c content) skip(clean bool) func(*html.Node) bool {
 	s := c.s
 	return func(n *html.Node) bool {
 		// The chosen content is the content, whatever its class says.
-		return s.skip(n) || !c.roots[n] && (s.softBoilerplate(n) || navBar(n) || controlLabel(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n) || s.aboutBox(n) || s.teaserGrid(n)))
+		return s.skip(n) || !c.roots[n] && (s.softBoilerplate(n) || navBar(n) || controlLabel(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n) || s.aboutBox(n)))
 	}
 }
 
