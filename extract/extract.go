@@ -1111,21 +1111,26 @@ func shopArchive(body *html.Node) bool {
 // postURL reports whether a page's address is a post's: its last segment
 // a slug of three or more words, under a segment that names a blog or
 // news section ("/blog/how-to-set-up-a-desk"), and not under one that
-// names a listing of posts (a category, a tag, an author).
+// names a listing of posts (a category, a tag, an author). A help centre
+// files its pages as articles too ("/hc/en-us/articles/360001-how-to"):
+// they are documentation, whose tables of links and screenshots are its
+// content, so an address on a help or documentation host or path is no
+// post's.
 func postURL(u *url.URL) bool {
 	if u == nil {
 		return false
+	}
+	for label := range strings.SplitSeq(strings.ToLower(u.Hostname()), ".") {
+		if helpWords[label] {
+			return false
+		}
 	}
 	segs := strings.Split(strings.Trim(u.Path, "/"), "/")
 	if len(segs) < 2 {
 		return false
 	}
-	slug := segs[len(segs)-1]
-	if i := strings.LastIndexByte(slug, '.'); i > 0 {
-		slug = slug[:i]
-	}
 	words := 0
-	for w := range strings.FieldsFuncSeq(slug, func(r rune) bool { return r == '-' || r == '_' }) {
+	for w := range strings.FieldsFuncSeq(segs[len(segs)-1], func(r rune) bool { return r == '-' || r == '_' }) {
 		if w != "" {
 			words++
 		}
@@ -1135,12 +1140,30 @@ func postURL(u *url.URL) bool {
 	}
 	post := false
 	for _, seg := range segs[:len(segs)-1] {
-		switch strings.ToLower(seg) {
-		case "blog", "blogs", "news", "article", "articles", "post", "posts", "story", "stories":
+		seg = strings.ToLower(seg)
+		switch {
+		case helpWords[seg]:
+			return false
+		case seg == "blog" || seg == "blogs" || seg == "news" || seg == "article" || seg == "articles" ||
+			seg == "post" || seg == "posts" || seg == "story" || seg == "stories":
 			post = true
-		case "category", "categories", "tag", "tags", "topic", "topics", "author", "authors", "page", "archive", "archives":
+		case listingWords[seg]:
 			return false // a listing of posts, under a blog
 		}
 	}
 	return post
+}
+
+// helpWords name a help centre or documentation, as a host's label or a
+// path's segment.
+var helpWords = map[string]bool{
+	"help": true, "hc": true, "helpcenter": true, "help-center": true, "support": true, "kb": true,
+	"knowledgebase": true, "knowledge-base": true, "docs": true, "doc": true, "documentation": true,
+	"solutions": true, "faq": true, "faqs": true, "manual": true, "developer": true, "developers": true,
+}
+
+// listingWords name a listing of a blog's posts, as a path's segment.
+var listingWords = map[string]bool{
+	"category": true, "categories": true, "tag": true, "tags": true, "tagged": true, "topic": true,
+	"topics": true, "author": true, "authors": true, "page": true, "archive": true, "archives": true,
 }

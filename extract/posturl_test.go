@@ -66,3 +66,21 @@ func TestPostURL(t *testing.T) {
 		t.Error("postURL(nil) = true")
 	}
 }
+
+// A help centre's page, at an address that files it among articles: its
+// table of links to other guides and its screenshots are what it says,
+// not an article's clutter.
+func TestHelpCentrePageIsNoPost(t *testing.T) {
+	page := `<html><head><title>Setting up SSO</title></head><body><main><article><h1>Setting up SSO</h1><p>` + revSentences("Single sign-on", 3) + `</p>` +
+		`<h2>Supported providers</h2><table><tr><th>Provider</th><th>Guide</th></tr>` +
+		`<tr><td><a href="/hc/en-us/articles/1-okta">Okta</a></td><td><a href="/hc/en-us/articles/1-okta">Okta SSO guide</a></td></tr>` +
+		`<tr><td><a href="/hc/en-us/articles/2-azure">Azure AD</a></td><td><a href="/hc/en-us/articles/2-azure">Azure AD SSO guide</a></td></tr>` +
+		`<tr><td><a href="/hc/en-us/articles/3-google">Google</a></td><td>Use SAML settings</td></tr></table>` +
+		`<h2>Steps</h2><div class="steps"><p>Open Admin.</p><img src="/s1.png" alt="Admin"><img src="/s2.png" alt="Security"><img src="/s3.png" alt="SSO tab"></div><p>` +
+		revSentences("Configure", 4) + `</p></article></main></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://support.example.com/hc/en-us/articles/360001234567-How-to-set-up-single-sign-on"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAll(t, "help centre", doc.Markdown, "Okta SSO guide", "SSO tab", "Configure goes on")
+}
