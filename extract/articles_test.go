@@ -196,7 +196,8 @@ func TestQuoteInLinkBoxIsClutter(t *testing.T) {
 // its disclaimer; a theme that calls the whole article
 // "author__content" keeps the article, and its cleaning (which would
 // undo itself, had it taken the article); a page that is no article (a
-// team page) keeps its people's bios.
+// team page) keeps its people's bios; a post wrapped in "author-single"
+// stays, and a paper keeps its list of authors at its head.
 func TestAuthorBoxLeavesArticle(t *testing.T) {
 	bio := `<div class="about-author"><img src="/ann.jpg" alt="Ann Example"><h4>Ann Example</h4><p>Ann Example is a harbour engineer who has written about sea walls, tides and storms for twenty years, and edits the quarterly.</p></div>`
 	story := `<p>` + revSentences("The walls story", 6) + `</p><p>` + revSentences("The tides story", 5) + `</p>`
@@ -214,4 +215,17 @@ func TestAuthorBoxLeavesArticle(t *testing.T) {
 	}
 	doc = extractPageString(t, `<html><head><title>Our team</title></head><body><main><h1>Our team</h1><p>`+revSentences("The team page", 4)+`</p>`+bio+`</main></body></html>`)
 	wantAll(t, "team page", doc.Markdown, "harbour engineer")
+	// A theme that wraps the post in "author-single", under more
+	// comments than the post says: the post stays.
+	var comments strings.Builder
+	for range 7 {
+		comments.WriteString(`<li><p>` + revSentences("A reader's comment", 2) + `</p></li>`)
+	}
+	doc = extractPageString(t, articleOf("Sea walls", `<div class="post"><h2>Sea walls</h2><div class="post-content author-single">`+story+`</div></div><div id="comments"><h3>7 responses</h3><ol>`+comments.String()+`</ol></div>`))
+	wantAll(t, "author-single", doc.Markdown, "The walls story goes on", "The tides story goes on")
+	// A paper's authors and their affiliations, at its head: what the
+	// paper says of itself.
+	authors := `<div class="authors"><p>Ann Example, Department of Coastal Engineering, Harbour University; Bo Sample, Institute of Tides, Sea College; corresponding author Ann Example.</p></div>`
+	doc = extractPageString(t, articleOf("Sea walls", `<main><h1>Sea walls</h1>`+authors+story+`</main>`))
+	wantAll(t, "paper", doc.Markdown, "Institute of Tides", "The walls story goes on")
 }
