@@ -223,6 +223,13 @@ func TestAuthorBoxLeavesArticle(t *testing.T) {
 	}
 	doc = extractPageString(t, articleOf("Sea walls", `<div class="post"><h2>Sea walls</h2><div class="post-content author-single">`+story+`</div></div><div id="comments"><h3>7 responses</h3><ol>`+comments.String()+`</ol></div>`))
 	wantAll(t, "author-single", doc.Markdown, "The walls story goes on", "The tides story goes on")
+	// After the text, an author's signature (a name, no bio) and a box
+	// whose class only starts like the word ("authentication-steps")
+	// stay.
+	sign := `<p class="author-sign">Ann Example, in Harbourton</p>`
+	steps := `<div class="authentication-steps"><p>Sign in with your harbour board account, then open the tide tables, choose the month you want to read, and print it or save it for later.</p></div>`
+	doc = extractPageString(t, articleOf("Sea walls", `<main><h1>Sea walls</h1>`+story+steps+sign+`</main>`))
+	wantAll(t, "signature and steps", doc.Markdown, "Ann Example, in Harbourton", "open the tide tables")
 	// A paper's authors and their affiliations, at its head: what the
 	// paper says of itself.
 	authors := `<div class="authors"><p>Ann Example, Department of Coastal Engineering, Harbour University; Bo Sample, Institute of Tides, Sea College; corresponding author Ann Example.</p></div>`
