@@ -47,7 +47,7 @@ var alwaysBoilerplate = sync.OnceValue(func() map[string]bool {
 // like go whatever their length, unless they hold most of the page.
 func (s *selector) softBoilerplate(n *html.Node) bool {
 	if s.nodeKinds(n)&boilerplateWord == 0 {
-		return s.namedLinkBox(n)
+		return s.namedLinkBox(n) || postSignature(n)
 	}
 	tokens := s.tokens(n)
 	if onlyPictureWords(s, tokens) && findElement(n, atom.Img) != nil {
@@ -68,6 +68,20 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 			continue
 		}
 		return s.bodyProse == 0 || float64(prose(st)) < 0.5*float64(s.bodyProse)
+	}
+	return false
+}
+
+// postSignature reports whether an element is a forum post's
+// signature: the poster's motto, links and badges under every post they
+// write ("signature", "post-signature", "message-signature",
+// "postsignature"). An API's "member-signature" is its code, and stays.
+func postSignature(n *html.Node) bool {
+	for c := range strings.FieldsSeq(strings.ToLower(attr(n, "class"))) {
+		switch c {
+		case "signature", "postsignature", "post-signature", "message-signature", "forum-signature", "user-signature":
+			return true
+		}
 	}
 	return false
 }
