@@ -1159,7 +1159,7 @@ func postURL(u *url.URL) bool {
 var helpWords = map[string]bool{
 	"help": true, "hc": true, "helpcenter": true, "help-center": true, "support": true, "kb": true,
 	"knowledgebase": true, "knowledge-base": true, "docs": true, "doc": true, "documentation": true,
-	"solutions": true, "faq": true, "faqs": true, "manual": true, "developer": true, "developers": true,
+	"solutions": true, "faq": true, "faqs": true, "manual": true,
 }
 
 // listingWords name a listing of a blog's posts, as a path's segment.

@@ -55,6 +55,21 @@ func TestPostURL(t *testing.T) {
 		{"https://example.com/how-to-set-up-a-desk", false}, // no section says it is a post
 		{"https://example.com/products/standing-desk-pro-max", false},
 		{"https://example.com/news-and-events/more-about-us", false},
+		{"https://example.com/blog/two-words", false}, // a section of the blog, or a short post
+		{"https://example.com/blog/author/jane-doe-smith", false},
+		{"https://example.com/news/topics/sea-walls-and-tides", false},
+		{"https://example.com/blog/archive/2024-in-review", false},
+		{"https://shop.example/blogs/news/tagged/care-and-cleaning-guides", false},
+		// Help centres file their guides as articles: documentation, by
+		// its host or by its path.
+		{"https://support.example.com/hc/en-us/articles/360001234567-How-to-set-up-single-sign-on", false},
+		{"https://example.com/hc/en-us/articles/360001234567-how-to-set-up-sso", false},
+		{"https://example.intercom.help/en/articles/1234-how-to-invite-your-team", false},
+		{"https://docs.example.com/article/123-how-to-do-it", false},
+		{"https://example.com/help/articles/how-to-reset-a-password", false},
+		// A developers' site's blog is a blog.
+		{"https://developer.example.com/blog/how-we-built-the-new-renderer", true},
+		{"https://developers.example.com/articles/2024/05/01/faster-builds-with-caches", true},
 		{"", false},
 	} {
 		u, _ := url.Parse(c.url)
