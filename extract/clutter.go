@@ -74,14 +74,26 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 
 // postSignature reports whether an element is a forum post's
 // signature: the poster's motto, links and badges under every post they
-// write ("signature", "post-signature", "message-signature",
-// "postsignature"). An API's "member-signature" is its code, and stays.
+// write. It is a box (a div, an aside, a quote...) whose first class
+// names it so ("signature", "post-signature", "message-signature",
+// "postsignature"). Documentation generators put "signature" on an API's
+// headings and spans (ExDoc, JSDoc, YARD, Scaladoc, dartdoc), a letter
+// on its closing paragraph, a testimonial on its name, a menu beside
+// "dish": those are content.
 func postSignature(n *html.Node) bool {
-	for c := range strings.FieldsSeq(strings.ToLower(attr(n, "class"))) {
-		switch c {
-		case "signature", "postsignature", "post-signature", "message-signature", "forum-signature", "user-signature":
-			return true
-		}
+	switch n.DataAtom {
+	case atom.Div, atom.Aside, atom.Blockquote, atom.Section, atom.Footer, atom.Td, atom.Li:
+	default:
+		return false
+	}
+	first := ""
+	for c := range strings.FieldsSeq(attr(n, "class")) {
+		first = c
+		break
+	}
+	switch strings.ToLower(first) {
+	case "signature", "postsignature", "post-signature", "message-signature", "forum-signature", "user-signature":
+		return true
 	}
 	return false
 }

@@ -27,9 +27,44 @@ func TestForumPosterChrome(t *testing.T) {
 	}
 }
 
-// An API's member signature is its code, whatever "signature" says in a
-// forum.
-func TestMemberSignatureStays(t *testing.T) {
-	doc := extractPageString(t, `<html><head><title>Map</title></head><body><main><h1>Interface Map</h1><section class="detail"><h3>get</h3><div class="member-signature"><span class="return-type">V</span> <span class="element-name">get</span>(Object key)</div><div class="block">`+revSentences("Returns the value", 3)+`</div></section></main></body></html>`)
-	wantAll(t, "javadoc", doc.Markdown, "get(Object key)", "Returns the value goes on")
+// A signature box under a post goes, however the forum names it; what
+// else the word "signature" marks stays: an API's signatures as
+// documentation generators write them (Javadoc, ExDoc, JSDoc, YARD), a
+// letter's closing, a testimonial's name, a restaurant's signature dish.
+func TestSignatures(t *testing.T) {
+	post := func(sig string) string {
+		var b strings.Builder
+		for i := 1; i <= 3; i++ {
+			fmt.Fprintf(&b, `<div class="post"><p class="author">Poster%d</p><div class="content">Post %d: %s</div>`+sig+`</div>`, i, i, revSentences("The reply", 2), i)
+		}
+		return `<html><head><title>A thread</title></head><body><main><h1>A thread</h1>` + b.String() + `</main></body></html>`
+	}
+	for _, sig := range []string{
+		`<div class="signature">Sig %d: my rig and my links.</div>`,
+		`<div class="post-signature flex--item">Sig %d: my rig and my links.</div>`,
+		`<div class="postsignature postmsg">Sig %d: my rig and my links.</div>`,
+		`<blockquote class="signature restore">Sig %d: my rig and my links.</blockquote>`,
+		`<div class="forum-signature">Sig %d: my rig and my links.</div>`,
+		`<div class="user-signature">Sig %d: my rig and my links.</div>`,
+		`<div class="message-signature">Sig %d: my rig and my links.</div>`,
+	} {
+		doc := extractPageString(t, post(sig))
+		wantAll(t, sig, doc.Markdown, "Post 1: The reply goes on", "Post 3: The reply goes on")
+		if strings.Contains(doc.Markdown, "Sig 2:") {
+			t.Errorf("%s: want no signature:\n%s", sig, doc.Markdown)
+		}
+	}
+	body := `<p>` + revSentences("The text", 4) + `</p>`
+	for name, c := range map[string]struct{ page, want string }{
+		"javadoc":     {`<section class="detail"><h3>get</h3><div class="member-signature"><span class="return-type">V</span> <span class="element-name">get</span>(Object key)</div>` + body + `</section>`, "get(Object key)"},
+		"exdoc":       {`<section class="detail"><div class="detail-header"><h1 class="signature">fetch(map, key)</h1></div>` + body + `</section>`, "fetch(map, key)"},
+		"jsdoc":       {`<h4 class="name" id="add">add<span class="signature">(a, b)</span><span class="type-signature"> → {number}</span></h4>` + body, "(a, b)"},
+		"yard":        {`<h3 class="signature first" id="push-instance_method">#<strong>push</strong>(item)</h3>` + body, "(item)"},
+		"letter":      {body + `<p class="signature">Yours sincerely, Ann Example, Mayor of Harbourton</p>`, "Ann Example, Mayor"},
+		"testimonial": {body + `<blockquote><p>They rebuilt our sea wall in a week, and it held all winter.</p><h4 class="signature">Bo Sample, Harbourton</h4></blockquote>`, "Bo Sample, Harbourton"},
+		"dish":        {body + `<div class="dish signature"><h3>Harbour stew</h3><p>Mussels, cod and leeks in a saffron broth, with bread from the bakery next door.</p></div>`, "saffron broth"},
+	} {
+		doc := extractPageString(t, `<html><head><title>A page</title></head><body><main><h1>A page</h1>`+c.page+`</main></body></html>`)
+		wantAll(t, name, doc.Markdown, c.want, "The text goes on")
+	}
 }
