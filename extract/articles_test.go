@@ -235,4 +235,16 @@ func TestAuthorBoxLeavesArticle(t *testing.T) {
 	authors := `<div class="authors"><p>Ann Example, Department of Coastal Engineering, Harbour University; Bo Sample, Institute of Tides, Sea College; corresponding author Ann Example.</p></div>`
 	doc = extractPageString(t, articleOf("Sea walls", `<main><h1>Sea walls</h1>`+authors+story+`</main>`))
 	wantAll(t, "paper", doc.Markdown, "Institute of Tides", "The walls story goes on")
+	// ... though a long paragraph comes before the paper, outside it.
+	intro := `<div class="site-intro"><p>The Harbour Review is an open journal of coastal engineering, publishing research on sea walls, tides, storms and harbours since 1998, free to read for everyone who cares for the coast.</p></div>`
+	doc = extractPageString(t, articleOf("Sea walls", intro+`<main><h1>Sea walls</h1>`+authors+story+`</main>`))
+	wantAll(t, "paper after a notice", doc.Markdown, "Institute of Tides", "The walls story goes on")
+	// An article of short paragraphs has begun all the same: its
+	// writer's bio after it goes.
+	short := strings.Repeat(`<p>The harbour wall held on Monday, and the town was glad of it.</p>`, 12)
+	doc = extractPageString(t, articleOf("Sea walls", `<main><h1>Sea walls</h1>`+short+bio+`</main>`))
+	wantAll(t, "short paragraphs", doc.Markdown, "The harbour wall held on Monday")
+	if strings.Contains(doc.Markdown, "harbour engineer") {
+		t.Errorf("short paragraphs: want the article without its writer's bio:\n%s", doc.Markdown)
+	}
 }

@@ -170,8 +170,9 @@ func (s *selector) clutter(n *html.Node) bool {
 // aboutBox reports whether a block inside an article is about the
 // article rather than of it: a box whose class or id names its author
 // ("author-bio", "about-author", "authorbox") or its disclaimer
-// ("disclaimer-box"), that says more than a name (a byline is
-// metaLine's) and that comes after the article's text has begun. What the writer did before, and that the article is no
+// ("disclaimer-box") and that says more than a name (a byline is
+// metaLine's). Rendering leaves one out only after the article's text
+// has begun (content.skip). What the writer did before, and that the article is no
 // advice, are not what the article says; an author's note
 // ("author-note") is.
 func (s *selector) aboutBox(n *html.Node) bool {
@@ -186,10 +187,7 @@ func (s *selector) aboutBox(n *html.Node) bool {
 		}
 		about = about || strings.HasPrefix(t, "author") || strings.HasPrefix(t, "disclaimer")
 	}
-	// Not before the article's text begins, nor holding it: a paper's
-	// list of authors and their affiliations, or the article in a theme
-	// that calls it "author-single".
-	return about && s.afterProse(n)
+	return about
 }
 
 // datedHead reports whether an article shows a date (a time element) at

@@ -47,10 +47,9 @@ type selector struct {
 	best      *html.Node              // the element that scored best, before any climb
 	page      *url.URL                // the page's URL
 	panels    map[*html.Node]bool     // the collapsed panels shown (revealed)
-	// order numbers the page's nodes in document order, and firstProse
-	// is its first paragraph of prose (afterProse), once asked.
-	order      map[*html.Node]int
-	firstProse *html.Node
+	// order numbers the page's nodes in document order (before), once
+	// asked.
+	order map[*html.Node]int
 	// score is the block model's score of a block's features; nil for
 	// blockScore (tests give their own).
 	score func(*[nFeatures]float64) float64
@@ -911,25 +910,23 @@ func contains(a, b *html.Node) bool {
 	return false
 }
 
-// afterProse reports whether n comes after the page's first paragraph
-// of prose (150 letters or more, few of them links) and does not hold
-// it: after an article has begun. The page's nodes are numbered, and
-// its first paragraph found, once, on the first call.
-func (s *selector) afterProse(n *html.Node) bool {
+// before reports whether a comes before b in the page (an element
+// comes before what it holds). The page's nodes are numbered once, on
+// the first call.
+func (s *selector) before(a, b *html.Node) bool {
 	if s.order == nil {
-		root := n
+		root := a
 		for root.Parent != nil {
 			root = root.Parent
 		}
 		s.order = map[*html.Node]int{root: 0}
 		for d := range descendants(root) {
 			s.order[d] = len(s.order)
-			if st := s.stats[d]; s.firstProse == nil && d.DataAtom == atom.P && st != nil && prose(st) >= 150 && 5*st.link < st.text {
-				s.firstProse = d
-			}
 		}
 	}
-	return s.firstProse != nil && s.order[n] > s.order[s.firstProse] && !contains(n, s.firstProse)
+	oa, oka := s.order[a]
+	ob, okb := s.order[b]
+	return oka && okb && oa < ob
 }
 
 // wrapsPage reports whether a semantic container holds the page's own

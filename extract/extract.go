@@ -307,10 +307,36 @@ func shownLetters(md string) int {
 // inside an article's content too.
 func (c content) skip(clean bool) func(*html.Node) bool {
 	s := c.s
+	// A box about the article goes only once its text has begun: not a
+	// paper's list of authors at its head, nor the article itself in a
+	// theme that calls it "author-single". Its first paragraph is looked
+	// for once a box is met.
+	var first *html.Node
+	looked := false
+	afterText := func(n *html.Node) bool {
+		if !looked {
+			looked, first = true, c.firstProse()
+		}
+		return first != nil && s.before(first, n)
+	}
 	return func(n *html.Node) bool {
 		// The chosen content is the content, whatever its class says.
-		return s.skip(n) || !c.roots[n] && (s.softBoilerplate(n) || navBar(n) || controlLabel(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n) || s.aboutBox(n)))
+		return s.skip(n) || !c.roots[n] && (s.softBoilerplate(n) || navBar(n) || controlLabel(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n) || s.aboutBox(n) && afterText(n)))
 	}
+}
+
+// firstProse returns the content's first paragraph of prose (150
+// letters or more, few of them links), or, in content of short
+// paragraphs, the block that scored best.
+func (c content) firstProse() *html.Node {
+	for _, root := range c.nodes {
+		for d := range descendants(root) {
+			if st := c.s.stats[d]; d.DataAtom == atom.P && st != nil && prose(st) >= 150 && 5*st.link < st.text {
+				return d
+			}
+		}
+	}
+	return c.s.best
 }
 
 // dropTitle takes an article's leading heading off its Markdown when it
