@@ -233,8 +233,16 @@ func TestAuthorBoxLeavesArticle(t *testing.T) {
 	// A paper's authors and their affiliations, at its head: what the
 	// paper says of itself.
 	authors := `<div class="authors"><p>Ann Example, Department of Coastal Engineering, Harbour University; Bo Sample, Institute of Tides, Sea College; corresponding author Ann Example.</p></div>`
-	doc = extractPageString(t, articleOf("Sea walls", `<main><h1>Sea walls</h1>`+authors+story+`</main>`))
+	kicker := `<p class="kicker">Coastal engineering, research paper</p>`
+	doc = extractPageString(t, articleOf("Sea walls", `<main><h1>Sea walls</h1>`+kicker+authors+story+`</main>`))
 	wantAll(t, "paper", doc.Markdown, "Institute of Tides", "The walls story goes on")
+	// A disclaimer between the article's paragraphs goes too: the text
+	// has begun.
+	doc = extractPageString(t, articleOf("Sea walls", `<main><h1>Sea walls</h1><p>`+revSentences("The walls story", 6)+`</p>`+disclaimer+`<p>`+revSentences("The tides story", 5)+`</p></main>`))
+	wantAll(t, "disclaimer between", doc.Markdown, "The walls story goes on", "The tides story goes on")
+	if strings.Contains(doc.Markdown, "no engineering advice") {
+		t.Errorf("disclaimer between: want the article without it:\n%s", doc.Markdown)
+	}
 	// ... though a long paragraph comes before the paper, outside it.
 	intro := `<div class="site-intro"><p>The Harbour Review is an open journal of coastal engineering, publishing research on sea walls, tides, storms and harbours since 1998, free to read for everyone who cares for the coast.</p></div>`
 	doc = extractPageString(t, articleOf("Sea walls", intro+`<main><h1>Sea walls</h1>`+authors+story+`</main>`))
