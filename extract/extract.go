@@ -413,6 +413,10 @@ func hidden(n *html.Node) bool {
 		switch a.Key {
 		case "hidden":
 			return true
+		case "popover":
+			// A popover (a menu, a tip, a prompt) is not shown until it
+			// is opened: the browser's own style hides it.
+			return true
 		case "class":
 			if mayHide(a.Val) && hiddenByClass(a.Val) {
 				return true
