@@ -1151,7 +1151,7 @@ func postURL(u *url.URL) bool {
 		return false
 	}
 	for label := range strings.SplitSeq(strings.ToLower(u.Hostname()), ".") {
-		if helpWords[label] {
+		if helpWord(label) {
 			return false
 		}
 	}
@@ -1172,28 +1172,36 @@ func postURL(u *url.URL) bool {
 	for _, seg := range segs[:len(segs)-1] {
 		seg = strings.ToLower(seg)
 		switch {
-		case helpWords[seg]:
+		case helpWord(seg):
 			return false
 		case seg == "blog" || seg == "blogs" || seg == "news" || seg == "article" || seg == "articles" ||
 			seg == "post" || seg == "posts" || seg == "story" || seg == "stories":
 			post = true
-		case listingWords[seg]:
+		case listingWord(seg):
 			return false // a listing of posts, under a blog
 		}
 	}
 	return post
 }
 
-// helpWords name a help centre or documentation, as a host's label or a
-// path's segment.
-var helpWords = map[string]bool{
-	"help": true, "hc": true, "helpcenter": true, "help-center": true, "support": true, "kb": true,
-	"knowledgebase": true, "knowledge-base": true, "docs": true, "doc": true, "documentation": true,
-	"solutions": true, "faq": true, "faqs": true, "manual": true,
+// helpWord reports whether a host's label or a path's segment names a
+// help centre or documentation.
+func helpWord(w string) bool {
+	switch w {
+	case "help", "hc", "helpcenter", "help-center", "support", "kb", "knowledgebase", "knowledge-base",
+		"docs", "doc", "documentation", "solutions", "faq", "faqs", "manual":
+		return true
+	}
+	return false
 }
 
-// listingWords name a listing of a blog's posts, as a path's segment.
-var listingWords = map[string]bool{
-	"category": true, "categories": true, "tag": true, "tags": true, "tagged": true, "topic": true,
-	"topics": true, "author": true, "authors": true, "page": true, "archive": true, "archives": true,
+// listingWord reports whether a path's segment names a listing of a
+// blog's posts.
+func listingWord(w string) bool {
+	switch w {
+	case "category", "categories", "tag", "tags", "tagged", "topic", "topics", "author", "authors",
+		"page", "archive", "archives":
+		return true
+	}
+	return false
 }
