@@ -44,7 +44,8 @@ var alwaysBoilerplate = sync.OnceValue(func() map[string]bool {
 // softBoilerplate reports whether an element's class or id calls it
 // boilerplate (a cookie banner, share buttons, related links, comments)
 // and its text agrees: short, or mostly links. Comment sections and the
-// like go whatever their length, unless they hold most of the page.
+// like go whatever their length, unless they hold most of the page (a
+// product's reviews, unless they hold nearly all of it).
 func (s *selector) softBoilerplate(n *html.Node) bool {
 	if s.nodeKinds(n)&boilerplateWord == 0 {
 		return s.namedLinkBox(n) || postSignature(n)
@@ -66,6 +67,12 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 	for _, t := range tokens {
 		if s.forum || !alwaysBoilerplate()[t] {
 			continue
+		}
+		if t == "reviews" {
+			// A product's reviews are no part of its description, though
+			// they say more: they go unless they are nearly all the page
+			// says (a page of reviews).
+			return s.bodyProse == 0 || float64(prose(st)) < 0.85*float64(s.bodyProse)
 		}
 		return s.bodyProse == 0 || float64(prose(st)) < 0.5*float64(s.bodyProse)
 	}

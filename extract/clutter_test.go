@@ -306,3 +306,28 @@ func TestNavBars(t *testing.T) {
 		}
 	}
 }
+
+// A product page whose customers' reviews say more than its
+// description: the reviews go, the description stays. A page of
+// reviews (they are nearly all it holds) keeps them.
+func TestProductReviewsGo(t *testing.T) {
+	var reviews strings.Builder
+	for i := 1; i <= 5; i++ {
+		fmt.Fprintf(&reviews, `<div class="review"><h4>Great kettle %d</h4><p>Review %d: it boils fast, it pours well, and it has lasted a year of daily use without a fault, which is more than my last one did.</p></div>`, i, i)
+	}
+	desc := `<div class="description"><h2>Description</h2><p>A blue kettle that boils a litre in two minutes, with a spout that pours clean, a lid that opens wide, and a base that stays cool.</p>` +
+		`<p>Its body is steel with a blue enamel coat, its handle stays cool in the hand, and it switches itself off when it boils or runs dry.</p><p>It holds 1.7 litres, draws 2,200 watts, and comes with a two-year guarantee.</p></div>`
+	page := `<html><head><title>Blue kettle</title></head><body><main><h1>Blue kettle</h1>` + desc + `<section class="product-reviews"><h2>Reviews</h2>` + reviews.String() + `</section></main></body></html>`
+	doc := extractPageString(t, page)
+	if !strings.Contains(doc.Markdown, "boils a litre in two minutes") {
+		t.Errorf("the description is missing:\n%s", doc.Markdown)
+	}
+	if strings.Contains(doc.Markdown, "Review 3:") {
+		t.Errorf("want the product without its reviews:\n%s", doc.Markdown)
+	}
+	page = `<html><head><title>Blue kettle reviews</title></head><body><header><a href="/">Shop</a></header><main><h1>Blue kettle: reviews</h1><section class="reviews">` + reviews.String() + `</section></main></body></html>`
+	doc = extractPageString(t, page)
+	if !strings.Contains(doc.Markdown, "Review 3:") {
+		t.Errorf("a page of reviews: want them:\n%s", doc.Markdown)
+	}
+}
