@@ -362,6 +362,9 @@ func splitClass(class, id string) []string {
 	if class == "" && id == "" {
 		return nil
 	}
+	if strings.Contains(class, "hentry") || strings.Contains(class, "status-publish") {
+		class = dropTaxonomy(class)
+	}
 	if strings.ContainsAny(class, ":[") || strings.Contains(class, "overflow-") {
 		// A hiding word beside variants is undone by them, or the element
 		// is not shown at all ("hidden md:block"): a utility too.
@@ -443,4 +446,29 @@ func sharesWord(a, b []string) bool {
 		}
 	}
 	return false
+}
+
+// dropTaxonomy leaves out of a post's classes those that say what the
+// post is filed under: WordPress's post_class gives a post's wrapper
+// "category-<slug>" and "tag-<slug>" beside "hentry" and
+// "status-publish", and a post filed under "reviews" or "social-media"
+// is not a box of reviews or of share buttons.
+func dropTaxonomy(class string) string {
+	fields := strings.Fields(class)
+	post := false
+	for _, c := range fields {
+		if c == "hentry" || c == "status-publish" {
+			post = true
+		}
+	}
+	if !post {
+		return class
+	}
+	kept := fields[:0]
+	for _, c := range fields {
+		if !strings.HasPrefix(c, "category-") && !strings.HasPrefix(c, "tag-") {
+			kept = append(kept, c)
+		}
+	}
+	return strings.Join(kept, " ")
 }

@@ -331,3 +331,20 @@ func TestProductReviewsGo(t *testing.T) {
 		t.Errorf("a page of reviews: want them:\n%s", doc.Markdown)
 	}
 }
+
+// A WordPress post filed under "Cookie recipes" and "Reviews", under
+// more comments than it says: its wrapper's classes
+// ("category-cookie-recipes", "tag-reviews") say where it is filed, not
+// that it is a cookie banner or a box of reviews, and it stays.
+func TestPostFiledUnderBoilerplateWords(t *testing.T) {
+	var comments strings.Builder
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&comments, `<li class="comment"><p>I saw it last week, comment %d, and the harbour shots stayed with me for days after, as the review says.</p></li>`, i)
+	}
+	post := `<html><head><title>Harbour review</title></head><body><main><div class="post type-post status-publish hentry category-cookie-recipes tag-reviews"><h1>Harbour review</h1><div class="entry-content">` +
+		strings.Repeat(`<p>The film opens on a long shot of the harbour at dawn, and the camera stays there, patient, as the boats go out one by one.</p>`, 6) +
+		`</div></div><div id="comments"><ol>` + comments.String() + `</ol></div></main></body></html>`
+	if doc := extractPageString(t, post); !strings.Contains(doc.Markdown, "long shot of the harbour") {
+		t.Errorf("a post filed under cookie recipes and reviews: want it:\n%s", doc.Markdown)
+	}
+}
