@@ -44,8 +44,8 @@ var alwaysBoilerplate = sync.OnceValue(func() map[string]bool {
 // softBoilerplate reports whether an element's class or id calls it
 // boilerplate (a cookie banner, share buttons, related links, comments)
 // and its text agrees: short, or mostly links. Comment sections and the
-// like go whatever their length, unless they hold most of the page (a
-// product's reviews, unless they hold nearly all of it).
+// like go whatever their length, unless they hold most of the page (on
+// a product's page, reviews unless they hold nearly all of it).
 func (s *selector) softBoilerplate(n *html.Node) bool {
 	if s.nodeKinds(n)&boilerplateWord == 0 {
 		return s.namedLinkBox(n) || postSignature(n)
@@ -68,10 +68,11 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 		if s.forum || !alwaysBoilerplate()[t] {
 			continue
 		}
-		if t == "reviews" {
+		if t == "reviews" && s.productPage(n) {
 			// A product's reviews are no part of its description, though
 			// they say more: they go unless they are nearly all the page
-			// says (a page of reviews).
+			// says (a page of reviews). Elsewhere (a business's page of
+			// its customers' words) they are as comments are.
 			return s.bodyProse == 0 || float64(prose(st)) < 0.85*float64(s.bodyProse)
 		}
 		return s.bodyProse == 0 || float64(prose(st)) < 0.5*float64(s.bodyProse)
@@ -512,3 +513,49 @@ func controlClass(n *html.Node) bool {
 	}
 	return false
 }
+
+// productPage reports whether the page is a product's: its metadata says
+// so (og:type "product", JSON-LD's Product), or an element is a
+// schema.org Product or a control that adds to a cart ("add-to-cart",
+// "addToCart"). The page is looked through once, when first asked.
+func (s *selector) productPage(n *html.Node) bool {
+	if s.product || s.askedProduct {
+		return s.product
+	}
+	s.askedProduct = true
+	root := n
+	for root.Parent != nil {
+		root = root.Parent
+	}
+	for d := range descendants(root) {
+		if d.Type != html.ElementNode {
+			continue
+		}
+		for _, a := range d.Attr {
+			switch a.Key {
+			case "itemtype":
+				if strings.HasSuffix(strings.TrimRight(a.Val, "/ "), "schema.org/Product") {
+					s.product = true
+					return true
+				}
+			case "class", "id", "name":
+				if cartControl(a.Val) {
+					s.product = true
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// cartControl reports whether a class, id or name names a control that
+// adds to a cart: "add-to-cart", "add_to_cart", "addToCart".
+func cartControl(v string) bool {
+	if len(v) > 512 || !strings.Contains(strings.ToLower(v), "cart") {
+		return false
+	}
+	return strings.Contains(cartSeparators.Replace(strings.ToLower(v)), "addtocart")
+}
+
+var cartSeparators = strings.NewReplacer("-", "", "_", "")

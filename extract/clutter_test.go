@@ -308,8 +308,10 @@ func TestNavBars(t *testing.T) {
 }
 
 // A product page whose customers' reviews say more than its
-// description: the reviews go, the description stays. A page of
-// reviews (they are nearly all it holds) keeps them.
+// description: the reviews go, the description stays, whether its
+// metadata or its cart says it is a product's. A page of reviews (they
+// are nearly all it holds) keeps them; so does a business's page whose
+// customers' words are most of it.
 func TestProductReviewsGo(t *testing.T) {
 	var reviews strings.Builder
 	for i := 1; i <= 5; i++ {
@@ -317,18 +319,32 @@ func TestProductReviewsGo(t *testing.T) {
 	}
 	desc := `<div class="description"><h2>Description</h2><p>A blue kettle that boils a litre in two minutes, with a spout that pours clean, a lid that opens wide, and a base that stays cool.</p>` +
 		`<p>Its body is steel with a blue enamel coat, its handle stays cool in the hand, and it switches itself off when it boils or runs dry.</p><p>It holds 1.7 litres, draws 2,200 watts, and comes with a two-year guarantee.</p></div>`
-	page := `<html><head><title>Blue kettle</title></head><body><main><h1>Blue kettle</h1>` + desc + `<section class="product-reviews"><h2>Reviews</h2>` + reviews.String() + `</section></main></body></html>`
-	doc := extractPageString(t, page)
-	if !strings.Contains(doc.Markdown, "boils a litre in two minutes") {
-		t.Errorf("the description is missing:\n%s", doc.Markdown)
+	section := `<section class="product-reviews"><h2>Reviews</h2>` + reviews.String() + `</section>`
+	for name, head := range map[string]string{
+		"og:type": `<meta property="og:type" content="product">`,
+		"json-ld": `<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Blue kettle"}</script>`,
+		"cart":    ``,
+	} {
+		cart := ``
+		if name == "cart" {
+			cart = `<form class="product-form"><button name="add" class="btn add-to-cart">Add to cart</button></form>`
+		}
+		doc := extractPageString(t, `<html><head><title>Blue kettle</title>`+head+`</head><body><main><h1>Blue kettle</h1>`+desc+cart+section+`</main></body></html>`)
+		if !strings.Contains(doc.Markdown, "boils a litre in two minutes") {
+			t.Errorf("%s: the description is missing:\n%s", name, doc.Markdown)
+		}
+		if strings.Contains(doc.Markdown, "Review 3:") {
+			t.Errorf("%s: want the product without its reviews:\n%s", name, doc.Markdown)
+		}
 	}
-	if strings.Contains(doc.Markdown, "Review 3:") {
-		t.Errorf("want the product without its reviews:\n%s", doc.Markdown)
-	}
-	page = `<html><head><title>Blue kettle reviews</title></head><body><header><a href="/">Shop</a></header><main><h1>Blue kettle: reviews</h1><section class="reviews">` + reviews.String() + `</section></main></body></html>`
-	doc = extractPageString(t, page)
-	if !strings.Contains(doc.Markdown, "Review 3:") {
+	page := `<html><head><title>Blue kettle reviews</title><meta property="og:type" content="product"></head><body><header><a href="/">Shop</a></header><main><h1>Blue kettle: reviews</h1><section class="reviews">` + reviews.String() + `</section></main></body></html>`
+	if doc := extractPageString(t, page); !strings.Contains(doc.Markdown, "Review 3:") {
 		t.Errorf("a page of reviews: want them:\n%s", doc.Markdown)
+	}
+	page = `<html><head><title>Our reviews</title></head><body><main><div class="entry-content"><h1>What our customers say</h1><p>We have fixed boilers and pipes across the city since 1998, and we ask every customer what they thought of the job.</p>` +
+		`<div class="glsr-reviews">` + reviews.String() + `</div><p>Call us on 0100 000 000.</p></div></main></body></html>`
+	if doc := extractPageString(t, page); !strings.Contains(doc.Markdown, "Review 3:") {
+		t.Errorf("a business's page of its customers' reviews: want them:\n%s", doc.Markdown)
 	}
 }
 

@@ -50,6 +50,9 @@ type selector struct {
 	// order numbers the page's nodes in document order (before), once
 	// asked.
 	order map[*html.Node]int
+	// product is whether the page is a product's: its metadata says so,
+	// or, once asked (productPage), it has a control that adds to a cart.
+	product, askedProduct bool
 	// score is the block model's score of a block's features; nil for
 	// blockScore (tests give their own).
 	score func(*[nFeatures]float64) float64

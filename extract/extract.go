@@ -221,7 +221,7 @@ func selectContent(body *html.Node, page *url.URL, m meta) content {
 	article := (m.article || postURL(page)) && !m.forum && !shopArchive(body)
 	shown, panels := revealed(body)
 	gone := func(n *html.Node) bool { return (hidden(n) || hardBoilerplate(n)) && !shown[n] }
-	s := &selector{forum: m.forum, article: article, page: page, skip: gone, panels: panels}
+	s := &selector{forum: m.forum, article: article, page: page, skip: gone, panels: panels, product: m.product}
 	nodes := s.choose(body)
 	if !article && !m.forum && !m.typed && len(nodes) == 1 && nodes[0].DataAtom == atom.Article && s.datedHead(nodes[0]) {
 		// A page that says nothing of what it is, whose content is its
@@ -769,6 +769,7 @@ type meta struct {
 	directives                          []directives.Set
 	article                             bool // og:type or JSON-LD says the page is an article
 	forum                               bool // JSON-LD says it is a discussion
+	product                             bool // og:type or JSON-LD says the page is a product's
 	typed                               bool // og:type says what it is, article or not
 }
 
@@ -807,6 +808,7 @@ func readMeta(doc *html.Node, base *url.URL) meta {
 				ogDesc = firstNonEmpty(ogDesc, content)
 			case "og:type":
 				m.article = m.article || strings.EqualFold(content, "article")
+				m.product = m.product || strings.EqualFold(content, "product") || strings.HasPrefix(strings.ToLower(content), "product.")
 				m.typed = m.typed || strings.TrimSpace(content) != ""
 			case "robots", "heed":
 				// A copy: the page is not kept with the directives.
@@ -857,6 +859,7 @@ func readMeta(doc *html.Node, base *url.URL) meta {
 				ldTitle = firstNonEmpty(ldTitle, ld.Headline)
 				m.article = m.article || ld.article
 				m.forum = m.forum || ld.forum
+				m.product = m.product || ld.product
 			}
 		}
 	}
@@ -872,6 +875,7 @@ type jsonLD struct {
 	DateModified  string
 	article       bool // its @type is an Article, NewsArticle, BlogPosting...
 	forum         bool // its @type is a DiscussionForumPosting
+	product       bool // its @type is a Product
 }
 
 // readJSONLD reads the first object of a JSON-LD block that states a date
@@ -900,7 +904,8 @@ func readJSONLD(s string) jsonLD {
 			var r jsonLD
 			r.article = strings.HasSuffix(typ, "Article") || typ == "BlogPosting" || typ == "Report"
 			r.forum = typ == "DiscussionForumPosting" || typ == "QAPage"
-			if r.article || r.forum || typ == "WebPage" {
+			r.product = typ == "Product"
+			if r.article || r.forum || r.product || typ == "WebPage" {
 				r.Headline, _ = t["headline"].(string)
 				r.DatePublished, _ = t["datePublished"].(string)
 				r.DateModified, _ = t["dateModified"].(string)
