@@ -189,20 +189,21 @@ func TestRevealBounds(t *testing.T) {
 // TestPopoverHidden: an element with the popover attribute (a prompt to
 // turn on notifications, a menu, a tip) is not shown until it is
 // opened, as the browser's own style says: however much it says, a
-// thread's posts beside it are the page.
+// thread's posts beside it are the page; and a "manual" popover inside a
+// post (its share menu) is hidden too.
 func TestPopoverHidden(t *testing.T) {
 	prompt := `<i-card popover id="push-prompt"><div class="card"><h4>Configure browser push notifications</h4><div class="panels">` +
 		strings.Repeat("<p>Open your browser's settings, find this site among the sites that may send notifications, and choose whether it may, then reload the page. </p>", 6) + `</div></div></i-card>`
 	var posts strings.Builder
 	for i := 1; i <= 3; i++ {
-		posts.WriteString(`<div class="post"><p>Reply ` + string(rune('0'+i)) + `: the roadmap says the editor comes first, and the new templates after it, which suits us.</p></div>`)
+		posts.WriteString(`<div class="post"><p>Reply ` + string(rune('0'+i)) + `: the roadmap says the editor comes first, and the new templates after it, which suits us.</p><div popover="manual" class="share-menu"><p>Copy the link to this reply, or send it by mail to a friend who follows the roadmap too.</p></div></div>`)
 	}
 	page := `<html><head><title>Roadmap discussion</title></head><body>` + prompt + `<main><h1>Roadmap discussion</h1>` + posts.String() + `</main></body></html>`
 	md := extractMarkdown(t, page, "https://forum.example/topic/roadmap")
 	if !strings.Contains(md, "Reply 1: the roadmap") || !strings.Contains(md, "Reply 3: the roadmap") {
 		t.Errorf("the posts are missing:\n%s", md)
 	}
-	if strings.Contains(md, "push notifications") || strings.Contains(md, "browser's settings") {
+	if strings.Contains(md, "push notifications") || strings.Contains(md, "browser's settings") || strings.Contains(md, "Copy the link") {
 		t.Errorf("the popover is shown:\n%.400s", md)
 	}
 }
