@@ -196,7 +196,7 @@ func TestPopoverHidden(t *testing.T) {
 		strings.Repeat("<p>Open your browser's settings, find this site among the sites that may send notifications, and choose whether it may, then reload the page. </p>", 6) + `</div></div></i-card>`
 	var posts strings.Builder
 	for i := 1; i <= 3; i++ {
-		posts.WriteString(`<div class="post"><p>Reply ` + string(rune('0'+i)) + `: the roadmap says the editor comes first, and the new templates after it, which suits us.</p><div popover="manual" class="share-menu"><p>Copy the link to this reply, or send it by mail to a friend who follows the roadmap too.</p></div></div>`)
+		posts.WriteString(`<div class="post"><p>Reply ` + string(rune('0'+i)) + `: the roadmap says the editor comes first, and the new templates after it, which suits us.</p><div popover="manual" class="more"><p>Copy the link to this reply, or send it by mail to a friend who follows the roadmap too.</p></div></div>`)
 	}
 	page := `<html><head><title>Roadmap discussion</title></head><body>` + prompt + `<main><h1>Roadmap discussion</h1>` + posts.String() + `</main></body></html>`
 	md := extractMarkdown(t, page, "https://forum.example/topic/roadmap")
