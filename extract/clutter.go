@@ -179,10 +179,10 @@ func (s *selector) clutter(n *html.Node) bool {
 // article rather than of it: a box whose class or id names its author
 // ("author-bio", "about-author", "authorbox") or its disclaimer
 // ("disclaimer-box") and that says more than a name (a byline is
-// metaLine's). Rendering leaves one out only after the article's text
-// has begun (content.skip). What the writer did before, and that the article is no
+// metaLine's). What the writer did before, and that the article is no
 // advice, are not what the article says; an author's note
-// ("author-note") is.
+// ("author-note") is. Rendering leaves such a box out only after the
+// article's text has begun (content.skip).
 func (s *selector) aboutBox(n *html.Node) bool {
 	st := s.stats[n]
 	if st == nil || st.text < 100 || 2*prose(st) > s.bodyProse {
@@ -555,7 +555,6 @@ func cartControl(v string) bool {
 	if len(v) > 512 || !strings.Contains(strings.ToLower(v), "cart") {
 		return false
 	}
-	return strings.Contains(cartSeparators.Replace(strings.ToLower(v)), "addtocart")
+	v = strings.ReplaceAll(strings.ReplaceAll(strings.ToLower(v), "-", ""), "_", "")
+	return strings.Contains(v, "addtocart")
 }
-
-var cartSeparators = strings.NewReplacer("-", "", "_", "")
