@@ -453,7 +453,7 @@ func mayHide(class string) bool {
 			return true // in any case: split and see
 		}
 	}
-	for _, w := range []string{"hidden", "none", "only", "reader", "invisible", "for-sr", "location-popup"} {
+	for _, w := range []string{"hidden", "none", "only", "reader", "invisible", "for-sr", "location-popup", "visible-", "hide-for-"} {
 		if strings.Contains(class, w) {
 			return true
 		}
@@ -576,8 +576,32 @@ func classAtDesktop(c string) (h hiding, hide bool, level int) {
 			return notHidden, false, 0
 		}
 	}
+	if desktopHidden(c) {
+		return display, true, 1
+	}
 	h = hiddenClass(c)
 	return h, h != notHidden, 1
+}
+
+// desktopHidden reports whether a class word (in ASCII lower case) of a
+// framework's that is not mobile-first hides its element at a desktop's
+// width: Squarespace's "hidden-up-md", Bootstrap 3's "hidden-lg" and
+// "visible-xs" (visible on phones only), Foundation's "hide-for-large"
+// and "show-for-small-only". A page that says a thing twice, once for
+// phones and once for desktops, is read as a desktop shows it.
+func desktopHidden(c string) bool {
+	if bp, ok := strings.CutPrefix(c, "hidden-up-"); ok {
+		return breakpoints()[bp] > 0
+	}
+	if size, ok := strings.CutPrefix(c, "visible-"); ok {
+		size, _, _ = strings.Cut(size, "-") // "visible-xs-block"
+		return size == "xs" || size == "sm" || size == "md"
+	}
+	switch c {
+	case "hidden-lg", "hide-for-large", "hide-for-medium", "show-for-small-only", "show-for-medium-only":
+		return true
+	}
+	return false
 }
 
 // hiddenClass says how a class word (in ASCII lower case, without a

@@ -500,14 +500,17 @@ func TestHiddenClasses(t *testing.T) {
 		"screen-reader-only", "element-invisible", "acme-sr-only", "site-visually-hidden", "x-screen-reader-text", "Screen-Reader-Text", "SR-ONLY", "D-None",
 		"label sr-only", "sr-only focus:not-sr-only", "d-none d-print-block", "hidden md:hidden", "md:hidden", "d-lg-none", "md:invisible", "md:u-sr-only",
 		"hidden max-md:block", "hidden min-[900px]:grid", "hidden 3xl:block", "hidden @md:block", "hidden desktop:block", "hidden 2xl:block", "hidden hover:block",
-		"hidden print:block", "hidden md:focus:block", "hidden md:block xl:hidden", "visually-hidden-focusable", "show-for-sr", "d-none d-xxl-block"} {
+		"hidden print:block", "hidden md:focus:block", "hidden md:block xl:hidden", "visually-hidden-focusable", "show-for-sr", "d-none d-xxl-block",
+		"hidden-up-md", "hidden-up-sm", "visible-xs", "visible-sm-block", "visible-md-inline", "hidden-lg", "hide-for-large", "hide-for-medium",
+		"show-for-small-only", "Visible-XS"} {
 		if doc := label(class); !strings.Contains(doc.Markdown, "The lamp gives") || strings.Contains(doc.Markdown, "Opens in a window") {
 			t.Errorf("class %q: want the text without the hidden label:\n%s", class, doc.Markdown)
 		}
 	}
 	for _, class := range []string{"not-sr-only", "focus:not-sr-only", "sr-only md:not-sr-only", "hidden md:block", "hidden lg:flex", "d-none d-md-block",
 		"d-none d-lg-inline-flex", "hidden sm:block", "hidden xl:grid", "d-none d-sm-block", "d-none d-xl-flex", "invisible md:visible", "max-md:hidden", "md:hidden lg:block",
-		"print:hidden", "focus:sr-only", "hidden-gems", "sr-only-focusable", "hİdden", "hidden-gems hİdden", "screen-reader-textual", "unhidden"} {
+		"print:hidden", "focus:sr-only", "hidden-gems", "sr-only-focusable", "hİdden", "hidden-gems hİdden", "screen-reader-textual", "unhidden",
+		"hidden-down-md", "hidden-xs", "hidden-md", "visible-lg", "visible-lg-block", "hide-for-small-only", "show-for-large", "visible-on-scroll"} {
 		if doc := label(class); !strings.Contains(doc.Markdown, "Opens in a window") {
 			t.Errorf("class %q: lost the label, which is shown:\n%s", class, doc.Markdown)
 		}
@@ -519,7 +522,8 @@ func TestHiddenClasses(t *testing.T) {
 func TestMayHide(t *testing.T) {
 	for _, class := range []string{"sr-only", "SR-ONLY", "d-none", "D-NONE", "screen-reader-text", "Screen-Reader-Text", "visually-hidden", "hidden",
 		"Hidden", "invisible", "element-invisible", "hİdden", "ſr-only", "\u212aey hidden", "a b c", "menu", "x\u0130nvisible", "VISUALLY-HİDDEN",
-		"HİDDEN", "İnvisible", "sr-onİy", "d-NONE md:BLOCK", "show-for-sr", "Show-For-SR", "d-lg-none", "md:hidden"} {
+		"HİDDEN", "İnvisible", "sr-onİy", "d-NONE md:BLOCK", "show-for-sr", "Show-For-SR", "d-lg-none", "md:hidden", "visible-xs", "hide-for-large",
+		"show-for-small-only", "hidden-up-md"} {
 		if hiddenByClass(class) && !mayHide(class) {
 			t.Errorf("mayHide(%q) false, but the class hides its element", class)
 		}
@@ -1134,6 +1138,22 @@ func checkPage(t *testing.T, tt pageCase) {
 	for _, w := range tt.wantNot {
 		if strings.Contains(doc.Markdown, w) {
 			t.Errorf("%s: %q kept in:\n%s", tt.name, w, doc.Markdown)
+		}
+	}
+}
+
+// TestPhoneCopyHidden: a page that says its description twice, once for
+// phones ("hidden-up-md", Bootstrap 3's "visible-xs") and once for wider
+// screens, says it once, as a desktop shows it.
+func TestPhoneCopyHidden(t *testing.T) {
+	desc := "A wheel-thrown mug with a matte glaze, made by hand in a small studio, that holds 350 ml."
+	for _, pair := range [][2]string{{"hidden-down-md", "hidden-up-md"}, {"hidden-xs", "visible-xs"}} {
+		page := `<html><head><title>Mug</title></head><body><main><h1>Mug</h1><div class="price">60 dollars</div>` +
+			`<div class="description ` + pair[0] + `"><p>` + desc + `</p></div><button class="add-to-cart">Add to cart</button>` +
+			`<div class="description ` + pair[1] + `"><p>` + desc + `</p></div></main></body></html>`
+		doc := extractPageString(t, page)
+		if n := strings.Count(doc.Markdown, "wheel-thrown mug"); n != 1 {
+			t.Errorf("%v: want the description once, got it %d times:\n%s", pair, n, doc.Markdown)
 		}
 	}
 }
