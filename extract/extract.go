@@ -579,6 +579,11 @@ func classAtDesktop(c string) (h hiding, hide bool, level int) {
 	if desktopHidden(c) {
 		return display, true, 1
 	}
+	if desktopShown(c) {
+		// Beside a phone's class ("visible-xs visible-lg"), a desktop's
+		// shows the element: it outranks it, as a wider breakpoint does.
+		return display, false, breakpoints()["xl"]
+	}
 	h = hiddenClass(c)
 	return h, h != notHidden, 1
 }
@@ -593,15 +598,41 @@ func desktopHidden(c string) bool {
 	if bp, ok := strings.CutPrefix(c, "hidden-up-"); ok {
 		return breakpoints()[bp] > 0
 	}
-	if size, ok := strings.CutPrefix(c, "visible-"); ok {
-		size, _, _ = strings.Cut(size, "-") // "visible-xs-block"
-		return size == "xs" || size == "sm" || size == "md"
+	switch visibleSize(c) {
+	case "xs", "sm", "md":
+		return true
 	}
 	switch c {
-	case "hidden-lg", "hide-for-large", "hide-for-medium", "show-for-small-only", "show-for-medium-only":
+	case "hidden-lg", "hide-for-large", "show-for-small-only", "show-for-medium-only":
+		// Not "hide-for-medium": Foundation 6 hides at medium and up,
+		// Foundation 5 at medium only.
 		return true
 	}
 	return false
+}
+
+// visibleSize is the size of a Bootstrap 3 "visible-<size>" class word
+// ("visible-xs", "visible-md-block"), or "" for any other word
+// ("visible-sm-up", which other frameworks mean from sm up).
+func visibleSize(c string) string {
+	size, ok := strings.CutPrefix(c, "visible-")
+	if !ok {
+		return ""
+	}
+	size, display, _ := strings.Cut(size, "-")
+	switch display {
+	case "", "block", "inline", "inline-block":
+		return size
+	}
+	return ""
+}
+
+// desktopShown reports whether a class word shows its element at a
+// desktop's width whatever else its classes say of narrower screens:
+// Bootstrap 3's "visible-lg" beside "visible-xs" or "visible-md" (seen
+// on phones and desktops, or on desktops only).
+func desktopShown(c string) bool {
+	return visibleSize(c) == "lg"
 }
 
 // hiddenClass says how a class word (in ASCII lower case, without a

@@ -501,8 +501,8 @@ func TestHiddenClasses(t *testing.T) {
 		"label sr-only", "sr-only focus:not-sr-only", "d-none d-print-block", "hidden md:hidden", "md:hidden", "d-lg-none", "md:invisible", "md:u-sr-only",
 		"hidden max-md:block", "hidden min-[900px]:grid", "hidden 3xl:block", "hidden @md:block", "hidden desktop:block", "hidden 2xl:block", "hidden hover:block",
 		"hidden print:block", "hidden md:focus:block", "hidden md:block xl:hidden", "visually-hidden-focusable", "show-for-sr", "d-none d-xxl-block",
-		"hidden-up-md", "hidden-up-sm", "visible-xs", "visible-sm-block", "visible-md-inline", "hidden-lg", "hide-for-large", "hide-for-medium",
-		"show-for-small-only", "Visible-XS"} {
+		"hidden-up-md", "hidden-up-sm", "visible-xs", "visible-sm-block", "visible-md-inline", "visible-md-inline-block", "hidden-lg", "hide-for-large",
+		"show-for-small-only", "show-for-medium-only", "Visible-XS", "visible-xs visible-sm"} {
 		if doc := label(class); !strings.Contains(doc.Markdown, "The lamp gives") || strings.Contains(doc.Markdown, "Opens in a window") {
 			t.Errorf("class %q: want the text without the hidden label:\n%s", class, doc.Markdown)
 		}
@@ -510,7 +510,9 @@ func TestHiddenClasses(t *testing.T) {
 	for _, class := range []string{"not-sr-only", "focus:not-sr-only", "sr-only md:not-sr-only", "hidden md:block", "hidden lg:flex", "d-none d-md-block",
 		"d-none d-lg-inline-flex", "hidden sm:block", "hidden xl:grid", "d-none d-sm-block", "d-none d-xl-flex", "invisible md:visible", "max-md:hidden", "md:hidden lg:block",
 		"print:hidden", "focus:sr-only", "hidden-gems", "sr-only-focusable", "hİdden", "hidden-gems hİdden", "screen-reader-textual", "unhidden",
-		"hidden-down-md", "hidden-xs", "hidden-md", "visible-lg", "visible-lg-block", "hide-for-small-only", "show-for-large", "visible-on-scroll"} {
+		"hidden-down-md", "hidden-xs", "hidden-md", "visible-lg", "visible-lg-block", "hide-for-small-only", "show-for-large", "visible-on-scroll",
+		"visible-xs visible-lg", "visible-lg visible-xs", "visible-sm visible-lg-block", "visible-md visible-lg", "visible-sm-up", "visible-md-up",
+		"hidden-up-2xl", "hide-for-medium"} {
 		if doc := label(class); !strings.Contains(doc.Markdown, "Opens in a window") {
 			t.Errorf("class %q: lost the label, which is shown:\n%s", class, doc.Markdown)
 		}
