@@ -523,11 +523,7 @@ func (s *selector) productPage(n *html.Node) bool {
 		return s.product
 	}
 	s.askedProduct = true
-	root := n
-	for root.Parent != nil {
-		root = root.Parent
-	}
-	for d := range descendants(root) {
+	for d := range descendants(treeRoot(n)) {
 		if d.Type != html.ElementNode {
 			continue
 		}
@@ -552,9 +548,13 @@ func (s *selector) productPage(n *html.Node) bool {
 // cartControl reports whether a class, id or name names a control that
 // adds to a cart: "add-to-cart", "add_to_cart", "addToCart".
 func cartControl(v string) bool {
-	if len(v) > 512 || !strings.Contains(strings.ToLower(v), "cart") {
+	if len(v) > 512 {
 		return false
 	}
-	v = strings.ReplaceAll(strings.ReplaceAll(strings.ToLower(v), "-", ""), "_", "")
+	v = strings.ToLower(v)
+	if !strings.Contains(v, "cart") {
+		return false
+	}
+	v = strings.ReplaceAll(strings.ReplaceAll(v, "-", ""), "_", "")
 	return strings.Contains(v, "addtocart")
 }

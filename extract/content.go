@@ -918,10 +918,7 @@ func contains(a, b *html.Node) bool {
 // the first call.
 func (s *selector) before(a, b *html.Node) bool {
 	if s.order == nil {
-		root := a
-		for root.Parent != nil {
-			root = root.Parent
-		}
+		root := treeRoot(a)
 		s.order = map[*html.Node]int{root: 0}
 		for d := range descendants(root) {
 			s.order[d] = len(s.order)

@@ -694,6 +694,14 @@ func lowerASCII(s string) string {
 	return s
 }
 
+// treeRoot returns the root of the tree n is in: the document.
+func treeRoot(n *html.Node) *html.Node {
+	for n.Parent != nil {
+		n = n.Parent
+	}
+	return n
+}
+
 // descendants yields the nodes under n in document order, as
 // n.Descendants does, but in constant time a node however deep they are.
 func descendants(n *html.Node) iter.Seq[*html.Node] {
@@ -1220,10 +1228,8 @@ func postURL(u *url.URL) bool {
 		return false
 	}
 	words := 0
-	for w := range strings.FieldsFuncSeq(segs[len(segs)-1], func(r rune) bool { return r == '-' || r == '_' }) {
-		if w != "" {
-			words++
-		}
+	for range strings.FieldsFuncSeq(segs[len(segs)-1], func(r rune) bool { return r == '-' || r == '_' }) {
+		words++
 	}
 	if words < 3 {
 		return false

@@ -160,11 +160,7 @@ func (r *renderer) tabLabel(panel *html.Node) string {
 	}
 	if r.ids == nil {
 		r.ids = map[string]*html.Node{}
-		root := panel
-		for root.Parent != nil {
-			root = root.Parent
-		}
-		for n := range descendants(root) {
+		for n := range descendants(treeRoot(panel)) {
 			if v := attr(n, "id"); v != "" {
 				if _, ok := r.ids[v]; !ok {
 					r.ids[v] = n
