@@ -191,7 +191,7 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 		// calls boilerplate (comments, sidebars): the choice missed the
 		// content (a listing of small parts, a page built of widgets).
 		// The page less its boilerplate, if that says more.
-		whole := content{s: c.s, nodes: []*html.Node{body}, roots: map[*html.Node]bool{body: true}, article: c.article}
+		whole := content{s: c.s, nodes: []*html.Node{body}, roots: map[*html.Node]bool{body: true}, article: c.article, wraps: c.wraps}
 		if md := whole.markdown(base, budget); len(md) > len(out.Markdown) {
 			out.Markdown = md
 		}
@@ -214,6 +214,7 @@ type content struct {
 	nodes   []*html.Node
 	roots   map[*html.Node]bool
 	article bool
+	wraps   map[*html.Node]bool // the elements that hold the page's main (mainWrappers)
 }
 
 // selectContent chooses the main content under body.
@@ -238,7 +239,29 @@ func selectContent(body *html.Node, page *url.URL, m meta) content {
 	if article {
 		s.markHead(nodes)
 	}
-	return content{s: s, nodes: nodes, roots: roots, article: article}
+	return content{s: s, nodes: nodes, roots: roots, article: article, wraps: mainWrappers(body)}
+}
+
+// mainWrappers are the elements that hold the page's main element (or
+// one whose role is main), below body: a theme's wrappers around the
+// content and its sidebar ("content-sidebar-wrap"), which are no box of
+// chrome whatever their class says.
+func mainWrappers(body *html.Node) map[*html.Node]bool {
+	var wraps map[*html.Node]bool
+	for n := range descendants(body) {
+		if n.Type != html.ElementNode || !isMain(n) {
+			continue
+		}
+		if wraps == nil {
+			wraps = map[*html.Node]bool{}
+		}
+		// Up to body, or to a wrapper marked for another main: each
+		// element is marked once.
+		for a := n.Parent; a != nil && a != body && !wraps[a]; a = a.Parent {
+			wraps[a] = true
+		}
+	}
+	return wraps
 }
 
 // markdown renders the content, less the blocks the block model leaves
@@ -321,7 +344,7 @@ func (c content) skip(clean bool) func(*html.Node) bool {
 	}
 	return func(n *html.Node) bool {
 		// The chosen content is the content, whatever its class says.
-		return s.skip(n) || !c.roots[n] && (s.softBoilerplate(n) || navBar(n) || controlLabel(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n) || s.aboutBox(n) && afterText(n)))
+		return s.skip(n) || !c.roots[n] && !c.wraps[n] && (s.softBoilerplate(n) || navBar(n) || controlLabel(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n) || s.aboutBox(n) && afterText(n)))
 	}
 }
 
