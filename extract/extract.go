@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/html"
@@ -441,7 +442,10 @@ func hidden(n *html.Node) bool {
 			// is opened: the browser's own style hides it.
 			return true
 		case "class":
-			if mayHide(a.Val) && hiddenByClass(a.Val) {
+			if !mayHide(a.Val) {
+				continue
+			}
+			if h := classHiding(a.Val); h == readerOnly && !speaksFor(n) || h == display || h == visibility {
 				return true
 			}
 		case "aria-hidden":
@@ -494,12 +498,6 @@ const (
 	readerOnly        // shown to screen readers only ("sr-only")
 )
 
-// hiddenByClass reports whether a class attribute hides its element from a
-// reader on a desktop (a screen 1280 pixels wide). Mobile-first variants
-// that apply at that width ("md:hidden", "hidden lg:block", Bootstrap's
-// "d-md-none", "d-none d-lg-flex") override the base words and smaller
-// breakpoints; those that do not apply (max-*, larger or custom
-// breakpoints, states such as focus or hover, print) are passed over.
 // shownPanelBeside reports whether a tab panel is one of a set of panels
 // one of which is shown: itself, or one of its eight nearest element
 // siblings on either side is a tab panel hidden by no attribute, class
@@ -550,7 +548,20 @@ func shownPanelBeside(n *html.Node) bool {
 	return false
 }
 
+// hiddenByClass reports whether a class attribute hides its element from a
+// reader on a desktop (a screen 1280 pixels wide). Mobile-first variants
+// that apply at that width ("md:hidden", "hidden lg:block", Bootstrap's
+// "d-md-none", "d-none d-lg-flex") override the base words and smaller
+// breakpoints; those that do not apply (max-*, larger or custom
+// breakpoints, states such as focus or hover, print) are passed over.
 func hiddenByClass(class string) bool {
+	return classHiding(class) != notHidden
+}
+
+// classHiding says how a class attribute hides its element on a desktop
+// (see hiddenByClass): from sight (display or visibility), or from sight
+// but not from screen readers (readerOnly); notHidden if it does not.
+func classHiding(class string) hiding {
 	var level [4]int // the breakpoint that decided each way of hiding, 0 if none
 	var hides [4]bool
 	for c := range strings.FieldsSeq(class) {
@@ -560,7 +571,55 @@ func hiddenByClass(class string) bool {
 		}
 		level[h], hides[h] = l, hide
 	}
-	return hides[display] || hides[visibility] || hides[readerOnly]
+	switch {
+	case hides[display]:
+		return display
+	case hides[visibility]:
+		return visibility
+	case hides[readerOnly]:
+		return readerOnly
+	}
+	return notHidden
+}
+
+// figures reports whether a text is figures: a price, a count, a rating
+// ("$30.00", "4.5", "1,204 sold"), more digits than letters.
+func figures(t string) bool {
+	digits, letters := 0, 0
+	for _, r := range t {
+		switch {
+		case unicode.IsDigit(r):
+			digits++
+		case unicode.IsLetter(r):
+			letters++
+		}
+	}
+	return digits > 0 && letters < digits
+}
+
+// speaksFor reports whether an element shown to screen readers only
+// stands beside an element hidden from them that shows words or figures
+// (aria-hidden="true"): the reader's words for what the eye sees, as a
+// shop's "Original price was: $30.00." beside the struck-out "$30.00". They
+// say it, where the page says it twice. A sign (×, «, ★) beside a label
+// ("Close", "Previous") is a control's, and stays out.
+func speaksFor(n *html.Node) bool {
+	for _, step := range []func(*html.Node) *html.Node{
+		func(c *html.Node) *html.Node { return c.PrevSibling },
+		func(c *html.Node) *html.Node { return c.NextSibling },
+	} {
+		c := step(n)
+		for c != nil && c.Type == html.TextNode && strings.TrimSpace(c.Data) == "" {
+			c = step(c)
+		}
+		if c == nil || c.Type != html.ElementNode || !strings.EqualFold(strings.TrimSpace(attr(c, "aria-hidden")), "true") {
+			continue
+		}
+		if t, ok := boundedText(c, 200); ok && figures(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // classAtDesktop says what a class word (in ASCII lower case) does at a

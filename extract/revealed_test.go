@@ -207,3 +207,30 @@ func TestPopoverHidden(t *testing.T) {
 		t.Errorf("the popover is shown:\n%.400s", md)
 	}
 }
+
+// TestReaderWordsForFigures: where a figure is shown to the eye and hidden
+// from screen readers (aria-hidden), and the words beside it are shown to
+// screen readers only, those words are the page's: a shop's sale price
+// ("Original price was: $30.00." beside the struck-out $30.00) is kept,
+// on either side of the figure. Beside a sign (a pager's «, a close
+// button's ×) or a word the eye reads ("Pre-order"), the reader's label
+// stays out, and so does reader-only text that stands beside nothing.
+func TestReaderWordsForFigures(t *testing.T) {
+	price := `<span class="price"><del aria-hidden="true"><span class="amount">$30.00</span></del> <span class="screen-reader-text">Original price was: $30.00.</span><ins aria-hidden="true"><span class="amount">$21.00</span></ins><span class="screen-reader-text">Current price is: $21.00.</span></span>`
+	rating := `<div class="rating"><span class="sr-only">Rated 4.5 out of 5 by buyers</span> <span aria-hidden="true">4.5</span></div>`
+	pager := `<nav class="pages"><a href="/p/1"><span aria-hidden="true">&laquo;</span><span class="sr-only">Previous page of lamps</span></a></nav>`
+	button := `<div class="buy"><span aria-hidden="true">Pre-order</span><span class="visually-hidden">Pre-order the Folding Lamp today</span></div>`
+	alone := `<p><span class="sr-only">Skip to the lamp's reviews</span></p>`
+	page := `<html><body><main><h1>Folding Lamp</h1>` + strings.Repeat(sectionPara("The lamp"), 3) + price + rating + button + alone + pager + `</main></body></html>`
+	md := extractMarkdown(t, page, "https://shop.example/lamp")
+	for _, want := range []string{"Original price was: $30.00.", "Current price is: $21.00.", "Rated 4.5 out of 5 by buyers", "The lamp goes on"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("lost %q:\n%s", want, md)
+		}
+	}
+	for _, not := range []string{"Previous page of lamps", "Pre-order the Folding Lamp", "Skip to the lamp's reviews"} {
+		if strings.Contains(md, not) {
+			t.Errorf("kept %q, a label for screen readers only:\n%s", not, md)
+		}
+	}
+}
