@@ -480,6 +480,8 @@ var controlLabels = sync.OnceValue(func() map[string]bool {
 		"click to toggle source": true, "toggle source": true, "view source": true, "show source": true,
 		"hide source": true, "source": true, "src": true, "copy": true, "copy to clipboard": true,
 		"copy code": true, "expand description": true, "collapse": true, "expand": true, "show more": true,
+		"show less": true, "see more": true, "see less": true, "read more": true, "read less": true,
+		"click to expand": true, "click to shrink": true, "click to collapse": true,
 	}
 })
 
@@ -497,12 +499,15 @@ func controlLabel(n *html.Node) bool {
 	if !ok {
 		return false
 	}
-	t = strings.ToLower(strings.Trim(t, "[]()<> "))
+	t = strings.ToLower(strings.Trim(t, "[]()<> .…"))
 	return controlLabels()[t]
 }
 
 // controlClass reports whether an element's class names a control.
 func controlClass(n *html.Node) bool {
+	if strings.EqualFold(strings.TrimSpace(attr(n, "role")), "button") {
+		return true
+	}
 	for _, t := range classTokens(n) {
 		switch {
 		case t == "src" || strings.HasPrefix(t, "srclink") || t == "toggle" || t == "click" || t == "copy" ||

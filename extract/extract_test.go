@@ -1071,6 +1071,30 @@ func TestControlLabels(t *testing.T) {
 	}
 }
 
+// A button's label that expands or folds text goes, whatever its class,
+// when the element's role says it is a button: XenForo's "Click to
+// expand..." under every quote, a "Read more" that unfolds a post. A
+// sentence saying the words stays, and so does a button's label that
+// says something ("Subscribe to the harbour's notices").
+func TestButtonLabels(t *testing.T) {
+	quote := `<blockquote class="bbCodeBlock bbCodeBlock--quote"><div class="bbCodeBlock-title"><a href="/goto/post?id=1">ann said:</a></div><div class="bbCodeBlock-content"><div class="bbCodeBlock-expandContent">Did you click on Messages and choose to disable them?</div><div class="bbCodeBlock-expandLink"><a role="button" tabindex="0">Click to expand...</a></div></div></blockquote>`
+	post := `<article class="message"><div class="bbWrapper">` + quote + `Yes, and the messages stayed on the phone, which is what I wanted. ` + strings.Repeat("The rest of the reply goes on about the settings. ", 4) +
+		`<p>To read more of the manual, click to expand the chapter list beside it.</p><p><a role="button" href="/notices">Subscribe to the harbour's notices</a></p>` +
+		`<span role="button" class="fold">Read more…</span></div></article>`
+	page := forumOf("Messages", `<main><h1>Messages</h1>`+post+`</main>`)
+	md := extractPageString(t, page).Markdown
+	for _, not := range []string{"Click to expand", "Read more…"} {
+		if strings.Contains(md, not) {
+			t.Errorf("a button's label %q kept:\n%s", not, md)
+		}
+	}
+	for _, want := range []string{"Did you click on Messages", "the messages stayed on the phone", "click to expand the chapter list", "Subscribe to the harbour's notices"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in:\n%s", want, md)
+		}
+	}
+}
+
 // A section's title in wrappers of its own (DocBook's div.titlepage)
 // joins the section's content chosen beside it.
 func TestWrappedTitle(t *testing.T) {
