@@ -17,9 +17,10 @@ import (
 func hardBoilerplate(n *html.Node) bool {
 	switch n.DataAtom {
 	case atom.Aside:
-		// An aside that says it is an admonition is the text's; any
-		// other ("callout", "note", "info-box") is what asides are.
-		return !admonitionClass(n)
+		// An aside that says it is an admonition or a footnote is the
+		// text's; any other ("callout", "note", "info-box") is what
+		// asides are.
+		return !admonitionClass(n) && !footnote(n)
 	case atom.Nav, atom.Footer, atom.Button, atom.Dialog, atom.Select, atom.Input, atom.Textarea, atom.Label, atom.Option:
 		return true
 	}
@@ -456,6 +457,23 @@ func nextElement(n *html.Node) *html.Node {
 		}
 	}
 	return nil
+}
+
+// footnote reports whether an element is a footnote, or a list of them:
+// its role says so (DPUB-ARIA's doc-footnote, doc-endnotes), or a class
+// word does ("footnote", "footnotes", "footnote-list"). Docutils writes
+// a document's footnotes as asides, and a footnote is what the text says.
+func footnote(n *html.Node) bool {
+	switch strings.ToLower(strings.TrimSpace(attr(n, "role"))) {
+	case "doc-footnote", "doc-endnote", "doc-endnotes":
+		return true
+	}
+	for _, t := range classTokens(n) {
+		if t == "footnote" || t == "footnotes" {
+			return true
+		}
+	}
+	return false
 }
 
 // admonitionClass reports whether an element's class says, in so many
