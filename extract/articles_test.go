@@ -256,3 +256,23 @@ func TestAuthorBoxLeavesArticle(t *testing.T) {
 		t.Errorf("short paragraphs: want the article without its writer's bio:\n%s", doc.Markdown)
 	}
 }
+
+// TestShortForumReplies: on a page that says it is a discussion, a reply
+// is a post however short, though its id or class calls it a comment
+// (Invision's article#elComment_N, a theme's div.comment): a thread of
+// one-line thanks keeps them all. On an article, comments that short
+// still go.
+func TestShortForumReplies(t *testing.T) {
+	var replies strings.Builder
+	for i, r := range []string{"Thanks, the valve was the culprit.", "Same here: bled the radiators and it held.", "Good to know, thank you all."} {
+		fmt.Fprintf(&replies, `<article id="elComment_%d" class="ipsEntry ipsEntry--post"><div class="ipsEntry__content"><p>%s</p></div></article>`, i+2, r)
+		fmt.Fprintf(&replies, `<div class="comment reply-%d"><p>Reply %d of the thread, short.</p></div>`, i, i)
+	}
+	first := `<article id="elComment_1" class="ipsEntry ipsEntry--post"><div class="ipsEntry__content">` + revSentences("The opening post about the boiler", 8) + `</div></article>`
+	md := extractPageString(t, forumOf("Boiler loses pressure", `<main><h1>Boiler loses pressure</h1>`+first+replies.String()+`</main>`)).Markdown
+	wantAll(t, "forum", md, "The opening post about the boiler", "Thanks, the valve was the culprit.", "Good to know, thank you all.", "Reply 0 of the thread", "Reply 2 of the thread")
+	md = extractPageString(t, articleOf("Boiler loses pressure", `<main><article><h1>Boiler loses pressure</h1>`+revSentences("The opening post about the boiler", 8)+`</article><section class="comments">`+replies.String()+`</section></main>`)).Markdown
+	if strings.Contains(md, "the valve was the culprit") || strings.Contains(md, "Reply 0 of the thread") {
+		t.Errorf("an article kept its short comments:\n%s", md)
+	}
+}

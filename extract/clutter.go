@@ -52,6 +52,10 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 		return s.namedLinkBox(n) || postSignature(n)
 	}
 	tokens := s.tokens(n)
+	if s.forum && onlyCommentWords(s, tokens) {
+		// On a forum a comment is a post, however short: the thread.
+		return s.namedLinkBox(n) || postSignature(n)
+	}
 	if onlyPictureWords(s, tokens) && findElement(n, atom.Img) != nil {
 		return false // a picture's wrapper, caption and all: the picture stays
 	}
@@ -125,6 +129,18 @@ func (s *selector) namedLinkBox(n *html.Node) bool {
 func onlyPictureWords(s *selector, tokens []string) bool {
 	for _, t := range tokens {
 		if s.kind(t)&boilerplateWord != 0 && !pictureWords()[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// onlyCommentWords reports whether the boilerplate words among tokens are
+// all words of a comment ("comment", "comments", "commentlist",
+// Invision's "elComment").
+func onlyCommentWords(s *selector, tokens []string) bool {
+	for _, t := range tokens {
+		if s.kind(t)&boilerplateWord != 0 && !strings.Contains(t, "comment") {
 			return false
 		}
 	}
