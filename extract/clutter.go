@@ -537,6 +537,33 @@ func controlLabel(n *html.Node) bool {
 	return controlLabels()[t]
 }
 
+// ctaLabels are the words of a link that asks the reader to go on, and
+// says nothing of where: "Learn more", "Get started", "Add to cart".
+var ctaLabels = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"learn more": true, "read more": true, "get started": true, "shop now": true, "see all": true,
+		"view all": true, "add to cart": true, "buy now": true, "find out more": true, "discover more": true,
+		"explore more": true, "view more": true, "see more": true, "watch demo": true, "book a demo": true,
+		"request a demo": true, "start free trial": true, "get in touch": true, "sign up": true,
+	}
+})
+
+// ctaLink reports whether a link is a call to action standing alone: its
+// whole text is one of ctaLabels (an arrow aside), and so is its parent's
+// ("<p><a>Learn more</a></p>", a button's wrapper). In a sentence the
+// words stay.
+func ctaLink(n *html.Node) bool {
+	if n.DataAtom != atom.A || n.Parent == nil {
+		return false
+	}
+	t, ok := shortText(n, 40)
+	if !ok || !ctaLabels()[strings.ToLower(strings.Trim(t, "[]()<> .…›»→>"))] {
+		return false
+	}
+	pt, ok := shortText(n.Parent, 40)
+	return ok && pt == t
+}
+
 // controlClass reports whether an element's class names a control.
 func controlClass(n *html.Node) bool {
 	if strings.EqualFold(strings.TrimSpace(attr(n, "role")), "button") {

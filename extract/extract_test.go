@@ -1119,6 +1119,30 @@ func TestButtonLabels(t *testing.T) {
 	}
 }
 
+// A link that only asks the reader on ("Learn more", "Get started →"),
+// alone in its block, goes; the same words in a sentence, or a link
+// that says where it leads, stay.
+func TestCallToActionLinks(t *testing.T) {
+	feature := func(name string) string {
+		return `<section class="feature"><h2>` + name + `</h2><p>` + strings.Repeat(name+" keeps the harbour's records in one place, for every boat and berth. ", 3) + `</p>`
+	}
+	page := `<html><body><main><h1>Harbour software</h1>` +
+		feature("Berths") + `<p><a href="/berths">Learn more</a></p></section>` +
+		feature("Tides") + `<div class="cta"><a class="btn" href="/start">Get started →</a></div></section>` +
+		feature("Fees") + `<p>Fees are set each spring; <a href="/fees">learn more</a> in the harbour's rules.</p><p><a href="/fees/2024">The fees for 2024</a></p></section></main></body></html>`
+	md := extractPageString(t, page).Markdown
+	for _, not := range []string{"[Learn more]", "Get started"} {
+		if strings.Contains(md, not) {
+			t.Errorf("kept the call to action %q:\n%s", not, md)
+		}
+	}
+	for _, want := range []string{"Berths keeps the harbour's records", "[learn more](https://example.com/fees) in the harbour's rules", "[The fees for 2024]"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("no %q in:\n%s", want, md)
+		}
+	}
+}
+
 // A section's title in wrappers of its own (DocBook's div.titlepage)
 // joins the section's content chosen beside it.
 func TestWrappedTitle(t *testing.T) {
