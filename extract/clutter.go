@@ -529,39 +529,57 @@ func controlLabel(n *html.Node) bool {
 	if n.DataAtom != atom.Span && n.DataAtom != atom.A || !controlClass(n) {
 		return false
 	}
-	t, ok := shortText(n, 40)
-	if !ok {
-		return false
-	}
-	t = strings.ToLower(strings.Trim(t, "[]()<> .…"))
-	return controlLabels()[t]
+	l, ok := labelText(n)
+	return ok && controlLabels()[l]
 }
 
 // ctaLabels are the words of a link that asks the reader to go on, and
 // says nothing of where: "Learn more", "Get started", "Add to cart".
 var ctaLabels = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{
-		"learn more": true, "read more": true, "get started": true, "shop now": true, "see all": true,
-		"view all": true, "add to cart": true, "buy now": true, "find out more": true, "discover more": true,
-		"explore more": true, "view more": true, "see more": true, "watch demo": true, "book a demo": true,
-		"request a demo": true, "start free trial": true, "get in touch": true, "sign up": true,
+		"learn more": true, "get started": true, "shop now": true, "see all": true, "view all": true,
+		"add to cart": true, "buy now": true, "find out more": true, "discover more": true, "explore more": true,
+		"view more": true, "watch demo": true, "book a demo": true, "request a demo": true,
+		"start free trial": true, "get in touch": true, "sign up": true,
 	}
 })
 
-// ctaLink reports whether a link is a call to action standing alone: its
-// whole text is one of ctaLabels (an arrow aside), and so is its parent's
-// ("<p><a>Learn more</a></p>", a button's wrapper). In a sentence the
-// words stay.
+// ctaLink reports whether a link is a call to action, or a control's
+// label ("Read more"), standing alone: its whole text is one of
+// ctaLabels or controlLabels, and so is its parent's, a paragraph or a
+// button's wrapper ("<p><a>Learn more</a></p>"). In a sentence the words
+// stay; so does a heading that is a link ("## Get started", as mdBook
+// links every heading) and an item of a list of links ("Next steps").
 func ctaLink(n *html.Node) bool {
-	if n.DataAtom != atom.A || n.Parent == nil {
+	p := n.Parent
+	if n.DataAtom != atom.A || p == nil {
 		return false
 	}
+	switch p.DataAtom {
+	case atom.P, atom.Div, atom.Span:
+	default:
+		return false
+	}
+	if g := p.Parent; g != nil && (isHeading(g) || g.DataAtom == atom.Li) {
+		return false
+	}
+	l, ok := labelText(n)
+	if !ok || !ctaLabels()[l] && !controlLabels()[l] {
+		return false
+	}
+	pl, ok := labelText(p)
+	return ok && pl == l
+}
+
+// labelText is the text of a control or a link as its label reads, in
+// lower case, its brackets, dots and arrows aside ("[src]", "Read
+// more…", "Get started →"); ok is false past 40 bytes.
+func labelText(n *html.Node) (string, bool) {
 	t, ok := shortText(n, 40)
-	if !ok || !ctaLabels()[strings.ToLower(strings.Trim(t, "[]()<> .…›»→>"))] {
-		return false
+	if !ok {
+		return "", false
 	}
-	pt, ok := shortText(n.Parent, 40)
-	return ok && pt == t
+	return strings.ToLower(strings.Trim(t, "[]()<> .…›»→")), true
 }
 
 // controlClass reports whether an element's class names a control.

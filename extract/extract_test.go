@@ -1120,8 +1120,9 @@ func TestButtonLabels(t *testing.T) {
 }
 
 // A link that only asks the reader on ("Learn more", "Get started →"),
-// alone in its block, goes; the same words in a sentence, or a link
-// that says where it leads, stay.
+// alone in its block, goes; the same words in a sentence, a link that
+// says where it leads, a heading that is a link (mdBook links every
+// heading) and a list of links stay.
 func TestCallToActionLinks(t *testing.T) {
 	feature := func(name string) string {
 		return `<section class="feature"><h2>` + name + `</h2><p>` + strings.Repeat(name+" keeps the harbour's records in one place, for every boat and berth. ", 3) + `</p>`
@@ -1129,14 +1130,17 @@ func TestCallToActionLinks(t *testing.T) {
 	page := `<html><body><main><h1>Harbour software</h1>` +
 		feature("Berths") + `<p><a href="/berths">Learn more</a></p></section>` +
 		feature("Tides") + `<div class="cta"><a class="btn" href="/start">Get started →</a></div></section>` +
-		feature("Fees") + `<p>Fees are set each spring; <a href="/fees">learn more</a> in the harbour's rules.</p><p><a href="/fees/2024">The fees for 2024</a></p></section></main></body></html>`
+		feature("Fees") + `<p>Fees are set each spring; <a href="/fees">learn more</a> in the harbour's rules.</p><p><a href="/fees/2024">The fees for 2024</a></p></section>` +
+		`<h2 id="learn-more"><a class="header" href="#learn-more">Learn more</a></h2><p>` + strings.Repeat("The manual says more of the harbour's records, chapter by chapter. ", 3) + `</p>` +
+		`<h3>Next steps</h3><ul><li><a href="/docs/get-started">Get started</a></li><li><a href="/docs/sign-up">Sign up</a></li></ul></main></body></html>`
 	md := extractPageString(t, page).Markdown
-	for _, not := range []string{"[Learn more]", "Get started"} {
+	for _, not := range []string{"[Learn more]", "example.com/start"} {
 		if strings.Contains(md, not) {
 			t.Errorf("kept the call to action %q:\n%s", not, md)
 		}
 	}
-	for _, want := range []string{"Berths keeps the harbour's records", "[learn more](https://example.com/fees) in the harbour's rules", "[The fees for 2024]"} {
+	for _, want := range []string{"Berths keeps the harbour's records", "[learn more](https://example.com/fees) in the harbour's rules", "[The fees for 2024]",
+		"## Learn more\n", "- [Get started](https://example.com/docs/get-started)", "- [Sign up]"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("no %q in:\n%s", want, md)
 		}
