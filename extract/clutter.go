@@ -52,7 +52,7 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 		return s.namedLinkBox(n) || postSignature(n)
 	}
 	tokens := s.tokens(n)
-	if s.forum && onlyCommentWords(s, tokens) {
+	if s.forum && postBox(n) && onlyCommentWords(s, tokens) {
 		// On a forum a comment is a post, however short: the thread.
 		return s.namedLinkBox(n) || postSignature(n)
 	}
@@ -133,6 +133,17 @@ func onlyPictureWords(s *selector, tokens []string) bool {
 		}
 	}
 	return true
+}
+
+// postBox reports whether an element is of the kinds that hold a post:
+// a div, an article, a list item, a section, a table cell, not a line's
+// span or link (a comment's date, its reply link).
+func postBox(n *html.Node) bool {
+	switch n.DataAtom {
+	case atom.Div, atom.Article, atom.Li, atom.Section, atom.Td:
+		return true
+	}
+	return false
 }
 
 // onlyCommentWords reports whether the boilerplate words among tokens are
