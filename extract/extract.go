@@ -582,27 +582,36 @@ func classHiding(class string) hiding {
 	return notHidden
 }
 
-// figures reports whether a text is figures: a price, a count, a rating
-// ("$30.00", "4.5", "1,204 sold"), more digits than letters.
-func figures(t string) bool {
-	digits, letters := 0, 0
-	for _, r := range t {
+// priceOrRating reports whether a text is a price or a rating: more
+// digits than letters, and a currency sign ("$30.00", "21 €") or a
+// decimal point between digits ("4.5"). A count ("14", "1 / 3") or a
+// footnote's number is neither.
+func priceOrRating(t string) bool {
+	digits, letters, money, point := 0, 0, false, false
+	prevDigit := false
+	for i, r := range t {
 		switch {
 		case unicode.IsDigit(r):
 			digits++
 		case unicode.IsLetter(r):
 			letters++
+		case unicode.Is(unicode.Sc, r):
+			money = true
+		case r == '.' && prevDigit && i+1 < len(t) && '0' <= t[i+1] && t[i+1] <= '9':
+			point = true
 		}
+		prevDigit = unicode.IsDigit(r)
 	}
-	return digits > 0 && letters < digits
+	return digits > 0 && letters < digits && (money || point)
 }
 
 // speaksFor reports whether an element shown to screen readers only
-// stands beside an element hidden from them that shows words or figures
-// (aria-hidden="true"): the reader's words for what the eye sees, as a
-// shop's "Original price was: $30.00." beside the struck-out "$30.00". They
-// say it, where the page says it twice. A sign (×, «, ★) beside a label
-// ("Close", "Previous") is a control's, and stays out.
+// stands beside an element hidden from them (aria-hidden="true") that
+// shows a price or a rating: the reader's words for what the eye sees, as
+// a shop's "Original price was: $30.00." beside the struck-out "$30.00".
+// They say it, where the page says it twice. Beside a sign (×, «, ★), a
+// count ("Slide 1 of 3", "14 comments") or a footnote's number, the
+// label is a control's or the page's furniture, and stays out.
 func speaksFor(n *html.Node) bool {
 	for _, step := range []func(*html.Node) *html.Node{
 		func(c *html.Node) *html.Node { return c.PrevSibling },
@@ -615,7 +624,7 @@ func speaksFor(n *html.Node) bool {
 		if c == nil || c.Type != html.ElementNode || !strings.EqualFold(strings.TrimSpace(attr(c, "aria-hidden")), "true") {
 			continue
 		}
-		if t, ok := boundedText(c, 200); ok && figures(t) {
+		if t, ok := boundedText(c, 200); ok && priceOrRating(t) {
 			return true
 		}
 	}
