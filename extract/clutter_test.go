@@ -367,17 +367,18 @@ func TestPostFiledUnderBoilerplateWords(t *testing.T) {
 
 // TestMainInSidebarWrapper: a theme's wrapper around the main element
 // and its sidebar ("content-sidebar-wrap", as Genesis names it on every
-// page) is no sidebar. A portfolio of card links, where the choice falls
-// back to the whole page, keeps its title, its words and its cards, on a
-// page that says it is an article and on one that does not; the sidebar
-// beside it goes.
+// page) is no sidebar, nor is a wrapper around that ("sidebar-layout").
+// A portfolio of card links, whose best block is its heading so that the
+// whole body is the content, keeps its title, its words and its cards,
+// on a page that says it is an article and on one that does not; the
+// sidebar beside it goes.
 func TestMainInSidebarWrapper(t *testing.T) {
 	var cards strings.Builder
 	for i := range 30 {
 		fmt.Fprintf(&cards, `<div class="project portfolio-item"><a href="/case-study/%d/"><img src="/shot%d.jpg" alt=""></a><h4><a href="/case-study/%d/">Client number %d</a></h4></div>`, i, i, i, i)
 	}
 	body := `<div class="site-container"><header class="site-header"><nav><ul><li><a href="/">Home</a></li><li><a href="/services/">Services</a></li></ul></nav></header>` +
-		`<div class="site-inner"><div class="content-sidebar-wrap"><main class="content"><section class="subpage-header"><article><h1>Web Designs</h1><h2>Shiny new websites we built for our clients</h2></article></section>` +
+		`<div class="site-inner sidebar-layout"><div class="content-sidebar-wrap"><main class="content"><section class="subpage-header"><article><h1>Web Designs</h1><h2>Shiny new websites we built for our clients</h2></article></section>` +
 		`<section class="portfolio"><ul class="filter"><li><a href="#">All</a></li><li><a href="#">Healthcare</a></li><li><a href="#">Education</a></li></ul><article class="page">` + cards.String() + `</article></section></main>` +
 		`<aside class="sidebar"><ul><li><a href="/blog/one/">Our latest post on search</a></li><li><a href="/blog/two/">Another post on ads</a></li></ul></aside></div></div></div>`
 	for name, page := range map[string]string{"article": articleOf("Web Designs", body), "page": `<html><body>` + body + `</body></html>`} {

@@ -215,13 +215,13 @@ type content struct {
 	nodes   []*html.Node
 	roots   map[*html.Node]bool
 	article bool
-	wraps   map[*html.Node]bool // the elements that hold the page's main (mainWrappers)
+	wraps   map[*html.Node]bool // the elements that hold the page's main (revealed)
 }
 
 // selectContent chooses the main content under body.
 func selectContent(body *html.Node, page *url.URL, m meta) content {
 	article := (m.article || postURL(page)) && !m.forum && !shopArchive(body)
-	shown, panels := revealed(body)
+	shown, panels, wraps := revealed(body)
 	gone := func(n *html.Node) bool { return (hidden(n) || hardBoilerplate(n)) && !shown[n] }
 	s := &selector{forum: m.forum, article: article, page: page, skip: gone, panels: panels, product: m.product}
 	nodes := s.choose(body)
@@ -240,29 +240,7 @@ func selectContent(body *html.Node, page *url.URL, m meta) content {
 	if article {
 		s.markHead(nodes)
 	}
-	return content{s: s, nodes: nodes, roots: roots, article: article, wraps: mainWrappers(body)}
-}
-
-// mainWrappers are the elements that hold the page's main element (or
-// one whose role is main), below body: a theme's wrappers around the
-// content and its sidebar ("content-sidebar-wrap"), which are no box of
-// chrome whatever their class says.
-func mainWrappers(body *html.Node) map[*html.Node]bool {
-	var wraps map[*html.Node]bool
-	for n := range descendants(body) {
-		if n.Type != html.ElementNode || !isMain(n) {
-			continue
-		}
-		if wraps == nil {
-			wraps = map[*html.Node]bool{}
-		}
-		// Up to body, or to a wrapper marked for another main: each
-		// element is marked once.
-		for a := n.Parent; a != nil && a != body && !wraps[a]; a = a.Parent {
-			wraps[a] = true
-		}
-	}
-	return wraps
+	return content{s: s, nodes: nodes, roots: roots, article: article, wraps: wraps}
 }
 
 // markdown renders the content, less the blocks the block model leaves
@@ -1128,7 +1106,12 @@ func clean(s string) string { return strings.Join(strings.Fields(s), " ") }
 // "S:0", which its script moves into the shell) is shown whenever the
 // shell shows less than a quarter of the body's prose, though the shell
 // has a main of its own around a banner and its footer.
-func revealed(body *html.Node) (shown, panels map[*html.Node]bool) {
+//
+// wraps are the elements below body that hold a main element (or one
+// whose role is main): a theme's wrappers around the content and its
+// sidebar ("content-sidebar-wrap"), which are no box of chrome whatever
+// their class says.
+func revealed(body *html.Node) (shown, panels, wraps map[*html.Node]bool) {
 	type count struct {
 		text, link int
 		main       bool // a main element is inside
@@ -1140,6 +1123,7 @@ func revealed(body *html.Node) (shown, panels map[*html.Node]bool) {
 	var walk func(n *html.Node, inLink, inHidden bool) count
 	walk = func(n *html.Node, inLink, inHidden bool) count {
 		c := count{main: isMain(n)}
+		holds := false // a main is below n
 		for k := n.FirstChild; k != nil; k = k.NextSibling {
 			switch k.Type {
 			case html.TextNode:
@@ -1157,6 +1141,7 @@ func revealed(body *html.Node) (shown, panels map[*html.Node]bool) {
 				c.text += kc.text
 				c.link += kc.link
 				c.main = c.main || kc.main
+				holds = holds || kc.main
 				if !inHidden && !hides && kc.text > 0 && (k.DataAtom == atom.Main || k.DataAtom == atom.Article || k.DataAtom == atom.H1) {
 					titled = true
 				}
@@ -1168,6 +1153,12 @@ func revealed(body *html.Node) (shown, panels map[*html.Node]bool) {
 					}
 				}
 			}
+		}
+		if holds && n != body {
+			if wraps == nil {
+				wraps = map[*html.Node]bool{}
+			}
+			wraps[n] = true
 		}
 		return c
 	}
@@ -1208,7 +1199,7 @@ func revealed(body *html.Node) (shown, panels map[*html.Node]bool) {
 			panels[n] = true
 		}
 	}
-	return shown, panels
+	return shown, panels, wraps
 }
 
 // streamedPart reports whether n is a part of a page streamed by React
