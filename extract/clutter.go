@@ -487,8 +487,8 @@ func nextElement(n *html.Node) *html.Node {
 }
 
 // footnote reports whether an element is a footnote, or a list of them:
-// its role says so (DPUB-ARIA's doc-footnote, doc-endnotes), or a class
-// word does ("footnote", "footnotes", "footnote-list"). Docutils writes
+// its role says so (DPUB-ARIA's doc-footnote, doc-endnotes), or a word of
+// its class or id does ("footnote", "footnotes", "footnote-list"). Docutils writes
 // a document's footnotes as asides, and a footnote is what the text says.
 func footnote(n *html.Node) bool {
 	switch strings.ToLower(strings.TrimSpace(attr(n, "role"))) {

@@ -976,24 +976,25 @@ func TestAdmonitions(t *testing.T) {
 
 // Footnotes that docutils writes as asides are the document's: as it
 // wrote them before 0.20 (role "note") and since (role "doc-footnote"),
-// and an endnotes aside named by its role alone. A sidebar beside them
-// still goes.
+// and endnotes or a footnote named by their role alone. A sidebar and
+// a tip box (role "note", no footnote's class) beside them still go.
 func TestAsideFootnotes(t *testing.T) {
 	page := `<html><body><div class="body" role="main"><section><h1>Data Structures</h1><p>` + strings.Repeat("Methods that only modify the list return nothing, by design. ", 5) + `<a class="footnote-reference brackets" href="#id2" id="id1" role="doc-noteref">1</a></p>
 <aside class="footnote-list brackets"><aside class="footnote brackets" id="id2" role="doc-footnote"><span class="label"><a role="doc-backlink" href="#id1">1</a></span><p>Other languages may return the mutated object, for chaining.</p></aside>
 <aside class="footnote brackets" id="id3" role="note"><span class="label"><a role="doc-backlink" href="#id1">2</a></span><p>An older writer's note, said the same way.</p></aside></aside>
 <aside role="doc-endnotes"><ol><li id="en1"><p>The endnote of a chapter, at its end.</p></li></ol></aside>
-<aside class="sidebar"><p>Related reading, elsewhere.</p></aside></section></div></body></html>`
+<aside role="doc-footnote" id="fn9"><p>A note known by its role alone.</p></aside>
+<aside class="sidebar"><p>Related reading, elsewhere.</p></aside><aside role="note" class="tip-box"><p>A tip in a box, beside the text.</p></aside></section></div></body></html>`
 	doc, err := Extract(strings.NewReader(page), Options{URL: "https://docs.example/x.html"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Other languages may return the mutated object", "An older writer's note", "The endnote of a chapter"} {
+	for _, want := range []string{"Other languages may return the mutated object", "An older writer's note", "The endnote of a chapter", "A note known by its role alone"} {
 		if !strings.Contains(doc.Markdown, want) {
 			t.Errorf("no %q in:\n%s", want, doc.Markdown)
 		}
 	}
-	if strings.Contains(doc.Markdown, "Related reading") {
+	if strings.Contains(doc.Markdown, "Related reading") || strings.Contains(doc.Markdown, "A tip in a box") {
 		t.Errorf("an aside that is no footnote is kept:\n%s", doc.Markdown)
 	}
 }
