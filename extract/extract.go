@@ -427,7 +427,7 @@ func hidden(n *html.Node) bool {
 				return true
 			}
 		case "aria-hidden":
-			if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
+			if ariaHidden(a.Val) {
 				return true
 			}
 		case "style":
@@ -437,6 +437,18 @@ func hidden(n *html.Node) bool {
 		}
 	}
 	return false
+}
+
+// ariaHidden reports whether an aria-hidden attribute's value hides its
+// element from screen readers.
+func ariaHidden(v string) bool {
+	return strings.EqualFold(strings.TrimSpace(v), "true")
+}
+
+// siblingSteps step from a node to its previous sibling, and to its next.
+var siblingSteps = [...]func(*html.Node) *html.Node{
+	func(c *html.Node) *html.Node { return c.PrevSibling },
+	func(c *html.Node) *html.Node { return c.NextSibling },
 }
 
 // hiddenStyle reports whether an inline style hides its element.
@@ -490,7 +502,7 @@ func shownPanelBeside(n *html.Node) bool {
 			case "hidden":
 				return false
 			case "aria-hidden":
-				if strings.EqualFold(strings.TrimSpace(a.Val), "true") {
+				if ariaHidden(a.Val) {
 					return false
 				}
 			case "class":
@@ -508,10 +520,7 @@ func shownPanelBeside(n *html.Node) bool {
 	if shown(n) {
 		return true
 	}
-	for _, step := range []func(*html.Node) *html.Node{
-		func(c *html.Node) *html.Node { return c.PrevSibling },
-		func(c *html.Node) *html.Node { return c.NextSibling },
-	} {
+	for _, step := range siblingSteps {
 		seen := 0
 		for c := step(n); c != nil && seen < 8; c = step(c) {
 			if c.Type != html.ElementNode {
@@ -591,15 +600,12 @@ func priceOrRating(t string) bool {
 // count ("Slide 1 of 3", "14 comments") or a footnote's number, the
 // label is a control's or the page's furniture, and stays out.
 func speaksFor(n *html.Node) bool {
-	for _, step := range []func(*html.Node) *html.Node{
-		func(c *html.Node) *html.Node { return c.PrevSibling },
-		func(c *html.Node) *html.Node { return c.NextSibling },
-	} {
+	for _, step := range siblingSteps {
 		c := step(n)
 		for c != nil && c.Type == html.TextNode && strings.TrimSpace(c.Data) == "" {
 			c = step(c)
 		}
-		if c == nil || c.Type != html.ElementNode || !strings.EqualFold(strings.TrimSpace(attr(c, "aria-hidden")), "true") {
+		if c == nil || c.Type != html.ElementNode || !ariaHidden(attr(c, "aria-hidden")) {
 			continue
 		}
 		if t, ok := boundedText(c, 200); ok && priceOrRating(t) {
