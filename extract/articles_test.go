@@ -285,3 +285,31 @@ func TestShortForumReplies(t *testing.T) {
 		t.Errorf("a page that is no discussion: want it without its short comments:\n%s", md)
 	}
 }
+
+// TestListMadeArticle: a page that says it is an article but is made of
+// lists (a directory of the harbour's clubs, 40 links in lists, each
+// with a line, under four paragraphs) keeps its lists: they are its
+// text. An article of twelve paragraphs still loses the list of 32 links
+// to other clubs inside it.
+func TestListMadeArticle(t *testing.T) {
+	var clubs strings.Builder
+	for g := range 4 {
+		fmt.Fprintf(&clubs, `<div class="quarter"><h2>Clubs of quarter %d</h2><ul>`, g+1)
+		for i := range 10 {
+			fmt.Fprintf(&clubs, `<li><a href="https://club%d-%d.example/">Rowing club %d-%d</a>: meets on Sundays.</li>`, g, i, g, i)
+		}
+		clubs.WriteString(`</ul></div>`)
+	}
+	md := extractPageString(t, articleOf("Harbour clubs", `<main><article><h1>Harbour clubs</h1>`+strings.Repeat(sectionPara("The harbour's clubs"), 4)+clubs.String()+`</article></main>`)).Markdown
+	wantAll(t, "directory", md, "Rowing club 0-0", "Rowing club 3-9", "Clubs of quarter 4")
+	var others strings.Builder
+	others.WriteString(`<div class="others"><h2>Other clubs</h2><ul>`)
+	for i := range 32 {
+		fmt.Fprintf(&others, `<li><a href="https://other%d.example/">Sailing club %d</a>: meets on Sundays.</li>`, i, i)
+	}
+	others.WriteString(`</ul></div>`)
+	md = extractPageString(t, articleOf("The story", `<main><article><h1>The story</h1>`+strings.Repeat(sectionPara("The story"), 12)+others.String()+`</article></main>`)).Markdown
+	if !strings.Contains(md, "The story goes on") || strings.Contains(md, "Sailing club 3") {
+		t.Errorf("an article of paragraphs: want it without the list of other clubs:\n%s", md)
+	}
+}

@@ -208,6 +208,19 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 	return out
 }
 
+// listMade reports whether content is made of lists: 30 list items or
+// more, and three for each paragraph.
+func (s *selector) listMade(nodes []*html.Node) bool {
+	items, paras := 0, 0
+	for _, n := range nodes {
+		if st := s.stats[n]; st != nil {
+			items += st.items
+			paras += st.paras
+		}
+	}
+	return items >= 30 && items > 3*paras
+}
+
 // content is the main content chosen on a page: its nodes, the
 // selector that chose them, and whether the page is an article.
 type content struct {
@@ -225,6 +238,13 @@ func selectContent(body *html.Node, page *url.URL, m meta) content {
 	gone := func(n *html.Node) bool { return (hidden(n) || hardBoilerplate(n)) && !shown[n] }
 	s := &selector{forum: m.forum, article: article, page: page, skip: gone, panels: panels, product: m.product}
 	nodes := s.choose(body)
+	if article && s.listMade(nodes) {
+		// A page that says it is an article but is made of lists (a
+		// directory of links, a glossary, a changelog): its lists are
+		// its text, not an article's clutter.
+		article = false
+		s.article = false
+	}
 	if !article && !m.forum && !m.typed && len(nodes) == 1 && nodes[0].DataAtom == atom.Article && s.datedHead(nodes[0]) {
 		// A page that says nothing of what it is, whose content is its
 		// one article element, dated at its head: a post.
