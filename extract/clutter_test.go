@@ -393,3 +393,20 @@ func TestMainInSidebarWrapper(t *testing.T) {
 		}
 	}
 }
+
+// TestProductIsNoArticle: a shop's page whose metadata says both that it
+// is an article (og:type, as Yoast writes it) and a product (JSON-LD) is
+// a product's: its table of specifications, a list of terms each linked
+// to the shop's glossary, stays, as an article's link list would not.
+func TestProductIsNoArticle(t *testing.T) {
+	var specs strings.Builder
+	for _, s := range []string{"Wattage: 2,200 W", "Capacity: 1.7 litres", "Cord: 75 cm", "Weight: 1.1 kg", "Guarantee: two years"} {
+		term, value, _ := strings.Cut(s, ": ")
+		fmt.Fprintf(&specs, `<li><a href="/glossary/%s">%s</a>: %s</li>`, strings.ToLower(term), term, value)
+	}
+	head := `<meta property="og:type" content="article"><script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Blue kettle"}</script>`
+	page := `<html><head><title>Blue kettle</title>` + head + `</head><body><main><h1>Blue kettle</h1>` + strings.Repeat(sectionPara("The kettle"), 3) +
+		`<div class="specs"><h2>Specifications</h2><ul>` + specs.String() + `</ul></div></main></body></html>`
+	md := extractPageString(t, page).Markdown
+	wantAll(t, "product", md, "The kettle goes on", "Capacity", "1.7 litres", "Guarantee")
+}

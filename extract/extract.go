@@ -233,7 +233,7 @@ type content struct {
 
 // selectContent chooses the main content under body.
 func selectContent(body *html.Node, page *url.URL, m meta) content {
-	article := (m.article || postURL(page)) && !m.forum && !shopArchive(body)
+	article := (m.article || postURL(page)) && !m.forum && !m.product && !shopArchive(body)
 	shown, panels, wraps := revealed(body)
 	gone := func(n *html.Node) bool { return (hidden(n) || hardBoilerplate(n)) && !shown[n] }
 	s := &selector{forum: m.forum, article: article, page: page, skip: gone, panels: panels, product: m.product}
