@@ -185,12 +185,19 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 	}
 	c := selectContent(body, base, m)
 	out.Markdown = c.markdown(base, budget)
-	// (The page's prose is compared first, alone: measuring what its
-	// class calls boilerplate walks the page, and most pages pass.)
-	if letters := shownLetters(out.Markdown); 5*letters < c.s.bodyProse && 5*letters < c.s.bodyProse-c.s.negativeProse(body, c.s.best) {
-		// Less than a fifth of the page's prose, outside what its class
-		// calls boilerplate (comments, sidebars): the choice missed the
-		// content (a listing of small parts, a page built of widgets).
+	// The share of the page's prose the choice must say: a fifth of an
+	// article, two fifths of another page (a landing page of many
+	// sections says no more in one than in the next). (The page's prose
+	// is compared first, alone: measuring what its class calls
+	// boilerplate walks the page, and most pages pass.)
+	fifths := 1
+	if !c.article && !c.s.forum {
+		fifths = 2
+	}
+	if letters := shownLetters(out.Markdown); 5*letters < fifths*c.s.bodyProse && 5*letters < fifths*(c.s.bodyProse-c.s.negativeProse(body, c.s.best)) {
+		// Less than that, outside what its class calls boilerplate
+		// (comments, sidebars): the choice missed the content (a listing
+		// of small parts, a page built of widgets, one section of many).
 		// The page less its boilerplate, if that says more.
 		whole := content{s: c.s, nodes: []*html.Node{body}, roots: map[*html.Node]bool{body: true}, article: c.article, wraps: c.wraps}
 		if md := whole.markdown(base, budget); len(md) > len(out.Markdown) {

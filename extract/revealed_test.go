@@ -148,6 +148,34 @@ func TestThinChoiceFallsBack(t *testing.T) {
 	}
 }
 
+// TestOneSectionOfMany: on a page that is no article, a choice that says
+// under two fifths of the page's prose is one section of many (a
+// harbour's story beside a grid of its services): the page less its
+// boilerplate is given. On an article, the same story is the text, and
+// the grid beside it stays out.
+func TestOneSectionOfMany(t *testing.T) {
+	var tiles strings.Builder
+	for i := range 12 {
+		fmt.Fprintf(&tiles, `<div class="tile"><h3>Service %d</h3><span>We look after service %d for boats of every size</span></div>`, i, i)
+	}
+	body := `<header><nav><a href="/">Home</a> <a href="/about">About</a></nav></header>` +
+		`<div class="hero"><div class="story"><p>` + strings.Repeat("We have kept boats safe on this harbour since 1950, through storms and floods, and our people know every berth. ", 3) + `</p></div></div>` +
+		`<div class="grid"><div class="row">` + tiles.String() + `</div></div><footer><p>Harbour Ltd, 1 Quay Street.</p></footer>`
+	md := extractMarkdown(t, `<html><head><title>Harbour services</title></head><body>`+body+`</body></html>`, "https://harbour.example/")
+	for _, want := range []string{"kept boats safe", "Service 0", "service 11 for boats"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("a landing page: lost %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "Quay Street") {
+		t.Errorf("a landing page: kept its footer:\n%s", md)
+	}
+	md = extractMarkdown(t, articleOf("Harbour services", body), "https://harbour.example/")
+	if !strings.Contains(md, "kept boats safe") || strings.Contains(md, "Service 0") {
+		t.Errorf("an article: want the story alone:\n%s", md)
+	}
+}
+
 // TestHiddenModalStaysHidden: a product page says little, and its
 // terms of sale wait in a modal hidden until a link opens it. The modal
 // holds most of the page's prose, so revealed shows it, and the terms
