@@ -286,11 +286,13 @@ func TestShortForumReplies(t *testing.T) {
 	}
 }
 
-// TestListMadeArticle: a page that says it is an article but is made of
-// lists (a directory of the harbour's clubs, 40 links in lists, each
-// with a line, under four paragraphs) keeps its lists: they are its
+// TestListMadeArticle: a page that says it is an article but is laid
+// out in lists (a directory of the harbour's clubs, 40 links in lists,
+// each with a line, under four paragraphs) keeps its lists: they are its
 // text. An article of twelve paragraphs still loses the list of 32 links
-// to other clubs inside it.
+// to other clubs inside it; so does a short story whose share bar and
+// box of related posts hold 36 links between them, and a two-paragraph
+// note with a list of 8 links to other notes.
 func TestListMadeArticle(t *testing.T) {
 	var clubs strings.Builder
 	for g := range 4 {
@@ -311,5 +313,29 @@ func TestListMadeArticle(t *testing.T) {
 	md = extractPageString(t, articleOf("The story", `<main><article><h1>The story</h1>`+strings.Repeat(sectionPara("The story"), 12)+others.String()+`</article></main>`)).Markdown
 	if !strings.Contains(md, "The story goes on") || strings.Contains(md, "Sailing club 3") {
 		t.Errorf("an article of paragraphs: want it without the list of other clubs:\n%s", md)
+	}
+	var chrome strings.Builder
+	chrome.WriteString(`<ul class="share-buttons">`)
+	for i := range 6 {
+		fmt.Fprintf(&chrome, `<li><a href="https://s%d.example/share">Share on network %d</a></li>`, i, i)
+	}
+	chrome.WriteString(`</ul><section class="related-posts"><h2>More from the harbour</h2><ul>`)
+	for i := range 30 {
+		fmt.Fprintf(&chrome, `<li><a href="/news/%d">Another headline from the harbour, number %d</a>: read it.</li>`, i, i)
+	}
+	chrome.WriteString(`</ul></section>`)
+	md = extractPageString(t, articleOf("The wall", `<main><article><h1>The wall</h1>`+strings.Repeat(sectionPara("The wall"), 4)+chrome.String()+`</article></main>`)).Markdown
+	if !strings.Contains(md, "The wall goes on") || strings.Contains(md, "Share on network") || strings.Contains(md, "Another headline") || strings.HasPrefix(md, "# The wall") {
+		t.Errorf("a story with a share bar and related posts: want it cleaned as an article:\n%s", md)
+	}
+	var notes strings.Builder
+	notes.WriteString(`<div class="more"><ul>`)
+	for i := range 8 {
+		fmt.Fprintf(&notes, `<li><a href="/notes/%d">Note %d</a>: on the tides.</li>`, i, i)
+	}
+	notes.WriteString(`</ul></div>`)
+	md = extractPageString(t, articleOf("A note", `<main><article><h1>A note</h1>`+strings.Repeat(sectionPara("The note"), 2)+notes.String()+`</article></main>`)).Markdown
+	if !strings.Contains(md, "The note goes on") || strings.Contains(md, "on the tides") {
+		t.Errorf("a short note with a list of 8 links: want it cleaned as an article:\n%s", md)
 	}
 }

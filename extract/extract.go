@@ -215,15 +215,32 @@ func fromTree(doc *html.Node, base *url.URL, pageURL string, whole bool, budget 
 	return out
 }
 
-// listMade reports whether content is made of lists: 30 list items or
-// more, and three for each paragraph.
+// listMade reports whether content is laid out in lists rather than
+// told in paragraphs: 30 list items or more, and more than three for each
+// paragraph, outside the boxes its classes call chrome (a share bar, a
+// box of related posts), whose lists an article has too. Such a page (a
+// hub, a profile, a schedule, a directory) is no story, though its
+// lists need not be most of its text.
 func (s *selector) listMade(nodes []*html.Node) bool {
 	items, paras := 0, 0
-	for _, n := range nodes {
-		if st := s.stats[n]; st != nil {
-			items += st.items
-			paras += st.paras
+	var walk func(n *html.Node)
+	walk = func(n *html.Node) {
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			st := s.stats[c]
+			if c.Type != html.ElementNode || st == nil || s.skip(c) || s.softBoilerplate(c) {
+				continue
+			}
+			switch c.DataAtom {
+			case atom.P:
+				paras++
+			case atom.Li:
+				items++
+			}
+			walk(c)
 		}
+	}
+	for _, n := range nodes {
+		walk(n)
 	}
 	return items >= 30 && items > 3*paras
 }
