@@ -259,28 +259,31 @@ func TestAuthorBoxLeavesArticle(t *testing.T) {
 
 // TestShortForumReplies: on a page that says it is a discussion, a reply
 // is a post however short, though its id or class calls it a comment
-// (Invision's article#elComment_N, a theme's div.comment): a thread of
-// one-line thanks keeps them all. A comment's reply link, its date, its
+// (Invision's article#elComment_N, WordPress's ol.comment-list of
+// li.comment, a table cell, a section): a thread of one-line thanks keeps
+// them all. A comment's reply link, its date, its
 // reply form and a sponsor's box still go; and on a page that is no discussion,
 // comments that short go.
 func TestShortForumReplies(t *testing.T) {
 	var replies, comments strings.Builder
 	for i, r := range []string{"Thanks, the valve was the culprit.", "Same here: bled the radiators and it held.", "Good to know, thank you all."} {
 		fmt.Fprintf(&replies, `<article id="elComment_%d" class="ipsEntry ipsEntry--post"><div class="ipsEntry__content"><p>%s</p></div></article>`, i+2, r)
-		fmt.Fprintf(&comments, `<div class="comment even depth-%d"><div class="comment-meta commentmetadata"><a href="#c%d">Posted on 4 March 2024</a></div><p>Reply %d of the thread, short. <span class="comment-date">3 March, 10:0%d</span></p><div class="reply"><a rel="nofollow" class="comment-reply-link" href="?replytocom=%d">Reply to this</a></div></div>`, i, i, i, i, i)
+		fmt.Fprintf(&comments, `<li class="comment even depth-%d"><div class="comment-meta commentmetadata"><a href="#c%d">Posted on 4 March 2024</a></div><p>Reply %d of the thread, short. <span class="comment-date">3 March, 10:0%d</span></p><div class="reply"><a rel="nofollow" class="comment-reply-link" href="?replytocom=%d">Reply to this</a></div></li>`, i, i, i, i, i)
 	}
-	replies.WriteString(comments.String())
+	list := `<ol class="comment-list">` + comments.String() + `</ol>`
+	replies.WriteString(list + `<table class="posts"><tr><td class="comment-cell"><p>A reply in a table cell.</p></td></tr></table><section class="comment-entry"><p>A reply in a section.</p></section>`)
 	chrome := `<div class="comment sponsored"><p>Sponsored: boilers at half price this week.</p></div>` +
 		`<div id="respond" class="comment-respond"><h3 id="reply-title" class="comment-reply-title">Leave a Reply</h3><form class="comment-form"><p class="comment-notes">Your email address will not be published.</p><textarea name="comment"></textarea></form></div>`
 	first := `<article id="elComment_1" class="ipsEntry ipsEntry--post"><div class="ipsEntry__content">` + revSentences("The opening post about the boiler", 8) + `</div></article>`
 	md := extractPageString(t, forumOf("Boiler loses pressure", `<main><h1>Boiler loses pressure</h1>`+first+replies.String()+chrome+`</main>`)).Markdown
-	wantAll(t, "forum", md, "The opening post about the boiler", "Thanks, the valve was the culprit.", "Good to know, thank you all.", "Reply 0 of the thread", "Reply 2 of the thread")
+	wantAll(t, "forum", md, "The opening post about the boiler", "Thanks, the valve was the culprit.", "Good to know, thank you all.", "Reply 0 of the thread", "Reply 2 of the thread",
+		"A reply in a table cell", "A reply in a section")
 	for _, not := range []string{"Reply to this", "3 March", "Posted on", "Sponsored", "Leave a Reply", "will not be published"} {
 		if strings.Contains(md, not) {
 			t.Errorf("forum: kept a comment's chrome %q:\n%s", not, md)
 		}
 	}
-	md = extractPageString(t, `<html><body><main><h1>Boiler loses pressure</h1>`+revSentences("The opening post about the boiler", 3)+`<div class="comments">`+comments.String()+`</div></main></body></html>`).Markdown
+	md = extractPageString(t, `<html><body><main><h1>Boiler loses pressure</h1>`+revSentences("The opening post about the boiler", 3)+`<div class="comments">`+list+`</div></main></body></html>`).Markdown
 	if strings.Contains(md, "Reply 0 of the thread") || !strings.Contains(md, "The opening post about the boiler") {
 		t.Errorf("a page that is no discussion: want it without its short comments:\n%s", md)
 	}

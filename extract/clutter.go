@@ -135,12 +135,12 @@ func onlyPictureWords(s *selector, tokens []string) bool {
 	return true
 }
 
-// postBox reports whether an element is of the kinds that hold a post:
-// a div, an article, a list item, a section, a table cell, not a line's
-// span or link (a comment's date, its reply link).
+// postBox reports whether an element is of the kinds that hold posts: a
+// div, an article, a section, a list of them or an item of one, a table
+// cell; not a line's span or link (a comment's date, its reply link).
 func postBox(n *html.Node) bool {
 	switch n.DataAtom {
-	case atom.Div, atom.Article, atom.Li, atom.Section, atom.Td:
+	case atom.Div, atom.Article, atom.Section, atom.Ol, atom.Ul, atom.Li, atom.Td:
 		return true
 	}
 	return false
