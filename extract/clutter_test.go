@@ -397,7 +397,8 @@ func TestMainInSidebarWrapper(t *testing.T) {
 // TestProductIsNoArticle: a shop's page whose metadata says both that it
 // is an article (og:type, as Yoast writes it) and a product (JSON-LD) is
 // a product's: its table of specifications, a list of terms each linked
-// to the shop's glossary, stays, as an article's link list would not.
+// to the shop's glossary, stays, as an article's link list would not. A
+// post whose JSON-LD says it is one stays an article.
 func TestProductIsNoArticle(t *testing.T) {
 	var specs strings.Builder
 	for _, s := range []string{"Wattage: 2,200 W", "Capacity: 1.7 litres", "Cord: 75 cm", "Weight: 1.1 kg", "Guarantee: two years"} {
@@ -409,4 +410,19 @@ func TestProductIsNoArticle(t *testing.T) {
 		`<div class="specs"><h2>Specifications</h2><ul>` + specs.String() + `</ul></div></main></body></html>`
 	md := extractPageString(t, page).Markdown
 	wantAll(t, "product", md, "The kettle goes on", "Capacity", "1.7 litres", "Guarantee")
+	// A blog's review of the kettle, whose JSON-LD says it is a post
+	// beside the Product a review plugin adds, is an article: its list
+	// of other reviews goes.
+	var more strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&more, `<li><a href="/reviews/%d">Review %d</a>: another kettle.</li>`, i, i)
+	}
+	head = `<meta property="og:type" content="article"><script type="application/ld+json">{"@context":"https://schema.org","@type":"BlogPosting","headline":"Blue kettle, reviewed"}</script>` +
+		`<script type="application/ld+json">{"@context":"https://schema.org","@type":"Product","name":"Blue kettle","review":{"@type":"Review","reviewRating":{"@type":"Rating","ratingValue":4}}}</script>`
+	page = `<html><head><title>Blue kettle, reviewed</title>` + head + `</head><body><main><article><h1>Blue kettle, reviewed</h1>` + strings.Repeat(sectionPara("The review"), 3) +
+		`<div class="more"><ul>` + more.String() + `</ul></div></article></main></body></html>`
+	md = extractPageString(t, page).Markdown
+	if !strings.Contains(md, "The review goes on") || strings.Contains(md, "another kettle") {
+		t.Errorf("a post with a Product beside it: want it cleaned as an article:\n%s", md)
+	}
 }

@@ -257,7 +257,10 @@ type content struct {
 
 // selectContent chooses the main content under body.
 func selectContent(body *html.Node, page *url.URL, m meta) content {
-	article := (m.article || postURL(page)) && !m.forum && !m.product && !shopArchive(body)
+	// A product's page is no article, though og:type says so (as Yoast
+	// writes it on shops' pages); a post whose JSON-LD says it is one is,
+	// though a review plugin adds a Product beside it.
+	article := (m.article || postURL(page)) && !m.forum && !(m.product && !m.ldArticle) && !shopArchive(body)
 	shown, panels, wraps := revealed(body)
 	gone := func(n *html.Node) bool { return (hidden(n) || hardBoilerplate(n)) && !shown[n] }
 	s := &selector{forum: m.forum, article: article, page: page, skip: gone, panels: panels, product: m.product}
@@ -950,6 +953,7 @@ type meta struct {
 	published, modified                 time.Time
 	directives                          []directives.Set
 	article                             bool // og:type or JSON-LD says the page is an article
+	ldArticle                           bool // JSON-LD says so (BlogPosting, NewsArticle...)
 	forum                               bool // JSON-LD says it is a discussion
 	product                             bool // og:type or JSON-LD says the page is a product's
 	typed                               bool // og:type says what it is, article or not
@@ -1040,6 +1044,7 @@ func readMeta(doc *html.Node, base *url.URL) meta {
 				}
 				ldTitle = firstNonEmpty(ldTitle, ld.Headline)
 				m.article = m.article || ld.article
+				m.ldArticle = m.ldArticle || ld.article
 				m.forum = m.forum || ld.forum
 				m.product = m.product || ld.product
 			}
