@@ -519,16 +519,27 @@ func admonitionClass(n *html.Node) bool {
 // controlLabels are the words of a control beside documentation that
 // works it, rather than says anything: RDoc's "click to toggle source",
 // YARD's "View source", rustdoc's and Sphinx's "source" and "[src]"
-// links, "Copy", "Expand description".
+// links, "Copy", "Expand description". The words of a control that
+// unfolds text are unfoldLabel's.
 var controlLabels = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{
 		"click to toggle source": true, "toggle source": true, "view source": true, "show source": true,
 		"hide source": true, "source": true, "src": true, "copy": true, "copy to clipboard": true,
-		"copy code": true, "expand description": true, "collapse": true, "expand": true, "show more": true,
-		"show less": true, "see more": true, "see less": true, "read more": true, "read less": true,
-		"click to expand": true, "click to shrink": true, "click to collapse": true,
+		"copy code": true, "expand description": true, "collapse": true, "expand": true,
 	}
 })
+
+// unfoldLabel reports whether a label is that of a control or a link
+// that unfolds or folds text: "Click to expand...", "Show more", "Read
+// less".
+func unfoldLabel(l string) bool {
+	switch l {
+	case "show more", "show less", "see more", "see less", "read more", "read less", "click to expand",
+		"click to shrink", "click to collapse":
+		return true
+	}
+	return false
+}
 
 // controlLabel reports whether an element is such a control's label: a
 // span or link whose class names a control (src, toggle, click, copy,
@@ -541,26 +552,29 @@ func controlLabel(n *html.Node) bool {
 		return false
 	}
 	l, ok := labelText(n)
-	return ok && controlLabels()[l]
+	return ok && (controlLabels()[l] || unfoldLabel(l))
 }
 
-// ctaLabels are the words of a link that asks the reader to go on, and
-// says nothing of where: "Learn more", "Get started", "Add to cart".
-var ctaLabels = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"learn more": true, "get started": true, "shop now": true, "see all": true, "view all": true,
-		"add to cart": true, "buy now": true, "find out more": true, "discover more": true, "explore more": true,
-		"view more": true, "watch demo": true, "book a demo": true, "request a demo": true,
-		"start free trial": true, "get in touch": true, "sign up": true,
+// ctaLabel reports whether a label is that of a link that asks the reader
+// to go on, and says nothing of where: "Learn more", "Get started", "Add
+// to cart".
+func ctaLabel(l string) bool {
+	switch l {
+	case "learn more", "get started", "shop now", "see all", "view all", "add to cart", "buy now",
+		"find out more", "discover more", "explore more", "view more", "watch demo", "book a demo",
+		"request a demo", "start free trial", "get in touch", "sign up":
+		return true
 	}
-})
+	return false
+}
 
-// ctaLink reports whether a link is a call to action, or a control's
-// label ("Read more"), standing alone: its whole text is one of
-// ctaLabels or controlLabels, and so is its parent's, a paragraph or a
-// button's wrapper ("<p><a>Learn more</a></p>"). In a sentence the words
-// stay; so does a heading that is a link ("## Get started", as mdBook
-// links every heading) and an item of a list of links ("Next steps").
+// ctaLink reports whether a link is a call to action, or unfolds text,
+// standing alone: its whole text is a ctaLabel or an unfoldLabel (not a
+// source's "Source" under a figure), and so is its parent's, a paragraph
+// or a button's wrapper ("<p><a>Learn more</a></p>"). In a sentence the
+// words stay; so does a heading that is a link ("## Get started", as
+// mdBook links every heading) and an item of a list of links ("Next
+// steps"), however deep the link sits in its wrappers.
 func ctaLink(n *html.Node) bool {
 	p := n.Parent
 	if n.DataAtom != atom.A || p == nil {
@@ -571,15 +585,24 @@ func ctaLink(n *html.Node) bool {
 	default:
 		return false
 	}
-	if g := p.Parent; g != nil && (isHeading(g) || g.DataAtom == atom.Li) {
-		return false
-	}
 	l, ok := labelText(n)
-	if !ok || !ctaLabels()[l] && !controlLabels()[l] {
+	if !ok || !ctaLabel(l) && !unfoldLabel(l) {
 		return false
 	}
-	pl, ok := labelText(p)
-	return ok && pl == l
+	if pl, ok := labelText(p); !ok || pl != l {
+		return false
+	}
+	// Up through the wrappers that say no more than the link, to the
+	// block that does: none of them a heading or a list's item.
+	for a := p; a != nil && a.Type == html.ElementNode; a = a.Parent {
+		if isHeading(a) || a.DataAtom == atom.Li || a.DataAtom == atom.Dt || a.DataAtom == atom.Dd {
+			return false
+		}
+		if al, ok := labelText(a); !ok || al != l {
+			break
+		}
+	}
+	return true
 }
 
 // labelText is the text of a control or a link as its label reads, in

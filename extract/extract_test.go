@@ -1133,15 +1133,18 @@ func TestCallToActionLinks(t *testing.T) {
 		feature("Tides") + `<div class="cta"><a class="btn" href="/start">Get started →</a></div></section>` +
 		feature("Fees") + `<p>Fees are set each spring; <a href="/fees">learn more</a> in the harbour's rules.</p><p><a href="/fees/2024">The fees for 2024</a></p></section>` +
 		`<h2 id="learn-more"><a class="header" href="#learn-more">Learn more</a></h2><p>` + strings.Repeat("The manual says more of the harbour's records, chapter by chapter. ", 3) + `</p>` +
-		`<h3>Next steps</h3><ul><li><a href="/docs/get-started">Get started</a></li><li><a href="/docs/sign-up">Sign up</a></li></ul></main></body></html>`
+		`<h3>Next steps</h3><ul><li><a href="/docs/get-started">Get started</a></li><li><a href="/docs/sign-up">Sign up</a></li></ul>` +
+		`<h2 id="see-all"><span><span><a href="#see-all">See all</a></span></span></h2><ul class="cards"><li><div class="card"><div class="card-body"><a href="/docs/tour">Learn more</a></div></div></li></ul>` +
+		`<p>The harbour's figures for the year, in full.</p><p><a href="/report-2024.pdf">Source</a></p><p><a href="/more">Read more</a></p></main></body></html>`
 	md := extractPageString(t, page).Markdown
-	for _, not := range []string{"[Learn more]", "example.com/start"} {
+	for _, not := range []string{"[Learn more](https://example.com/berths)", "example.com/start", "Read more"} {
 		if strings.Contains(md, not) {
 			t.Errorf("kept the call to action %q:\n%s", not, md)
 		}
 	}
 	for _, want := range []string{"Berths keeps the harbour's records", "[learn more](https://example.com/fees) in the harbour's rules", "[The fees for 2024]",
-		"## Learn more\n", "- [Get started](https://example.com/docs/get-started)", "- [Sign up]"} {
+		"## Learn more\n", "- [Get started](https://example.com/docs/get-started)", "- [Sign up]", "## See all", "[Learn more](https://example.com/docs/tour)",
+		"[Source](https://example.com/report-2024.pdf)"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("no %q in:\n%s", want, md)
 		}
