@@ -616,14 +616,13 @@ func classHiding(class string) hiding {
 	return notHidden
 }
 
-// priceOrRating reports whether a text is a price or a rating: more
-// digits than letters, and a currency sign ("$30.00", "21 €") or a
-// decimal point between digits ("4.5"). A count ("14", "1 / 3") or a
-// footnote's number is neither.
-func priceOrRating(t string) bool {
-	digits, letters, money, point := 0, 0, false, false
-	prevDigit := false
-	for i, r := range t {
+// price reports whether a text is a price: more digits than letters,
+// and a currency sign ("$30.00", "21 €"). A count ("14", "1.2K"), a
+// version or a section's number ("3.2"), a rating or a footnote's number
+// is none.
+func price(t string) bool {
+	digits, letters, money := 0, 0, false
+	for _, r := range t {
 		switch {
 		case unicode.IsDigit(r):
 			digits++
@@ -631,20 +630,17 @@ func priceOrRating(t string) bool {
 			letters++
 		case unicode.Is(unicode.Sc, r):
 			money = true
-		case r == '.' && prevDigit && i+1 < len(t) && '0' <= t[i+1] && t[i+1] <= '9':
-			point = true
 		}
-		prevDigit = unicode.IsDigit(r)
 	}
-	return digits > 0 && letters < digits && (money || point)
+	return money && letters < digits
 }
 
 // speaksFor reports whether an element shown to screen readers only
 // stands beside an element hidden from them (aria-hidden="true") that
-// shows a price or a rating: the reader's words for what the eye sees, as
-// a shop's "Original price was: $30.00." beside the struck-out "$30.00".
-// They say it, where the page says it twice. Beside a sign (×, «, ★), a
-// count ("Slide 1 of 3", "14 comments") or a footnote's number, the
+// shows a price: the reader's words for what the eye sees, as a shop's
+// "Original price was: $30.00." beside the struck-out "$30.00". They say
+// it, where the page says it twice. Beside a sign (×, «, ★), a count
+// ("Slide 1 of 3", "1.2K comments"), a rating or a section's number, the
 // label is a control's or the page's furniture, and stays out.
 func speaksFor(n *html.Node) bool {
 	for _, step := range siblingSteps {
@@ -655,7 +651,7 @@ func speaksFor(n *html.Node) bool {
 		if c == nil || c.Type != html.ElementNode || !ariaHidden(attr(c, "aria-hidden")) {
 			continue
 		}
-		if t, ok := boundedText(c, 200); ok && priceOrRating(t) {
+		if t, ok := boundedText(c, 200); ok && price(t) {
 			return true
 		}
 	}

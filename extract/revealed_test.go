@@ -236,32 +236,35 @@ func TestPopoverHidden(t *testing.T) {
 	}
 }
 
-// TestReaderWordsForFigures: where a price or a rating is shown to the
-// eye and hidden from screen readers (aria-hidden), and the words beside
-// it are shown to screen readers only, those words are the page's: a
-// shop's sale price ("Original price was: $30.00." beside the struck-out
-// $30.00) is kept, on either side of the figure. Beside a sign (a pager's
-// «), words the eye reads ("Pre-order"), a count (a slide's "1 / 3", a
-// post's 14 comments), a footnote's number, or a figure that screen
-// readers hear too, the reader's label stays out, and so does reader-only
-// text that stands beside nothing.
+// TestReaderWordsForFigures: where a price is shown to the eye and
+// hidden from screen readers (aria-hidden), and the words beside it are
+// shown to screen readers only, those words are the page's: a shop's
+// sale price ("Original price was: $30.00." beside the struck-out $30.00)
+// is kept, on either side of the figure. Beside a sign (a pager's «),
+// words the eye reads ("Pre-order"), a count (a slide's "1 / 3", a
+// post's "1.2K" comments), a rating, a section's number, a footnote's
+// number, money in words ("$$", "Save $5 monthly"), or a
+// price that screen readers hear too, the reader's label
+// stays out, and so does reader-only text that stands beside nothing.
 func TestReaderWordsForFigures(t *testing.T) {
-	price := `<span class="price"><del aria-hidden="true"><span class="amount">$30.00</span></del> <span class="screen-reader-text">Original price was: $30.00.</span><ins aria-hidden="true"><span class="amount">$21.00</span></ins><span class="screen-reader-text">Current price is: $21.00.</span></span>`
+	price := `<span class="price"><del aria-hidden="true"><span class="amount">$30.00</span></del> <span class="screen-reader-text">Original price was: $30.00.</span><ins aria-hidden="true"><span class="amount">21,00 €</span></ins><span class="screen-reader-text">Current price is: 21,00 €.</span></span>`
 	rating := `<div class="rating"><span class="sr-only">Rated 4.5 out of 5 by buyers</span> <span aria-hidden="true">4.5</span></div>`
 	pager := `<nav class="pages"><a href="/p/1"><span aria-hidden="true">&laquo;</span><span class="sr-only">Previous page of lamps</span></a></nav>`
 	button := `<div class="buy"><span aria-hidden="true">Pre-order</span><span class="visually-hidden">Pre-order the Folding Lamp today</span></div>`
 	alone := `<p><span class="sr-only">Skip to the lamp's reviews</span></p>`
 	footnote := `<p>The lamp folds flat<a href="#fn1"><span aria-hidden="true">1</span><span class="visually-hidden">Footnote one</span></a> for travel, in a case of its own.</p>`
-	counters := `<div class="counter"><span aria-hidden="true">1 / 3</span><span class="sr-only">Slide one of three</span></div><div class="stats"><span aria-hidden="true">14</span><span class="screen-reader-text">14 comments on the Folding Lamp</span></div>`
+	counters := `<div class="counter"><span aria-hidden="true">1 / 3</span><span class="sr-only">Slide one of three</span></div><div class="stats"><span aria-hidden="true">1.2K</span><span class="screen-reader-text">1.2K comments on the Folding Lamp</span></div>`
+	section := `<p>See chapter<span aria-hidden="true">3.2</span><span class="sr-only">Section three point two of the manual</span> for its care.</p>`
 	heard := `<div class="was"><span class="amount">$40.00</span><span class="sr-only">List price, before the sale</span></div>`
-	page := `<html><body><main><h1>Folding Lamp</h1>` + strings.Repeat(sectionPara("The lamp"), 3) + footnote + price + rating + button + alone + counters + heard + pager + `</main></body></html>`
+	signs := `<div class="range"><span aria-hidden="true">$$</span><span class="sr-only">Price range: moderate</span></div><div class="plan"><span aria-hidden="true">Save $5 monthly</span><span class="sr-only">Save money with the yearly plan</span></div>`
+	page := `<html><body><main><h1>Folding Lamp</h1>` + strings.Repeat(sectionPara("The lamp"), 3) + footnote + section + price + rating + button + alone + counters + heard + signs + pager + `</main></body></html>`
 	md := extractMarkdown(t, page, "https://shop.example/lamp")
-	for _, want := range []string{"Original price was: $30.00.", "Current price is: $21.00.", "Rated 4.5 out of 5 by buyers", "The lamp goes on", "The lamp folds flat for travel", "$40.00"} {
+	for _, want := range []string{"Original price was: $30.00.", "Current price is: 21,00 €.", "The lamp goes on", "The lamp folds flat for travel", "$40.00"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("lost %q:\n%s", want, md)
 		}
 	}
-	for _, not := range []string{"Previous page of lamps", "Pre-order the Folding Lamp", "Skip to the lamp's reviews", "Footnote one", "Slide one", "14 comments", "List price"} {
+	for _, not := range []string{"Previous page of lamps", "Pre-order the Folding Lamp", "Skip to the lamp's reviews", "Footnote one", "Slide one", "comments on the Folding", "Section three", "Rated 4.5", "List price", "Price range", "Save money"} {
 		if strings.Contains(md, not) {
 			t.Errorf("kept %q, a label for screen readers only:\n%s", not, md)
 		}
