@@ -283,12 +283,29 @@ func FuzzExtract(f *testing.F) {
 		if n := linksBytes(doc); n > MaxGrowth*len(page) {
 			t.Fatalf("%d bytes of links from %d bytes: %q", n, len(page), doc.Links)
 		}
+		// A tag that text says, its "<" escaped ("\\<a 0": an odd run
+		// of backslashes before it), is text.
+		lower := strings.ToLower(doc.Markdown)
 		for _, tag := range []string{"<script", "<style", "<div", "<p>", "<a "} {
-			if strings.Contains(strings.ToLower(doc.Markdown), tag) {
-				t.Fatalf("raw HTML %q in %q", tag, doc.Markdown)
+			for i := strings.Index(lower, tag); i >= 0; i = next(lower, tag, i) {
+				slashes := 0
+				for j := i - 1; j >= 0 && lower[j] == '\\'; j-- {
+					slashes++
+				}
+				if slashes%2 == 0 {
+					t.Fatalf("raw HTML %q in %q", tag, doc.Markdown)
+				}
 			}
 		}
 	})
+}
+
+// next is the index of tag in s after the one at i, or -1.
+func next(s, tag string, i int) int {
+	if j := strings.Index(s[i+1:], tag); j >= 0 {
+		return i + 1 + j
+	}
+	return -1
 }
 
 // TestWorkLinear: what many elements ask of one they share is found once,
