@@ -35,6 +35,12 @@ func serveTCP(t *testing.T, s *Server, o HTTPOptions) string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return serveOn(t, s, ln, o)
+}
+
+// serveOn serves s on ln, as serveTCP does, until the test ends.
+func serveOn(t *testing.T, s *Server, ln net.Listener, o HTTPOptions) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx, ln, o) }()
@@ -216,11 +222,51 @@ func TestHTTPCallOutlastsReadTimeout(t *testing.T) {
 	}
 }
 
+// connGauge is a listener that counts the connections it has handed out
+// and not yet seen closed, at the peak too. The server's cap wraps it, and
+// closes a connection before it frees its place, so the gauge reads what
+// the server holds; its ConnState hook reports a connection closed only
+// after its place is free, and a new one may be reported first.
+type connGauge struct {
+	net.Listener
+	mu         sync.Mutex
+	open, peak int
+}
+
+func (g *connGauge) Accept() (net.Conn, error) {
+	c, err := g.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	g.open++
+	g.peak = max(g.peak, g.open)
+	g.mu.Unlock()
+	return &gaugedConn{Conn: c, g: g}, nil
+}
+
+// gaugedConn is a connection that connGauge counts until it is closed.
+type gaugedConn struct {
+	net.Conn
+	g    *connGauge
+	once sync.Once
+}
+
+func (c *gaugedConn) Close() error {
+	err := c.Conn.Close()
+	c.once.Do(func() {
+		c.g.mu.Lock()
+		c.g.open--
+		c.g.mu.Unlock()
+	})
+	return err
+}
+
 // connCounter counts a server's connections through its ConnState hook.
 type connCounter struct {
-	mu               sync.Mutex
-	open, peak, seen int
-	changed          chan struct{}
+	mu         sync.Mutex
+	open, seen int
+	changed    chan struct{}
 }
 
 func countConns(s *Server) *connCounter {
@@ -232,7 +278,6 @@ func countConns(s *Server) *connCounter {
 		case http.StateNew:
 			c.open++
 			c.seen++
-			c.peak = max(c.peak, c.open)
 		case http.StateClosed, http.StateHijacked:
 			c.open--
 		}
@@ -274,7 +319,12 @@ func TestHTTPConnectionCap(t *testing.T) {
 	site.set("/", html("Served", []string{"A page for the holder of the token, served whatever others do."}))
 	s := newServer(t, Limits{}, loopback)
 	count := countConns(s)
-	addr := serveTCP(t, s, HTTPOptions{Token: token, MaxConns: maxConns})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gauge := &connGauge{Listener: ln}
+	addr := serveOn(t, s, gauge, HTTPOptions{Token: token, MaxConns: maxConns})
 
 	var held []*rawConn
 	for range 2 * maxConns {
@@ -285,9 +335,9 @@ func TestHTTPConnectionCap(t *testing.T) {
 		c.conn.Close()
 	}
 	count.wait(t, "every connection accepted and closed", func(open, seen int) bool { return seen == 2*maxConns && open == 0 })
-	count.mu.Lock()
-	peak := count.peak
-	count.mu.Unlock()
+	gauge.mu.Lock()
+	peak := gauge.peak
+	gauge.mu.Unlock()
 	if peak > maxConns {
 		t.Errorf("the server held %d connections at once; its cap is %d", peak, maxConns)
 	}
