@@ -257,18 +257,18 @@ type content struct {
 
 // selectContent chooses the main content under body.
 func selectContent(body *html.Node, page *url.URL, m meta) content {
-	// A product's page is no article, though og:type says so (as Yoast
-	// writes it on shops' pages); a post whose JSON-LD says it is one is,
-	// though a review plugin adds a Product beside it.
+	// A product's page is no article, though its og:type says so (as some
+	// shops write it); a post whose JSON-LD says it is one is, though a
+	// review plugin adds a Product beside it.
 	article := (m.article || postURL(page)) && !m.forum && !(m.product && !m.ldArticle) && !shopArchive(body)
 	shown, panels, wraps := revealed(body)
 	gone := func(n *html.Node) bool { return (hidden(n) || hardBoilerplate(n)) && !shown[n] }
 	s := &selector{forum: m.forum, article: article, page: page, skip: gone, panels: panels, product: m.product}
 	nodes := s.choose(body)
 	if article && s.listMade(nodes) {
-		// A page that says it is an article but is made of lists (a
-		// directory of links, a glossary, a changelog): its lists are
-		// its text, not an article's clutter.
+		// A page that says it is an article but is laid out in lists (a
+		// hub, a profile, a schedule): its parts are not an article's
+		// clutter.
 		article = false
 		s.article = false
 	}
@@ -470,7 +470,9 @@ func hidden(n *html.Node) bool {
 			if !mayHide(a.Val) {
 				continue
 			}
-			if h := classHiding(a.Val); h == readerOnly && !speaksFor(n) || h == display || h == visibility {
+			// Text for screen readers only is shown where it speaks for a
+			// price the eye sees (speaksFor).
+			if h := classHiding(a.Val); h != notHidden && !(h == readerOnly && speaksFor(n)) {
 				return true
 			}
 		case "aria-hidden":
