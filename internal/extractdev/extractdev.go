@@ -73,8 +73,10 @@ func (p Page) TruthText() (string, error) {
 }
 
 var (
-	mdImage = regexp.MustCompile(`(\\*)!\[[^\]]*\]\((?:[^)"]|"(?:[^"\\]|\\.)*")*\)`)
-	mdLink  = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	// A link's text and an image's alt may hold escaped brackets
+	// ([\[1\]](#note-1)), which do not end them.
+	mdImage = regexp.MustCompile(`(\\*)!\[(?:[^\]\\]|\\.)*\]\((?:[^)"]|"(?:[^"\\]|\\.)*")*\)`)
+	mdLink  = regexp.MustCompile(`\[((?:[^\]\\]|\\.)*)\]\([^)]*\)`)
 	mdFence = regexp.MustCompile("(?m)^ *(```+|~~~+).*$") // a fence and its language: markup
 	wordsRE = regexp.MustCompile(`[\p{L}\p{N}_]+`)
 	// An HTML comment, outside code: not text.

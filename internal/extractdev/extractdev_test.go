@@ -22,6 +22,16 @@ func TestPlainTextEscapedBang(t *testing.T) {
 	}
 }
 
+// Escaped brackets in a link's text or an image's alt do not end it, so
+// neither target is left as words.
+func TestPlainTextEscapedBrackets(t *testing.T) {
+	md := "See[\\[1\\]](https://x.example/#note-1) and [![\\[X-Info\\]](https://x.example/i.gif)](https://x.example/b) *Book*"
+	want := "See[1] and  Book"
+	if got := PlainText(md); got != want {
+		t.Errorf("PlainText:\n%q\nwant\n%q", got, want)
+	}
+}
+
 // An HTML comment is no text, as a reader of the rendered Markdown sees
 // it (a document's page markers); in code, it is the code's.
 func TestPlainTextComments(t *testing.T) {
