@@ -130,3 +130,50 @@ func TestShopArchiveIsNoArticle(t *testing.T) {
 	md := extractMarkdown(t, page, "https://mowers.example/category/robotic/")
 	wantAll(t, "product category", md, "Quiet mower for small lawns", "KR163", "$ 5,099.99")
 }
+
+// TestTeaserRunAfterStory: in an article, a run of teasers after the
+// story (each a picture, a title that links to another story and a line
+// of excerpt, in a grid of its own) goes, with the heading that titles
+// it; the story stays. The same run on a page that is no article, two
+// teasers, items that say more than an excerpt, items whose titles lead
+// nowhere, or a run that says more than half what the story does, stay.
+func TestTeaserRunAfterStory(t *testing.T) {
+	para := "<p>" + strings.Repeat("The county opened a new trail along the river on Saturday, after two years of volunteer work. ", 8) + "</p>"
+	run := func(n int, excerpt string) string {
+		var b strings.Builder
+		b.WriteString(`<div><h3 class="list-title">Related Articles</h3><div class="grid">`)
+		for i := range n {
+			fmt.Fprintf(&b, `<div class="card"><div class="card-image"><img src="/img/%d.avif" alt="Picture %d"></div><h3><a href="/blog/story-%d">Story number %d of the valley</a></h3><p>%s</p></div>`, i, i, i, i, excerpt)
+		}
+		b.WriteString(`</div></div>`)
+		return b.String()
+	}
+	// An excerpt of 100 letters, with commas enough that the run is no
+	// clutter by Readability's rules.
+	short := "Learn how the valley's farmers, herders, growers and millers keep water, soil and seed in the ground through the dry months."
+	page := func(ogType string, paras int, after string) string {
+		return `<html><head><meta property="og:type" content="` + ogType + `"><title>New trail</title></head><body><main><div class="body"><h1>New trail</h1>` + strings.Repeat(para, paras) + `</div>` + after + `</main></body></html>`
+	}
+
+	md := extractMarkdown(t, page("article", 2, run(4, short)), "https://news.example/blog/new-trail")
+	wantAll(t, "article", md, "volunteer work")
+	for _, w := range []string{"Story number", "keep water", "Related Articles"} {
+		if strings.Contains(md, w) {
+			t.Errorf("article: %q kept after the story:\n%s", w, md)
+		}
+	}
+
+	for name, p := range map[string]string{
+		"no article":  page("website", 2, run(4, short)),
+		"two teasers": page("article", 2, run(2, short)),
+		// 500 letters an item, beside a story of 8,000.
+		"long excerpts": page("article", 12, run(4, short+" "+short+" "+short+" "+short+" "+short)),
+		// 400 letters of teasers beside a story of 600.
+		"short story": page("article", 1, run(4, short)),
+		// Cards whose titles lead nowhere: the story's own points.
+		"unlinked titles": strings.ReplaceAll(page("article", 2, run(4, short)), `<a href="/blog/story-`, `<a name="story-`),
+	} {
+		md := extractMarkdown(t, p, "https://news.example/blog/new-trail")
+		wantAll(t, name, md, "volunteer work", "Story number 1 of the valley", "keep water")
+	}
+}
