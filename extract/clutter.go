@@ -659,6 +659,23 @@ func ctaLink(n *html.Node) bool {
 	return true
 }
 
+// postNumber reports whether a link is a post's number standing alone,
+// "#12" in a list item of its own beside the post's date, as forums
+// link each post to itself: a permalink's label, not what the post says.
+// A number in a sentence ("pull request #20713") has text beside it and
+// stays, as does an item that says more than the number.
+func postNumber(n *html.Node) bool {
+	if n.DataAtom != atom.A || n.Parent == nil {
+		return false
+	}
+	l, ok := labelText(n)
+	if !ok || len(l) < 2 || l[0] != '#' || strings.Trim(l[1:], "0123456789") != "" {
+		return false
+	}
+	pl, ok := labelText(n.Parent)
+	return ok && pl == l
+}
+
 // labelText is the text of a control or a link as its label reads, in
 // lower case, its brackets, dots and arrows aside ("[src]", "Read
 // more…", "Get started →"); ok is false past 40 bytes.
