@@ -117,6 +117,31 @@ func TestLinks(t *testing.T) {
 	}
 }
 
+// TestBracketedLabels: a link whose label is in brackets ("[1]") keeps
+// the brackets outside the link and an icon's bracketed alt loses them,
+// so that the text reads the same and a link's or an image's text does
+// not end at an escaped bracket; brackets inside a label stay escaped.
+func TestBracketedLabels(t *testing.T) {
+	page := `<html><body><main><p>The tide turns twice a day.<a href="/notes#n1">[1]</a> See <a href="/paper">[Chen '20]</a>, the <a href="/list">list [draft]</a>
+and <a href="/book"><img src="/info.gif" alt="[X-Info]"></a> <img src="/map.png" alt="The [old] map"> <a href="/empty">[ ]</a>.</p></main></body></html>`
+	doc, err := Extract(strings.NewReader(page), Options{URL: "https://example.com/tides"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`\[[1](https://example.com/notes#n1)\]`,
+		`\[[Chen '20](https://example.com/paper)\]`,
+		`[list \[draft\]](https://example.com/list)`,
+		`[![X-Info](https://example.com/info.gif)](https://example.com/book)`,
+		`![The \[old\] map](https://example.com/map.png)`,
+		`[\[ \]](https://example.com/empty)`,
+	} {
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("want %s in:\n%s", want, doc.Markdown)
+		}
+	}
+}
+
 func TestMetadataSources(t *testing.T) {
 	page := `<html><head><title>The page's title</title>
 <script type="application/ld+json">[{"@type":"ItemList","headline":"A teaser","datePublished":"2001-01-01"},

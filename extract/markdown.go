@@ -686,9 +686,27 @@ func (b *block) link(n *html.Node) {
 		if !b.space && len(b.pending) == 0 && bareBang(b.inline.String()) {
 			b.bangs = append(b.bangs, b.inline.Len()-1)
 		}
-		b.inlineText("[" + text + "](" + href + ")")
+		// A label in brackets ("[1]", "[email protected]") keeps them
+		// outside the link, where they read the same and do not end its
+		// text for a reader that takes Markdown apart by pattern.
+		pre, post := "", ""
+		if inner, ok := bracketed(text); ok {
+			pre, post, text = `\[`, `\]`, inner
+		}
+		b.inlineText(pre + "[" + text + "](" + href + ")" + post)
 	}
 	b.space = endsWithSpace(n)
+}
+
+// bracketed returns escaped Markdown text without the escaped brackets
+// that enclose it, if they do and it is more than them.
+func bracketed(text string) (string, bool) {
+	inner, ok := strings.CutPrefix(text, `\[`)
+	if !ok {
+		return "", false
+	}
+	inner, ok = strings.CutSuffix(inner, `\]`)
+	return inner, ok && strings.TrimSpace(inner) != "" && !strings.HasSuffix(inner, `\`)
 }
 
 // permalink reports whether a link is a heading's anchor, such as
@@ -803,6 +821,9 @@ func (r *renderer) image(n *html.Node) string {
 		return ""
 	}
 	alt := escapeText(strings.Join(strings.Fields(attr(n, "alt")), " "), false)
+	if inner, ok := bracketed(alt); ok {
+		alt = inner // an icon's "[X-Info]": the words are the description
+	}
 	title := ""
 	for a := n.Parent; a != nil && title == "" && a.Type == html.ElementNode; a = a.Parent {
 		if a.DataAtom == atom.Figure {
