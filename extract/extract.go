@@ -728,7 +728,34 @@ func desktopHidden(c string) bool {
 		// Foundation 5 at medium only.
 		return true
 	}
-	return false
+	return namedDesktopHidden(c)
+}
+
+// namedDesktopHidden reports whether a class word says in words that
+// its element is hidden on a desktop, as site builders and themes write
+// it: Elementor's "elementor-hidden-desktop", Bulma's
+// "is-hidden-desktop", Invision's "ipsResponsive_hideDesktop",
+// "hide-on-desktop". A word that says more than that ("hidden-desktop-
+// down", "sr-only-desktop", "desktop-only", "hide-desktop-show-mobile")
+// is not taken at its word.
+func namedDesktopHidden(c string) bool {
+	if !strings.Contains(c, "desktop") {
+		return false
+	}
+	var hide, desk bool
+	for _, p := range strings.FieldsFunc(c, func(r rune) bool { return r == '-' || r == '_' }) {
+		switch p {
+		case "hide", "hidden":
+			hide = true
+		case "desktop":
+			desk = true
+		case "hidedesktop":
+			hide, desk = true, true
+		case "sr", "only", "show", "mobile", "tablet", "lt", "gt", "max", "min", "up", "down":
+			return false
+		}
+	}
+	return hide && desk
 }
 
 // visibleSize is the size of a Bootstrap 3 "visible-<size>" class word

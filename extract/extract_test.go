@@ -766,13 +766,31 @@ func TestAuthorBoxesStay(t *testing.T) {
 // small screens and one for large, gives it once: classes are judged at a
 // desktop's width.
 func TestResponsivePairs(t *testing.T) {
-	for _, pair := range [][2]string{{"md:hidden", "hidden md:block"}, {"d-md-none", "d-none d-md-block"}, {"lg:hidden", "hidden lg:flex"}, {"block lg:hidden", "hidden lg:block"}} {
+	for _, pair := range [][2]string{{"md:hidden", "hidden md:block"}, {"d-md-none", "d-none d-md-block"}, {"lg:hidden", "hidden lg:flex"}, {"block lg:hidden", "hidden lg:block"},
+		{"elementor-element elementor-hidden-desktop", "elementor-element elementor-hidden-tablet elementor-hidden-mobile"},
+		{"ipsBox ipsResponsive_hideDesktop", "ipsBox ipsResponsive_hidePhone"}, {"is-hidden-desktop", "is-hidden-mobile"}} {
 		page := `<body><div class="description">` + strings.Repeat(sectionPara("The lamp"), 3) +
 			`<div class="` + pair[0] + `"><p>Folds flat for travel, with a strap.</p></div><div class="` + pair[1] + `"><p>Folds flat for travel, with a strap.</p></div>` +
 			strings.Repeat(sectionPara("The lamp"), 2) + `</div></body>`
 		doc := extractPageString(t, page)
 		if n := strings.Count(doc.Markdown, "Folds flat"); n != 1 {
 			t.Errorf("%q and %q: %d copies, want 1:\n%s", pair[0], pair[1], n, doc.Markdown)
+		}
+	}
+}
+
+// TestNamedDesktopHidden: class words that say in words that their
+// element is hidden on a desktop hide it; words that say more, or
+// something else, do not.
+func TestNamedDesktopHidden(t *testing.T) {
+	for c, want := range map[string]bool{
+		"elementor-hidden-desktop": true, "is-hidden-desktop": true, "ipsresponsive_hidedesktop": true,
+		"hide-on-desktop": true, "newsletter-button-desktop-hide": true,
+		"elementor-hidden-mobile": false, "desktop-only": false, "hidden-desktop-down": false, "sr-only-desktop": false,
+		"hide-desktop-show-mobile": false, "desktop-menu": false, "_hidden-lt-lg_snh3y_30": false, "hidden": false,
+	} {
+		if got := namedDesktopHidden(c); got != want {
+			t.Errorf("namedDesktopHidden(%q) = %v, want %v", c, got, want)
 		}
 	}
 }
