@@ -426,3 +426,24 @@ func TestProductIsNoArticle(t *testing.T) {
 		t.Errorf("a post with a Product beside it: want it cleaned as an article:\n%s", md)
 	}
 }
+
+// TestActionBars: a short box whose class words name it a card's or a
+// post's actions ("product-actions", "thread-actions") holds controls,
+// not content, and goes; the word must be whole ("transactions" is
+// content), and a section named after its heading "Actions" is a
+// document's.
+func TestActionBars(t *testing.T) {
+	page := `<html><head><title>Blue kettle</title></head><body><main><h1>Blue kettle</h1>` + strings.Repeat(sectionPara("The kettle"), 3) +
+		`<div class="product-actions"><a href="/cart?add=1">Put it in the basket</a> <a href="/list?add=1">Keep it for later</a></div>` +
+		`<div class="recent-transactions"><p>Sold 14 times this week.</p></div></main></body></html>`
+	md := extractPageString(t, page).Markdown
+	wantAll(t, "product", md, "The kettle goes on", "Sold 14 times")
+	if strings.Contains(md, "Keep it for later") {
+		t.Errorf("product: want no action bar:\n%s", md)
+	}
+	doc := `<html><head><title>Workflow syntax</title></head><body><main><h1>Workflow syntax</h1>` + sectionPara("The workflow") +
+		`<section id="triggers"><h2>Triggers</h2>` + sectionPara("The trigger") + `</section>` +
+		`<section id="actions"><h2>Actions</h2><p>Steps run actions by name.</p></section>` +
+		`<section id="jobs"><h2>Jobs</h2>` + sectionPara("The job") + `</section></main></body></html>`
+	wantAll(t, "docs", extractPageString(t, doc).Markdown, "Steps run actions by name", "The job goes on")
+}
