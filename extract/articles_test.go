@@ -342,26 +342,3 @@ func TestListMadeArticle(t *testing.T) {
 		t.Errorf("a short note with a list of 8 links: want it cleaned as an article:\n%s", md)
 	}
 }
-
-// TestDisclaimers: a short box whose class calls it a disclaimer (an
-// affiliate notice at an article's head, a dictionary's note on its
-// examples) is about the page, not of it, and goes on any page; a page
-// whose long text is its disclaimer keeps it.
-func TestDisclaimers(t *testing.T) {
-	notice := `<div class="affiliate-disclaimer"><p>Our editors handpick every product we feature. We may earn a commission from your purchases.</p></div>`
-	story := `<p>` + revSentences("The kettles story", 6) + `</p><p>` + revSentences("The teapots story", 5) + `</p>`
-	doc := extractPageString(t, articleOf("Kettles", `<main><h1>The best kettles</h1>`+notice+story+`</main>`))
-	wantAll(t, "article", doc.Markdown, "The kettles story goes on", "The teapots story goes on")
-	if strings.Contains(doc.Markdown, "earn a commission") {
-		t.Errorf("article: want no affiliate notice:\n%s", doc.Markdown)
-	}
-	note := `<p class="txt-disclaimer">Examples are taken from the web and do not represent our opinion.</p>`
-	doc = extractPageString(t, `<html><head><title>Tide</title></head><body><main><h1>Tide</h1><p>`+revSentences("The word tide", 5)+`</p>`+note+`</main></body></html>`)
-	wantAll(t, "dictionary", doc.Markdown, "The word tide goes on")
-	if strings.Contains(doc.Markdown, "do not represent") {
-		t.Errorf("dictionary: want no note on the examples:\n%s", doc.Markdown)
-	}
-	legal := `<div class="disclaimer">` + strings.Repeat(`<p>`+revSentences("The disclaimer", 3)+`</p>`, 4) + `</div>`
-	doc = extractPageString(t, `<html><head><title>Disclaimer</title></head><body><main><h1>Disclaimer</h1>`+legal+`</main></body></html>`)
-	wantAll(t, "disclaimer page", doc.Markdown, "The disclaimer goes on")
-}

@@ -329,7 +329,7 @@ var (
 		"disqus", "gdpr", "newsletter", "outbrain", "popup", "modal", "promo", "related", "share",
 		"sharing", "sidebar", "signup", "social", "sponsor", "sponsored", "subscribe", "taboola",
 		"recommended", "trending", "popular", "skip", "toolbar", "widget", "pagination", "pager", "navigation",
-		"menu", "footer", "masthead", "topbar", "navbar", "disclaimer",
+		"menu", "footer", "masthead", "topbar", "navbar",
 	}
 	// exactBoilerplateWords mark boilerplate as boilerplateWords do, but
 	// only as whole class words: "reviews" is not "previews".
