@@ -131,19 +131,24 @@ func TestShopArchiveIsNoArticle(t *testing.T) {
 	wantAll(t, "product category", md, "Quiet mower for small lawns", "KR163", "$ 5,099.99")
 }
 
-// TestTeaserRunAfterStory: in an article, a run of teasers after the
-// story (each a picture, a title that links to another story and a line
-// of excerpt, in a grid of its own) goes, with the heading that titles
-// it; the story stays. The same run on a page that is no article, two
-// teasers, items that say more than an excerpt, items whose titles lead
-// nowhere, or a run that says more than half what the story does, stay.
+// TestTeaserRunAfterStory: in an article, a run of teasers of the site's
+// other stories after the story (each a picture, a title that links to
+// another story and a line of excerpt, in a grid of its own) goes, with
+// the heading that titles it; the story stays. The same run on a page
+// that is no article, two teasers, items that say more than an excerpt,
+// items whose titles lead nowhere or to other sites (a roundup's picks),
+// a list of them (a reading list), a run before the story, or a run
+// that says more than half what the story does, stay.
 func TestTeaserRunAfterStory(t *testing.T) {
 	para := "<p>" + strings.Repeat("The county opened a new trail along the river on Saturday, after two years of volunteer work. ", 8) + "</p>"
+	card := func(tag string, i int, href, excerpt string) string {
+		return fmt.Sprintf(`<%s class="card"><div class="card-image"><img src="/img/%d.avif" alt="Picture %d"></div><h3><a href="%s">Story number %d of the valley</a></h3><p>%s</p></%s>`, tag, i, i, href, i, excerpt, tag)
+	}
 	run := func(n int, excerpt string) string {
 		var b strings.Builder
 		b.WriteString(`<div><h3 class="list-title">Related Articles</h3><div class="grid">`)
 		for i := range n {
-			fmt.Fprintf(&b, `<div class="card"><div class="card-image"><img src="/img/%d.avif" alt="Picture %d"></div><h3><a href="/blog/story-%d">Story number %d of the valley</a></h3><p>%s</p></div>`, i, i, i, i, excerpt)
+			b.WriteString(card("div", i, fmt.Sprintf("/blog/story-%d", i), excerpt))
 		}
 		b.WriteString(`</div></div>`)
 		return b.String()
@@ -155,14 +160,32 @@ func TestTeaserRunAfterStory(t *testing.T) {
 		return `<html><head><meta property="og:type" content="` + ogType + `"><title>New trail</title></head><body><main><div class="body"><h1>New trail</h1>` + strings.Repeat(para, paras) + `</div>` + after + `</main></body></html>`
 	}
 
-	md := extractMarkdown(t, page("article", 2, run(4, short)), "https://news.example/blog/new-trail")
-	wantAll(t, "article", md, "volunteer work")
-	for _, w := range []string{"Story number", "keep water", "Related Articles"} {
-		if strings.Contains(md, w) {
-			t.Errorf("article: %q kept after the story:\n%s", w, md)
+	// Excerpts of 300 letters, beside a story of 4,000.
+	longer := short + " " + short + " " + short[:50] + "."
+	for name, p := range map[string]string{
+		"article":         page("article", 2, run(4, short)),
+		"longer excerpts": page("article", 5, run(4, longer)),
+	} {
+		md := extractMarkdown(t, p, "https://news.example/blog/new-trail")
+		wantAll(t, name, md, "volunteer work")
+		for _, w := range []string{"Story number", "keep water", "Related Articles"} {
+			if strings.Contains(md, w) {
+				t.Errorf("%s: %q kept after the story:\n%s", name, w, md)
+			}
 		}
 	}
 
+	var list strings.Builder
+	list.WriteString(`<div><h2>Further reading</h2><ul>`)
+	for i := range 4 {
+		list.WriteString(card("li", i, fmt.Sprintf("/blog/story-%d", i), short))
+	}
+	list.WriteString(`</ul></div>`)
+	// Two items, one of them with two headings: three headings, two
+	// teasers.
+	twoItems := strings.Replace(page("article", 2, run(2, short)), `</h3><p>`, `</h3><h4>Updated</h4><p>`, 1)
+	inside := strings.Replace(page("article", 3, ""), `</div></main>`, run(4, short)+`</div></main>`, 1)
+	before := `<html><head><meta property="og:type" content="article"><title>New trail</title></head><body><main>` + run(4, short) + `<div class="body"><h1>New trail</h1>` + para + para + `</div></main></body></html>`
 	for name, p := range map[string]string{
 		"no article":  page("website", 2, run(4, short)),
 		"two teasers": page("article", 2, run(2, short)),
@@ -172,8 +195,27 @@ func TestTeaserRunAfterStory(t *testing.T) {
 		"short story": page("article", 1, run(4, short)),
 		// Cards whose titles lead nowhere: the story's own points.
 		"unlinked titles": strings.ReplaceAll(page("article", 2, run(4, short)), `<a href="/blog/story-`, `<a name="story-`),
+		// A roundup's picks, each in the shop that sells it.
+		"other sites":  strings.ReplaceAll(page("article", 2, run(4, short)), `<a href="/blog/story-`, `<a href="https://shop.example/story-`),
+		"reading list": page("article", 2, list.String()),
+		"two items":    twoItems,
+		// In the story's own block, after its paragraphs.
+		"inside": inside,
+		"before": before,
 	} {
 		md := extractMarkdown(t, p, "https://news.example/blog/new-trail")
 		wantAll(t, name, md, "volunteer work", "Story number 1 of the valley", "keep water")
+	}
+}
+
+// TestHeadingsInARowCost: asking whether a heading titles a run of
+// teasers costs one step however many headings follow it: an article of
+// 20,000 headings in a row takes no longer than the same page that is no
+// article, where nothing is asked.
+func TestHeadingsInARowCost(t *testing.T) {
+	body := `<main><div class="body"><h1>New trail</h1>` + sectionPara("The story") + `</div><div>` + strings.Repeat(`<h3>a</h3>`, 20_000) + `</div></main>`
+	plain, article := fastest(t, 3, `<html><body>`+body+`</body></html>`, articleOf("New trail", body))
+	if article > 3*plain {
+		t.Errorf("the article took %v, the same page not an article %v", article, plain)
 	}
 }

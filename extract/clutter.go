@@ -203,17 +203,16 @@ func (s *selector) clutter(n *html.Node) bool {
 	return false
 }
 
-// teaserRun reports whether a block inside an article's page is a run
-// of teasers after the story, or the heading that titles one ("Related
-// articles"): three or more items, each titled by a link to another
-// page (titledElsewhere) with an excerpt beside its title and little
-// more, after the block that scored best, which says at least twice what
-// they all do.
-// A listing's cards are its content and stay: the page is no article.
+// teaserRun reports whether a block inside an article is a run of
+// teasers of the site's other stories after the story, or the heading
+// that titles one ("Related articles"): a box (no list: a reading list
+// or a roundup's picks are the article's) of three or more items, each
+// titled by a link to another page of the same site (titleTarget) with
+// an excerpt beside its title and little more, after the block that
+// scored best, which says at least twice what they all do. A listing's
+// cards are its content and stay: only an article's content is asked
+// (content.skip, cleaning).
 func (s *selector) teaserRun(n *html.Node) bool {
-	if !s.article {
-		return false
-	}
 	if isHeading(n) {
 		next := n.NextSibling
 		for next != nil && (next.Type != html.ElementNode || s.stats[next] == nil) {
@@ -222,10 +221,17 @@ func (s *selector) teaserRun(n *html.Node) bool {
 			}
 			next = next.NextSibling
 		}
-		return next != nil && s.teaserRun(next)
+		// A heading before a heading titles no run: asked of each of
+		// many headings in a row, the question stays one step each.
+		return next != nil && !isHeading(next) && s.teaserRun(next)
+	}
+	if n.DataAtom == atom.Ul || n.DataAtom == atom.Ol {
+		return false
 	}
 	b, st := s.best, s.stats[n]
-	if b == nil || st == nil || st.heads < 3 || contains(n, b) || contains(b, n) || !s.before(b, n) || prose(s.stats[b]) < 2*prose(st) {
+	// After the best block, not in it (a box that holds it says more
+	// than half of what it says).
+	if b == nil || st == nil || contains(b, n) || !s.before(b, n) || prose(s.stats[b]) < 2*prose(st) {
 		return false
 	}
 	// The measures first, then the titles, which are looked for in each
@@ -246,7 +252,8 @@ func (s *selector) teaserRun(n *html.Node) bool {
 		return false
 	}
 	for _, c := range items {
-		if !s.titledElsewhere(c) {
+		u := s.titleTarget(c)
+		if u == nil || u.Host != s.page.Host || u.Path == s.page.Path {
 			return false
 		}
 	}

@@ -967,6 +967,13 @@ func wrapsPage(n *html.Node) bool {
 // A link to the page itself (a live blog's permalink to an update) is no
 // other page, whatever its fragment or query.
 func (s *selector) titledElsewhere(n *html.Node) bool {
+	u := s.titleTarget(n)
+	return u != nil && (u.Host != s.page.Host || u.Path != s.page.Path)
+}
+
+// titleTarget is where an element's first heading shown links to, or nil
+// when it is no link.
+func (s *selector) titleTarget(n *html.Node) *url.URL {
 	var h *html.Node
 	var find func(p *html.Node)
 	find = func(p *html.Node) {
@@ -983,18 +990,21 @@ func (s *selector) titledElsewhere(n *html.Node) bool {
 	}
 	find(n)
 	if h == nil {
-		return false
+		return nil
 	}
 	a := findElement(h, atom.A)
 	if a == nil {
-		return false
+		return nil
 	}
 	href := strings.TrimSpace(attr(a, "href"))
 	if href == "" {
-		return false
+		return nil
 	}
 	u, err := s.page.Parse(href)
-	return err == nil && (u.Host != s.page.Host || u.Path != s.page.Path)
+	if err != nil {
+		return nil
+	}
+	return u
 }
 
 // postContent reports whether n is a site builder's widget for the
