@@ -666,13 +666,15 @@ func ctaLink(n *html.Node) bool {
 	return true
 }
 
-// postNumber reports whether a link is a post's number standing alone,
-// "#12" in a list item of its own beside the post's date, as forums
+// postNumber reports whether a link is a post's number standing alone
+// in a list item of its own, "#12" beside the post's date, as forums
 // link each post to itself: a permalink's label, not what the post says.
-// A number in a sentence ("pull request #20713") has text beside it and
-// stays, as does an item that says more than the number.
+// A number in a sentence ("pull request #20713"), in a table's cell (a
+// ticket's), in a wrapper of its own inside a sentence ("reached
+// <strong>#1</strong>"), and an item that says more than the number
+// stay.
 func postNumber(n *html.Node) bool {
-	if n.DataAtom != atom.A || n.Parent == nil {
+	if n.DataAtom != atom.A || n.Parent == nil || n.Parent.DataAtom != atom.Li {
 		return false
 	}
 	l, ok := labelText(n)

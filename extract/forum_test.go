@@ -72,16 +72,21 @@ func TestSignatures(t *testing.T) {
 // TestPostNumbers: each post's number, a link to the post standing alone
 // in a list item beside its date (XenForo's "#2"), is the permalink's
 // label and goes; the date, the post, and a number that says more (a
-// pull request's in a sentence, a list item that names what it numbers)
-// and a hashtag stay.
+// pull request's in a sentence, a list item that names what it numbers,
+// a chart position in bold, an issue's in a changelog, a ticket's in a
+// table's cell), a hashtag, a chapter's number without "#" and a number
+// that is no link stay.
 func TestPostNumbers(t *testing.T) {
 	var b strings.Builder
 	for i := 1; i <= 3; i++ {
 		fmt.Fprintf(&b, `<article class="message message--post"><h4 class="message-name"><a href="/members/poster%d">Poster%d</a></h4><header class="message-attribution"><ul class="message-attribution-main"><li><a href="/threads/t.1/post-%d"><time>Dec 30, 2023</time></a></li></ul><ul class="message-attribution-opposite"><li><a href="/threads/t.1/post-%d" rel="nofollow">#%d</a></li></ul></header><div class="bbWrapper">Post %d: %s</div></article>`, i, i, i, i, i+40, i, revSentences("The reply", 2))
 	}
-	b.WriteString(`<p>The fix came in pull request <a href="https://git.example/pull/20713">#20713</a>, merged on Friday.</p><ul><li><a href="/rank/1">#1</a> The river walk</li></ul><p>Filed under:</p><ul><li><a href="/tag/rivers">#rivers</a></li><li><a href="/tag/walks">#walks</a></li></ul>`)
+	b.WriteString(`<p>The fix came in pull request <a href="https://git.example/pull/20713">#20713</a>, merged on Friday.</p><ul><li><a href="/rank/1">#1</a> The river walk</li></ul><p>Filed under:</p><ul><li><a href="/tag/rivers">#rivers</a></li><li><a href="/tag/walks">#walks</a></li></ul>` +
+		`<p>The song reached <strong><a href="/charts/hot-100">#7</a></strong> on the chart.</p><ul><li>Fixed a crash on save (<span class="issue"><a href="/issues/812">#812</a></span>)</li></ul>` +
+		`<table><tr><th>Ticket</th><th>Summary</th></tr><tr><td><a href="/ticket/101">#101</a></td><td>The tide table is off by an hour</td></tr></table>` +
+		`<p>Chapters:</p><ul><li><a href="/book/ch/12">12</a></li><li><a href="/book/ch/13">13</a></li></ul><ul><li><span>#9</span></li></ul>`)
 	doc := extractPageString(t, `<html><head><title>A thread</title></head><body><main><h1>A thread</h1>`+b.String()+`</main></body></html>`)
-	wantAll(t, "thread", doc.Markdown, "Poster1", "Dec 30, 2023", "Post 3: The reply goes on", "#20713", "#1](https://", "#rivers")
+	wantAll(t, "thread", doc.Markdown, "Poster1", "Dec 30, 2023", "Post 3: The reply goes on", "#20713", "#1](https://", "#rivers", "#7](https://", "#812](https://", "#101](https://", "[12](https://", "#9")
 	for _, gone := range []string{"#41", "#43"} {
 		if strings.Contains(doc.Markdown, gone) {
 			t.Errorf("want no post number %q:\n%s", gone, doc.Markdown)
