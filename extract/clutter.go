@@ -229,9 +229,10 @@ func (s *selector) teaserRun(n *html.Node) bool {
 		return false
 	}
 	b, st := s.best, s.stats[n]
-	// After the best block, not in it (a box that holds it says more
-	// than half of what it says).
-	if b == nil || st == nil || contains(b, n) || !s.before(b, n) || prose(s.stats[b]) < 2*prose(st) {
+	// Three headings or more first, which every element knows: the walks
+	// up to the best block are then asked of few. After the best block,
+	// not in it (a box that holds it says more than half of what it says).
+	if b == nil || st == nil || st.heads < 3 || contains(b, n) || !s.before(b, n) || prose(s.stats[b]) < 2*prose(st) {
 		return false
 	}
 	// The measures first, then the titles, which are looked for in each
