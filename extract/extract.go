@@ -519,7 +519,7 @@ func mayHide(class string) bool {
 			return true // in any case: split and see
 		}
 	}
-	for _, w := range []string{"hidden", "none", "only", "reader", "invisible", "for-sr", "location-popup", "visible-", "hide-for-"} {
+	for _, w := range []string{"hidden", "none", "only", "reader", "invisible", "for-sr", "location-popup", "visible-", "hide-for-", "desktop"} {
 		if strings.Contains(class, w) {
 			return true
 		}
@@ -731,31 +731,28 @@ func desktopHidden(c string) bool {
 	return namedDesktopHidden(c)
 }
 
-// namedDesktopHidden reports whether a class word says in words that
-// its element is hidden on a desktop, as site builders and themes write
-// it: Elementor's "elementor-hidden-desktop", Bulma's
-// "is-hidden-desktop", Invision's "ipsResponsive_hideDesktop",
-// "hide-on-desktop". A word that says more than that ("hidden-desktop-
-// down", "sr-only-desktop", "desktop-only", "hide-desktop-show-mobile")
-// is not taken at its word.
+// namedDesktopHidden reports whether a class word says in words, and
+// in nothing else, that its element is hidden on a desktop, as site
+// builders and themes end their words: Elementor's "elementor-hidden-
+// desktop", Bulma's "is-hidden-desktop", Invision's
+// "ipsResponsive_hideDesktop", "hide-on-desktop", "desktop-hide". A word
+// that says more ("is-hidden-below-desktop", "hidden-until-desktop",
+// "hidden-desktop-xl") is not taken at its word.
 func namedDesktopHidden(c string) bool {
 	if !strings.Contains(c, "desktop") {
 		return false
 	}
-	var hide, desk bool
-	for _, p := range strings.FieldsFunc(c, func(r rune) bool { return r == '-' || r == '_' }) {
-		switch p {
-		case "hide", "hidden":
-			hide = true
-		case "desktop":
-			desk = true
-		case "hidedesktop":
-			hide, desk = true, true
-		case "sr", "only", "show", "mobile", "tablet", "lt", "gt", "max", "min", "up", "down":
-			return false
-		}
+	parts := strings.FieldsFunc(c, func(r rune) bool { return r == '-' || r == '_' })
+	hide := func(p string) bool { return p == "hide" || p == "hidden" }
+	switch k := len(parts); {
+	case k >= 1 && parts[k-1] == "hidedesktop":
+		return true
+	case k >= 2 && hide(parts[k-2]) && parts[k-1] == "desktop", k >= 2 && parts[k-2] == "desktop" && hide(parts[k-1]):
+		return true
+	case k >= 3 && hide(parts[k-3]) && (parts[k-2] == "on" || parts[k-2] == "for") && parts[k-1] == "desktop":
+		return true
 	}
-	return hide && desk
+	return false
 }
 
 // visibleSize is the size of a Bootstrap 3 "visible-<size>" class word

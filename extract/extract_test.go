@@ -779,18 +779,26 @@ func TestResponsivePairs(t *testing.T) {
 	}
 }
 
-// TestNamedDesktopHidden: class words that say in words that their
-// element is hidden on a desktop hide it; words that say more, or
-// something else, do not.
+// TestNamedDesktopHidden: class words that end by saying their element
+// is hidden on a desktop hide it, in a page as well as word by word;
+// words that say more, or something else, do not.
 func TestNamedDesktopHidden(t *testing.T) {
 	for c, want := range map[string]bool{
 		"elementor-hidden-desktop": true, "is-hidden-desktop": true, "ipsresponsive_hidedesktop": true,
-		"hide-on-desktop": true, "newsletter-button-desktop-hide": true,
-		"elementor-hidden-mobile": false, "desktop-only": false, "hidden-desktop-down": false, "sr-only-desktop": false,
-		"hide-desktop-show-mobile": false, "desktop-menu": false, "_hidden-lt-lg_snh3y_30": false, "hidden": false,
+		"hide-on-desktop": true, "hide-for-desktop": true, "newsletter-button-desktop-hide": true, "container--hide-desktop": true,
+		"elementor-hidden-mobile": false, "desktop-only": false, "hidden-desktop-down": false, "hidden-desktop-xl": false,
+		"is-hidden-below-desktop": false, "hidden-until-desktop": false, "hidden-on-small-desktop": false,
+		"sr-only-desktop": false, "hide-desktop-show-mobile": false, "desktop-menu": false, "desktop": false,
+		"_hidden-lt-lg_snh3y_30": false, "hidden": false, "hidedesktop-nav": false,
 	} {
 		if got := namedDesktopHidden(c); got != want {
 			t.Errorf("namedDesktopHidden(%q) = %v, want %v", c, got, want)
+		}
+	}
+	for _, c := range []string{"hide-on-desktop", "desktop-hide", "Hide-Desktop"} {
+		page := `<body><div class="description">` + strings.Repeat(sectionPara("The lamp"), 3) + `<p class="` + c + `">Tap to call us.</p></div></body>`
+		if md := extractPageString(t, page).Markdown; strings.Contains(md, "Tap to call") || !strings.Contains(md, "The lamp goes on") {
+			t.Errorf("%q: want the lamp without the phone's line:\n%s", c, md)
 		}
 	}
 }
