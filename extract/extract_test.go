@@ -123,7 +123,8 @@ func TestLinks(t *testing.T) {
 // not end at an escaped bracket; brackets inside a label stay escaped.
 func TestBracketedLabels(t *testing.T) {
 	page := `<html><body><main><p>The tide turns twice a day.<a href="/notes#n1">[1]</a> See <a href="/paper">[Chen '20]</a>, the <a href="/list">list [draft]</a>
-and <a href="/book"><img src="/info.gif" alt="[X-Info]"></a> <img src="/map.png" alt="The [old] map"> <a href="/empty">[ ]</a>.</p></main></body></html>`
+and <a href="/book"><img src="/info.gif" alt="[X-Info]"></a> <img src="/map.png" alt="The [old] map"> <a href="/empty">[ ]</a>
+<a href="/runs">[run a] vs [run b]</a> <img src="/runs.png" alt="[run a] vs [run b]"> <a href="/drive">[C:\]</a>.</p></main></body></html>`
 	doc, err := Extract(strings.NewReader(page), Options{URL: "https://example.com/tides"})
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +136,9 @@ and <a href="/book"><img src="/info.gif" alt="[X-Info]"></a> <img src="/map.png"
 		`[![X-Info](https://example.com/info.gif)](https://example.com/book)`,
 		`![The \[old\] map](https://example.com/map.png)`,
 		`[\[ \]](https://example.com/empty)`,
+		`[\[run a\] vs \[run b\]](https://example.com/runs)`,
+		`![\[run a\] vs \[run b\]](https://example.com/runs.png)`,
+		`\[[C:\\](https://example.com/drive)\]`,
 	} {
 		if !strings.Contains(doc.Markdown, want) {
 			t.Errorf("want %s in:\n%s", want, doc.Markdown)

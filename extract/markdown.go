@@ -699,14 +699,16 @@ func (b *block) link(n *html.Node) {
 }
 
 // bracketed returns escaped Markdown text without the escaped brackets
-// that enclose it, if they do and it is more than them.
+// that enclose it, if they do, it is more than them, and no other
+// bracket stands inside ("[a] and [b]" is two bracketed phrases, not
+// one).
 func bracketed(text string) (string, bool) {
 	inner, ok := strings.CutPrefix(text, `\[`)
 	if !ok {
 		return "", false
 	}
 	inner, ok = strings.CutSuffix(inner, `\]`)
-	return inner, ok && strings.TrimSpace(inner) != "" && !strings.HasSuffix(inner, `\`)
+	return inner, ok && strings.TrimSpace(inner) != "" && !strings.Contains(inner, `\[`) && !strings.Contains(inner, `\]`)
 }
 
 // permalink reports whether a link is a heading's anchor, such as
