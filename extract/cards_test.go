@@ -74,6 +74,10 @@ func TestShownLetters(t *testing.T) {
 		"![alt](https://e.com/a_(b).png)!": 6,
 		"[x](unclosed\nyz":                 4,
 		"é\u00a0ü":                         2,
+		// An escaped bracket ends no link; after an escaped backslash,
+		// a bracket does.
+		`\[[1](https://e.com/n)\](2019)`: 12,
+		`[a\\](https://e.com/x)`:         4,
 	} {
 		if got := shownLetters(md); got != want {
 			t.Errorf("shownLetters(%q) = %d, want %d", md, got, want)

@@ -325,9 +325,10 @@ func (c content) markdown(base *url.URL, budget int) string {
 // countText counts a page's: a link's or picture's address is not read,
 // though a page of teaser pictures renders more of it than of text.
 func shownLetters(md string) int {
+	// An escaped bracket ("\[[1](url)\](2019)") ends no link.
 	letters, from := 0, 0
 	for i := 0; i+1 < len(md); i++ {
-		if md[i] != ']' || md[i+1] != '(' {
+		if md[i] != ']' || md[i+1] != '(' || escaped(md, i) {
 			continue
 		}
 		n, _ := countText(md[from:i])
@@ -386,6 +387,16 @@ func (c content) firstProse() *html.Node {
 		}
 	}
 	return c.s.best
+}
+
+// escaped reports whether the byte at i follows an odd number of
+// backslashes: Markdown's escape, not markup.
+func escaped(s string, i int) bool {
+	n := 0
+	for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
+		n++
+	}
+	return n%2 == 1
 }
 
 // dropTitle takes an article's leading heading off its Markdown when it
