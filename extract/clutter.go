@@ -203,68 +203,6 @@ func (s *selector) clutter(n *html.Node) bool {
 	return false
 }
 
-// teaserRun reports whether a block inside an article is a run of
-// teasers of the site's other stories after the story, or the heading
-// that titles one ("Related articles"): a box (no list: a reading list
-// or a roundup's picks are the article's) of three or more items, each
-// titled by a link to another page of the same site (titleTarget) with
-// an excerpt beside its title and little more, after the block that
-// scored best, which says at least twice what they all do. A listing's
-// cards are its content and stay: only an article's content is asked
-// (content.skip, cleaning).
-func (s *selector) teaserRun(n *html.Node) bool {
-	if isHeading(n) {
-		next := n.NextSibling
-		for next != nil && (next.Type != html.ElementNode || s.stats[next] == nil) {
-			if next.Type == html.TextNode && strings.TrimSpace(next.Data) != "" {
-				return false
-			}
-			next = next.NextSibling
-		}
-		// A heading before a heading titles no run: asked of each of
-		// many headings in a row, the question stays one step each.
-		return next != nil && !isHeading(next) && s.teaserRun(next)
-	}
-	if n.DataAtom == atom.Ul || n.DataAtom == atom.Ol {
-		return false
-	}
-	b, st := s.best, s.stats[n]
-	// Three headings or more first, which every element knows: the walks
-	// up to the best block are then asked of few. After the best block,
-	// not in it (a box that holds it says more than half of what it says).
-	if b == nil || st == nil || st.heads < 3 || contains(b, n) || !s.before(b, n) || prose(s.stats[b]) < 2*prose(st) {
-		return false
-	}
-	// The measures first, then the titles, which are looked for in each
-	// item: only a run whose every item holds a heading and an excerpt
-	// is walked, so the walks stay within the page.
-	var items []*html.Node
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		cs := s.stats[c]
-		if c.Type != html.ElementNode || cs == nil || cs.text == 0 {
-			continue
-		}
-		if cs.heads == 0 || prose(cs) < 25 || prose(cs) > teaserProse {
-			return false
-		}
-		items = append(items, c)
-	}
-	if len(items) < 3 {
-		return false
-	}
-	for _, c := range items {
-		u := s.titleTarget(c)
-		if u == nil || u.Host != s.page.Host || u.Path == s.page.Path {
-			return false
-		}
-	}
-	return true
-}
-
-// teaserProse is the most a teaser says beside its title, in letters
-// that are not links: an excerpt of a few sentences.
-const teaserProse = 400
-
 // aboutBox reports whether a block inside an article is about the
 // article rather than of it: a box whose class or id names its author
 // ("author-bio", "about-author", "authorbox") or its disclaimer

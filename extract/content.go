@@ -967,13 +967,6 @@ func wrapsPage(n *html.Node) bool {
 // A link to the page itself (a live blog's permalink to an update) is no
 // other page, whatever its fragment or query.
 func (s *selector) titledElsewhere(n *html.Node) bool {
-	u := s.titleTarget(n)
-	return u != nil && (u.Host != s.page.Host || u.Path != s.page.Path)
-}
-
-// titleTarget is where an element's first heading shown links to, or nil
-// when it is no link.
-func (s *selector) titleTarget(n *html.Node) *url.URL {
 	var h *html.Node
 	var find func(p *html.Node)
 	find = func(p *html.Node) {
@@ -990,21 +983,18 @@ func (s *selector) titleTarget(n *html.Node) *url.URL {
 	}
 	find(n)
 	if h == nil {
-		return nil
+		return false
 	}
 	a := findElement(h, atom.A)
 	if a == nil {
-		return nil
+		return false
 	}
 	href := strings.TrimSpace(attr(a, "href"))
 	if href == "" {
-		return nil
+		return false
 	}
 	u, err := s.page.Parse(href)
-	if err != nil {
-		return nil
-	}
-	return u
+	return err == nil && (u.Host != s.page.Host || u.Path != s.page.Path)
 }
 
 // postContent reports whether n is a site builder's widget for the
