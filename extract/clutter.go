@@ -605,23 +605,44 @@ func ctaLink(n *html.Node) bool {
 	return true
 }
 
-// postNumber reports whether a link is a post's number standing alone
-// in a list item of its own, "#12" beside the post's date, as forums
-// link each post to itself: a permalink's label, not what the post says.
-// A number in a sentence ("pull request #20713"), in a table's cell (a
-// ticket's), in a wrapper of its own inside a sentence ("reached
-// <strong>#1</strong>"), and an item that says more than the number
-// stay.
-func postNumber(n *html.Node) bool {
-	if n.DataAtom != atom.A || n.Parent == nil || n.Parent.DataAtom != atom.Li {
+// postNumber reports whether a link is a post's number standing alone,
+// as forums link each post to itself beside its date: XenForo's "#2" in
+// a list item of its own, MyBB's in a bold box, NodeBB's beside an icon.
+// Its label is "#" and digits; the wrappers that say no more than it end
+// at a block (a list, its item, a division, a paragraph), not inside a
+// sentence or a table's cell; and it leads to a post of this page (on
+// its site, under its address or to one that names a post or its id).
+// An issue's number in a changelog, a ticket's in a table, a chart's
+// "reached <strong>#1</strong>" and an archive of numbered issues stay.
+func (s *selector) postNumber(n *html.Node) bool {
+	if n.DataAtom != atom.A {
 		return false
 	}
 	l, ok := labelText(n)
 	if !ok || len(l) < 2 || l[0] != '#' || strings.Trim(l[1:], "0123456789") != "" {
 		return false
 	}
-	pl, ok := labelText(n.Parent)
-	return ok && pl == l
+	top := n
+	for a := n.Parent; a != nil && a.Type == html.ElementNode; a = a.Parent {
+		if al, ok := labelText(a); !ok || al != l {
+			break
+		}
+		top = a
+	}
+	switch top.DataAtom {
+	case atom.Li, atom.Ul, atom.Ol, atom.Div, atom.P:
+	default:
+		return false
+	}
+	u, err := s.page.Parse(strings.TrimSpace(attr(n, "href")))
+	if err != nil || u.Host != s.page.Host {
+		return false
+	}
+	if p := strings.TrimSuffix(s.page.Path, "/"); p != "" && (u.Path == p || strings.HasPrefix(u.Path, p+"/")) {
+		return true // the thread's own address, or a post's under it
+	}
+	where := strings.ToLower(u.Path + "?" + u.RawQuery + "#" + u.Fragment)
+	return strings.Contains(where, "post") || strings.Contains(where, "pid")
 }
 
 // labelText is the text of a control or a link as its label reads, in
