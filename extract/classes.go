@@ -336,7 +336,7 @@ var (
 	exactBoilerplateWords = sync.OnceValue(func() map[string]bool {
 		return map[string]bool{
 			"caption": true, "credit": true, "credits": true, "avatar": true,
-			"byline": true, "reviews": true, "usertitle": true, "userstats": true, "actions": true,
+			"byline": true, "reviews": true, "usertitle": true, "userstats": true,
 		}
 	})
 	// pictureWords mark what goes with a picture: the picture itself stays.

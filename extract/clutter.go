@@ -85,6 +85,21 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 	return false
 }
 
+// actionBar reports whether a box is a bar of actions, as its class
+// names it ("product-actions", "card__actions", "thread-actions"): the
+// reader's controls ("Add to cart", "Jump to latest", a subscription's
+// popup, a reply and a share link), short or mostly links. A heading is
+// none, and an id is not asked: WordPress names a heading's anchor after
+// its words ("h-corrective-actions"), and a section with the id
+// "actions" is a document's.
+func (s *selector) actionBar(n *html.Node) bool {
+	st := s.stats[n]
+	if st == nil || isHeading(n) || st.text >= 400 && st.linkDensity() <= 0.5 {
+		return false
+	}
+	return slices.Contains(splitClass(attr(n, "class"), ""), "actions")
+}
+
 // postSignature reports whether an element is a forum post's
 // signature: the poster's motto, links and badges under every post they
 // write. It is a box (a div, an aside, a quote...) whose first class

@@ -429,21 +429,25 @@ func TestProductIsNoArticle(t *testing.T) {
 
 // TestActionBars: a short box whose class words name it a card's or a
 // post's actions ("product-actions", "thread-actions") holds controls,
-// not content, and goes; the word must be whole ("transactions" is
-// content), and a section named after its heading "Actions" is a
-// document's.
+// not content, and goes. The word must be whole ("transactions" is
+// content) and a class word: a heading whose anchor WordPress names after
+// it ("h-corrective-actions"), and a section whose id is "actions", are a
+// document's; a long box so named says something.
 func TestActionBars(t *testing.T) {
 	page := `<html><head><title>Blue kettle</title></head><body><main><h1>Blue kettle</h1>` + strings.Repeat(sectionPara("The kettle"), 3) +
 		`<div class="product-actions"><a href="/cart?add=1">Put it in the basket</a> <a href="/list?add=1">Keep it for later</a></div>` +
-		`<div class="recent-transactions"><p>Sold 14 times this week.</p></div></main></body></html>`
+		`<div class="recent-transactions"><p>Sold 14 times this week.</p></div>` +
+		`<h2 class="wp-block-heading" id="h-corrective-actions">Corrective actions</h2>` + sectionPara("The correction") +
+		`<div class="actions">` + strings.Repeat(sectionPara("The long box"), 2) + `</div>` +
+		`<h2 class="actions">What you can do</h2>` + sectionPara("The doing") + `</main></body></html>`
 	md := extractPageString(t, page).Markdown
-	wantAll(t, "product", md, "The kettle goes on", "Sold 14 times")
+	wantAll(t, "product", md, "The kettle goes on", "Sold 14 times", "Corrective actions", "The long box goes on", "What you can do")
 	if strings.Contains(md, "Keep it for later") {
 		t.Errorf("product: want no action bar:\n%s", md)
 	}
 	doc := `<html><head><title>Workflow syntax</title></head><body><main><h1>Workflow syntax</h1>` + sectionPara("The workflow") +
 		`<section id="triggers"><h2>Triggers</h2>` + sectionPara("The trigger") + `</section>` +
-		`<section id="actions"><h2>Actions</h2><p>Steps run actions by name.</p></section>` +
+		`<section id="actions"><h2>Steps</h2><p>Steps run actions by name.</p></section>` +
 		`<section id="jobs"><h2>Jobs</h2>` + sectionPara("The job") + `</section></main></body></html>`
 	wantAll(t, "docs", extractPageString(t, doc).Markdown, "Steps run actions by name", "The job goes on")
 }

@@ -371,7 +371,7 @@ func (c content) skip(clean bool) func(*html.Node) bool {
 	}
 	return func(n *html.Node) bool {
 		// The chosen content is the content, whatever its class says.
-		return s.skip(n) || !c.roots[n] && !c.wraps[n] && (s.softBoilerplate(n) || navBar(n) || controlLabel(n) || ctaLink(n) || s.postNumber(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n) || s.aboutBox(n) && afterText(n)))
+		return s.skip(n) || !c.roots[n] && !c.wraps[n] && (s.softBoilerplate(n) || s.actionBar(n) || navBar(n) || controlLabel(n) || ctaLink(n) || s.postNumber(n) || clean && (s.clutter(n) || s.metaLine(n) || s.leadsClutter(n) || s.aboutBox(n) && afterText(n)))
 	}
 }
 
