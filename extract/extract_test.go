@@ -124,7 +124,8 @@ func TestLinks(t *testing.T) {
 func TestBracketedLabels(t *testing.T) {
 	page := `<html><body><main><p>The tide turns twice a day.<a href="/notes#n1">[1]</a> See <a href="/paper">[Chen '20]</a>, the <a href="/list">list [draft]</a>
 and <a href="/book"><img src="/info.gif" alt="[X-Info]"></a> <img src="/map.png" alt="The [old] map"> <a href="/empty">[ ]</a>
-<a href="/runs">[run a] vs [run b]</a> <img src="/runs.png" alt="[run a] vs [run b]"> <a href="/drive">[C:\]</a>.</p></main></body></html>`
+<a href="/runs">[run a] vs [run b]</a> <img src="/runs.png" alt="[run a] vs [run b]"> <a href="/drive">[C:\]</a>
+<a href="/open">[open</a> <a href="/one">[a [b]</a> <a href="/two">[a] b]</a>.</p></main></body></html>`
 	doc, err := Extract(strings.NewReader(page), Options{URL: "https://example.com/tides"})
 	if err != nil {
 		t.Fatal(err)
@@ -139,6 +140,9 @@ and <a href="/book"><img src="/info.gif" alt="[X-Info]"></a> <img src="/map.png"
 		`[\[run a\] vs \[run b\]](https://example.com/runs)`,
 		`![\[run a\] vs \[run b\]](https://example.com/runs.png)`,
 		`\[[C:\\](https://example.com/drive)\]`,
+		`[\[open](https://example.com/open)`,
+		`[\[a \[b\]](https://example.com/one)`,
+		`[\[a\] b\]](https://example.com/two)`,
 	} {
 		if !strings.Contains(doc.Markdown, want) {
 			t.Errorf("want %s in:\n%s", want, doc.Markdown)
@@ -792,7 +796,7 @@ func TestNamedDesktopHidden(t *testing.T) {
 		"hide-on-desktop": true, "hide-for-desktop": true, "newsletter-button-desktop-hide": true, "container--hide-desktop": true,
 		"elementor-hidden-mobile": false, "desktop-only": false, "hidden-desktop-down": false, "hidden-desktop-xl": false,
 		"is-hidden-below-desktop": false, "hidden-until-desktop": false, "hidden-on-small-desktop": false,
-		"sr-only-desktop": false, "hide-desktop-show-mobile": false, "desktop-menu": false, "desktop": false,
+		"sr-only-desktop": false, "hide-desktop-show-mobile": false, "show-on-desktop": false, "desktop-menu": false, "desktop": false,
 		"_hidden-lt-lg_snh3y_30": false, "hidden": false, "hidedesktop-nav": false,
 	} {
 		if got := namedDesktopHidden(c); got != want {
