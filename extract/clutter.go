@@ -93,11 +93,15 @@ func (s *selector) softBoilerplate(n *html.Node) bool {
 // its words ("h-corrective-actions"), and a section with the id
 // "actions" is a document's.
 func (s *selector) actionBar(n *html.Node) bool {
+	class := lowerASCII(attr(n, "class"))
+	if !strings.Contains(class, "actions") {
+		return false // most classes: not split
+	}
 	st := s.stats[n]
 	if st == nil || isHeading(n) || st.text >= 400 && st.linkDensity() <= 0.5 {
 		return false
 	}
-	return slices.Contains(splitClass(attr(n, "class"), ""), "actions")
+	return slices.Contains(splitClass(class, ""), "actions")
 }
 
 // postSignature reports whether an element is a forum post's
@@ -630,7 +634,7 @@ func ctaLink(n *html.Node) bool {
 // An issue's number in a changelog, a ticket's in a table, a chart's
 // "reached <strong>#1</strong>" and an archive of numbered issues stay.
 func (s *selector) postNumber(n *html.Node) bool {
-	if n.DataAtom != atom.A {
+	if n.DataAtom != atom.A || !startsWithHash(n) {
 		return false
 	}
 	l, ok := labelText(n)
@@ -658,6 +662,20 @@ func (s *selector) postNumber(n *html.Node) bool {
 	}
 	where := strings.ToLower(u.Path + "?" + u.RawQuery + "#" + u.Fragment)
 	return strings.Contains(where, "post") || strings.Contains(where, "pid")
+}
+
+// startsWithHash reports whether the first text in n, spaces aside, is
+// "#": most links' is not, and their labels are not read.
+func startsWithHash(n *html.Node) bool {
+	for d := range descendants(n) {
+		if d.Type != html.TextNode {
+			continue
+		}
+		if t := strings.TrimLeft(d.Data, " \t\n\r\f"); t != "" {
+			return t[0] == '#'
+		}
+	}
+	return false
 }
 
 // labelText is the text of a control or a link as its label reads, in
