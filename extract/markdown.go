@@ -615,14 +615,7 @@ func findHeading(n *html.Node) bool {
 
 // bareBang reports whether s ends with a "!" that no backslash escapes.
 func bareBang(s string) bool {
-	if !strings.HasSuffix(s, "!") {
-		return false
-	}
-	n := 0
-	for i := len(s) - 2; i >= 0 && s[i] == '\\'; i-- {
-		n++
-	}
-	return n%2 == 0
+	return strings.HasSuffix(s, "!") && !escaped(s, len(s)-1)
 }
 
 // inlineOf renders n's content as one line of inline Markdown; past
