@@ -608,20 +608,34 @@ func ctaLink(n *html.Node) bool {
 	if !ok || !ctaLabel(l) && !unfoldLabel(l) {
 		return false
 	}
-	if pl, ok := labelText(p); !ok || pl != l {
-		return false
+	top := labelTop(n, l)
+	if top == n {
+		return false // its parent says more
 	}
-	// Up through the wrappers that say no more than the link, to the
-	// block that does: none of them a heading or a list's item.
+	// The wrappers that say no more than the link, and the block that
+	// does: none of them a heading or a list's item.
 	for a := p; a != nil && a.Type == html.ElementNode; a = a.Parent {
 		if isHeading(a) || a.DataAtom == atom.Li || a.DataAtom == atom.Dt || a.DataAtom == atom.Dd {
 			return false
 		}
-		if al, ok := labelText(a); !ok || al != l {
+		if a == top.Parent {
 			break
 		}
 	}
 	return true
+}
+
+// labelTop is the outermost of n and the wrappers around it whose whole
+// text is n's label l: where a link that stands alone stands.
+func labelTop(n *html.Node, l string) *html.Node {
+	top := n
+	for a := n.Parent; a != nil && a.Type == html.ElementNode; a = a.Parent {
+		if al, ok := labelText(a); !ok || al != l {
+			break
+		}
+		top = a
+	}
+	return top
 }
 
 // postNumber reports whether a link is a post's number standing alone,
@@ -641,14 +655,7 @@ func (s *selector) postNumber(n *html.Node) bool {
 	if !ok || len(l) < 2 || l[0] != '#' || strings.Trim(l[1:], "0123456789") != "" {
 		return false
 	}
-	top := n
-	for a := n.Parent; a != nil && a.Type == html.ElementNode; a = a.Parent {
-		if al, ok := labelText(a); !ok || al != l {
-			break
-		}
-		top = a
-	}
-	switch top.DataAtom {
+	switch labelTop(n, l).DataAtom {
 	case atom.Li, atom.Ul, atom.Ol, atom.Div, atom.P:
 	default:
 		return false
